@@ -1,0 +1,7 @@
+"""python -m tui runs the tracetui command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,32 @@
+"""Number formatting shared by the headless reports and the app (torch's conventions)."""
+
+from __future__ import annotations
+
+
+def fmt_time(us: float) -> str:
+    """Like torch's _format_time: 3 decimals in us, ms or s."""
+    if abs(us) >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+def fmt_share(part: float, whole: float) -> str:
+    """Like torch's _format_time_share."""
+    return "NaN" if whole == 0 else f"{part * 100.0 / whole:.2f}%"
+
+
+def fmt_dur(ns: float) -> str:
+    """A compact duration for labels and rulers, from nanoseconds."""
+    ns = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            value = ns / scale
+            return f"{value:.3g}{unit}" if value < 100 else f"{value:.0f}{unit}"
+    return f"{ns:.0f}ns"
+
+
+def truncate(text: str, width: int) -> str:
+    """Cut to width with '...' as torch's table does."""
+    return text if len(text) < width - 3 else text[: width - 3] + "..."

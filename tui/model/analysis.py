@@ -1,0 +1,53 @@
+"""One place that computes each analysis of a trace once, on first use."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from .kernels import KernelRow, kernel_rows
+from .links import Links, link
+from .nesting import Nesting, nest
+from .ops import OpsTable, ops_table
+from .schema import Cat
+from .summary import Summary, summarize
+from .trace import Trace
+
+
+class Analysis:
+    """Lazily computed, cached views of one Trace (pure data, no formatting)."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    @cached_property
+    def end(self) -> np.ndarray:
+        return self.trace.x["ts"] + self.trace.x["dur"]
+
+    @cached_property
+    def nesting(self) -> Nesting:
+        x = self.trace.x
+        kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
+        shown = (kinds[x["track"]] != "meta") & (x["cat"] != int(Cat.OVERHEAD)) if self.trace.n else None
+        return nest(x["ts"], self.end, x["track"], shown)
+
+    @cached_property
+    def links(self) -> Links:
+        return link(self.trace)
+
+    @cached_property
+    def ops(self) -> OpsTable:
+        return ops_table(self.trace)
+
+    @cached_property
+    def ops_by_shape(self) -> OpsTable:
+        return ops_table(self.trace, group_by_shape=True)
+
+    @cached_property
+    def kernels(self) -> list[KernelRow]:
+        return kernel_rows(self.trace, self.links)
+
+    @cached_property
+    def summary(self) -> Summary:
+        return summarize(self.trace, self.ops)

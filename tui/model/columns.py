@@ -1,0 +1,215 @@
+"""Turn decoded events into interned numpy columns (durations, instants, flows, metadata)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .schema import LEGACY_FLOW_CATS, Cat, Event, normalize_cat
+
+_TS_TEXT = re.compile(rb'"ts"\s*:\s*"?(-?\d+)(?:\.(\d+))?')
+# Above this many µs a float with a fraction no longer holds exact nanoseconds.
+_EXACT_LIMIT_US = float(2**43)
+
+
+class Interner:
+    """Strings (or any hashable) to dense int ids."""
+
+    def __init__(self) -> None:
+        self.ids: dict = {}
+        self.values: list = []
+
+    def __call__(self, value) -> int:
+        ident = self.ids.get(value)
+        if ident is None:
+            ident = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return ident
+
+
+def to_ns(values: list) -> np.ndarray:
+    """Microsecond numbers to int64 nanoseconds, exact for ints and short decimals."""
+    arr = np.asarray(values, dtype=np.float64)
+    whole = np.floor(arr)
+    return whole.astype(np.int64) * 1000 + np.round((arr - whole) * 1000).astype(np.int64)
+
+
+def exact_ts_ns(text: bytes, count: int) -> np.ndarray | None:
+    """Re-read every "ts" of a chunk from its decimal text; None if they don't line up."""
+    found = _TS_TEXT.findall(text)
+    if len(found) != count:
+        return None
+    out = np.empty(count, np.int64)
+    for i, (whole, frac) in enumerate(found):
+        sign = -1 if whole.startswith(b"-") else 1
+        out[i] = int(whole) * 1000 + sign * int((frac + b"000")[:3] or b"0")
+    return out
+
+
+def needs_exact(ts: list) -> bool:
+    """True when some ts is a large float with a fraction (19-digit absolute ns era)."""
+    return any(isinstance(t, float) and abs(t) >= _EXACT_LIMIT_US and t != int(t) for t in ts)
+
+
+@dataclass
+class Meta:
+    """Names and order from M events, last one wins."""
+
+    process_name: dict = field(default_factory=dict)
+    process_labels: dict = field(default_factory=dict)
+    process_sort: dict = field(default_factory=dict)
+    thread_name: dict = field(default_factory=dict)
+    thread_sort: dict = field(default_factory=dict)
+
+    def add(self, e: Event) -> None:
+        a = e.args
+        if a is None:
+            return
+        if e.name == "process_name" and a.name is not None:
+            self.process_name[e.pid] = a.name.strip()
+        elif e.name == "process_labels" and a.labels is not None:
+            self.process_labels[e.pid] = a.labels.strip()
+        elif e.name == "process_sort_index" and a.sort_index is not None:
+            self.process_sort[e.pid] = a.sort_index
+        elif e.name == "thread_name" and a.name is not None:
+            self.thread_name[(e.pid, e.tid)] = a.name.strip()
+        elif e.name == "thread_sort_index" and a.sort_index is not None:
+            self.thread_sort[(e.pid, e.tid)] = a.sort_index
+
+
+@dataclass
+class Builder:
+    """Accumulates columns across chunks, interning names, tracks and shapes."""
+
+    names: Interner = field(default_factory=Interner)
+    cats: Interner = field(default_factory=Interner)
+    shapes: Interner = field(default_factory=Interner)
+    tracks: Interner = field(default_factory=Interner)
+    meta: Meta = field(default_factory=Meta)
+    x: dict[str, list] = field(default_factory=dict)
+    inst: dict[str, list] = field(default_factory=dict)
+    flow: dict[str, list] = field(default_factory=dict)
+    unknown: dict[str, int] = field(default_factory=dict)
+    inexact_chunks: int = 0
+
+    def add(self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: bytes | None) -> None:
+        """Add one chunk's events; event i re-decodes as item pos[i] of chunk chunk_ids[i]."""
+        ts_raw = [e.ts for e in events]
+        ts = None
+        if text is not None and needs_exact(ts_raw):
+            ts = exact_ts_ns(text, len(events))
+            self.inexact_chunks += ts is None
+        if ts is None:
+            ts = to_ns(ts_raw)
+        phs = [e.ph for e in events]
+        for ph in set(phs):
+            sel = np.fromiter((p == ph for p in phs), bool, len(phs))
+            idx = np.flatnonzero(sel)
+            group = [events[i] for i in idx]
+            self._route(ph, group, ts[idx], chunk_ids[idx], pos[idx])
+
+    def _route(self, ph, group, ts, chunks, pos) -> None:
+        if ph == "X":
+            self._add_x(group, ts, chunks, pos)
+        elif ph in ("i", "I"):
+            _extend(self.inst, ts=ts, track=self._track_ids(group), name=[self.names(e.name) for e in group])
+        elif ph in ("s", "f", "t"):
+            self._add_flows(ph, group, ts)
+        elif ph == "M":
+            for e in group:
+                self.meta.add(e)
+        else:
+            self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
+
+    def _track_ids(self, group: list[Event]) -> list[int]:
+        return [self.tracks((e.pid, e.tid)) for e in group]
+
+    def _add_x(self, group: list[Event], ts, chunks, pos) -> None:
+        args = [e.args for e in group]
+        _extend(
+            self.x,
+            ts=ts,
+            dur=np.maximum(to_ns([e.dur for e in group]), 0),
+            track=self._track_ids(group),
+            name=[self.names(e.name) for e in group],
+            cat=[int(normalize_cat(e.cat)) for e in group],
+            cat_str=[self.cats(e.cat) for e in group],
+            ext=[_link(a.external_id if a.external_id is not None else a.external_id_legacy) if a else -1 for a in args],
+            corr=[_link(a.correlation) if a else -1 for a in args],
+            py_id=[_opt(a.python_id) if a else -1 for a in args],
+            py_parent=[_opt(a.python_parent_id) if a else -1 for a in args],
+            shape=[self._shape(a) for a in args],
+            chunk=chunks,
+            pos=pos,
+        )
+
+    def _shape(self, a) -> int:
+        if a is None:
+            return -1
+        dims = bytes(a.input_dims) or bytes(a.input_dims_legacy)
+        return self.shapes(dims) if dims else -1
+
+    def _add_flows(self, ph: str, group: list[Event], ts) -> None:
+        cats = [LEGACY_FLOW_CATS.get(e.cat, e.cat) for e in group]
+        _extend(
+            self.flow,
+            ts=ts,
+            track=self._track_ids(group),
+            fid=[_flow_id(e.id) for e in group],
+            start=[ph == "s"] * len(group),
+            ac2g=[c == "ac2g" for c in cats],
+        )
+
+    def finish(self) -> dict[str, dict[str, np.ndarray]]:
+        """Concatenate the per-chunk pieces into typed arrays."""
+        return {
+            "x": _concat(self.x, X_DTYPES),
+            "inst": _concat(self.inst, INST_DTYPES),
+            "flow": _concat(self.flow, FLOW_DTYPES),
+        }
+
+
+X_DTYPES = {
+    "ts": np.int64, "dur": np.int64, "track": np.int32, "name": np.int32, "cat": np.int8,
+    "cat_str": np.int16, "ext": np.int64, "corr": np.int64, "py_id": np.int64,
+    "py_parent": np.int64, "shape": np.int32, "chunk": np.int32, "pos": np.int32,
+}
+INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32}
+FLOW_DTYPES = {"ts": np.int64, "track": np.int32, "fid": np.int64, "start": np.bool_, "ac2g": np.bool_}
+
+
+def _extend(store: dict[str, list], **cols) -> None:
+    for key, values in cols.items():
+        store.setdefault(key, []).append(values)
+
+
+def _concat(store: dict[str, list], dtypes: dict) -> dict[str, np.ndarray]:
+    return {
+        key: (np.concatenate([np.asarray(p, dtype=dt) for p in store[key]]) if key in store else np.empty(0, dt))
+        for key, dt in dtypes.items()
+    }
+
+
+def _link(value: int | None) -> int:
+    """A correlation or External id; 0 and negatives mean 'none' as in torch."""
+    return value if value is not None and 0 < value < 2**63 else -1
+
+
+def _opt(value: int | None) -> int:
+    return value if value is not None and -1 < value < 2**63 else -1
+
+
+def _flow_id(value: int | str | None) -> int:
+    if isinstance(value, int) and -(2**63) <= value < 2**63:
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 0)
+        except ValueError:
+            return hash(value) & (2**62 - 1)
+    return -1
+
+
+__all__ = ["Builder", "Cat", "Interner", "Meta", "to_ns"]

@@ -1,0 +1,73 @@
+"""Merge per-rank traces of a folder into one Trace with one process group per rank."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .trace import LoadReport, Trace
+
+
+def _remap(values: list, into: dict, out: list) -> np.ndarray:
+    table = np.empty(max(len(values), 1), np.int32)
+    for i, v in enumerate(values):
+        ident = into.get(v)
+        if ident is None:
+            ident = into[v] = len(out)
+            out.append(v)
+        table[i] = ident
+    return table
+
+
+def merge_ranks(path: str, traces: list[Trace]) -> Trace:
+    """Concatenate columns, re-interning strings and offsetting tracks and chunks."""
+    names: list[str] = []
+    cats: list[str] = []
+    shapes: list[str] = []
+    ids: tuple[dict, dict, dict] = ({}, {}, {})
+    parts: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
+    tracks, chunks, sources, report = [], [], [], LoadReport()
+    for k, t in enumerate(traces):
+        name_map = _remap(t.names, ids[0], names)
+        cat_map = _remap(t.cat_names, ids[1], cats)
+        shape_map = _remap(t.shapes, ids[2], shapes)
+        offset = len(tracks)
+        tracks += [replace(tr, id=tr.id + offset, process=f"rank {tr.rank} · {tr.process}") for tr in t.tracks]
+        x = dict(t.x)
+        x["name"], x["cat_str"] = name_map[x["name"]], cat_map[x["cat_str"]].astype(np.int16)
+        x["shape"] = np.where(x["shape"] >= 0, shape_map[np.maximum(x["shape"], 0)], -1)
+        x["chunk"] = x["chunk"] + len(chunks)
+        for part, table in (("x", x), ("inst", dict(t.inst)), ("flow", dict(t.flow))):
+            table["track"] = table["track"] + offset
+            if part == "inst":
+                table["name"] = name_map[table["name"]] if len(table["name"]) else table["name"]
+            for key, arr in table.items():
+                parts[part].setdefault(key, []).append(np.asarray(arr))
+        c = np.array(t.chunks, copy=True)
+        c[:, 3] += len(sources)
+        chunks.append(c)
+        sources += t.sources
+        _add_report(report, t.report)
+    cols = {p: {k: np.concatenate(v) for k, v in d.items()} for p, d in parts.items()}
+    merged = Trace(
+        path=path, x=cols["x"], inst=cols["inst"], flow=cols["flow"], names=names, cat_names=cats,
+        shapes=shapes, tracks=tracks, chunks=np.concatenate(chunks), sources=sources,
+        devices=traces[0].devices, ranks=[r for t in traces for r in t.ranks], flags=traces[0].flags, report=report,
+    )
+    base = 0
+    for t in traces:
+        for key, buf in t.buffers.items():
+            merged.buffers[key + base] = buf
+        base += len(t.sources)
+    return merged
+
+
+def _add_report(total: LoadReport, one: LoadReport) -> None:
+    total.events += one.events
+    total.skipped += one.skipped
+    total.repaired += one.repaired
+    total.dropped_tail |= one.dropped_tail
+    total.truncated |= one.truncated
+    total.gz_truncated |= one.gz_truncated
+    total.inexact_chunks += one.inexact_chunks

@@ -1,0 +1,214 @@
+"""The rows of torch's prof.key_averages(), computed from a trace with torch's own rules.
+
+Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_util.py:
+- events named [memory], [OutOfMemory], profiler::_record_function_enter(_new)/_exit,
+  aten::is_leaf, aten::output_nr and aten::_version are dropped before anything else;
+- ProfilerStep#N is renamed ProfilerStep*;
+- host events nest per thread by time containment (see nesting.py);
+- a child with its parent's name, when it is the parent's only child, is removed: the
+  parent takes its children and its kernels (_remove_dup_nodes);
+- each frontend event (a host event not linked to an op) gets, as kernels, the device
+  events whose External id is its id; device time total = own kernels + children's;
+- device events (kernels, memcpy, memset, GPU annotations, syncs) are rows of their own;
+- rows are keyed by (name, host/device, user annotation[, input shapes]), in order of
+  first appearance; the footers sum self CPU, and self device time of non-annotation
+  device rows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+
+from .links import keyed, rank_of_events
+from .nesting import children_total, nest, subtree_sum
+from .schema import GPU_CATS, HOST_CATS, Cat
+from .trace import Trace
+
+FILTERED = {
+    "[memory]", "[OutOfMemory]", "profiler::_record_function_enter", "profiler::_record_function_enter_new",
+    "profiler::_record_function_exit", "aten::is_leaf", "aten::output_nr", "aten::_version",
+}
+_STEP = re.compile(r"^ProfilerStep#\d+$")
+
+
+@dataclass
+class OpRow:
+    """One row of the table; times in microseconds."""
+
+    name: str
+    count: int
+    self_cpu_us: float
+    cpu_total_us: float
+    self_device_us: float
+    device_total_us: float
+    is_device: bool
+    is_annotation: bool
+    input_shapes: str | None = None
+
+    @property
+    def cpu_avg_us(self) -> float:
+        return self.cpu_total_us / self.count if self.count else 0.0
+
+    @property
+    def device_avg_us(self) -> float:
+        return self.device_total_us / self.count if self.count else 0.0
+
+
+@dataclass
+class OpsTable:
+    """The rows plus the two footers of key_averages().table()."""
+
+    rows: list[OpRow]
+    self_cpu_total_us: float
+    self_device_total_us: float
+
+    @property
+    def has_device(self) -> bool:
+        return any(r.self_device_us > 0 for r in self.rows)
+
+
+def table_name(name: str) -> str:
+    return "ProfilerStep*" if _STEP.match(name) else name
+
+
+def shape_label(raw: str) -> str:
+    """Input Dims text as torch prints it (Python's list repr)."""
+    try:
+        return str(orjson.loads(raw))
+    except orjson.JSONDecodeError:
+        return raw
+
+
+def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
+    """Aggregate a trace the way key_averages() aggregates the same run."""
+    x = trace.x
+    names = np.array([table_name(n) for n in trace.names] + [""], dtype=object)
+    keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
+    name_ok = keep_name[x["name"]]
+    host = np.isin(x["cat"], [int(c) for c in HOST_CATS]) & name_ok
+    device = np.isin(x["cat"], [int(c) for c in GPU_CATS]) & name_ok
+    end = x["ts"] + x["dur"]
+    times = _host_times(trace, host, device, names[x["name"]], end)
+    idx = np.flatnonzero(host | device)
+    idx = idx[np.lexsort((-end[idx], x["ts"][idx]))]
+    rows = _aggregate(trace, idx, names, host, times, group_by_shape)
+    rows += _memory_rows(trace, host, end)
+    self_cpu = sum(r.self_cpu_us for r in rows)
+    self_dev = sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation)
+    return OpsTable(rows, self_cpu, self_dev)
+
+
+def _host_times(trace: Trace, host, device, names, end) -> dict[str, np.ndarray]:
+    """Per event: self/total CPU and self/total device time in ns, after dup removal."""
+    x = trace.x
+    parent = nest(x["ts"], end, x["track"], host).parent
+    kernels = _kernel_sums(trace, host, device)
+    alive = _remove_dup_nodes(parent, names, kernels, host)
+    dur = np.where(alive & host, x["dur"], 0)
+    parent = np.where(alive, parent, -1)
+    dev_total = subtree_sum(parent, kernels)
+    return {
+        "alive": alive,
+        "self_cpu": dur - children_total(parent, dur),
+        "cpu_total": dur,
+        "dev_total": np.where(host, dev_total, np.where(device, x["dur"], 0)),
+        "self_dev": np.where(host, kernels, np.where(device, x["dur"], 0)),
+    }
+
+
+def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
+    """Device time of the events whose External id equals each frontend event's id."""
+    x, rank = trace.x, rank_of_events(trace)
+    ext = keyed(rank, x["ext"])
+    linked_runtime = (x["cat"] == int(Cat.RUNTIME)) & (x["ext"] >= 0)
+    frontend = host & ~linked_runtime & (ext >= 0)
+    dev = np.flatnonzero(device & (ext >= 0))
+    out = np.zeros(trace.n, np.int64)
+    if not len(dev):
+        return out
+    keys, inverse = np.unique(ext[dev], return_inverse=True)
+    sums = np.bincount(inverse, weights=x["dur"][dev]).astype(np.int64)
+    fe = np.flatnonzero(frontend)
+    pos = np.clip(np.searchsorted(keys, ext[fe]), 0, len(keys) - 1)
+    hit = keys[pos] == ext[fe]
+    out[fe[hit]] = sums[pos[hit]]
+    return out
+
+
+def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray, host) -> np.ndarray:
+    """torch's _remove_dup_nodes: fold an only child that has its parent's name."""
+    alive = host.copy()
+    kids: dict[int, list[int]] = {}
+    nkids = np.bincount(parent[parent >= 0], minlength=len(parent))
+    while True:
+        cand = np.flatnonzero(alive & (parent >= 0))
+        cand = cand[(names[cand] == names[parent[cand]]) & (nkids[parent[cand]] == 1)]
+        if not len(cand):
+            return alive
+        for i in cand.tolist():
+            p = parent[i]
+            if p < 0 or nkids[p] != 1 or names[p] != names[i]:
+                continue
+            grandkids = kids.get(i) or np.flatnonzero(parent == i).tolist()
+            for g in grandkids:
+                parent[g] = p
+            kids[p] = grandkids
+            nkids[p] = len(grandkids)
+            kernels[p] = kernels[i]
+            alive[i] = False
+            parent[i] = -1
+
+
+def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
+    x = trace.x
+    cat = x["cat"][idx]
+    is_dev = ~host[idx]
+    is_ann = (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.GPU_ANNOTATION))
+    alive = t["alive"][idx] | is_dev
+    idx, is_dev, is_ann = idx[alive], is_dev[alive], is_ann[alive]
+    shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
+    keys: dict[tuple, int] = {}
+    group = np.empty(len(idx), np.int64)
+    for k, key in enumerate(zip(names[x["name"][idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist())):
+        group[k] = keys.setdefault(key, len(keys))
+    return _rows(keys, group, idx, t, trace if group_by_shape else None)
+
+
+def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
+    shape = trace.x["shape"][idx].astype(np.int64)
+    return np.where(is_dev, -1, shape)
+
+
+def _rows(keys: dict, group, idx, t, trace: Trace | None) -> list[OpRow]:
+    def total(col):
+        return np.bincount(group, weights=t[col][idx], minlength=len(keys)) / 1000.0
+
+    counts = np.bincount(group, minlength=len(keys))
+    self_cpu, cpu_total, self_dev, dev_total = (total(c) for c in ("self_cpu", "cpu_total", "self_dev", "dev_total"))
+    rows = []
+    for g, (name, is_dev, is_ann, shape) in enumerate(keys):
+        shapes = None
+        if trace is not None:
+            shapes = shape_label(trace.shapes[shape]) if shape >= 0 else "[]"
+        rows.append(OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes))
+    return rows
+
+
+def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
+    """[memory] instants outside every host event become rows, as in torch."""
+    inst = trace.inst
+    if not len(inst["ts"]) or "[memory]" not in trace.names:
+        return []
+    mem = inst["name"] == trace.names.index("[memory]")
+    ts = inst["ts"][mem]
+    starts, ends = trace.x["ts"][host], end[host]
+    order = np.argsort(starts)
+    starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
+    pos = np.searchsorted(starts, ts, side="right") - 1
+    covered = (pos >= 0) & (run_end[np.maximum(pos, 0)] >= ts) if len(starts) else np.zeros(len(ts), bool)
+    n = int((~covered).sum())
+    return [OpRow("[memory]", n, 0.0, 0.0, 0.0, 0.0, False, False)] if n else []

@@ -1,0 +1,91 @@
+"""Tracks: processes holding CPU threads or GPU streams, named and ordered for humans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .columns import Meta
+from .schema import GPU_CATS, Cat
+
+META_PIDS = {"Spans", "Traces", "", -1}
+
+
+@dataclass(frozen=True)
+class Track:
+    """One (pid, tid) row of the trace."""
+
+    id: int
+    rank: int
+    pid: int | str
+    tid: int | str
+    kind: str  # "cpu", "gpu" or "meta"
+    name: str
+    process: str
+    order: tuple
+    events: int = 0
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind == "gpu"
+
+
+def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: Meta, rank: int, pid_main: dict) -> list[Track]:
+    """Classify, name and order every (pid, tid) key seen in events."""
+    gpu = np.zeros(len(keys), bool)
+    if len(track_col):
+        is_gpu = np.isin(cat_col, [int(c) for c in GPU_CATS])
+        gpu[np.unique(track_col[is_gpu])] = True
+    meta_only = np.zeros(len(keys), bool)
+    counts = np.bincount(track_col, minlength=len(keys)) if len(track_col) else np.zeros(len(keys), int)
+    if len(track_col):
+        weird = np.isin(cat_col, [int(Cat.OVERHEAD), int(Cat.TRACE)])
+        weird_counts = np.bincount(track_col[weird], minlength=len(keys))
+        meta_only = (counts > 0) & (counts == weird_counts)
+    out = []
+    for i, (pid, tid) in enumerate(keys):
+        kind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
+        out.append(replace(_track(i, rank, pid, tid, kind, meta, pid_main), events=int(counts[i])))
+    return out
+
+
+def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
+    tname = meta.thread_name.get((pid, tid), "")
+    label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
+    if kind == "gpu":
+        name = f"GPU {pid} stream {_stream(tid)}"
+        process = label if label.upper().startswith("GPU") else f"GPU {pid}" + (f" ({label})" if label else "")
+        order = (1, meta.process_sort.get(pid, _num(pid)), meta.thread_sort.get((pid, tid), _num(_stream(tid))), str(tid))
+    elif kind == "cpu":
+        name = _thread_label(pid, tid, tname, pid_main)
+        process = f"{meta.process_name.get(pid, 'process')} {pid}".strip()
+        main_first = 0 if name == "python main thread" else 1
+        order = (0, _num(pid), main_first, meta.thread_sort.get((pid, tid), _num(tid)), str(tid))
+    else:
+        name = tname or f"{pid} {tid}".strip() or "trace"
+        process = "profiler"
+        order = (2, str(pid), str(tid))
+    return Track(i, rank, pid, tid, kind, name, process, order)
+
+
+def _thread_label(pid, tid, tname: str, pid_main: dict) -> str:
+    low = tname.lower()
+    if "autograd" in low:
+        return "autograd thread" + (f" ({tid})" if tid != pid else "")
+    if tid == pid or "pt_main_thread" in low or pid_main.get(pid) == tid:
+        return "python main thread"
+    return tname or f"thread {tid}"
+
+
+def _stream(tid):
+    if isinstance(tid, str) and tid.startswith("stream "):
+        return tid.split(" ", 1)[1].strip()
+    return tid
+
+
+def _num(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("inf")
