@@ -67,16 +67,17 @@ class Meta:
         a = e.args
         if a is None:
             return
+        pid, key = _norm(e.pid), (_norm(e.pid), _norm(e.tid))
         if e.name == "process_name" and a.name is not None:
-            self.process_name[e.pid] = a.name.strip()
+            self.process_name[pid] = a.name.strip()
         elif e.name == "process_labels" and a.labels is not None:
-            self.process_labels[e.pid] = a.labels.strip()
+            self.process_labels[pid] = a.labels.strip()
         elif e.name == "process_sort_index" and a.sort_index is not None:
-            self.process_sort[e.pid] = a.sort_index
+            self.process_sort[pid] = a.sort_index
         elif e.name == "thread_name" and a.name is not None:
-            self.thread_name[(e.pid, e.tid)] = a.name.strip()
+            self.thread_name[key] = a.name.strip()
         elif e.name == "thread_sort_index" and a.sort_index is not None:
-            self.thread_sort[(e.pid, e.tid)] = a.sort_index
+            self.thread_sort[key] = a.sort_index
 
 
 @dataclass
@@ -124,7 +125,7 @@ class Builder:
             self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
 
     def _track_ids(self, group: list[Event]) -> list[int]:
-        return [self.tracks((e.pid, e.tid)) for e in group]
+        return [self.tracks((_norm(e.pid), _norm(e.tid))) for e in group]
 
     def _add_x(self, group: list[Event], ts, chunks, pos) -> None:
         args = [e.args for e in group]
@@ -178,6 +179,13 @@ X_DTYPES = {
 }
 INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32}
 FLOW_DTYPES = {"ts": np.int64, "track": np.int32, "fid": np.int64, "start": np.bool_, "ac2g": np.bool_}
+
+
+def _norm(key: int | str) -> int | str:
+    """Numeric-string pids/tids ("24572") are the same thread as the int elsewhere."""
+    if isinstance(key, str) and key.lstrip("-").isdigit():
+        return int(key)
+    return key
 
 
 def _extend(store: dict[str, list], **cols) -> None:

@@ -1,0 +1,49 @@
+"""Shared fixtures: sample and shared trace paths, an isolated cache, inline trace files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_traces"
+SHARED = ROOT.parent / "shared" / "traces"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    return cache
+
+
+def shared_traces() -> list[Path]:
+    if not SHARED.is_dir():
+        return []
+    return sorted(p for p in SHARED.glob("*/*") if p.name.endswith((".json", ".gz")))
+
+
+def raw_events(path: Path, exact: bool = False) -> list[dict]:
+    """The events of a trace with the standard library (exact decimals if asked)."""
+    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with opener(path, "rt") as f:
+        doc = json.load(f, parse_float=Decimal if exact else float)
+    return doc if isinstance(doc, list) else doc["traceEvents"]
+
+
+def write_trace(path: Path, events: list[dict], **top) -> Path:
+    """Write an inline Kineto-style trace file."""
+    path.write_text(json.dumps({"schemaVersion": 1, **top, "traceEvents": events}))
+    return path
+
+
+def X(name, ts, dur, cat="cpu_op", pid=1, tid=1, **args):
+    """An inline duration event."""
+    ev = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
+    if args:
+        ev["args"] = {k.replace("_", " "): v for k, v in args.items()}
+    return ev

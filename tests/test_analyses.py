@@ -1,0 +1,96 @@
+"""kernels and summary against an independent computation from the raw JSON; verdicts and steps."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+from conftest import SAMPLES, raw_events, shared_traces
+
+from tui.model import load_trace
+from tui.model.analysis import Analysis
+
+BUSY = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
+ALL = sorted(SAMPLES.glob("*.json.gz")) + shared_traces()
+
+
+def independent(path):
+    """Kernel count/total per name and GPU busy per device, with the stdlib and exact decimals."""
+    per_name: dict[str, list] = defaultdict(lambda: [0, Decimal(0)])
+    intervals: dict[object, list[tuple[Decimal, Decimal]]] = defaultdict(list)
+    for e in raw_events(path, exact=True):
+        cat = str(e.get("cat", "")).lower()
+        if e.get("ph") != "X" or cat not in BUSY:
+            continue
+        dur = max(Decimal(e.get("dur", 0)), Decimal(0))
+        if cat == "kernel":
+            per_name[e["name"]][0] += 1
+            per_name[e["name"]][1] += dur
+        intervals[e.get("pid")].append((Decimal(e["ts"]), Decimal(e["ts"]) + dur))
+    busy = Decimal(0)
+    for spans in intervals.values():
+        end = None
+        for s, t in sorted(spans):
+            if end is None or s > end:
+                busy += t - s
+                end = t
+            elif t > end:
+                busy += t - end
+                end = t
+    return {k: (n, float(t)) for k, (n, t) in per_name.items()}, float(busy)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.parent.name if p.parent.name != "sample_traces" else p.name)
+def test_kernels_and_gpu_busy_match_the_raw_json(path):
+    a = Analysis(load_trace(path, use_cache=False))
+    per_name, busy = independent(path)
+    mine = {r.name: r for r in a.kernels if r.kind == "kernel"}
+    assert set(mine) == set(per_name)
+    for name, (count, total) in per_name.items():
+        assert mine[name].count == count
+        assert mine[name].total_us == pytest.approx(total, abs=1e-3 * count + 1e-6)
+    assert a.summary.gpu_busy_us == pytest.approx(busy, rel=1e-6, abs=0.01)
+
+
+def test_every_shared_trace_loads_without_skipping():
+    paths = shared_traces()
+    if not paths:
+        pytest.skip("../shared/traces is not here")
+    for path in paths:
+        t = load_trace(path, use_cache=False)
+        assert t.n > 0 and t.report.skipped == 0, path
+
+
+def test_busy_training_trace_is_compute_bound():
+    s = Analysis(load_trace(SAMPLES / "a100-train-control.json.gz")).summary
+    assert s.verdict == "compute-bound"
+    assert 0.8 < s.gpu_utilization < 0.9
+    assert [st.name for st in s.steps] == [f"ProfilerStep#{i}" for i in range(1009, 1015)]
+
+
+def test_tiny_matmul_add_cpu_capture_is_overhead_bound():
+    s = Analysis(load_trace(SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz")).summary
+    assert s.cpu_only and s.verdict == "overhead-bound"
+    assert s.gpu_busy_us == 0
+
+
+def test_large_matmul_add_cpu_capture_is_compute_bound():
+    s = Analysis(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz")).summary
+    assert s.cpu_only and s.verdict == "compute-bound"
+
+
+def test_kernel_launch_latency_is_kernel_start_minus_launch_start():
+    a = Analysis(load_trace(SAMPLES / "b300-moe-small.json.gz"))
+    x = a.trace.x
+    row = a.kernels[0]
+    g = row.example
+    r = a.links.launcher[g]
+    assert r >= 0 and a.trace.names[x["name"][r]].startswith(("cuLaunch", "cudaLaunch"))
+    assert row.launch_latency_us is not None and row.launch_latency_us > 0
+    assert row.pct_gpu == pytest.approx(100 * row.total_us / sum(k.total_us for k in a.kernels))
+
+
+def test_cpu_only_trace_has_no_kernels_and_says_so():
+    a = Analysis(load_trace(SAMPLES / "cpu-only-gloo.json.gz"))
+    assert a.kernels == [] and a.summary.cpu_only

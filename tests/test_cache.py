@@ -1,0 +1,66 @@
+"""The on-disk cache: where it lives, when it is used, rebuilt or skipped."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+from conftest import SAMPLES
+
+from tui.model import load_trace
+from tui.model.cache import entry_dir
+
+
+def _copy(tmp_path, name="b300-moe-small.json.gz"):
+    dst = tmp_path / "traces" / name
+    dst.parent.mkdir()
+    shutil.copy(SAMPLES / name, dst)
+    return dst
+
+
+def test_second_open_comes_from_the_cache_with_the_same_columns(tmp_path, isolated_cache):
+    path = _copy(tmp_path)
+    first = load_trace(path)
+    second = load_trace(path)
+    assert not first.report.from_cache and second.report.from_cache
+    assert isinstance(second.x["ts"], np.memmap)
+    for key in first.x:
+        assert np.array_equal(first.x[key], second.x[key])
+    assert [t.name for t in first.tracks] == [t.name for t in second.tracks]
+    assert entry_dir(path).parent == isolated_cache
+
+
+def test_cache_is_never_written_beside_the_trace(tmp_path):
+    path = _copy(tmp_path)
+    load_trace(path)
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_stale_entry_is_rebuilt_when_the_file_changes(tmp_path):
+    path = _copy(tmp_path)
+    load_trace(path)
+    os.utime(path, ns=(1, 1))
+    assert not load_trace(path).report.from_cache
+
+
+def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path):
+    path = _copy(tmp_path)
+    load_trace(path)
+    (entry_dir(path) / "x.ts.npy").write_bytes(b"garbage")
+    again = load_trace(path)
+    assert not again.report.from_cache and again.n == 270
+    assert load_trace(path).report.from_cache
+
+
+def test_no_cache_writes_nothing(tmp_path, isolated_cache):
+    path = _copy(tmp_path)
+    load_trace(path, use_cache=False)
+    assert list(isolated_cache.iterdir()) == []
+
+
+def test_unwritable_cache_dir_still_loads(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker / "sub"))
+    assert load_trace(_copy(tmp_path)).n == 270

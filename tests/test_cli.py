@@ -1,0 +1,115 @@
+"""The headless commands: formats, sorting, limits, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLES
+
+from tui.cli import main
+
+BERT = str(SAMPLES / "h100-bert-small.json.gz")
+CPU = str(SAMPLES / "cpu" / "linear_fwd.json.gz")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_summary_json_has_the_contract_fields(capsys):
+    code, out, _ = run(capsys, "summary", BERT, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0
+    for key in ("wall_us", "gpu_busy_us", "gpu_utilization", "cpu_launch_us", "device_self_total_us",
+                "cpu_self_total_us", "verdict", "steps"):
+        assert key in doc
+    assert doc["steps"][0]["name"].startswith("ProfilerStep#") and doc["steps"][0]["dur_us"] > 0
+
+
+def test_ops_text_is_laid_out_like_torch_with_footers(capsys):
+    code, out, _ = run(capsys, "ops", BERT, "--limit", "5")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].split()[:3] == ["Name", "Self", "CPU"] and "Self CUDA %" in lines[0] and "# of Calls" in lines[0]
+    assert lines[-2].startswith("Self CPU time total: ") and lines[-1].startswith("Self CUDA time total: ")
+    assert len(lines) == 1 + 1 + 5 + 2
+
+
+def test_ops_json_sorted_and_limited(capsys):
+    _, out, _ = run(capsys, "ops", BERT, "--format", "json", "--sort", "self_cpu", "--limit", "0")
+    rows = json.loads(out)["rows"]
+    assert set(rows[0]) >= {"name", "count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us"}
+    values = [r["self_cpu_us"] for r in rows]
+    assert values == sorted(values, reverse=True) and len(rows) > 100
+
+
+def test_ops_accepts_torch_sort_names(capsys):
+    _, a, _ = run(capsys, "ops", BERT, "--format", "json", "--sort", "cuda_time_total")
+    _, b, _ = run(capsys, "ops", BERT, "--format", "json", "--sort", "device_total")
+    assert a == b
+
+
+def test_group_by_shape_adds_input_shapes(capsys):
+    _, out, _ = run(capsys, "ops", CPU, "--group-by-shape", "--format", "json")
+    rows = json.loads(out)["rows"]
+    addmm = [r for r in rows if r["name"] == "aten::addmm"]
+    assert addmm and addmm[0]["input_shapes"] == "[[64], [1024, 32], [32, 64], [], []]"
+
+
+def test_kernels_csv_and_md(capsys):
+    _, out, _ = run(capsys, "kernels", BERT, "--format", "csv", "--limit", "3")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3 and float(rows[0]["total_us"]) >= float(rows[1]["total_us"])
+    _, md, _ = run(capsys, "kernels", BERT, "--format", "md", "--sort", "count", "--limit", "2")
+    assert md.startswith("| Name |") and md.count("\n| ") == 2
+
+
+@pytest.mark.parametrize("argv", [["ops", "/nonexistent/trace.json"], ["kernels", "EMPTY_DIR"], ["ops", BERT, "--sort", "bogus"]])
+def test_errors_are_one_line_exit_2(capsys, argv, tmp_path):
+    code, out, err = run(capsys, *[str(tmp_path) if a == "EMPTY_DIR" else a for a in argv])
+    assert code == 2 and out == ""
+    assert err.startswith("tracetui: error: ") and err.count("\n") == 1
+
+
+def test_bad_trace_file_exit_2_no_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("this is not json")
+    proc = subprocess.run([sys.executable, "-m", "tui", "summary", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == f"tracetui: error: {bad}: not a JSON trace (expected '{{' or '[' at the start; a Perfetto .pftrace is not supported)\n"
+    assert "Traceback" not in proc.stderr
+
+
+def test_salvaged_trace_exits_0_with_one_warning_line(tmp_path, capsys):
+    text = (SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz").read_bytes()
+    import gzip
+
+    raw = gzip.decompress(text)
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(raw[: len(raw) // 2])
+    code, out, err = run(capsys, "summary", str(cut))
+    assert code == 0 and out
+    assert err.startswith(f"tracetui: warning: {cut}: the JSON is truncated") and err.count("\n") == 1
+
+
+def test_internal_errors_exit_1_and_debug_shows_the_traceback(monkeypatch, capsys):
+    import tui.report
+
+    monkeypatch.setattr(tui.report, "render_summary", lambda *a: 1 / 0)
+    code, _, err = run(capsys, "summary", CPU)
+    assert code == 1 and "internal error: ZeroDivisionError" in err and "Traceback" not in err
+    code, _, err = run(capsys, "summary", CPU, "--debug")
+    assert code == 1 and "Traceback" in err
+
+
+def test_workloads_lists_one_line_each(capsys):
+    code, out, _ = run(capsys, "workloads")
+    names = [line.split()[0] for line in out.splitlines()]
+    assert code == 0 and names[:4] == ["matmul_add", "linear", "mlp", "attention"]

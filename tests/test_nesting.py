@@ -1,0 +1,57 @@
+"""Nesting and dup-removal rules, each on a few inline events."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tui.model.nesting import nest, subtree_sum
+
+
+def _nest(events):
+    ts = np.array([e[0] for e in events], np.int64)
+    end = np.array([e[0] + e[1] for e in events], np.int64)
+    track = np.array([e[2] if len(e) > 2 else 0 for e in events], np.int32)
+    return nest(ts, end, track)
+
+
+def test_containment_makes_parents():
+    n = _nest([(0, 10), (1, 2), (3, 1)])
+    assert n.parent.tolist() == [-1, 0, 0]
+    assert n.row.tolist() == [0, 1, 1]
+
+
+def test_equal_start_the_longer_is_the_parent():
+    n = _nest([(0, 5), (0, 10)])
+    assert n.parent.tolist() == [1, -1]
+
+
+def test_identical_intervals_nest_in_file_order():
+    n = _nest([(0, 5), (0, 5)])
+    assert n.parent.tolist() == [-1, 0]
+
+
+def test_zero_duration_never_contains_and_sits_inside_its_parent():
+    n = _nest([(0, 10), (4, 0), (4, 2), (8, 0), (8, 1)])
+    # at equal start the longer comes first, so a zero-duration event is the child
+    assert n.parent.tolist() == [-1, 2, 0, 4, 0]
+
+
+def test_zero_duration_at_parent_end_is_not_a_child():
+    n = _nest([(0, 10), (10, 0)])
+    assert n.parent.tolist() == [-1, -1]
+
+
+def test_partial_overlap_is_not_nested_but_gets_its_own_row():
+    n = _nest([(0, 10), (5, 10)])
+    assert n.parent.tolist() == [-1, -1]
+    assert n.row.tolist() == [0, 1]  # pushed to the next free row, not dropped
+
+
+def test_tracks_nest_independently():
+    n = _nest([(0, 10, 0), (1, 2, 1)])
+    assert n.parent.tolist() == [-1, -1]
+
+
+def test_subtree_sum_adds_descendants():
+    parent = np.array([-1, 0, 1, 0])
+    assert subtree_sum(parent, np.array([1, 2, 4, 8])).tolist() == [15, 6, 4, 8]

@@ -1,0 +1,45 @@
+"""The ops table agrees with torch's own key_averages() on the same run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui.model import load_trace
+from tui.model.ops import ops_table
+
+torch = pytest.importorskip("torch", reason="needs torch to capture a run")
+
+
+def _capture(tmp_path, with_stack: bool):
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    x, w, b = (torch.randn(64, 64) for _ in range(3))
+    layer = torch.nn.Linear(32, 64)
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
+                 record_shapes=True, with_stack=with_stack, profile_memory=True) as prof:
+        for _ in range(5):
+            with record_function("matmul_add"):
+                torch.add(torch.matmul(x, w), b)
+                layer(torch.randn(8, 32)).sum().backward()  # an autograd thread too
+            prof.step()
+    path = tmp_path / "run.json"
+    prof.export_chrome_trace(str(path))
+    return prof, path
+
+
+@pytest.mark.parametrize("with_stack", [False, True])
+@pytest.mark.parametrize("by_shape", [False, True])
+def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
+    prof, path = _capture(tmp_path, with_stack)
+    theirs = prof.key_averages(group_by_input_shape=by_shape)
+    ours = ops_table(load_trace(path, use_cache=False), group_by_shape=by_shape)
+    want = {(e.key, str(e.input_shapes) if by_shape else None): e for e in theirs}
+    got = {(r.name, r.input_shapes): r for r in ours.rows}
+    assert set(got) == set(want)
+    for key, e in want.items():
+        r = got[key]
+        assert r.count == e.count, key
+        assert r.self_cpu_us == pytest.approx(e.self_cpu_time_total, abs=1e-3), key
+        assert r.cpu_total_us == pytest.approx(e.cpu_time_total, abs=1e-3), key
+    assert ours.self_cpu_total_us == pytest.approx(theirs.self_cpu_time_total, abs=1e-3)
+    assert "ProfilerStep*" in {r.name for r in ours.rows}
