@@ -103,7 +103,7 @@ def open_viewer(args: argparse.Namespace) -> int:
     app.run()
     if app.load_error:
         raise app.load_error
-    return 0
+    return app.return_code or 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,6 +33,37 @@ class Analysis:
         return nest(x["ts"], self.end, x["track"], shown)
 
     @cached_property
+    def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        parent = self.nesting.parent
+        kids = np.flatnonzero(parent >= 0)
+        kids = kids[np.lexsort((self.trace.x["ts"][kids], parent[kids]))]
+        starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1))
+        return kids, starts
+
+    def children(self, i: int) -> np.ndarray:
+        """Direct children of event i in the display nesting, in time order."""
+        kids, starts = self._children_csr
+        return kids[starts[i] : starts[i + 1]]
+
+    def descendants(self, i: int, limit: int = 100_000):
+        """Events under i, depth first in time order (at most limit of them)."""
+        stack = list(self.children(i)[::-1])
+        seen = 0
+        while stack and seen < limit:
+            j = int(stack.pop())
+            seen += 1
+            yield j
+            stack.extend(self.children(j)[::-1].tolist())
+
+    @cached_property
+    def self_ns(self) -> np.ndarray:
+        """Each event's duration less its children's, in the display nesting."""
+        from .nesting import children_total
+
+        dur = self.trace.x["dur"]
+        return dur - children_total(self.nesting.parent, dur)
+
+    @cached_property
     def links(self) -> Links:
         return link(self.trace)
 

@@ -1,0 +1,118 @@
+"""The Textual app: it loads in a worker, then hands the analysis to the main screen."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.command import Hit, Hits, Provider
+
+from .messages import LoadFailed, LoadProgress, TraceLoaded
+from .screens.help import HelpScreen, binding_rows
+from .screens.loading import LoadingScreen
+from .screens.main import VIEWS, MainScreen
+
+PROGRESS_EVERY_S = 0.1
+
+
+class ViewCommands(Provider):
+    """The command palette lists the views and the main actions."""
+
+    def _commands(self):
+        app = self.app
+        for k, name in enumerate(VIEWS, 1):
+            yield f"Show {name} ({k})", lambda n=name: app.action_view(n), f"switch to the {name} view"
+        yield "Help: keys (?)", app.action_help, "every key binding, generated from the bindings"
+        yield "Quit (q)", app.exit, "leave tracetui"
+
+    async def discover(self) -> Hits:
+        for title, call, text in self._commands():
+            yield Hit(1.0, title, call, help=text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, call, text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), call, help=text)
+
+
+class TraceApp(App):
+    """Orchestrates: start the load, show progress, switch to the main screen, route view keys."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tracetui"
+    COMMANDS = App.COMMANDS | {ViewCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        *(Binding(str(k), f"view('{name}')", f"{name.title()} view", show=False, id=f"app.view_{name}")
+          for k, name in enumerate(VIEWS, 1)),
+    ]
+
+    def __init__(self, paths: list[str], use_cache: bool = True) -> None:
+        super().__init__()
+        self.paths, self.use_cache = paths, use_cache
+        self.load_error: Exception | None = None
+        self.analysis = None
+
+    def on_mount(self) -> None:
+        self.push_screen(LoadingScreen(Path(self.paths[0]).name))
+        self.load(self.paths[0])
+
+    @work(thread=True, exclusive=True, group="load", description="Loading trace")
+    def load(self, path: str) -> None:
+        from .model.analysis import Analysis
+        from .model.lanes import LaneIndex
+        from .model.load import load_trace
+
+        start, last = time.perf_counter(), [0.0]
+
+        def progress(fraction: float) -> None:
+            now = time.perf_counter()
+            if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
+                last[0] = now
+                self.post_message(LoadProgress(fraction))
+
+        try:
+            analysis = Analysis(load_trace(path, use_cache=self.use_cache, progress=progress))
+            lanes = LaneIndex(analysis)
+            analysis.links  # noqa: B018 - computed here, off the UI thread
+        except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
+            self.post_message(LoadFailed(exc))
+            return
+        self.post_message(TraceLoaded(analysis, lanes, time.perf_counter() - start))
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.progress(message.fraction)
+
+    def on_trace_loaded(self, message: TraceLoaded) -> None:
+        self.analysis = message.analysis
+        warning = message.analysis.trace.report.warning()
+        self.switch_screen(MainScreen(message.analysis, message.lanes, self.paths[0]))
+        self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
+        if warning:
+            self.notify(warning, title="salvaged", severity="warning", timeout=8)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.load_error = message.error
+        self.exit(return_code=2)
+
+    def notes_for(self, analysis, event: int) -> list[str]:
+        """Explanations for an event (the explain rules); none yet."""
+        return []
+
+    def action_view(self, name: str) -> None:
+        if isinstance(self.screen, MainScreen):
+            self.screen.show_view(name)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        chain = list(reversed(self.screen.focused.ancestors_with_self)) if self.screen.focused else []
+        nodes = [n for n in reversed(chain) if getattr(n, "BINDINGS", None)]
+        self.push_screen(HelpScreen(binding_rows(nodes + [self.screen, self])))

@@ -1,0 +1,31 @@
+"""Messages the loading worker posts to the app."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class LoadProgress(Message):
+    def __init__(self, fraction: float) -> None:
+        super().__init__()
+        self.fraction = fraction
+
+
+class TraceLoaded(Message):
+    def __init__(self, analysis, lanes, seconds: float) -> None:
+        super().__init__()
+        self.analysis, self.lanes, self.seconds = analysis, lanes, seconds
+
+
+class LoadFailed(Message):
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ShowEvent(Message):
+    """Ask the main screen to select an event and show it on the timeline."""
+
+    def __init__(self, event: int) -> None:
+        super().__init__()
+        self.event = event

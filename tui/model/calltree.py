@@ -1,0 +1,109 @@
+"""The call tree: step -> Python frame -> annotation -> aten op -> runtime call -> GPU work.
+
+Nodes group sibling events of the same name (merged, with a count); children are built only
+when a node is expanded, hottest first. Times are in nanoseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .analysis import Analysis
+from .schema import Cat
+
+STEP_PREFIX = "ProfilerStep#"
+
+
+@dataclass
+class Node:
+    """One line of the tree: a name and the events merged into it."""
+
+    name: str
+    events: np.ndarray
+    total_ns: int
+    self_ns: int
+    gpu_ns: int
+    kind: str  # cpu, runtime, gpu, step, thread
+
+    @property
+    def count(self) -> int:
+        return len(self.events)
+
+
+class CallTree:
+    """Lazily expanded call tree over one Analysis."""
+
+    def __init__(self, analysis: Analysis, merge: bool = True) -> None:
+        self.a = analysis
+        self.merge = merge
+        self.gpu_ns = self._gpu_time()
+
+    def _gpu_time(self) -> np.ndarray:
+        """GPU time launched from each event's subtree (kernels, memcpy, memset)."""
+        from .nesting import subtree_sum
+
+        x, links = self.a.trace.x, self.a.links
+        own = np.zeros(self.a.trace.n, np.int64)
+        linked = np.flatnonzero(links.launcher >= 0)
+        np.add.at(own, links.launcher[linked], x["dur"][linked])
+        parent = np.where(np.isin(x["cat"], [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent)
+        return subtree_sum(parent, own)
+
+    def roots(self) -> list[Node]:
+        """One node per ProfilerStep#N if there are steps, else the roots of each CPU thread."""
+        x, names = self.a.trace.x, self.a.trace.names
+        step_ids = [k for k, n in enumerate(names) if n.startswith(STEP_PREFIX)]
+        host = np.isin(x["cat"], [int(Cat.USER_ANNOTATION)])
+        steps = np.flatnonzero(np.isin(x["name"], step_ids) & host) if step_ids else np.empty(0, int)
+        if len(steps):
+            steps = steps[np.argsort(x["ts"][steps])]
+            return [self._node(np.array([i]), "step") for i in steps]
+        cpu_tracks = [t.id for t in self.a.trace.tracks if t.kind == "cpu"]
+        order = self.a.nesting.order
+        roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x["track"][order], cpu_tracks)]
+        return self._group(roots)
+
+    def path_to(self, event: int) -> list[int]:
+        """Event indices from the outermost ancestor down to event (a kernel via its launch)."""
+        x = self.a.trace.x
+        chain = [int(event)]
+        if int(x["cat"][event]) in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)):
+            launcher = int(self.a.links.launcher[event])
+            if launcher < 0:
+                return chain
+            chain.append(launcher)
+        parent = self.a.nesting.parent
+        while parent[chain[-1]] >= 0:
+            chain.append(int(parent[chain[-1]]))
+        return chain[::-1]
+
+    def children(self, node: Node) -> list[Node]:
+        kids = [self.a.children(int(i)) for i in node.events]
+        launched = [self.a.links.launched(int(i)) for i in node.events if node.kind == "runtime"]
+        flat = np.concatenate(kids + launched) if kids or launched else np.empty(0, int)
+        return self._group(flat.astype(np.int64))
+
+    def _group(self, idx: np.ndarray) -> list[Node]:
+        if not len(idx):
+            return []
+        x = self.a.trace.x
+        if self.merge:
+            groups = [idx[x["name"][idx] == n] for n in np.unique(x["name"][idx])]
+        else:
+            groups = [np.array([i]) for i in idx[np.argsort(x["ts"][idx])]]
+        nodes = [self._node(g, None) for g in groups]
+        return sorted(nodes, key=lambda n: -n.total_ns) if self.merge else nodes
+
+    def _node(self, events: np.ndarray, kind: str | None) -> Node:
+        x = self.a.trace.x
+        first = int(events[0])
+        cat = int(x["cat"][first])
+        if kind is None:
+            kind = "gpu" if cat in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)) else (
+                "runtime" if cat == int(Cat.RUNTIME) else "cpu")
+        return Node(
+            self.a.trace.names[int(x["name"][first])], events, int(x["dur"][events].sum()),
+            int(self.a.self_ns[events].sum()), int(self.gpu_ns[events].sum()), kind,
+        )

@@ -1,0 +1,136 @@
+"""Timeline lanes: rows per track and depth, and what each terminal cell of a row holds.
+
+lane_cells() is the pure, cached summary the timeline draws from: for a time window cut
+into equal buckets (one terminal cell each, bucket sizes quantized to powers of two as
+Perfetto does) it says, per cell, whether it is empty, covered by a single event (and how
+much of it), or holds several events (a merged, busy cell).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .analysis import Analysis
+
+EMPTY = -1
+BUSY = -2
+
+
+@dataclass(frozen=True, eq=False)
+class Row:
+    """One drawable row: a depth of one track's stack."""
+
+    track: int
+    depth: int
+    events: np.ndarray  # event indices, sorted by start; they never overlap on one row
+    starts: np.ndarray
+    ends: np.ndarray
+    prefix: np.ndarray  # cumulative durations, for coverage of merged cells
+
+
+@dataclass
+class Cells:
+    """Per cell: the event shown (or EMPTY/BUSY), how many events touch it, the covered fraction."""
+
+    event: np.ndarray
+    count: np.ndarray
+    cover: np.ndarray
+    head: np.ndarray  # fraction of the cell before a lone event starts (for eighth blocks)
+    tail: np.ndarray  # fraction of the cell after a lone event ends
+
+
+class LaneIndex:
+    """Rows of every shown track, built once per trace from the display nesting."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        t = analysis.trace
+        x, nesting = t.x, analysis.nesting
+        shown = nesting.order
+        self.analysis = analysis
+        self.rows: dict[tuple[int, int], Row] = {}
+        self.depths: dict[int, int] = {}
+        if not len(shown):
+            return
+        order = shown[np.lexsort((x["ts"][shown], nesting.row[shown], x["track"][shown]))]
+        tracks, rows = x["track"][order], nesting.row[order]
+        cut = np.flatnonzero((np.diff(tracks) != 0) | (np.diff(rows) != 0)) + 1
+        for part in np.split(order, cut):
+            key = (int(x["track"][part[0]]), int(nesting.row[part[0]]))
+            starts, ends = x["ts"][part], analysis.end[part]
+            prefix = np.concatenate([[0], np.cumsum(ends - starts)])
+            self.rows[key] = Row(key[0], key[1], part, starts, ends, prefix)
+            self.depths[key[0]] = max(self.depths.get(key[0], 0), key[1] + 1)
+        self.t_min = int(x["ts"][shown].min())
+        self.t_max = int(analysis.end[shown].max())
+
+    def row(self, track: int, depth: int) -> Row | None:
+        return self.rows.get((track, depth))
+
+    def find(self, track: int, depth: int, t: int) -> int:
+        """The event on a row covering time t, else -1."""
+        r = self.rows.get((track, depth))
+        if r is None:
+            return -1
+        k = int(np.searchsorted(r.starts, t, side="right")) - 1
+        return int(r.events[k]) if k >= 0 and r.ends[k] >= t else -1
+
+
+def quantize(span_ns: float, width: int) -> int:
+    """The power-of-two bucket (ns per cell) that shows span_ns in width cells."""
+    per_cell = max(span_ns / max(width, 1), 1.0)
+    return 1 << int(np.ceil(np.log2(per_cell)))
+
+
+def lane_cells(row: Row, t0: int, bucket: int, width: int) -> Cells:
+    """What each of width cells starting at t0 (bucket ns each) holds on this row."""
+    return _cached(row, int(t0), int(bucket), int(width))
+
+
+@lru_cache(maxsize=4096)
+def _cached(row: Row, t0: int, bucket: int, width: int) -> Cells:
+    edges = t0 + bucket * np.arange(width + 1, dtype=np.int64)
+    lo = np.searchsorted(row.ends, edges[:-1], side="right")
+    hi = np.searchsorted(row.starts, edges[1:], side="left")
+    count = np.maximum(hi - lo, 0)
+    # zero-length events exactly on an edge still touch the cell
+    covered = (row.prefix[np.maximum(hi, lo)] - row.prefix[lo]).astype(np.float64)
+    first, last = np.minimum(lo, len(row.events) - 1), np.maximum(hi - 1, 0)
+    some = count > 0
+    head_cut = np.where(some, np.maximum(edges[:-1] - row.starts[first], 0), 0)
+    tail_cut = np.where(some, np.maximum(row.ends[last] - edges[1:], 0), 0)
+    covered = np.clip((covered - head_cut - tail_cut) / bucket, 0.0, 1.0)
+    event = np.where(count == 1, row.events[first], np.where(count > 1, BUSY, EMPTY))
+    head = np.where(count == 1, np.clip((row.starts[first] - edges[:-1]) / bucket, 0, 1), 0.0)
+    tail = np.where(count == 1, np.clip((edges[1:] - row.ends[first]) / bucket, 0, 1), 0.0)
+    return Cells(event.astype(np.int64), count, covered, head, tail)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One screen line of the timeline: a process header or a row of a track."""
+
+    kind: str  # "process" or "row"
+    label: str
+    track: int = -1
+    depth: int = 0
+    last_depth: bool = True
+
+
+def layout_lines(lanes: LaneIndex, collapsed: frozenset[int] = frozenset()) -> list[Line]:
+    """Process headers, then each track's rows (one when collapsed), in track order."""
+    tracks = [t for t in lanes.analysis.trace.tracks if t.id in lanes.depths and t.kind != "meta"]
+    # GPU streams first: they are few rows, and their gaps are what a reader looks for first.
+    tracks.sort(key=lambda t: (t.rank, 0 if t.is_gpu else 1, t.order))
+    lines: list[Line] = []
+    process = None
+    for t in tracks:
+        if (t.rank, t.process) != process:
+            process = (t.rank, t.process)
+            lines.append(Line("process", t.process))
+        depth = 1 if t.id in collapsed else lanes.depths[t.id]
+        for d in range(depth):
+            lines.append(Line("row", t.name if d == 0 else "", t.id, d, d == depth - 1))
+    return lines

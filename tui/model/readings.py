@@ -1,0 +1,57 @@
+"""Plain-English readings of the summary numbers, for beginners (no formatting libraries)."""
+
+from __future__ import annotations
+
+import statistics
+
+from .summary import Summary
+
+COLD_FACTOR = 1.5
+
+
+def _us(v: float) -> str:
+    return f"{v / 1000:,.2f} ms" if v >= 1000 else f"{v:,.1f} us"
+
+
+def verdict_reading(s: Summary) -> str:
+    if s.cpu_only:
+        return {
+            "overhead-bound": "CPU only. Each op does little work, so fixed per-op costs (Python, dispatch) dominate. "
+                              "Bigger tensors per call, fewer small ops, or torch.compile would help.",
+            "compute-bound": "CPU only. The aten ops themselves take most of the time: the math is the cost.",
+            "mixed": "CPU only. Time is split between the ops' own work and the code around them.",
+        }.get(s.verdict, "CPU only: no aten ops to judge.")
+    return {
+        "overhead-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the CPU spends its time launching tiny kernels "
+                          "and the GPU waits. Bigger work per launch, torch.compile or CUDA graphs would help.",
+        "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
+                         "(tensor cores, lower precision, fusion) are where the time is.",
+        "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
+                 "the GPU lanes and at what the CPU does during them.",
+    }[s.verdict]
+
+
+def launch_reading(s: Summary) -> str | None:
+    if s.cpu_only or not s.launches:
+        return None
+    if s.cpu_launch_us > s.gpu_busy_us:
+        return (f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls, more than the {_us(s.gpu_busy_us)} "
+                "the GPU spent working: launching costs more than the work launched (overhead-bound).")
+    return (f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls against {_us(s.gpu_busy_us)} of GPU work: "
+            "each launch buys enough GPU time to hide its cost.")
+
+
+def cold_start_reading(s: Summary) -> str | None:
+    if len(s.steps) < 2:
+        return None
+    first, rest = s.steps[0], [st.dur_us for st in s.steps[1:]]
+    typical = statistics.median(rest)
+    if typical > 0 and first.dur_us > COLD_FACTOR * typical:
+        return (f"{first.name} took {first.dur_us / typical:.1f}x the others ({_us(first.dur_us)} vs {_us(typical)}): "
+                "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup).")
+    return f"Steps take about the same time ({_us(typical)} typical): no cold start in the profiled window."
+
+
+def readings(s: Summary) -> list[str]:
+    """All the readings that apply, most important first."""
+    return [r for r in (verdict_reading(s), launch_reading(s), cold_start_reading(s)) if r]

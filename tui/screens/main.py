@@ -1,0 +1,149 @@
+"""The main screen: five views in tabs, the details panel, and the wiring between them."""
+
+from __future__ import annotations
+
+import re
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, TabPane
+
+from ..model import navigate
+from ..model.analysis import Analysis
+from ..model.calltree import CallTree
+from ..model.details import describe
+from ..model.lanes import LaneIndex
+from ..model.rangeagg import aggregate_range
+from ..widgets.details import DetailsPanel
+from ..widgets.kernels_view import KernelsView
+from ..widgets.ops_view import OpsView
+from ..widgets.overview import OverviewView
+from ..widgets.range_panel import RangePanel
+from ..widgets.ruler import Ruler
+from ..widgets.rows_view import RowsView
+from ..widgets.timeline import Timeline
+from ..widgets.tree_view import CallTreeView
+
+VIEWS = ("timeline", "tree", "ops", "kernels", "overview")
+
+
+class MainScreen(Screen):
+    """Attributes down to the widgets, messages up from them."""
+
+    def __init__(self, analysis: Analysis, lanes: LaneIndex, title: str) -> None:
+        super().__init__()
+        self.analysis, self.lanes, self.title_text = analysis, lanes, title
+        self.selected = -1
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(initial="timeline"):
+            with TabPane("1 Timeline", id="timeline"), Vertical():
+                yield Ruler(self.lanes.t_min if self.lanes.rows else 0)
+                yield Timeline(self.analysis, self.lanes, id="lanes")
+                yield Input(placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search")
+                yield RangePanel(id="range")
+            with TabPane("2 Tree", id="tree"):
+                yield CallTreeView(CallTree(self.analysis), id="calltree")
+            with TabPane("3 Ops", id="ops"):
+                yield OpsView(self.analysis, id="opsview")
+            with TabPane("4 Kernels", id="kernels"):
+                yield KernelsView(self.analysis, id="kernelsview")
+            with TabPane("5 Overview", id="overview"):
+                yield OverviewView(self.analysis)
+        yield DetailsPanel(id="details")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.title_text
+        self.query_one("#search", Input).display = False
+        self.query_one(RangePanel).display = False
+        self.query_one(DetailsPanel).show(None)
+        self.query_one(Timeline).focus()
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.query_one(Timeline)
+
+    # ---- views -------------------------------------------------------------------------------
+
+    def show_view(self, name: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = name
+        if name == "tree" and self.selected >= 0:
+            self.query_one(CallTreeView).reveal(self.selected)
+        focus = {"timeline": Timeline, "tree": CallTreeView, "ops": OpsView, "kernels": KernelsView}.get(name)
+        if focus is OpsView or focus is KernelsView:
+            self.query_one(f"#{'opsview' if focus is OpsView else 'kernelsview'}").query_one("DataTable").focus()
+        elif focus is not None:
+            self.query_one(focus).focus()
+
+    @property
+    def active_view(self) -> str:
+        return self.query_one(TabbedContent).active
+
+    # ---- messages up -------------------------------------------------------------------------
+
+    def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
+        self.selected = message.event
+        panel = self.query_one(DetailsPanel)
+        if message.event < 0:
+            panel.show(None)
+            return
+        panel.show(describe(self.analysis, message.event, self.lanes.t_min), self.app.notes_for(self.analysis, message.event))
+
+    def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
+        panel = self.query_one(DetailsPanel)
+        panel.display = not panel.display
+
+    def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
+        self.query_one(Ruler).show(message.view, message.mark)
+
+    def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
+        panel = self.query_one(RangePanel)
+        panel.display = message.span is not None
+        if message.span is not None:
+            panel.show(aggregate_range(self.analysis, *message.span), message.span)
+
+    def on_timeline_search_requested(self, _message: Timeline.SearchRequested) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "search":
+            return
+        event.stop()
+        self.search(event.value)
+
+    def search(self, pattern: str) -> int:
+        """Highlight the events matching pattern on the timeline; returns the match count."""
+        box = self.query_one("#search", Input)
+        try:
+            matches = navigate.search(self.analysis, pattern) if pattern else navigate.search(self.analysis, "(?!)")
+        except re.error as exc:
+            self.notify(f"bad regular expression: {exc}", severity="error")
+            return 0
+        box.display = False
+        self.timeline.focus()
+        self.timeline.set_matches(matches)
+        self.notify(f"{len(matches):,} match(es) for /{pattern}/; n and N move between them", timeout=3)
+        return len(matches)
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.has_focus:
+            box.display = False
+            self.timeline.focus()
+            event.stop()
+
+    def on_rows_view_jump(self, message: RowsView.Jump) -> None:
+        self.show_view("timeline")
+        self.search("^" + re.escape(message.name) + "$")
+
+    def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
+        self.show_view("timeline")
+        self.timeline.select(message.event)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.query_one(DetailsPanel).display = event.pane.id in ("timeline", "tree")

@@ -1,0 +1,1 @@
+"""Textual widgets of the tracetui app."""

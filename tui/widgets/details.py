@@ -1,0 +1,46 @@
+"""The details panel: everything about the selected event, formatted at render time."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from ..fmt import fmt_dur
+from ..model.details import Details
+
+MAX_ARG_CHARS = 160
+
+
+def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold #9aa3ad", no_wrap=True)
+    grid.add_column()
+    grid.add_row("name", Text(d.name, style="bold"))
+    grid.add_row("where", f"{d.category} on {d.track}")
+    grid.add_row("time", f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} (self {fmt_dur(d.self_ns)})")
+    if d.launch:
+        grid.add_row("launched by", f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}")
+    if d.footprint:
+        grid.add_row("footprint", ", ".join(f"{k} {v}" for k, v in d.footprint.items()))
+    if d.kernels:
+        shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
+        more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
+        grid.add_row("GPU work", f"{len(d.kernels)} launched: {shown}{more}")
+    for note in notes or []:
+        grid.add_row("note", Text(note, style="italic #e5c07b"))
+    for key, value in d.args.items():
+        text = str(value)
+        grid.add_row(str(key), text if len(text) <= MAX_ARG_CHARS else text[: MAX_ARG_CHARS - 1] + "…")
+    return Group(grid)
+
+
+class DetailsPanel(Static):
+    """Shows Details for the selection (attribute down: call show())."""
+
+    DEFAULT_CSS = "DetailsPanel { height: auto; max-height: 12; }"
+
+    def show(self, details: Details | None, notes: list[str] | None = None) -> None:
+        self.details = details
+        self.update(details_renderable(details, notes) if details else Text("Select an event (arrows, hjkl or a click).", style="dim"))

@@ -1,0 +1,76 @@
+"""The overview: the summary in plain words, steps as bars, the top ops and kernels."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..fmt import fmt_time
+from ..model.analysis import Analysis
+from ..model.readings import readings
+from ..report import summary_lines
+
+BAR = "█"
+TOP = 5
+
+
+def step_bars(a: Analysis, width: int = 40) -> Table:
+    steps = a.summary.steps
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    longest = max((s.dur_us for s in steps), default=0) or 1
+    median = sorted(s.dur_us for s in steps)[len(steps) // 2] if steps else 0
+    for s in steps:
+        n = max(int(round(width * s.dur_us / longest)), 1)
+        style = "#e06c75" if median and s.dur_us > 1.5 * median else "#61afef"
+        grid.add_row(s.name, Text(BAR * n, style=style), fmt_time(s.dur_us))
+    return grid
+
+
+def overview_renderable(a: Analysis) -> Group:
+    s = a.summary
+    parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
+    parts += [Text("• " + r) for r in readings(s)]
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="#9aa3ad")
+    facts.add_column()
+    for k, v in summary_lines(s):
+        if k != "Verdict":
+            facts.add_row(k, v)
+    parts += [Text(""), facts]
+    if s.steps:
+        parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
+    parts += [Text("\nTop ops by total time", style="bold"), _top_ops(a), Text("\nTop GPU kernels", style="bold"), _top_kernels(a)]
+    return Group(*parts)
+
+
+def _top_ops(a: Analysis) -> Table:
+    t = Table.grid(padding=(0, 2))
+    key = "device_total_us" if a.ops.has_device else "cpu_total_us"
+    rows = sorted((r for r in a.ops.rows if not r.is_annotation), key=lambda r: -getattr(r, key))[:TOP]
+    for r in rows:
+        t.add_row(r.name[:70], fmt_time(getattr(r, key)), f"×{r.count}")
+    return t
+
+
+def _top_kernels(a: Analysis) -> Table | Text:
+    if not a.kernels:
+        return Text("none: this trace has no GPU activity", style="dim")
+    t = Table.grid(padding=(0, 2))
+    for r in a.kernels[:TOP]:
+        t.add_row(r.name[:70], fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
+    return t
+
+
+class OverviewView(VerticalScroll):
+    def __init__(self, analysis: Analysis, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.analysis = analysis
+
+    def compose(self):
+        yield Static(overview_renderable(self.analysis), id="overview-body")

@@ -1,0 +1,92 @@
+"""Turn lane cells into styled segments: stable colours, eighth blocks, labels, highlights."""
+
+from __future__ import annotations
+
+import zlib
+
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import Style
+
+from ..model.lanes import BUSY, EMPTY, Cells
+
+# Eighth blocks filled from the left: 0/8 .. 8/8.
+LEFT = " ▏▎▍▌▋▊▉█"
+SHADES = "░▒▓"
+PALETTE = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#e15759", "#9c755f",
+    "#86bcb6", "#d37295", "#8cd17d", "#a0cbe8", "#ffbe7d", "#b6992d", "#499894", "#f1ce63",
+]
+LANE_BG = Color.parse("#1c1f24")
+GPU_LANE_BG = Color.parse("#111418")
+BUSY_FG = Color.parse("#8a8f98")
+SELECTED = Color.parse("#ffffff")
+MATCH = Color.parse("#ffd700")
+
+
+def color_of(name: str) -> Color:
+    """A colour per name, stable across runs and machines."""
+    return Color.parse(PALETTE[zlib.crc32(name.encode()) % len(PALETTE)])
+
+
+def text_on(bg: Color) -> Color:
+    r, g, b = bg.get_truecolor()
+    return Color.parse("#000000") if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else Color.parse("#ffffff")
+
+
+def paint_row(cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool) -> list[Segment]:
+    """Segments for one row: name_of(event) gives its name, selected/matches are highlighted."""
+    bg = GPU_LANE_BG if gpu else LANE_BG
+    out: list[tuple[str, Style]] = []
+    k, width = 0, len(cells.event)
+    events = cells.event.tolist()
+    while k < width:
+        ev = events[k]
+        if ev >= 0 and cells.head[k] == 0 and cells.tail[k] == 0:
+            run = k
+            while run < width and events[run] == ev and cells.head[run] == 0 and cells.tail[run] == 0:
+                run += 1
+            out.append(_label_run(name_of(ev), run - k, _fill(ev, name_of, selected, matches)))
+            k = run
+            continue
+        out.append(_cell(ev, cells, k, name_of, selected, matches, bg))
+        k += 1
+    return _merge(out, bg)
+
+
+def _fill(ev: int, name_of, selected: int, matches: frozenset[int]) -> Color:
+    if ev == selected:
+        return SELECTED
+    if ev in matches:
+        return MATCH
+    return color_of(name_of(ev))
+
+
+def _label_run(name: str, length: int, color: Color) -> tuple[str, Style]:
+    text = name if len(name) <= length else (name[: length - 1] + "…" if length >= 4 else "")
+    return text.ljust(length), Style(color=text_on(color), bgcolor=color)
+
+
+def _cell(ev: int, cells: Cells, k: int, name_of, selected, matches, bg: Color) -> tuple[str, Style]:
+    if ev == EMPTY:
+        return " ", Style(bgcolor=bg)
+    if ev == BUSY:
+        shade = SHADES[min(int(cells.cover[k] * len(SHADES)), len(SHADES) - 1)]
+        return shade, Style(color=BUSY_FG, bgcolor=bg)
+    color = _fill(ev, name_of, selected, matches)
+    head, tail = float(cells.head[k]), float(cells.tail[k])
+    if head > 0 and tail > 0:  # starts and ends inside this cell
+        return LEFT[max(1, round(cells.cover[k] * 8))], Style(color=color, bgcolor=bg)
+    if head > 0:  # starts mid-cell: background on the left, colour on the right
+        return LEFT[min(round(head * 8), 7)], Style(color=bg, bgcolor=color)
+    return LEFT[max(round((1 - tail) * 8), 1)], Style(color=color, bgcolor=bg)
+
+
+def _merge(parts: list[tuple[str, Style]], bg: Color) -> list[Segment]:
+    segments: list[Segment] = []
+    for text, style in parts:
+        if segments and segments[-1].style == style:
+            segments[-1] = Segment(segments[-1].text + text, style)
+        else:
+            segments.append(Segment(text, style))
+    return segments

@@ -1,0 +1,314 @@
+"""The timeline: CPU thread and GPU stream lanes drawn with the Line API from lane summaries."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..model import navigate
+from ..model.analysis import Analysis
+from ..model.lanes import LaneIndex, Line, lane_cells, layout_lines
+from ..model.viewport import Viewport, fit, pan, resize, zoom
+from .paint import paint_row
+
+GUTTER = 24
+HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
+GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
+
+
+class Timeline(ScrollView, can_focus=True):
+    """Lanes of one trace; owns its view, selection, search matches and marked range."""
+
+    BINDINGS = [
+        Binding("w", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
+        Binding("s", "zoom(1)", "Zoom out", id="timeline.zoom_out"),
+        Binding("a", "pan(-1)", "Pan left", id="timeline.pan_left"),
+        Binding("d", "pan(1)", "Pan right", id="timeline.pan_right"),
+        Binding("A", "pan(-4)", "Pan left (big)", show=False, id="timeline.pan_left_big"),
+        Binding("D", "pan(4)", "Pan right (big)", show=False, id="timeline.pan_right_big"),
+        Binding("left,h", "step(-1)", "Previous event", show=False, id="timeline.prev"),
+        Binding("right,l", "step(1)", "Next event", show=False, id="timeline.next"),
+        Binding("up,k", "parent", "Parent", show=False, id="timeline.parent"),
+        Binding("down,j", "child", "Child", show=False, id="timeline.child"),
+        Binding("f", "fit", "Fit selection", id="timeline.fit"),
+        Binding("0,z", "reset", "Reset view", id="timeline.reset"),
+        Binding("/", "search", "Search", id="timeline.search"),
+        Binding("n", "next_match(1)", "Next match", show=False, id="timeline.next_match"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="timeline.prev_match"),
+        Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward"),
+        Binding("[", "flow(False)", "Kernel → launch", show=False, id="timeline.flow_back"),
+        Binding("m", "mark", "Mark range", id="timeline.mark"),
+        Binding("c", "collapse", "Collapse lane", show=False, id="timeline.collapse"),
+        Binding("enter", "details", "Details", id="timeline.details"),
+    ]
+    PAN_CELLS = 8  # one press pans width / PAN_CELLS
+
+    class SelectionChanged(Message):
+        def __init__(self, event: int) -> None:
+            super().__init__()
+            self.event = event
+
+    class ViewChanged(Message):
+        def __init__(self, view: Viewport, mark: tuple[int, int] | None) -> None:
+            super().__init__()
+            self.view, self.mark = view, mark
+
+    class RangeMarked(Message):
+        def __init__(self, span: tuple[int, int] | None) -> None:
+            super().__init__()
+            self.span = span
+
+    class SearchRequested(Message):
+        pass
+
+    class DetailsRequested(Message):
+        def __init__(self, event: int) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, analysis: Analysis, lanes: LaneIndex, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.analysis, self.lanes = analysis, lanes
+        self.collapsed: frozenset[int] = frozenset()
+        self.lines: list[Line] = layout_lines(lanes)
+        self.view = Viewport(lanes.t_min if lanes.rows else 0, 1, 1)
+        self.selected = -1
+        self.matches = np.empty(0, np.int64)
+        self.match_set: frozenset[int] = frozenset()
+        self.match_pos = -1
+        self.mark: tuple[int, int] | None = None
+        self._fitted = False
+        self._line_of_track: dict[int, int] = {}
+        self._reindex()
+
+    # ---- geometry --------------------------------------------------------------------------
+
+    @property
+    def cells_width(self) -> int:
+        return max(self.scrollable_content_region.width - GUTTER, 1)
+
+    def _reindex(self) -> None:
+        self._line_of_track = {}
+        for k, line in enumerate(self.lines):
+            if line.kind == "row" and line.depth == 0:
+                self._line_of_track[line.track] = k
+        self.virtual_size = Size(self.scrollable_content_region.width or 80, len(self.lines))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lines))
+        self.view = resize(self.view, self.cells_width)
+        if not self._fitted and self.lanes.rows:
+            self._fitted = True
+            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+        self._changed()
+
+    # ---- drawing ---------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        if index >= len(self.lines):
+            return Strip.blank(width)
+        line = self.lines[index]
+        if line.kind == "process":
+            return Strip([Segment(f" {line.label}"[:width].ljust(width), HEADER)], width)
+        return Strip([self._gutter(line), *self._cells(line)], width)
+
+    def _gutter(self, line: Line) -> Segment:
+        text = ""
+        if line.depth == 0:
+            arrow = "▸ " if line.track in self.collapsed else "▾ "
+            text = arrow + line.label
+        text = text if len(text) < GUTTER - 1 else text[: GUTTER - 2] + "…"
+        return Segment(text.ljust(GUTTER - 1) + "│", GUTTER_STYLE)
+
+    def _cells(self, line: Line) -> list[Segment]:
+        row = self.lanes.row(line.track, line.depth)
+        track = self.analysis.trace.tracks[line.track]
+        if row is None:
+            return [Segment(" " * self.cells_width)]
+        cells = lane_cells(row, self.view.t0, self.view.bucket, self.view.width)
+        return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu)
+
+    def _event_name(self, i: int) -> str:
+        return self.analysis.trace.names[int(self.analysis.trace.x["name"][i])]
+
+    def _changed(self) -> None:
+        self.refresh()
+        self.post_message(self.ViewChanged(self.view, self.mark))
+
+    # ---- view actions ------------------------------------------------------------------------
+
+    def cursor_time(self) -> int:
+        if self.selected >= 0:
+            start = int(self.analysis.trace.x["ts"][self.selected])
+            end = int(self.analysis.end[self.selected])
+            if self.view.visible(start, end):
+                return (max(start, self.view.t0) + min(end, self.view.t1)) // 2
+        return (self.view.t0 + self.view.t1) // 2
+
+    def action_zoom(self, factor: int) -> None:
+        self.view = zoom(self.view, self.cursor_time(), factor)
+        self._changed()
+
+    def action_pan(self, steps: int) -> None:
+        self.view = pan(self.view, steps * max(self.view.width // self.PAN_CELLS, 1))
+        self._changed()
+
+    def action_reset(self) -> None:
+        if self.lanes.rows:
+            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+        self._changed()
+
+    def action_fit(self) -> None:
+        if self.selected >= 0:
+            start = int(self.analysis.trace.x["ts"][self.selected])
+            self.view = fit(start, int(self.analysis.end[self.selected]), self.cells_width)
+            self._changed()
+
+    # ---- selection actions -------------------------------------------------------------------
+
+    def select(self, event: int, reveal: bool = True) -> None:
+        """Select an event (attribute down from the screen, or from a key here)."""
+        self.selected = int(event)
+        if reveal and event >= 0:
+            self._reveal(event)
+        self.refresh()
+        self.post_message(self.SelectionChanged(self.selected))
+
+    def _reveal(self, event: int) -> None:
+        x = self.analysis.trace.x
+        start, end = int(x["ts"][event]), int(self.analysis.end[event])
+        if not self.view.visible(start, end):
+            self.view = pan(self.view, int(self.view.col_of((start + end) // 2) - self.view.width // 2))
+        track = int(x["track"][event])
+        if track in self.collapsed:
+            self.collapsed = self.collapsed - {track}
+            self._relayout()
+        line = self._line_of_track.get(track, 0) + int(self.analysis.nesting.row[event])
+        if not (self.scroll_offset.y <= line < self.scroll_offset.y + self.scrollable_content_region.height):
+            self.scroll_to(y=max(line - self.scrollable_content_region.height // 2, 0), animate=False)
+        self._changed()
+
+    def _first_visible_event(self) -> int:
+        for line in self.lines[self.scroll_offset.y :]:
+            if line.kind != "row":
+                continue
+            row = self.lanes.row(line.track, line.depth)
+            if row is None:
+                continue
+            k = int(np.searchsorted(row.ends, self.view.t0, side="left"))
+            if k < len(row.events) and row.starts[k] <= self.view.t1:
+                return int(row.events[k])
+        return -1
+
+    def _move(self, target) -> None:
+        if self.selected < 0:
+            self.select(self._first_visible_event())
+            return
+        self.select(target(self.selected))
+
+    def action_step(self, step: int) -> None:
+        self._move(lambda i: navigate.neighbour(self.lanes, i, step))
+
+    def action_parent(self) -> None:
+        self._move(lambda i: navigate.parent(self.analysis, i))
+
+    def action_child(self) -> None:
+        self._move(lambda i: navigate.first_child(self.analysis, i))
+
+    def action_flow(self, forward: bool) -> None:
+        if self.selected >= 0:
+            self.select(navigate.follow_flow(self.analysis, self.selected, forward))
+
+    def action_details(self) -> None:
+        if self.selected >= 0:
+            self.post_message(self.DetailsRequested(self.selected))
+
+    def action_mark(self) -> None:
+        if self.mark is not None:
+            self.mark = None
+        elif self.selected >= 0:
+            self.mark = (int(self.analysis.trace.x["ts"][self.selected]), int(self.analysis.end[self.selected]))
+        else:
+            self.mark = (self.view.t0, self.view.t1)
+        self.post_message(self.RangeMarked(self.mark))
+        self._changed()
+
+    def action_collapse(self) -> None:
+        line = self.lines[min(self.scroll_offset.y, len(self.lines) - 1)] if self.lines else None
+        track = int(self.analysis.trace.x["track"][self.selected]) if self.selected >= 0 else (line.track if line else -1)
+        if track < 0:
+            return
+        self.collapsed = self.collapsed ^ {track}
+        self._relayout()
+
+    def _relayout(self) -> None:
+        self.lines = layout_lines(self.lanes, self.collapsed)
+        self._reindex()
+        self.refresh()
+
+    # ---- search ------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        self.post_message(self.SearchRequested())
+
+    def set_matches(self, matches: np.ndarray) -> None:
+        self.matches = matches
+        self.match_set = frozenset(matches.tolist()) if len(matches) < 200_000 else frozenset()
+        self.match_pos = -1
+        if len(matches):
+            self.action_next_match(1)
+        self.refresh()
+
+    def action_next_match(self, step: int) -> None:
+        if not len(self.matches):
+            return
+        self.match_pos = (self.match_pos + step) % len(self.matches)
+        self.select(int(self.matches[self.match_pos]))
+
+    # ---- mouse -------------------------------------------------------------------------------
+
+    def event_at(self, x: int, y: int) -> int:
+        index = self.scroll_offset.y + y
+        if x < GUTTER or index >= len(self.lines) or self.lines[index].kind != "row":
+            return -1
+        line = self.lines[index]
+        row = self.lanes.row(line.track, line.depth)
+        if row is None:
+            return -1
+        cells = lane_cells(row, self.view.t0, self.view.bucket, self.view.width)
+        col = x - GUTTER
+        if 0 <= col < len(cells.event) and cells.event[col] >= 0:
+            return int(cells.event[col])
+        return self.lanes.find(line.track, line.depth, self.view.time_at(col + 0.5))
+
+    def on_click(self, event: events.Click) -> None:
+        hit = self.event_at(event.x, event.y)
+        if hit >= 0:
+            self.select(hit, reveal=False)
+        elif event.x < GUTTER:
+            index = self.scroll_offset.y + event.y
+            if index < len(self.lines) and self.lines[index].kind == "row":
+                self.collapsed = self.collapsed ^ {self.lines[index].track}
+                self._relayout()
+
+    def _wheel_zoom(self, event, factor: int) -> None:
+        if event.x >= GUTTER and not event.shift:
+            event.stop()
+            event.prevent_default()
+            self.view = zoom(self.view, self.view.time_at(event.x - GUTTER), factor)
+            self._changed()
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel_zoom(event, -1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel_zoom(event, 1)

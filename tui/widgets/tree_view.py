@@ -1,0 +1,103 @@
+"""The call tree, expanded lazily, hottest children first, with a path to any event."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ..fmt import fmt_dur
+from ..model.calltree import CallTree, Node
+
+KIND_STYLE = {"step": "bold #e5c07b", "gpu": "#56b6c2", "runtime": "#c678dd", "cpu": "", "thread": "bold"}
+
+
+def node_label(n: Node) -> Text:
+    text = Text(n.name[:90], style=KIND_STYLE.get(n.kind, ""))
+    count = f" ×{n.count}" if n.count > 1 else ""
+    gpu = f" · GPU {fmt_dur(n.gpu_ns)}" if n.gpu_ns else ""
+    text.append(f"  total {fmt_dur(n.total_ns)} · self {fmt_dur(n.self_ns)}{gpu}{count}", style="#8a8f98")
+    return text
+
+
+class CallTreeView(Tree[Node]):
+    """Children are added when a node is expanded; the hot path opens first."""
+
+    BINDINGS = [
+        Binding("m", "toggle_merge", "Merge same-name siblings", id="tree.merge"),
+        Binding("t", "show", "Show on timeline", id="tree.show"),
+    ]
+    HOT_PATH_DEPTH = 6
+
+    class Show(Message):
+        def __init__(self, event: int) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, calltree: CallTree, **kwargs) -> None:
+        super().__init__("trace", **kwargs)
+        self.calltree = calltree
+        self.show_root = False
+
+    def on_mount(self) -> None:
+        self._fill_roots()
+
+    def _fill_roots(self) -> None:
+        self.clear()
+        for n in self.calltree.roots():
+            self._add(self.root, n)
+        self.root.expand()
+        if self.root.children:
+            self._expand_hot(self.root.children[0], self.HOT_PATH_DEPTH)
+
+    def _add(self, parent: TreeNode[Node], n: Node) -> TreeNode[Node]:
+        leaf = n.kind == "gpu"
+        return parent.add_leaf(node_label(n), data=n) if leaf else parent.add(node_label(n), data=n)
+
+    def _load(self, node: TreeNode[Node]) -> None:
+        if node.data is None or node.children:
+            return
+        for child in self.calltree.children(node.data):
+            self._add(node, child)
+        node.allow_expand = bool(node.children)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Node]) -> None:
+        self._load(event.node)
+
+    def _expand_hot(self, node: TreeNode[Node], depth: int) -> None:
+        for _ in range(depth):
+            self._load(node)
+            node.expand()
+            if not node.children:
+                return
+            node = node.children[0]
+
+    def action_toggle_merge(self) -> None:
+        self.calltree.merge = not self.calltree.merge
+        self._fill_roots()
+
+    def action_show(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None:
+            self.post_message(self.Show(int(node.data.events[0])))
+
+    def reveal(self, event: int) -> bool:
+        """Expand the path from a root down to the node holding event, and move there."""
+        path = self.calltree.path_to(event)
+        tops = {int(e) for c in self.root.children if c.data is not None for e in c.data.events}
+        start = next((k for k, ev in enumerate(path) if ev in tops), len(path))
+        node = self.root
+        for ev in path[start:]:
+            self._load(node)
+            node.expand()
+            match = next((c for c in node.children if c.data is not None and ev in set(c.data.events.tolist())), None)
+            if match is None:
+                break
+            node = match
+        if node is self.root:
+            return False
+        self.move_cursor(node)
+        self.scroll_to_node(node)
+        return True
