@@ -98,6 +98,9 @@ class CallTreeView(Tree[Node]):
             node = match
         if node is self.root:
             return False
-        self.move_cursor(node)
-        self.scroll_to_node(node)
+        self.call_after_refresh(self._go_to, node)
         return True
+
+    def _go_to(self, node: TreeNode[Node]) -> None:
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)

@@ -1,0 +1,225 @@
+"""Pilot tests: drive the real app with keys on real traces and assert its state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+
+from tui.app import TraceApp
+from tui.model.args import event_args
+from tui.model.schema import Cat
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.widgets.kernels_view import KernelsView
+from tui.widgets.ops_view import OpsView
+from tui.widgets.range_panel import RangePanel
+from tui.widgets.timeline import Timeline
+from tui.widgets.tree_view import CallTreeView
+
+BERT = str(SAMPLES / "h100-bert-small.json.gz")
+
+
+async def started(pilot) -> MainScreen:
+    await pilot.app.workers.wait_for_complete()
+    for _ in range(20):
+        await pilot.pause()
+        if isinstance(pilot.app.screen, MainScreen):
+            break
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    await pilot.pause()
+    return screen
+
+
+@pytest.fixture
+def app():
+    return TraceApp([BERT], use_cache=False)
+
+
+async def test_zoom_keeps_the_cursor_time_in_place_and_pan_moves_by_an_eighth(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        tl = (await started(pilot)).timeline
+        full = tl.view
+        center = (full.t0 + full.t1) // 2
+        await pilot.press("w")
+        assert tl.view.bucket == full.bucket // 2
+        assert abs(tl.view.col_of(center) - full.col_of(center)) <= 1
+        zoomed = tl.view
+        await pilot.press("d")
+        assert tl.view.t0 == zoomed.t0 + (zoomed.width // 8) * zoomed.bucket
+        await pilot.press("A")
+        assert tl.view.t0 == zoomed.t0 + (zoomed.width // 8) * zoomed.bucket * (1 - 4)
+        await pilot.press("s", "s")
+        assert tl.view.bucket == full.bucket * 2
+        await pilot.press("0")
+        assert tl.view == full
+        assert tl.lanes.t_min >= full.t0 and tl.lanes.t_max <= full.t1
+
+
+async def test_selection_moves_along_the_row_and_to_parent_and_child(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        tl = (await started(pilot)).timeline
+        a = tl.analysis
+        await pilot.press("l")  # nothing selected yet: selects the first visible event
+        assert tl.selected >= 0
+        first = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL))
+        tl.select(first)
+        await pilot.press("l")
+        second = tl.selected
+        row = a.nesting.row
+        assert a.trace.x["track"][second] == a.trace.x["track"][first] and row[second] == row[first]
+        assert a.trace.x["ts"][second] > a.trace.x["ts"][first]
+        await pilot.press("h")
+        assert tl.selected == first
+        # go to an op with children, then down and up
+        op = int(np.flatnonzero(np.array([a.trace.names[n] == "aten::linear" for n in a.trace.x["name"]]))[0])
+        tl.select(op)
+        await pilot.press("j")
+        child = tl.selected
+        assert a.nesting.parent[child] == op
+        await pilot.press("k")
+        assert tl.selected == op
+
+
+async def test_bracket_follows_launch_to_kernel_and_back(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        tl = screen.timeline
+        trace = tl.analysis.trace
+        launch = int(next(i for i in tl.analysis.nesting.order if trace.name_of(i) == "cudaLaunchKernel"))
+        tl.select(launch)
+        await pilot.press("]")
+        kernel = tl.selected
+        assert trace.x["cat"][kernel] == Cat.KERNEL
+        assert event_args(trace, kernel)["correlation"] == event_args(trace, launch)["correlation"]
+        assert screen.query_one("#details").details.launch[0] == launch
+        await pilot.press("[")
+        assert tl.selected == launch
+
+
+async def test_search_highlights_matches_and_n_walks_them(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        tl = (await started(pilot)).timeline
+        await pilot.press("/")
+        await pilot.press(*"aten::(mm|addmm)$", "enter")
+        names = [tl.analysis.trace.name_of(i) for i in tl.matches]
+        expected = sum(1 for n in tl.analysis.trace.x["name"] if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm"))
+        assert len(names) == expected > 0 and set(names) <= {"aten::mm", "aten::addmm"}
+        assert tl.selected == tl.matches[0]
+        await pilot.press("n")
+        assert tl.selected == tl.matches[1]
+        await pilot.press("N", "N")
+        assert tl.selected == tl.matches[-1]
+
+
+async def test_mark_aggregates_the_range(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        tl = screen.timeline
+        a = tl.analysis
+        step = int(next(i for i in a.nesting.order if a.trace.name_of(i) == "ProfilerStep#6"))
+        tl.select(step)
+        await pilot.press("m")
+        panel = screen.query_one(RangePanel)
+        assert panel.display and tl.mark == (int(a.trace.x["ts"][step]), int(a.end[step]))
+        inside = [i for i in a.nesting.order if a.trace.x["ts"][i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
+        linear = [i for i in inside if a.trace.name_of(i) == "aten::linear"]
+        row = next(panel.get_row_at(k) for k in range(panel.row_count) if panel.get_row_at(k)[0] == "aten::linear")
+        assert int(row[1]) == len(linear)
+        await pilot.press("m")
+        assert tl.mark is None and not panel.display
+
+
+async def test_help_lists_every_binding_of_the_focused_chain(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = pilot.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        ids = {row[3] for row in help_screen.rows}
+        assert {b.id for b in Timeline.BINDINGS} <= ids and "app.quit" in ids
+        assert all(row[2] for row in help_screen.rows)
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, MainScreen)
+
+
+async def test_ops_view_sorts_filters_groups_and_jumps(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("3")
+        ops = screen.query_one(OpsView)
+        await pilot.press("c")
+        counts = [r.count for r in ops.shown]
+        assert counts == sorted(counts, reverse=True)
+        await pilot.press("s")
+        assert [r.self_cpu_us for r in ops.shown] == sorted((r.self_cpu_us for r in ops.shown), reverse=True)
+        await pilot.press("/", *"^aten::", "enter")
+        assert ops.shown and all(r.name.startswith("aten::") for r in ops.shown)
+        await pilot.press("b")
+        assert ops.by_shape and any(r.input_shapes for r in ops.shown)
+        await pilot.press("enter")
+        assert screen.active_view == "timeline"
+        name = ops.shown[0].name
+        assert len(screen.timeline.matches) == sum(1 for r in ops.shown if r.name == name for _ in range(r.count))
+
+
+async def test_kernels_view_sorts_and_shows_the_footprint(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("4")
+        view = screen.query_one(KernelsView)
+        await pilot.press("c")
+        assert [r.count for r in view.shown] == sorted((r.count for r in view.shown), reverse=True)
+        grid = view._arg(view.shown[0].example, "grid")
+        assert grid.startswith("[")
+
+
+async def test_tree_expands_lazily_and_follows_the_selection(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        tl = screen.timeline
+        a = tl.analysis
+        kernel = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL and a.links.launcher[i] >= 0))
+        tl.select(kernel)
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.pause()
+        tree = screen.query_one(CallTreeView)
+        node = tree.cursor_node
+        assert node is not None and kernel in node.data.events.tolist()
+        assert node.data.kind == "gpu"
+        root = tree.root.children[0]
+        assert root.data.name == "ProfilerStep#6" and root.is_expanded
+
+
+async def test_overview_says_the_verdict_in_words(app):
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("5")
+        from rich.console import Console
+
+        console = Console(width=160, record=True, file=open("/dev/null", "w"))
+        console.print(screen.query_one("#overview-body").content)
+        body = console.export_text()
+        assert "Verdict: overhead-bound" in body and "launching tiny kernels" in body
+        assert "ProfilerStep#6 ████" in body
+
+
+async def test_narrow_terminal_still_works():
+    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot)
+        tl = screen.timeline
+        assert tl.cells_width == 80 - 24 - 1
+        await pilot.press("w", "l", "enter", "3", "4", "5", "1")
+        assert tl.selected >= 0
+
+
+async def test_bad_file_reports_an_error_and_exits():
+    app = TraceApp(["/nonexistent.json"], use_cache=False)
+    async with app.run_test() as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.load_error is not None and "no such file" in str(app.load_error)
