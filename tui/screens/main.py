@@ -97,7 +97,7 @@ class MainScreen(Screen):
         panel.display = not panel.display
 
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
-        self.query_one(Ruler).show(message.view, message.mark)
+        self.query_one(Ruler).show(message.view, message.mark, message.name_cols)
 
     def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
         panel = self.query_one(RangePanel)

@@ -39,7 +39,7 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
 class DetailsPanel(Static):
     """Shows Details for the selection (attribute down: call show())."""
 
-    DEFAULT_CSS = "DetailsPanel { height: auto; max-height: 12; }"
+    DEFAULT_CSS = "DetailsPanel { height: auto; max-height: 35%; }"
 
     def show(self, details: Details | None, notes: list[str] | None = None) -> None:
         self.details = details

@@ -16,6 +16,7 @@ from .rows_view import Column, RowsView
 class KernelsView(RowsView):
     SORTS = KERNEL_SORTS
     DEFAULT_SORT = "total"
+    NAME_MAX = 70
     BINDINGS = [
         Binding("n", "sort('name')", "Sort by name", id="kernels.sort_name"),
         Binding("t", "sort('total')", "Sort by total", id="kernels.sort_total"),
@@ -29,7 +30,7 @@ class KernelsView(RowsView):
         self.analysis = analysis
         super().__init__(**kwargs)
         self.COLUMNS = [
-            Column("Name", lambda r: truncate(r.name, 70), "name"),
+            Column("Name", lambda r: truncate(r.name, self.name_width), "name"),
             Column("Kind", lambda r: r.kind),
             Column("Calls", lambda r: str(r.count), "count"),
             Column("Total", lambda r: fmt_time(r.total_us), "total"),

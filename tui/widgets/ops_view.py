@@ -38,7 +38,7 @@ class OpsView(RowsView):
     def _columns(self) -> list[Column]:
         t = lambda: self.table  # noqa: E731 - totals of whichever grouping is shown
         cols = [
-            Column("Name", lambda r: truncate(r.name, 55) + (" [GPU]" if r.is_device else ""), "name"),
+            Column("Name", lambda r: truncate(r.name, self.name_width) + (" [GPU]" if r.is_device else ""), "name"),
             Column("Self CPU %", lambda r: fmt_share(r.self_cpu_us, t().self_cpu_total_us), "self_cpu"),
             Column("Self CPU", lambda r: fmt_time(r.self_cpu_us), "self_cpu"),
             Column("CPU total %", lambda r: fmt_share(r.cpu_total_us, t().self_cpu_total_us), "cpu_total"),

@@ -34,8 +34,12 @@ def text_on(bg: Color) -> Color:
     return Color.parse("#000000") if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else Color.parse("#ffffff")
 
 
-def paint_row(cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool) -> list[Segment]:
-    """Segments for one row: name_of(event) gives its name, selected/matches are highlighted."""
+def paint_row(cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool, mark_col: int = -1) -> list[Segment]:
+    """Segments for one row: name_of(event) gives its name, selected/matches are highlighted.
+
+    mark_col is the cell where the selected event starts; if that cell is merged (busy), it is
+    drawn in the selection colour so a tiny selected event stays visible at any zoom.
+    """
     bg = GPU_LANE_BG if gpu else LANE_BG
     out: list[tuple[str, Style]] = []
     k, width = 0, len(cells.event)
@@ -49,7 +53,10 @@ def paint_row(cells: Cells, name_of, selected: int, matches: frozenset[int], gpu
             out.append(_label_run(name_of(ev), run - k, _fill(ev, name_of, selected, matches)))
             k = run
             continue
-        out.append(_cell(ev, cells, k, name_of, selected, matches, bg))
+        if k == mark_col and ev == BUSY:
+            out.append(("▮", Style(color=SELECTED, bgcolor=bg)))
+        else:
+            out.append(_cell(ev, cells, k, name_of, selected, matches, bg))
         k += 1
     return _merge(out, bg)
 

@@ -28,6 +28,8 @@ class RowsView(Vertical):
     COLUMNS: list[Column] = []
     SORTS: dict[str, SortKey] = {}
     DEFAULT_SORT = ""
+    NAME_MAX = 55
+    OTHER_COLUMNS_WIDTH = 60  # room kept for the numbers before the name is shortened
     BINDINGS = [
         Binding("/", "filter", "Filter", id="table.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="table.clear_filter"),
@@ -43,6 +45,7 @@ class RowsView(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.name_width = 55
         self.sort_key = self.DEFAULT_SORT
         self.pattern: re.Pattern | None = None
         self.shown: list = []
@@ -54,13 +57,17 @@ class RowsView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(Input).display = False
-        table = self.query_one(DataTable)
-        for col in self.COLUMNS:
-            table.add_column(col.header, key=col.header)
         self.refill()
 
     def source_rows(self) -> list:
         raise NotImplementedError
+
+    def on_resize(self, event) -> None:
+        width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
+        if width != self.name_width:
+            self.name_width = width
+            if self.is_mounted and self.query(DataTable):
+                self.refill()
 
     def status(self) -> str:
         keys = ", ".join(f"{b.key} {b.description.removeprefix('Sort by ')}" for b in self.BINDINGS if b.action.startswith("sort("))
@@ -73,7 +80,9 @@ class RowsView(Vertical):
             rows = [r for r in rows if self.pattern.search(r.name)]
         self.shown = sort_rows(rows, self.SORTS, self.sort_key) if self.sort_key else rows
         table = self.query_one(DataTable)
-        table.clear()
+        table.clear(columns=True)  # column widths follow the current name width
+        for col in self.COLUMNS:
+            table.add_column(col.header, key=col.header)
         for r in self.shown:
             table.add_row(*(col.cell(r) for col in self.COLUMNS))
         self.query_one(".table-status", Static).update(self.status())

@@ -24,7 +24,7 @@ def tick_step(bucket: int) -> int:
     return power * 10
 
 
-def ruler_text(view: Viewport, origin: int, mark: tuple[int, int] | None) -> Text:
+def ruler_text(view: Viewport, origin: int, mark: tuple[int, int] | None, gutter: int = GUTTER) -> Text:
     """Two lines: labels relative to the trace start, and tick marks (the mark range shaded)."""
     step = tick_step(view.bucket)
     labels = [" "] * view.width
@@ -39,8 +39,8 @@ def ruler_text(view: Viewport, origin: int, mark: tuple[int, int] | None) -> Tex
             if col + len(label) < view.width and all(c == " " for c in labels[col : col + len(label) + 1]):
                 labels[col : col + len(label)] = list(label)
         t += step
-    span = f"{fmt_dur(view.t1 - view.t0)} shown"[: GUTTER - 1].ljust(GUTTER - 1) + "│"
-    text = Text(span + "".join(labels) + "\n" + "time".ljust(GUTTER - 1) + "│", style="#9aa3ad")
+    span = f"{fmt_dur(view.t1 - view.t0)} shown"[: gutter - 1].ljust(gutter - 1) + "│"
+    text = Text(span + "".join(labels) + "\n" + "time".ljust(gutter - 1) + "│", style="#9aa3ad")
     start = len(text)
     text.append("".join(ticks), style="#5c6370")
     if mark is not None:
@@ -61,12 +61,13 @@ class Ruler(Widget):
         self.origin = origin
         self.view: Viewport | None = None
         self.mark: tuple[int, int] | None = None
+        self.name_cols = GUTTER
 
-    def show(self, view: Viewport, mark: tuple[int, int] | None) -> None:
-        self.view, self.mark = view, mark
+    def show(self, view: Viewport, mark: tuple[int, int] | None, name_cols: int) -> None:
+        self.view, self.mark, self.name_cols = view, mark, name_cols
         self.refresh()
 
     def render(self) -> Text:
         if self.view is None:
             return Text("")
-        return ruler_text(self.view, self.origin, self.mark)
+        return ruler_text(self.view, self.origin, self.mark, self.name_cols)

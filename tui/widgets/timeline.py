@@ -18,9 +18,23 @@ from ..model.lanes import LaneIndex, Line, lane_cells, layout_lines
 from ..model.viewport import Viewport, fit, pan, resize, zoom
 from .paint import paint_row
 
-GUTTER = 24
+GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
+
+
+def gutter_for(width: int) -> int:
+    """Lane-name column width: 24 on wide terminals, down to 14 on narrow ones."""
+    return max(14, min(GUTTER, width // 5))
 HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
 GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
+
+
+def short_label(label: str, cols: int) -> str:
+    """Drop what the process header already says when the lane-name column is narrow."""
+    if cols >= GUTTER:
+        return label
+    if label.startswith("GPU ") and " stream " in label:
+        return "stream " + label.split(" stream ", 1)[1]
+    return label.removeprefix("python ")
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -56,9 +70,9 @@ class Timeline(ScrollView, can_focus=True):
             self.event = event
 
     class ViewChanged(Message):
-        def __init__(self, view: Viewport, mark: tuple[int, int] | None) -> None:
+        def __init__(self, view: Viewport, mark: tuple[int, int] | None, name_cols: int) -> None:
             super().__init__()
-            self.view, self.mark = view, mark
+            self.view, self.mark, self.name_cols = view, mark, name_cols
 
     class RangeMarked(Message):
         def __init__(self, span: tuple[int, int] | None) -> None:
@@ -92,7 +106,7 @@ class Timeline(ScrollView, can_focus=True):
 
     @property
     def cells_width(self) -> int:
-        return max(self.scrollable_content_region.width - GUTTER, 1)
+        return max(self.scrollable_content_region.width - self.name_cols, 1)
 
     def _reindex(self) -> None:
         self._line_of_track = {}
@@ -100,6 +114,10 @@ class Timeline(ScrollView, can_focus=True):
             if line.kind == "row" and line.depth == 0:
                 self._line_of_track[line.track] = k
         self.virtual_size = Size(self.scrollable_content_region.width or 80, len(self.lines))
+
+    @property
+    def name_cols(self) -> int:
+        return gutter_for(self.scrollable_content_region.width)
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lines))
@@ -125,9 +143,10 @@ class Timeline(ScrollView, can_focus=True):
         text = ""
         if line.depth == 0:
             arrow = "▸ " if line.track in self.collapsed else "▾ "
-            text = arrow + line.label
-        text = text if len(text) < GUTTER - 1 else text[: GUTTER - 2] + "…"
-        return Segment(text.ljust(GUTTER - 1) + "│", GUTTER_STYLE)
+            text = arrow + short_label(line.label, self.name_cols)
+        g = self.name_cols
+        text = text if len(text) < g - 1 else text[: g - 2] + "…"
+        return Segment(text.ljust(g - 1) + "│", GUTTER_STYLE)
 
     def _cells(self, line: Line) -> list[Segment]:
         row = self.lanes.row(line.track, line.depth)
@@ -135,14 +154,18 @@ class Timeline(ScrollView, can_focus=True):
         if row is None:
             return [Segment(" " * self.cells_width)]
         cells = lane_cells(row, self.view.t0, self.view.bucket, self.view.width)
-        return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu)
+        mark_col = -1
+        if self.selected >= 0 and self.analysis.trace.x["track"][self.selected] == line.track \
+                and self.analysis.nesting.row[self.selected] == line.depth:
+            mark_col = int(self.view.col_of(int(self.analysis.trace.x["ts"][self.selected])))
+        return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu, mark_col)
 
     def _event_name(self, i: int) -> str:
         return self.analysis.trace.names[int(self.analysis.trace.x["name"][i])]
 
     def _changed(self) -> None:
         self.refresh()
-        self.post_message(self.ViewChanged(self.view, self.mark))
+        self.post_message(self.ViewChanged(self.view, self.mark, self.name_cols))
 
     # ---- view actions ------------------------------------------------------------------------
 
@@ -278,14 +301,14 @@ class Timeline(ScrollView, can_focus=True):
 
     def event_at(self, x: int, y: int) -> int:
         index = self.scroll_offset.y + y
-        if x < GUTTER or index >= len(self.lines) or self.lines[index].kind != "row":
+        if x < self.name_cols or index >= len(self.lines) or self.lines[index].kind != "row":
             return -1
         line = self.lines[index]
         row = self.lanes.row(line.track, line.depth)
         if row is None:
             return -1
         cells = lane_cells(row, self.view.t0, self.view.bucket, self.view.width)
-        col = x - GUTTER
+        col = x - self.name_cols
         if 0 <= col < len(cells.event) and cells.event[col] >= 0:
             return int(cells.event[col])
         return self.lanes.find(line.track, line.depth, self.view.time_at(col + 0.5))
@@ -294,17 +317,17 @@ class Timeline(ScrollView, can_focus=True):
         hit = self.event_at(event.x, event.y)
         if hit >= 0:
             self.select(hit, reveal=False)
-        elif event.x < GUTTER:
+        elif event.x < self.name_cols:
             index = self.scroll_offset.y + event.y
             if index < len(self.lines) and self.lines[index].kind == "row":
                 self.collapsed = self.collapsed ^ {self.lines[index].track}
                 self._relayout()
 
     def _wheel_zoom(self, event, factor: int) -> None:
-        if event.x >= GUTTER and not event.shift:
+        if event.x >= self.name_cols and not event.shift:
             event.stop()
             event.prevent_default()
-            self.view = zoom(self.view, self.view.time_at(event.x - GUTTER), factor)
+            self.view = zoom(self.view, self.view.time_at(event.x - self.name_cols), factor)
             self._changed()
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
