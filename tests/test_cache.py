@@ -64,3 +64,17 @@ def test_unwritable_cache_dir_still_loads(tmp_path, monkeypatch):
     blocker.write_text("x")
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker / "sub"))
     assert load_trace(_copy(tmp_path)).n == 270
+
+
+def test_plain_json_is_cached_and_args_still_read_from_the_trace(tmp_path):
+    import gzip
+
+    from tui.model.args import event_args
+
+    path = tmp_path / "plain.json"
+    path.write_bytes(gzip.decompress((SAMPLES / "b300-moe-small.json.gz").read_bytes()))
+    first = load_trace(path)
+    again = load_trace(path)
+    assert again.report.from_cache and again.sources == [str(path)]
+    kernel = int(np.flatnonzero(again.x["cat"] == 4)[0])
+    assert event_args(again, kernel) == event_args(first, kernel) and "correlation" in event_args(again, kernel)

@@ -15,18 +15,22 @@ _EXACT_LIMIT_US = float(2**43)
 
 
 class Interner:
-    """Strings (or any hashable) to dense int ids."""
+    """Strings (or any hashable) to dense int ids, in first-seen order."""
 
     def __init__(self) -> None:
         self.ids: dict = {}
-        self.values: list = []
 
     def __call__(self, value) -> int:
-        ident = self.ids.get(value)
-        if ident is None:
-            ident = self.ids[value] = len(self.values)
-            self.values.append(value)
-        return ident
+        return self.ids.setdefault(value, len(self.ids))
+
+    def many(self, values) -> list[int]:
+        ids = self.ids
+        add = ids.setdefault
+        return [add(v, len(ids)) for v in values]
+
+    @property
+    def values(self) -> list:
+        return list(self.ids)
 
 
 def to_ns(values: list) -> np.ndarray:
@@ -94,6 +98,7 @@ class Builder:
     flow: dict[str, list] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
+    raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
 
     def add(self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: bytes | None) -> None:
         """Add one chunk's events; event i re-decodes as item pos[i] of chunk chunk_ids[i]."""
@@ -115,7 +120,7 @@ class Builder:
         if ph == "X":
             self._add_x(group, ts, chunks, pos)
         elif ph in ("i", "I"):
-            _extend(self.inst, ts=ts, track=self._track_ids(group), name=[self.names(e.name) for e in group])
+            _extend(self.inst, ts=ts, track=self._track_ids(group), name=self.names.many([e.name for e in group]))
         elif ph in ("s", "f", "t"):
             self._add_flows(ph, group, ts)
         elif ph == "M":
@@ -125,32 +130,29 @@ class Builder:
             self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
 
     def _track_ids(self, group: list[Event]) -> list[int]:
-        return [self.tracks((_norm(e.pid), _norm(e.tid))) for e in group]
+        raw = self.raw_tracks
+        out = []
+        for e in group:
+            key = (e.pid, e.tid)
+            ident = raw.get(key)
+            if ident is None:
+                ident = raw[key] = self.tracks((_norm(e.pid), _norm(e.tid)))
+            out.append(ident)
+        return out
 
     def _add_x(self, group: list[Event], ts, chunks, pos) -> None:
-        args = [e.args for e in group]
+        ext, corr, py_id, py_parent, shape = _link_columns([e.args for e in group], self.shapes)
         _extend(
             self.x,
             ts=ts,
             dur=np.maximum(to_ns([e.dur for e in group]), 0),
             track=self._track_ids(group),
-            name=[self.names(e.name) for e in group],
-            cat=[int(normalize_cat(e.cat)) for e in group],
-            cat_str=[self.cats(e.cat) for e in group],
-            ext=[_link(a.external_id if a.external_id is not None else a.external_id_legacy) if a else -1 for a in args],
-            corr=[_link(a.correlation) if a else -1 for a in args],
-            py_id=[_opt(a.python_id) if a else -1 for a in args],
-            py_parent=[_opt(a.python_parent_id) if a else -1 for a in args],
-            shape=[self._shape(a) for a in args],
+            name=self.names.many([e.name for e in group]),
+            cat_str=self.cats.many([e.cat for e in group]),
+            ext=ext, corr=corr, py_id=py_id, py_parent=py_parent, shape=shape,
             chunk=chunks,
             pos=pos,
         )
-
-    def _shape(self, a) -> int:
-        if a is None:
-            return -1
-        dims = bytes(a.input_dims) or bytes(a.input_dims_legacy)
-        return self.shapes(dims) if dims else -1
 
     def _add_flows(self, ph: str, group: list[Event], ts) -> None:
         cats = [LEGACY_FLOW_CATS.get(e.cat, e.cat) for e in group]
@@ -165,8 +167,11 @@ class Builder:
 
     def finish(self) -> dict[str, dict[str, np.ndarray]]:
         """Concatenate the per-chunk pieces into typed arrays."""
+        x = _concat(self.x, X_DTYPES)
+        enum = np.array([int(normalize_cat(c)) for c in self.cats.values] or [int(Cat.OTHER)], np.int8)
+        x["cat"] = enum[x["cat_str"]] if len(x["cat_str"]) else np.empty(0, np.int8)
         return {
-            "x": _concat(self.x, X_DTYPES),
+            "x": x,
             "inst": _concat(self.inst, INST_DTYPES),
             "flow": _concat(self.flow, FLOW_DTYPES),
         }
@@ -198,6 +203,31 @@ def _concat(store: dict[str, list], dtypes: dict) -> dict[str, np.ndarray]:
         key: (np.concatenate([np.asarray(p, dtype=dt) for p in store[key]]) if key in store else np.empty(0, dt))
         for key, dt in dtypes.items()
     }
+
+
+def _link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
+    """External id, correlation, Python id/parent and shape id per event (-1 when absent)."""
+    try:
+        ext = np.array([a.external_id for a in args], np.int64)
+        legacy = np.array([a.external_id_legacy for a in args], np.int64)
+        corr = np.array([a.correlation for a in args], np.int64)
+        py_id = np.array([a.python_id for a in args], np.int64)
+        py_parent = np.array([-1 if p is None else p for p in (a.python_parent_id for a in args)], np.int64)
+    except OverflowError:  # ids past int64 (seen in the wild): drop those links only
+        return _link_columns_slow(args, shapes)
+    ext = np.where(ext > 0, ext, np.where(legacy > 0, legacy, -1))
+    corr = np.where(corr > 0, corr, -1)
+    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
+    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), np.asarray(shape, np.int32)
+
+
+def _link_columns_slow(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
+    ext = [_link(a.external_id if a.external_id > 0 else a.external_id_legacy) for a in args]
+    corr = [_link(a.correlation) for a in args]
+    py_id = [_opt(a.python_id) for a in args]
+    py_parent = [_opt(a.python_parent_id) for a in args]
+    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
+    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (np.asarray(shape, np.int32),)
 
 
 def _link(value: int | None) -> int:

@@ -49,11 +49,13 @@ def decode_chunk(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) ->
 
 def _lenient_list(data: bytes) -> list[Event]:
     """Decode with orjson (GC off) and coerce each dict, skipping none."""
+    was = gc.isenabled()
     gc.disable()
     try:
         items = orjson.loads(data)
     finally:
-        gc.enable()
+        if was:
+            gc.enable()
     events = [coerce(item) for item in items]
     if any(e is None for e in events):
         raise ValueError("uncoercible event")
@@ -142,7 +144,7 @@ def coerce(item: object) -> Event | None:
     if not isinstance(item, dict) or not isinstance(item.get("ph"), str):
         return None
     raw_args = item.get("args")
-    args = _coerce_args(raw_args) if isinstance(raw_args, dict) else None
+    args = _coerce_args(raw_args) if isinstance(raw_args, dict) else Args()
     ident = item.get("id")
     return Event(
         ph=item["ph"],
@@ -157,14 +159,18 @@ def coerce(item: object) -> Event | None:
     )
 
 
+def _or_none(value: int | None) -> int:
+    return -1 if value is None else value
+
+
 def _coerce_args(raw: dict) -> Args:
     dims = raw.get("Input Dims", raw.get("Input dims"))
     name, labels = raw.get("name"), raw.get("labels")
     return Args(
-        external_id=_int(raw.get("External id")),
-        external_id_legacy=_int(raw.get("external id")),
-        correlation=_int(raw.get("correlation")),
-        python_id=_int(raw.get("Python id")),
+        external_id=_or_none(_int(raw.get("External id"))),
+        external_id_legacy=_or_none(_int(raw.get("external id"))),
+        correlation=_or_none(_int(raw.get("correlation"))),
+        python_id=_or_none(_int(raw.get("Python id"))),
         python_parent_id=_int(raw.get("Python parent id")),
         input_dims=msgspec.Raw(orjson.dumps(dims)) if dims is not None else msgspec.Raw(),
         name=name if isinstance(name, str) else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +57,15 @@ def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Tra
 
 
 def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = None) -> Trace:
-    """Decode one file chunk by chunk into columns."""
+    """Decode one file chunk by chunk into columns (the GC is paused: no cycles are made)."""
+    gc.disable()
+    try:
+        return _parse(path, gunzip_to, progress)
+    finally:
+        gc.enable()
+
+
+def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
     src = open_source(path, gunzip_to)
     builder, rows, report = Builder(), [], LoadReport(truncated=src.truncated, gz_truncated=src.gz_truncated)
     chunks = split_chunks(src)
@@ -97,7 +106,7 @@ def _assemble(path: Path, src: Source, builder: Builder, rows: list, report: Loa
         cols[part]["ts"] += base
     rank = _rank(path, top.distributedInfo)
     tracks = build_tracks(builder.tracks.values, cols["x"]["track"], cols["x"]["cat"], builder.meta, rank, {})
-    source = str(unzipped) if unzipped else str(path)
+    source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
         path=str(path),
         x=cols["x"], inst=cols["inst"], flow=cols["flow"],

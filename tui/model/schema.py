@@ -7,13 +7,13 @@ import enum
 import msgspec
 
 
-class Args(msgspec.Struct):
+class Args(msgspec.Struct, gc=False):
     """The link and metadata fields of an event's args; every other key is skipped."""
 
-    external_id: int | None = msgspec.field(default=None, name="External id")
-    external_id_legacy: int | None = msgspec.field(default=None, name="external id")
-    correlation: int | None = None
-    python_id: int | None = msgspec.field(default=None, name="Python id")
+    external_id: int = msgspec.field(default=-1, name="External id")
+    external_id_legacy: int = msgspec.field(default=-1, name="external id")
+    correlation: int = -1
+    python_id: int = msgspec.field(default=-1, name="Python id")
     python_parent_id: int | None = msgspec.field(default=None, name="Python parent id")
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(), name="Input Dims")
     input_dims_legacy: msgspec.Raw = msgspec.field(default=msgspec.Raw(), name="Input dims")
@@ -22,7 +22,7 @@ class Args(msgspec.Struct):
     sort_index: int | None = None
 
 
-class Event(msgspec.Struct):
+class Event(msgspec.Struct, gc=False):
     """One trace event, as much of it as the columns need."""
 
     ph: str = ""
@@ -33,7 +33,7 @@ class Event(msgspec.Struct):
     ts: int | float = 0
     dur: int | float = 0
     id: int | str | None = None
-    args: Args | None = None
+    args: Args = msgspec.field(default_factory=Args)
 
 
 class TopLevel(msgspec.Struct):

@@ -43,14 +43,8 @@ class MainScreen(Screen):
                 yield Timeline(self.analysis, self.lanes, id="lanes")
                 yield Input(placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search")
                 yield RangePanel(id="range")
-            with TabPane("2 Tree", id="tree"):
-                yield CallTreeView(CallTree(self.analysis), id="calltree")
-            with TabPane("3 Ops", id="ops"):
-                yield OpsView(self.analysis, id="opsview")
-            with TabPane("4 Kernels", id="kernels"):
-                yield KernelsView(self.analysis, id="kernelsview")
-            with TabPane("5 Overview", id="overview"):
-                yield OverviewView(self.analysis)
+            for k, name in enumerate(VIEWS[1:], 2):
+                yield TabPane(f"{k} {name.title()}", id=name)  # filled on first visit
         yield DetailsPanel(id="details")
         yield Footer()
 
@@ -67,16 +61,33 @@ class MainScreen(Screen):
 
     # ---- views -------------------------------------------------------------------------------
 
+    def _build(self, name: str):
+        """The widget of a view, made on its first visit so the timeline paints first."""
+        return {
+            "tree": lambda: CallTreeView(CallTree(self.analysis), id="calltree"),
+            "ops": lambda: OpsView(self.analysis, id="opsview"),
+            "kernels": lambda: KernelsView(self.analysis, id="kernelsview"),
+            "overview": lambda: OverviewView(self.analysis),
+        }[name]()
+
+    def ensure_view(self, name: str) -> None:
+        pane = self.query_one(f"TabPane#{name}", TabPane)
+        if name != "timeline" and not pane.children:
+            pane.mount(self._build(name))
+
     def show_view(self, name: str) -> None:
+        self.ensure_view(name)
         tabs = self.query_one(TabbedContent)
         tabs.active = name
+        self.call_after_refresh(self._focus_view, name)
+
+    def _focus_view(self, name: str) -> None:
         if name == "tree" and self.selected >= 0:
             self.query_one(CallTreeView).reveal(self.selected)
-        focus = {"timeline": Timeline, "tree": CallTreeView, "ops": OpsView, "kernels": KernelsView}.get(name)
-        if focus is OpsView or focus is KernelsView:
-            self.query_one(f"#{'opsview' if focus is OpsView else 'kernelsview'}").query_one("DataTable").focus()
-        elif focus is not None:
-            self.query_one(focus).focus()
+        target = {"timeline": "Timeline", "tree": "CallTreeView", "ops": "OpsView DataTable",
+                  "kernels": "KernelsView DataTable"}.get(name)
+        if target:
+            self.query_one(target).focus()
 
     @property
     def active_view(self) -> str:
@@ -146,4 +157,5 @@ class MainScreen(Screen):
         self.timeline.select(message.event)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.ensure_view(event.pane.id)
         self.query_one(DetailsPanel).display = event.pane.id in ("timeline", "tree")
