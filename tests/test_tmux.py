@@ -1,0 +1,60 @@
+"""The real app in a real terminal (tmux): open a trace, see the lanes, zoom, help, quit."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from conftest import ROOT, SAMPLES
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+
+def _capture(session: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+
+
+def _wait_for(session: str, pattern: str, timeout: float = 20.0) -> str:
+    deadline = time.time() + timeout
+    screen = ""
+    while time.time() < deadline:
+        screen = _capture(session)
+        if re.search(pattern, screen):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{pattern!r} never appeared; screen was:\n{screen}")
+
+
+def _shown(screen: str) -> str:
+    found = re.search(r"(\S+) shown", screen)
+    return found.group(1) if found else ""
+
+
+def test_open_zoom_help_quit_in_tmux(tmp_path):
+    session = f"tracetui-{uuid.uuid4().hex[:8]}"
+    trace = SAMPLES / "b300-moe-small.json.gz"
+    cmd = f"cd {ROOT} && TRACETUI_CACHE_DIR={tmp_path} {sys.executable} -m tui open {trace}; echo EXIT=$?; sleep 30"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd], check=True)
+    try:
+        screen = _wait_for(session, r"\S+ shown[\s\S]*GPU 0 stream 7")
+        assert "GPU 0 stream 7" in screen and "python main thread" in screen
+        before = _shown(screen)
+        subprocess.run(["tmux", "send-keys", "-t", session, "w", "w"], check=True)
+        deadline = time.time() + 10
+        while _shown(_capture(session)) == before and time.time() < deadline:
+            time.sleep(0.2)
+        assert _shown(_capture(session)) != before
+        subprocess.run(["tmux", "send-keys", "-t", session, "?"], check=True)
+        screen = _wait_for(session, r"Keys \(generated from the bindings")
+        assert "Zoom in" in screen and "timeline.zoom_in" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "Escape"], check=True)
+        _wait_for(session, r"1 Timeline")
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _wait_for(session, r"EXIT=0")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
