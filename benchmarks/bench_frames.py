@@ -29,8 +29,9 @@ ACTIONS = {"d": ("pan", 1), "a": ("pan", -1), "w": ("zoom", -1), "s": ("zoom", 1
 
 async def measure(analysis: Analysis, lanes: LaneIndex, zoom_in: int) -> tuple[float, float]:
     """Median frame ms (action + all lines) and median key-press ms above Pilot's idle wait."""
-    from tui.screens.main import MainScreen
     from textual.app import App
+
+    from tui.screens.main import MainScreen
 
     class Bench(App):
         CSS_PATH = str(Path(__file__).resolve().parents[1] / "tui" / "app.tcss")
@@ -74,8 +75,10 @@ def main() -> None:
         print(f"{label}: {trace.n:,} events (nesting, links and lane index in {prep:.2f}s)")
         for name, zoom in (("full zoom-out", 0), ("zoomed in 12x", 12)):
             frame, extra = asyncio.run(measure(analysis, lanes, zoom))
-            print(f"  {name:14s} frame (action + all {45 - 9} lines): median {frame:6.2f} ms"
-                  f"   key press above Pilot's idle wait: median {extra:6.2f} ms")
+            print(
+                f"  {name:14s} frame (action + all {45 - 9} lines): median {frame:6.2f} ms"
+                f"   key press above Pilot's idle wait: median {extra:6.2f} ms"
+            )
 
 
 if __name__ == "__main__":

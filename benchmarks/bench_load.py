@@ -8,7 +8,6 @@ Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import resource
 import subprocess
@@ -32,8 +31,10 @@ PROBES = {
 
 def run_probe(code: str, path: Path, env: dict) -> tuple[float, float]:
     """Seconds and peak RSS (GB) of code in a fresh process."""
-    script = (f"import time, resource; P = {str(path)!r}; t0 = time.perf_counter()\n{code}\n"
-              "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)")
+    script = (
+        f"import time, resource; P = {str(path)!r}; t0 = time.perf_counter()\n{code}\n"
+        "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
     seconds, peak = out.split()
     return float(seconds), float(peak)
@@ -56,7 +57,11 @@ def main() -> None:
     copies = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with tempfile.TemporaryDirectory() as tmp:
         path = tile_json(copies, Path(tmp) / "tiled.json")
-        env = {**os.environ, "TRACETUI_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        env = {
+            **os.environ,
+            "TRACETUI_CACHE_DIR": str(Path(tmp) / "cache"),
+            "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        }
         size = path.stat().st_size / 1e6
         print(f"trace: {copies} copies of the A100 training trace, {size:,.0f} MB")
         results = {name: run_probe(code, path, env) for name, code in PROBES.items()}
@@ -66,7 +71,9 @@ def main() -> None:
             print(f"{name:40s} {sec:8.2f} {peak:8.2f} {base / sec:12.1f}x")
         paint = asyncio.run(first_paint(path))
         load = results["tracetui, no cache"][0]
-        print(f"first paint of the app (load in worker + first frame): {paint:.2f}s = {paint / load:.2f}x the load time")
+        print(
+            f"first paint of the app (load in worker + first frame): {paint:.2f}s = {paint / load:.2f}x the load time"
+        )
     print(f"(this process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB)")
 
 

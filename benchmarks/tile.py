@@ -54,5 +54,20 @@ def tile_columns(trace: Trace, copies: int) -> Trace:
                 a = np.where(a >= 0, a + k * 10_000_000_000, a)
             parts.append(a)
         cols[key] = np.concatenate(parts)
-    return Trace(trace.path, cols, trace.inst, trace.flow, trace.names, trace.cat_names, trace.shapes, trace.tracks,
-                 trace.chunks, trace.sources, trace.devices, trace.ranks, trace.flags, trace.report, trace.buffers)
+    return Trace(
+        trace.path,
+        cols,
+        trace.inst,
+        trace.flow,
+        trace.names,
+        trace.cat_names,
+        trace.shapes,
+        trace.tracks,
+        trace.chunks,
+        trace.sources,
+        trace.devices,
+        trace.ranks,
+        trace.flags,
+        trace.report,
+        trace.buffers,
+    )

@@ -23,7 +23,9 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--record-shapes", action="store_true")
     p.add_argument("--with-stack", action="store_true")
     p.add_argument("--profile-memory", action="store_true")
-    p.add_argument("-o", "--output", metavar="PATH", help="trace path (.json or .json.gz); default traces/<workload>/<tag>.json")
+    p.add_argument(
+        "-o", "--output", metavar="PATH", help="trace path (.json or .json.gz); default traces/<workload>/<tag>.json"
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing trace")
     p.add_argument("--no-open", action="store_true", help="do not open the viewer after the capture")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -38,5 +40,7 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--heads", type=int, help="attention: heads")
     g.add_argument("--head-dim", type=int, help="attention: head dim")
     g.add_argument("--variant", choices=("naive", "inplace", "sdpa"), help="attention variant (default sdpa)")
-    g.add_argument("--backend", choices=("auto", "math", "flash", "efficient", "cudnn"), help="sdpa backend (default auto)")
+    g.add_argument(
+        "--backend", choices=("auto", "math", "flash", "efficient", "cudnn"), help="sdpa backend (default auto)"
+    )
     return p

@@ -25,15 +25,34 @@ class Workload:
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("matmul_add", "matmul_add", "torch.add(torch.matmul(x, w), b) on (size, size) tensors (series part 1)",
-                 {"size": 64}, {"size": 64}),
-        Workload("linear", "linear_fwd", "nn.Linear forward, batch 1024, 32 -> 64 features (series part 2)",
-                 {"batch": 1024, "in_features": 32, "out_features": 64}, {"batch": 1024, "in_features": 32, "out_features": 64}),
-        Workload("mlp", "mlp_fwd", "GeGLU MLP: gate/up/down projections, tanh GELU, multiply (series part 2)",
-                 {"batch": 64, "seq": 128, "dim": 768, "hidden": 3072}, {"batch": 2, "seq": 32, "dim": 128, "hidden": 512}),
-        Workload("attention", "attn_fwd", "causal attention: naive masked_fill, in-place masked_fill_, or sdpa (series part 3)",
-                 {"batch": 8, "heads": 16, "seq": 1024, "head_dim": 64, "variant": "sdpa", "backend": "auto"},
-                 {"batch": 1, "heads": 4, "seq": 64, "head_dim": 32, "variant": "sdpa", "backend": "auto"}),
+        Workload(
+            "matmul_add",
+            "matmul_add",
+            "torch.add(torch.matmul(x, w), b) on (size, size) tensors (series part 1)",
+            {"size": 64},
+            {"size": 64},
+        ),
+        Workload(
+            "linear",
+            "linear_fwd",
+            "nn.Linear forward, batch 1024, 32 -> 64 features (series part 2)",
+            {"batch": 1024, "in_features": 32, "out_features": 64},
+            {"batch": 1024, "in_features": 32, "out_features": 64},
+        ),
+        Workload(
+            "mlp",
+            "mlp_fwd",
+            "GeGLU MLP: gate/up/down projections, tanh GELU, multiply (series part 2)",
+            {"batch": 64, "seq": 128, "dim": 768, "hidden": 3072},
+            {"batch": 2, "seq": 32, "dim": 128, "hidden": 512},
+        ),
+        Workload(
+            "attention",
+            "attn_fwd",
+            "causal attention: naive masked_fill, in-place masked_fill_, or sdpa (series part 3)",
+            {"batch": 8, "heads": 16, "seq": 1024, "head_dim": 64, "variant": "sdpa", "backend": "auto"},
+            {"batch": 1, "heads": 4, "seq": 64, "head_dim": 32, "variant": "sdpa", "backend": "auto"},
+        ),
     )
 }
 

@@ -92,8 +92,13 @@ def capture(torch, step, label: str, device: str, args):
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     sched = schedule(wait=1, warmup=1, active=args.steps, repeat=1)
-    with profile(activities=activities, schedule=sched, record_shapes=args.record_shapes,
-                 with_stack=args.with_stack, profile_memory=args.profile_memory) as prof:
+    with profile(
+        activities=activities,
+        schedule=sched,
+        record_shapes=args.record_shapes,
+        with_stack=args.with_stack,
+        profile_memory=args.profile_memory,
+    ) as prof:
         for _ in range(args.steps + 2):
             with record_function(label):
                 step()

@@ -54,7 +54,9 @@ def load_user_function(spec: str) -> Callable:
 def check_name(workload: str) -> None:
     """Fail early on an unknown workload name (before torch is imported)."""
     if ":" not in workload and workload not in WORKLOADS:
-        raise ProfileError(f"unknown workload {workload!r}; choose from {', '.join(WORKLOADS)} or give FILE.py:function")
+        raise ProfileError(
+            f"unknown workload {workload!r}; choose from {', '.join(WORKLOADS)} or give FILE.py:function"
+        )
 
 
 def resolve(args, device: str) -> Target:

@@ -9,7 +9,12 @@ import torch
 import torch.nn.functional as F
 
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
-SDPA_BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION", "cudnn": "CUDNN_ATTENTION"}
+SDPA_BACKENDS = {
+    "math": "MATH",
+    "flash": "FLASH_ATTENTION",
+    "efficient": "EFFICIENT_ATTENTION",
+    "cudnn": "CUDNN_ATTENTION",
+}
 CUDA_ONLY_BACKENDS = ("flash", "efficient", "cudnn")
 
 

@@ -26,8 +26,19 @@ CAPTURES = {
 def main() -> int:
     OUT.mkdir(exist_ok=True)
     for name, args in CAPTURES.items():
-        cmd = [sys.executable, "-m", "tui", "profile", *args, "--device", "cpu", "--no-open", "--force",
-               "-o", str(OUT / f"{name}.json.gz")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "tui",
+            "profile",
+            *args,
+            "--device",
+            "cpu",
+            "--no-open",
+            "--force",
+            "-o",
+            str(OUT / f"{name}.json.gz"),
+        ]
         print(" ".join(cmd[2:]), flush=True)
         subprocess.run(cmd, check=True)
     return 0

@@ -104,7 +104,9 @@ async def test_search_highlights_matches_and_n_walks_them(app):
         await pilot.press("/")
         await pilot.press(*"aten::(mm|addmm)$", "enter")
         names = [tl.analysis.trace.name_of(i) for i in tl.matches]
-        expected = sum(1 for n in tl.analysis.trace.x["name"] if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm"))
+        expected = sum(
+            1 for n in tl.analysis.trace.x["name"] if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm")
+        )
         assert len(names) == expected > 0 and set(names) <= {"aten::mm", "aten::addmm"}
         assert tl.selected == tl.matches[0]
         await pilot.press("n")

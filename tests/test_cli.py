@@ -27,8 +27,16 @@ def test_summary_json_has_the_contract_fields(capsys):
     code, out, _ = run(capsys, "summary", BERT, "--format", "json")
     doc = json.loads(out)
     assert code == 0
-    for key in ("wall_us", "gpu_busy_us", "gpu_utilization", "cpu_launch_us", "device_self_total_us",
-                "cpu_self_total_us", "verdict", "steps"):
+    for key in (
+        "wall_us",
+        "gpu_busy_us",
+        "gpu_utilization",
+        "cpu_launch_us",
+        "device_self_total_us",
+        "cpu_self_total_us",
+        "verdict",
+        "steps",
+    ):
         assert key in doc
     assert doc["steps"][0]["name"].startswith("ProfilerStep#") and doc["steps"][0]["dur_us"] > 0
 
@@ -71,7 +79,9 @@ def test_kernels_csv_and_md(capsys):
     assert md.startswith("| Name |") and md.count("\n| ") == 2
 
 
-@pytest.mark.parametrize("argv", [["ops", "/nonexistent/trace.json"], ["kernels", "EMPTY_DIR"], ["ops", BERT, "--sort", "bogus"]])
+@pytest.mark.parametrize(
+    "argv", [["ops", "/nonexistent/trace.json"], ["kernels", "EMPTY_DIR"], ["ops", BERT, "--sort", "bogus"]]
+)
 def test_errors_are_one_line_exit_2(capsys, argv, tmp_path):
     code, out, err = run(capsys, *[str(tmp_path) if a == "EMPTY_DIR" else a for a in argv])
     assert code == 2 and out == ""
@@ -83,7 +93,10 @@ def test_bad_trace_file_exit_2_no_traceback(tmp_path):
     bad.write_text("this is not json")
     proc = subprocess.run([sys.executable, "-m", "tui", "summary", str(bad)], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr == f"tracetui: error: {bad}: not a JSON trace (expected '{{' or '[' at the start; a Perfetto .pftrace is not supported)\n"
+    assert (
+        proc.stderr
+        == f"tracetui: error: {bad}: not a JSON trace (expected '{{' or '[' at the start; a Perfetto .pftrace is not supported)\n"
+    )
     assert "Traceback" not in proc.stderr
 
 

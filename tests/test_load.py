@@ -49,9 +49,11 @@ def test_ts_and_dur_become_exact_integer_nanoseconds(tmp_path):
 def test_19_digit_absolute_decimals_are_read_from_the_text(tmp_path):
     # 2024-03 nightlies: absolute epoch µs with 3 decimals, not exact in float64.
     path = tmp_path / "t.json"
-    path.write_text('{"displayTimeUnit": "ns", "traceEvents": ['
-                    '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1712195495406752.801, "dur": 1.5},'
-                    '{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495406752.803, "dur": 0.001}]}')
+    path.write_text(
+        '{"displayTimeUnit": "ns", "traceEvents": ['
+        '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1712195495406752.801, "dur": 1.5},'
+        '{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495406752.803, "dur": 0.001}]}'
+    )
     t = load_trace(path, use_cache=False)
     assert t.x["ts"].tolist() == [1712195495406752801, 1712195495406752803]
     assert t.x["dur"].tolist() == [1500, 1]
@@ -64,7 +66,7 @@ def test_base_time_nanoseconds_is_added(tmp_path):
 
 def test_legacy_categories_map_to_todays(tmp_path):
     t = load_trace(SAMPLES / "v100-2021-small.json.gz", use_cache=False)
-    cats = {t.cat_names[c]: Cat(k) for c, k in zip(t.x["cat_str"], t.x["cat"])}
+    cats = {t.cat_names[c]: Cat(k) for c, k in zip(t.x["cat_str"], t.x["cat"], strict=False)}
     assert cats["Operator"] == Cat.CPU_OP
     assert cats["Runtime"] == Cat.RUNTIME
     assert cats["Kernel"] == Cat.KERNEL
@@ -87,8 +89,11 @@ def test_negative_duration_is_clamped_and_missing_dur_is_zero(tmp_path):
 
 def test_folder_of_ranks_is_one_process_group_per_rank(tmp_path):
     for rank in (0, 1):
-        write_trace(tmp_path / f"rank{rank}.json", [X("aten::mm", 10 + rank, 5, pid=7, tid=7, External_id=1)],
-                    distributedInfo={"rank": rank, "world_size": 2})
+        write_trace(
+            tmp_path / f"rank{rank}.json",
+            [X("aten::mm", 10 + rank, 5, pid=7, tid=7, External_id=1)],
+            distributedInfo={"rank": rank, "world_size": 2},
+        )
     t = load_trace(tmp_path, use_cache=False)
     assert t.n == 2
     assert sorted(tr.rank for tr in t.tracks) == [0, 1]

@@ -15,8 +15,13 @@ def _capture(tmp_path, with_stack: bool):
 
     x, w, b = (torch.randn(64, 64) for _ in range(3))
     layer = torch.nn.Linear(32, 64)
-    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
-                 record_shapes=True, with_stack=with_stack, profile_memory=True) as prof:
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
+        record_shapes=True,
+        with_stack=with_stack,
+        profile_memory=True,
+    ) as prof:
         for _ in range(5):
             with record_function("matmul_add"):
                 torch.add(torch.matmul(x, w), b)

@@ -18,10 +18,18 @@ pytestmark = pytest.mark.slow
 CASES = {
     "matmul_add": (["--size", "32"], "matmul_add", {"aten::matmul", "aten::add"}),
     "linear": (["--batch", "16"], "linear_fwd", {"aten::linear", "aten::addmm"}),
-    "mlp": (["--batch", "1", "--seq", "4", "--dim", "16", "--hidden", "32"], "mlp_fwd", {"aten::linear", "aten::gelu", "aten::mul"}),
+    "mlp": (
+        ["--batch", "1", "--seq", "4", "--dim", "16", "--hidden", "32"],
+        "mlp_fwd",
+        {"aten::linear", "aten::gelu", "aten::mul"},
+    ),
     "attention-naive": (["--variant", "naive", "--seq", "16"], "attn_fwd", {"aten::masked_fill", "aten::softmax"}),
     "attention-inplace": (["--variant", "inplace", "--seq", "16"], "attn_fwd", {"aten::masked_fill_", "aten::softmax"}),
-    "attention-sdpa": (["--variant", "sdpa", "--backend", "math", "--seq", "16"], "attn_fwd", {"aten::scaled_dot_product_attention"}),
+    "attention-sdpa": (
+        ["--variant", "sdpa", "--backend", "math", "--seq", "16"],
+        "attn_fwd",
+        {"aten::scaled_dot_product_attention"},
+    ),
 }
 
 
@@ -70,11 +78,13 @@ def test_gzip_output_and_no_overwrite_without_force(tmp_path, capsys):
 
 def test_user_code_from_a_file_and_a_module(tmp_path, capsys, monkeypatch):
     mod = tmp_path / "mywork.py"
-    mod.write_text(textwrap.dedent("""
+    mod.write_text(
+        textwrap.dedent("""
         import torch
         def step():
             return torch.relu(torch.ones(4, 4) * 2)
-    """))
+    """)
+    )
     code, out, io = _profile(tmp_path, capsys, f"{mod}:step")
     assert code == 0, io.err
     assert {"step", "aten::relu", "ProfilerStep#2"} <= _names(out)
@@ -141,12 +151,17 @@ def test_cuda_requested_without_cuda(tmp_path, capsys):
 
 
 def test_missing_torch_gives_an_install_hint(tmp_path):
-    probe = ("import sys; sys.modules['torch'] = None\n"
-             "from tui.cli import main\n"
-             f"sys.exit(main(['profile', 'matmul_add', '--no-open', '-o', {str(tmp_path / 't.json')!r}]))")
+    probe = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from tui.cli import main\n"
+        f"sys.exit(main(['profile', 'matmul_add', '--no-open', '-o', {str(tmp_path / 't.json')!r}]))"
+    )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "tracetui: error: torch is not installed; install it with: pip install 'tracetui[profile]' (or your own torch build)"
+    assert (
+        proc.stderr.strip()
+        == "tracetui: error: torch is not installed; install it with: pip install 'tracetui[profile]' (or your own torch build)"
+    )
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU; CI has none")

@@ -50,7 +50,9 @@ def test_trailing_comma_after_last_event_loses_nothing(tmp_path):
 
 def test_malformed_events_are_skipped_and_counted(tmp_path):
     text = _kineto_text(_events())
-    text = text.replace('{"ph": "X", "cat": "cpu_op", "name": "aten::op3", "pid": 1, "tid": 1, "ts": 30,', '{"ph": "X" "cat": oops,', 1)
+    text = text.replace(
+        '{"ph": "X", "cat": "cpu_op", "name": "aten::op3", "pid": 1, "tid": 1, "ts": 30,', '{"ph": "X" "cat": oops,', 1
+    )
     path = tmp_path / "t.json"
     path.write_text(text)
     t = load_trace(path, use_cache=False)
@@ -71,9 +73,26 @@ def test_control_characters_and_bad_utf8_are_repaired(tmp_path):
 
 def test_odd_types_are_tolerated(tmp_path):
     events = [
-        {"ph": "X", "cat": "cpu_op", "name": "a", "pid": "7", "tid": -1, "ts": "12.5", "dur": 3, "args": {"External id": "9"}},
-        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 1,
-         "args": {"correlation": 10159970886766084423, "grid": "grid(1,)", "memory bandwidth (GB/s)": "N/A"}},
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "a",
+            "pid": "7",
+            "tid": -1,
+            "ts": "12.5",
+            "dur": 3,
+            "args": {"External id": "9"},
+        },
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "k",
+            "pid": 0,
+            "tid": 7,
+            "ts": 20,
+            "dur": 1,
+            "args": {"correlation": 10159970886766084423, "grid": "grid(1,)", "memory bandwidth (GB/s)": "N/A"},
+        },
         {"ph": "X", "name": 5},
         {"no": "phase"},
     ]

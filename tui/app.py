@@ -49,8 +49,10 @@ class TraceApp(App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
-        *(Binding(str(k), f"view('{name}')", f"{name.title()} view", show=False, id=f"app.view_{name}")
-          for k, name in enumerate(VIEWS, 1)),
+        *(
+            Binding(str(k), f"view('{name}')", f"{name.title()} view", show=False, id=f"app.view_{name}")
+            for k, name in enumerate(VIEWS, 1)
+        ),
     ]
 
     def __init__(self, paths: list[str], use_cache: bool = True) -> None:

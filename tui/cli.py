@@ -39,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("trace", metavar="TRACE")
         p.add_argument("--sort", help="column to sort by (descending)")
-        p.add_argument("--limit", type=int, default=0 if name == "kernels" else 0, metavar="N", help="rows to print (0: all)")
+        p.add_argument(
+            "--limit", type=int, default=0 if name == "kernels" else 0, metavar="N", help="rows to print (0: all)"
+        )
         p.add_argument("--format", choices=FORMATS, default="text")
         if name == "ops":
             p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
@@ -89,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "profile":
         from profiler_runner.runner import run_profile
 
-        return run_profile(args, open_viewer=lambda path: open_viewer(argparse.Namespace(traces=[path], compare=False, no_cache=False, debug=args.debug)))
+        return run_profile(
+            args,
+            open_viewer=lambda path: open_viewer(
+                argparse.Namespace(traces=[path], compare=False, no_cache=False, debug=args.debug)
+            ),
+        )
     raise UsageError(f"unknown command {args.command}")
 
 
@@ -126,7 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "debug", False):
             traceback.print_exc()
         else:
-            print(f"tracetui: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+            print(
+                f"tracetui: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+                file=sys.stderr,
+            )
         return 1
 
 

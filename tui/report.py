@@ -28,21 +28,40 @@ class SortKey:
 
 
 OP_SORTS = {
-    "self_cpu": SortKey("self_cpu_us"), "cpu_total": SortKey("cpu_total_us"), "cpu_avg": SortKey("cpu_avg_us"),
-    "self_device": SortKey("self_device_us"), "device_total": SortKey("device_total_us"),
-    "device_avg": SortKey("device_avg_us"), "count": SortKey("count"), "name": SortKey("name", False),
+    "self_cpu": SortKey("self_cpu_us"),
+    "cpu_total": SortKey("cpu_total_us"),
+    "cpu_avg": SortKey("cpu_avg_us"),
+    "self_device": SortKey("self_device_us"),
+    "device_total": SortKey("device_total_us"),
+    "device_avg": SortKey("device_avg_us"),
+    "count": SortKey("count"),
+    "name": SortKey("name", False),
 }
 # torch's sort_by spellings, and cuda/gpu for device.
 OP_ALIASES = {
-    "self_cpu_time_total": "self_cpu", "cpu_time_total": "cpu_total", "cpu_time": "cpu_avg",
-    "self_cuda_time_total": "self_device", "cuda_time_total": "device_total", "cuda_time": "device_avg",
-    "self_device_time_total": "self_device", "device_time_total": "device_total", "device_time": "device_avg",
-    "self_cuda": "self_device", "cuda_total": "device_total", "self_gpu": "self_device", "gpu_total": "device_total",
+    "self_cpu_time_total": "self_cpu",
+    "cpu_time_total": "cpu_total",
+    "cpu_time": "cpu_avg",
+    "self_cuda_time_total": "self_device",
+    "cuda_time_total": "device_total",
+    "cuda_time": "device_avg",
+    "self_device_time_total": "self_device",
+    "device_time_total": "device_total",
+    "device_time": "device_avg",
+    "self_cuda": "self_device",
+    "cuda_total": "device_total",
+    "self_gpu": "self_device",
+    "gpu_total": "device_total",
     "calls": "count",
 }
 KERNEL_SORTS = {
-    "total": SortKey("total_us"), "count": SortKey("count"), "avg": SortKey("avg_us"), "min": SortKey("min_us"),
-    "max": SortKey("max_us"), "latency": SortKey("launch_latency_us"), "name": SortKey("name", False),
+    "total": SortKey("total_us"),
+    "count": SortKey("count"),
+    "avg": SortKey("avg_us"),
+    "min": SortKey("min_us"),
+    "max": SortKey("max_us"),
+    "latency": SortKey("launch_latency_us"),
+    "name": SortKey("name", False),
 }
 
 
@@ -75,8 +94,12 @@ def limit(rows: list, n: int) -> list:
 
 def op_json(r: OpRow, grouped: bool) -> dict:
     out = {
-        "name": r.name, "count": r.count, "self_cpu_us": r.self_cpu_us, "cpu_total_us": r.cpu_total_us,
-        "self_device_us": r.self_device_us, "device_total_us": r.device_total_us,
+        "name": r.name,
+        "count": r.count,
+        "self_cpu_us": r.self_cpu_us,
+        "cpu_total_us": r.cpu_total_us,
+        "self_device_us": r.self_device_us,
+        "device_total_us": r.device_total_us,
         "kind": "device" if r.is_device else "host",
     }
     if grouped:
@@ -86,12 +109,20 @@ def op_json(r: OpRow, grouped: bool) -> dict:
 
 def op_cells(r: OpRow, t: OpsTable, device: bool, grouped: bool) -> list[str]:
     cells = [
-        truncate(r.name, NAME_WIDTH), fmt_share(r.self_cpu_us, t.self_cpu_total_us), fmt_time(r.self_cpu_us),
-        fmt_share(r.cpu_total_us, t.self_cpu_total_us), fmt_time(r.cpu_total_us), fmt_time(r.cpu_avg_us),
+        truncate(r.name, NAME_WIDTH),
+        fmt_share(r.self_cpu_us, t.self_cpu_total_us),
+        fmt_time(r.self_cpu_us),
+        fmt_share(r.cpu_total_us, t.self_cpu_total_us),
+        fmt_time(r.cpu_total_us),
+        fmt_time(r.cpu_avg_us),
     ]
     if device:
-        cells += [fmt_time(r.self_device_us), fmt_share(r.self_device_us, t.self_device_total_us),
-                  fmt_time(r.device_total_us), fmt_time(r.device_avg_us)]
+        cells += [
+            fmt_time(r.self_device_us),
+            fmt_share(r.self_device_us, t.self_device_total_us),
+            fmt_time(r.device_total_us),
+            fmt_time(r.device_avg_us),
+        ]
     cells.append(str(r.count))
     if grouped:
         cells.append(r.input_shapes or "")
@@ -118,12 +149,21 @@ def render_ops(a: Analysis, fmt: str, sort: str | None, n: int, grouped: bool) -
     rows = limit(sort_rows(table.rows, OP_SORTS, resolve_op_sort(sort, table)), n)
     device = table.has_device
     if fmt == "json":
-        return _json({"rows": [op_json(r, grouped) for r in rows], "self_cpu_total_us": table.self_cpu_total_us,
-                      "self_device_total_us": table.self_device_total_us})
+        return _json(
+            {
+                "rows": [op_json(r, grouped) for r in rows],
+                "self_cpu_total_us": table.self_cpu_total_us,
+                "self_device_total_us": table.self_device_total_us,
+            }
+        )
     heads = op_headers(device, grouped)
     cells = [op_cells(r, table, device, grouped) for r in rows]
     if fmt == "csv":
-        return _csv(heads, [[str(v) for v in op_json(r, grouped).values()] for r in rows], list(op_json(rows[0], grouped)) if rows else heads)
+        return _csv(
+            heads,
+            [[str(v) for v in op_json(r, grouped).values()] for r in rows],
+            list(op_json(rows[0], grouped)) if rows else heads,
+        )
     return _grid(fmt, heads, cells, op_footers(table))
 
 
@@ -132,8 +172,15 @@ def render_ops(a: Analysis, fmt: str, sort: str | None, n: int, grouped: bool) -
 
 def kernel_json(r: KernelRow) -> dict:
     return {
-        "name": r.name, "kind": r.kind, "count": r.count, "total_us": r.total_us, "avg_us": r.avg_us,
-        "min_us": r.min_us, "max_us": r.max_us, "pct_gpu": r.pct_gpu, "launch_latency_us": r.launch_latency_us,
+        "name": r.name,
+        "kind": r.kind,
+        "count": r.count,
+        "total_us": r.total_us,
+        "avg_us": r.avg_us,
+        "min_us": r.min_us,
+        "max_us": r.max_us,
+        "pct_gpu": r.pct_gpu,
+        "launch_latency_us": r.launch_latency_us,
     }
 
 
@@ -142,8 +189,17 @@ KERNEL_HEADS = ["Name", "Kind", "# of Calls", "Total", "Avg", "Min", "Max", "% G
 
 def kernel_cells(r: KernelRow) -> list[str]:
     lat = "-" if r.launch_latency_us is None else fmt_time(r.launch_latency_us)
-    return [truncate(r.name, NAME_WIDTH * 2), r.kind, str(r.count), fmt_time(r.total_us), fmt_time(r.avg_us),
-            fmt_time(r.min_us), fmt_time(r.max_us), f"{r.pct_gpu:.2f}%", lat]
+    return [
+        truncate(r.name, NAME_WIDTH * 2),
+        r.kind,
+        str(r.count),
+        fmt_time(r.total_us),
+        fmt_time(r.avg_us),
+        fmt_time(r.min_us),
+        fmt_time(r.max_us),
+        f"{r.pct_gpu:.2f}%",
+        lat,
+    ]
 
 
 def render_kernels(a: Analysis, fmt: str, sort: str | None, n: int) -> str:
@@ -154,9 +210,17 @@ def render_kernels(a: Analysis, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
         return _json({"rows": [kernel_json(r) for r in rows], "gpu_time_us": sum(r.total_us for r in a.kernels)})
     if fmt == "csv":
-        return _csv(KERNEL_HEADS, [[str(v) for v in kernel_json(r).values()] for r in rows], list(kernel_json(rows[0])) if rows else KERNEL_HEADS)
+        return _csv(
+            KERNEL_HEADS,
+            [[str(v) for v in kernel_json(r).values()] for r in rows],
+            list(kernel_json(rows[0])) if rows else KERNEL_HEADS,
+        )
     total = sum(r.total_us for r in a.kernels)
-    footer = [f"GPU activity total: {fmt_time(total)} in {sum(r.count for r in a.kernels):,} calls"] if a.kernels else ["No GPU activity in this trace."]
+    footer = (
+        [f"GPU activity total: {fmt_time(total)} in {sum(r.count for r in a.kernels):,} calls"]
+        if a.kernels
+        else ["No GPU activity in this trace."]
+    )
     return _grid(fmt, KERNEL_HEADS, [kernel_cells(r) for r in rows], footer)
 
 
@@ -165,10 +229,18 @@ def render_kernels(a: Analysis, fmt: str, sort: str | None, n: int) -> str:
 
 def summary_json(s: Summary) -> dict:
     return {
-        "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "gpu_utilization": s.gpu_utilization,
-        "cpu_launch_us": s.cpu_launch_us, "device_self_total_us": s.device_self_total_us,
-        "cpu_self_total_us": s.cpu_self_total_us, "verdict": s.verdict, "reason": s.reason,
-        "cpu_only": s.cpu_only, "launches": s.launches, "kernels": s.kernels, "gpus": s.gpus,
+        "wall_us": s.wall_us,
+        "gpu_busy_us": s.gpu_busy_us,
+        "gpu_utilization": s.gpu_utilization,
+        "cpu_launch_us": s.cpu_launch_us,
+        "device_self_total_us": s.device_self_total_us,
+        "cpu_self_total_us": s.cpu_self_total_us,
+        "verdict": s.verdict,
+        "reason": s.reason,
+        "cpu_only": s.cpu_only,
+        "launches": s.launches,
+        "kernels": s.kernels,
+        "gpus": s.gpus,
         "steps": [{"name": st.name, "dur_us": st.dur_us} for st in s.steps],
     }
 
@@ -176,11 +248,16 @@ def summary_json(s: Summary) -> dict:
 def summary_lines(s: Summary) -> list[tuple[str, str]]:
     rows = [("Wall time (profiled window)", fmt_time(s.wall_us))]
     if not s.cpu_only:
-        rows += [("GPU busy (kernels, memcpy, memset)", f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window"
-                  + (f", {s.gpus} GPUs)" if s.gpus > 1 else ")")),
-                 ("GPU idle", fmt_time(max(s.wall_us * max(s.gpus, 1) - s.gpu_busy_us, 0))),
-                 ("CPU time in launch calls", f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
-                 ("Kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}")]
+        rows += [
+            (
+                "GPU busy (kernels, memcpy, memset)",
+                f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window"
+                + (f", {s.gpus} GPUs)" if s.gpus > 1 else ")"),
+            ),
+            ("GPU idle", fmt_time(max(s.wall_us * max(s.gpus, 1) - s.gpu_busy_us, 0))),
+            ("CPU time in launch calls", f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
+            ("Kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}"),
+        ]
     rows += [("Self CPU time total", fmt_time(s.cpu_self_total_us))]
     if not s.cpu_only:
         rows.append(("Self CUDA time total", fmt_time(s.device_self_total_us)))

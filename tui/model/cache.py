@@ -50,7 +50,10 @@ def read(path: Path) -> Trace | None:
     entry = entry_dir(path)
     try:
         meta = json.loads((entry / "meta.json").read_text())
-        cols = {part: {k: np.load(entry / f"{part}.{k}.npy", mmap_mode="r") for k in meta["columns"][part]} for part in meta["columns"]}
+        cols = {
+            part: {k: np.load(entry / f"{part}.{k}.npy", mmap_mode="r") for k in meta["columns"][part]}
+            for part in meta["columns"]
+        }
         chunks = np.load(entry / "chunks.npy")
         for source in meta["sources"]:
             if not Path(source).exists():
@@ -65,10 +68,20 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
     report = LoadReport(**meta["report"])
     report.from_cache = True
     return Trace(
-        path=path, x=cols["x"], inst=cols["inst"], flow=cols["flow"],
-        names=meta["names"], cat_names=meta["cat_names"], shapes=meta["shapes"], tracks=tracks,
-        chunks=chunks, sources=meta["sources"], devices=meta["devices"], ranks=meta["ranks"],
-        flags=meta["flags"], report=report,
+        path=path,
+        x=cols["x"],
+        inst=cols["inst"],
+        flow=cols["flow"],
+        names=meta["names"],
+        cat_names=meta["cat_names"],
+        shapes=meta["shapes"],
+        tracks=tracks,
+        chunks=chunks,
+        sources=meta["sources"],
+        devices=meta["devices"],
+        ranks=meta["ranks"],
+        flags=meta["flags"],
+        report=report,
     )
 
 
@@ -97,8 +110,15 @@ def _write_entry(tmp: Path, trace: Trace) -> None:
     report = asdict(trace.report)
     report.pop("from_cache", None)
     meta = {
-        "columns": columns, "names": trace.names, "cat_names": trace.cat_names, "shapes": trace.shapes,
-        "tracks": [asdict(t) for t in trace.tracks], "sources": trace.sources, "devices": trace.devices,
-        "ranks": trace.ranks, "flags": trace.flags, "report": report,
+        "columns": columns,
+        "names": trace.names,
+        "cat_names": trace.cat_names,
+        "shapes": trace.shapes,
+        "tracks": [asdict(t) for t in trace.tracks],
+        "sources": trace.sources,
+        "devices": trace.devices,
+        "ranks": trace.ranks,
+        "flags": trace.flags,
+        "report": report,
     }
     (tmp / "meta.json").write_text(json.dumps(meta))

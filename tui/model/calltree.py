@@ -48,7 +48,9 @@ class CallTree:
         own = np.zeros(self.a.trace.n, np.int64)
         linked = np.flatnonzero(links.launcher >= 0)
         np.add.at(own, links.launcher[linked], x["dur"][linked])
-        parent = np.where(np.isin(x["cat"], [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent)
+        parent = np.where(
+            np.isin(x["cat"], [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent
+        )
         return subtree_sum(parent, own)
 
     def roots(self) -> list[Node]:
@@ -101,9 +103,16 @@ class CallTree:
         first = int(events[0])
         cat = int(x["cat"][first])
         if kind is None:
-            kind = "gpu" if cat in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)) else (
-                "runtime" if cat == int(Cat.RUNTIME) else "cpu")
+            kind = (
+                "gpu"
+                if cat in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET))
+                else ("runtime" if cat == int(Cat.RUNTIME) else "cpu")
+            )
         return Node(
-            self.a.trace.names[int(x["name"][first])], events, int(x["dur"][events].sum()),
-            int(self.a.self_ns[events].sum()), int(self.gpu_ns[events].sum()), kind,
+            self.a.trace.names[int(x["name"][first])],
+            events,
+            int(x["dur"][events].sum()),
+            int(self.a.self_ns[events].sum()),
+            int(self.gpu_ns[events].sum()),
+            kind,
         )

@@ -149,7 +149,11 @@ class Builder:
             track=self._track_ids(group),
             name=self.names.many([e.name for e in group]),
             cat_str=self.cats.many([e.cat for e in group]),
-            ext=ext, corr=corr, py_id=py_id, py_parent=py_parent, shape=shape,
+            ext=ext,
+            corr=corr,
+            py_id=py_id,
+            py_parent=py_parent,
+            shape=shape,
             chunk=chunks,
             pos=pos,
         )
@@ -178,9 +182,19 @@ class Builder:
 
 
 X_DTYPES = {
-    "ts": np.int64, "dur": np.int64, "track": np.int32, "name": np.int32, "cat": np.int8,
-    "cat_str": np.int16, "ext": np.int64, "corr": np.int64, "py_id": np.int64,
-    "py_parent": np.int64, "shape": np.int32, "chunk": np.int32, "pos": np.int32,
+    "ts": np.int64,
+    "dur": np.int64,
+    "track": np.int32,
+    "name": np.int32,
+    "cat": np.int8,
+    "cat_str": np.int16,
+    "ext": np.int64,
+    "corr": np.int64,
+    "py_id": np.int64,
+    "py_parent": np.int64,
+    "shape": np.int32,
+    "chunk": np.int32,
+    "pos": np.int32,
 }
 INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32}
 FLOW_DTYPES = {"ts": np.int64, "track": np.int32, "fid": np.int64, "start": np.bool_, "ac2g": np.bool_}

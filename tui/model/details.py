@@ -8,8 +8,15 @@ from .analysis import Analysis
 from .args import event_args
 from .schema import GPU_CATS, Cat
 
-FOOTPRINT_KEYS = ("grid", "block", "registers per thread", "shared memory", "blocks per SM", "warps per SM",
-                  "est. achieved occupancy %")
+FOOTPRINT_KEYS = (
+    "grid",
+    "block",
+    "registers per thread",
+    "shared memory",
+    "blocks per SM",
+    "warps per SM",
+    "est. achieved occupancy %",
+)
 
 
 @dataclass
@@ -33,8 +40,16 @@ class Details:
 def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20) -> Details:
     t, x = a.trace, a.trace.x
     args = event_args(t, i)
-    d = Details(i, t.name_of(i), t.cat_names[int(x["cat_str"][i])], t.track_of(i).name,
-                int(x["ts"][i]) - origin, int(x["dur"][i]), int(a.self_ns[i]), args)
+    d = Details(
+        i,
+        t.name_of(i),
+        t.cat_names[int(x["cat_str"][i])],
+        t.track_of(i).name,
+        int(x["ts"][i]) - origin,
+        int(x["dur"][i]),
+        int(a.self_ns[i]),
+        args,
+    )
     cat = int(x["cat"][i])
     if cat in [int(c) for c in GPU_CATS]:
         r = int(a.links.launcher[i])

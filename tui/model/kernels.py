@@ -50,9 +50,16 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     grand = total.sum() or 1.0
     rows = [
         KernelRow(
-            trace.names[int(names[g])], _KIND[int(x["cat"][first[g]])], int(count[g]), float(total[g]),
-            float(total[g] / count[g]), float(mins[g]), float(maxs[g]), float(100.0 * total[g] / grand),
-            float(lat_sum[g] / lat_n[g]) if lat_n[g] else None, int(first[g]),
+            trace.names[int(names[g])],
+            _KIND[int(x["cat"][first[g]])],
+            int(count[g]),
+            float(total[g]),
+            float(total[g] / count[g]),
+            float(mins[g]),
+            float(maxs[g]),
+            float(100.0 * total[g] / grand),
+            float(lat_sum[g] / lat_n[g]) if lat_n[g] else None,
+            int(first[g]),
         )
         for g in range(len(names))
     ]

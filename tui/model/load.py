@@ -98,7 +98,9 @@ def _chunk_ids(spans, count: int, rows: list) -> tuple[np.ndarray, np.ndarray]:
     return ids, pos
 
 
-def _assemble(path: Path, src: Source, builder: Builder, rows: list, report: LoadReport, unzipped: Path | None) -> Trace:
+def _assemble(
+    path: Path, src: Source, builder: Builder, rows: list, report: LoadReport, unzipped: Path | None
+) -> Trace:
     cols = builder.finish()
     top = src.top
     base = top.baseTimeNanoseconds or 0
@@ -109,7 +111,9 @@ def _assemble(path: Path, src: Source, builder: Builder, rows: list, report: Loa
     source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
         path=str(path),
-        x=cols["x"], inst=cols["inst"], flow=cols["flow"],
+        x=cols["x"],
+        inst=cols["inst"],
+        flow=cols["flow"],
         names=[str(n) for n in builder.names.values],
         cat_names=[str(c) for c in builder.cats.values],
         shapes=[s.decode("utf-8", "replace") for s in builder.shapes.values],

@@ -28,7 +28,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     ids: tuple[dict, dict, dict] = ({}, {}, {})
     parts: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
     tracks, chunks, sources, report = [], [], [], LoadReport()
-    for k, t in enumerate(traces):
+    for _k, t in enumerate(traces):
         name_map = _remap(t.names, ids[0], names)
         cat_map = _remap(t.cat_names, ids[1], cats)
         shape_map = _remap(t.shapes, ids[2], shapes)
@@ -51,9 +51,20 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
         _add_report(report, t.report)
     cols = {p: {k: np.concatenate(v) for k, v in d.items()} for p, d in parts.items()}
     merged = Trace(
-        path=path, x=cols["x"], inst=cols["inst"], flow=cols["flow"], names=names, cat_names=cats,
-        shapes=shapes, tracks=tracks, chunks=np.concatenate(chunks), sources=sources,
-        devices=traces[0].devices, ranks=[r for t in traces for r in t.ranks], flags=traces[0].flags, report=report,
+        path=path,
+        x=cols["x"],
+        inst=cols["inst"],
+        flow=cols["flow"],
+        names=names,
+        cat_names=cats,
+        shapes=shapes,
+        tracks=tracks,
+        chunks=np.concatenate(chunks),
+        sources=sources,
+        devices=traces[0].devices,
+        ranks=[r for t in traces for r in t.ranks],
+        flags=traces[0].flags,
+        report=report,
     )
     base = 0
     for t in traces:

@@ -42,7 +42,7 @@ def _walk(order, starts, ends, tracks, parent, row) -> None:
     row_end: list[int] = []
     rows: list[int] = [0] * len(order)
     current = None
-    for k, (s, e, t) in enumerate(zip(starts, ends, tracks)):
+    for k, (s, e, t) in enumerate(zip(starts, ends, tracks, strict=False)):
         if t != current:
             current, stack, row_end = t, [], []
         while stack and (s >= ends[stack[-1]] or e > ends[stack[-1]]):

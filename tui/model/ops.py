@@ -29,8 +29,14 @@ from .schema import GPU_CATS, HOST_CATS, Cat
 from .trace import Trace
 
 FILTERED = {
-    "[memory]", "[OutOfMemory]", "profiler::_record_function_enter", "profiler::_record_function_enter_new",
-    "profiler::_record_function_exit", "aten::is_leaf", "aten::output_nr", "aten::_version",
+    "[memory]",
+    "[OutOfMemory]",
+    "profiler::_record_function_enter",
+    "profiler::_record_function_enter_new",
+    "profiler::_record_function_exit",
+    "aten::is_leaf",
+    "aten::output_nr",
+    "aten::_version",
 }
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 
@@ -173,7 +179,9 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
     keys: dict[tuple, int] = {}
     group = np.empty(len(idx), np.int64)
-    for k, key in enumerate(zip(names[x["name"][idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist())):
+    for k, key in enumerate(
+        zip(names[x["name"][idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist(), strict=False)
+    ):
         group[k] = keys.setdefault(key, len(keys))
     return _rows(keys, group, idx, t, trace if group_by_shape else None)
 
@@ -194,7 +202,9 @@ def _rows(keys: dict, group, idx, t, trace: Trace | None) -> list[OpRow]:
         shapes = None
         if trace is not None:
             shapes = shape_label(trace.shapes[shape]) if shape >= 0 else "[]"
-        rows.append(OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes))
+        rows.append(
+            OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes)
+        )
     return rows
 
 

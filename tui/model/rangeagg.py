@@ -35,5 +35,8 @@ def aggregate_range(a: Analysis, t0: int, t1: int, tracks: set[int] | None = Non
     count = np.bincount(group)
     total = np.bincount(group, weights=x["dur"][idx])
     own = np.bincount(group, weights=a.self_ns[idx])
-    rows = [RangeRow(a.trace.names[int(n)], int(c), int(t), int(s)) for n, c, t, s in zip(names, count, total, own)]
+    rows = [
+        RangeRow(a.trace.names[int(n)], int(c), int(t), int(s))
+        for n, c, t, s in zip(names, count, total, own, strict=False)
+    ]
     return sorted(rows, key=lambda r: -r.total_ns)

@@ -17,17 +17,17 @@ def verdict_reading(s: Summary) -> str:
     if s.cpu_only:
         return {
             "overhead-bound": "CPU only. Each op does little work, so fixed per-op costs (Python, dispatch) dominate. "
-                              "Bigger tensors per call, fewer small ops, or torch.compile would help.",
+            "Bigger tensors per call, fewer small ops, or torch.compile would help.",
             "compute-bound": "CPU only. The aten ops themselves take most of the time: the math is the cost.",
             "mixed": "CPU only. Time is split between the ops' own work and the code around them.",
         }.get(s.verdict, "CPU only: no aten ops to judge.")
     return {
         "overhead-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the CPU spends its time launching tiny kernels "
-                          "and the GPU waits. Bigger work per launch, torch.compile or CUDA graphs would help.",
+        "and the GPU waits. Bigger work per launch, torch.compile or CUDA graphs would help.",
         "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
-                         "(tensor cores, lower precision, fusion) are where the time is.",
+        "(tensor cores, lower precision, fusion) are where the time is.",
         "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
-                 "the GPU lanes and at what the CPU does during them.",
+        "the GPU lanes and at what the CPU does during them.",
     }[s.verdict]
 
 
@@ -35,10 +35,14 @@ def launch_reading(s: Summary) -> str | None:
     if s.cpu_only or not s.launches:
         return None
     if s.cpu_launch_us > s.gpu_busy_us:
-        return (f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls, more than the {_us(s.gpu_busy_us)} "
-                "the GPU spent working: launching costs more than the work launched (overhead-bound).")
-    return (f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls against {_us(s.gpu_busy_us)} of GPU work: "
-            "each launch buys enough GPU time to hide its cost.")
+        return (
+            f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls, more than the {_us(s.gpu_busy_us)} "
+            "the GPU spent working: launching costs more than the work launched (overhead-bound)."
+        )
+    return (
+        f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls against {_us(s.gpu_busy_us)} of GPU work: "
+        "each launch buys enough GPU time to hide its cost."
+    )
 
 
 def cold_start_reading(s: Summary) -> str | None:
@@ -47,8 +51,10 @@ def cold_start_reading(s: Summary) -> str | None:
     first, rest = s.steps[0], [st.dur_us for st in s.steps[1:]]
     typical = statistics.median(rest)
     if typical > 0 and first.dur_us > COLD_FACTOR * typical:
-        return (f"{first.name} took {first.dur_us / typical:.1f}x the others ({_us(first.dur_us)} vs {_us(typical)}): "
-                "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup).")
+        return (
+            f"{first.name} took {first.dur_us / typical:.1f}x the others ({_us(first.dur_us)} vs {_us(typical)}): "
+            "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
+        )
     return f"Steps take about the same time ({_us(typical)} typical): no cold start in the profiled window."
 
 

@@ -105,7 +105,9 @@ def locate_events(src: Source) -> None:
         src.start, src.end = pos + 1, _array_end(src, pos)
         return
     if ch != b"{":
-        raise TraceError(src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)")
+        raise TraceError(
+            src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
+        )
     try:
         src.top = _TOP.decode(src.buf)
     except (msgspec.DecodeError, msgspec.ValidationError):

@@ -75,10 +75,19 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
     util = busy / (wall * n_gpu) if wall else 0.0
     kern = x["cat"] == int(Cat.KERNEL)
     s = Summary(
-        wall_us=wall, gpu_busy_us=busy, gpu_utilization=util,
-        cpu_launch_us=float(x["dur"][launch].sum()) / 1000.0, launches=int(launch.sum()), kernels=int(kern.sum()),
-        device_self_total_us=ops.self_device_total_us, cpu_self_total_us=ops.self_cpu_total_us,
-        verdict="", reason="", cpu_only=not busy_mask.any(), gpus=gpus, steps=steps(trace, t0),
+        wall_us=wall,
+        gpu_busy_us=busy,
+        gpu_utilization=util,
+        cpu_launch_us=float(x["dur"][launch].sum()) / 1000.0,
+        launches=int(launch.sum()),
+        kernels=int(kern.sum()),
+        device_self_total_us=ops.self_device_total_us,
+        cpu_self_total_us=ops.self_cpu_total_us,
+        verdict="",
+        reason="",
+        cpu_only=not busy_mask.any(),
+        gpus=gpus,
+        steps=steps(trace, t0),
         avg_kernel_us=float(x["dur"][kern].mean()) / 1000.0 if kern.any() else 0.0,
         avg_launch_us=float(x["dur"][launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
@@ -115,9 +124,11 @@ def steps(trace: Trace, t0: int) -> list[Step]:
 
 
 def _gpu_verdict(s: Summary) -> tuple[str, str]:
-    numbers = (f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; "
-               f"{s.kernels:,} kernels averaging {s.avg_kernel_us:,.1f} us; "
-               f"{s.launches:,} launch calls averaging {s.avg_launch_us:,.1f} us")
+    numbers = (
+        f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; "
+        f"{s.kernels:,} kernels averaging {s.avg_kernel_us:,.1f} us; "
+        f"{s.launches:,} launch calls averaging {s.avg_launch_us:,.1f} us"
+    )
     if s.gpu_utilization >= COMPUTE_BOUND_UTIL:
         return "compute-bound", numbers
     if s.gpu_utilization < OVERHEAD_BOUND_UTIL:

@@ -32,8 +32,10 @@ class LoadReport:
         parts = []
         if self.truncated or self.gz_truncated:
             cut = "gzip stream" if self.gz_truncated else "JSON"
-            parts.append(f"the {cut} is truncated; loaded the {self.events:,} events before the cut"
-                         + (" and dropped the partial last one" if self.dropped_tail else ""))
+            parts.append(
+                f"the {cut} is truncated; loaded the {self.events:,} events before the cut"
+                + (" and dropped the partial last one" if self.dropped_tail else "")
+            )
         if self.skipped:
             parts.append(f"skipped {self.skipped:,} malformed event(s)")
         if self.repaired:

@@ -31,7 +31,9 @@ class Track:
         return self.kind == "gpu"
 
 
-def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: Meta, rank: int, pid_main: dict) -> list[Track]:
+def build_tracks(
+    keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: Meta, rank: int, pid_main: dict
+) -> list[Track]:
     """Classify, name and order every (pid, tid) key seen in events."""
     gpu = np.zeros(len(keys), bool)
     if len(track_col):
@@ -56,7 +58,12 @@ def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
     if kind == "gpu":
         name = f"GPU {pid} stream {_stream(tid)}"
         process = label if label.upper().startswith("GPU") else f"GPU {pid}" + (f" ({label})" if label else "")
-        order = (1, meta.process_sort.get(pid, _num(pid)), meta.thread_sort.get((pid, tid), _num(_stream(tid))), str(tid))
+        order = (
+            1,
+            meta.process_sort.get(pid, _num(pid)),
+            meta.thread_sort.get((pid, tid), _num(_stream(tid))),
+            str(tid),
+        )
     elif kind == "cpu":
         name = _thread_label(pid, tid, tname, pid_main)
         process = f"{meta.process_name.get(pid, 'process')} {pid}".strip()

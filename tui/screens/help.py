@@ -20,7 +20,9 @@ def binding_rows(chain: list) -> list[tuple[str, str, str, str]]:
             if key in seen:
                 continue
             seen.add(key)
-            rows.append((type(node).__name__, b.key_display or b.key.replace(",", " "), b.description or b.action, b.id or ""))
+            rows.append(
+                (type(node).__name__, b.key_display or b.key.replace(",", " "), b.description or b.action, b.id or "")
+            )
     return rows
 
 

@@ -20,8 +20,8 @@ from ..widgets.kernels_view import KernelsView
 from ..widgets.ops_view import OpsView
 from ..widgets.overview import OverviewView
 from ..widgets.range_panel import RangePanel
-from ..widgets.ruler import Ruler
 from ..widgets.rows_view import RowsView
+from ..widgets.ruler import Ruler
 from ..widgets.timeline import Timeline
 from ..widgets.tree_view import CallTreeView
 
@@ -41,7 +41,9 @@ class MainScreen(Screen):
             with TabPane("1 Timeline", id="timeline"), Vertical():
                 yield Ruler(self.lanes.t_min if self.lanes.rows else 0)
                 yield Timeline(self.analysis, self.lanes, id="lanes")
-                yield Input(placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search")
+                yield Input(
+                    placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search"
+                )
                 yield RangePanel(id="range")
             for k, name in enumerate(VIEWS[1:], 2):
                 yield TabPane(f"{k} {name.title()}", id=name)  # filled on first visit
@@ -84,8 +86,12 @@ class MainScreen(Screen):
     def _focus_view(self, name: str) -> None:
         if name == "tree" and self.selected >= 0:
             self.query_one(CallTreeView).reveal(self.selected)
-        target = {"timeline": "Timeline", "tree": "CallTreeView", "ops": "OpsView DataTable",
-                  "kernels": "KernelsView DataTable"}.get(name)
+        target = {
+            "timeline": "Timeline",
+            "tree": "CallTreeView",
+            "ops": "OpsView DataTable",
+            "kernels": "KernelsView DataTable",
+        }.get(name)
         if target:
             self.query_one(target).focus()
 
@@ -101,7 +107,9 @@ class MainScreen(Screen):
         if message.event < 0:
             panel.show(None)
             return
-        panel.show(describe(self.analysis, message.event, self.lanes.t_min), self.app.notes_for(self.analysis, message.event))
+        panel.show(
+            describe(self.analysis, message.event, self.lanes.t_min), self.app.notes_for(self.analysis, message.event)
+        )
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
         panel = self.query_one(DetailsPanel)

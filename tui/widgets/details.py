@@ -21,7 +21,9 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
     grid.add_row("where", f"{d.category} on {d.track}")
     grid.add_row("time", f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} (self {fmt_dur(d.self_ns)})")
     if d.launch:
-        grid.add_row("launched by", f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}")
+        grid.add_row(
+            "launched by", f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"
+        )
     if d.footprint:
         grid.add_row("footprint", ", ".join(f"{k} {v}" for k, v in d.footprint.items()))
     if d.kernels:
@@ -43,4 +45,8 @@ class DetailsPanel(Static):
 
     def show(self, details: Details | None, notes: list[str] | None = None) -> None:
         self.details = details
-        self.update(details_renderable(details, notes) if details else Text("Select an event (arrows, hjkl or a click).", style="dim"))
+        self.update(
+            details_renderable(details, notes)
+            if details
+            else Text("Select an event (arrows, hjkl or a click).", style="dim")
+        )

@@ -38,7 +38,11 @@ class KernelsView(RowsView):
             Column("Min", lambda r: fmt_time(r.min_us), "min"),
             Column("Max", lambda r: fmt_time(r.max_us), "max"),
             Column("% GPU", lambda r: f"{r.pct_gpu:.1f}%", "total"),
-            Column("Launch→start", lambda r: "-" if r.launch_latency_us is None else fmt_time(r.launch_latency_us), "latency"),
+            Column(
+                "Launch→start",
+                lambda r: "-" if r.launch_latency_us is None else fmt_time(r.launch_latency_us),
+                "latency",
+            ),
             Column("Grid", lambda r: self._arg(r.example, "grid")),
             Column("Block", lambda r: self._arg(r.example, "block")),
             Column("Regs", lambda r: self._arg(r.example, "registers per thread")),

@@ -60,7 +60,12 @@ class OpsView(RowsView):
         return self.table.rows
 
     def status(self) -> str:
-        return " · ".join(op_footers(self.table)) + (" · grouped by input shape" if self.by_shape else "") + "\n" + super().status()
+        return (
+            " · ".join(op_footers(self.table))
+            + (" · grouped by input shape" if self.by_shape else "")
+            + "\n"
+            + super().status()
+        )
 
     def action_toggle_shapes(self) -> None:
         self.by_shape = not self.by_shape

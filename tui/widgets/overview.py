@@ -45,7 +45,12 @@ def overview_renderable(a: Analysis) -> Group:
     parts += [Text(""), facts]
     if s.steps:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
-    parts += [Text("\nTop ops by total time", style="bold"), _top_ops(a), Text("\nTop GPU kernels", style="bold"), _top_kernels(a)]
+    parts += [
+        Text("\nTop ops by total time", style="bold"),
+        _top_ops(a),
+        Text("\nTop GPU kernels", style="bold"),
+        _top_kernels(a),
+    ]
     return Group(*parts)
 
 

@@ -14,8 +14,22 @@ from ..model.lanes import BUSY, EMPTY, Cells
 LEFT = " ▏▎▍▌▋▊▉█"
 SHADES = "░▒▓"
 PALETTE = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#e15759", "#9c755f",
-    "#86bcb6", "#d37295", "#8cd17d", "#a0cbe8", "#ffbe7d", "#b6992d", "#499894", "#f1ce63",
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#b07aa1",
+    "#76b7b2",
+    "#edc948",
+    "#e15759",
+    "#9c755f",
+    "#86bcb6",
+    "#d37295",
+    "#8cd17d",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#b6992d",
+    "#499894",
+    "#f1ce63",
 ]
 LANE_BG = Color.parse("#1c1f24")
 GPU_LANE_BG = Color.parse("#111418")
@@ -34,7 +48,9 @@ def text_on(bg: Color) -> Color:
     return Color.parse("#000000") if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else Color.parse("#ffffff")
 
 
-def paint_row(cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool, mark_col: int = -1) -> list[Segment]:
+def paint_row(
+    cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool, mark_col: int = -1
+) -> list[Segment]:
     """Segments for one row: name_of(event) gives its name, selected/matches are highlighted.
 
     mark_col is the cell where the selected event starts; if that cell is merged (busy), it is

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -70,7 +71,9 @@ class RowsView(Vertical):
                 self.refill()
 
     def status(self) -> str:
-        keys = ", ".join(f"{b.key} {b.description.removeprefix('Sort by ')}" for b in self.BINDINGS if b.action.startswith("sort("))
+        keys = ", ".join(
+            f"{b.key} {b.description.removeprefix('Sort by ')}" for b in self.BINDINGS if b.action.startswith("sort(")
+        )
         filt = f" · filter /{self.pattern.pattern}/" if self.pattern else ""
         return f"{len(self.shown)} rows · sorted by {self.sort_key}{filt} · sort keys: {keys}"
 

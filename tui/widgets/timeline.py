@@ -24,6 +24,8 @@ GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
 def gutter_for(width: int) -> int:
     """Lane-name column width: 24 on wide terminals, down to 14 on narrow ones."""
     return max(14, min(GUTTER, width // 5))
+
+
 HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
 GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
 
@@ -155,8 +157,11 @@ class Timeline(ScrollView, can_focus=True):
             return [Segment(" " * self.cells_width)]
         cells = lane_cells(row, self.view.t0, self.view.bucket, self.view.width)
         mark_col = -1
-        if self.selected >= 0 and self.analysis.trace.x["track"][self.selected] == line.track \
-                and self.analysis.nesting.row[self.selected] == line.depth:
+        if (
+            self.selected >= 0
+            and self.analysis.trace.x["track"][self.selected] == line.track
+            and self.analysis.nesting.row[self.selected] == line.depth
+        ):
             mark_col = int(self.view.col_of(int(self.analysis.trace.x["ts"][self.selected])))
         return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu, mark_col)
 
@@ -267,7 +272,9 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_collapse(self) -> None:
         line = self.lines[min(self.scroll_offset.y, len(self.lines) - 1)] if self.lines else None
-        track = int(self.analysis.trace.x["track"][self.selected]) if self.selected >= 0 else (line.track if line else -1)
+        track = (
+            int(self.analysis.trace.x["track"][self.selected]) if self.selected >= 0 else (line.track if line else -1)
+        )
         if track < 0:
             return
         self.collapsed = self.collapsed ^ {track}
