@@ -67,7 +67,8 @@ def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = N
 
 def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
     src = open_source(path, gunzip_to)
-    builder, rows, report = Builder(), [], LoadReport(truncated=src.truncated, gz_truncated=src.gz_truncated)
+    builder, report = Builder(), LoadReport(truncated=src.truncated, gz_truncated=src.gz_truncated)
+    rows: list[tuple[int, int, int]] = []
     chunks = split_chunks(src)
     for ci, (start, end) in enumerate(chunks):
         decoded = decode_chunk(src.buf, start, end, is_last=ci == len(chunks) - 1)

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from .trace import LoadReport, Trace
+from .tracks import Track
 
 
 def _remap(values: list, into: dict, out: list) -> np.ndarray:
@@ -27,7 +28,10 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     shapes: list[str] = []
     ids: tuple[dict, dict, dict] = ({}, {}, {})
     parts: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
-    tracks, chunks, sources, report = [], [], [], LoadReport()
+    tracks: list[Track] = []
+    chunks: list[np.ndarray] = []
+    sources: list[str] = []
+    report = LoadReport()
     for _k, t in enumerate(traces):
         name_map = _remap(t.names, ids[0], names)
         cat_map = _remap(t.cat_names, ids[1], cats)
@@ -68,8 +72,8 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     )
     base = 0
     for t in traces:
-        for key, buf in t.buffers.items():
-            merged.buffers[key + base] = buf
+        for src_index, buf in t.buffers.items():
+            merged.buffers[src_index + base] = buf
         base += len(t.sources)
     return merged
 

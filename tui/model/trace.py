@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,7 +64,7 @@ class Trace:
     ranks: list[dict] = field(default_factory=list)
     flags: dict[str, int] = field(default_factory=dict)
     report: LoadReport = field(default_factory=LoadReport)
-    buffers: dict[int, bytes] = field(default_factory=dict, repr=False)
+    buffers: dict[int, bytes | mmap.mmap] = field(default_factory=dict, repr=False)  # unzipped sources, no cache
 
     @property
     def n(self) -> int:

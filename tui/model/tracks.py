@@ -53,6 +53,7 @@ def build_tracks(
 
 
 def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
+    order: tuple
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
     if kind == "gpu":
