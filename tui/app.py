@@ -104,10 +104,6 @@ class TraceApp(App):
         self.load_error = message.error
         self.exit(return_code=2)
 
-    def notes_for(self, analysis, event: int) -> list[str]:
-        """Explanations for an event (the explain rules); none yet."""
-        return []
-
     def action_view(self, name: str) -> None:
         if isinstance(self.screen, MainScreen):
             self.screen.show_view(name)

@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "ops":
             p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
         _trace_opts(p)
+    p = sub.add_parser("explain", help="say what the patterns in a trace mean (cold start, overhead, kernel names...)")
+    p.add_argument("trace", metavar="TRACE")
+    p.add_argument("--format", choices=("text", "json", "md"), default="text")
+    _trace_opts(p)
     from profiler_runner.cli_args import add_profile_parser
 
     add_profile_parser(sub)
@@ -68,11 +72,13 @@ def load(path: str, no_cache: bool):
 def run(args: argparse.Namespace) -> int:
     from . import report
 
-    if args.command in ("summary", "ops", "kernels"):
+    if args.command in ("summary", "ops", "kernels", "explain"):
         a = load(args.trace, args.no_cache)
         try:
             if args.command == "summary":
                 out = report.render_summary(a, args.format)
+            elif args.command == "explain":
+                out = report.render_explain(a, args.format)
             elif args.command == "ops":
                 out = report.render_ops(a, args.format, args.sort, args.limit, args.group_by_shape)
             else:

@@ -82,3 +82,16 @@ class Analysis:
     @cached_property
     def summary(self) -> Summary:
         return summarize(self.trace, self.ops)
+
+    @cached_property
+    def findings(self) -> list:
+        """What the explain rules say about this trace (see explain.py)."""
+        from .explain import explain
+
+        return explain(self)
+
+    @cached_property
+    def notes(self) -> dict[int, list[str]]:
+        from .explain import notes_by_event
+
+        return notes_by_event(self.findings)

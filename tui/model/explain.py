@@ -1,0 +1,321 @@
+"""Explain rules: what the patterns a beginner sees in a trace mean (the series' lessons).
+
+Each rule is data (an id, a title and a note) plus a finder that returns the events it
+applies to. explain() runs them all; notes_by_event() indexes the notes for the details panel.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .analysis import Analysis
+from .schema import GPU_CATS, Cat
+
+METADATA_OPS = {
+    "aten::t",
+    "aten::transpose",
+    "aten::view",
+    "aten::reshape",
+    "aten::as_strided",
+    "aten::_reshape_alias",
+    "aten::expand",
+    "aten::permute",
+    "aten::unsqueeze",
+    "aten::squeeze",
+    "aten::slice",
+    "aten::select",
+    "aten::detach",
+    "aten::alias",
+    "aten::_unsafe_view",
+    "aten::view_as",
+    "aten::numpy_T",
+    "aten::split",
+}
+SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
+LAUNCH = re.compile(r"Launch", re.IGNORECASE)
+GEMM_KERNEL = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul", re.IGNORECASE)
+GEMM_OR_CONV = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE)
+COLD_FACTOR = 2.0  # first step at least this many times a typical one ...
+COLD_MIN_EXCESS_NS = 100_000  # ... and at least this much longer
+SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
+SETUP_SHARE = 0.3  # ... and this share of the annotation ...
+SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
+
+
+@dataclass
+class Finding:
+    """A rule that fired: its note, and the events it applies to (maybe none: trace-wide)."""
+
+    rule: str
+    title: str
+    note: str
+    events: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.events)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    find: Callable[[Analysis], list[Finding]]
+
+
+def _names(a: Analysis, pattern: re.Pattern) -> np.ndarray:
+    hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
+    return np.flatnonzero(hit[a.trace.x["name"]])
+
+
+def _has_gpu(a: Analysis) -> bool:
+    return bool(np.isin(a.trace.x["cat"], [int(c) for c in GPU_CATS]).any())
+
+
+# ---- the rules ---------------------------------------------------------------------------------
+
+
+def final_sync(a: Analysis) -> list[Finding]:
+    syncs = _names(a, SYNC)
+    if not len(syncs):
+        return []
+    last = int(syncs[np.argmax(a.end[syncs])])
+    host = np.isin(a.trace.x["cat"], [int(Cat.CPU_OP), int(Cat.RUNTIME), int(Cat.USER_ANNOTATION)])
+    window_end = int(a.end[host].max())
+    if window_end - int(a.end[last]) > max(0.01 * (window_end - int(a.trace.x["ts"][host].min())), 50_000):
+        return []
+    dur = a.trace.x["dur"][last] / 1000
+    note = (
+        f"The final {a.trace.name_of(last)} ({dur:,.1f} us) is the profiler flushing at the end of the window: it waits "
+        "for every queued kernel to finish so the GPU timeline is complete. It is not a cost of your code."
+    )
+    return [Finding("final-sync", "Final device synchronize", note, [last])]
+
+
+def activity_buffer(a: Analysis) -> list[Finding]:
+    hits = _names(a, re.compile(r"^Activity Buffer Request$"))
+    note = (
+        "Activity Buffer Request is profiler overhead: CUPTI allocating a buffer for GPU activity records. "
+        "Ignore it when reading the GPU lane."
+    )
+    return [Finding("activity-buffer", "Profiler buffer request", note, hits.tolist())] if len(hits) else []
+
+
+def occupancy_query(a: Analysis) -> list[Finding]:
+    hits, kernels = [], []
+    for q in _names(a, re.compile(r"OccupancyMaxActiveBlocksPerMultiprocessor")).tolist():
+        nxt = _next_launch(a, q)
+        if nxt is not None and GEMM_OR_CONV.search(a.trace.name_of(nxt)):
+            hits.append(q)
+            kernels.append(nxt)
+    if not hits:
+        return []
+    example = a.trace.name_of(kernels[0])[:80]
+    note = (
+        "An occupancy query right before a launch is a cuBLAS/cuDNN heuristic asking how many blocks fit on an SM: "
+        f"the kernel that follows is GEMM- or convolution-style (here: {example})."
+    )
+    return [Finding("occupancy-query", "Occupancy query before a GEMM/conv launch", note, hits)]
+
+
+def _next_launch(a: Analysis, q: int) -> int | None:
+    """The first GPU kernel launched by a later sibling call of q under the same op."""
+    p = int(a.nesting.parent[q])
+    siblings = a.children(p) if p >= 0 else np.empty(0, int)
+    later = siblings[a.trace.x["ts"][siblings] >= a.trace.x["ts"][q]]
+    for s in later[:4].tolist():
+        if s != q and LAUNCH.search(a.trace.name_of(s)) and len(a.links.launched(s)):
+            return int(a.links.launched(s)[0])
+    return None
+
+
+def metadata_ops(a: Analysis) -> list[Finding]:
+    if not _has_gpu(a):
+        return []
+    ids = [k for k, n in enumerate(a.trace.names) if n in METADATA_OPS]
+    cand = np.flatnonzero(np.isin(a.trace.x["name"], ids) & (a.trace.x["cat"] == int(Cat.CPU_OP)))
+    quiet = [int(i) for i in cand if not any(len(a.links.launched(j)) for j in [int(i), *a.descendants(int(i), 64)])]
+    if not quiet:
+        return []
+    note = (
+        "This op only changes tensor metadata (shape, strides, a view of the same memory): it launches no GPU "
+        "kernel, so it shows on the CPU lane with nothing below it on the GPU."
+    )
+    return [Finding("metadata-op", "Metadata-only ops launch no kernel", note, quiet)]
+
+
+def bias_copy(a: Analysis) -> list[Finding]:
+    hits = []
+    for g in _names(a, re.compile(r"^Memcpy DtoD")).tolist():
+        addmm = _ancestor_named(a, int(a.links.launcher[g]), "aten::addmm")
+        if addmm is None:
+            continue
+        launched = [int(k) for j in a.descendants(addmm, 64) for k in a.links.launched(j)]
+        if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x["ts"][k] >= a.trace.x["ts"][g] for k in launched):
+            hits.append(g)
+    note = (
+        "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that follows "
+        "then adds the matrix product on top of it (beta = 1 in its epilogue)."
+    )
+    return [Finding("bias-copy", "Bias copy before addmm's GEMM", note, hits)] if hits else []
+
+
+def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | None:
+    while i >= 0 and depth:
+        if a.trace.name_of(i) == name:
+            return i
+        i, depth = int(a.nesting.parent[i]), depth - 1
+    return None
+
+
+def cold_start(a: Analysis) -> list[Finding]:
+    steps = _step_events(a)
+    if len(steps) < 2:
+        return []
+    durs = a.trace.x["dur"][steps]
+    typical = statistics.median(durs[1:].tolist())
+    if not typical or durs[0] < COLD_FACTOR * typical or durs[0] - typical < COLD_MIN_EXCESS_NS:
+        return []
+    note = (
+        f"{a.trace.name_of(int(steps[0]))} took {durs[0] / typical:.1f}x a typical step: a cold start (first-call "
+        "allocations, CUDA context and library setup, autotuning, and the profiler's own first-step cost). Warm up "
+        "before profiling (tracetui profile --warmup) or skip more steps in the profiler schedule."
+    )
+    return [Finding("cold-start", "Cold first step", note, [int(steps[0])])]
+
+
+def _step_events(a: Analysis) -> np.ndarray:
+    ids = [k for k, n in enumerate(a.trace.names) if re.match(r"^ProfilerStep#\d+$", n)]
+    sel = np.flatnonzero(np.isin(a.trace.x["name"], ids) & (a.trace.x["cat"] == int(Cat.USER_ANNOTATION)))
+    return sel[np.argsort(a.trace.x["ts"][sel])]
+
+
+def overhead_gaps(a: Analysis) -> list[Finding]:
+    s = a.summary
+    if s.cpu_only or s.verdict != "overhead-bound":
+        return []
+    kernels = np.flatnonzero(a.trace.x["cat"] == int(Cat.KERNEL))
+    kernels = kernels[np.argsort(a.trace.x["ts"][kernels])]
+    gaps = a.trace.x["ts"][kernels[1:]] - a.end[kernels[:-1]] if len(kernels) > 1 else np.empty(0)
+    after = [int(kernels[1 + int(np.argmax(gaps))])] if len(gaps) else []
+    note = (
+        f"The GPU is idle {1 - s.gpu_utilization:.0%} of the window while the CPU launches: kernels average "
+        f"{s.avg_kernel_us:,.1f} us but each launch call takes {s.avg_launch_us:,.1f} us of CPU time. The GPU waits "
+        "for the CPU (overhead-bound): batch more work per kernel, use torch.compile, or CUDA graphs."
+    )
+    return [Finding("overhead-gaps", "GPU idle between kernels while the CPU launches", note, after)]
+
+
+def setup_gap(a: Analysis) -> list[Finding]:
+    x = a.trace.x
+    gaps: dict[str, list[tuple[int, int]]] = {}
+    for i in np.flatnonzero(x["cat"] == int(Cat.USER_ANNOTATION)).tolist():
+        name = a.trace.name_of(i)
+        first_op = next((j for j in a.descendants(i, 256) if x["cat"][j] == int(Cat.CPU_OP)), None)
+        if not name.startswith("ProfilerStep#") and first_op is not None:
+            gaps.setdefault(name, []).append((i, int(x["ts"][first_op] - x["ts"][i])))
+    hits = [i for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])]
+    note = (
+        "The gap between this annotation's start and its first aten op is one-time setup (first-call Python and "
+        "framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it."
+    )
+    return [Finding("setup-gap", "Setup before the first op", note, hits)] if hits else []
+
+
+def _is_setup(a: Analysis, i: int, gap: int, others: list[int]) -> bool:
+    if gap < SETUP_MIN_NS or gap < SETUP_SHARE * int(a.trace.x["dur"][i]):
+        return False
+    return not others or gap >= SETUP_VS_OTHERS * statistics.median(others)
+
+
+COMPILE_NOTES = {
+    "Torch-Compiled Region": "the whole call into a torch.compile'd function, guards and all",
+    "TorchDynamo Cache Lookup": "Dynamo checking its guards to pick the compiled graph for these inputs",
+    "## Call CompiledFxGraph": "the Inductor-compiled graph running (its kernels are below it)",
+    "Pregraph bytecode": "Python bytecode Dynamo runs before the compiled graph",
+    "AOTDispatcher Runtime Wrapper Prologue": "AOTAutograd's wrapper preparing inputs for the compiled graph",
+}
+
+
+def compile_runtime(a: Analysis) -> list[Finding]:
+    out = []
+    for prefix, what in COMPILE_NOTES.items():
+        hits = _names(a, re.compile("^" + re.escape(prefix)))
+        if len(hits):
+            note = f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
+            out.append(Finding("compile-runtime", f"torch.compile: {prefix}", note, hits.tolist()))
+    return out
+
+
+KERNEL_HINTS = [
+    (
+        "kernel-fp32-gemm",
+        re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE),
+        "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda.matmul."
+        "allow_tf32 = True), would use them.",
+    ),
+    (
+        "kernel-tensor-core",
+        re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_", re.IGNORECASE),
+        "Tensor-core GEMM (s16816/tensorop/xmma/wgmma in the name): the fast path for matrix multiplies.",
+    ),
+    (
+        "kernel-triton",
+        re.compile(r"^triton_(poi|red|per)_"),
+        "Inductor-generated Triton kernel: poi = pointwise, red = reduction, per = persistent reduction; the rest of "
+        "the name lists the ops fused into it.",
+    ),
+    (
+        "kernel-attention",
+        re.compile(r"fmha|flash|cudnn.*(attn|mha)|efficient_attention|attention", re.IGNORECASE),
+        "Fused attention kernel (FlashAttention, memory-efficient or cuDNN attention): softmax(QK^T)V in one kernel.",
+    ),
+    (
+        "kernel-nccl",
+        re.compile(r"nccl", re.IGNORECASE),
+        "NCCL collective communication between GPUs (all-reduce, all-gather, ...): time here is communication.",
+    ),
+]
+
+
+def kernel_hints(a: Analysis) -> list[Finding]:
+    gpu = np.flatnonzero(a.trace.x["cat"] == int(Cat.KERNEL))
+    out = []
+    for rule_id, pattern, note in KERNEL_HINTS:
+        hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
+        events = gpu[hit[a.trace.x["name"][gpu]]]
+        if len(events):
+            out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), note, events.tolist()))
+    return out
+
+
+RULES = [
+    Rule("final-sync", "Final device synchronize", final_sync),
+    Rule("activity-buffer", "Profiler buffer request", activity_buffer),
+    Rule("occupancy-query", "Occupancy query before a launch", occupancy_query),
+    Rule("metadata-op", "Metadata-only ops", metadata_ops),
+    Rule("bias-copy", "Bias copy before addmm's GEMM", bias_copy),
+    Rule("cold-start", "Cold first step", cold_start),
+    Rule("overhead-gaps", "GPU idle while the CPU launches", overhead_gaps),
+    Rule("setup-gap", "Setup before the first op", setup_gap),
+    Rule("compile-runtime", "torch.compile runtime", compile_runtime),
+    Rule("kernel-names", "Kernel name hints", kernel_hints),
+]
+
+
+def explain(a: Analysis) -> list[Finding]:
+    """Every finding of every rule, in rule order."""
+    return [f for rule in RULES for f in rule.find(a)]
+
+
+def notes_by_event(findings: list[Finding]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for f in findings:
+        for e in f.events:
+            out.setdefault(e, []).append(f.note)
+    return out
