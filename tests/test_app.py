@@ -127,7 +127,8 @@ async def test_mark_aggregates_the_range(app):
         assert panel.display and tl.mark == (int(a.trace.x["ts"][step]), int(a.end[step]))
         inside = [i for i in a.nesting.order if a.trace.x["ts"][i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
         linear = [i for i in inside if a.trace.name_of(i) == "aten::linear"]
-        row = next(panel.get_row_at(k) for k in range(panel.row_count) if panel.get_row_at(k)[0] == "aten::linear")
+        rows = [[str(c) for c in panel.get_row_at(k)] for k in range(panel.row_count)]
+        row = next(r for r in rows if r[0] == "aten::linear")
         assert int(row[1]) == len(linear)
         await pilot.press("m")
         assert tl.mark is None and not panel.display
@@ -225,3 +226,22 @@ async def test_bad_file_reports_an_error_and_exits():
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
     assert app.load_error is not None and "no such file" in str(app.load_error)
+
+
+async def test_details_show_the_explain_note_and_overview_lists_findings():
+    app = TraceApp([str(SAMPLES / "b300-moe-small.json.gz")], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        a = screen.timeline.analysis
+        abr = int(next(i for i in range(a.trace.n) if a.trace.name_of(i) == "Activity Buffer Request"))
+        screen.timeline.select(abr)
+        await pilot.pause()
+        from rich.console import Console
+
+        console = Console(width=160, record=True, file=open("/dev/null", "w"))
+        console.print(screen.query_one("#details").content)
+        assert "profiler overhead" in console.export_text()
+        await pilot.press("5")
+        console.print(screen.query_one("#overview-body").content)
+        text = console.export_text()
+        assert "What this trace shows" in text and "Profiler buffer request" in text

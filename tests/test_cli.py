@@ -126,3 +126,13 @@ def test_workloads_lists_one_line_each(capsys):
     code, out, _ = run(capsys, "workloads")
     names = [line.split()[0] for line in out.splitlines()]
     assert code == 0 and names[:4] == ["matmul_add", "linear", "mlp", "attention"]
+
+
+def test_explain_text_and_json(capsys):
+    code, out, _ = run(capsys, "explain", str(SAMPLES / "b300-moe-small.json.gz"))
+    assert code == 0 and "* Profiler buffer request (1 event" in out and "profiler flushing" in out
+    _, out, _ = run(capsys, "explain", str(SAMPLES / "b300-moe-small.json.gz"), "--format", "json")
+    rules = {f["rule"] for f in json.loads(out)["findings"]}
+    assert {"final-sync", "activity-buffer", "metadata-op"} <= rules
+    _, out, _ = run(capsys, "explain", str(SAMPLES / "cpu-only-gloo.json.gz"))
+    assert out.strip() == "No explain rule fired on this trace."

@@ -10,7 +10,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 
-from .messages import LoadFailed, LoadProgress, TraceLoaded
+from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
+from .screens.compare import CompareScreen
 from .screens.help import HelpScreen, binding_rows
 from .screens.loading import LoadingScreen
 from .screens.main import VIEWS, MainScreen
@@ -55,15 +56,39 @@ class TraceApp(App):
         ),
     ]
 
-    def __init__(self, paths: list[str], use_cache: bool = True) -> None:
+    def __init__(self, paths: list[str], use_cache: bool = True, compare: bool = False) -> None:
         super().__init__()
-        self.paths, self.use_cache = paths, use_cache
+        self.paths, self.use_cache, self.compare = paths, use_cache, compare
         self.load_error: Exception | None = None
         self.analysis = None
 
     def on_mount(self) -> None:
-        self.push_screen(LoadingScreen(Path(self.paths[0]).name))
-        self.load(self.paths[0])
+        self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
+        if self.compare:
+            self.load_pair(self.paths[0], self.paths[1])
+        else:
+            self.load(self.paths[0])
+
+    @work(thread=True, exclusive=True, group="load", description="Loading two traces")
+    def load_pair(self, a: str, b: str) -> None:
+        from .model.analysis import Analysis
+        from .model.diff import diff
+        from .model.load import load_trace
+
+        try:
+            first = Analysis(load_trace(a, use_cache=self.use_cache, progress=lambda f: self._progress(f / 2)))
+            second = Analysis(load_trace(b, use_cache=self.use_cache, progress=lambda f: self._progress(0.5 + f / 2)))
+            result = diff(first, second)
+        except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
+            self.post_message(LoadFailed(exc))
+            return
+        self.post_message(CompareLoaded(result, (a, b)))
+
+    def _progress(self, fraction: float) -> None:
+        self.post_message(LoadProgress(fraction))
+
+    def on_compare_loaded(self, message: CompareLoaded) -> None:
+        self.switch_screen(CompareScreen(message.diff, message.labels))
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace")
     def load(self, path: str) -> None:
@@ -107,6 +132,8 @@ class TraceApp(App):
     def action_view(self, name: str) -> None:
         if isinstance(self.screen, MainScreen):
             self.screen.show_view(name)
+        elif isinstance(self.screen, CompareScreen) and name in ("timeline", "tree", "ops", "kernels"):
+            self.screen.action_tab({"timeline": "summary", "tree": "steps"}.get(name, name))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -46,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "ops":
             p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
         _trace_opts(p)
+    p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
+    p.add_argument("trace_a", metavar="A")
+    p.add_argument("trace_b", metavar="B")
+    p.add_argument("--format", choices=("text", "json", "md"), default="text")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="op and kernel rows to print (0: all)")
+    p.add_argument(
+        "--fail-if-slower", type=float, metavar="PCT", help="exit 3 if B's typical step is PCT%% slower than A's"
+    )
+    _trace_opts(p)
     p = sub.add_parser("explain", help="say what the patterns in a trace mean (cold start, overhead, kernel names...)")
     p.add_argument("trace", metavar="TRACE")
     p.add_argument("--format", choices=("text", "json", "md"), default="text")
@@ -87,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         print(out)
         return 0
+    if args.command == "diff":
+        return run_diff(args)
     if args.command == "open":
         return open_viewer(args)
     if args.command == "workloads":
@@ -106,13 +117,33 @@ def run(args: argparse.Namespace) -> int:
     raise UsageError(f"unknown command {args.command}")
 
 
+def run_diff(args: argparse.Namespace) -> int:
+    from .diff_report import render_diff
+    from .model.diff import diff
+
+    a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
+    d = diff(a, b)
+    print(render_diff(d, args.format, args.limit, (args.trace_a, args.trace_b)))
+    if args.fail_if_slower is not None and d.slower_pct > args.fail_if_slower:
+        print(
+            f"tracetui: B's typical step is {d.slower_pct:.1f}% slower than A's (limit {args.fail_if_slower:g}%)",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
 def open_viewer(args: argparse.Namespace) -> int:
     for path in args.traces:
         if not os.path.exists(path):
             raise TraceError(path, "no such file")
+    if args.compare and len(args.traces) != 2:
+        raise UsageError("--compare takes exactly two traces")
+    if not args.compare and len(args.traces) > 1:
+        raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
     from .app import TraceApp
 
-    app = TraceApp(args.traces, use_cache=not args.no_cache)
+    app = TraceApp(args.traces, use_cache=not args.no_cache, compare=args.compare)
     app.run()
     if app.load_error:
         raise app.load_error

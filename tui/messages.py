@@ -29,3 +29,9 @@ class ShowEvent(Message):
     def __init__(self, event: int) -> None:
         super().__init__()
         self.event = event
+
+
+class CompareLoaded(Message):
+    def __init__(self, diff, labels: tuple[str, str]) -> None:
+        super().__init__()
+        self.diff, self.labels = diff, labels

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .fmt import fmt_share, fmt_time, truncate
 from .model.analysis import Analysis
@@ -334,7 +335,7 @@ def _grid(fmt: str, heads: list[str], rows: list[list[str]], footers: list[str])
     for k, h in enumerate(heads):
         table.add_column(h, justify="left" if k == 0 else "right", no_wrap=True, overflow="ellipsis")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(c) for c in row))  # Text: names like "[memory]" are not markup
     return _to_text(table) + ("\n" + "\n".join(footers) if footers else "")
 
 

@@ -39,7 +39,9 @@ METADATA_OPS = {
 SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
 LAUNCH = re.compile(r"Launch", re.IGNORECASE)
 GEMM_KERNEL = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul", re.IGNORECASE)
-GEMM_OR_CONV = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE)
+GEMM_OR_CONV = re.compile(
+    r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE
+)
 COLD_FACTOR = 2.0  # first step at least this many times a typical one ...
 COLD_MIN_EXCESS_NS = 100_000  # ... and at least this much longer
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...

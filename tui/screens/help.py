@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -39,5 +40,5 @@ class HelpScreen(ModalScreen):
             table = DataTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("Where", "Keys", "Does", "Id")
             for row in self.rows:
-                table.add_row(*row)
+                table.add_row(*(Text(c) for c in row))
             yield table

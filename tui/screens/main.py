@@ -107,9 +107,8 @@ class MainScreen(Screen):
         if message.event < 0:
             panel.show(None)
             return
-        panel.show(
-            describe(self.analysis, message.event, self.lanes.t_min), self.app.notes_for(self.analysis, message.event)
-        )
+        notes = self.analysis.notes.get(message.event, [])
+        panel.show(describe(self.analysis, message.event, self.lanes.t_min), notes)
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
         panel = self.query_one(DetailsPanel)

@@ -18,23 +18,26 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column()
     grid.add_row("name", Text(d.name, style="bold"))
-    grid.add_row("where", f"{d.category} on {d.track}")
-    grid.add_row("time", f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} (self {fmt_dur(d.self_ns)})")
+    grid.add_row("where", Text(f"{d.category} on {d.track}"))
+    grid.add_row(
+        "time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} (self {fmt_dur(d.self_ns)})")
+    )
     if d.launch:
         grid.add_row(
-            "launched by", f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"
+            "launched by",
+            Text(f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"),
         )
     if d.footprint:
-        grid.add_row("footprint", ", ".join(f"{k} {v}" for k, v in d.footprint.items()))
+        grid.add_row("footprint", Text(", ".join(f"{k} {v}" for k, v in d.footprint.items())))
     if d.kernels:
         shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
         more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
-        grid.add_row("GPU work", f"{len(d.kernels)} launched: {shown}{more}")
+        grid.add_row("GPU work", Text(f"{len(d.kernels)} launched: {shown}{more}"))
     for note in notes or []:
         grid.add_row("note", Text(note, style="italic #e5c07b"))
     for key, value in d.args.items():
         text = str(value)
-        grid.add_row(str(key), text if len(text) <= MAX_ARG_CHARS else text[: MAX_ARG_CHARS - 1] + "…")
+        grid.add_row(Text(str(key)), Text(text if len(text) <= MAX_ARG_CHARS else text[: MAX_ARG_CHARS - 1] + "…"))
     return Group(grid)
 
 

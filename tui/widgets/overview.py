@@ -28,7 +28,7 @@ def step_bars(a: Analysis, width: int = 40) -> Table:
     for s in steps:
         n = max(int(round(width * s.dur_us / longest)), 1)
         style = "#e06c75" if median and s.dur_us > 1.5 * median else "#61afef"
-        grid.add_row(s.name, Text(BAR * n, style=style), fmt_time(s.dur_us))
+        grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.dur_us))
     return grid
 
 
@@ -41,7 +41,7 @@ def overview_renderable(a: Analysis) -> Group:
     facts.add_column()
     for k, v in summary_lines(s):
         if k != "Verdict":
-            facts.add_row(k, v)
+            facts.add_row(k, Text(v))
     parts += [Text(""), facts]
     if s.steps:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
@@ -50,8 +50,22 @@ def overview_renderable(a: Analysis) -> Group:
         _top_ops(a),
         Text("\nTop GPU kernels", style="bold"),
         _top_kernels(a),
+        Text("\nWhat this trace shows", style="bold"),
+        _findings(a),
     ]
     return Group(*parts)
+
+
+def _findings(a: Analysis) -> Table | Text:
+    if not a.findings:
+        return Text("no patterns from the explain rules", style="dim")
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True, style="#e5c07b")
+    t.add_column()
+    for f in a.findings:
+        where = f" ({f.count:,} events)" if f.count > 1 else ""
+        t.add_row("•", Text(f.title + where, style="bold").append("  " + f.note, style=""))
+    return t
 
 
 def _top_ops(a: Analysis) -> Table:
@@ -59,7 +73,7 @@ def _top_ops(a: Analysis) -> Table:
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     rows = sorted((r for r in a.ops.rows if not r.is_annotation), key=lambda r: -getattr(r, key))[:TOP]
     for r in rows:
-        t.add_row(r.name[:70], fmt_time(getattr(r, key)), f"×{r.count}")
+        t.add_row(Text(r.name[:70]), fmt_time(getattr(r, key)), f"×{r.count}")
     return t
 
 
@@ -68,7 +82,7 @@ def _top_kernels(a: Analysis) -> Table | Text:
         return Text("none: this trace has no GPU activity", style="dim")
     t = Table.grid(padding=(0, 2))
     for r in a.kernels[:TOP]:
-        t.add_row(r.name[:70], fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
+        t.add_row(Text(r.name[:70]), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
     return t
 
 

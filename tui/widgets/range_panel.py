@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.widgets import DataTable
 
 from ..fmt import fmt_dur
@@ -21,4 +22,5 @@ class RangePanel(DataTable):
         self.clear()
         self.border_title = f"Marked range: {fmt_dur(span[1] - span[0])}" if span else ""
         for r in rows[:500]:
-            self.add_row(r.name[:80], str(r.count), fmt_dur(r.total_ns), fmt_dur(r.self_ns), fmt_dur(r.avg_ns))
+            cells = (r.name[:80], str(r.count), fmt_dur(r.total_ns), fmt_dur(r.self_ns), fmt_dur(r.avg_ns))
+            self.add_row(*(Text(c) for c in cells))

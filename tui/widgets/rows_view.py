@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -87,7 +88,7 @@ class RowsView(Vertical):
         for col in self.COLUMNS:
             table.add_column(col.header, key=col.header)
         for r in self.shown:
-            table.add_row(*(col.cell(r) for col in self.COLUMNS))
+            table.add_row(*(Text(col.cell(r)) for col in self.COLUMNS))  # Text: "[memory]" is not markup
         self.query_one(".table-status", Static).update(self.status())
 
     def action_sort(self, key: str) -> None:

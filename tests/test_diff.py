@@ -1,0 +1,119 @@
+"""tracetui diff: real pairs, the kernel matching rule, the CI gate, and the compare screen."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SAMPLES, X, raw_events, write_trace
+
+from tui.cli import main
+from tui.model import load_trace
+from tui.model.analysis import Analysis
+from tui.model.diff import diff, kernel_key
+
+CONTROL = SAMPLES / "a100-train-control.json.gz"
+TEST = SAMPLES / "v100-cudagraph-test.json.gz"
+
+
+def _diff(a, b):
+    return diff(Analysis(load_trace(a)), Analysis(load_trace(b)))
+
+
+def test_hta_control_vs_test_pair():
+    d = _diff(CONTROL, TEST)
+    assert len(d.steps_a) == len(d.steps_b) == 6
+    assert [s.name for s in d.steps_a] == [f"ProfilerStep#{i}" for i in range(1009, 1015)]
+    # steps and kernel counts agree with the raw JSON
+    raw = [e for e in raw_events(TEST) if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+    first = min((e for e in raw if e["name"].startswith("ProfilerStep#")), key=lambda e: e["ts"])
+    assert d.steps_b[0].cpu_us == pytest.approx(first["dur"])
+    sgemm = next(r for r in d.kernels if r.name == "volta_sgemm_128x32_nt")
+    assert sgemm.status == "only B"
+    assert sgemm.count_b == sum(1 for e in raw_events(TEST) if e.get("name") == "volta_sgemm_128x32_nt")
+    assert d.kernels == sorted(d.kernels, key=lambda r: -abs(r.delta_us))
+    assert d.slower_pct == pytest.approx(100 * (d.step_time_b - d.step_time_a) / d.step_time_a)
+    assert d.step_time_b > d.step_time_a
+
+
+def test_triton_kernels_match_across_counters(tmp_path):
+    def trace(name, suffix):
+        return write_trace(
+            tmp_path / name,
+            [
+                X(f"triton_poi_fused_add_mul_{suffix}", 10, 5, cat="kernel", pid=0, tid=7),
+                X("void gemm_kernel<1>", 20, 5, cat="kernel", pid=0, tid=7),
+            ],
+        )
+
+    d = _diff(trace("a.json", 0), trace("b.json", 3))
+    statuses = {r.name: r.status for r in d.kernels}
+    assert statuses == {"triton_poi_fused_add_mul": "both", "void gemm_kernel<1>": "both"}
+    assert kernel_key("void kernel<4, 2>") == "void kernel<4, 2>"  # digits in C++ names are kept
+
+
+@pytest.mark.slow
+def test_eager_vs_compile_capture_shows_the_fusion(tmp_path, capsys):
+    pytest.importorskip("torch", reason="capturing needs torch")
+    paths = []
+    for mode in ([], ["--compile"]):
+        out = tmp_path / f"t{len(paths)}.json"
+        assert main(["profile", "matmul_add", "--device", "cpu", "--warmup", "--no-open", "-o", str(out), *mode]) == 0
+        paths.append(out)
+    capsys.readouterr()
+    d = _diff(*paths)
+    status = {r.name: r.status for r in d.ops}
+    assert status["aten::mm"] == "only A" and status["aten::add"] == "only A"
+    assert status["aten::addmm"] == "only B"
+    assert any(n.startswith("Torch-Compiled Region") and s == "only B" for n, s in status.items())
+    assert [s.launches for s in d.steps_a] == [0, 0, 0]
+
+
+def test_cli_diff_json_and_the_regression_gate(capsys):
+    assert main(["diff", str(CONTROL), str(TEST), "--format", "json", "--limit", "5"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["ops"]) == len(doc["kernels"]) == 5
+    assert {"only A", "only B", "both"} >= {r["status"] for r in doc["kernels"]}
+    assert doc["summary"]["Verdict"] == {"a": "compute-bound", "b": "compute-bound"}
+    assert main(["diff", str(CONTROL), str(TEST), "--fail-if-slower", "10"]) == 3
+    assert "slower than A's" in capsys.readouterr().err
+    assert main(["diff", str(CONTROL), str(TEST), "--fail-if-slower", "60"]) == 0
+    assert main(["diff", str(TEST), str(CONTROL), "--fail-if-slower", "0"]) == 0
+
+
+def test_text_diff_marks_rows_present_on_one_side(capsys):
+    main(["diff", str(CONTROL), str(TEST), "--limit", "10"])
+    out = capsys.readouterr().out
+    assert "[only B]" in out and "Verdict" in out and "step 6" in out
+
+
+async def test_compare_screen_shows_the_tables():
+    from textual.widgets import DataTable
+
+    from tui.app import TraceApp
+    from tui.screens.compare import CompareScreen
+
+    app = TraceApp(
+        [
+            str(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz"),
+            str(SAMPLES / "cpu" / "matmul_add_64_warm_compiled.json.gz"),
+        ],
+        use_cache=False,
+        compare=True,
+    )
+    async with app.run_test(size=(140, 35)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        for _ in range(20):
+            await pilot.pause()
+            if isinstance(app.screen, CompareScreen):
+                break
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("3")
+        table = app.screen.query_one("TabPane#ops DataTable", DataTable)
+        names = [str(table.get_row_at(k)[0]) for k in range(table.row_count)]
+        assert "aten::addmm  [only B]" in names and "aten::mm  [only A]" in names
+
+
+def test_open_with_two_traces_needs_compare(capsys):
+    assert main(["open", str(CONTROL), str(TEST)]) == 2
+    assert "--compare" in capsys.readouterr().err

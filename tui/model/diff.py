@@ -1,0 +1,133 @@
+"""Compare two traces: ops, kernels, steps and summaries side by side.
+
+Kernels are matched by exact name, except Triton kernels, which are matched with their trailing
+_N counter removed (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel).
+Ops are the key_averages host rows, compared by self CPU time (which adds up to the total).
+Steps are paired in order (the first profiled step of A with the first of B).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from .analysis import Analysis
+from .schema import BUSY_CATS, Cat
+from .summary import LAUNCH_NAME, Summary
+
+TRITON_COUNTER = re.compile(r"_\d+$")
+STEP = re.compile(r"^ProfilerStep#\d+$")
+
+
+def kernel_key(name: str) -> str:
+    """The name kernels are matched by."""
+    return TRITON_COUNTER.sub("", name) if name.startswith("triton_") else name
+
+
+@dataclass
+class DiffRow:
+    name: str
+    count_a: int
+    count_b: int
+    time_a_us: float
+    time_b_us: float
+
+    @property
+    def delta_us(self) -> float:
+        return self.time_b_us - self.time_a_us
+
+    @property
+    def status(self) -> str:
+        if not self.count_a:
+            return "only B"
+        return "only A" if not self.count_b else "both"
+
+
+@dataclass
+class StepStats:
+    name: str
+    cpu_us: float
+    gpu_us: float
+    launches: int
+
+
+@dataclass
+class Diff:
+    ops: list[DiffRow]
+    kernels: list[DiffRow]
+    steps_a: list[StepStats]
+    steps_b: list[StepStats]
+    summary_a: Summary
+    summary_b: Summary
+
+    @property
+    def step_time_a(self) -> float:
+        return _typical(self.steps_a, self.summary_a)
+
+    @property
+    def step_time_b(self) -> float:
+        return _typical(self.steps_b, self.summary_b)
+
+    @property
+    def slower_pct(self) -> float:
+        """How much slower B's typical step is than A's, in percent (negative: faster)."""
+        a = self.step_time_a
+        return 100.0 * (self.step_time_b - a) / a if a else 0.0
+
+
+def _typical(steps: list[StepStats], s: Summary) -> float:
+    return statistics.median([st.cpu_us for st in steps]) if steps else s.wall_us
+
+
+def diff(a: Analysis, b: Analysis) -> Diff:
+    return Diff(
+        ops=_pair(_op_times(a), _op_times(b)),
+        kernels=_pair(_kernel_times(a), _kernel_times(b)),
+        steps_a=step_stats(a),
+        steps_b=step_stats(b),
+        summary_a=a.summary,
+        summary_b=b.summary,
+    )
+
+
+def _op_times(a: Analysis) -> dict[str, tuple[int, float]]:
+    return {r.name: (r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device}
+
+
+def _kernel_times(a: Analysis) -> dict[str, tuple[int, float]]:
+    out: dict[str, tuple[int, float]] = {}
+    for r in a.kernels:
+        count, total = out.get(kernel_key(r.name), (0, 0.0))
+        out[kernel_key(r.name)] = (count + r.count, total + r.total_us)
+    return out
+
+
+def _pair(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> list[DiffRow]:
+    """One row per name seen in either side, largest absolute change first."""
+    rows = []
+    for name in {**a, **b}:
+        (count_a, time_a), (count_b, time_b) = a.get(name, (0, 0.0)), b.get(name, (0, 0.0))
+        rows.append(DiffRow(name, count_a, count_b, float(time_a), float(time_b)))
+    return sorted(rows, key=lambda r: -abs(r.delta_us))
+
+
+def step_stats(a: Analysis) -> list[StepStats]:
+    """CPU time, GPU time launched from inside, and launch calls, per ProfilerStep#N."""
+    x, trace = a.trace.x, a.trace
+    ids = [k for k, n in enumerate(trace.names) if STEP.match(n)]
+    steps = np.flatnonzero(np.isin(x["name"], ids) & (x["cat"] == int(Cat.USER_ANNOTATION)))
+    steps = steps[np.argsort(x["ts"][steps])]
+    busy = np.flatnonzero(np.isin(x["cat"], [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
+    launch_ts = x["ts"][a.links.launcher[busy]]
+    is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
+    calls = np.flatnonzero((x["cat"] == int(Cat.RUNTIME)) & is_launch[x["name"]])
+    out = []
+    for s in steps.tolist():
+        t0, t1 = x["ts"][s], a.end[s]
+        inside = (launch_ts >= t0) & (launch_ts <= t1)
+        n_calls = int(((x["ts"][calls] >= t0) & (x["ts"][calls] <= t1)).sum())
+        out.append(StepStats(trace.name_of(s), x["dur"][s] / 1000, float(x["dur"][busy[inside]].sum()) / 1000, n_calls))
+    return out
