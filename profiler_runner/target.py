@@ -77,6 +77,8 @@ def resolve(args, device: str) -> Target:
 def check_combination(w: Workload, opts: dict, device: str, args) -> None:
     if w.name == "attention" and device == "cpu" and opts.get("backend") in CUDA_ONLY and opts.get("variant") == "sdpa":
         raise ProfileError(f"the {opts['backend']} attention backend needs CUDA; on the CPU use --backend math or auto")
+    if w.name == "attention" and opts.get("backend") in ("flash", "cudnn") and args.dtype == "fp32":
+        raise ProfileError(f"the {opts['backend']} attention backend needs bf16 or fp16 (use --dtype bf16)")
     if args.backend and opts.get("variant") != "sdpa" and w.name == "attention":
         raise ProfileError("--backend applies only to --variant sdpa")
     for key in ("size", "batch", "seq", "dim", "hidden", "in_features", "out_features", "heads", "head_dim"):

@@ -245,3 +245,22 @@ async def test_details_show_the_explain_note_and_overview_lists_findings():
         console.print(screen.query_one("#overview-body").content)
         text = console.export_text()
         assert "What this trace shows" in text and "Profiler buffer request" in text
+
+
+def test_every_binding_has_an_id_and_a_description():
+    from tui.screens.compare import CompareScreen
+    from tui.widgets.rows_view import RowsView
+
+    classes = [TraceApp, Timeline, OpsView, KernelsView, CallTreeView, HelpScreen, CompareScreen, RowsView]
+    for cls in classes:
+        for b in cls.BINDINGS:
+            assert b.id and b.description, (cls.__name__, b.key)
+    ids = [b.id for cls in classes for b in cls.BINDINGS]
+    assert len(ids) == len(set(ids))
+
+
+async def test_quit_while_loading():
+    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
+    async with app.run_test() as pilot:
+        await pilot.press("q")
+    assert app.return_code == 0 and app.load_error is None

@@ -55,3 +55,39 @@ def test_tracks_nest_independently():
 def test_subtree_sum_adds_descendants():
     parent = np.array([-1, 0, 1, 0])
     assert subtree_sum(parent, np.array([1, 2, 4, 8])).tolist() == [15, 6, 4, 8]
+
+
+def test_python_frames_follow_their_python_ids(tmp_path):
+    from conftest import X, write_trace
+
+    from tui.model import load_trace
+    from tui.model.analysis import Analysis
+
+    # two background threads' frames reported on one (pid 0, tid 0) row: time chains them, ids do not
+    events = [
+        X(
+            "threading.py(1032): _bootstrap",
+            0,
+            100,
+            cat="python_function",
+            pid=0,
+            tid=0,
+            Python_id=1,
+            Python_parent_id=None,
+        ),
+        X("worker_a", 5, 20, cat="python_function", pid=0, tid=0, Python_id=2, Python_parent_id=1),
+        X(
+            "threading.py(1032): _bootstrap",
+            30,
+            60,
+            cat="python_function",
+            pid=0,
+            tid=0,
+            Python_id=3,
+            Python_parent_id=None,
+        ),
+        X("worker_b", 35, 10, cat="python_function", pid=0, tid=0, Python_id=4, Python_parent_id=3),
+        X("aten::add", 36, 2, pid=0, tid=0),
+    ]
+    a = Analysis(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False))
+    assert a.nesting.parent.tolist() == [-1, 0, -1, 2, 3]  # time alone would put frame 3 under frame 0

@@ -174,3 +174,19 @@ def test_cuda_capture_links_kernels_and_matches_key_averages(tmp_path, capsys):
     a = Analysis(load_trace(out))
     assert (a.links.launcher >= 0).sum() >= 6
     assert a.summary.verdict in ("overhead-bound", "mixed", "compute-bound")
+
+
+def test_flash_and_cudnn_need_half_precision_on_cuda():
+    import argparse
+
+    from profiler_runner.errors import ProfileError
+    from profiler_runner.registry import WORKLOADS
+    from profiler_runner.target import check_combination
+
+    w = WORKLOADS["attention"]
+    for backend in ("flash", "cudnn"):
+        args = argparse.Namespace(backend=backend, dtype="fp32", steps=3)
+        with pytest.raises(ProfileError, match="bf16 or fp16"):
+            check_combination(w, w.options("cuda", {"backend": backend}), "cuda", args)
+    ok = argparse.Namespace(backend="flash", dtype="bf16", steps=3)
+    check_combination(w, w.options("cuda", {"backend": "flash"}), "cuda", ok)

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .fmt import fmt_share, fmt_time, truncate
+from .model import readings as R
 from .model.analysis import Analysis
 from .model.kernels import KernelRow
 from .model.ops import OpRow, OpsTable
@@ -247,21 +248,18 @@ def summary_json(s: Summary) -> dict:
 
 
 def summary_lines(s: Summary) -> list[tuple[str, str]]:
-    rows = [("Wall time (profiled window)", fmt_time(s.wall_us))]
+    rows = [(R.WALL, fmt_time(s.wall_us))]
     if not s.cpu_only:
+        gpus = f", {s.gpus} GPUs)" if s.gpus > 1 else ")"
         rows += [
-            (
-                "GPU busy (kernels, memcpy, memset)",
-                f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window"
-                + (f", {s.gpus} GPUs)" if s.gpus > 1 else ")"),
-            ),
-            ("GPU idle", fmt_time(max(s.wall_us * max(s.gpus, 1) - s.gpu_busy_us, 0))),
-            ("CPU time in launch calls", f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
-            ("Kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}"),
+            (R.BUSY, f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window{gpus}"),
+            (R.IDLE, fmt_time(max(s.wall_us * max(s.gpus, 1) - s.gpu_busy_us, 0))),
+            (R.LAUNCH, f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
+            (R.KERNELS, f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}"),
         ]
-    rows += [("Self CPU time total", fmt_time(s.cpu_self_total_us))]
+    rows += [(R.SELF_CPU, fmt_time(s.cpu_self_total_us))]
     if not s.cpu_only:
-        rows.append(("Self CUDA time total", fmt_time(s.device_self_total_us)))
+        rows.append((R.SELF_CUDA, fmt_time(s.device_self_total_us)))
     rows.append(("Verdict", f"{s.verdict}: {s.reason}"))
     return rows
 

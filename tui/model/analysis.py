@@ -8,7 +8,7 @@ import numpy as np
 
 from .kernels import KernelRow, kernel_rows
 from .links import Links, link
-from .nesting import Nesting, nest
+from .nesting import Nesting, nest, python_parents
 from .ops import OpsTable, ops_table
 from .schema import Cat
 from .summary import Summary, summarize
@@ -27,10 +27,13 @@ class Analysis:
 
     @cached_property
     def nesting(self) -> Nesting:
+        """Display nesting: time containment, then Python frames re-hung by their Python ids."""
         x = self.trace.x
         kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
         shown = (kinds[x["track"]] != "meta") & (x["cat"] != int(Cat.OVERHEAD)) if self.trace.n else None
-        return nest(x["ts"], self.end, x["track"], shown)
+        nesting = nest(x["ts"], self.end, x["track"], shown)
+        python_parents(self.trace, nesting.parent)
+        return nesting
 
     @cached_property
     def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:

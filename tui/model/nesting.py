@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .schema import Cat
+
 
 @dataclass
 class Nesting:
@@ -61,6 +63,47 @@ def _walk(order, starts, ends, tracks, parent, row) -> None:
         rows[k] = r
         stack.append(k)
     row[order] = rows
+
+
+def python_parents(trace, parent: np.ndarray) -> None:
+    """Correct time nesting with the Python frames' own ids where the two disagree.
+
+    A frame stays under its time parent when the frame its "Python parent id" names is that
+    parent or one of its ancestors (annotations and ops may sit between two frames). Otherwise
+    time got it wrong, e.g. frames of several background threads reported on one (pid 0,
+    tid 0) row, which time alone chains into one fake stack: the frame moves under the named
+    frame, or becomes a root when its id says it has no parent frame. Rows stay as time placed them.
+    """
+    from .links import keyed, rank_of_events
+
+    x = trace.x
+    frames = np.flatnonzero((x["cat"] == int(Cat.PYTHON)) & (x["py_id"] >= 0))
+    if not len(frames):
+        return
+    rank = rank_of_events(trace)
+    ids = keyed(rank[frames], x["py_id"][frames])
+    order = np.argsort(ids, kind="stable")
+    wanted = keyed(rank[frames], x["py_parent"][frames])
+    pos = np.clip(np.searchsorted(ids[order], wanted), 0, len(frames) - 1)
+    found = (wanted >= 0) & (ids[order][pos] == wanted)
+    named = np.where(found, frames[order][pos], -1)
+    time_parent = parent[frames].copy()
+    agrees = _is_ancestor(parent, named, time_parent)
+    is_frame = (time_parent >= 0) & (x["cat"][np.maximum(time_parent, 0)] == int(Cat.PYTHON))
+    root_by_id = (x["py_parent"][frames] < 0) & is_frame
+    parent[frames] = np.where(found & ~agrees, named, np.where(root_by_id, -1, time_parent))
+
+
+def _is_ancestor(parent: np.ndarray, candidate: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """For each k: is candidate[k] equal to start[k] or one of its ancestors?"""
+    cur = start.copy()
+    hit = (candidate >= 0) & (cur == candidate)
+    live = cur >= 0
+    while live.any():
+        cur[live] = parent[cur[live]]
+        live = cur >= 0
+        hit |= live & (cur == candidate)
+    return hit
 
 
 def depth_of(parent: np.ndarray) -> np.ndarray:

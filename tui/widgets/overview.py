@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from ..fmt import fmt_time
 from ..model.analysis import Analysis
-from ..model.readings import readings
+from ..model.readings import fact_readings, readings
 from ..report import summary_lines
 
 BAR = "█"
@@ -37,11 +37,15 @@ def overview_renderable(a: Analysis) -> Group:
     parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
     parts += [Text("• " + r) for r in readings(s)]
     facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="#9aa3ad")
+    facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
+    why = fact_readings(s)
     for k, v in summary_lines(s):
         if k != "Verdict":
-            facts.add_row(k, Text(v))
+            cell = Text(v)
+            if k in why:
+                cell.append("\n" + why[k], style="italic #8a8f98")
+            facts.add_row(k, cell)
     parts += [Text(""), facts]
     if s.steps:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]

@@ -1,0 +1,95 @@
+"""Lane summaries, the viewport arithmetic and the ruler: pure functions, no Textual."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import SAMPLES, X, write_trace
+
+from tui.model import load_trace
+from tui.model.analysis import Analysis
+from tui.model.lanes import BUSY, EMPTY, LaneIndex, lane_cells, layout_lines, quantize
+from tui.model.viewport import Viewport, fit, pan, zoom
+from tui.widgets.ruler import ruler_text, tick_step
+
+
+def _lanes(tmp_path, events):
+    return LaneIndex(Analysis(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)))
+
+
+def test_cells_empty_single_and_busy(tmp_path):
+    # one row of three kernels: [0,8) [8,9) [9,10) us, then a gap, then [20,36) us
+    events = [
+        X("k", 0, 8, cat="kernel", pid=0, tid=7),
+        X("a", 8, 1, cat="kernel", pid=0, tid=7),
+        X("b", 9, 1, cat="kernel", pid=0, tid=7),
+        X("big", 20, 16, cat="kernel", pid=0, tid=7),
+    ]
+    lanes = _lanes(tmp_path, events)
+    row = next(iter(lanes.rows.values()))
+    t0 = lanes.t_min
+    cells = lane_cells(row, t0, 4_000, 10)  # 4 us per cell, 40 us shown
+    assert cells.event[:2].tolist() == [0, 0]  # the 8 us kernel fills two cells
+    assert cells.event[2] == BUSY and cells.count[2] == 2  # two 1 us kernels share cell 2: merged, not one of them
+    assert cells.cover[2] == 0.5
+    assert cells.event[3] == EMPTY and cells.event[4] == EMPTY  # the gap is visibly empty
+    assert cells.event[5:9].tolist() == [3, 3, 3, 3]
+
+
+def test_partial_cells_give_eighth_block_fractions(tmp_path):
+    lanes = _lanes(tmp_path, [X("k", 0, 10, cat="kernel", pid=0, tid=7)])
+    row = lanes.row(0, 0)
+    cells = lane_cells(row, lanes.t_min - 2_000, 8_000, 2)  # cells [-2, 6) and [6, 14) us; the event is [0, 10)
+    assert cells.head[0] == 0.25 and cells.tail[0] == 0  # starts 2/8 into cell 0
+    assert cells.head[1] == 0 and cells.tail[1] == 0.5  # ends 4/8 before the end of cell 1
+
+
+def test_cell_cost_depends_on_width_not_events():
+    a = Analysis(load_trace(SAMPLES / "a100-train-control.json.gz"))
+    lanes = LaneIndex(a)
+    row = max(lanes.rows.values(), key=lambda r: len(r.events))
+    bucket = quantize(lanes.t_max - lanes.t_min, 100)
+    cells = lane_cells(row, lanes.t_min, bucket, 100)
+    assert len(cells.event) == 100 and len(row.events) > 1000
+    assert lane_cells(row, lanes.t_min, bucket, 100) is cells  # cached
+
+
+def test_layout_puts_gpu_streams_first_and_collapses(tmp_path):
+    events = [X("op", 0, 10, pid=5, tid=5), X("child", 1, 2, pid=5, tid=5), X("k", 3, 1, cat="kernel", pid=0, tid=7)]
+    lanes = _lanes(tmp_path, events)
+    lines = layout_lines(lanes)
+    kinds = [(line.kind, line.label) for line in lines]
+    assert kinds[0][0] == "process" and kinds[1] == ("row", "GPU 0 stream 7")
+    assert [line.depth for line in lines if line.label == "" or line.kind == "row"][-2:] == [0, 1]
+    cpu_track = next(t.id for t in lanes.analysis.trace.tracks if t.pid == 5)
+    assert len(layout_lines(lanes, frozenset({cpu_track}))) == len(lines) - 1
+
+
+def test_quantize_and_zoom_keep_powers_of_two_and_the_anchor():
+    assert quantize(1000, 10) == 128 and quantize(1, 10) == 1
+    v = fit(1_000_000, 2_000_000, 100)
+    assert v.bucket & (v.bucket - 1) == 0 and v.t0 % v.bucket == 0
+    assert v.t0 <= 1_000_000 and v.t1 >= 2_000_000
+    anchor = 1_500_000
+    z = zoom(v, anchor, -1)
+    assert z.bucket == v.bucket // 2 and abs(z.col_of(anchor) - v.col_of(anchor)) <= 1
+    assert zoom(z, anchor, 1).bucket == v.bucket
+    assert pan(v, 3).t0 == v.t0 + 3 * v.bucket
+
+
+def test_ruler_ticks_and_units_follow_the_zoom():
+    assert tick_step(100) == 2000  # 100 ns cells: a tick every 2 us (>= 12 cells apart)
+    v = Viewport(0, 1 << 20, 80)  # ~1 ms per cell
+    text = ruler_text(v, 0, None, gutter=10).plain
+    labels = text.splitlines()[0]
+    assert "ms" in labels and "us" not in labels
+    fine = ruler_text(Viewport(0, 64, 80), 0, (0, 1000), gutter=10)
+    assert "us" in fine.plain.splitlines()[0] or "ns" in fine.plain.splitlines()[0]
+    assert any("on #5a4a00" in str(span.style) for span in fine.spans)  # the marked range is shaded
+
+
+def test_find_returns_the_event_under_a_time(tmp_path):
+    lanes = _lanes(tmp_path, [X("a", 0, 5, cat="kernel", pid=0, tid=7), X("b", 10, 5, cat="kernel", pid=0, tid=7)])
+    t0 = lanes.t_min
+    assert lanes.find(0, 0, t0 + 12_000) == 1
+    assert lanes.find(0, 0, t0 + 7_000) == -1
+    assert np.array_equal(lanes.row(0, 0).events, [0, 1])
