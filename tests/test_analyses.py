@@ -94,3 +94,33 @@ def test_kernel_launch_latency_is_kernel_start_minus_launch_start():
 def test_cpu_only_trace_has_no_kernels_and_says_so():
     a = Analysis(load_trace(SAMPLES / "cpu-only-gloo.json.gz"))
     assert a.kernels == [] and a.summary.cpu_only
+
+
+@pytest.mark.parametrize(
+    ("name", "link"),
+    [
+        ("h100-bert-small.json.gz", "External id"),
+        ("b300-moe-small.json.gz", "External id"),
+        ("mi250-rocm-train.json.gz", "External id"),
+        ("a100-train-control.json.gz", "launch call"),
+        ("v100-cudagraph-test.json.gz", "launch call"),
+    ],
+)
+def test_op_cuda_time_agrees_with_the_gpu_work_launched_under_it(name, link):
+    """Two routes to an op's CUDA total must agree: External ids (torch's) and launch links + nesting.
+
+    2022-era traces write the correlation where the op's External id belongs; tracetui detects
+    that and attributes through the launching call instead.
+    """
+    from tui.model.calltree import CallTree
+
+    a = Analysis(load_trace(SAMPLES / name))
+    assert a.ops.device_link == link
+    tree = CallTree(a)
+    for op in ("aten::mm", "aten::addmm", "aten::linear", "aten::layer_norm", "aten::bmm"):
+        rows = [r for r in a.ops.rows if r.name == op and not r.is_device]
+        if not rows:
+            continue
+        idx = [i for i in range(a.trace.n) if a.trace.name_of(i) == op]
+        assert rows[0].device_total_us == pytest.approx(tree.gpu_ns[idx].sum() / 1000, abs=0.01), op
+        assert rows[0].device_total_us > 0

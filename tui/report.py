@@ -143,6 +143,8 @@ def op_footers(t: OpsTable) -> list[str]:
     lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
     if t.has_device:
         lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
+    if t.device_link != "External id":
+        lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
     return lines
 
 

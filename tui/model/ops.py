@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from .links import keyed, rank_of_events
+from .links import keyed, link, rank_of_events
 from .nesting import children_total, nest, subtree_sum
 from .schema import GPU_CATS, HOST_CATS, Cat
 from .trace import Trace
@@ -71,6 +71,7 @@ class OpsTable:
     rows: list[OpRow]
     self_cpu_total_us: float
     self_device_total_us: float
+    device_link: str = "External id"  # or "launch call" for traces whose GPU events name no op
 
     @property
     def has_device(self) -> bool:
@@ -98,21 +99,24 @@ def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
     host = np.isin(x["cat"], [int(c) for c in HOST_CATS]) & name_ok
     device = np.isin(x["cat"], [int(c) for c in GPU_CATS]) & name_ok
     end = x["ts"] + x["dur"]
-    times = _host_times(trace, host, device, names[x["name"]], end)
+    times, device_link = _host_times(trace, host, device, names[x["name"]], end)
     idx = np.flatnonzero(host | device)
     idx = idx[np.lexsort((-end[idx], x["ts"][idx]))]
     rows = _aggregate(trace, idx, names, host, times, group_by_shape)
     rows += _memory_rows(trace, host, end)
     self_cpu = sum(r.self_cpu_us for r in rows)
     self_dev = sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation)
-    return OpsTable(rows, self_cpu, self_dev)
+    return OpsTable(rows, self_cpu, self_dev, device_link)
 
 
-def _host_times(trace: Trace, host, device, names, end) -> dict[str, np.ndarray]:
+def _host_times(trace: Trace, host, device, names, end) -> tuple[dict[str, np.ndarray], str]:
     """Per event: self/total CPU and self/total device time in ns, after dup removal."""
     x = trace.x
     parent = nest(x["ts"], end, x["track"], host).parent
-    kernels = _kernel_sums(trace, host, device)
+    kernels, device_link = _kernel_sums(trace, host, device), "External id"
+    launcher = link(trace).launcher if device.any() else None
+    if launcher is not None and not _external_ids_name_ops(trace, device, parent, launcher):
+        kernels, device_link = _kernel_sums_by_launch(trace, device, parent, launcher), "launch call"
     alive = _remove_dup_nodes(parent, names, kernels, host)
     dur = np.where(alive & host, x["dur"], 0)
     parent = np.where(alive, parent, -1)
@@ -123,7 +127,7 @@ def _host_times(trace: Trace, host, device, names, end) -> dict[str, np.ndarray]
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x["dur"], 0)),
         "self_dev": np.where(host, kernels, np.where(device, x["dur"], 0)),
-    }
+    }, device_link
 
 
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
@@ -142,6 +146,38 @@ def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
     pos = np.clip(np.searchsorted(keys, ext[fe]), 0, len(keys) - 1)
     hit = keys[pos] == ext[fe]
     out[fe[hit]] = sums[pos[hit]]
+    return out
+
+
+def _external_ids_name_ops(trace: Trace, device, parent: np.ndarray, launcher: np.ndarray) -> bool:
+    """Do GPU events' External ids name an op enclosing their launch, as torch assumes?
+
+    In 2021 and 2024+ traces they do. Some 2022-2023 builds wrote the correlation there
+    instead, which names no op or, worse, an unrelated op whose id happens to be equal.
+    """
+    ext = trace.x["ext"]
+    dev = np.flatnonzero(device & (launcher >= 0) & (ext >= 0))
+    if not len(dev):
+        return True
+    want = ext[dev]
+    cur = parent[launcher[dev]]
+    hit = np.zeros(len(dev), bool)
+    for _ in range(64):
+        live = cur >= 0
+        if not live.any():
+            break
+        hit |= live & (ext[np.maximum(cur, 0)] == want)
+        cur = np.where(live, parent[np.maximum(cur, 0)], -1)
+    return hit.mean() >= 0.5
+
+
+def _kernel_sums_by_launch(trace: Trace, device, parent: np.ndarray, launcher: np.ndarray) -> np.ndarray:
+    """Fallback: give each GPU event's time to the op enclosing the call that launched it."""
+    out = np.zeros(trace.n, np.int64)
+    dev = np.flatnonzero(device & (launcher >= 0))
+    owner = parent[launcher[dev]]
+    ok = owner >= 0
+    np.add.at(out, owner[ok], trace.x["dur"][dev[ok]])
     return out
 
 
