@@ -60,3 +60,13 @@ def test_threads_are_roots_when_there_are_no_steps():
     tree = _tree(SAMPLES / "v100-2021-small.json.gz")
     roots = tree.roots()
     assert roots and all(r.kind != "step" for r in roots)
+
+
+def test_other_threads_get_their_own_root_beside_the_steps():
+    tree = _tree(SAMPLES / "a100-ddp-nccl.json.gz")
+    roots = tree.roots()
+    assert [r.kind for r in roots[:3]] == ["step", "step", "step"]
+    autograd = next(r for r in roots if r.kind == "thread" and r.name.startswith("autograd thread"))
+    assert autograd.gpu_ns > 0
+    names = {n.name for n in tree.children(autograd)}
+    assert any("Backward" in n for n in names)

@@ -59,13 +59,24 @@ class CallTree:
         step_ids = [k for k, n in enumerate(names) if n.startswith(STEP_PREFIX)]
         host = np.isin(x["cat"], [int(Cat.USER_ANNOTATION)])
         steps = np.flatnonzero(np.isin(x["name"], step_ids) & host) if step_ids else np.empty(0, int)
-        if len(steps):
-            steps = steps[np.argsort(x["ts"][steps])]
-            return [self._node(np.array([i]), "step") for i in steps]
         cpu_tracks = [t.id for t in self.a.trace.tracks if t.kind == "cpu"]
         order = self.a.nesting.order
         roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x["track"][order], cpu_tracks)]
-        return self._group(roots)
+        if not len(steps):
+            return self._group(roots)
+        steps = steps[np.argsort(x["ts"][steps])]
+        nodes = [self._node(np.array([i]), "step") for i in steps]
+        step_tracks = set(x["track"][steps].tolist())
+        for track in cpu_tracks:  # other threads (the autograd thread, data loaders) as one node each
+            mine = roots[x["track"][roots] == track]
+            if track not in step_tracks and len(mine):
+                nodes.append(self._thread_node(track, mine))
+        return nodes
+
+    def _thread_node(self, track: int, roots: np.ndarray) -> Node:
+        x = self.a.trace.x
+        return Node(self.a.trace.tracks[track].name, roots, int(x["dur"][roots].sum()),
+                    int(self.a.self_ns[roots].sum()), int(self.gpu_ns[roots].sum()), "thread")
 
     def path_to(self, event: int) -> list[int]:
         """Event indices from the outermost ancestor down to event (a kernel via its launch)."""
@@ -82,6 +93,8 @@ class CallTree:
         return chain[::-1]
 
     def children(self, node: Node) -> list[Node]:
+        if node.kind == "thread":
+            return self._group(node.events)
         kids = [self.a.children(int(i)) for i in node.events]
         launched = [self.a.links.launched(int(i)) for i in node.events if node.kind == "runtime"]
         flat = np.concatenate(kids + launched) if kids or launched else np.empty(0, int)

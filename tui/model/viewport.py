@@ -1,7 +1,8 @@
 """The visible time window of the timeline: pure zoom, pan, fit and reset arithmetic.
 
-The window is width cells of bucket ns each, starting at t0. Buckets are powers of two and
-t0 is a multiple of the bucket, so lane summaries can be cached and reused across frames.
+The window is width cells of bucket ns each, starting at t0. Buckets are quantized (see
+lanes.quantize) and t0 is a multiple of the bucket, so lane summaries can be cached and reused
+across frames; zooming halves or doubles the bucket.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def fit(start: int, end: int, width: int, margin: float = 0.05) -> Viewport:
 
 def zoom(v: Viewport, at: int, factor: int) -> Viewport:
     """Zoom in (factor < 0) or out (factor > 0) by powers of two, keeping time `at` in place."""
-    bucket = v.bucket << factor if factor > 0 else v.bucket >> -factor
+    bucket = v.bucket << factor if factor > 0 else max(v.bucket >> -factor, 1)
     bucket = min(max(bucket, MIN_BUCKET), MAX_BUCKET)
     col = v.col_of(at)
     return _align(int(at - col * bucket), bucket, v.width)
