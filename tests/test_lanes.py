@@ -96,3 +96,11 @@ def test_find_returns_the_event_under_a_time(tmp_path):
     assert lanes.find(0, 0, t0 + 12_000) == 1
     assert lanes.find(0, 0, t0 + 7_000) == -1
     assert np.array_equal(lanes.row(0, 0).events, [0, 1])
+
+
+def test_tick_labels_have_enough_digits_to_differ():
+    from tui.fmt import fmt_tick
+
+    assert [fmt_tick(t, 250) for t in (880_000, 880_250, 880_500)] == ["880.00us", "880.25us", "880.50us"]
+    assert fmt_tick(2_000_000, 1_000_000) == "2ms" and fmt_tick(-200_000_000, 100_000_000) == "-200ms"
+    assert fmt_tick(0, 100) == "0ns" and fmt_tick(1_500_000_000, 500_000_000) == "1.5s"

@@ -30,3 +30,16 @@ def fmt_dur(ns: float) -> str:
 def truncate(text: str, width: int) -> str:
     """Cut to width with '...' as torch's table does."""
     return text if len(text) < width - 3 else text[: width - 3] + "..."
+
+
+def fmt_tick(ns: int, step: int) -> str:
+    """A ruler label for time ns with enough decimals to tell ticks step ns apart."""
+    for unit, scale in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if abs(ns) >= scale or step >= scale:
+            break
+    else:
+        return f"{ns}ns"
+    decimals = 0
+    while decimals < 6 and (step * 10**decimals) % scale:
+        decimals += 1
+    return f"{ns / scale:.{decimals}f}{unit}"

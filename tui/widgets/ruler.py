@@ -7,7 +7,7 @@ import math
 from rich.text import Text
 from textual.widget import Widget
 
-from ..fmt import fmt_dur
+from ..fmt import fmt_dur, fmt_tick
 from ..model.viewport import Viewport
 from .timeline import GUTTER
 
@@ -35,7 +35,7 @@ def ruler_text(view: Viewport, origin: int, mark: tuple[int, int] | None, gutter
         col = int(view.col_of(t))
         if 0 <= col < view.width:
             ticks[col] = "┬"
-            label = fmt_dur(t - origin)
+            label = fmt_tick(t - origin, step)
             if col + len(label) < view.width and all(c == " " for c in labels[col : col + len(label) + 1]):
                 labels[col : col + len(label)] = list(label)
         t += step
