@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
@@ -17,6 +18,10 @@ from .screens.loading import LoadingScreen
 from .screens.main import VIEWS, MainScreen
 
 PROGRESS_EVERY_S = 0.1
+
+
+class LoadCancelled(Exception):
+    """Raised from the progress callback to abandon a load the user no longer wants."""
 
 
 class ViewCommands(Provider):
@@ -69,26 +74,29 @@ class TraceApp(App):
         else:
             self.load(self.paths[0])
 
-    @work(thread=True, exclusive=True, group="load", description="Loading two traces")
-    def load_pair(self, a: str, b: str) -> None:
-        from .model.analysis import Analysis
-        from .model.diff import diff
-        from .model.load import load_trace
+    def _reporter(self, offset: float = 0.0, scale: float = 1.0):
+        """A progress callback for load_trace: rate-limited messages, and a stop when cancelled."""
+        worker, last = get_current_worker(), [0.0]
 
+        def progress(fraction: float) -> None:
+            if worker.is_cancelled:  # the user quit while loading: stop at the next chunk
+                raise LoadCancelled
+            now = time.perf_counter()
+            if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
+                last[0] = now
+                self.post_message(LoadProgress(offset + scale * fraction))
+
+        return progress
+
+    def _run_load(self, job) -> None:
+        """Run job() in the worker; post what it returns, or LoadFailed."""
         try:
-            first = Analysis(load_trace(a, use_cache=self.use_cache, progress=lambda f: self._progress(f / 2)))
-            second = Analysis(load_trace(b, use_cache=self.use_cache, progress=lambda f: self._progress(0.5 + f / 2)))
-            result = diff(first, second)
-        except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
-            self.post_message(LoadFailed(exc))
+            message = job()
+        except LoadCancelled:
             return
-        self.post_message(CompareLoaded(result, (a, b)))
-
-    def _progress(self, fraction: float) -> None:
-        self.post_message(LoadProgress(fraction))
-
-    def on_compare_loaded(self, message: CompareLoaded) -> None:
-        self.switch_screen(CompareScreen(message.diff, message.labels))
+        except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
+            message = LoadFailed(exc)
+        self.post_message(message)
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace")
     def load(self, path: str) -> None:
@@ -96,22 +104,30 @@ class TraceApp(App):
         from .model.lanes import LaneIndex
         from .model.load import load_trace
 
-        start, last = time.perf_counter(), [0.0]
-
-        def progress(fraction: float) -> None:
-            now = time.perf_counter()
-            if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
-                last[0] = now
-                self.post_message(LoadProgress(fraction))
-
-        try:
-            analysis = Analysis(load_trace(path, use_cache=self.use_cache, progress=progress))
+        def job() -> TraceLoaded:
+            start = time.perf_counter()
+            analysis = Analysis(load_trace(path, use_cache=self.use_cache, progress=self._reporter()))
             lanes = LaneIndex(analysis)
             analysis.links  # noqa: B018 - computed here, off the UI thread
-        except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
-            self.post_message(LoadFailed(exc))
-            return
-        self.post_message(TraceLoaded(analysis, lanes, time.perf_counter() - start))
+            return TraceLoaded(analysis, lanes, time.perf_counter() - start)
+
+        self._run_load(job)
+
+    @work(thread=True, exclusive=True, group="load", description="Loading two traces")
+    def load_pair(self, a: str, b: str) -> None:
+        from .model.analysis import Analysis
+        from .model.diff import diff
+        from .model.load import load_trace
+
+        def job() -> CompareLoaded:
+            first = Analysis(load_trace(a, use_cache=self.use_cache, progress=self._reporter(0.0, 0.5)))
+            second = Analysis(load_trace(b, use_cache=self.use_cache, progress=self._reporter(0.5, 0.5)))
+            return CompareLoaded(diff(first, second), (a, b))
+
+        self._run_load(job)
+
+    def on_compare_loaded(self, message: CompareLoaded) -> None:
+        self.switch_screen(CompareScreen(message.diff, message.labels))
 
     def on_load_progress(self, message: LoadProgress) -> None:
         if isinstance(self.screen, LoadingScreen):

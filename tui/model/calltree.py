@@ -75,8 +75,14 @@ class CallTree:
 
     def _thread_node(self, track: int, roots: np.ndarray) -> Node:
         x = self.a.trace.x
-        return Node(self.a.trace.tracks[track].name, roots, int(x["dur"][roots].sum()),
-                    int(self.a.self_ns[roots].sum()), int(self.gpu_ns[roots].sum()), "thread")
+        return Node(
+            self.a.trace.tracks[track].name,
+            roots,
+            int(x["dur"][roots].sum()),
+            int(self.a.self_ns[roots].sum()),
+            int(self.gpu_ns[roots].sum()),
+            "thread",
+        )
 
     def path_to(self, event: int) -> list[int]:
         """Event indices from the outermost ancestor down to event (a kernel via its launch)."""
