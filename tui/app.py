@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 
 from textual import work
-from textual.worker import get_current_worker
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.worker import get_current_worker
 
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.compare import CompareScreen

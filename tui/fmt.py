@@ -34,11 +34,11 @@ def truncate(text: str, width: int) -> str:
 
 def fmt_tick(ns: int, step: int) -> str:
     """A ruler label for time ns with enough decimals to tell ticks step ns apart."""
-    for unit, scale in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
-        if abs(ns) >= scale or step >= scale:
-            break
-    else:
+    units = (("s", 10**9), ("ms", 10**6), ("us", 10**3))
+    found = next(((u, sc) for u, sc in units if abs(ns) >= sc or step >= sc), None)
+    if found is None:
         return f"{ns}ns"
+    unit, scale = found
     decimals = 0
     while decimals < 6 and (step * 10**decimals) % scale:
         decimals += 1
