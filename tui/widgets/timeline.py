@@ -22,8 +22,8 @@ GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
 
 
 def gutter_for(width: int) -> int:
-    """Lane-name column width: 24 on wide terminals, down to 14 on narrow ones."""
-    return max(14, min(GUTTER, width // 5))
+    """Lane-name column width: 24 from 110 columns up, down to 14 on narrow terminals."""
+    return GUTTER if width >= 110 else max(14, min(GUTTER, width // 5))
 
 
 HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
