@@ -15,8 +15,15 @@ from conftest import ROOT, SAMPLES
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
+SOCKET = f"tracetui-test-{uuid.uuid4().hex[:6]}"  # a server of our own, whatever else runs tmux
+
+
+def tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check)
+
+
 def _capture(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+    return tmux("capture-pane", "-p", "-t", session).stdout
 
 
 def _wait_for(session: str, pattern: str, timeout: float = 20.0) -> str:
@@ -38,23 +45,27 @@ def _shown(screen: str) -> str:
 def test_open_zoom_help_quit_in_tmux(tmp_path):
     session = f"tracetui-{uuid.uuid4().hex[:8]}"
     trace = SAMPLES / "b300-moe-small.json.gz"
-    cmd = f"cd {ROOT} && TRACETUI_CACHE_DIR={tmp_path} {sys.executable} -m tui open {trace}; echo EXIT=$?; sleep 30"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd], check=True)
+    # COLUMNS/LINES from the test runner would override the terminal's real size
+    cmd = (
+        f"cd {ROOT} && env -u COLUMNS -u LINES TRACETUI_CACHE_DIR={tmp_path} {sys.executable} -m tui open {trace}; "
+        "echo EXIT=$?; sleep 30"
+    )
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd)
     try:
         screen = _wait_for(session, r"\S+ shown[\s\S]*GPU 0 stream 7")
         assert "GPU 0 stream 7" in screen and "python main thread" in screen
         before = _shown(screen)
-        subprocess.run(["tmux", "send-keys", "-t", session, "w", "w"], check=True)
+        tmux("send-keys", "-t", session, "w", "w")
         deadline = time.time() + 10
         while _shown(_capture(session)) == before and time.time() < deadline:
             time.sleep(0.2)
         assert _shown(_capture(session)) != before
-        subprocess.run(["tmux", "send-keys", "-t", session, "?"], check=True)
+        tmux("send-keys", "-t", session, "?")
         screen = _wait_for(session, r"Keys \(generated from the bindings")
         assert "Zoom in" in screen and "timeline.zoom_in" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "Escape"], check=True)
+        tmux("send-keys", "-t", session, "Escape")
         _wait_for(session, r"1 Timeline")
-        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        tmux("send-keys", "-t", session, "q")
         _wait_for(session, r"EXIT=0")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        tmux("kill-server", check=False)
