@@ -48,3 +48,36 @@ def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
         assert r.cpu_total_us == pytest.approx(e.cpu_time_total, abs=1e-3), key
     assert ours.self_cpu_total_us == pytest.approx(theirs.self_cpu_time_total, abs=1e-3)
     assert "ProfilerStep*" in {r.name for r in ours.rows}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none on CI); runs on the GPU machine")
+def test_cuda_columns_and_launch_links_match_key_averages(tmp_path):
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    from tui.model.analysis import Analysis
+
+    x, w, b = (torch.randn(256, 256, device="cuda") for _ in range(3))
+    layer = torch.nn.Linear(256, 256, device="cuda")
+    acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    with profile(activities=acts, schedule=schedule(wait=1, warmup=1, active=3, repeat=1)) as prof:
+        for _ in range(5):
+            with record_function("matmul_add"):
+                torch.add(torch.matmul(x, w), b)
+                layer(x).sum()
+            prof.step()
+    path = tmp_path / "cuda.json"
+    prof.export_chrome_trace(str(path))
+    a = Analysis(load_trace(path, use_cache=False))
+    theirs = {(e.key, str(e.device_type)): e for e in prof.key_averages()}
+    ours = {(r.name, "DeviceType.CUDA" if r.is_device else "DeviceType.CPU"): r for r in a.ops.rows}
+    assert set(ours) == set(theirs)
+    for key, e in theirs.items():
+        r = ours[key]
+        assert r.count == e.count, key
+        assert r.self_cpu_us == pytest.approx(e.self_cpu_time_total, abs=1e-3), key
+        assert r.self_device_us == pytest.approx(e.self_device_time_total, abs=1e-3), key
+        assert r.device_total_us == pytest.approx(e.device_time_total, abs=1e-3), key
+    assert a.ops.self_device_total_us > 0 and a.ops.device_link == "External id"
+    kernels = [i for i in range(a.trace.n) if int(a.trace.x["cat"][i]) == 4]
+    assert kernels and all(a.links.launcher[k] >= 0 for k in kernels)
+    assert a.links.flows_agree == a.links.flows_paired > 0
