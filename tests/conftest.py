@@ -47,3 +47,17 @@ def X(name, ts, dur, cat="cpu_op", pid=1, tid=1, **args):
     if args:
         ev["args"] = {k.replace("_", " "): v for k, v in args.items()}
     return ev
+
+
+async def wait_for_main(pilot):
+    """Wait for the loading worker, then for the main (or compare) screen to be up."""
+    from tui.screens.compare import CompareScreen
+    from tui.screens.main import MainScreen
+
+    await pilot.app.workers.wait_for_complete()
+    for _ in range(20):
+        await pilot.pause()
+        if isinstance(pilot.app.screen, (MainScreen, CompareScreen)):
+            break
+    await pilot.pause()
+    return pilot.app.screen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.args import event_args
@@ -21,14 +21,8 @@ BERT = str(SAMPLES / "h100-bert-small.json.gz")
 
 
 async def started(pilot) -> MainScreen:
-    await pilot.app.workers.wait_for_complete()
-    for _ in range(20):
-        await pilot.pause()
-        if isinstance(pilot.app.screen, MainScreen):
-            break
-    screen = pilot.app.screen
+    screen = await wait_for_main(pilot)
     assert isinstance(screen, MainScreen)
-    await pilot.pause()
     return screen
 
 

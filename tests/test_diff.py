@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SAMPLES, X, raw_events, write_trace
+from conftest import SAMPLES, X, raw_events, wait_for_main, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
@@ -102,12 +102,7 @@ async def test_compare_screen_shows_the_tables():
         compare=True,
     )
     async with app.run_test(size=(140, 35)) as pilot:
-        await pilot.app.workers.wait_for_complete()
-        for _ in range(20):
-            await pilot.pause()
-            if isinstance(app.screen, CompareScreen):
-                break
-        assert isinstance(app.screen, CompareScreen)
+        assert isinstance(await wait_for_main(pilot), CompareScreen)
         await pilot.press("3")
         table = app.screen.query_one("TabPane#ops DataTable", DataTable)
         names = [str(table.get_row_at(k)[0]) for k in range(table.row_count)]

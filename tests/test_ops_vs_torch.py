@@ -9,6 +9,19 @@ from tui.model.ops import ops_table
 
 torch = pytest.importorskip("torch", reason="needs torch to capture a run")
 
+CPU_FIELDS = [("self_cpu_us", "self_cpu_time_total"), ("cpu_total_us", "cpu_time_total")]
+DEVICE_FIELDS = [("self_device_us", "self_device_time_total"), ("device_total_us", "device_time_total")]
+
+
+def assert_rows_match(ours: dict, theirs: dict, fields: list[tuple[str, str]]) -> None:
+    """Same keys, same counts, and each (our field, torch's field) equal to the nanosecond."""
+    assert set(ours) == set(theirs)
+    for key, e in theirs.items():
+        r = ours[key]
+        assert r.count == e.count, key
+        for mine, torch_name in fields:
+            assert getattr(r, mine) == pytest.approx(getattr(e, torch_name), abs=1e-3), (key, mine)
+
 
 def _capture(tmp_path, with_stack: bool):
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -40,12 +53,7 @@ def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
     ours = ops_table(load_trace(path, use_cache=False), group_by_shape=by_shape)
     want = {(e.key, str(e.input_shapes) if by_shape else None): e for e in theirs}
     got = {(r.name, r.input_shapes): r for r in ours.rows}
-    assert set(got) == set(want)
-    for key, e in want.items():
-        r = got[key]
-        assert r.count == e.count, key
-        assert r.self_cpu_us == pytest.approx(e.self_cpu_time_total, abs=1e-3), key
-        assert r.cpu_total_us == pytest.approx(e.cpu_time_total, abs=1e-3), key
+    assert_rows_match(got, want, CPU_FIELDS)
     assert ours.self_cpu_total_us == pytest.approx(theirs.self_cpu_time_total, abs=1e-3)
     assert "ProfilerStep*" in {r.name for r in ours.rows}
 
@@ -70,13 +78,7 @@ def test_cuda_columns_and_launch_links_match_key_averages(tmp_path):
     a = Analysis(load_trace(path, use_cache=False))
     theirs = {(e.key, str(e.device_type)): e for e in prof.key_averages()}
     ours = {(r.name, "DeviceType.CUDA" if r.is_device else "DeviceType.CPU"): r for r in a.ops.rows}
-    assert set(ours) == set(theirs)
-    for key, e in theirs.items():
-        r = ours[key]
-        assert r.count == e.count, key
-        assert r.self_cpu_us == pytest.approx(e.self_cpu_time_total, abs=1e-3), key
-        assert r.self_device_us == pytest.approx(e.self_device_time_total, abs=1e-3), key
-        assert r.device_total_us == pytest.approx(e.device_time_total, abs=1e-3), key
+    assert_rows_match(ours, theirs, CPU_FIELDS + DEVICE_FIELDS)
     assert a.ops.self_device_total_us > 0 and a.ops.device_link == "External id"
     kernels = [i for i in range(a.trace.n) if int(a.trace.x["cat"][i]) == 4]
     assert kernels and all(a.links.launcher[k] >= 0 for k in kernels)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import SAMPLES
+from conftest import SAMPLES, wait_for_main
 
 from tui.app import TraceApp
 from tui.screens.main import MainScreen
@@ -11,12 +11,7 @@ MOE = str(SAMPLES / "b300-moe-small.json.gz")
 
 
 async def _loaded(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    for _ in range(20):
-        await pilot.pause()
-        if isinstance(pilot.app.screen, MainScreen):
-            break
-    await pilot.pause()
+    assert isinstance(await wait_for_main(pilot), MainScreen)
 
 
 def _app() -> TraceApp:
