@@ -138,3 +138,17 @@ def test_truncated_gzip_stream_is_salvaged(tmp_path):
     assert 0 < t.n < 26933
     assert t.report.gz_truncated
     assert "gzip stream is truncated" in t.report.warning()
+
+
+def test_unknown_phases_are_skipped_and_named(tmp_path):
+    from conftest import write_trace
+
+    events = [
+        X("a", 1, 1),
+        {"ph": "B", "name": "b", "pid": 1, "tid": 1, "ts": 2},
+        {"ph": "E", "pid": 1, "tid": 1, "ts": 3},
+        {"ph": "C", "name": "util", "pid": 0, "ts": 4, "args": {"v": 1}},
+    ]
+    t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
+    assert t.n == 1
+    assert t.report.warning() == "skipped events of phases tracetui does not read (1 'B', 1 'E')"

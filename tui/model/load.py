@@ -108,7 +108,7 @@ def _assemble(
     for part in ("x", "inst", "flow"):
         cols[part]["ts"] += base
     rank = _rank(path, top.distributedInfo)
-    tracks = build_tracks(builder.tracks.values, cols["x"]["track"], cols["x"]["cat"], builder.meta, rank, {})
+    tracks = build_tracks(builder.tracks.values, cols["x"]["track"], cols["x"]["cat"], builder.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
         path=str(path),

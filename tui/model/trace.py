@@ -9,6 +9,8 @@ import numpy as np
 
 from .tracks import Track
 
+KNOWN_UNDRAWN = {"C"}  # counters: valid Kineto output that the timeline does not draw
+
 
 @dataclass
 class LoadReport:
@@ -41,6 +43,10 @@ class LoadReport:
             parts.append(f"skipped {self.skipped:,} malformed event(s)")
         if self.repaired:
             parts.append(f"repaired {self.repaired:,} event(s) with bad characters")
+        odd = {ph: n for ph, n in self.unknown_phases.items() if ph not in KNOWN_UNDRAWN}
+        if odd:
+            listed = ", ".join(f"{n:,} '{ph}'" for ph, n in sorted(odd.items()))
+            parts.append(f"skipped events of phases tracetui does not read ({listed})")
         if self.inexact_chunks:
             parts.append(f"{self.inexact_chunks} chunk(s) kept float timestamps")
         return "; ".join(parts) or None

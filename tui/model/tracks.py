@@ -31,9 +31,7 @@ class Track:
         return self.kind == "gpu"
 
 
-def build_tracks(
-    keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: Meta, rank: int, pid_main: dict
-) -> list[Track]:
+def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: Meta, rank: int) -> list[Track]:
     """Classify, name and order every (pid, tid) key seen in events."""
     gpu = np.zeros(len(keys), bool)
     if len(track_col):
@@ -48,11 +46,11 @@ def build_tracks(
     out = []
     for i, (pid, tid) in enumerate(keys):
         kind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
-        out.append(replace(_track(i, rank, pid, tid, kind, meta, pid_main), events=int(counts[i])))
+        out.append(replace(_track(i, rank, pid, tid, kind, meta), events=int(counts[i])))
     return out
 
 
-def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
+def _track(i, rank, pid, tid, kind, meta: Meta) -> Track:
     order: tuple
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
@@ -66,7 +64,7 @@ def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
             str(tid),
         )
     elif kind == "cpu":
-        name = _thread_label(pid, tid, tname, pid_main)
+        name = _thread_label(pid, tid, tname)
         process = f"{meta.process_name.get(pid, 'process')} {pid}".strip()
         main_first = 0 if name == "python main thread" else 1
         order = (0, _num(pid), main_first, meta.thread_sort.get((pid, tid), _num(tid)), str(tid))
@@ -77,11 +75,11 @@ def _track(i, rank, pid, tid, kind, meta: Meta, pid_main: dict) -> Track:
     return Track(i, rank, pid, tid, kind, name, process, order)
 
 
-def _thread_label(pid, tid, tname: str, pid_main: dict) -> str:
+def _thread_label(pid, tid, tname: str) -> str:
     low = tname.lower()
     if "autograd" in low:
         return "autograd thread" + (f" ({tid})" if tid != pid else "")
-    if tid == pid or "pt_main_thread" in low or pid_main.get(pid) == tid:
+    if tid == pid or "pt_main_thread" in low:
         return "python main thread"
     return tname or f"thread {tid}"
 
