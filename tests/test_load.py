@@ -128,3 +128,25 @@ def test_gpu_streams_are_named_for_humans(name):
     gpu = [tr for tr in t.tracks if tr.kind == "gpu"]
     assert gpu and all(tr.name.startswith("GPU ") and " stream " in tr.name for tr in gpu)
     assert any(tr.name == "python main thread" for tr in t.tracks if tr.events)
+
+
+def test_folder_args_and_links_stay_per_file(tmp_path, monkeypatch):
+    import shutil
+
+    import tui.model.source
+
+    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 8192)  # many chunks per file
+    from tui.model.analysis import Analysis
+    from tui.model.args import event_args
+
+    # the same trace twice: both claim rank 0, so they are numbered in file order
+    for k in range(2):
+        shutil.copy(SAMPLES / "b300-moe-small.json.gz", tmp_path / f"copy{k}.json.gz")
+    t = load_trace(tmp_path, use_cache=False)
+    assert t.n == 2 * 270 and sorted({tr.rank for tr in t.tracks}) == [0, 1]
+    a = Analysis(t)
+    second = np.flatnonzero(t.x["cat"] == 4)[-1]  # a kernel from the second file
+    assert t.tracks[int(t.x["track"][second])].rank == 1
+    assert event_args(t, int(second))["correlation"] == int(t.x["corr"][second])
+    launcher = int(a.links.launcher[second])
+    assert launcher >= 0 and t.tracks[int(t.x["track"][launcher])].rank == 1

@@ -15,7 +15,7 @@ import numpy as np
 from .trace import LoadReport, Trace
 from .tracks import Track
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 def cache_root() -> Path:

@@ -32,16 +32,21 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     chunks: list[np.ndarray] = []
     sources: list[str] = []
     report = LoadReport()
-    for _k, t in enumerate(traces):
+    chunk_rows = 0
+    ranks = [t.tracks[0].rank if t.tracks else k for k, t in enumerate(traces)]
+    if len(set(ranks)) < len(ranks):  # two files claim the same rank: number them in file order
+        ranks = list(range(len(traces)))
+    for k, t in enumerate(traces):
         name_map = _remap(t.names, ids[0], names)
         cat_map = _remap(t.cat_names, ids[1], cats)
         shape_map = _remap(t.shapes, ids[2], shapes)
         offset = len(tracks)
-        tracks += [replace(tr, id=tr.id + offset, process=f"rank {tr.rank} · {tr.process}") for tr in t.tracks]
+        rank = ranks[k]
+        tracks += [replace(tr, id=tr.id + offset, rank=rank, process=f"rank {rank} · {tr.process}") for tr in t.tracks]
         x = dict(t.x)
         x["name"], x["cat_str"] = name_map[x["name"]], cat_map[x["cat_str"]].astype(np.int16)
         x["shape"] = np.where(x["shape"] >= 0, shape_map[np.maximum(x["shape"], 0)], -1)
-        x["chunk"] = x["chunk"] + len(chunks)
+        x["chunk"] = x["chunk"] + chunk_rows
         for part, table in (("x", x), ("inst", dict(t.inst)), ("flow", dict(t.flow))):
             table["track"] = table["track"] + offset
             if part == "inst":
@@ -51,6 +56,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
         c = np.array(t.chunks, copy=True)
         c[:, 3] += len(sources)
         chunks.append(c)
+        chunk_rows += len(c)
         sources += t.sources
         _add_report(report, t.report)
     cols = {p: {k: np.concatenate(v) for k, v in d.items()} for p, d in parts.items()}

@@ -169,8 +169,9 @@ def _damaged_end(src: Source) -> int:
     return size
 
 
-def split_chunks(src: Source, chunk_bytes: int = CHUNK_BYTES) -> list[tuple[int, int]]:
+def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int, int]]:
     """Cut the events array into byte ranges of about chunk_bytes at event boundaries."""
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     cuts: list[tuple[int, int]] = []
     begin = src.start
     while begin < src.end:
