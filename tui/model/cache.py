@@ -16,6 +16,7 @@ from .trace import LoadReport, Trace
 from .tracks import Track
 
 FORMAT_VERSION = 4
+KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 
 def cache_root() -> Path:
@@ -95,8 +96,21 @@ def write(path: Path, trace: Trace) -> None:
         if entry.exists():
             shutil.rmtree(entry, ignore_errors=True)
         os.replace(tmp, entry)
+        prune(entry.parent)
     except OSError:
         shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
+
+
+def prune(root: Path, keep: int = KEEP_ENTRIES) -> None:
+    """Remove all but the `keep` newest entries (and their unzipped sources)."""
+    entries = sorted(
+        (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    for old in entries[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+        old.with_suffix(".src.json").unlink(missing_ok=True)
 
 
 def _write_entry(tmp: Path, trace: Trace) -> None:
