@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from functools import lru_cache
 
 from rich.color import Color
 from rich.segment import Segment
@@ -38,11 +39,19 @@ SELECTED = Color.parse("#ffffff")
 MATCH = Color.parse("#ffd700")
 
 
+@lru_cache(maxsize=65536)
 def color_of(name: str) -> Color:
     """A colour per name, stable across runs and machines."""
     return Color.parse(PALETTE[zlib.crc32(name.encode()) % len(PALETTE)])
 
 
+@lru_cache(maxsize=4096)
+def style(fg: Color | None, bg: Color | None) -> Style:
+    """Styles are made once per colour pair: building them per cell dominated the frame time."""
+    return Style(color=fg, bgcolor=bg)
+
+
+@lru_cache(maxsize=256)
 def text_on(bg: Color) -> Color:
     r, g, b = bg.get_truecolor()
     return Color.parse("#000000") if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else Color.parse("#ffffff")
@@ -70,7 +79,7 @@ def paint_row(
             k = run
             continue
         if k == mark_col and ev == BUSY:
-            out.append(("▮", Style(color=SELECTED, bgcolor=bg)))
+            out.append(("▮", style(SELECTED, bg)))
         else:
             out.append(_cell(ev, cells, k, name_of, selected, matches, bg))
         k += 1
@@ -87,29 +96,35 @@ def _fill(ev: int, name_of, selected: int, matches: frozenset[int]) -> Color:
 
 def _label_run(name: str, length: int, color: Color) -> tuple[str, Style]:
     text = name if len(name) <= length else (name[: length - 1] + "…" if length >= 4 else "")
-    return text.ljust(length), Style(color=text_on(color), bgcolor=color)
+    return text.ljust(length), style(text_on(color), color)
 
 
 def _cell(ev: int, cells: Cells, k: int, name_of, selected, matches, bg: Color) -> tuple[str, Style]:
     if ev == EMPTY:
-        return " ", Style(bgcolor=bg)
+        return " ", style(None, bg)
     if ev == BUSY:
         shade = SHADES[min(int(cells.cover[k] * len(SHADES)), len(SHADES) - 1)]
-        return shade, Style(color=BUSY_FG, bgcolor=bg)
+        return shade, style(BUSY_FG, bg)
     color = _fill(ev, name_of, selected, matches)
     head, tail = float(cells.head[k]), float(cells.tail[k])
     if head > 0 and tail > 0:  # starts and ends inside this cell
-        return LEFT[max(1, round(cells.cover[k] * 8))], Style(color=color, bgcolor=bg)
+        return LEFT[max(1, round(cells.cover[k] * 8))], style(color, bg)
     if head > 0:  # starts mid-cell: background on the left, colour on the right
-        return LEFT[min(round(head * 8), 7)], Style(color=bg, bgcolor=color)
-    return LEFT[max(round((1 - tail) * 8), 1)], Style(color=color, bgcolor=bg)
+        return LEFT[min(round(head * 8), 7)], style(bg, color)
+    return LEFT[max(round((1 - tail) * 8), 1)], style(color, bg)
 
 
 def _merge(parts: list[tuple[str, Style]], bg: Color) -> list[Segment]:
+    """Join neighbouring parts of the same (cached, so identical) style into one segment."""
     segments: list[Segment] = []
-    for text, style in parts:
-        if segments and segments[-1].style == style:
-            segments[-1] = Segment(segments[-1].text + text, style)
-        else:
-            segments.append(Segment(text, style))
+    texts: list[str] = []
+    current = None
+    for text, st in parts:
+        if st is not current and texts:
+            segments.append(Segment("".join(texts), current))
+            texts = []
+        current = st
+        texts.append(text)
+    if texts:
+        segments.append(Segment("".join(texts), current))
     return segments
