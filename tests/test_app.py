@@ -258,3 +258,22 @@ async def test_quit_while_loading():
     async with app.run_test() as pilot:
         await pilot.press("q")
     assert app.return_code == 0 and app.load_error is None
+
+
+async def test_click_selects_and_wheel_zooms(app):
+    from textual import events
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        tl = (await started(pilot)).timeline
+        a = tl.analysis
+        kernel = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL))
+        track, row = int(a.trace.x["track"][kernel]), int(a.nesting.row[kernel])
+        line = tl._line_of_track[track] + row
+        col = int(tl.view.col_of(int(a.trace.x["ts"][kernel]))) + tl.name_cols
+        expected = tl.event_at(col, line - tl.scroll_offset.y)
+        await pilot.click(Timeline, offset=(col, line - tl.scroll_offset.y))
+        assert tl.selected == expected >= 0
+        before = tl.view.bucket
+        tl.post_message(events.MouseScrollUp(tl, col, 2, 0, 0, 0, False, False, False, screen_x=col, screen_y=2))
+        await pilot.pause()
+        assert tl.view.bucket == before // 2
