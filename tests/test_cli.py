@@ -136,3 +136,18 @@ def test_explain_text_and_json(capsys):
     assert {"final-sync", "activity-buffer", "metadata-op"} <= rules
     _, out, _ = run(capsys, "explain", str(SAMPLES / "cpu-only-gloo.json.gz"))
     assert out.strip() == "No explain rule fired on this trace."
+
+
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        ([], "required: COMMAND"),
+        (["ops"], "required: TRACE"),
+        (["ops", BERT, "--format", "xml"], "invalid choice: 'xml'"),
+    ],
+)
+def test_usage_errors_are_one_line(capsys, argv, text):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("tracetui: error: ") and text in err and err.count("\n") == 1

@@ -1,4 +1,4 @@
-"""The tracetui command line: open, summary, ops, kernels, profile, workloads."""
+"""The tracetui command line: open, summary, ops, kernels, explain, diff, profile, workloads."""
 
 from __future__ import annotations
 
@@ -19,13 +19,25 @@ class UsageError(Exception):
     """Bad usage that argparse could not catch; exit 2 with one line."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit 2 (the usage is in --help)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(
+            2,
+            f"tracetui: error: {message} (see tracetui {self.prog.split(' ', 1)[-1]} --help)\n"
+            if " " in self.prog
+            else f"tracetui: error: {message} (see tracetui --help)\n",
+        )
+
+
 def _trace_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tracetui", description="A terminal viewer for PyTorch profiler traces.")
+    parser = OneLineParser(prog="tracetui", description="A terminal viewer for PyTorch profiler traces.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("open", help="open a trace (.json, .json.gz or a folder of per-rank traces) in the viewer")
     p.add_argument("traces", nargs="+", metavar="TRACE")
@@ -39,9 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("trace", metavar="TRACE")
         p.add_argument("--sort", help="column to sort by (descending)")
-        p.add_argument(
-            "--limit", type=int, default=0 if name == "kernels" else 0, metavar="N", help="rows to print (0: all)"
-        )
+        p.add_argument("--limit", type=int, default=0, metavar="N", help="rows to print (0: all)")
         p.add_argument("--format", choices=FORMATS, default="text")
         if name == "ops":
             p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich import box
@@ -339,7 +339,7 @@ def _grid(fmt: str, heads: list[str], rows: list[list[str]], footers: list[str])
     return _to_text(table) + ("\n" + "\n".join(footers) if footers else "")
 
 
-def _to_text(renderable: Callable | Table) -> str:
+def _to_text(renderable: Table) -> str:
     console = Console(file=io.StringIO(), width=400, color_system=None, legacy_windows=False)
     console.print(renderable)
     return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
