@@ -152,3 +152,10 @@ def test_unknown_phases_are_skipped_and_named(tmp_path):
     t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
     assert t.n == 1
     assert t.report.warning() == "skipped events of phases tracetui does not read (1 'B', 1 'E')"
+
+
+def test_utf8_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + _kineto_text(_events(5)).encode())
+    t = load_trace(path, use_cache=False)
+    assert t.n == 5 and t.report.warning() is None

@@ -89,7 +89,8 @@ def open_source(path: Path, gunzip_to: Path | None) -> Source:
 def first_byte(buf: bytes | mmap.mmap) -> tuple[int, bytes]:
     """The offset and value of the first non-whitespace byte."""
     head = bytes(buf[:4096])
-    stripped = head.lstrip()
+    bom = 3 if head.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark, as some editors save
+    stripped = head[bom:].lstrip()
     if not stripped:
         return -1, b""
     pos = len(head) - len(stripped)
@@ -109,7 +110,7 @@ def locate_events(src: Source) -> None:
             src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
         )
     try:
-        src.top = _TOP.decode(src.buf)
+        src.top = _TOP.decode(memoryview(src.buf)[pos:] if pos else src.buf)
     except (msgspec.DecodeError, msgspec.ValidationError):
         _locate_damaged(src)
         return
