@@ -2,7 +2,8 @@
 
 Prints seconds, peak memory and the ratio to json.load (the baseline HTA uses), for a cold
 load (no cache), a cached re-open, and the app's first paint (worker load + first frame).
-Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~100 MB)
+Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~93 MB; from 128 MB of
+events up, tracetui decodes on all cores, so try 8 copies, ~250 MB, to see that)
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from benchmarks.tile import tile_json  # noqa: E402
 PROBES = {
     "json.load (baseline)": "import json; d = json.load(open(P)); n = len(d['traceEvents'])",
     "orjson.loads": "import orjson; d = orjson.loads(open(P, 'rb').read()); n = len(d['traceEvents'])",
+    "tracetui, no cache, one process": (
+        "import tui.model.parts as parts; parts.PARALLEL_MIN_BYTES = 1 << 62\n"
+        "from tui.model import load_trace; t = load_trace(P, use_cache=False); n = t.n"
+    ),
     "tracetui, no cache": "from tui.model import load_trace; t = load_trace(P, use_cache=False); n = t.n",
     "tracetui, first open (writes cache)": "from tui.model import load_trace; t = load_trace(P); n = t.n",
     "tracetui, cached re-open": "from tui.model import load_trace; t = load_trace(P); n = t.n",
@@ -48,6 +53,8 @@ async def first_paint(path: Path) -> float:
     t0 = time.perf_counter()
     async with app.run_test(size=(160, 45)) as pilot:
         while not isinstance(app.screen, MainScreen):
+            if app.load_error is not None or not app.is_running:
+                raise SystemExit(f"the app did not load the trace: {app.load_error!r}")
             await pilot.pause(0.01)
         await pilot.pause()
         return time.perf_counter() - t0

@@ -63,6 +63,9 @@ class TraceApp(App):
 
     def __init__(self, paths: list[str], use_cache: bool = True, compare: bool = False) -> None:
         super().__init__()
+        from .model.parts import prepare_workers
+
+        prepare_workers(paths)  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
         self.load_error: Exception | None = None
         self.analysis = None

@@ -110,7 +110,7 @@ class Builder:
         if ts is None:
             ts = to_ns(ts_raw)
         phs = [e.ph for e in events]
-        for ph in set(phs):
+        for ph in dict.fromkeys(phs):  # in order of first appearance: ids do not depend on hashing
             sel = np.fromiter((p == ph for p in phs), bool, len(phs))
             idx = np.flatnonzero(sel)
             group = [events[i] for i in idx]

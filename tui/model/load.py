@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from . import cache
-from .columns import Builder
-from .decode import decode_chunk
+from .columns import Interner
 from .errors import TraceError
+from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
 from .source import Source, open_source, split_chunks
 from .trace import LoadReport, Trace
 from .tracks import build_tracks
@@ -67,59 +67,53 @@ def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = N
 
 def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
     src = open_source(path, gunzip_to)
-    builder, report = Builder(), LoadReport(truncated=src.truncated, gz_truncated=src.gz_truncated)
-    rows: list[tuple[int, int, int]] = []
     chunks = split_chunks(src)
-    for ci, (start, end) in enumerate(chunks):
-        decoded = decode_chunk(src.buf, start, end, is_last=ci == len(chunks) - 1)
-        ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
-        text = bytes(src.buf[start:end]) if len(decoded.spans) == 1 else None
-        builder.add(decoded.events, ids, pos, text)
-        report.events += len(decoded.events)
-        report.skipped += decoded.skipped
-        report.repaired += decoded.repaired
-        report.dropped_tail |= decoded.dropped_tail
-        if progress:
-            progress((ci + 1) / len(chunks))
-    report.unknown_phases, report.inexact_chunks = builder.unknown, builder.inexact_chunks
-    if report.dropped_tail:
-        report.truncated = True
-    return _assemble(path, src, builder, rows, report, gunzip_to)
-
-
-def _chunk_ids(spans, count: int, rows: list) -> tuple[np.ndarray, np.ndarray]:
-    """Per event: the chunk row that re-decodes its args, and its index in that chunk."""
-    ids = np.empty(count, np.int32)
-    pos = np.arange(count, dtype=np.int32)
-    firsts = [first for _, _, first in spans] + [count]
-    for k, (start, end, first) in enumerate(spans):
-        ids[first : firsts[k + 1]] = len(rows)
-        pos[first : firsts[k + 1]] -= first
-        rows.append((start, end, first))
-    return ids, pos
+    workers = worker_count(src.end - src.start)
+    on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
+    parts = None
+    if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
+        try:
+            parts = decode_parallel(on_disk, chunks, workers, progress)
+        except (OSError, ValueError):  # no worker processes here (sandbox, odd stdio): one process it is
+            parts = None
+    if parts is None:
+        step = (lambda done: progress(done / len(chunks))) if progress else None
+        parts = [decode_range(src.buf, chunks, len(chunks) - 1, 0, step)]
+    merged, track_keys = merge_parts(parts)
+    report = LoadReport(
+        events=merged.events,
+        skipped=merged.skipped,
+        repaired=merged.repaired,
+        dropped_tail=merged.dropped_tail,
+        truncated=src.truncated or merged.dropped_tail,
+        gz_truncated=src.gz_truncated,
+        inexact_chunks=merged.inexact_chunks,
+        unknown_phases=merged.unknown,
+    )
+    return _assemble(path, src, merged, track_keys, report, gunzip_to)
 
 
 def _assemble(
-    path: Path, src: Source, builder: Builder, rows: list, report: LoadReport, unzipped: Path | None
+    path: Path, src: Source, merged: Part, track_keys: Interner, report: LoadReport, unzipped: Path | None
 ) -> Trace:
-    cols = builder.finish()
+    cols = merged.cols
     top = src.top
     base = top.baseTimeNanoseconds or 0
     for part in ("x", "inst", "flow"):
         cols[part]["ts"] += base
     rank = _rank(path, top.distributedInfo)
-    tracks = build_tracks(builder.tracks.values, cols["x"]["track"], cols["x"]["cat"], builder.meta, rank)
+    tracks = build_tracks(track_keys.values, cols["x"]["track"], cols["x"]["cat"], merged.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
         path=str(path),
         x=cols["x"],
         inst=cols["inst"],
         flow=cols["flow"],
-        names=[str(n) for n in builder.names.values],
-        cat_names=[str(c) for c in builder.cats.values],
-        shapes=[s.decode("utf-8", "replace") for s in builder.shapes.values],
+        names=[str(n) for n in merged.names],
+        cat_names=[str(c) for c in merged.cats],
+        shapes=[s.decode("utf-8", "replace") for s in merged.shapes],
         tracks=tracks,
-        chunks=np.array([(s, e, f, 0) for s, e, f in rows], dtype=np.int64).reshape(-1, 4),
+        chunks=np.array([(s, e, f, 0) for s, e, f in merged.rows], dtype=np.int64).reshape(-1, 4),
         sources=[source],
         devices=top.deviceProperties or top.computeProperties or [],
         ranks=[{"rank": rank, **(top.distributedInfo or {})}],
