@@ -44,7 +44,8 @@ def decode_range(
     buf, chunks: list[tuple[int, int]], last: int, first_index: int = 0, progress: Callable[[int], None] | None = None
 ) -> Part:
     """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
-    builder, rows = Builder(), list[tuple[int, int, int]]()
+    builder = Builder()
+    rows: list[tuple[int, int, int]] = []
     part = Part({}, [], [], [], [], builder.meta, rows)
     for k, (start, end) in enumerate(chunks):
         decoded = decode_chunk(buf, start, end, is_last=first_index + k == last)
