@@ -178,3 +178,29 @@ def test_flash_and_cudnn_need_half_precision_on_cuda():
             check_combination(w, w.options("cuda", {"backend": backend}), "cuda", args)
     ok = argparse.Namespace(backend="flash", dtype="bf16", steps=3)
     check_combination(w, w.options("cuda", {"backend": "flash"}), "cuda", ok)
+
+
+def test_capture_samples_script_runs_on_cpu(tmp_path, capsys):
+    from profiler_runner import capture_samples
+
+    names = capture_samples.captures()
+    assert {
+        "matmul_add_64_cold_eager",
+        "matmul_add_4096_warm_compiled",
+        "mlp_fwd_compiled",
+        "attn_naive",
+        "attn_inplace",
+        "attn_sdpa_flash",
+    } <= set(names)
+    assert sum("--with-stack" in a for a in names.values()) == 1
+    assert capture_samples.main(["--device", "cpu", "--only", "matmul_add_64_cold_eager", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "matmul_add_64_cold_eager.json.gz").is_file() and (
+        tmp_path / "matmul_add_64_cold_eager.txt"
+    ).is_file()
+    checks = (tmp_path / "CHECKS.md").read_text()
+    assert "matmul_add_64_cold_eager.json.gz: overhead-bound" in checks and "mm+add" in checks
+    assert capture_samples.main(["--device", "cpu", "--only", "attn_sdpa_flash", "--out", str(tmp_path)]) == 0
+    assert (
+        "attn_sdpa_flash: skipped (tracetui: error: the flash attention backend needs CUDA"
+        in (tmp_path / "CHECKS.md").read_text()
+    )

@@ -1,0 +1,125 @@
+"""Capture the series' workloads on a GPU into sample_traces/cuda-<gpu>/ and check their lessons.
+
+Run once on the GPU machine:  python -m profiler_runner.capture_samples
+  then the CUDA-only tests:   python -m pytest -q tests/test_ops_vs_torch.py tests/test_profile.py -k cuda
+Test it on the CPU first:     python -m profiler_runner.capture_samples --device cpu --only matmul_add_64 --out /tmp/x
+
+Each capture is `tracetui profile ... --steps 2 --no-open`, gzipped, with its table beside it;
+only one uses --with-stack (stacks make traces large). Afterwards CHECKS.md records what
+tracetui sees in them: the verdicts of the small and the big matmul_add, the cold first step,
+and aten::mm + aten::add becoming aten::addmm under torch.compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+SDPA_BACKENDS = ("auto", "math", "flash", "efficient", "cudnn")
+
+
+def captures() -> dict[str, list[str]]:
+    """Name -> `tracetui profile` arguments."""
+    out: dict[str, list[str]] = {}
+    for size in (64, 4096):
+        for warm in (False, True):
+            for compiled in (False, True):
+                name = f"matmul_add_{size}_{'warm' if warm else 'cold'}_{'compiled' if compiled else 'eager'}"
+                out[name] = ["matmul_add", "--size", str(size)] + ["--warmup"] * warm + ["--compile"] * compiled
+    out["matmul_add_64_warm_eager_stack"] = [
+        "matmul_add",
+        "--size",
+        "64",
+        "--warmup",
+        "--with-stack",
+        "--record-shapes",
+    ]
+    out["linear_fwd"] = ["linear", "--warmup", "--record-shapes"]
+    out["mlp_fwd_eager"] = ["mlp", "--warmup"]
+    out["mlp_fwd_compiled"] = ["mlp", "--warmup", "--compile"]
+    out["attn_naive"] = ["attention", "--variant", "naive", "--warmup"]
+    out["attn_inplace"] = ["attention", "--variant", "inplace", "--warmup"]
+    for backend in SDPA_BACKENDS:
+        out[f"attn_sdpa_{backend}"] = ["attention", "--variant", "sdpa", "--backend", backend, "--warmup"]
+    return out
+
+
+def run(name: str, args: list[str], out: Path, device: str) -> str | None:
+    """Capture one; None on success, else the one-line reason it was skipped."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "tui",
+        "profile",
+        *args,
+        "--device",
+        device,
+        "--steps",
+        "2",
+        "--no-open",
+        "--force",
+        "-o",
+        str(out / f"{name}.json.gz"),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("tracetui: error:")]
+        return lines[-1] if lines else f"exit {proc.returncode}"
+    return None
+
+
+def check(out: Path) -> list[str]:
+    """What tracetui sees in the captures, one line each."""
+    from tui.model import load_trace
+    from tui.model.analysis import Analysis
+
+    lines = []
+    for path in sorted(out.glob("*.json.gz")):
+        a = Analysis(load_trace(path, use_cache=False))
+        s = a.summary
+        names = {n for n in a.trace.names}
+        fused = "aten::addmm" in names and "aten::mm" not in names
+        steps = ", ".join(f"{st.dur_us:,.0f}" for st in s.steps)
+        lines.append(
+            f"- {path.name}: {s.verdict} (GPU busy {s.gpu_utilization:.0%}); steps us: {steps}; "
+            f"{'addmm (fused)' if fused else 'mm+add' if 'aten::mm' in names else ''}"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    p.add_argument("--out", type=Path, help="default: sample_traces/cuda-<gpu name>/")
+    p.add_argument("--only", help="capture only the names starting with this")
+    args = p.parse_args(argv)
+    out = args.out or Path("sample_traces") / f"cuda-{_gpu_name()}"
+    out.mkdir(parents=True, exist_ok=True)
+    skipped = []
+    for name, profile_args in captures().items():
+        if args.only and not name.startswith(args.only):
+            continue
+        reason = run(name, profile_args, out, args.device)
+        print(f"{name}: {reason or 'ok'}", flush=True)
+        if reason:
+            skipped.append(f"- {name}: skipped ({reason})")
+    report = ["# What tracetui sees in these captures", "", *check(out), *([""] + skipped if skipped else [])]
+    (out / "CHECKS.md").write_text("\n".join(report) + "\n")
+    print("\n".join(report))
+    return 0
+
+
+def _gpu_name() -> str:
+    try:
+        import torch
+
+        name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
+    except ImportError:
+        name = "none"
+    return name.lower().replace("nvidia", "").strip().replace(" ", "-") or "gpu"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
