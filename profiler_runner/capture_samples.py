@@ -46,23 +46,10 @@ def captures() -> dict[str, list[str]]:
     return out
 
 
-def run(name: str, args: list[str], out: Path, device: str) -> str | None:
+def run(name: str, args: list[str], out: Path, device: str, steps: int = 2) -> str | None:
     """Capture one; None on success, else the one-line reason it was skipped."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "tui",
-        "profile",
-        *args,
-        "--device",
-        device,
-        "--steps",
-        "2",
-        "--no-open",
-        "--force",
-        "-o",
-        str(out / f"{name}.json.gz"),
-    ]
+    target = ["--device", device, "--steps", str(steps), "--no-open", "--force", "-o", str(out / f"{name}.json.gz")]
+    cmd = [sys.executable, "-m", "tui", "profile", *args, *target]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         lines = [line for line in proc.stderr.splitlines() if line.startswith("tracetui: error:")]

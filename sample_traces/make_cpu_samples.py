@@ -5,7 +5,6 @@ Each is `tracetui profile ... --device cpu` at the small CPU sizes, gzipped, wit
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,23 +23,15 @@ CAPTURES = {
 
 
 def main() -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from profiler_runner.capture_samples import run
+
     OUT.mkdir(exist_ok=True)
     for name, args in CAPTURES.items():
-        cmd = [
-            sys.executable,
-            "-m",
-            "tui",
-            "profile",
-            *args,
-            "--device",
-            "cpu",
-            "--no-open",
-            "--force",
-            "-o",
-            str(OUT / f"{name}.json.gz"),
-        ]
-        print(" ".join(cmd[2:]), flush=True)
-        subprocess.run(cmd, check=True)
+        reason = run(name, args, OUT, "cpu", steps=3)
+        print(f"{name}: {reason or 'ok'}", flush=True)
+        if reason:
+            return 1
     return 0
 
 

@@ -51,13 +51,30 @@ def X(name, ts, dur, cat="cpu_op", pid=1, tid=1, **args):
 
 async def wait_for_main(pilot):
     """Wait for the loading worker, then for the main (or compare) screen to be up."""
+    import time
+
     from tui.screens.compare import CompareScreen
     from tui.screens.main import MainScreen
 
     await pilot.app.workers.wait_for_complete()
-    for _ in range(20):
-        await pilot.pause()
-        if isinstance(pilot.app.screen, (MainScreen, CompareScreen)):
-            break
+    deadline = time.monotonic() + 30  # generous: CI machines can be busy
+    while not isinstance(pilot.app.screen, (MainScreen, CompareScreen)) and time.monotonic() < deadline:
+        await pilot.pause(0.02)
     await pilot.pause()
     return pilot.app.screen
+
+
+@pytest.fixture
+def force_workers(monkeypatch) -> list:
+    """Decode in two worker processes even small files, in small chunks; returns the worker counts used."""
+    import tui.model.load
+    import tui.model.parts
+    import tui.model.source
+
+    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 64 << 10)
+    monkeypatch.setattr(tui.model.parts, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(tui.model.parts.os, "cpu_count", lambda: 2)
+    calls: list = []
+    real = tui.model.load.decode_parallel
+    monkeypatch.setattr(tui.model.load, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
+    return calls

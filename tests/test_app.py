@@ -279,22 +279,13 @@ async def test_click_selects_and_wheel_zooms(app):
         assert tl.view.bucket == before // 2
 
 
-async def test_app_loads_with_worker_processes(tmp_path, monkeypatch):
+async def test_app_loads_with_worker_processes(tmp_path, force_workers):
     """Big traces decode in worker processes; starting them under the app's captured stderr must work."""
     import gzip
 
-    import tui.model.load
-    import tui.model.parts
-    import tui.model.source
-
     plain = tmp_path / "t.json"
     plain.write_bytes(gzip.decompress((SAMPLES / "a100-ddp-nccl.json.gz").read_bytes()))
-    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 256 << 10)
-    monkeypatch.setattr(tui.model.parts, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(tui.model.parts.os, "cpu_count", lambda: 2)
-    calls = []
-    real = tui.model.load.decode_parallel
-    monkeypatch.setattr(tui.model.load, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
+    calls = force_workers
     app = TraceApp([str(plain)], use_cache=False)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)

@@ -153,21 +153,11 @@ def test_folder_args_and_links_stay_per_file(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["a100-ddp-nccl.json.gz", "h100-bert-small.json.gz"])
-def test_parallel_decode_gives_the_same_trace(tmp_path, monkeypatch, name):
-    import tui.model.parts
-    import tui.model.source
-
+def test_parallel_decode_gives_the_same_trace(tmp_path, request, name):
     plain = tmp_path / "t.json"
     plain.write_bytes(gzip.decompress((SAMPLES / name).read_bytes()))
     one = load_trace(plain, use_cache=False)
-    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 64 << 10)
-    monkeypatch.setattr(tui.model.parts, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(tui.model.parts.os, "cpu_count", lambda: 2)
-    import tui.model.load
-
-    calls = []
-    real = tui.model.load.decode_parallel
-    monkeypatch.setattr(tui.model.load, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
+    calls = request.getfixturevalue("force_workers")
     seen = []
     many = load_trace(plain, use_cache=False, progress=seen.append)
     assert calls == [2] and seen[-1] == 1.0  # two worker processes decoded it
