@@ -151,3 +151,13 @@ def test_usage_errors_are_one_line(capsys, argv, text):
         main(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith("tracetui: error: ") and text in err and err.count("\n") == 1
+
+
+def test_memory_columns_when_memory_was_profiled(capsys):
+    _, out, _ = run(capsys, "ops", BERT, "--limit", "3")
+    assert "CPU Mem" in out.splitlines()[0] and "Self CUDA Mem" in out.splitlines()[0]
+    _, out, _ = run(capsys, "ops", BERT, "--format", "json", "--sort", "name", "--limit", "0")
+    addmm = next(r for r in json.loads(out)["rows"] if r["name"] == "aten::addmm")
+    assert addmm["device_memory_bytes"] > 0
+    _, out, _ = run(capsys, "ops", CPU)  # captured without profile_memory
+    assert "CPU Mem" not in out.splitlines()[0]

@@ -9,8 +9,18 @@ from tui.model.ops import ops_table
 
 torch = pytest.importorskip("torch", reason="needs torch to capture a run")
 
-CPU_FIELDS = [("self_cpu_us", "self_cpu_time_total"), ("cpu_total_us", "cpu_time_total")]
-DEVICE_FIELDS = [("self_device_us", "self_device_time_total"), ("device_total_us", "device_time_total")]
+CPU_FIELDS = [
+    ("self_cpu_us", "self_cpu_time_total"),
+    ("cpu_total_us", "cpu_time_total"),
+    ("cpu_mem", "cpu_memory_usage"),
+    ("self_cpu_mem", "self_cpu_memory_usage"),
+]
+DEVICE_FIELDS = [
+    ("self_device_us", "self_device_time_total"),
+    ("device_total_us", "device_time_total"),
+    ("device_mem", "device_memory_usage"),
+    ("self_device_mem", "self_device_memory_usage"),
+]
 
 
 def assert_rows_match(ours: dict, theirs: dict, fields: list[tuple[str, str]]) -> None:

@@ -17,6 +17,14 @@ def fmt_share(part: float, whole: float) -> str:
     return "NaN" if whole == 0 else f"{part * 100.0 / whole:.2f}%"
 
 
+def fmt_memory(nbytes: int) -> str:
+    """Like torch's _format_memory: binary units with 2 decimals, bytes plain."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if abs(nbytes) >= scale:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes} B"
+
+
 def fmt_dur(ns: float) -> str:
     """A compact duration for labels and rulers, from nanoseconds."""
     ns = float(ns)

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .fmt import fmt_share, fmt_time, truncate
+from .fmt import fmt_memory, fmt_share, fmt_time, truncate
 from .model import readings as R
 from .model.analysis import Analysis
 from .model.kernels import KernelRow
@@ -94,7 +94,7 @@ def limit(rows: list, n: int) -> list:
 # ---- ops ---------------------------------------------------------------------------------
 
 
-def op_json(r: OpRow, grouped: bool) -> dict:
+def op_json(r: OpRow, grouped: bool, memory: bool = False) -> dict:
     out = {
         "name": r.name,
         "count": r.count,
@@ -104,12 +104,19 @@ def op_json(r: OpRow, grouped: bool) -> dict:
         "device_total_us": r.device_total_us,
         "kind": "device" if r.is_device else "host",
     }
+    if memory:
+        out |= {
+            "cpu_memory_bytes": r.cpu_mem,
+            "self_cpu_memory_bytes": r.self_cpu_mem,
+            "device_memory_bytes": r.device_mem,
+            "self_device_memory_bytes": r.self_device_mem,
+        }
     if grouped:
         out["input_shapes"] = r.input_shapes
     return out
 
 
-def op_cells(r: OpRow, t: OpsTable, device: bool, grouped: bool) -> list[str]:
+def op_cells(r: OpRow, t: OpsTable, grouped: bool) -> list[str]:
     cells = [
         truncate(r.name, NAME_WIDTH),
         fmt_share(r.self_cpu_us, t.self_cpu_total_us),
@@ -118,23 +125,29 @@ def op_cells(r: OpRow, t: OpsTable, device: bool, grouped: bool) -> list[str]:
         fmt_time(r.cpu_total_us),
         fmt_time(r.cpu_avg_us),
     ]
-    if device:
+    if t.has_device:
         cells += [
             fmt_time(r.self_device_us),
             fmt_share(r.self_device_us, t.self_device_total_us),
             fmt_time(r.device_total_us),
             fmt_time(r.device_avg_us),
         ]
+    if t.has_memory:
+        cells += [fmt_memory(r.cpu_mem), fmt_memory(r.self_cpu_mem)]
+        if t.has_device_memory:
+            cells += [fmt_memory(r.device_mem), fmt_memory(r.self_device_mem)]
     cells.append(str(r.count))
     if grouped:
         cells.append(r.input_shapes or "")
     return cells
 
 
-def op_headers(device: bool, grouped: bool) -> list[str]:
+def op_headers(t: OpsTable, grouped: bool) -> list[str]:
     heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
-    if device:
+    if t.has_device:
         heads += ["Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"]
+    if t.has_memory:
+        heads += ["CPU Mem", "Self CPU Mem"] + (["CUDA Mem", "Self CUDA Mem"] if t.has_device_memory else [])
     heads.append("# of Calls")
     return heads + (["Input Shapes"] if grouped else [])
 
@@ -151,22 +164,21 @@ def op_footers(t: OpsTable) -> list[str]:
 def render_ops(a: Analysis, fmt: str, sort: str | None, n: int, grouped: bool) -> str:
     table = a.ops_by_shape if grouped else a.ops
     rows = limit(sort_rows(table.rows, OP_SORTS, resolve_op_sort(sort, table)), n)
-    device = table.has_device
     if fmt == "json":
         return _json(
             {
-                "rows": [op_json(r, grouped) for r in rows],
+                "rows": [op_json(r, grouped, table.has_memory) for r in rows],
                 "self_cpu_total_us": table.self_cpu_total_us,
                 "self_device_total_us": table.self_device_total_us,
             }
         )
-    heads = op_headers(device, grouped)
-    cells = [op_cells(r, table, device, grouped) for r in rows]
+    heads = op_headers(table, grouped)
+    cells = [op_cells(r, table, grouped) for r in rows]
     if fmt == "csv":
         return _csv(
             heads,
-            [[str(v) for v in op_json(r, grouped).values()] for r in rows],
-            list(op_json(rows[0], grouped)) if rows else heads,
+            [[str(v) for v in op_json(r, grouped, table.has_memory).values()] for r in rows],
+            list(op_json(rows[0], grouped, table.has_memory)) if rows else heads,
         )
     return _grid(fmt, heads, cells, op_footers(table))
 

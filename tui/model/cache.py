@@ -15,7 +15,7 @@ import numpy as np
 from .trace import LoadReport, Trace
 from .tracks import Track
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 

@@ -120,7 +120,14 @@ class Builder:
         if ph == "X":
             self._add_x(group, ts, chunks, pos)
         elif ph in ("i", "I"):
-            _extend(self.inst, ts=ts, track=self._track_ids(group), name=self.names.many([e.name for e in group]))
+            _extend(
+                self.inst,
+                ts=ts,
+                track=self._track_ids(group),
+                name=self.names.many([e.name for e in group]),
+                bytes=[e.args.bytes for e in group],
+                dev_type=[e.args.device_type for e in group],
+            )
         elif ph in ("s", "f", "t"):
             self._add_flows(ph, group, ts)
         elif ph == "M":
@@ -196,7 +203,7 @@ X_DTYPES = {
     "chunk": np.int32,
     "pos": np.int32,
 }
-INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32}
+INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32, "bytes": np.int64, "dev_type": np.int16}
 FLOW_DTYPES = {"ts": np.int64, "track": np.int32, "fid": np.int64, "start": np.bool_, "ac2g": np.bool_}
 
 

@@ -176,4 +176,10 @@ def _coerce_args(raw: dict) -> Args:
         name=name if isinstance(name, str) else None,
         labels=labels if isinstance(labels, str) else None,
         sort_index=_int(raw.get("sort_index")),
+        bytes=_or_zero(_int(raw.get("Bytes"))),
+        device_type=_or_none(_int(raw.get("Device Type"))),
     )
+
+
+def _or_zero(value: int | None) -> int:
+    return 0 if value is None else value

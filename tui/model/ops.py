@@ -54,6 +54,10 @@ class OpRow:
     is_device: bool
     is_annotation: bool
     input_shapes: str | None = None
+    cpu_mem: int = 0  # bytes allocated (net) during the calls, children included
+    self_cpu_mem: int = 0
+    device_mem: int = 0
+    self_device_mem: int = 0
 
     @property
     def cpu_avg_us(self) -> float:
@@ -72,6 +76,11 @@ class OpsTable:
     self_cpu_total_us: float
     self_device_total_us: float
     device_link: str = "External id"  # or "launch call" for traces whose GPU events name no op
+    has_memory: bool = False  # profile_memory was on: the table gets torch's memory columns
+
+    @property
+    def has_device_memory(self) -> bool:
+        return any(r.self_device_mem > 0 for r in self.rows)
 
     @property
     def has_device(self) -> bool:
@@ -106,7 +115,8 @@ def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
     rows += _memory_rows(trace, host, end)
     self_cpu = sum(r.self_cpu_us for r in rows)
     self_dev = sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation)
-    return OpsTable(rows, self_cpu, self_dev, device_link)
+    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
+    return OpsTable(rows, self_cpu, self_dev, device_link, has_memory)
 
 
 def _host_times(trace: Trace, host, device, names, end) -> tuple[dict[str, np.ndarray], str]:
@@ -121,13 +131,48 @@ def _host_times(trace: Trace, host, device, names, end) -> tuple[dict[str, np.nd
     dur = np.where(alive & host, x["dur"], 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, kernels)
+    cpu_mem, dev_mem = _memory_usage(trace, host, end)
     return {
+        "cpu_mem": cpu_mem,
+        "self_cpu_mem": cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0)),
+        "dev_mem": dev_mem,
+        "self_dev_mem": dev_mem - children_total(parent, np.where(alive, dev_mem, 0)),
         "alive": alive,
         "self_cpu": dur - children_total(parent, dur),
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x["dur"], 0)),
         "self_dev": np.where(host, kernels, np.where(device, x["dur"], 0)),
     }, device_link
+
+
+CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
+DEVICE_MEMORY_DEVICES = (1, 6, 12, 20)  # CUDA, HIP, XPU, PrivateUse1
+
+
+def _memory_records(trace: Trace) -> np.ndarray:
+    """Indices of the [memory] instants (allocations > 0, frees < 0)."""
+    if "[memory]" not in trace.names or not len(trace.inst["ts"]):
+        return np.empty(0, np.int64)
+    return np.flatnonzero(trace.inst["name"] == trace.names.index("[memory]"))
+
+
+def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
+    """Per host event: net bytes of the [memory] records inside [start, end] (any thread), as torch counts."""
+    out = np.zeros(trace.n, np.int64), np.zeros(trace.n, np.int64)
+    mem = _memory_records(trace)
+    if not len(mem):
+        return out
+    inst = trace.inst
+    order = mem[np.argsort(inst["ts"][mem], kind="stable")]
+    ts = inst["ts"][order]
+    events = np.flatnonzero(host)
+    lo = np.searchsorted(ts, trace.x["ts"][events], side="left")
+    hi = np.searchsorted(ts, end[events], side="right")
+    for target, kinds in zip(out, (CPU_MEMORY_DEVICES, DEVICE_MEMORY_DEVICES), strict=True):
+        counted = np.where(np.isin(inst["dev_type"][order], kinds), inst["bytes"][order], 0)
+        prefix = np.concatenate([[0], np.cumsum(counted)])
+        target[events] = prefix[hi] - prefix[lo]
+    return out
 
 
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
@@ -231,30 +276,40 @@ def _rows(keys: dict, group, idx, t, trace: Trace | None) -> list[OpRow]:
     def total(col):
         return np.bincount(group, weights=t[col][idx], minlength=len(keys)) / 1000.0
 
+    def total_bytes(col):
+        return np.bincount(group, weights=t[col][idx], minlength=len(keys)).astype(np.int64)
+
     counts = np.bincount(group, minlength=len(keys))
     self_cpu, cpu_total, self_dev, dev_total = (total(c) for c in ("self_cpu", "cpu_total", "self_dev", "dev_total"))
+    mem = [total_bytes(c) for c in ("cpu_mem", "self_cpu_mem", "dev_mem", "self_dev_mem")]
     rows = []
     for g, (name, is_dev, is_ann, shape) in enumerate(keys):
         shapes = None
         if trace is not None:
             shapes = shape_label(trace.shapes[shape]) if shape >= 0 else "[]"
-        rows.append(
-            OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes)
-        )
+        row = OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes)
+        row.cpu_mem, row.self_cpu_mem, row.device_mem, row.self_device_mem = (int(m[g]) for m in mem)
+        rows.append(row)
     return rows
 
 
 def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
-    """[memory] instants outside every host event become rows, as in torch."""
-    inst = trace.inst
-    if not len(inst["ts"]) or "[memory]" not in trace.names:
+    """[memory] records outside every host event become a row of their own, as in torch."""
+    mem = _memory_records(trace)
+    if not len(mem):
         return []
-    mem = inst["name"] == trace.names.index("[memory]")
+    inst = trace.inst
     ts = inst["ts"][mem]
     starts, ends = trace.x["ts"][host], end[host]
     order = np.argsort(starts)
     starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
     pos = np.searchsorted(starts, ts, side="right") - 1
     covered = (pos >= 0) & (run_end[np.maximum(pos, 0)] >= ts) if len(starts) else np.zeros(len(ts), bool)
-    n = int((~covered).sum())
-    return [OpRow("[memory]", n, 0.0, 0.0, 0.0, 0.0, False, False)] if n else []
+    loose = mem[~covered]
+    if not len(loose):
+        return []
+    row = OpRow("[memory]", len(loose), 0.0, 0.0, 0.0, 0.0, False, False)
+    kinds = inst["dev_type"][loose]
+    row.cpu_mem = row.self_cpu_mem = int(inst["bytes"][loose][np.isin(kinds, CPU_MEMORY_DEVICES)].sum())
+    row.device_mem = row.self_device_mem = int(inst["bytes"][loose][np.isin(kinds, DEVICE_MEMORY_DEVICES)].sum())
+    return [row]

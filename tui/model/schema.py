@@ -17,6 +17,8 @@ class Args(msgspec.Struct, gc=False):
     python_parent_id: int | None = msgspec.field(default=None, name="Python parent id")
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(), name="Input Dims")
     input_dims_legacy: msgspec.Raw = msgspec.field(default=msgspec.Raw(), name="Input dims")
+    bytes: int = msgspec.field(default=0, name="Bytes")
+    device_type: int = msgspec.field(default=-1, name="Device Type")
     name: str | None = None
     labels: str | None = None
     sort_index: int | None = None

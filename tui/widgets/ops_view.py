@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from ..fmt import fmt_share, fmt_time, truncate
+from ..fmt import fmt_memory, fmt_share, fmt_time, truncate
 from ..model.analysis import Analysis
 from ..report import OP_SORTS, op_footers
 from .rows_view import Column, RowsView
@@ -52,6 +52,16 @@ class OpsView(RowsView):
                 Column("CUDA total", lambda r: fmt_time(r.device_total_us), "device_total"),
                 Column("CUDA time avg", lambda r: fmt_time(r.device_avg_us), "device_avg"),
             ]
+        if self.analysis.ops.has_memory:
+            cols += [
+                Column("CPU Mem", lambda r: fmt_memory(r.cpu_mem)),
+                Column("Self CPU Mem", lambda r: fmt_memory(r.self_cpu_mem)),
+            ]
+            if self.analysis.ops.has_device_memory:
+                cols += [
+                    Column("CUDA Mem", lambda r: fmt_memory(r.device_mem)),
+                    Column("Self CUDA Mem", lambda r: fmt_memory(r.self_device_mem)),
+                ]
         cols.append(Column("# of Calls", lambda r: str(r.count), "count"))
         cols.append(Column("Input Shapes", lambda r: (r.input_shapes or "")[:60]))
         return cols
