@@ -68,7 +68,6 @@ class TraceApp(App):
         prepare_workers(paths)  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
         self.load_error: Exception | None = None
-        self.analysis = None
 
     def on_mount(self) -> None:
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
@@ -137,7 +136,6 @@ class TraceApp(App):
             self.screen.progress(message.fraction)
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
-        self.analysis = message.analysis
         warning = message.analysis.trace.report.warning()
         self.switch_screen(MainScreen(message.analysis, message.lanes, self.paths[0]))
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"

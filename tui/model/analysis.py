@@ -72,11 +72,11 @@ class Analysis:
 
     @cached_property
     def ops(self) -> OpsTable:
-        return ops_table(self.trace)
+        return ops_table(self.trace, launcher=self.links.launcher)
 
     @cached_property
     def ops_by_shape(self) -> OpsTable:
-        return ops_table(self.trace, group_by_shape=True)
+        return ops_table(self.trace, group_by_shape=True, launcher=self.links.launcher)
 
     @cached_property
     def kernels(self) -> list[KernelRow]:

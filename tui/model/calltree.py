@@ -12,8 +12,7 @@ import numpy as np
 
 from .analysis import Analysis
 from .schema import Cat
-
-STEP_PREFIX = "ProfilerStep#"
+from .summary import step_events
 
 
 @dataclass
@@ -55,16 +54,13 @@ class CallTree:
 
     def roots(self) -> list[Node]:
         """One node per ProfilerStep#N if there are steps, else the roots of each CPU thread."""
-        x, names = self.a.trace.x, self.a.trace.names
-        step_ids = [k for k, n in enumerate(names) if n.startswith(STEP_PREFIX)]
-        host = np.isin(x["cat"], [int(Cat.USER_ANNOTATION)])
-        steps = np.flatnonzero(np.isin(x["name"], step_ids) & host) if step_ids else np.empty(0, int)
+        x = self.a.trace.x
+        steps = step_events(self.a.trace)
         cpu_tracks = [t.id for t in self.a.trace.tracks if t.kind == "cpu"]
         order = self.a.nesting.order
         roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x["track"][order], cpu_tracks)]
         if not len(steps):
             return self._group(roots)
-        steps = steps[np.argsort(x["ts"][steps])]
         nodes = [self._node(np.array([i]), "step") for i in steps]
         step_tracks = set(x["track"][steps].tolist())
         for track in cpu_tracks:  # other threads (the autograd thread, data loaders) as one node each

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import Analysis
-from .schema import BUSY_CATS, Cat
-from .summary import LAUNCH_NAME, Summary
+from .schema import BUSY_CATS
+from .summary import Summary, launch_mask, step_events
 
 TRITON_COUNTER = re.compile(r"_\d+$")
-STEP = re.compile(r"^ProfilerStep#\d+$")
 
 
 def kernel_key(name: str) -> str:
@@ -117,13 +116,10 @@ def _pair(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> l
 def step_stats(a: Analysis) -> list[StepStats]:
     """CPU time, GPU time launched from inside, and launch calls, per ProfilerStep#N."""
     x, trace = a.trace.x, a.trace
-    ids = [k for k, n in enumerate(trace.names) if STEP.match(n)]
-    steps = np.flatnonzero(np.isin(x["name"], ids) & (x["cat"] == int(Cat.USER_ANNOTATION)))
-    steps = steps[np.argsort(x["ts"][steps])]
+    steps = step_events(trace)
     busy = np.flatnonzero(np.isin(x["cat"], [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
     launch_ts = x["ts"][a.links.launcher[busy]]
-    is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
-    calls = np.flatnonzero((x["cat"] == int(Cat.RUNTIME)) & is_launch[x["name"]])
+    calls = np.flatnonzero(launch_mask(trace))
     out = []
     for s in steps.tolist():
         t0, t1 = x["ts"][s], a.end[s]

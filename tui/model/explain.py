@@ -15,6 +15,7 @@ import numpy as np
 
 from .analysis import Analysis
 from .schema import GPU_CATS, Cat
+from .summary import step_events
 
 METADATA_OPS = {
     "aten::t",
@@ -176,7 +177,7 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
 
 
 def cold_start(a: Analysis) -> list[Finding]:
-    steps = _step_events(a)
+    steps = step_events(a.trace)
     if len(steps) < 2:
         return []
     durs = a.trace.x["dur"][steps]
@@ -189,12 +190,6 @@ def cold_start(a: Analysis) -> list[Finding]:
         "before profiling (tracetui profile --warmup) or skip more steps in the profiler schedule."
     )
     return [Finding("cold-start", "Cold first step", note, [int(steps[0])])]
-
-
-def _step_events(a: Analysis) -> np.ndarray:
-    ids = [k for k, n in enumerate(a.trace.names) if re.match(r"^ProfilerStep#\d+$", n)]
-    sel = np.flatnonzero(np.isin(a.trace.x["name"], ids) & (a.trace.x["cat"] == int(Cat.USER_ANNOTATION)))
-    return sel[np.argsort(a.trace.x["ts"][sel])]
 
 
 def overhead_gaps(a: Analysis) -> list[Finding]:

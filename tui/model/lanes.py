@@ -124,7 +124,6 @@ class Line:
     label: str
     track: int = -1
     depth: int = 0
-    last_depth: bool = True
 
 
 def layout_lines(lanes: LaneIndex, collapsed: frozenset[int] = frozenset()) -> list[Line]:
@@ -140,5 +139,5 @@ def layout_lines(lanes: LaneIndex, collapsed: frozenset[int] = frozenset()) -> l
             lines.append(Line("process", t.process))
         depth = 1 if t.id in collapsed else lanes.depths[t.id]
         for d in range(depth):
-            lines.append(Line("row", t.name if d == 0 else "", t.id, d, d == depth - 1))
+            lines.append(Line("row", t.name if d == 0 else "", t.id, d))
     return lines

@@ -6,27 +6,15 @@ from dataclasses import replace
 
 import numpy as np
 
+from .columns import Interner
+from .parts import remap
 from .trace import LoadReport, Trace
 from .tracks import Track
 
 
-def _remap(values: list, into: dict, out: list) -> np.ndarray:
-    table = np.empty(max(len(values), 1), np.int32)
-    for i, v in enumerate(values):
-        ident = into.get(v)
-        if ident is None:
-            ident = into[v] = len(out)
-            out.append(v)
-        table[i] = ident
-    return table
-
-
 def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     """Concatenate columns, re-interning strings and offsetting tracks and chunks."""
-    names: list[str] = []
-    cats: list[str] = []
-    shapes: list[str] = []
-    ids: tuple[dict, dict, dict] = ({}, {}, {})
+    names, cats, shapes = Interner(), Interner(), Interner()
     parts: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
     tracks: list[Track] = []
     chunks: list[np.ndarray] = []
@@ -37,9 +25,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     if len(set(ranks)) < len(ranks):  # two files claim the same rank: number them in file order
         ranks = list(range(len(traces)))
     for k, t in enumerate(traces):
-        name_map = _remap(t.names, ids[0], names)
-        cat_map = _remap(t.cat_names, ids[1], cats)
-        shape_map = _remap(t.shapes, ids[2], shapes)
+        name_map, cat_map, shape_map = remap(names, t.names), remap(cats, t.cat_names), remap(shapes, t.shapes)
         offset = len(tracks)
         rank = ranks[k]
         tracks += [replace(tr, id=tr.id + offset, rank=rank, process=f"rank {rank} · {tr.process}") for tr in t.tracks]
@@ -65,9 +51,9 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
         x=cols["x"],
         inst=cols["inst"],
         flow=cols["flow"],
-        names=names,
-        cat_names=cats,
-        shapes=shapes,
+        names=names.values,
+        cat_names=cats.values,
+        shapes=shapes.values,
         tracks=tracks,
         chunks=np.concatenate(chunks),
         sources=sources,

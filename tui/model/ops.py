@@ -99,8 +99,11 @@ def shape_label(raw: str) -> str:
         return raw
 
 
-def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
-    """Aggregate a trace the way key_averages() aggregates the same run."""
+def ops_table(trace: Trace, group_by_shape: bool = False, launcher: np.ndarray | None = None) -> OpsTable:
+    """Aggregate a trace the way key_averages() aggregates the same run.
+
+    launcher is links.Links.launcher when the caller already has it (computed here otherwise).
+    """
     x = trace.x
     names = np.array([table_name(n) for n in trace.names] + [""], dtype=object)
     keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
@@ -108,7 +111,7 @@ def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
     host = np.isin(x["cat"], [int(c) for c in HOST_CATS]) & name_ok
     device = np.isin(x["cat"], [int(c) for c in GPU_CATS]) & name_ok
     end = x["ts"] + x["dur"]
-    times, device_link = _host_times(trace, host, device, names[x["name"]], end)
+    times, device_link = _host_times(trace, host, device, names[x["name"]], end, launcher)
     idx = np.flatnonzero(host | device)
     idx = idx[np.lexsort((-end[idx], x["ts"][idx]))]
     rows = _aggregate(trace, idx, names, host, times, group_by_shape)
@@ -119,13 +122,14 @@ def ops_table(trace: Trace, group_by_shape: bool = False) -> OpsTable:
     return OpsTable(rows, self_cpu, self_dev, device_link, has_memory)
 
 
-def _host_times(trace: Trace, host, device, names, end) -> tuple[dict[str, np.ndarray], str]:
+def _host_times(trace: Trace, host, device, names, end, launcher) -> tuple[dict[str, np.ndarray], str]:
     """Per event: self/total CPU and self/total device time in ns, after dup removal."""
     x = trace.x
     parent = nest(x["ts"], end, x["track"], host).parent
     kernels, device_link = _kernel_sums(trace, host, device), "External id"
-    launcher = link(trace).launcher if device.any() else None
-    if launcher is not None and not _external_ids_name_ops(trace, device, parent, launcher):
+    if device.any() and launcher is None:
+        launcher = link(trace).launcher
+    if device.any() and not _external_ids_name_ops(trace, device, parent, launcher):
         kernels, device_link = _kernel_sums_by_launch(trace, device, parent, launcher), "launch call"
     alive = _remove_dup_nodes(parent, names, kernels, host)
     dur = np.where(alive & host, x["dur"], 0)

@@ -136,8 +136,8 @@ def merge_parts(parts: list[Part]) -> tuple[Part, Interner]:
     merged = Part({}, [], [], [], [], Meta(), [])
     pieces: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
     for p in parts:
-        name_map, track_map = _map(names, p.names), _map(tracks, p.tracks)
-        cat_map, shape_map = _map(cats, p.cats), _map(shapes, p.shapes)
+        name_map, track_map = remap(names, p.names), remap(tracks, p.tracks)
+        cat_map, shape_map = remap(cats, p.cats), remap(shapes, p.shapes)
         x = dict(p.cols["x"])
         x["name"], x["track"], x["cat_str"] = (
             name_map[x["name"]],
@@ -163,7 +163,8 @@ def merge_parts(parts: list[Part]) -> tuple[Part, Interner]:
     return merged, tracks
 
 
-def _map(into: Interner, values: list) -> np.ndarray:
+def remap(into: Interner, values: list) -> np.ndarray:
+    """Intern values into a shared table; returns old id -> new id."""
     return np.asarray(into.many(values) or [0], dtype=np.int32)
 
 

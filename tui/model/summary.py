@@ -69,7 +69,7 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
     t1 = int((x["ts"] + x["dur"])[real].max()) if real.any() else 0
     busy_mask = np.isin(x["cat"], [int(c) for c in BUSY_CATS])
     busy, gpus = _gpu_busy(trace, busy_mask)
-    launch = _launch_mask(trace)
+    launch = launch_mask(trace)
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
@@ -107,20 +107,26 @@ def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
     return total / 1000.0, len(np.unique(devs))
 
 
-def _launch_mask(trace: Trace) -> np.ndarray:
+def launch_mask(trace: Trace) -> np.ndarray:
+    """Runtime calls that launch GPU work (kernel launches, async copies and sets)."""
     is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
     return (trace.x["cat"] == int(Cat.RUNTIME)) & is_launch[trace.x["name"]]
 
 
+def step_events(trace: Trace) -> np.ndarray:
+    """The ProfilerStep#N annotations on the CPU, in time order."""
+    ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
+    x = trace.x
+    sel = np.flatnonzero(np.isin(x["name"], ids) & (x["cat"] == int(Cat.USER_ANNOTATION)))
+    return sel[np.argsort(x["ts"][sel], kind="stable")]
+
+
 def steps(trace: Trace, t0: int) -> list[Step]:
     """ProfilerStep#N annotations on the CPU, in step order."""
-    step_ids = {i: int(m.group(1)) for i, n in enumerate(trace.names) if (m := STEP_NAME.match(n))}
-    if not step_ids:
-        return []
     x = trace.x
-    sel = np.flatnonzero(np.isin(x["name"], list(step_ids)) & (x["cat"] == int(Cat.USER_ANNOTATION)))
-    out = [Step(trace.names[int(x["name"][i])], x["dur"][i] / 1000.0, (x["ts"][i] - t0) / 1000.0) for i in sel]
-    return sorted(out, key=lambda s: (step_ids[trace.names.index(s.name)], s.start_us))
+    number = {n: int(m.group(1)) for n in trace.names if (m := STEP_NAME.match(n))}
+    out = [Step(trace.name_of(i), x["dur"][i] / 1000.0, (x["ts"][i] - t0) / 1000.0) for i in step_events(trace)]
+    return sorted(out, key=lambda s: (number[s.name], s.start_us))
 
 
 def _gpu_verdict(s: Summary) -> tuple[str, str]:
