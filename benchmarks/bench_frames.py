@@ -20,14 +20,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.tile import SOURCE, tile_columns  # noqa: E402
 from tui.model import load_trace  # noqa: E402
-from tui.model.analysis import Analysis  # noqa: E402
-from tui.model.lanes import LaneIndex  # noqa: E402
+from tui.model.analyses.results import Results  # noqa: E402
+from tui.model.view.lanes import LaneIndex  # noqa: E402
 
 KEYS = ["d", "d", "a", "w", "d", "s", "a", "d"]
 ACTIONS = {"d": ("pan", 1), "a": ("pan", -1), "w": ("zoom", -1), "s": ("zoom", 1)}
 
 
-async def measure(analysis: Analysis, lanes: LaneIndex, zoom_in: int) -> tuple[float, float]:
+async def measure(analysis: Results, lanes: LaneIndex, zoom_in: int) -> tuple[float, float]:
     """Median frame ms (action + all lines) and median key-press ms above Pilot's idle wait."""
     from textual.app import App
 
@@ -68,7 +68,7 @@ def main() -> None:
     small = load_trace(SOURCE, use_cache=False)
     for label, trace in (("baseline: 1 copy", small), (f"{copies} copies", tile_columns(small, copies))):
         t0 = time.perf_counter()
-        analysis = Analysis(trace)
+        analysis = Results(trace)
         lanes = LaneIndex(analysis)
         analysis.links  # noqa: B018
         prep = time.perf_counter() - t0

@@ -25,7 +25,7 @@ PROBES = {
     "json.load (baseline)": "import json; d = json.load(open(P)); n = len(d['traceEvents'])",
     "orjson.loads": "import orjson; d = orjson.loads(open(P, 'rb').read()); n = len(d['traceEvents'])",
     "tracetui, no cache, one process": (
-        "import tui.model.parts as parts; parts.PARALLEL_MIN_BYTES = 1 << 62\n"
+        "import tui.model.load.parts as parts; parts.PARALLEL_MIN_BYTES = 1 << 62\n"
         "from tui.model import load_trace; t = load_trace(P, use_cache=False); n = t.n"
     ),
     "tracetui, no cache": "from tui.model import load_trace; t = load_trace(P, use_cache=False); n = t.n",

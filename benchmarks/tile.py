@@ -42,7 +42,7 @@ def tile_json(copies: int, out: Path, source: Path = SOURCE) -> Path:
 def tile_columns(trace: Trace, copies: int) -> Trace:
     """The same trace with its columns tiled `copies` times in time (no JSON)."""
     x = trace.x
-    span = int((x["ts"] + x["dur"]).max() - x["ts"].min()) + 1_000_000
+    span = int((x.ts + x.dur).max() - x.ts.min()) + 1_000_000
     cols = {}
     for key, arr in x.items():
         parts = []

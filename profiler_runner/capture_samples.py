@@ -60,11 +60,11 @@ def run(name: str, args: list[str], out: Path, device: str, steps: int = 2) -> s
 def check(out: Path) -> list[str]:
     """What tracetui sees in the captures, one line each."""
     from tui.model import load_trace
-    from tui.model.analysis import Analysis
+    from tui.model.analyses.results import Results
 
     lines = []
     for path in sorted(out.glob("*.json.gz")):
-        a = Analysis(load_trace(path, use_cache=False))
+        a = Results(load_trace(path, use_cache=False))
         s = a.summary
         names = {n for n in a.trace.names}
         fused = "aten::addmm" in names and "aten::mm" not in names

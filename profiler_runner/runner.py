@@ -139,11 +139,11 @@ def write_table(prof, out: Path, device: str) -> str | None:
 
 
 def model_table(trace: Path, sort: str, exc: BaseException) -> str:
-    from tui.model.analysis import Analysis
+    from tui.model.analyses.results import Results
     from tui.model.load import load_trace
     from tui.report import render_ops
 
-    analysis = Analysis(load_trace(trace, use_cache=False))
+    analysis = Results(load_trace(trace, use_cache=False))
     header = f"# computed by tracetui from {trace.name}: torch's key_averages() raised {type(exc).__name__}\n"
     return header + render_ops(analysis, "text", sort, 15, False) + "\n"
 
@@ -164,10 +164,10 @@ def _public(path: str) -> None:
 
 
 def print_summary(out: Path) -> None:
-    from tui.model.analysis import Analysis
+    from tui.model.analyses.results import Results
     from tui.model.load import load_trace
 
-    s = Analysis(load_trace(out)).summary
+    s = Results(load_trace(out)).summary
     steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
     print(f"verdict: {s.verdict} ({s.reason})")
     if steps:

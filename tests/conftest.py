@@ -67,14 +67,14 @@ async def wait_for_main(pilot):
 @pytest.fixture
 def force_workers(monkeypatch) -> list:
     """Decode in two worker processes even small files, in small chunks; returns the worker counts used."""
-    import tui.model.load
-    import tui.model.parts
-    import tui.model.source
+    import tui.model.load.loader
+    import tui.model.load.parts
+    import tui.model.load.source
 
-    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 64 << 10)
-    monkeypatch.setattr(tui.model.parts, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(tui.model.parts.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(tui.model.load.source, "CHUNK_BYTES", 64 << 10)
+    monkeypatch.setattr(tui.model.load.parts, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(tui.model.load.parts.os, "cpu_count", lambda: 2)
     calls: list = []
-    real = tui.model.load.decode_parallel
-    monkeypatch.setattr(tui.model.load, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
+    real = tui.model.load.loader.decode_parallel
+    monkeypatch.setattr(tui.model.load.loader, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
     return calls

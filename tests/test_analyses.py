@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES, raw_events, shared_traces
 
 from tui.model import load_trace
-from tui.model.analysis import Analysis
+from tui.model.analyses.results import Results
 
 BUSY = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 ALL = sorted(SAMPLES.glob("*.json.gz")) + shared_traces()
@@ -43,7 +43,7 @@ def independent(path):
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.parent.name if p.parent.name != "sample_traces" else p.name)
 def test_kernels_and_gpu_busy_match_the_raw_json(path):
-    a = Analysis(load_trace(path, use_cache=False))
+    a = Results(load_trace(path, use_cache=False))
     per_name, busy = independent(path)
     mine = {r.name: r for r in a.kernels if r.kind == "kernel"}
     assert set(mine) == set(per_name)
@@ -63,36 +63,36 @@ def test_every_shared_trace_loads_without_skipping():
 
 
 def test_busy_training_trace_is_compute_bound():
-    s = Analysis(load_trace(SAMPLES / "a100-train-control.json.gz")).summary
+    s = Results(load_trace(SAMPLES / "a100-train-control.json.gz")).summary
     assert s.verdict == "compute-bound"
     assert 0.8 < s.gpu_utilization < 0.9
     assert [st.name for st in s.steps] == [f"ProfilerStep#{i}" for i in range(1009, 1015)]
 
 
 def test_tiny_matmul_add_cpu_capture_is_overhead_bound():
-    s = Analysis(load_trace(SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz")).summary
+    s = Results(load_trace(SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz")).summary
     assert s.cpu_only and s.verdict == "overhead-bound"
     assert s.gpu_busy_us == 0
 
 
 def test_large_matmul_add_cpu_capture_is_compute_bound():
-    s = Analysis(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz")).summary
+    s = Results(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz")).summary
     assert s.cpu_only and s.verdict == "compute-bound"
 
 
 def test_kernel_launch_latency_is_kernel_start_minus_launch_start():
-    a = Analysis(load_trace(SAMPLES / "b300-moe-small.json.gz"))
+    a = Results(load_trace(SAMPLES / "b300-moe-small.json.gz"))
     x = a.trace.x
     row = a.kernels[0]
     g = row.example
     r = a.links.launcher[g]
-    assert r >= 0 and a.trace.names[x["name"][r]].startswith(("cuLaunch", "cudaLaunch"))
+    assert r >= 0 and a.trace.names[x.name[r]].startswith(("cuLaunch", "cudaLaunch"))
     assert row.launch_latency_us is not None and row.launch_latency_us > 0
     assert row.pct_gpu == pytest.approx(100 * row.total_us / sum(k.total_us for k in a.kernels))
 
 
 def test_cpu_only_trace_has_no_kernels_and_says_so():
-    a = Analysis(load_trace(SAMPLES / "cpu-only-gloo.json.gz"))
+    a = Results(load_trace(SAMPLES / "cpu-only-gloo.json.gz"))
     assert a.kernels == [] and a.summary.cpu_only
 
 
@@ -112,9 +112,9 @@ def test_op_cuda_time_agrees_with_the_gpu_work_launched_under_it(name, link):
     2022-era traces write the correlation where the op's External id belongs; tracetui detects
     that and attributes through the launching call instead.
     """
-    from tui.model.calltree import CallTree
+    from tui.model.analyses.calltree import CallTree
 
-    a = Analysis(load_trace(SAMPLES / name))
+    a = Results(load_trace(SAMPLES / name))
     assert a.ops.device_link == link
     tree = CallTree(a)
     for op in ("aten::mm", "aten::addmm", "aten::linear", "aten::layer_norm", "aten::bmm"):

@@ -7,8 +7,8 @@ import pytest
 from conftest import SAMPLES, wait_for_main
 
 from tui.app import TraceApp
-from tui.model.args import event_args
-from tui.model.schema import Cat
+from tui.model.cats import Cat
+from tui.model.load.args import event_args
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.widgets.kernels_view import KernelsView
@@ -57,17 +57,17 @@ async def test_selection_moves_along_the_row_and_to_parent_and_child(app):
         a = tl.analysis
         await pilot.press("l")  # nothing selected yet: selects the first visible event
         assert tl.selected >= 0
-        first = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL))
+        first = int(next(i for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL))
         tl.select(first)
         await pilot.press("l")
         second = tl.selected
         row = a.nesting.row
-        assert a.trace.x["track"][second] == a.trace.x["track"][first] and row[second] == row[first]
-        assert a.trace.x["ts"][second] > a.trace.x["ts"][first]
+        assert a.trace.x.track[second] == a.trace.x.track[first] and row[second] == row[first]
+        assert a.trace.x.ts[second] > a.trace.x.ts[first]
         await pilot.press("h")
         assert tl.selected == first
         # go to an op with children, then down and up
-        op = int(np.flatnonzero(np.array([a.trace.names[n] == "aten::linear" for n in a.trace.x["name"]]))[0])
+        op = int(np.flatnonzero(np.array([a.trace.names[n] == "aten::linear" for n in a.trace.x.name]))[0])
         tl.select(op)
         await pilot.press("j")
         child = tl.selected
@@ -85,7 +85,7 @@ async def test_bracket_follows_launch_to_kernel_and_back(app):
         tl.select(launch)
         await pilot.press("]")
         kernel = tl.selected
-        assert trace.x["cat"][kernel] == Cat.KERNEL
+        assert trace.x.cat[kernel] == Cat.KERNEL
         assert event_args(trace, kernel)["correlation"] == event_args(trace, launch)["correlation"]
         assert screen.query_one("#details").details.launch[0] == launch
         await pilot.press("[")
@@ -99,7 +99,7 @@ async def test_search_highlights_matches_and_n_walks_them(app):
         await pilot.press(*"aten::(mm|addmm)$", "enter")
         names = [tl.analysis.trace.name_of(i) for i in tl.matches]
         expected = sum(
-            1 for n in tl.analysis.trace.x["name"] if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm")
+            1 for n in tl.analysis.trace.x.name if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm")
         )
         assert len(names) == expected > 0 and set(names) <= {"aten::mm", "aten::addmm"}
         assert tl.selected == tl.matches[0]
@@ -118,8 +118,8 @@ async def test_mark_aggregates_the_range(app):
         tl.select(step)
         await pilot.press("m")
         panel = screen.query_one(RangePanel)
-        assert panel.display and tl.mark == (int(a.trace.x["ts"][step]), int(a.end[step]))
-        inside = [i for i in a.nesting.order if a.trace.x["ts"][i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
+        assert panel.display and tl.mark == (int(a.trace.x.ts[step]), int(a.end[step]))
+        inside = [i for i in a.nesting.order if a.trace.x.ts[i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
         linear = [i for i in inside if a.trace.name_of(i) == "aten::linear"]
         rows = [[str(c) for c in panel.get_row_at(k)] for k in range(panel.row_count)]
         row = next(r for r in rows if r[0] == "aten::linear")
@@ -178,7 +178,7 @@ async def test_tree_expands_lazily_and_follows_the_selection(app):
         screen = await started(pilot)
         tl = screen.timeline
         a = tl.analysis
-        kernel = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL and a.links.launcher[i] >= 0))
+        kernel = int(next(i for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL and a.links.launcher[i] >= 0))
         tl.select(kernel)
         await pilot.press("2")
         await pilot.pause()
@@ -266,10 +266,10 @@ async def test_click_selects_and_wheel_zooms(app):
     async with app.run_test(size=(160, 45)) as pilot:
         tl = (await started(pilot)).timeline
         a = tl.analysis
-        kernel = int(next(i for i in a.nesting.order if a.trace.x["cat"][i] == Cat.KERNEL))
-        track, row = int(a.trace.x["track"][kernel]), int(a.nesting.row[kernel])
+        kernel = int(next(i for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL))
+        track, row = int(a.trace.x.track[kernel]), int(a.nesting.row[kernel])
         line = tl._line_of_track[track] + row
-        col = int(tl.view.col_of(int(a.trace.x["ts"][kernel]))) + tl.name_cols
+        col = int(tl.view.col_of(int(a.trace.x.ts[kernel]))) + tl.name_cols
         expected = tl.event_at(col, line - tl.scroll_offset.y)
         await pilot.click(Timeline, offset=(col, line - tl.scroll_offset.y))
         assert tl.selected == expected >= 0

@@ -9,7 +9,7 @@ import numpy as np
 from conftest import SAMPLES
 
 from tui.model import load_trace
-from tui.model.cache import entry_dir
+from tui.model.load.cache import entry_dir
 
 
 def _copy(tmp_path, name="b300-moe-small.json.gz"):
@@ -24,9 +24,9 @@ def test_second_open_comes_from_the_cache_with_the_same_columns(tmp_path, isolat
     first = load_trace(path)
     second = load_trace(path)
     assert not first.report.from_cache and second.report.from_cache
-    assert isinstance(second.x["ts"], np.memmap)
-    for key in first.x:
-        assert np.array_equal(first.x[key], second.x[key])
+    assert isinstance(second.x.ts, np.memmap)
+    for key in first.x.dtypes():
+        assert np.array_equal(first.x.column(key), second.x.column(key))
     assert [t.name for t in first.tracks] == [t.name for t in second.tracks]
     assert entry_dir(path).parent == isolated_cache
 
@@ -69,19 +69,19 @@ def test_unwritable_cache_dir_still_loads(tmp_path, monkeypatch):
 def test_plain_json_is_cached_and_args_still_read_from_the_trace(tmp_path):
     import gzip
 
-    from tui.model.args import event_args
+    from tui.model.load.args import event_args
 
     path = tmp_path / "plain.json"
     path.write_bytes(gzip.decompress((SAMPLES / "b300-moe-small.json.gz").read_bytes()))
     first = load_trace(path)
     again = load_trace(path)
     assert again.report.from_cache and again.sources == [str(path)]
-    kernel = int(np.flatnonzero(again.x["cat"] == 4)[0])
+    kernel = int(np.flatnonzero(again.x.cat == 4)[0])
     assert event_args(again, kernel) == event_args(first, kernel) and "correlation" in event_args(again, kernel)
 
 
 def test_old_entries_are_pruned(tmp_path, isolated_cache, monkeypatch):
-    import tui.model.cache as cache
+    import tui.model.load.cache as cache
 
     monkeypatch.setattr(cache, "KEEP_ENTRIES", 2)
     paths = []

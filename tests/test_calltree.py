@@ -5,12 +5,12 @@ from __future__ import annotations
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
-from tui.model.analysis import Analysis
-from tui.model.calltree import CallTree
+from tui.model.analyses.calltree import CallTree
+from tui.model.analyses.results import Results
 
 
 def _tree(path, merge=True):
-    return CallTree(Analysis(load_trace(path, use_cache=False)), merge=merge)
+    return CallTree(Results(load_trace(path, use_cache=False)), merge=merge)
 
 
 def test_structure_on_inline_events(tmp_path):

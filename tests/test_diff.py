@@ -9,15 +9,15 @@ from conftest import SAMPLES, X, raw_events, wait_for_main, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
-from tui.model.analysis import Analysis
-from tui.model.diff import diff, kernel_key
+from tui.model.analyses.diff import diff, kernel_key
+from tui.model.analyses.results import Results
 
 CONTROL = SAMPLES / "a100-train-control.json.gz"
 TEST = SAMPLES / "v100-cudagraph-test.json.gz"
 
 
 def _diff(a, b):
-    return diff(Analysis(load_trace(a)), Analysis(load_trace(b)))
+    return diff(Results(load_trace(a)), Results(load_trace(b)))
 
 
 def test_hta_control_vs_test_pair():

@@ -9,14 +9,14 @@ import pytest
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
-from tui.model.analysis import Analysis
-from tui.model.explain import RULES, explain, notes_by_event
+from tui.model.analyses.explain import RULES, notes_by_event
+from tui.model.analyses.results import Results
 
 
 def findings(name_or_path, rule_prefix: str):
     path = name_or_path if not isinstance(name_or_path, str) else SAMPLES / name_or_path
-    a = Analysis(load_trace(path, use_cache=False))
-    return a, [f for f in explain(a) if f.rule.startswith(rule_prefix)]
+    a = Results(load_trace(path, use_cache=False))
+    return a, [f for f in a.findings if f.rule.startswith(rule_prefix)]
 
 
 def test_final_sync_is_the_last_device_synchronize_only():
@@ -135,6 +135,6 @@ def test_every_rule_has_a_test_here():
 
 def test_notes_are_indexed_by_event():
     a, _ = findings("b300-moe-small.json.gz", "")
-    notes = notes_by_event(explain(a))
-    abr = int(np.flatnonzero([a.trace.names[n] == "Activity Buffer Request" for n in a.trace.x["name"]])[0])
+    notes = notes_by_event(a.findings)
+    abr = int(np.flatnonzero([a.trace.names[n] == "Activity Buffer Request" for n in a.trace.x.name])[0])
     assert any("profiler overhead" in n for n in notes[abr])

@@ -6,14 +6,14 @@ import numpy as np
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
-from tui.model.analysis import Analysis
-from tui.model.lanes import BUSY, EMPTY, LaneIndex, lane_cells, layout_lines, quantize
-from tui.model.viewport import Viewport, fit, pan, zoom
+from tui.model.analyses.results import Results
+from tui.model.view.lanes import BUSY, EMPTY, LaneIndex, lane_cells, layout_lines, quantize
+from tui.model.view.viewport import Viewport, fit, pan, zoom
 from tui.widgets.ruler import ruler_text, tick_step
 
 
 def _lanes(tmp_path, events):
-    return LaneIndex(Analysis(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)))
+    return LaneIndex(Results(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)))
 
 
 def test_cells_empty_single_and_busy(tmp_path):
@@ -44,7 +44,7 @@ def test_partial_cells_give_eighth_block_fractions(tmp_path):
 
 
 def test_cell_cost_depends_on_width_not_events():
-    a = Analysis(load_trace(SAMPLES / "a100-train-control.json.gz"))
+    a = Results(load_trace(SAMPLES / "a100-train-control.json.gz"))
     lanes = LaneIndex(a)
     row = max(lanes.rows.values(), key=lambda r: len(r.events))
     bucket = quantize(lanes.t_max - lanes.t_min, 100)

@@ -10,7 +10,7 @@ import pytest
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
-from tui.model.schema import Cat
+from tui.model.cats import Cat
 
 
 def test_json_and_gzip_give_the_same_columns(tmp_path):
@@ -20,7 +20,7 @@ def test_json_and_gzip_give_the_same_columns(tmp_path):
     a, b = load_trace(src, use_cache=False), load_trace(plain, use_cache=False)
     assert a.n == b.n == 270
     for key in ("ts", "dur", "cat", "corr", "ext"):
-        assert np.array_equal(a.x[key], b.x[key])
+        assert np.array_equal(a.x.column(key), b.x.column(key))
     assert a.names == b.names
 
 
@@ -42,8 +42,8 @@ def test_legacy_top_level_array(tmp_path):
 def test_ts_and_dur_become_exact_integer_nanoseconds(tmp_path):
     events = [X("a", 1419247332500.684, 22.51), X("b", 1610366662254362, 4)]
     t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
-    assert t.x["ts"].tolist() == [1419247332500684, 1610366662254362000]
-    assert t.x["dur"].tolist() == [22510, 4000]
+    assert t.x.ts.tolist() == [1419247332500684, 1610366662254362000]
+    assert t.x.dur.tolist() == [22510, 4000]
 
 
 def test_19_digit_absolute_decimals_are_read_from_the_text(tmp_path):
@@ -55,18 +55,18 @@ def test_19_digit_absolute_decimals_are_read_from_the_text(tmp_path):
         '{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495406752.803, "dur": 0.001}]}'
     )
     t = load_trace(path, use_cache=False)
-    assert t.x["ts"].tolist() == [1712195495406752801, 1712195495406752803]
-    assert t.x["dur"].tolist() == [1500, 1]
+    assert t.x.ts.tolist() == [1712195495406752801, 1712195495406752803]
+    assert t.x.dur.tolist() == [1500, 1]
 
 
 def test_base_time_nanoseconds_is_added(tmp_path):
     t = load_trace(write_trace(tmp_path / "t.json", [X("a", 1.5, 1)], baseTimeNanoseconds=10**18), use_cache=False)
-    assert int(t.x["ts"][0]) == 10**18 + 1500
+    assert int(t.x.ts[0]) == 10**18 + 1500
 
 
 def test_legacy_categories_map_to_todays(tmp_path):
     t = load_trace(SAMPLES / "v100-2021-small.json.gz", use_cache=False)
-    cats = {t.cat_names[c]: Cat(k) for c, k in zip(t.x["cat_str"], t.x["cat"], strict=False)}
+    cats = {t.cat_names[c]: Cat(k) for c, k in zip(t.x.cat_str, t.x.cat, strict=False)}
     assert cats["Operator"] == Cat.CPU_OP
     assert cats["Runtime"] == Cat.RUNTIME
     assert cats["Kernel"] == Cat.KERNEL
@@ -84,7 +84,7 @@ def test_string_and_numeric_string_tids_normalize(tmp_path):
 def test_negative_duration_is_clamped_and_missing_dur_is_zero(tmp_path):
     events = [X("a", 10, -5), {"ph": "X", "name": "b", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 12}]
     t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
-    assert t.x["dur"].tolist() == [0, 0]
+    assert t.x.dur.tolist() == [0, 0]
 
 
 def test_folder_of_ranks_is_one_process_group_per_rank(tmp_path):
@@ -133,23 +133,23 @@ def test_gpu_streams_are_named_for_humans(name):
 def test_folder_args_and_links_stay_per_file(tmp_path, monkeypatch):
     import shutil
 
-    import tui.model.source
+    import tui.model.load.source
 
-    monkeypatch.setattr(tui.model.source, "CHUNK_BYTES", 8192)  # many chunks per file
-    from tui.model.analysis import Analysis
-    from tui.model.args import event_args
+    monkeypatch.setattr(tui.model.load.source, "CHUNK_BYTES", 8192)  # many chunks per file
+    from tui.model.analyses.results import Results
+    from tui.model.load.args import event_args
 
     # the same trace twice: both claim rank 0, so they are numbered in file order
     for k in range(2):
         shutil.copy(SAMPLES / "b300-moe-small.json.gz", tmp_path / f"copy{k}.json.gz")
     t = load_trace(tmp_path, use_cache=False)
     assert t.n == 2 * 270 and sorted({tr.rank for tr in t.tracks}) == [0, 1]
-    a = Analysis(t)
-    second = np.flatnonzero(t.x["cat"] == 4)[-1]  # a kernel from the second file
-    assert t.tracks[int(t.x["track"][second])].rank == 1
-    assert event_args(t, int(second))["correlation"] == int(t.x["corr"][second])
+    a = Results(t)
+    second = np.flatnonzero(t.x.cat == 4)[-1]  # a kernel from the second file
+    assert t.tracks[int(t.x.track[second])].rank == 1
+    assert event_args(t, int(second))["correlation"] == int(t.x.corr[second])
     launcher = int(a.links.launcher[second])
-    assert launcher >= 0 and t.tracks[int(t.x["track"][launcher])].rank == 1
+    assert launcher >= 0 and t.tracks[int(t.x.track[launcher])].rank == 1
 
 
 @pytest.mark.parametrize("name", ["a100-ddp-nccl.json.gz", "h100-bert-small.json.gz"])
@@ -164,15 +164,15 @@ def test_parallel_decode_gives_the_same_trace(tmp_path, request, name):
 
     # ids are interned per part, so compare what they stand for, event by event
     def values(t, table, key):
-        return [getattr(t, table)[i] if i >= 0 else None for i in t.x[key]]
+        return [getattr(t, table)[i] if i >= 0 else None for i in t.x.column(key)]
 
     for table, key in (("names", "name"), ("cat_names", "cat_str"), ("shapes", "shape")):
         assert values(one, table, key) == values(many, table, key), key
-    assert [one.tracks[i].name for i in one.x["track"]] == [many.tracks[i].name for i in many.x["track"]]
+    assert [one.tracks[i].name for i in one.x.track] == [many.tracks[i].name for i in many.x.track]
     for key in ("ts", "dur", "cat", "ext", "corr", "py_id", "py_parent"):
-        assert np.array_equal(one.x[key], many.x[key]), key
+        assert np.array_equal(one.x.column(key), many.x.column(key)), key
     assert many.report.events == one.report.events
-    from tui.model.args import event_args
+    from tui.model.load.args import event_args
 
     last = many.n - 1
     assert event_args(many, last) == event_args(one, last)

@@ -61,7 +61,7 @@ def test_python_frames_follow_their_python_ids(tmp_path):
     from conftest import X, write_trace
 
     from tui.model import load_trace
-    from tui.model.analysis import Analysis
+    from tui.model.analyses.results import Results
 
     # two background threads' frames reported on one (pid 0, tid 0) row: time chains them, ids do not
     events = [
@@ -89,5 +89,5 @@ def test_python_frames_follow_their_python_ids(tmp_path):
         X("worker_b", 35, 10, cat="python_function", pid=0, tid=0, Python_id=4, Python_parent_id=3),
         X("aten::add", 36, 2, pid=0, tid=0),
     ]
-    a = Analysis(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False))
+    a = Results(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False))
     assert a.nesting.parent.tolist() == [-1, 0, -1, 2, 3]  # time alone would put frame 3 under frame 0

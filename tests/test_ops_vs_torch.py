@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tui.model import load_trace
-from tui.model.ops import ops_table
+from tui.model.analyses.ops import ops_table
 
 torch = pytest.importorskip("torch", reason="needs torch to capture a run")
 
@@ -72,7 +72,7 @@ def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
 def test_cuda_columns_and_launch_links_match_key_averages(tmp_path):
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-    from tui.model.analysis import Analysis
+    from tui.model.analyses.results import Results
 
     x, w, b = (torch.randn(256, 256, device="cuda") for _ in range(3))
     layer = torch.nn.Linear(256, 256, device="cuda")
@@ -85,11 +85,11 @@ def test_cuda_columns_and_launch_links_match_key_averages(tmp_path):
             prof.step()
     path = tmp_path / "cuda.json"
     prof.export_chrome_trace(str(path))
-    a = Analysis(load_trace(path, use_cache=False))
+    a = Results(load_trace(path, use_cache=False))
     theirs = {(e.key, str(e.device_type)): e for e in prof.key_averages()}
     ours = {(r.name, "DeviceType.CUDA" if r.is_device else "DeviceType.CPU"): r for r in a.ops.rows}
     assert_rows_match(ours, theirs, CPU_FIELDS + DEVICE_FIELDS)
     assert a.ops.self_device_total_us > 0 and a.ops.device_link == "External id"
-    kernels = [i for i in range(a.trace.n) if int(a.trace.x["cat"][i]) == 4]
+    kernels = [i for i in range(a.trace.n) if int(a.trace.x.cat[i]) == 4]
     assert kernels and all(a.links.launcher[k] >= 0 for k in kernels)
     assert a.links.flows_agree == a.links.flows_paired > 0

@@ -100,7 +100,7 @@ def test_odd_types_are_tolerated(tmp_path):
     path.write_text(json.dumps({"traceEvents": events}))
     t = load_trace(path, use_cache=False)
     assert t.n == 3
-    assert t.x["ext"].tolist()[0] == 9 and t.x["corr"].tolist()[1] == -1
+    assert t.x.ext.tolist()[0] == 9 and t.x.corr.tolist()[1] == -1
 
 
 @pytest.mark.parametrize(

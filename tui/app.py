@@ -63,7 +63,7 @@ class TraceApp(App):
 
     def __init__(self, paths: list[str], use_cache: bool = True, compare: bool = False) -> None:
         super().__init__()
-        from .model.parts import prepare_workers
+        from .model.load.parts import prepare_workers
 
         prepare_workers(paths)  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
@@ -102,13 +102,13 @@ class TraceApp(App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace")
     def load(self, path: str) -> None:
-        from .model.analysis import Analysis
-        from .model.lanes import LaneIndex
+        from .model.analyses.results import Results
         from .model.load import load_trace
+        from .model.view.lanes import LaneIndex
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
-            analysis = Analysis(load_trace(path, use_cache=self.use_cache, progress=self._reporter()))
+            analysis = Results(load_trace(path, use_cache=self.use_cache, progress=self._reporter()))
             lanes = LaneIndex(analysis)
             analysis.links  # noqa: B018 - computed here, off the UI thread
             return TraceLoaded(analysis, lanes, time.perf_counter() - start)
@@ -117,13 +117,13 @@ class TraceApp(App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading two traces")
     def load_pair(self, a: str, b: str) -> None:
-        from .model.analysis import Analysis
-        from .model.diff import diff
+        from .model.analyses.diff import diff
+        from .model.analyses.results import Results
         from .model.load import load_trace
 
         def job() -> CompareLoaded:
-            first = Analysis(load_trace(a, use_cache=self.use_cache, progress=self._reporter(0.0, 0.5)))
-            second = Analysis(load_trace(b, use_cache=self.use_cache, progress=self._reporter(0.5, 0.5)))
+            first = Results(load_trace(a, use_cache=self.use_cache, progress=self._reporter(0.0, 0.5)))
+            second = Results(load_trace(b, use_cache=self.use_cache, progress=self._reporter(0.5, 0.5)))
             return CompareLoaded(diff(first, second), (a, b))
 
         self._run_load(job)

@@ -78,14 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load(path: str, no_cache: bool):
-    from .model.analysis import Analysis
+    from .model.analyses.results import Results
     from .model.load import load_trace
 
     trace = load_trace(path, use_cache=not no_cache)
     warning = trace.report.warning()
     if warning:
         print(f"tracetui: warning: {path}: {warning}", file=sys.stderr)
-    return Analysis(trace)
+    return Results(trace)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_diff(args: argparse.Namespace) -> int:
     from .diff_report import render_diff
-    from .model.diff import diff
+    from .model.analyses.diff import diff
 
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
     d = diff(a, b)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .fmt import fmt_time, truncate
-from .model.diff import Diff, DiffRow, StepStats
-from .model.summary import Summary
+from .model.analyses.diff import Diff, DiffRow, StepStats
+from .model.analyses.summary import Summary
 from .report import _grid, _json
 
 MATCH_RULE = (

@@ -14,11 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from .fmt import fmt_memory, fmt_share, fmt_time, truncate
-from .model import readings as R
-from .model.analysis import Analysis
-from .model.kernels import KernelRow
-from .model.ops import OpRow, OpsTable
-from .model.summary import Summary
+from .model.analyses import readings as R
+from .model.analyses.kernels import KernelRow
+from .model.analyses.ops import OpRow, OpsTable
+from .model.analyses.results import Results
+from .model.analyses.summary import Summary
 
 NAME_WIDTH = 55
 
@@ -161,7 +161,7 @@ def op_footers(t: OpsTable) -> list[str]:
     return lines
 
 
-def render_ops(a: Analysis, fmt: str, sort: str | None, n: int, grouped: bool) -> str:
+def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool) -> str:
     table = a.ops_by_shape if grouped else a.ops
     rows = limit(sort_rows(table.rows, OP_SORTS, resolve_op_sort(sort, table)), n)
     if fmt == "json":
@@ -218,7 +218,7 @@ def kernel_cells(r: KernelRow) -> list[str]:
     ]
 
 
-def render_kernels(a: Analysis, fmt: str, sort: str | None, n: int) -> str:
+def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     key = sort or "total"
     if key not in KERNEL_SORTS:
         raise ValueError(f"unknown sort key {key!r}; choose from {', '.join(KERNEL_SORTS)}")
@@ -278,7 +278,7 @@ def summary_lines(s: Summary) -> list[tuple[str, str]]:
     return rows
 
 
-def render_summary(a: Analysis, fmt: str) -> str:
+def render_summary(a: Results, fmt: str) -> str:
     s = a.summary
     if fmt == "json":
         return _json(summary_json(s))
@@ -293,7 +293,7 @@ def render_summary(a: Analysis, fmt: str) -> str:
 # ---- explain -----------------------------------------------------------------------------
 
 
-def render_explain(a: Analysis, fmt: str) -> str:
+def render_explain(a: Results, fmt: str) -> str:
     findings = a.findings
     if fmt == "json":
         return _json(

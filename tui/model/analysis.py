@@ -1,45 +1,88 @@
-"""One place that computes each analysis of a trace once, on first use."""
+"""The structure of a trace, computed once on first use: nesting, self time, children, launch links.
+
+Every derived value is a `derived` attribute: computed once per Analysis, thread-safe (a worker may
+compute it while the UI asks whether it is ready), and never recomputed.
+"""
 
 from __future__ import annotations
 
-from functools import cached_property
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from .kernels import KernelRow, kernel_rows
+from .cats import Cat
 from .links import Links, link
-from .nesting import Nesting, nest, python_parents
-from .ops import OpsTable, ops_table
-from .schema import Cat
-from .summary import Summary, summarize
+from .nesting import Nesting, children_total, nest, python_parents
 from .trace import Trace
+
+T = TypeVar("T")
+
+
+class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
+    """A computed attribute: one computation per instance, behind a per-attribute lock."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> derived[T]: ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> T: ...
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.name]
+        except KeyError:
+            pass
+        with obj._lock(self.name):
+            if self.name not in obj.__dict__:
+                obj.__dict__[self.name] = self.fn(obj)
+        return obj.__dict__[self.name]
 
 
 class Analysis:
-    """Lazily computed, cached views of one Trace (pure data, no formatting)."""
+    """Derived structure of one Trace (pure data, no formatting)."""
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
+        self._locks: dict[str, threading.RLock] = {}
+        self._locks_guard = threading.Lock()
 
-    @cached_property
+    def _lock(self, name: str) -> threading.RLock:
+        with self._locks_guard:
+            return self._locks.setdefault(name, threading.RLock())
+
+    def ready(self, name: str) -> bool:
+        """Has the derived attribute `name` been computed (so reading it costs nothing)?"""
+        return name in self.__dict__
+
+    @derived
     def end(self) -> np.ndarray:
-        return self.trace.x["ts"] + self.trace.x["dur"]
+        return self.trace.x.ts + self.trace.x.dur
 
-    @cached_property
+    @derived
     def nesting(self) -> Nesting:
         """Display nesting: time containment, then Python frames re-hung by their Python ids."""
         x = self.trace.x
         kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
-        shown = (kinds[x["track"]] != "meta") & (x["cat"] != int(Cat.OVERHEAD)) if self.trace.n else None
-        nesting = nest(x["ts"], self.end, x["track"], shown)
+        shown = (kinds[x.track] != "meta") & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
+        nesting = nest(x.ts, self.end, x.track, shown)
         python_parents(self.trace, nesting.parent)
         return nesting
 
-    @cached_property
+    @derived
     def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:
         parent = self.nesting.parent
         kids = np.flatnonzero(parent >= 0)
-        kids = kids[np.lexsort((self.trace.x["ts"][kids], parent[kids]))]
+        kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))]
         starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1))
         return kids, starts
 
@@ -48,7 +91,7 @@ class Analysis:
         kids, starts = self._children_csr
         return kids[starts[i] : starts[i + 1]]
 
-    def descendants(self, i: int, limit: int = 100_000):
+    def descendants(self, i: int, limit: int = 100_000) -> Iterator[int]:
         """Events under i, depth first in time order (at most limit of them)."""
         stack = list(self.children(i)[::-1])
         seen = 0
@@ -58,43 +101,12 @@ class Analysis:
             yield j
             stack.extend(self.children(j)[::-1].tolist())
 
-    @cached_property
+    @derived
     def self_ns(self) -> np.ndarray:
         """Each event's duration less its children's, in the display nesting."""
-        from .nesting import children_total
-
-        dur = self.trace.x["dur"]
+        dur = self.trace.x.dur
         return dur - children_total(self.nesting.parent, dur)
 
-    @cached_property
+    @derived
     def links(self) -> Links:
         return link(self.trace)
-
-    @cached_property
-    def ops(self) -> OpsTable:
-        return ops_table(self.trace, launcher=self.links.launcher)
-
-    @cached_property
-    def ops_by_shape(self) -> OpsTable:
-        return ops_table(self.trace, group_by_shape=True, launcher=self.links.launcher)
-
-    @cached_property
-    def kernels(self) -> list[KernelRow]:
-        return kernel_rows(self.trace, self.links)
-
-    @cached_property
-    def summary(self) -> Summary:
-        return summarize(self.trace, self.ops)
-
-    @cached_property
-    def findings(self) -> list:
-        """What the explain rules say about this trace (see explain.py)."""
-        from .explain import explain
-
-        return explain(self)
-
-    @cached_property
-    def notes(self) -> dict[int, list[str]]:
-        from .explain import notes_by_event
-
-        return notes_by_event(self.findings)

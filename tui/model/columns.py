@@ -1,274 +1,86 @@
-"""Turn decoded events into interned numpy columns (durations, instants, flows, metadata)."""
+"""Typed column tables: a trace's events as equally long numpy arrays, one field per column."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .schema import LEGACY_FLOW_CATS, Cat, Event, normalize_cat
-
-_TS_TEXT = re.compile(rb'"ts"\s*:\s*"?(-?\d+)(?:\.(\d+))?')
-# Above this many µs a float with a fraction no longer holds exact nanoseconds.
-_EXACT_LIMIT_US = float(2**43)
+T = TypeVar("T", bound="Table")
 
 
-class Interner:
-    """Strings (or any hashable) to dense int ids, in first-seen order."""
-
-    def __init__(self) -> None:
-        self.ids: dict = {}
-
-    def __call__(self, value) -> int:
-        return self.ids.setdefault(value, len(self.ids))
-
-    def many(self, values) -> list[int]:
-        ids = self.ids
-        add = ids.setdefault
-        return [add(v, len(ids)) for v in values]
-
-    @property
-    def values(self) -> list:
-        return list(self.ids)
-
-
-def to_ns(values: list) -> np.ndarray:
-    """Microsecond numbers to int64 nanoseconds, exact for ints and short decimals."""
-    arr = np.asarray(values, dtype=np.float64)
-    whole = np.floor(arr)
-    return whole.astype(np.int64) * 1000 + np.round((arr - whole) * 1000).astype(np.int64)
-
-
-def exact_ts_ns(text: bytes, count: int) -> np.ndarray | None:
-    """Re-read every "ts" of a chunk from its decimal text; None if they don't line up."""
-    found = _TS_TEXT.findall(text)
-    if len(found) != count:
-        return None
-    out = np.empty(count, np.int64)
-    for i, (whole, frac) in enumerate(found):
-        sign = -1 if whole.startswith(b"-") else 1
-        out[i] = int(whole) * 1000 + sign * int((frac + b"000")[:3] or b"0")
-    return out
-
-
-def needs_exact(ts: list) -> bool:
-    """True when some ts is a large float with a fraction (19-digit absolute ns era)."""
-    return any(isinstance(t, float) and abs(t) >= _EXACT_LIMIT_US and t != int(t) for t in ts)
+def column(dtype: type) -> Any:
+    """A dataclass field holding one numpy column of this dtype (empty by default)."""
+    return field(default_factory=lambda: np.empty(0, dtype), metadata={"dtype": dtype})
 
 
 @dataclass
-class Meta:
-    """Names and order from M events, last one wins."""
+class Table:
+    """Columns of equal length; subclasses declare them with column(dtype)."""
 
-    process_name: dict = field(default_factory=dict)
-    process_labels: dict = field(default_factory=dict)
-    process_sort: dict = field(default_factory=dict)
-    thread_name: dict = field(default_factory=dict)
-    thread_sort: dict = field(default_factory=dict)
+    @classmethod
+    def dtypes(cls) -> dict[str, type]:
+        return {f.name: f.metadata["dtype"] for f in fields(cls)}
 
-    def add(self, e: Event) -> None:
-        a = e.args
-        if a is None:
-            return
-        pid, key = _norm(e.pid), (_norm(e.pid), _norm(e.tid))
-        if e.name == "process_name" and a.name is not None:
-            self.process_name[pid] = a.name.strip()
-        elif e.name == "process_labels" and a.labels is not None:
-            self.process_labels[pid] = a.labels.strip()
-        elif e.name == "process_sort_index" and a.sort_index is not None:
-            self.process_sort[pid] = a.sort_index
-        elif e.name == "thread_name" and a.name is not None:
-            self.thread_name[key] = a.name.strip()
-        elif e.name == "thread_sort_index" and a.sort_index is not None:
-            self.thread_sort[key] = a.sort_index
+    @classmethod
+    def from_columns(cls: type[T], cols: dict[str, Any]) -> T:
+        """Build from name -> array-like (missing columns are empty), casting to the declared dtypes."""
+        return cls(**{k: np.asarray(cols[k], dt) if k in cols else np.empty(0, dt) for k, dt in cls.dtypes().items()})
+
+    @classmethod
+    def concat(cls: type[T], tables: list[T]) -> T:
+        return cls.from_columns({k: np.concatenate([t.column(k) for t in tables]) for k in cls.dtypes()})
+
+    def column(self, name: str) -> np.ndarray:
+        return getattr(self, name)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {k: getattr(self, k) for k in self.dtypes()}
+
+    def take(self: T, idx: np.ndarray) -> T:
+        return type(self)(**{k: v[idx] for k, v in self.columns().items()})
+
+    def __len__(self) -> int:
+        return len(getattr(self, fields(self)[0].name))
 
 
 @dataclass
-class Builder:
-    """Accumulates columns across chunks, interning names, tracks and shapes."""
+class Events(Table):
+    """Duration (ph X) events. Times are int64 ns; ids index the trace's string tables; -1 means none."""
 
-    names: Interner = field(default_factory=Interner)
-    cats: Interner = field(default_factory=Interner)
-    shapes: Interner = field(default_factory=Interner)
-    tracks: Interner = field(default_factory=Interner)
-    meta: Meta = field(default_factory=Meta)
-    x: dict[str, list] = field(default_factory=dict)
-    inst: dict[str, list] = field(default_factory=dict)
-    flow: dict[str, list] = field(default_factory=dict)
-    unknown: dict[str, int] = field(default_factory=dict)
-    inexact_chunks: int = 0
-    raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
-
-    def add(self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: bytes | None) -> None:
-        """Add one chunk's events; event i re-decodes as item pos[i] of chunk chunk_ids[i]."""
-        ts_raw = [e.ts for e in events]
-        ts = None
-        if text is not None and needs_exact(ts_raw):
-            ts = exact_ts_ns(text, len(events))
-            self.inexact_chunks += ts is None
-        if ts is None:
-            ts = to_ns(ts_raw)
-        phs = [e.ph for e in events]
-        for ph in dict.fromkeys(phs):  # in order of first appearance: ids do not depend on hashing
-            sel = np.fromiter((p == ph for p in phs), bool, len(phs))
-            idx = np.flatnonzero(sel)
-            group = [events[i] for i in idx]
-            self._route(ph, group, ts[idx], chunk_ids[idx], pos[idx])
-
-    def _route(self, ph, group, ts, chunks, pos) -> None:
-        if ph == "X":
-            self._add_x(group, ts, chunks, pos)
-        elif ph in ("i", "I"):
-            _extend(
-                self.inst,
-                ts=ts,
-                track=self._track_ids(group),
-                name=self.names.many([e.name for e in group]),
-                bytes=[e.args.bytes for e in group],
-                dev_type=[e.args.device_type for e in group],
-            )
-        elif ph in ("s", "f", "t"):
-            self._add_flows(ph, group, ts)
-        elif ph == "M":
-            for e in group:
-                self.meta.add(e)
-        else:
-            self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
-
-    def _track_ids(self, group: list[Event]) -> list[int]:
-        raw = self.raw_tracks
-        out = []
-        for e in group:
-            key = (e.pid, e.tid)
-            ident = raw.get(key)
-            if ident is None:
-                ident = raw[key] = self.tracks((_norm(e.pid), _norm(e.tid)))
-            out.append(ident)
-        return out
-
-    def _add_x(self, group: list[Event], ts, chunks, pos) -> None:
-        ext, corr, py_id, py_parent, shape = _link_columns([e.args for e in group], self.shapes)
-        _extend(
-            self.x,
-            ts=ts,
-            dur=np.maximum(to_ns([e.dur for e in group]), 0),
-            track=self._track_ids(group),
-            name=self.names.many([e.name for e in group]),
-            cat_str=self.cats.many([e.cat for e in group]),
-            ext=ext,
-            corr=corr,
-            py_id=py_id,
-            py_parent=py_parent,
-            shape=shape,
-            chunk=chunks,
-            pos=pos,
-        )
-
-    def _add_flows(self, ph: str, group: list[Event], ts) -> None:
-        cats = [LEGACY_FLOW_CATS.get(e.cat, e.cat) for e in group]
-        _extend(
-            self.flow,
-            ts=ts,
-            track=self._track_ids(group),
-            fid=[_flow_id(e.id) for e in group],
-            start=[ph == "s"] * len(group),
-            ac2g=[c == "ac2g" for c in cats],
-        )
-
-    def finish(self) -> dict[str, dict[str, np.ndarray]]:
-        """Concatenate the per-chunk pieces into typed arrays."""
-        x = _concat(self.x, X_DTYPES)
-        enum = np.array([int(normalize_cat(c)) for c in self.cats.values] or [int(Cat.OTHER)], np.int8)
-        x["cat"] = enum[x["cat_str"]] if len(x["cat_str"]) else np.empty(0, np.int8)
-        return {
-            "x": x,
-            "inst": _concat(self.inst, INST_DTYPES),
-            "flow": _concat(self.flow, FLOW_DTYPES),
-        }
+    ts: np.ndarray = column(np.int64)
+    dur: np.ndarray = column(np.int64)
+    track: np.ndarray = column(np.int32)
+    name: np.ndarray = column(np.int32)
+    cat: np.ndarray = column(np.int8)  # cats.Cat
+    cat_str: np.ndarray = column(np.int16)  # the category as written
+    ext: np.ndarray = column(np.int64)  # External id
+    corr: np.ndarray = column(np.int64)  # correlation
+    py_id: np.ndarray = column(np.int64)
+    py_parent: np.ndarray = column(np.int64)
+    shape: np.ndarray = column(np.int32)  # Input Dims, interned
+    chunk: np.ndarray = column(np.int32)  # the chunk row that re-decodes the event's args
+    pos: np.ndarray = column(np.int32)  # the event's index within that chunk
 
 
-X_DTYPES = {
-    "ts": np.int64,
-    "dur": np.int64,
-    "track": np.int32,
-    "name": np.int32,
-    "cat": np.int8,
-    "cat_str": np.int16,
-    "ext": np.int64,
-    "corr": np.int64,
-    "py_id": np.int64,
-    "py_parent": np.int64,
-    "shape": np.int32,
-    "chunk": np.int32,
-    "pos": np.int32,
-}
-INST_DTYPES = {"ts": np.int64, "track": np.int32, "name": np.int32, "bytes": np.int64, "dev_type": np.int16}
-FLOW_DTYPES = {"ts": np.int64, "track": np.int32, "fid": np.int64, "start": np.bool_, "ac2g": np.bool_}
+@dataclass
+class Instants(Table):
+    """Instant (ph i) events: allocator samples ([memory]) and markers."""
+
+    ts: np.ndarray = column(np.int64)
+    track: np.ndarray = column(np.int32)
+    name: np.ndarray = column(np.int32)
+    bytes: np.ndarray = column(np.int64)
+    dev_type: np.ndarray = column(np.int16)
 
 
-def _norm(key: int | str) -> int | str:
-    """Numeric-string pids/tids ("24572") are the same thread as the int elsewhere."""
-    if isinstance(key, str) and key.lstrip("-").isdigit():
-        return int(key)
-    return key
+@dataclass
+class Flows(Table):
+    """Flow (ph s/f) endpoints: ac2g launch arrows and fwdbwd links."""
 
-
-def _extend(store: dict[str, list], **cols) -> None:
-    for key, values in cols.items():
-        store.setdefault(key, []).append(values)
-
-
-def _concat(store: dict[str, list], dtypes: dict) -> dict[str, np.ndarray]:
-    return {
-        key: (np.concatenate([np.asarray(p, dtype=dt) for p in store[key]]) if key in store else np.empty(0, dt))
-        for key, dt in dtypes.items()
-    }
-
-
-def _link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
-    """External id, correlation, Python id/parent and shape id per event (-1 when absent)."""
-    try:
-        ext = np.array([a.external_id for a in args], np.int64)
-        legacy = np.array([a.external_id_legacy for a in args], np.int64)
-        corr = np.array([a.correlation for a in args], np.int64)
-        py_id = np.array([a.python_id for a in args], np.int64)
-        py_parent = np.array([-1 if p is None else p for p in (a.python_parent_id for a in args)], np.int64)
-    except OverflowError:  # ids past int64 (seen in the wild): drop those links only
-        return _link_columns_slow(args, shapes)
-    ext = np.where(ext > 0, ext, np.where(legacy > 0, legacy, -1))
-    corr = np.where(corr > 0, corr, -1)
-    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
-    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), np.asarray(shape, np.int32)
-
-
-def _link_columns_slow(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
-    ext = [_link(a.external_id if a.external_id > 0 else a.external_id_legacy) for a in args]
-    corr = [_link(a.correlation) for a in args]
-    py_id = [_opt(a.python_id) for a in args]
-    py_parent = [_opt(a.python_parent_id) for a in args]
-    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
-    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (np.asarray(shape, np.int32),)
-
-
-def _link(value: int | None) -> int:
-    """A correlation or External id; 0 and negatives mean 'none' as in torch."""
-    return value if value is not None and 0 < value < 2**63 else -1
-
-
-def _opt(value: int | None) -> int:
-    return value if value is not None and -1 < value < 2**63 else -1
-
-
-def _flow_id(value: int | str | None) -> int:
-    if isinstance(value, int) and -(2**63) <= value < 2**63:
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value, 0)
-        except ValueError:
-            return hash(value) & (2**62 - 1)
-    return -1
-
-
-__all__ = ["Builder", "Cat", "Interner", "Meta", "to_ns"]
+    ts: np.ndarray = column(np.int64)
+    track: np.ndarray = column(np.int32)
+    fid: np.ndarray = column(np.int64)
+    start: np.ndarray = column(np.bool_)
+    ac2g: np.ndarray = column(np.bool_)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .schema import GPU_CATS, Cat
-from .trace import Trace
+from .cats import GPU_CATS, Cat
+from .trace import Trace, keyed, rank_of_events
 
 
 @dataclass
@@ -29,25 +29,15 @@ class Links:
         return self.by_launch[lo:hi]
 
 
-def rank_of_events(trace: Trace) -> np.ndarray:
-    ranks = np.array([t.rank for t in trace.tracks], np.int64)
-    return ranks[trace.x["track"]] if len(ranks) else np.zeros(trace.n, np.int64)
-
-
-def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
-    """A (rank, id) pair folded into one int64 (-1 stays -1)."""
-    return np.where(ident >= 0, (rank << 48) ^ ident, -1)
-
-
 def link(trace: Trace) -> Links:
     """Pair every GPU event with its launching runtime call."""
     x, rank = trace.x, rank_of_events(trace)
-    cat = x["cat"]
+    cat = x.cat
     gpu = np.isin(cat, [int(c) for c in GPU_CATS if c != Cat.GPU_ANNOTATION])
     runtime = cat == int(Cat.RUNTIME)
-    launcher = _match(keyed(rank, x["corr"]), runtime, gpu)
+    launcher = _match(keyed(rank, x.corr), runtime, gpu)
     missing = gpu & (launcher < 0)
-    by_ext = _match(keyed(rank, x["ext"]), runtime, missing)
+    by_ext = _match(keyed(rank, x.ext), runtime, missing)
     launcher = np.where(missing, by_ext, launcher)
     linked = np.flatnonzero(launcher >= 0)
     order = linked[np.argsort(launcher[linked], kind="stable")]
@@ -75,17 +65,17 @@ def _match(keys: np.ndarray, source: np.ndarray, target: np.ndarray) -> np.ndarr
 def _flow_agreement(trace: Trace, rank: np.ndarray, runtime: np.ndarray) -> tuple[int, int]:
     """How many ac2g flow starts name a runtime call's correlation, at its timestamp."""
     f = trace.flow
-    if not len(f["ts"]):
+    if not len(f.ts):
         return 0, 0
-    sel = f["start"] & f["ac2g"]
-    franks = np.array([t.rank for t in trace.tracks], np.int64)[f["track"][sel]]
-    fkeys = keyed(franks, f["fid"][sel])
-    rt = np.flatnonzero(runtime & (trace.x["corr"] >= 0))
-    rkeys = keyed(rank[rt], trace.x["corr"][rt])
+    sel = f.start & f.ac2g
+    franks = np.array([t.rank for t in trace.tracks], np.int64)[f.track[sel]]
+    fkeys = keyed(franks, f.fid[sel])
+    rt = np.flatnonzero(runtime & (trace.x.corr >= 0))
+    rkeys = keyed(rank[rt], trace.x.corr[rt])
     order = np.argsort(rkeys)
     pos = np.clip(np.searchsorted(rkeys[order], fkeys), 0, max(len(rt) - 1, 0))
     if not len(rt):
         return int(sel.sum()), 0
     hit = rkeys[order][pos] == fkeys
-    same_ts = trace.x["ts"][rt[order][pos]] == f["ts"][sel]
+    same_ts = trace.x.ts[rt[order][pos]] == f.ts[sel]
     return int(sel.sum()), int((hit & same_ts).sum())

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .schema import Cat
+from .cats import Cat
+from .trace import keyed, rank_of_events
 
 
 @dataclass
@@ -74,23 +75,21 @@ def python_parents(trace, parent: np.ndarray) -> None:
     tid 0) row, which time alone chains into one fake stack: the frame moves under the named
     frame, or becomes a root when its id says it has no parent frame. Rows stay as time placed them.
     """
-    from .links import keyed, rank_of_events
-
     x = trace.x
-    frames = np.flatnonzero((x["cat"] == int(Cat.PYTHON)) & (x["py_id"] >= 0))
+    frames = np.flatnonzero((x.cat == int(Cat.PYTHON)) & (x.py_id >= 0))
     if not len(frames):
         return
     rank = rank_of_events(trace)
-    ids = keyed(rank[frames], x["py_id"][frames])
+    ids = keyed(rank[frames], x.py_id[frames])
     order = np.argsort(ids, kind="stable")
-    wanted = keyed(rank[frames], x["py_parent"][frames])
+    wanted = keyed(rank[frames], x.py_parent[frames])
     pos = np.clip(np.searchsorted(ids[order], wanted), 0, len(frames) - 1)
     found = (wanted >= 0) & (ids[order][pos] == wanted)
     named = np.where(found, frames[order][pos], -1)
     time_parent = parent[frames].copy()
     agrees = _is_ancestor(parent, named, time_parent)
-    is_frame = (time_parent >= 0) & (x["cat"][np.maximum(time_parent, 0)] == int(Cat.PYTHON))
-    root_by_id = (x["py_parent"][frames] < 0) & is_frame
+    is_frame = (time_parent >= 0) & (x.cat[np.maximum(time_parent, 0)] == int(Cat.PYTHON))
+    root_by_id = (x.py_parent[frames] < 0) & is_frame
     parent[frames] = np.where(found & ~agrees, named, np.where(root_by_id, -1, time_parent))
 
 

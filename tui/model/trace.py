@@ -1,4 +1,4 @@
-"""The loaded trace: columns, string tables, tracks, device info and a load report."""
+"""The loaded trace: typed columns, string tables, tracks, device info and a load report."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .columns import Events, Flows, Instants
 from .tracks import Track
 
 KNOWN_UNDRAWN = {"C"}  # counters: valid Kineto output that the timeline does not draw
@@ -26,9 +27,17 @@ class LoadReport:
     unknown_phases: dict[str, int] = field(default_factory=dict)
     from_cache: bool = False
 
-    @property
-    def salvaged(self) -> bool:
-        return bool(self.skipped or self.dropped_tail or self.truncated or self.gz_truncated)
+    def add(self, other: LoadReport) -> None:
+        """Fold another file's (or part's) report into this one."""
+        self.events += other.events
+        self.skipped += other.skipped
+        self.repaired += other.repaired
+        self.dropped_tail |= other.dropped_tail
+        self.truncated |= other.truncated
+        self.gz_truncated |= other.gz_truncated
+        self.inexact_chunks += other.inexact_chunks
+        for ph, n in other.unknown_phases.items():
+            self.unknown_phases[ph] = self.unknown_phases.get(ph, 0) + n
 
     def warning(self) -> str | None:
         """One line saying what was skipped, or None for a clean load."""
@@ -57,9 +66,9 @@ class Trace:
     """A whole trace (or a folder of per-rank traces) as numpy columns."""
 
     path: str
-    x: dict[str, np.ndarray]
-    inst: dict[str, np.ndarray]
-    flow: dict[str, np.ndarray]
+    x: Events  # the duration (ph X) events
+    inst: Instants
+    flow: Flows
     names: list[str]
     cat_names: list[str]
     shapes: list[str]
@@ -74,10 +83,21 @@ class Trace:
 
     @property
     def n(self) -> int:
-        return len(self.x["ts"])
+        return len(self.x.ts)
 
     def name_of(self, i: int) -> str:
-        return self.names[int(self.x["name"][i])]
+        return self.names[int(self.x.name[i])]
 
     def track_of(self, i: int) -> Track:
-        return self.tracks[int(self.x["track"][i])]
+        return self.tracks[int(self.x.track[i])]
+
+
+def rank_of_events(trace: Trace) -> np.ndarray:
+    """The rank of every event (0 for a single file)."""
+    ranks = np.array([t.rank for t in trace.tracks], np.int64)
+    return ranks[trace.x.track] if len(ranks) else np.zeros(trace.n, np.int64)
+
+
+def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
+    """A (rank, id) pair folded into one int64 (-1 stays -1): ids never match across ranks."""
+    return np.where(ident >= 0, (rank << 48) ^ ident, -1)

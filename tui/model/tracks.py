@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 
-from .columns import Meta
-from .schema import GPU_CATS, Cat
+from .cats import GPU_CATS, Cat
 
 META_PIDS = {"Spans", "Traces", "", -1}
+TrackKind = Literal["cpu", "gpu", "meta"]
+
+
+@dataclass
+class Meta:
+    """Names and order of processes and threads, from M events (the last one wins)."""
+
+    process_name: dict = field(default_factory=dict)
+    process_labels: dict = field(default_factory=dict)
+    process_sort: dict = field(default_factory=dict)
+    thread_name: dict = field(default_factory=dict)
+    thread_sort: dict = field(default_factory=dict)
+
+    def update(self, more: Meta) -> None:
+        for name in ("process_name", "process_labels", "process_sort", "thread_name", "thread_sort"):
+            getattr(self, name).update(getattr(more, name))
 
 
 @dataclass(frozen=True)
@@ -20,7 +36,7 @@ class Track:
     rank: int
     pid: int | str
     tid: int | str
-    kind: str  # "cpu", "gpu" or "meta"
+    kind: TrackKind
     name: str
     process: str
     order: tuple
@@ -45,12 +61,12 @@ def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: M
         meta_only = (counts > 0) & (counts == weird_counts)
     out = []
     for i, (pid, tid) in enumerate(keys):
-        kind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
+        kind: TrackKind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
         out.append(replace(_track(i, rank, pid, tid, kind, meta), events=int(counts[i])))
     return out
 
 
-def _track(i, rank, pid, tid, kind, meta: Meta) -> Track:
+def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
     order: tuple
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""

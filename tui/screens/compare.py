@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from ..diff_report import MATCH_RULE, row_cells, step_rows, summary_rows
 from ..fmt import fmt_time
-from ..model.diff import Diff
+from ..model.analyses.diff import Diff
 
 TABS = ("summary", "steps", "ops", "kernels")
 

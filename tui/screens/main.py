@@ -9,12 +9,12 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
-from ..model import navigate
-from ..model.analysis import Analysis
-from ..model.calltree import CallTree
-from ..model.details import describe
-from ..model.lanes import LaneIndex
-from ..model.rangeagg import aggregate_range
+from ..model.analyses.calltree import CallTree
+from ..model.analyses.details import describe
+from ..model.analyses.rangeagg import aggregate_range
+from ..model.analyses.results import Results
+from ..model.view import navigate
+from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
 from ..widgets.kernels_view import KernelsView
 from ..widgets.ops_view import OpsView
@@ -31,7 +31,7 @@ VIEWS = ("timeline", "tree", "ops", "kernels", "overview")
 class MainScreen(Screen):
     """Attributes down to the widgets, messages up from them."""
 
-    def __init__(self, analysis: Analysis, lanes: LaneIndex, title: str) -> None:
+    def __init__(self, analysis: Results, lanes: LaneIndex, title: str) -> None:
         super().__init__()
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.selected = -1

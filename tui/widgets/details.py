@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..fmt import fmt_dur
-from ..model.details import Details
+from ..model.analyses.details import Details
 
 MAX_ARG_CHARS = 160
 

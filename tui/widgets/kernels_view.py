@@ -7,8 +7,8 @@ from functools import lru_cache
 from textual.binding import Binding
 
 from ..fmt import fmt_time, truncate
-from ..model.analysis import Analysis
-from ..model.args import event_args
+from ..model.analyses.results import Results
+from ..model.load.args import event_args
 from ..report import KERNEL_SORTS
 from .rows_view import Column, RowsView
 
@@ -26,7 +26,7 @@ class KernelsView(RowsView):
         Binding("l", "sort('latency')", "Sort by launch latency", id="kernels.sort_latency"),
     ]
 
-    def __init__(self, analysis: Analysis, **kwargs) -> None:
+    def __init__(self, analysis: Results, **kwargs) -> None:
         self.analysis = analysis
         super().__init__(**kwargs)
         self.COLUMNS = [

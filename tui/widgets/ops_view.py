@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from ..fmt import fmt_memory, fmt_share, fmt_time, truncate
-from ..model.analysis import Analysis
+from ..model.analyses.results import Results
 from ..report import OP_SORTS, op_footers
 from .rows_view import Column, RowsView
 
@@ -24,7 +24,7 @@ class OpsView(RowsView):
         Binding("b", "toggle_shapes", "Group by shape", id="ops.group_by_shape"),
     ]
 
-    def __init__(self, analysis: Analysis, **kwargs) -> None:
+    def __init__(self, analysis: Results, **kwargs) -> None:
         self.analysis = analysis
         self.by_shape = False
         self.DEFAULT_SORT = "device_total" if analysis.ops.has_device else "cpu_total"

@@ -9,15 +9,15 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..fmt import fmt_time
-from ..model.analysis import Analysis
-from ..model.readings import fact_readings, readings
+from ..model.analyses.readings import fact_readings, readings
+from ..model.analyses.results import Results
 from ..report import summary_lines
 
 BAR = "█"
 TOP = 5
 
 
-def step_bars(a: Analysis, width: int = 40) -> Table:
+def step_bars(a: Results, width: int = 40) -> Table:
     steps = a.summary.steps
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
@@ -32,7 +32,7 @@ def step_bars(a: Analysis, width: int = 40) -> Table:
     return grid
 
 
-def overview_renderable(a: Analysis) -> Group:
+def overview_renderable(a: Results) -> Group:
     s = a.summary
     parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
     parts += [Text("• " + r) for r in readings(s)]
@@ -60,7 +60,7 @@ def overview_renderable(a: Analysis) -> Group:
     return Group(*parts)
 
 
-def _findings(a: Analysis) -> Table | Text:
+def _findings(a: Results) -> Table | Text:
     if not a.findings:
         return Text("no patterns from the explain rules", style="dim")
     t = Table.grid(padding=(0, 1))
@@ -72,7 +72,7 @@ def _findings(a: Analysis) -> Table | Text:
     return t
 
 
-def _top_ops(a: Analysis) -> Table:
+def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     rows = sorted((r for r in a.ops.rows if not r.is_annotation), key=lambda r: -getattr(r, key))[:TOP]
@@ -81,7 +81,7 @@ def _top_ops(a: Analysis) -> Table:
     return t
 
 
-def _top_kernels(a: Analysis) -> Table | Text:
+def _top_kernels(a: Results) -> Table | Text:
     if not a.kernels:
         return Text("none: this trace has no GPU activity", style="dim")
     t = Table.grid(padding=(0, 2))
@@ -91,7 +91,7 @@ def _top_kernels(a: Analysis) -> Table | Text:
 
 
 class OverviewView(VerticalScroll):
-    def __init__(self, analysis: Analysis, **kwargs) -> None:
+    def __init__(self, analysis: Results, **kwargs) -> None:
         super().__init__(**kwargs)
         self.analysis = analysis
 

@@ -9,7 +9,7 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 
-from ..model.lanes import BUSY, EMPTY, Cells
+from ..model.view.lanes import BUSY, EMPTY, Cells
 
 # Eighth blocks filled from the left: 0/8 .. 8/8.
 LEFT = " ▏▎▍▌▋▊▉█"

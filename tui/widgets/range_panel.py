@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..fmt import fmt_dur
-from ..model.rangeagg import RangeRow
+from ..model.analyses.rangeagg import RangeRow
 
 
 class RangePanel(DataTable):

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ..fmt import fmt_dur, fmt_tick
-from ..model.viewport import Viewport
+from ..model.view.viewport import Viewport
 from .timeline import GUTTER
 
 MIN_TICK_CELLS = 12

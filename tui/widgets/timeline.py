@@ -12,10 +12,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..model import navigate
-from ..model.analysis import Analysis
-from ..model.lanes import LaneIndex, Line, lane_cells, layout_lines
-from ..model.viewport import Viewport, fit, pan, resize, zoom
+from ..model.analyses.results import Results
+from ..model.view import navigate
+from ..model.view.lanes import LaneIndex, Line, lane_cells, layout_lines
+from ..model.view.viewport import Viewport, fit, pan, resize, zoom
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
@@ -89,7 +89,7 @@ class Timeline(ScrollView, can_focus=True):
             super().__init__()
             self.event = event
 
-    def __init__(self, analysis: Analysis, lanes: LaneIndex, **kwargs) -> None:
+    def __init__(self, analysis: Results, lanes: LaneIndex, **kwargs) -> None:
         super().__init__(**kwargs)
         self.analysis, self.lanes = analysis, lanes
         self.collapsed: frozenset[int] = frozenset()
@@ -159,14 +159,14 @@ class Timeline(ScrollView, can_focus=True):
         mark_col = -1
         if (
             self.selected >= 0
-            and self.analysis.trace.x["track"][self.selected] == line.track
+            and self.analysis.trace.x.track[self.selected] == line.track
             and self.analysis.nesting.row[self.selected] == line.depth
         ):
-            mark_col = int(self.view.col_of(int(self.analysis.trace.x["ts"][self.selected])))
+            mark_col = int(self.view.col_of(int(self.analysis.trace.x.ts[self.selected])))
         return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu, mark_col)
 
     def _event_name(self, i: int) -> str:
-        return self.analysis.trace.names[int(self.analysis.trace.x["name"][i])]
+        return self.analysis.trace.names[int(self.analysis.trace.x.name[i])]
 
     def _changed(self) -> None:
         self.refresh()
@@ -176,7 +176,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def cursor_time(self) -> int:
         if self.selected >= 0:
-            start = int(self.analysis.trace.x["ts"][self.selected])
+            start = int(self.analysis.trace.x.ts[self.selected])
             end = int(self.analysis.end[self.selected])
             if self.view.visible(start, end):
                 return (max(start, self.view.t0) + min(end, self.view.t1)) // 2
@@ -197,7 +197,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_fit(self) -> None:
         if self.selected >= 0:
-            start = int(self.analysis.trace.x["ts"][self.selected])
+            start = int(self.analysis.trace.x.ts[self.selected])
             self.view = fit(start, int(self.analysis.end[self.selected]), self.cells_width)
             self._changed()
 
@@ -213,10 +213,10 @@ class Timeline(ScrollView, can_focus=True):
 
     def _reveal(self, event: int) -> None:
         x = self.analysis.trace.x
-        start, end = int(x["ts"][event]), int(self.analysis.end[event])
+        start, end = int(x.ts[event]), int(self.analysis.end[event])
         if not self.view.visible(start, end):
             self.view = pan(self.view, int(self.view.col_of((start + end) // 2) - self.view.width // 2))
-        track = int(x["track"][event])
+        track = int(x.track[event])
         if track in self.collapsed:
             self.collapsed = self.collapsed - {track}
             self._relayout()
@@ -264,7 +264,7 @@ class Timeline(ScrollView, can_focus=True):
         if self.mark is not None:
             self.mark = None
         elif self.selected >= 0:
-            self.mark = (int(self.analysis.trace.x["ts"][self.selected]), int(self.analysis.end[self.selected]))
+            self.mark = (int(self.analysis.trace.x.ts[self.selected]), int(self.analysis.end[self.selected]))
         else:
             self.mark = (self.view.t0, self.view.t1)
         self.post_message(self.RangeMarked(self.mark))
@@ -273,7 +273,7 @@ class Timeline(ScrollView, can_focus=True):
     def action_collapse(self) -> None:
         line = self.lines[min(self.scroll_offset.y, len(self.lines) - 1)] if self.lines else None
         track = (
-            int(self.analysis.trace.x["track"][self.selected]) if self.selected >= 0 else (line.track if line else -1)
+            int(self.analysis.trace.x.track[self.selected]) if self.selected >= 0 else (line.track if line else -1)
         )
         if track < 0:
             return

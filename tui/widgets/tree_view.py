@@ -9,7 +9,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..fmt import fmt_dur
-from ..model.calltree import CallTree, Node
+from ..model.analyses.calltree import CallTree, Node
 
 KIND_STYLE = {"step": "bold #e5c07b", "gpu": "#56b6c2", "runtime": "#c678dd", "cpu": "", "thread": "bold"}
 

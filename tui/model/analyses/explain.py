@@ -1,7 +1,8 @@
 """Explain rules: what the patterns a beginner sees in a trace mean (the series' lessons).
 
-Each rule is data (an id, a title and a note) plus a finder that returns the events it
-applies to. explain() runs them all; notes_by_event() indexes the notes for the details panel.
+Each rule is an id plus a finder that returns findings (a title, a note and the events they
+apply to). explain() runs them all; notes_by_event() indexes the notes for the details panel.
+Finders take the structure (Analysis) and the summary, so this module needs nothing above it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .analysis import Analysis
-from .schema import GPU_CATS, Cat
-from .summary import step_events
+from ..analysis import Analysis
+from ..cats import GPU_CATS, Cat
+from .summary import Summary, step_events
 
 METADATA_OPS = {
     "aten::t",
@@ -67,32 +68,31 @@ class Finding:
 @dataclass(frozen=True)
 class Rule:
     id: str
-    title: str
-    find: Callable[[Analysis], list[Finding]]
+    find: Callable[[Analysis, Summary], list[Finding]]
 
 
 def _names(a: Analysis, pattern: re.Pattern) -> np.ndarray:
     hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
-    return np.flatnonzero(hit[a.trace.x["name"]])
+    return np.flatnonzero(hit[a.trace.x.name])
 
 
 def _has_gpu(a: Analysis) -> bool:
-    return bool(np.isin(a.trace.x["cat"], [int(c) for c in GPU_CATS]).any())
+    return bool(np.isin(a.trace.x.cat, [int(c) for c in GPU_CATS]).any())
 
 
 # ---- the rules ---------------------------------------------------------------------------------
 
 
-def final_sync(a: Analysis) -> list[Finding]:
+def final_sync(a: Analysis, s: Summary) -> list[Finding]:
     syncs = _names(a, SYNC)
     if not len(syncs):
         return []
     last = int(syncs[np.argmax(a.end[syncs])])
-    host = np.isin(a.trace.x["cat"], [int(Cat.CPU_OP), int(Cat.RUNTIME), int(Cat.USER_ANNOTATION)])
+    host = np.isin(a.trace.x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME), int(Cat.USER_ANNOTATION)])
     window_end = int(a.end[host].max())
-    if window_end - int(a.end[last]) > max(0.01 * (window_end - int(a.trace.x["ts"][host].min())), 50_000):
+    if window_end - int(a.end[last]) > max(0.01 * (window_end - int(a.trace.x.ts[host].min())), 50_000):
         return []
-    dur = a.trace.x["dur"][last] / 1000
+    dur = a.trace.x.dur[last] / 1000
     note = (
         f"The final {a.trace.name_of(last)} ({dur:,.1f} us) is the profiler flushing at the end of the window: it waits "
         "for every queued kernel to finish so the GPU timeline is complete. It is not a cost of your code."
@@ -100,7 +100,7 @@ def final_sync(a: Analysis) -> list[Finding]:
     return [Finding("final-sync", "Final device synchronize", note, [last])]
 
 
-def activity_buffer(a: Analysis) -> list[Finding]:
+def activity_buffer(a: Analysis, s: Summary) -> list[Finding]:
     hits = _names(a, re.compile(r"^Activity Buffer Request$"))
     note = (
         "Activity Buffer Request is profiler overhead: CUPTI allocating a buffer for GPU activity records. "
@@ -109,7 +109,7 @@ def activity_buffer(a: Analysis) -> list[Finding]:
     return [Finding("activity-buffer", "Profiler buffer request", note, hits.tolist())] if len(hits) else []
 
 
-def occupancy_query(a: Analysis) -> list[Finding]:
+def occupancy_query(a: Analysis, s: Summary) -> list[Finding]:
     hits, kernels = [], []
     for q in _names(a, re.compile(r"OccupancyMaxActiveBlocksPerMultiprocessor")).tolist():
         nxt = _next_launch(a, q)
@@ -130,18 +130,18 @@ def _next_launch(a: Analysis, q: int) -> int | None:
     """The first GPU kernel launched by a later sibling call of q under the same op."""
     p = int(a.nesting.parent[q])
     siblings = a.children(p) if p >= 0 else np.empty(0, int)
-    later = siblings[a.trace.x["ts"][siblings] >= a.trace.x["ts"][q]]
+    later = siblings[a.trace.x.ts[siblings] >= a.trace.x.ts[q]]
     for s in later[:4].tolist():
         if s != q and LAUNCH.search(a.trace.name_of(s)) and len(a.links.launched(s)):
             return int(a.links.launched(s)[0])
     return None
 
 
-def metadata_ops(a: Analysis) -> list[Finding]:
+def metadata_ops(a: Analysis, s: Summary) -> list[Finding]:
     if not _has_gpu(a):
         return []
     ids = [k for k, n in enumerate(a.trace.names) if n in METADATA_OPS]
-    cand = np.flatnonzero(np.isin(a.trace.x["name"], ids) & (a.trace.x["cat"] == int(Cat.CPU_OP)))
+    cand = np.flatnonzero(np.isin(a.trace.x.name, ids) & (a.trace.x.cat == int(Cat.CPU_OP)))
     quiet = [int(i) for i in cand if not any(len(a.links.launched(j)) for j in [int(i), *a.descendants(int(i), 64)])]
     if not quiet:
         return []
@@ -152,14 +152,14 @@ def metadata_ops(a: Analysis) -> list[Finding]:
     return [Finding("metadata-op", "Metadata-only ops launch no kernel", note, quiet)]
 
 
-def bias_copy(a: Analysis) -> list[Finding]:
+def bias_copy(a: Analysis, s: Summary) -> list[Finding]:
     hits = []
     for g in _names(a, re.compile(r"^Memcpy DtoD")).tolist():
         addmm = _ancestor_named(a, int(a.links.launcher[g]), "aten::addmm")
         if addmm is None:
             continue
         launched = [int(k) for j in a.descendants(addmm, 64) for k in a.links.launched(j)]
-        if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x["ts"][k] >= a.trace.x["ts"][g] for k in launched):
+        if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
             hits.append(g)
     note = (
         "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that follows "
@@ -176,11 +176,11 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
     return None
 
 
-def cold_start(a: Analysis) -> list[Finding]:
+def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     steps = step_events(a.trace)
     if len(steps) < 2:
         return []
-    durs = a.trace.x["dur"][steps]
+    durs = a.trace.x.dur[steps]
     typical = statistics.median(durs[1:].tolist())
     if not typical or durs[0] < COLD_FACTOR * typical or durs[0] - typical < COLD_MIN_EXCESS_NS:
         return []
@@ -192,13 +192,12 @@ def cold_start(a: Analysis) -> list[Finding]:
     return [Finding("cold-start", "Cold first step", note, [int(steps[0])])]
 
 
-def overhead_gaps(a: Analysis) -> list[Finding]:
-    s = a.summary
+def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     if s.cpu_only or s.verdict != "overhead-bound":
         return []
-    kernels = np.flatnonzero(a.trace.x["cat"] == int(Cat.KERNEL))
-    kernels = kernels[np.argsort(a.trace.x["ts"][kernels])]
-    gaps = a.trace.x["ts"][kernels[1:]] - a.end[kernels[:-1]] if len(kernels) > 1 else np.empty(0)
+    kernels = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
+    kernels = kernels[np.argsort(a.trace.x.ts[kernels])]
+    gaps = a.trace.x.ts[kernels[1:]] - a.end[kernels[:-1]] if len(kernels) > 1 else np.empty(0)
     after = [int(kernels[1 + int(np.argmax(gaps))])] if len(gaps) else []
     note = (
         f"The GPU is idle {1 - s.gpu_utilization:.0%} of the window while the CPU launches: kernels average "
@@ -208,14 +207,14 @@ def overhead_gaps(a: Analysis) -> list[Finding]:
     return [Finding("overhead-gaps", "GPU idle between kernels while the CPU launches", note, after)]
 
 
-def setup_gap(a: Analysis) -> list[Finding]:
+def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
     x = a.trace.x
     gaps: dict[str, list[tuple[int, int]]] = {}
-    for i in np.flatnonzero(x["cat"] == int(Cat.USER_ANNOTATION)).tolist():
+    for i in np.flatnonzero(x.cat == int(Cat.USER_ANNOTATION)).tolist():
         name = a.trace.name_of(i)
-        first_op = next((j for j in a.descendants(i, 256) if x["cat"][j] == int(Cat.CPU_OP)), None)
+        first_op = next((j for j in a.descendants(i, 256) if x.cat[j] == int(Cat.CPU_OP)), None)
         if not name.startswith("ProfilerStep#") and first_op is not None:
-            gaps.setdefault(name, []).append((i, int(x["ts"][first_op] - x["ts"][i])))
+            gaps.setdefault(name, []).append((i, int(x.ts[first_op] - x.ts[i])))
     hits = [i for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])]
     note = (
         "The gap between this annotation's start and its first aten op is one-time setup (first-call Python and "
@@ -225,7 +224,7 @@ def setup_gap(a: Analysis) -> list[Finding]:
 
 
 def _is_setup(a: Analysis, i: int, gap: int, others: list[int]) -> bool:
-    if gap < SETUP_MIN_NS or gap < SETUP_SHARE * int(a.trace.x["dur"][i]):
+    if gap < SETUP_MIN_NS or gap < SETUP_SHARE * int(a.trace.x.dur[i]):
         return False
     return not others or gap >= SETUP_VS_OTHERS * statistics.median(others)
 
@@ -239,7 +238,7 @@ COMPILE_NOTES = {
 }
 
 
-def compile_runtime(a: Analysis) -> list[Finding]:
+def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
     out = []
     for prefix, what in COMPILE_NOTES.items():
         hits = _names(a, re.compile("^" + re.escape(prefix)))
@@ -280,34 +279,34 @@ KERNEL_HINTS = [
 ]
 
 
-def kernel_hints(a: Analysis) -> list[Finding]:
-    gpu = np.flatnonzero(a.trace.x["cat"] == int(Cat.KERNEL))
+def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
+    gpu = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
     out = []
     for rule_id, pattern, note in KERNEL_HINTS:
         hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
-        events = gpu[hit[a.trace.x["name"][gpu]]]
+        events = gpu[hit[a.trace.x.name[gpu]]]
         if len(events):
             out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), note, events.tolist()))
     return out
 
 
 RULES = [
-    Rule("final-sync", "Final device synchronize", final_sync),
-    Rule("activity-buffer", "Profiler buffer request", activity_buffer),
-    Rule("occupancy-query", "Occupancy query before a launch", occupancy_query),
-    Rule("metadata-op", "Metadata-only ops", metadata_ops),
-    Rule("bias-copy", "Bias copy before addmm's GEMM", bias_copy),
-    Rule("cold-start", "Cold first step", cold_start),
-    Rule("overhead-gaps", "GPU idle while the CPU launches", overhead_gaps),
-    Rule("setup-gap", "Setup before the first op", setup_gap),
-    Rule("compile-runtime", "torch.compile runtime", compile_runtime),
-    Rule("kernel-names", "Kernel name hints", kernel_hints),
+    Rule("final-sync", final_sync),
+    Rule("activity-buffer", activity_buffer),
+    Rule("occupancy-query", occupancy_query),
+    Rule("metadata-op", metadata_ops),
+    Rule("bias-copy", bias_copy),
+    Rule("cold-start", cold_start),
+    Rule("overhead-gaps", overhead_gaps),
+    Rule("setup-gap", setup_gap),
+    Rule("compile-runtime", compile_runtime),
+    Rule("kernel-names", kernel_hints),
 ]
 
 
-def explain(a: Analysis) -> list[Finding]:
+def explain(a: Analysis, summary: Summary) -> list[Finding]:
     """Every finding of every rule, in rule order."""
-    return [f for rule in RULES for f in rule.find(a)]
+    return [f for rule in RULES for f in rule.find(a, summary)]
 
 
 def notes_by_event(findings: list[Finding]) -> dict[int, list[str]]:

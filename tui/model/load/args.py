@@ -8,18 +8,18 @@ from functools import lru_cache
 import msgspec
 import orjson
 
+from ..trace import Trace
 from .decode import _repairs
-from .trace import Trace
 
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 def event_args(trace: Trace, i: int) -> dict:
     """All args of event i as plain JSON values ({} when it has none or cannot be read)."""
-    chunk = int(trace.x["chunk"][i])
+    chunk = int(trace.x.chunk[i])
     start, end, _first, src = (int(v) for v in trace.chunks[chunk])
     try:
-        item = _decode(_bytes(trace, src, start, end), int(trace.x["pos"][i]))
+        item = _decode(_bytes(trace, src, start, end), int(trace.x.pos[i]))
     except (OSError, ValueError, IndexError, msgspec.DecodeError):
         return {}
     args = item.get("args") if isinstance(item, dict) else None

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .links import Links
-from .schema import BUSY_CATS, Cat
-from .trace import Trace
+from ..cats import BUSY_CATS, Cat
+from ..links import Links
+from ..trace import Trace
 
 
 @dataclass
@@ -33,11 +33,11 @@ _KIND = {int(Cat.KERNEL): "kernel", int(Cat.MEMCPY): "memcpy", int(Cat.MEMSET): 
 def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     """Aggregate GPU activity by name, sorted by total time descending."""
     x = trace.x
-    idx = np.flatnonzero(np.isin(x["cat"], [int(c) for c in BUSY_CATS]))
+    idx = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
     if not len(idx):
         return []
-    names, group = np.unique(x["name"][idx], return_inverse=True)
-    dur = x["dur"][idx].astype(np.float64) / 1000.0
+    names, group = np.unique(x.name[idx], return_inverse=True)
+    dur = x.dur[idx].astype(np.float64) / 1000.0
     total = np.bincount(group, weights=dur)
     count = np.bincount(group)
     mins = np.full(len(names), np.inf)
@@ -51,7 +51,7 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     rows = [
         KernelRow(
             trace.names[int(names[g])],
-            _KIND[int(x["cat"][first[g]])],
+            _KIND[int(x.cat[first[g]])],
             int(count[g]),
             float(total[g]),
             float(total[g] / count[g]),
@@ -70,5 +70,5 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
 def _latency(trace: Trace, links: Links, idx, group, n) -> tuple[np.ndarray, np.ndarray]:
     launcher = links.launcher[idx]
     ok = launcher >= 0
-    lat = (trace.x["ts"][idx[ok]] - trace.x["ts"][launcher[ok]]) / 1000.0
+    lat = (trace.x.ts[idx[ok]] - trace.x.ts[launcher[ok]]) / 1000.0
     return np.bincount(group[ok], weights=lat, minlength=n), np.bincount(group[ok], minlength=n)

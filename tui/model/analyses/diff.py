@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import Analysis
-from .schema import BUSY_CATS
+from ..cats import BUSY_CATS
+from .results import Results
 from .summary import Summary, launch_mask, step_events
 
 TRITON_COUNTER = re.compile(r"_\d+$")
@@ -81,7 +81,7 @@ def _typical(steps: list[StepStats], s: Summary) -> float:
     return statistics.median([st.cpu_us for st in steps]) if steps else s.wall_us
 
 
-def diff(a: Analysis, b: Analysis) -> Diff:
+def diff(a: Results, b: Results) -> Diff:
     return Diff(
         ops=_pair(_op_times(a), _op_times(b)),
         kernels=_pair(_kernel_times(a), _kernel_times(b)),
@@ -92,11 +92,11 @@ def diff(a: Analysis, b: Analysis) -> Diff:
     )
 
 
-def _op_times(a: Analysis) -> dict[str, tuple[int, float]]:
+def _op_times(a: Results) -> dict[str, tuple[int, float]]:
     return {r.name: (r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device}
 
 
-def _kernel_times(a: Analysis) -> dict[str, tuple[int, float]]:
+def _kernel_times(a: Results) -> dict[str, tuple[int, float]]:
     out: dict[str, tuple[int, float]] = {}
     for r in a.kernels:
         count, total = out.get(kernel_key(r.name), (0, 0.0))
@@ -113,17 +113,17 @@ def _pair(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> l
     return sorted(rows, key=lambda r: -abs(r.delta_us))
 
 
-def step_stats(a: Analysis) -> list[StepStats]:
+def step_stats(a: Results) -> list[StepStats]:
     """CPU time, GPU time launched from inside, and launch calls, per ProfilerStep#N."""
     x, trace = a.trace.x, a.trace
     steps = step_events(trace)
-    busy = np.flatnonzero(np.isin(x["cat"], [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
-    launch_ts = x["ts"][a.links.launcher[busy]]
+    busy = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
+    launch_ts = x.ts[a.links.launcher[busy]]
     calls = np.flatnonzero(launch_mask(trace))
     out = []
     for s in steps.tolist():
-        t0, t1 = x["ts"][s], a.end[s]
+        t0, t1 = x.ts[s], a.end[s]
         inside = (launch_ts >= t0) & (launch_ts <= t1)
-        n_calls = int(((x["ts"][calls] >= t0) & (x["ts"][calls] <= t1)).sum())
-        out.append(StepStats(trace.name_of(s), x["dur"][s] / 1000, float(x["dur"][busy[inside]].sum()) / 1000, n_calls))
+        n_calls = int(((x.ts[calls] >= t0) & (x.ts[calls] <= t1)).sum())
+        out.append(StepStats(trace.name_of(s), x.dur[s] / 1000, float(x.dur[busy[inside]].sum()) / 1000, n_calls))
     return out

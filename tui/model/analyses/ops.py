@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from .links import keyed, link, rank_of_events
-from .nesting import children_total, nest, subtree_sum
-from .schema import GPU_CATS, HOST_CATS, Cat
-from .trace import Trace
+from ..cats import GPU_CATS, HOST_CATS, Cat
+from ..links import link
+from ..nesting import children_total, nest, subtree_sum
+from ..trace import Trace, keyed, rank_of_events
 
 FILTERED = {
     "[memory]",
@@ -107,13 +107,13 @@ def ops_table(trace: Trace, group_by_shape: bool = False, launcher: np.ndarray |
     x = trace.x
     names = np.array([table_name(n) for n in trace.names] + [""], dtype=object)
     keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
-    name_ok = keep_name[x["name"]]
-    host = np.isin(x["cat"], [int(c) for c in HOST_CATS]) & name_ok
-    device = np.isin(x["cat"], [int(c) for c in GPU_CATS]) & name_ok
-    end = x["ts"] + x["dur"]
-    times, device_link = _host_times(trace, host, device, names[x["name"]], end, launcher)
+    name_ok = keep_name[x.name]
+    host = np.isin(x.cat, [int(c) for c in HOST_CATS]) & name_ok
+    device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
+    end = x.ts + x.dur
+    times, device_link = _host_times(trace, host, device, names[x.name], end, launcher)
     idx = np.flatnonzero(host | device)
-    idx = idx[np.lexsort((-end[idx], x["ts"][idx]))]
+    idx = idx[np.lexsort((-end[idx], x.ts[idx]))]
     rows = _aggregate(trace, idx, names, host, times, group_by_shape)
     rows += _memory_rows(trace, host, end)
     self_cpu = sum(r.self_cpu_us for r in rows)
@@ -125,14 +125,14 @@ def ops_table(trace: Trace, group_by_shape: bool = False, launcher: np.ndarray |
 def _host_times(trace: Trace, host, device, names, end, launcher) -> tuple[dict[str, np.ndarray], str]:
     """Per event: self/total CPU and self/total device time in ns, after dup removal."""
     x = trace.x
-    parent = nest(x["ts"], end, x["track"], host).parent
+    parent = nest(x.ts, end, x.track, host).parent
     kernels, device_link = _kernel_sums(trace, host, device), "External id"
     if device.any() and launcher is None:
         launcher = link(trace).launcher
     if device.any() and not _external_ids_name_ops(trace, device, parent, launcher):
         kernels, device_link = _kernel_sums_by_launch(trace, device, parent, launcher), "launch call"
     alive = _remove_dup_nodes(parent, names, kernels, host)
-    dur = np.where(alive & host, x["dur"], 0)
+    dur = np.where(alive & host, x.dur, 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, kernels)
     cpu_mem, dev_mem = _memory_usage(trace, host, end)
@@ -144,8 +144,8 @@ def _host_times(trace: Trace, host, device, names, end, launcher) -> tuple[dict[
         "alive": alive,
         "self_cpu": dur - children_total(parent, dur),
         "cpu_total": dur,
-        "dev_total": np.where(host, dev_total, np.where(device, x["dur"], 0)),
-        "self_dev": np.where(host, kernels, np.where(device, x["dur"], 0)),
+        "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
+        "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
     }, device_link
 
 
@@ -155,9 +155,9 @@ DEVICE_MEMORY_DEVICES = (1, 6, 12, 20)  # CUDA, HIP, XPU, PrivateUse1
 
 def _memory_records(trace: Trace) -> np.ndarray:
     """Indices of the [memory] instants (allocations > 0, frees < 0)."""
-    if "[memory]" not in trace.names or not len(trace.inst["ts"]):
+    if "[memory]" not in trace.names or not len(trace.inst.ts):
         return np.empty(0, np.int64)
-    return np.flatnonzero(trace.inst["name"] == trace.names.index("[memory]"))
+    return np.flatnonzero(trace.inst.name == trace.names.index("[memory]"))
 
 
 def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
@@ -167,13 +167,13 @@ def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
     if not len(mem):
         return out
     inst = trace.inst
-    order = mem[np.argsort(inst["ts"][mem], kind="stable")]
-    ts = inst["ts"][order]
+    order = mem[np.argsort(inst.ts[mem], kind="stable")]
+    ts = inst.ts[order]
     events = np.flatnonzero(host)
-    lo = np.searchsorted(ts, trace.x["ts"][events], side="left")
+    lo = np.searchsorted(ts, trace.x.ts[events], side="left")
     hi = np.searchsorted(ts, end[events], side="right")
     for target, kinds in zip(out, (CPU_MEMORY_DEVICES, DEVICE_MEMORY_DEVICES), strict=True):
-        counted = np.where(np.isin(inst["dev_type"][order], kinds), inst["bytes"][order], 0)
+        counted = np.where(np.isin(inst.dev_type[order], kinds), inst.bytes[order], 0)
         prefix = np.concatenate([[0], np.cumsum(counted)])
         target[events] = prefix[hi] - prefix[lo]
     return out
@@ -182,15 +182,15 @@ def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
     """Device time of the events whose External id equals each frontend event's id."""
     x, rank = trace.x, rank_of_events(trace)
-    ext = keyed(rank, x["ext"])
-    linked_runtime = (x["cat"] == int(Cat.RUNTIME)) & (x["ext"] >= 0)
+    ext = keyed(rank, x.ext)
+    linked_runtime = (x.cat == int(Cat.RUNTIME)) & (x.ext >= 0)
     frontend = host & ~linked_runtime & (ext >= 0)
     dev = np.flatnonzero(device & (ext >= 0))
     out = np.zeros(trace.n, np.int64)
     if not len(dev):
         return out
     keys, inverse = np.unique(ext[dev], return_inverse=True)
-    sums = np.bincount(inverse, weights=x["dur"][dev]).astype(np.int64)
+    sums = np.bincount(inverse, weights=x.dur[dev]).astype(np.int64)
     fe = np.flatnonzero(frontend)
     pos = np.clip(np.searchsorted(keys, ext[fe]), 0, len(keys) - 1)
     hit = keys[pos] == ext[fe]
@@ -204,7 +204,7 @@ def _external_ids_name_ops(trace: Trace, device, parent: np.ndarray, launcher: n
     In 2021 and 2024+ traces they do. Some 2022-2023 builds wrote the correlation there
     instead, which names no op or, worse, an unrelated op whose id happens to be equal.
     """
-    ext = trace.x["ext"]
+    ext = trace.x.ext
     dev = np.flatnonzero(device & (launcher >= 0) & (ext >= 0))
     if not len(dev):
         return True
@@ -226,7 +226,7 @@ def _kernel_sums_by_launch(trace: Trace, device, parent: np.ndarray, launcher: n
     dev = np.flatnonzero(device & (launcher >= 0))
     owner = parent[launcher[dev]]
     ok = owner >= 0
-    np.add.at(out, owner[ok], trace.x["dur"][dev[ok]])
+    np.add.at(out, owner[ok], trace.x.dur[dev[ok]])
     return out
 
 
@@ -256,7 +256,7 @@ def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray
 
 def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
     x = trace.x
-    cat = x["cat"][idx]
+    cat = x.cat[idx]
     is_dev = ~host[idx]
     is_ann = (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.GPU_ANNOTATION))
     alive = t["alive"][idx] | is_dev
@@ -265,14 +265,14 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     keys: dict[tuple, int] = {}
     group = np.empty(len(idx), np.int64)
     for k, key in enumerate(
-        zip(names[x["name"][idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist(), strict=False)
+        zip(names[x.name[idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist(), strict=False)
     ):
         group[k] = keys.setdefault(key, len(keys))
     return _rows(keys, group, idx, t, trace if group_by_shape else None)
 
 
 def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
-    shape = trace.x["shape"][idx].astype(np.int64)
+    shape = trace.x.shape[idx].astype(np.int64)
     return np.where(is_dev, -1, shape)
 
 
@@ -303,8 +303,8 @@ def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
     if not len(mem):
         return []
     inst = trace.inst
-    ts = inst["ts"][mem]
-    starts, ends = trace.x["ts"][host], end[host]
+    ts = inst.ts[mem]
+    starts, ends = trace.x.ts[host], end[host]
     order = np.argsort(starts)
     starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
     pos = np.searchsorted(starts, ts, side="right") - 1
@@ -313,7 +313,7 @@ def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
     if not len(loose):
         return []
     row = OpRow("[memory]", len(loose), 0.0, 0.0, 0.0, 0.0, False, False)
-    kinds = inst["dev_type"][loose]
-    row.cpu_mem = row.self_cpu_mem = int(inst["bytes"][loose][np.isin(kinds, CPU_MEMORY_DEVICES)].sum())
-    row.device_mem = row.self_device_mem = int(inst["bytes"][loose][np.isin(kinds, DEVICE_MEMORY_DEVICES)].sum())
+    kinds = inst.dev_type[loose]
+    row.cpu_mem = row.self_cpu_mem = int(inst.bytes[loose][np.isin(kinds, CPU_MEMORY_DEVICES)].sum())
+    row.device_mem = row.self_device_mem = int(inst.bytes[loose][np.isin(kinds, DEVICE_MEMORY_DEVICES)].sum())
     return [row]

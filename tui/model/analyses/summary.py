@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..cats import BUSY_CATS, Cat
+from ..trace import Trace
 from .ops import OpsTable
-from .schema import BUSY_CATS, Cat
-from .trace import Trace
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
@@ -64,21 +64,21 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
     """Compute the summary and the verdict with the numbers that decide it."""
     x = trace.x
     kinds = np.array([t.kind for t in trace.tracks] or ["cpu"])
-    real = kinds[x["track"]] != "meta" if trace.n else np.zeros(0, bool)
-    t0 = int(x["ts"][real].min()) if real.any() else 0
-    t1 = int((x["ts"] + x["dur"])[real].max()) if real.any() else 0
-    busy_mask = np.isin(x["cat"], [int(c) for c in BUSY_CATS])
+    real = kinds[x.track] != "meta" if trace.n else np.zeros(0, bool)
+    t0 = int(x.ts[real].min()) if real.any() else 0
+    t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
+    busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
     busy, gpus = _gpu_busy(trace, busy_mask)
     launch = launch_mask(trace)
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
-    kern = x["cat"] == int(Cat.KERNEL)
+    kern = x.cat == int(Cat.KERNEL)
     s = Summary(
         wall_us=wall,
         gpu_busy_us=busy,
         gpu_utilization=util,
-        cpu_launch_us=float(x["dur"][launch].sum()) / 1000.0,
+        cpu_launch_us=float(x.dur[launch].sum()) / 1000.0,
         launches=int(launch.sum()),
         kernels=int(kern.sum()),
         device_self_total_us=ops.self_device_total_us,
@@ -88,8 +88,8 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
         cpu_only=not busy_mask.any(),
         gpus=gpus,
         steps=steps(trace, t0),
-        avg_kernel_us=float(x["dur"][kern].mean()) / 1000.0 if kern.any() else 0.0,
-        avg_launch_us=float(x["dur"][launch].mean()) / 1000.0 if launch.any() else 0.0,
+        avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
+        avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
     s.verdict, s.reason = _cpu_verdict(trace, ops, s) if s.cpu_only else _gpu_verdict(s)
     return s
@@ -99,33 +99,33 @@ def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
     """Busy time summed over devices (each device's union), and the device count."""
     x = trace.x
     dev_of_track = np.array([hash((t.rank, t.pid)) for t in trace.tracks] or [0], np.int64)
-    devs = dev_of_track[x["track"][busy_mask]]
+    devs = dev_of_track[x.track[busy_mask]]
     total = 0
     for d in np.unique(devs):
         sel = np.flatnonzero(busy_mask)[devs == d]
-        total += union_length(x["ts"][sel], x["ts"][sel] + x["dur"][sel])
+        total += union_length(x.ts[sel], x.ts[sel] + x.dur[sel])
     return total / 1000.0, len(np.unique(devs))
 
 
 def launch_mask(trace: Trace) -> np.ndarray:
     """Runtime calls that launch GPU work (kernel launches, async copies and sets)."""
     is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
-    return (trace.x["cat"] == int(Cat.RUNTIME)) & is_launch[trace.x["name"]]
+    return (trace.x.cat == int(Cat.RUNTIME)) & is_launch[trace.x.name]
 
 
 def step_events(trace: Trace) -> np.ndarray:
     """The ProfilerStep#N annotations on the CPU, in time order."""
     ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
     x = trace.x
-    sel = np.flatnonzero(np.isin(x["name"], ids) & (x["cat"] == int(Cat.USER_ANNOTATION)))
-    return sel[np.argsort(x["ts"][sel], kind="stable")]
+    sel = np.flatnonzero(np.isin(x.name, ids) & (x.cat == int(Cat.USER_ANNOTATION)))
+    return sel[np.argsort(x.ts[sel], kind="stable")]
 
 
 def steps(trace: Trace, t0: int) -> list[Step]:
     """ProfilerStep#N annotations on the CPU, in step order."""
     x = trace.x
     number = {n: int(m.group(1)) for n in trace.names if (m := STEP_NAME.match(n))}
-    out = [Step(trace.name_of(i), x["dur"][i] / 1000.0, (x["ts"][i] - t0) / 1000.0) for i in step_events(trace)]
+    out = [Step(trace.name_of(i), x.dur[i] / 1000.0, (x.ts[i] - t0) / 1000.0) for i in step_events(trace)]
     return sorted(out, key=lambda s: (number[s.name], s.start_us))
 
 

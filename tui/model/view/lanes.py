@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .analysis import Analysis
+from ..analysis import Analysis
 
 EMPTY = -1
 BUSY = -2
@@ -54,16 +54,16 @@ class LaneIndex:
         self.depths: dict[int, int] = {}
         if not len(shown):
             return
-        order = shown[np.lexsort((x["ts"][shown], nesting.row[shown], x["track"][shown]))]
-        tracks, rows = x["track"][order], nesting.row[order]
+        order = shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))]
+        tracks, rows = x.track[order], nesting.row[order]
         cut = np.flatnonzero((np.diff(tracks) != 0) | (np.diff(rows) != 0)) + 1
         for part in np.split(order, cut):
-            key = (int(x["track"][part[0]]), int(nesting.row[part[0]]))
-            starts, ends = x["ts"][part], analysis.end[part]
+            key = (int(x.track[part[0]]), int(nesting.row[part[0]]))
+            starts, ends = x.ts[part], analysis.end[part]
             prefix = np.concatenate([[0], np.cumsum(ends - starts)])
             self.rows[key] = Row(key[0], key[1], part, starts, ends, prefix)
             self.depths[key[0]] = max(self.depths.get(key[0], 0), key[1] + 1)
-        self.t_min = int(x["ts"][shown].min())
+        self.t_min = int(x.ts[shown].min())
         self.t_max = int(analysis.end[shown].max())
 
     def row(self, track: int, depth: int) -> Row | None:

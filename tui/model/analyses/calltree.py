@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import Analysis
-from .schema import Cat
+from ..analysis import Analysis
+from ..cats import Cat
 from .summary import step_events
 
 
@@ -41,14 +41,14 @@ class CallTree:
 
     def _gpu_time(self) -> np.ndarray:
         """GPU time launched from each event's subtree (kernels, memcpy, memset)."""
-        from .nesting import subtree_sum
+        from ..nesting import subtree_sum
 
         x, links = self.a.trace.x, self.a.links
         own = np.zeros(self.a.trace.n, np.int64)
         linked = np.flatnonzero(links.launcher >= 0)
-        np.add.at(own, links.launcher[linked], x["dur"][linked])
+        np.add.at(own, links.launcher[linked], x.dur[linked])
         parent = np.where(
-            np.isin(x["cat"], [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent
+            np.isin(x.cat, [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent
         )
         return subtree_sum(parent, own)
 
@@ -58,13 +58,13 @@ class CallTree:
         steps = step_events(self.a.trace)
         cpu_tracks = [t.id for t in self.a.trace.tracks if t.kind == "cpu"]
         order = self.a.nesting.order
-        roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x["track"][order], cpu_tracks)]
+        roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x.track[order], cpu_tracks)]
         if not len(steps):
             return self._group(roots)
         nodes = [self._node(np.array([i]), "step") for i in steps]
-        step_tracks = set(x["track"][steps].tolist())
+        step_tracks = set(x.track[steps].tolist())
         for track in cpu_tracks:  # other threads (the autograd thread, data loaders) as one node each
-            mine = roots[x["track"][roots] == track]
+            mine = roots[x.track[roots] == track]
             if track not in step_tracks and len(mine):
                 nodes.append(self._thread_node(track, mine))
         return nodes
@@ -74,7 +74,7 @@ class CallTree:
         return Node(
             self.a.trace.tracks[track].name,
             roots,
-            int(x["dur"][roots].sum()),
+            int(x.dur[roots].sum()),
             int(self.a.self_ns[roots].sum()),
             int(self.gpu_ns[roots].sum()),
             "thread",
@@ -84,7 +84,7 @@ class CallTree:
         """Event indices from the outermost ancestor down to event (a kernel via its launch)."""
         x = self.a.trace.x
         chain = [int(event)]
-        if int(x["cat"][event]) in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)):
+        if int(x.cat[event]) in (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)):
             launcher = int(self.a.links.launcher[event])
             if launcher < 0:
                 return chain
@@ -107,16 +107,16 @@ class CallTree:
             return []
         x = self.a.trace.x
         if self.merge:
-            groups = [idx[x["name"][idx] == n] for n in np.unique(x["name"][idx])]
+            groups = [idx[x.name[idx] == n] for n in np.unique(x.name[idx])]
         else:
-            groups = [np.array([i]) for i in idx[np.argsort(x["ts"][idx])]]
+            groups = [np.array([i]) for i in idx[np.argsort(x.ts[idx])]]
         nodes = [self._node(g, None) for g in groups]
         return sorted(nodes, key=lambda n: -n.total_ns) if self.merge else nodes
 
     def _node(self, events: np.ndarray, kind: str | None) -> Node:
         x = self.a.trace.x
         first = int(events[0])
-        cat = int(x["cat"][first])
+        cat = int(x.cat[first])
         if kind is None:
             kind = (
                 "gpu"
@@ -124,9 +124,9 @@ class CallTree:
                 else ("runtime" if cat == int(Cat.RUNTIME) else "cpu")
             )
         return Node(
-            self.a.trace.names[int(x["name"][first])],
+            self.a.trace.names[int(x.name[first])],
             events,
-            int(x["dur"][events].sum()),
+            int(x.dur[events].sum()),
             int(self.a.self_ns[events].sum()),
             int(self.gpu_ns[events].sum()),
             kind,

@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from .errors import TraceError
+from ..errors import TraceError
 from .schema import TopLevel
 
 CHUNK_BYTES = 4 << 20

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .trace import LoadReport, Trace
-from .tracks import Track
+from ..columns import Events, Flows, Instants, Table
+from ..trace import LoadReport, Trace
+from ..tracks import Track
+
+TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
 FORMAT_VERSION = 5
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
@@ -52,8 +55,8 @@ def read(path: Path) -> Trace | None:
     try:
         meta = json.loads((entry / "meta.json").read_text())
         cols = {
-            part: {k: np.load(entry / f"{part}.{k}.npy", mmap_mode="r") for k in meta["columns"][part]}
-            for part in meta["columns"]
+            part: table(**{k: np.load(entry / f"{part}.{k}.npy", mmap_mode="r") for k in table.dtypes()})
+            for part, table in TABLES.items()
         }
         chunks = np.load(entry / "chunks.npy")
         for source in meta["sources"]:
@@ -114,17 +117,13 @@ def prune(root: Path, keep: int = KEEP_ENTRIES) -> None:
 
 
 def _write_entry(tmp: Path, trace: Trace) -> None:
-    columns = {}
-    for part in ("x", "inst", "flow"):
-        table = getattr(trace, part)
-        columns[part] = list(table)
-        for key, arr in table.items():
+    for part in TABLES:
+        for key, arr in getattr(trace, part).columns().items():
             np.save(tmp / f"{part}.{key}.npy", np.ascontiguousarray(arr))
     np.save(tmp / "chunks.npy", trace.chunks)
     report = asdict(trace.report)
     report.pop("from_cache", None)
     meta = {
-        "columns": columns,
         "names": trace.names,
         "cat_names": trace.cat_names,
         "shapes": trace.shapes,

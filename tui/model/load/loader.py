@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TraceError
+from ..trace import Trace
+from ..tracks import build_tracks
 from . import cache
-from .columns import Interner
-from .errors import TraceError
+from .folder import merge_ranks
 from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
 from .source import Source, open_source, split_chunks
-from .trace import LoadReport, Trace
-from .tracks import build_tracks
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -51,8 +51,6 @@ def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Tra
     for k, f in enumerate(files):
         step = (lambda x, k=k: progress((k + x) / len(files))) if progress else None
         traces.append(load_trace(f, use_cache, step))
-    from .merge import merge_ranks
-
     return merge_ranks(str(folder), traces)
 
 
@@ -79,46 +77,36 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
         parts = [decode_range(src.buf, chunks, len(chunks) - 1, 0, step)]
-    merged, track_keys = merge_parts(parts)
-    report = LoadReport(
-        events=merged.events,
-        skipped=merged.skipped,
-        repaired=merged.repaired,
-        dropped_tail=merged.dropped_tail,
-        truncated=src.truncated or merged.dropped_tail,
-        gz_truncated=src.gz_truncated,
-        inexact_chunks=merged.inexact_chunks,
-        unknown_phases=merged.unknown,
-    )
-    return _assemble(path, src, merged, track_keys, report, gunzip_to)
+    merged = merge_parts(parts)
+    merged.report.truncated = src.truncated or merged.report.dropped_tail
+    merged.report.gz_truncated = src.gz_truncated
+    return _assemble(path, src, merged, gunzip_to)
 
 
-def _assemble(
-    path: Path, src: Source, merged: Part, track_keys: Interner, report: LoadReport, unzipped: Path | None
-) -> Trace:
-    cols = merged.cols
+def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Trace:
+    """The Trace of one decoded file (the only place a Trace is made from decoded parts)."""
     top = src.top
     base = top.baseTimeNanoseconds or 0
-    for part in ("x", "inst", "flow"):
-        cols[part]["ts"] += base
+    for table in (part.x, part.inst, part.flow):
+        table.ts += base
     rank = _rank(path, top.distributedInfo)
-    tracks = build_tracks(track_keys.values, cols["x"]["track"], cols["x"]["cat"], merged.meta, rank)
+    tracks = build_tracks(part.tracks, part.x.track, part.x.cat, part.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
         path=str(path),
-        x=cols["x"],
-        inst=cols["inst"],
-        flow=cols["flow"],
-        names=[str(n) for n in merged.names],
-        cat_names=[str(c) for c in merged.cats],
-        shapes=[s.decode("utf-8", "replace") for s in merged.shapes],
+        x=part.x,
+        inst=part.inst,
+        flow=part.flow,
+        names=[str(n) for n in part.names],
+        cat_names=[str(c) for c in part.cat_names],
+        shapes=[s.decode("utf-8", "replace") for s in part.shapes],
         tracks=tracks,
-        chunks=np.array([(s, e, f, 0) for s, e, f in merged.rows], dtype=np.int64).reshape(-1, 4),
+        chunks=np.array([(s, e, f, 0) for s, e, f in part.rows], dtype=np.int64).reshape(-1, 4),
         sources=[source],
         devices=top.deviceProperties or top.computeProperties or [],
         ranks=[{"rank": rank, **(top.distributedInfo or {})}],
         flags={k: v for k in ("record_shapes", "with_stack", "profile_memory") if (v := getattr(top, k))},
-        report=report,
+        report=part.report,
     )
     if src.gz and unzipped is None:
         trace.buffers[0] = src.buf

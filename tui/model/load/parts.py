@@ -1,4 +1,4 @@
-"""Decode the chunks of a file in parts, on both cores when the file is big, and merge the parts.
+"""Decode the chunks of a file in parts, in worker processes when the file is big, and merge the parts.
 
 Each part interns its own strings and tracks; merging re-interns them in part order, so the
 result is the same as one pass over all chunks (tests check that).
@@ -14,8 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import Builder, Interner, Meta
+from ..columns import Events, Flows, Instants
+from ..trace import LoadReport
+from ..tracks import Meta
+from .build import Builder, Interner
 from .decode import decode_chunk
+from .merge import merge, remap
 
 PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
@@ -23,21 +27,18 @@ MAX_WORKERS = 8
 
 @dataclass
 class Part:
-    """The columns of a run of chunks, with ids local to the part."""
+    """The columns of a run of chunks, with string, track and chunk-row ids local to the part."""
 
-    cols: dict[str, dict[str, np.ndarray]]
+    x: Events
+    inst: Instants
+    flow: Flows
     names: list
-    cats: list
+    cat_names: list
     shapes: list
-    tracks: list
+    tracks: list  # (pid, tid) keys
     meta: Meta
-    rows: list[tuple[int, int, int]]
-    events: int = 0
-    skipped: int = 0
-    repaired: int = 0
-    dropped_tail: bool = False
-    inexact_chunks: int = 0
-    unknown: dict[str, int] = field(default_factory=dict)
+    rows: list[tuple[int, int, int]]  # chunk rows: (start, end, first event)
+    report: LoadReport = field(default_factory=LoadReport)
 
 
 def decode_range(
@@ -46,22 +47,24 @@ def decode_range(
     """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
-    part = Part({}, [], [], [], [], builder.meta, rows)
+    report = LoadReport()
     for k, (start, end) in enumerate(chunks):
         decoded = decode_chunk(buf, start, end, is_last=first_index + k == last)
         ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
         text = bytes(buf[start:end]) if len(decoded.spans) == 1 else None
         builder.add(decoded.events, ids, pos, text)
-        part.events += len(decoded.events)
-        part.skipped += decoded.skipped
-        part.repaired += decoded.repaired
-        part.dropped_tail |= decoded.dropped_tail
+        report.events += len(decoded.events)
+        report.skipped += decoded.skipped
+        report.repaired += decoded.repaired
+        report.dropped_tail |= decoded.dropped_tail
         if progress:
             progress(k + 1)
-    part.cols = builder.finish()
-    part.names, part.cats, part.shapes = builder.names.values, builder.cats.values, builder.shapes.values
-    part.tracks, part.unknown, part.inexact_chunks = builder.tracks.values, builder.unknown, builder.inexact_chunks
-    return part
+    report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
+    x, inst, flow = builder.finish()
+    return Part(
+        x, inst, flow, builder.names.values, builder.cats.values, builder.shapes.values, builder.tracks.values,
+        builder.meta, rows, report,
+    )
 
 
 def _chunk_ids(spans, count: int, rows: list) -> tuple[np.ndarray, np.ndarray]:
@@ -130,54 +133,16 @@ def decode_parallel(
     return parts
 
 
-def merge_parts(parts: list[Part]) -> tuple[Part, Interner]:
-    """One Part with global ids, and the track interner (keys in first-seen order)."""
-    names, cats, shapes, tracks = Interner(), Interner(), Interner(), Interner()
-    merged = Part({}, [], [], [], [], Meta(), [])
-    pieces: dict[str, dict[str, list]] = {"x": {}, "inst": {}, "flow": {}}
+def merge_parts(parts: list[Part]) -> Part:
+    """One Part with global ids: strings and (pid, tid) keys re-interned in part order."""
+    keys = Interner()
+    merged = merge(parts, [remap(keys, p.tracks) for p in parts], [len(p.rows) for p in parts])
+    meta, report = Meta(), LoadReport()
     for p in parts:
-        name_map, track_map = remap(names, p.names), remap(tracks, p.tracks)
-        cat_map, shape_map = remap(cats, p.cats), remap(shapes, p.shapes)
-        x = dict(p.cols["x"])
-        x["name"], x["track"], x["cat_str"] = (
-            name_map[x["name"]],
-            track_map[x["track"]],
-            cat_map[x["cat_str"]].astype(np.int16),
-        )
-        x["shape"] = np.where(x["shape"] >= 0, shape_map[np.maximum(x["shape"], 0)], -1).astype(np.int32)
-        x["chunk"] = x["chunk"] + len(merged.rows)
-        inst, flow = dict(p.cols["inst"]), dict(p.cols["flow"])
-        inst["name"], inst["track"], flow["track"] = (
-            name_map[inst["name"]],
-            track_map[inst["track"]],
-            track_map[flow["track"]],
-        )
-        for kind, table in (("x", x), ("inst", inst), ("flow", flow)):
-            for key, arr in table.items():
-                pieces[kind].setdefault(key, []).append(arr)
-        merged.rows += p.rows
-        _merge_meta(merged.meta, p.meta)
-        _add_counts(merged, p)
-    merged.cols = {kind: {k: np.concatenate(v) for k, v in table.items()} for kind, table in pieces.items()}
-    merged.names, merged.cats, merged.shapes = names.values, cats.values, shapes.values
-    return merged, tracks
-
-
-def remap(into: Interner, values: list) -> np.ndarray:
-    """Intern values into a shared table; returns old id -> new id."""
-    return np.asarray(into.many(values) or [0], dtype=np.int32)
-
-
-def _merge_meta(into: Meta, more: Meta) -> None:
-    for name in ("process_name", "process_labels", "process_sort", "thread_name", "thread_sort"):
-        getattr(into, name).update(getattr(more, name))
-
-
-def _add_counts(total: Part, p: Part) -> None:
-    total.events += p.events
-    total.skipped += p.skipped
-    total.repaired += p.repaired
-    total.dropped_tail |= p.dropped_tail
-    total.inexact_chunks += p.inexact_chunks
-    for ph, n in p.unknown.items():
-        total.unknown[ph] = total.unknown.get(ph, 0) + n
+        meta.update(p.meta)
+        report.add(p.report)
+    rows = [row for p in parts for row in p.rows]
+    return Part(
+        merged.x, merged.inst, merged.flow, merged.names, merged.cat_names, merged.shapes, keys.values, meta, rows,
+        report,
+    )

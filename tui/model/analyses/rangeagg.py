@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import Analysis
+from ..analysis import Analysis
 
 
 @dataclass
@@ -25,15 +25,15 @@ def aggregate_range(a: Analysis, t0: int, t1: int, tracks: set[int] | None = Non
     """Events fully inside [t0, t1] (on the given tracks), by name, largest total first."""
     order = a.nesting.order
     x = a.trace.x
-    inside = (x["ts"][order] >= t0) & (a.end[order] <= t1)
+    inside = (x.ts[order] >= t0) & (a.end[order] <= t1)
     if tracks is not None:
-        inside &= np.isin(x["track"][order], list(tracks))
+        inside &= np.isin(x.track[order], list(tracks))
     idx = order[inside]
     if not len(idx):
         return []
-    names, group = np.unique(x["name"][idx], return_inverse=True)
+    names, group = np.unique(x.name[idx], return_inverse=True)
     count = np.bincount(group)
-    total = np.bincount(group, weights=x["dur"][idx])
+    total = np.bincount(group, weights=x.dur[idx])
     own = np.bincount(group, weights=a.self_ns[idx])
     rows = [
         RangeRow(a.trace.names[int(n)], int(c), int(t), int(s))

@@ -6,18 +6,18 @@ import re
 
 import numpy as np
 
-from .analysis import Analysis
+from ..analysis import Analysis
+from ..cats import GPU_CATS, Cat
 from .lanes import LaneIndex
-from .schema import GPU_CATS, Cat
 
 
 def neighbour(lanes: LaneIndex, i: int, step: int) -> int:
     """The previous (step=-1) or next (step=1) event on i's row; i itself at the ends."""
     a = lanes.analysis
-    row = lanes.row(int(a.trace.x["track"][i]), int(a.nesting.row[i]))
+    row = lanes.row(int(a.trace.x.track[i]), int(a.nesting.row[i]))
     if row is None:
         return i
-    k = int(np.searchsorted(row.starts, a.trace.x["ts"][i], side="left"))
+    k = int(np.searchsorted(row.starts, a.trace.x.ts[i], side="left"))
     while k < len(row.events) - 1 and row.events[k] != i:
         k += 1
     k = min(max(k + step, 0), len(row.events) - 1)
@@ -36,7 +36,7 @@ def first_child(a: Analysis, i: int) -> int:
 
 def follow_flow(a: Analysis, i: int, forward: bool) -> int:
     """] from a launch (or an op that launches) to its first GPU event; [ back to the launch."""
-    cat = int(a.trace.x["cat"][i])
+    cat = int(a.trace.x.cat[i])
     if not forward:
         if cat in [int(c) for c in GPU_CATS]:
             r = int(a.links.launcher[i])
@@ -46,7 +46,7 @@ def follow_flow(a: Analysis, i: int, forward: bool) -> int:
         kids = a.links.launched(i)
         return int(kids[0]) if len(kids) else i
     for j in a.descendants(i):
-        if int(a.trace.x["cat"][j]) == int(Cat.RUNTIME) and len(a.links.launched(j)):
+        if int(a.trace.x.cat[j]) == int(Cat.RUNTIME) and len(a.links.launched(j)):
             return int(a.links.launched(j)[0])
     return i
 
@@ -56,5 +56,5 @@ def search(a: Analysis, pattern: str) -> np.ndarray:
     rx = re.compile(pattern, re.IGNORECASE)
     hits = np.array([bool(rx.search(n)) for n in a.trace.names] or [False])
     order = a.nesting.order
-    found = order[hits[a.trace.x["name"][order]]]
-    return found[np.argsort(a.trace.x["ts"][found], kind="stable")]
+    found = order[hits[a.trace.x.name[order]]]
+    return found[np.argsort(a.trace.x.ts[found], kind="stable")]

@@ -1,0 +1,42 @@
+"""Every analysis of a trace, computed once on first use: the tables, the summary, the explain findings.
+
+Results is the Analysis the app and the command line hold. The analyses below it take the
+structure (Analysis) and what they need from each other as arguments, so none imports this module.
+"""
+
+from __future__ import annotations
+
+from ..analysis import Analysis, derived
+from .explain import Finding, explain, notes_by_event
+from .kernels import KernelRow, kernel_rows
+from .ops import OpsTable, ops_table
+from .summary import Summary, summarize
+
+
+class Results(Analysis):
+    """The structure plus the tables, summary and findings (pure data, no formatting)."""
+
+    @derived
+    def ops(self) -> OpsTable:
+        return ops_table(self.trace, launcher=self.links.launcher)
+
+    @derived
+    def ops_by_shape(self) -> OpsTable:
+        return ops_table(self.trace, group_by_shape=True, launcher=self.links.launcher)
+
+    @derived
+    def kernels(self) -> list[KernelRow]:
+        return kernel_rows(self.trace, self.links)
+
+    @derived
+    def summary(self) -> Summary:
+        return summarize(self.trace, self.ops)
+
+    @derived
+    def findings(self) -> list[Finding]:
+        """What the explain rules say about this trace (see explain.py)."""
+        return explain(self, self.summary)
+
+    @derived
+    def notes(self) -> dict[int, list[str]]:
+        return notes_by_event(self.findings)

@@ -1,0 +1,1 @@
+"""What the timeline draws: lanes and cells, the viewport arithmetic, navigation between events."""
