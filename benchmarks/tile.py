@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from tui.model.columns import Events
 from tui.model.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,34 +42,18 @@ def tile_json(copies: int, out: Path, source: Path = SOURCE) -> Path:
 
 
 def tile_columns(trace: Trace, copies: int) -> Trace:
-    """The same trace with its columns tiled `copies` times in time (no JSON)."""
+    """The same trace with its duration events tiled `copies` times in time (no JSON)."""
     x = trace.x
     span = int((x.ts + x.dur).max() - x.ts.min()) + 1_000_000
     cols = {}
-    for key, arr in x.items():
+    for key, arr in x.columns().items():
         parts = []
         for k in range(copies):
             a = np.asarray(arr)
             if key == "ts":
                 a = a + k * span
-            elif key in ("corr", "ext"):
+            elif key in ("corr", "ext", "py_id", "py_parent"):
                 a = np.where(a >= 0, a + k * 10_000_000_000, a)
             parts.append(a)
         cols[key] = np.concatenate(parts)
-    return Trace(
-        trace.path,
-        cols,
-        trace.inst,
-        trace.flow,
-        trace.names,
-        trace.cat_names,
-        trace.shapes,
-        trace.tracks,
-        trace.chunks,
-        trace.sources,
-        trace.devices,
-        trace.ranks,
-        trace.flags,
-        trace.report,
-        trace.buffers,
-    )
+    return replace(trace, x=Events.from_columns(cols))

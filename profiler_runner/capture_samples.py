@@ -13,6 +13,7 @@ and aten::mm + aten::add becoming aten::addmm under torch.compile.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -57,20 +58,22 @@ def run(name: str, args: list[str], out: Path, device: str, steps: int = 2) -> s
     return None
 
 
+def tracetui_json(*args: str) -> dict:
+    """Run a headless tracetui command on a trace and parse its JSON (this package never imports tui)."""
+    cmd = [sys.executable, "-m", "tui", *args, "--format", "json"]
+    return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+
+
 def check(out: Path) -> list[str]:
     """What tracetui sees in the captures, one line each."""
-    from tui.model import load_trace
-    from tui.model.analyses.results import Results
-
     lines = []
     for path in sorted(out.glob("*.json.gz")):
-        a = Results(load_trace(path, use_cache=False))
-        s = a.summary
-        names = {n for n in a.trace.names}
+        s = tracetui_json("summary", str(path))
+        names = {r["name"] for r in tracetui_json("ops", str(path))["rows"]}
         fused = "aten::addmm" in names and "aten::mm" not in names
-        steps = ", ".join(f"{st.dur_us:,.0f}" for st in s.steps)
+        steps = ", ".join(f"{st['dur_us']:,.0f}" for st in s["steps"])
         lines.append(
-            f"- {path.name}: {s.verdict} (GPU busy {s.gpu_utilization:.0%}); steps us: {steps}; "
+            f"- {path.name}: {s['verdict']} (GPU busy {s['gpu_utilization']:.0%}); steps us: {steps}; "
             f"{'addmm (fused)' if fused else 'mm+add' if 'aten::mm' in names else ''}"
         )
     return lines

@@ -1,4 +1,8 @@
-"""Run a capture: pick the device, profile with the series' schedule, write trace and table."""
+"""Run a capture: pick the device, profile with the series' schedule, write trace and table.
+
+This package never imports tracetui's viewer or model: what it needs of them after a capture
+(a table, the verdict, the viewer) comes in as a Reader from the command line.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,19 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from .errors import ProfileError
+
+
+class Reader(Protocol):
+    """What the runner asks of the trace viewer once a trace is written."""
+
+    def table(self, trace: Path, sort: str, rows: int) -> str: ...
+    def verdict(self, trace: Path) -> list[str]: ...
+    def open(self, trace: Path) -> int: ...
+
 
 TORCH_HINT = "torch is not installed; install it with: pip install 'tracetui[profile]' (or your own torch build)"
 
@@ -55,7 +68,7 @@ def table_path(trace: Path) -> Path:
     return trace.with_name(name + ".txt")
 
 
-def run_profile(args, open_viewer: Callable[[str], int]) -> int:
+def run_profile(args, reader: Reader) -> int:
     from .target import check_name, resolve
 
     check_name(args.workload)
@@ -72,10 +85,10 @@ def run_profile(args, open_viewer: Callable[[str], int]) -> int:
             torch.cuda.synchronize()
     prof = capture(torch, step, target.label, device, args)
     write_trace(prof, out)
-    note = write_table(prof, out, device)
+    note = write_table(prof, out, device, reader)
     print(f"tracetui: wrote {out} and {table_path(out)}" + (f" ({note})" if note else ""), file=sys.stderr)
-    print_summary(out)
-    return 0 if args.no_open else open_viewer(str(out))
+    print("\n".join(reader.verdict(out)))
+    return 0 if args.no_open else reader.open(out)
 
 
 def compile_step(torch, target):
@@ -125,27 +138,18 @@ def write_trace(prof, out: Path) -> None:
                 os.unlink(leftover)
 
 
-def write_table(prof, out: Path, device: str) -> str | None:
+def write_table(prof, out: Path, device: str, reader: Reader) -> str | None:
     """torch's key_averages table; if torch fails, the same table from tracetui's model."""
     sort = "cuda_time_total" if device == "cuda" else "cpu_time_total"
     note = None
     try:
         text = prof.key_averages().table(sort_by=sort, row_limit=15)
     except Exception as exc:  # noqa: BLE001 - torch 2.13 raises UnicodeDecodeError with with_stack
-        text = model_table(out, sort, exc)
+        header = f"# computed by tracetui from {out.name}: torch's key_averages() raised {type(exc).__name__}\n"
+        text = header + reader.table(out, sort, 15) + "\n"
         note = f"torch's key_averages() failed ({type(exc).__name__}); the table was computed by tracetui"
     atomic_write_text(table_path(out), text)
     return note
-
-
-def model_table(trace: Path, sort: str, exc: BaseException) -> str:
-    from tui.model.analyses.results import Results
-    from tui.model.load import load_trace
-    from tui.report import render_ops
-
-    analysis = Results(load_trace(trace, use_cache=False))
-    header = f"# computed by tracetui from {trace.name}: torch's key_averages() raised {type(exc).__name__}\n"
-    return header + render_ops(analysis, "text", sort, 15, False) + "\n"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -161,14 +165,3 @@ def _public(path: str) -> None:
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(path, 0o666 & ~umask)
-
-
-def print_summary(out: Path) -> None:
-    from tui.model.analyses.results import Results
-    from tui.model.load import load_trace
-
-    s = Results(load_trace(out)).summary
-    steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
-    print(f"verdict: {s.verdict} ({s.reason})")
-    if steps:
-        print(f"steps: {steps}")

@@ -71,7 +71,8 @@ def resolve(args, device: str) -> Target:
     from .workloads import build
 
     step, tag = build(workload.name, opts, device, args.dtype)
-    return Target(workload.label, workload.name, f"{tag}_{args.dtype}_{_mode_tag(args)}", step, step.fn, step.args)
+    tag = f"{tag}_{args.dtype}_{_mode_tag(args)}"
+    return Target(workload.label, workload.name, tag, step, step.fn, step.args)  # type: ignore[attr-defined]
 
 
 def check_combination(w: Workload, opts: dict, device: str, args) -> None:

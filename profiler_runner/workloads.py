@@ -15,7 +15,6 @@ SDPA_BACKENDS = {
     "efficient": "EFFICIENT_ATTENTION",
     "cudnn": "CUDNN_ATTENTION",
 }
-CUDA_ONLY_BACKENDS = ("flash", "efficient", "cudnn")
 
 
 def build(name: str, opts: dict, device: str, dtype: str) -> tuple[Callable[[], object], str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_traces"
 SHARED = ROOT.parent / "shared" / "traces"
+sys.path.insert(0, str(ROOT))  # benchmarks.tile makes big traces for a few tests
 
 
 @pytest.fixture(autouse=True)
@@ -76,5 +78,10 @@ def force_workers(monkeypatch) -> list:
     monkeypatch.setattr(tui.model.load.parts.os, "cpu_count", lambda: 2)
     calls: list = []
     real = tui.model.load.loader.decode_parallel
-    monkeypatch.setattr(tui.model.load.loader, "decode_parallel", lambda *a: calls.append(a[2]) or real(*a))
+
+    def counted(*args):
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(tui.model.load.loader, "decode_parallel", counted)
     return calls

@@ -33,7 +33,10 @@ COMMANDS = {
 
 def traces() -> dict[str, Path]:
     """Id -> path: the shipped samples, then the shared set (files and rank folders) where present."""
-    out = {f"samples/{p.relative_to(ROOT / 'sample_traces')}": p for p in sorted((ROOT / "sample_traces").rglob("*.json.gz"))}
+    out = {
+        f"samples/{p.relative_to(ROOT / 'sample_traces')}": p
+        for p in sorted((ROOT / "sample_traces").rglob("*.json.gz"))
+    }
     if SHARED.is_dir():
         for d in sorted(p for p in SHARED.iterdir() if p.is_dir()):
             files = sorted(f for f in d.iterdir() if f.name.endswith((".json", ".gz")))
@@ -63,7 +66,9 @@ def diff_outputs() -> dict[str, str]:
     for name, (a, b) in PAIRS.items():
         pa, pb = (str(ROOT / "sample_traces" / p) for p in (a, b))
         for fmt in ("text", "json"):
-            got[f"{name} :: {fmt}"] = run(["diff", pa, pb, "--format", fmt, "--no-cache"]).replace(pa, "<A>").replace(pb, "<B>")
+            got[f"{name} :: {fmt}"] = (
+                run(["diff", pa, pb, "--format", fmt, "--no-cache"]).replace(pa, "<A>").replace(pb, "<B>")
+            )
     return got
 
 

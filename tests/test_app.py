@@ -98,9 +98,7 @@ async def test_search_highlights_matches_and_n_walks_them(app):
         await pilot.press("/")
         await pilot.press(*"aten::(mm|addmm)$", "enter")
         names = [tl.analysis.trace.name_of(i) for i in tl.matches]
-        expected = sum(
-            1 for n in tl.analysis.trace.x.name if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm")
-        )
+        expected = sum(1 for n in tl.analysis.trace.x.name if tl.analysis.trace.names[n] in ("aten::mm", "aten::addmm"))
         assert len(names) == expected > 0 and set(names) <= {"aten::mm", "aten::addmm"}
         assert tl.selected == tl.matches[0]
         await pilot.press("n")
@@ -291,3 +289,32 @@ async def test_app_loads_with_worker_processes(tmp_path, force_workers):
         screen = await started(pilot)
         assert screen.timeline.analysis.trace.n == 26933
     assert calls == [2]
+
+
+async def test_search_highlights_every_match_even_past_200k():
+    """A search matching 250 k events highlights them all (it once stopped at 200 k without saying so)."""
+    from textual.app import App
+
+    from benchmarks.tile import tile_columns
+    from tui.model import load_trace
+    from tui.model.analyses.results import Results
+    from tui.model.view.lanes import LaneIndex
+
+    analysis = Results(tile_columns(load_trace(BERT), 100))
+    lanes = LaneIndex(analysis)
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(MainScreen(analysis, lanes, "tiled"))
+
+    async with Host().run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert screen.search(".") > 200_000
+        tl = screen.timeline
+        assert tl.match_mask is not None and int(tl.match_mask.sum()) == len(tl.matches)
+        last = int(tl.matches[-1])
+        tl.select(int(tl.matches[0]))  # the last match is no longer the selection: only its match colour marks it
+        from tui.widgets.paint import MATCH, _fill
+
+        assert _fill(last, tl._event_name, tl.selected, tl.match_mask) == MATCH

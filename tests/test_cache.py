@@ -80,7 +80,7 @@ def test_plain_json_is_cached_and_args_still_read_from_the_trace(tmp_path):
     assert event_args(again, kernel) == event_args(first, kernel) and "correlation" in event_args(again, kernel)
 
 
-def test_old_entries_are_pruned(tmp_path, isolated_cache, monkeypatch):
+def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cache, monkeypatch):
     import tui.model.load.cache as cache
 
     monkeypatch.setattr(cache, "KEEP_ENTRIES", 2)
@@ -90,9 +90,8 @@ def test_old_entries_are_pruned(tmp_path, isolated_cache, monkeypatch):
         shutil.copy(SAMPLES / "cpu-only-gloo.json.gz", p)
         os.utime(p, ns=(k * 10**9, k * 10**9))
         paths.append(p)
-        load_trace(p)
-        os.utime(entry_dir(p), (1000 + k, 1000 + k))  # the write order, as mtimes
-    cache.prune(isolated_cache, 2)
+        load_trace(p)  # writing the entry prunes the older ones
+        os.utime(entry_dir(p), (1000 + k, 1000 + k))  # the write order, as mtimes (coarse clocks tie)
     left = sorted(d.name for d in isolated_cache.iterdir() if d.is_dir())
     assert left == sorted(entry_dir(p).name for p in paths[2:])
     assert sorted(f.name for f in isolated_cache.glob("*.src.json")) == sorted(

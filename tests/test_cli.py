@@ -113,9 +113,9 @@ def test_salvaged_trace_exits_0_with_one_warning_line(tmp_path, capsys):
 
 
 def test_internal_errors_exit_1_and_debug_shows_the_traceback(monkeypatch, capsys):
-    import tui.report
+    import tui.reports
 
-    monkeypatch.setattr(tui.report, "render_summary", lambda *a: 1 / 0)
+    monkeypatch.setattr(tui.reports, "render_summary", lambda *a: 1 / 0)
     code, _, err = run(capsys, "summary", CPU)
     assert code == 1 and "internal error: ZeroDivisionError" in err and "Traceback" not in err
     code, _, err = run(capsys, "summary", CPU, "--debug")
@@ -161,3 +161,28 @@ def test_memory_columns_when_memory_was_profiled(capsys):
     assert addmm["device_memory_bytes"] > 0
     _, out, _ = run(capsys, "ops", CPU)  # captured without profile_memory
     assert "CPU Mem" not in out.splitlines()[0]
+
+
+def test_a_bug_while_rendering_exits_1_even_when_it_is_a_value_error(monkeypatch, capsys):
+    import tui.reports
+
+    def broken(*args):
+        raise ValueError("a bug, not bad usage")
+
+    monkeypatch.setattr(tui.reports, "render_ops", broken)
+    code, _, err = run(capsys, "ops", CPU)
+    assert code == 1 and "internal error: ValueError: a bug, not bad usage" in err
+
+
+def test_csv_header_is_the_json_keys_even_without_rows(capsys, tmp_path):
+    from conftest import write_trace
+
+    gloo = str(SAMPLES / "cpu-only-gloo.json.gz")  # no GPU activity: no kernel rows
+    _, full, _ = run(capsys, "kernels", BERT, "--format", "csv", "--limit", "1")
+    _, empty, _ = run(capsys, "kernels", gloo, "--format", "csv")
+    assert empty.splitlines() == [full.splitlines()[0]] and full.startswith("name,kind,count,total_us,")
+    marker = write_trace(
+        tmp_path / "t.json", [{"ph": "i", "s": "g", "name": "Record Window End", "pid": 1, "tid": 1, "ts": 5}]
+    )
+    _, empty_ops, _ = run(capsys, "ops", str(marker), "--format", "csv")
+    assert empty_ops == "name,count,self_cpu_us,cpu_total_us,self_device_us,device_total_us,kind\n"

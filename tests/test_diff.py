@@ -74,7 +74,7 @@ def test_cli_diff_json_and_the_regression_gate(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["ops"]) == len(doc["kernels"]) == 5
     assert {"only A", "only B", "both"} >= {r["status"] for r in doc["kernels"]}
-    assert doc["summary"]["Verdict"] == {"a": "compute-bound", "b": "compute-bound"}
+    assert doc["summary"]["verdict"] == {"a": "compute-bound", "b": "compute-bound"}
     assert main(["diff", str(CONTROL), str(TEST), "--fail-if-slower", "10"]) == 3
     assert "slower than A's" in capsys.readouterr().err
     assert main(["diff", str(CONTROL), str(TEST), "--fail-if-slower", "60"]) == 0
@@ -112,3 +112,16 @@ async def test_compare_screen_shows_the_tables():
 def test_open_with_two_traces_needs_compare(capsys):
     assert main(["open", str(CONTROL), str(TEST)]) == 2
     assert "--compare" in capsys.readouterr().err
+
+
+def test_diff_json_summary_has_numbers_under_the_summary_keys(capsys):
+    """The diff's summary uses summary's own JSON keys and numbers, never display strings."""
+    assert main(["diff", str(CONTROL), str(TEST), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    for side, path in (("a", CONTROL), ("b", TEST)):
+        assert main(["summary", str(path), "--format", "json"]) == 0
+        alone = json.loads(capsys.readouterr().out)
+        for key in ("wall_us", "gpu_busy_us", "cpu_launch_us", "cpu_self_total_us", "device_self_total_us"):
+            assert isinstance(summary[key][side], float) and summary[key][side] == alone[key], key
+        assert summary["gpu_utilization"][side] == alone["gpu_utilization"]
+        assert summary["launches"][side] == alone["launches"] and summary["verdict"][side] == alone["verdict"]

@@ -19,7 +19,9 @@ def _compare(got: dict[str, str]) -> None:
     for key, text in got.items():
         assert key in GOLDEN, f"no golden for {key}: regenerate with python tests/golden.py --update"
         if text != GOLDEN[key]:
-            diff = "\n".join(difflib.unified_diff(GOLDEN[key].splitlines(), text.splitlines(), "golden", "now", lineterm=""))
+            diff = "\n".join(
+                difflib.unified_diff(GOLDEN[key].splitlines(), text.splitlines(), "golden", "now", lineterm="")
+            )
             pytest.fail(f"{key} changed:\n{diff[:4000]}")
 
 

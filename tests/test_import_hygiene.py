@@ -11,8 +11,8 @@ import pytest
 @pytest.mark.parametrize(
     ("code", "banned"),
     [
-        ("import tui.model.analysis, tui.model.load", ("textual", "torch", "rich")),
-        ("import tui.cli, tui.report; tui.cli.build_parser()", ("torch", "textual")),
+        ("import tui.model.analyses.results, tui.model.view.navigate, tui.model.load", ("textual", "torch", "rich")),
+        ("import tui.cli, tui.reports; tui.cli.build_parser()", ("torch", "textual")),
         ("import profiler_runner.registry, profiler_runner.cli_args", ("torch",)),
     ],
 )

@@ -1,4 +1,4 @@
-"""Lane summaries, the viewport arithmetic and the ruler: pure functions, no Textual."""
+"""Lane summaries and the viewport arithmetic: pure model functions, no Textual."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from conftest import SAMPLES, X, write_trace
 from tui.model import load_trace
 from tui.model.analyses.results import Results
 from tui.model.view.lanes import BUSY, EMPTY, LaneIndex, lane_cells, layout_lines, quantize
-from tui.model.view.viewport import Viewport, fit, pan, zoom
-from tui.widgets.ruler import ruler_text, tick_step
+from tui.model.view.viewport import fit, pan, zoom
 
 
 def _lanes(tmp_path, events):
@@ -79,28 +78,9 @@ def test_quantize_and_zoom_keep_powers_of_two_and_the_anchor():
     assert pan(v, 3).t0 == v.t0 + 3 * v.bucket
 
 
-def test_ruler_ticks_and_units_follow_the_zoom():
-    assert tick_step(100) == 2000  # 100 ns cells: a tick every 2 us (>= 12 cells apart)
-    v = Viewport(0, 1 << 20, 80)  # ~1 ms per cell
-    text = ruler_text(v, 0, None, gutter=10).plain
-    labels = text.splitlines()[0]
-    assert "ms" in labels and "us" not in labels
-    fine = ruler_text(Viewport(0, 64, 80), 0, (0, 1000), gutter=10)
-    assert "us" in fine.plain.splitlines()[0] or "ns" in fine.plain.splitlines()[0]
-    assert any("on #5a4a00" in str(span.style) for span in fine.spans)  # the marked range is shaded
-
-
 def test_find_returns_the_event_under_a_time(tmp_path):
     lanes = _lanes(tmp_path, [X("a", 0, 5, cat="kernel", pid=0, tid=7), X("b", 10, 5, cat="kernel", pid=0, tid=7)])
     t0 = lanes.t_min
     assert lanes.find(0, 0, t0 + 12_000) == 1
     assert lanes.find(0, 0, t0 + 7_000) == -1
     assert np.array_equal(lanes.row(0, 0).events, [0, 1])
-
-
-def test_tick_labels_have_enough_digits_to_differ():
-    from tui.fmt import fmt_tick
-
-    assert [fmt_tick(t, 250) for t in (880_000, 880_250, 880_500)] == ["880.00us", "880.25us", "880.50us"]
-    assert fmt_tick(2_000_000, 1_000_000) == "2ms" and fmt_tick(-200_000_000, 100_000_000) == "-200ms"
-    assert fmt_tick(0, 100) == "0ns" and fmt_tick(1_500_000_000, 500_000_000) == "1.5s"

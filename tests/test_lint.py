@@ -1,4 +1,4 @@
-"""ruff over everything and mypy over the model, as part of the test run."""
+"""The project's own checks, as part of the test run: ruff, ruff format, mypy and the import contracts."""
 
 from __future__ import annotations
 
@@ -10,13 +10,28 @@ import pytest
 from conftest import ROOT
 
 
+def _run(*cmd: str) -> subprocess.CompletedProcess:
+    return subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True)
+
+
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed (pip install -e '.[dev]')")
-def test_ruff_is_clean():
-    proc = subprocess.run(["ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout
+def test_ruff_is_clean_and_the_code_formatted():
+    check = _run("ruff", "check", ".")
+    assert check.returncode == 0, check.stdout
+    fmt = _run("ruff", "format", "--check", ".")
+    assert fmt.returncode == 0, fmt.stdout
 
 
-def test_mypy_on_the_model():
+def test_mypy_on_tui_tests_and_capture():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
-    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    proc = _run(sys.executable, "-m", "mypy")
     assert proc.returncode == 0, proc.stdout
+
+
+def test_import_contracts_hold():
+    """The layers and boundaries of pyproject's [tool.importlinter] (the model imports no UI, and so on)."""
+    pytest.importorskip("importlinter", reason="import-linter is not installed (pip install -e '.[dev]')")
+    proc = _run(
+        sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()", "--no-cache"
+    )
+    assert proc.returncode == 0 and "0 broken" in proc.stdout, proc.stdout

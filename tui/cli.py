@@ -1,4 +1,4 @@
-"""The tracetui command line: open, summary, ops, kernels, explain, diff, profile, workloads."""
+"""The tracetui command line: parse, dispatch to one small function per command, exit codes."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from profiler_runner.errors import ProfileError
 
 from .model.errors import TraceError
+from .tables.base import UnknownSort
 
 FORMATS = ("text", "csv", "json", "md")
 
@@ -23,12 +25,8 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit 2 (the usage is in --help)."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(
-            2,
-            f"tracetui: error: {message} (see tracetui {self.prog.split(' ', 1)[-1]} --help)\n"
-            if " " in self.prog
-            else f"tracetui: error: {message} (see tracetui --help)\n",
-        )
+        where = f"tracetui {self.prog.split(' ', 1)[-1]} --help" if " " in self.prog else "tracetui --help"
+        self.exit(2, f"tracetui: error: {message} (see {where})\n")
 
 
 def _trace_opts(p: argparse.ArgumentParser) -> None:
@@ -36,26 +34,33 @@ def _trace_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
+def _one_trace(sub, name: str, text: str, formats: tuple[str, ...] = FORMATS) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help=text)
+    p.add_argument("trace", metavar="TRACE")
+    p.add_argument("--format", choices=formats, default="text")
+    _trace_opts(p)
+    return p
+
+
+def _table_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sort", help="column to sort by (descending)")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="rows to print (0: all)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="tracetui", description="A terminal viewer for PyTorch profiler traces.")
+    parser: argparse.ArgumentParser = OneLineParser(
+        prog="tracetui", description="A terminal viewer for PyTorch profiler traces."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("open", help="open a trace (.json, .json.gz or a folder of per-rank traces) in the viewer")
     p.add_argument("traces", nargs="+", metavar="TRACE")
     p.add_argument("--compare", action="store_true", help="compare two traces")
     _trace_opts(p)
-    p = sub.add_parser("summary", help="print the summary and verdict")
-    p.add_argument("trace", metavar="TRACE")
-    p.add_argument("--format", choices=("text", "json", "md"), default="text")
-    _trace_opts(p)
-    for name, text in (("ops", "print the key_averages() table"), ("kernels", "print per-kernel GPU statistics")):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("trace", metavar="TRACE")
-        p.add_argument("--sort", help="column to sort by (descending)")
-        p.add_argument("--limit", type=int, default=0, metavar="N", help="rows to print (0: all)")
-        p.add_argument("--format", choices=FORMATS, default="text")
-        if name == "ops":
-            p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
-        _trace_opts(p)
+    _one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md"))
+    p = _one_trace(sub, "ops", "print the key_averages() table")
+    _table_opts(p)
+    p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
+    _table_opts(_one_trace(sub, "kernels", "print per-kernel GPU statistics"))
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
     p.add_argument("trace_a", metavar="A")
     p.add_argument("trace_b", metavar="B")
@@ -65,10 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-if-slower", type=float, metavar="PCT", help="exit 3 if B's typical step is PCT%% slower than A's"
     )
     _trace_opts(p)
-    p = sub.add_parser("explain", help="say what the patterns in a trace mean (cold start, overhead, kernel names...)")
-    p.add_argument("trace", metavar="TRACE")
-    p.add_argument("--format", choices=("text", "json", "md"), default="text")
-    _trace_opts(p)
+    _one_trace(
+        sub,
+        "explain",
+        "say what the patterns in a trace mean (cold start, overhead, kernel names...)",
+        ("text", "json", "md"),
+    )
     from profiler_runner.cli_args import add_profile_parser
 
     add_profile_parser(sub)
@@ -78,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load(path: str, no_cache: bool):
+    """The trace's Results, with the salvage warning (if any) on stderr."""
     from .model.analyses.results import Results
     from .model.load import load_trace
 
@@ -88,48 +96,41 @@ def load(path: str, no_cache: bool):
     return Results(trace)
 
 
-def run(args: argparse.Namespace) -> int:
-    from . import report
+def cmd_summary(args: argparse.Namespace) -> int:
+    from .reports import render_summary
 
-    if args.command in ("summary", "ops", "kernels", "explain"):
-        a = load(args.trace, args.no_cache)
-        try:
-            if args.command == "summary":
-                out = report.render_summary(a, args.format)
-            elif args.command == "explain":
-                out = report.render_explain(a, args.format)
-            elif args.command == "ops":
-                out = report.render_ops(a, args.format, args.sort, args.limit, args.group_by_shape)
-            else:
-                out = report.render_kernels(a, args.format, args.sort, args.limit)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        print(out)
-        return 0
-    if args.command == "diff":
-        return run_diff(args)
-    if args.command == "open":
-        return open_viewer(args)
-    if args.command == "workloads":
-        from profiler_runner.registry import describe
-
-        print(describe())
-        return 0
-    if args.command == "profile":
-        from profiler_runner.runner import run_profile
-
-        return run_profile(
-            args,
-            open_viewer=lambda path: open_viewer(
-                argparse.Namespace(traces=[path], compare=False, no_cache=False, debug=args.debug)
-            ),
-        )
-    raise UsageError(f"unknown command {args.command}")
+    print(render_summary(load(args.trace, args.no_cache), args.format))
+    return 0
 
 
-def run_diff(args: argparse.Namespace) -> int:
-    from .diff_report import render_diff
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .reports import render_explain
+
+    print(render_explain(load(args.trace, args.no_cache), args.format))
+    return 0
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    from .reports import render_ops
+    from .tables import ops
+
+    ops.check_sort(args.sort)  # before loading: a typo costs nothing
+    print(render_ops(load(args.trace, args.no_cache), args.format, args.sort, args.limit, args.group_by_shape))
+    return 0
+
+
+def cmd_kernels(args: argparse.Namespace) -> int:
+    from .reports import render_kernels
+    from .tables import kernels
+
+    kernels.resolve_sort(args.sort)
+    print(render_kernels(load(args.trace, args.no_cache), args.format, args.sort, args.limit))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
     from .model.analyses.diff import diff
+    from .reports import render_diff
 
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
     d = diff(a, b)
@@ -143,7 +144,7 @@ def run_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_viewer(args: argparse.Namespace) -> int:
+def cmd_open(args: argparse.Namespace) -> int:
     for path in args.traces:
         if not os.path.exists(path):
             raise TraceError(path, "no such file")
@@ -160,15 +161,62 @@ def open_viewer(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+def cmd_workloads(args: argparse.Namespace) -> int:
+    from profiler_runner.registry import describe
+
+    print(describe())
+    return 0
+
+
+class CaptureReader:
+    """What `tracetui profile` asks of tracetui after a capture; the new trace is loaded once."""
+
+    def __init__(self, debug: bool) -> None:
+        self.debug = debug
+        self._loaded: dict[Path, object] = {}
+
+    def _results(self, trace: Path):
+        if trace not in self._loaded:
+            self._loaded[trace] = load(str(trace), no_cache=False)
+        return self._loaded[trace]
+
+    def table(self, trace: Path, sort: str, rows: int) -> str:
+        from .reports import render_ops
+
+        return render_ops(self._results(trace), "text", sort, rows, False)  # type: ignore[arg-type]
+
+    def verdict(self, trace: Path) -> list[str]:
+        s = self._results(trace).summary  # type: ignore[attr-defined]
+        steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
+        return [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
+
+    def open(self, trace: Path) -> int:
+        return cmd_open(argparse.Namespace(traces=[str(trace)], compare=False, no_cache=False, debug=self.debug))
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from profiler_runner.runner import run_profile
+
+    return run_profile(args, CaptureReader(args.debug))
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "summary": cmd_summary,
+    "explain": cmd_explain,
+    "ops": cmd_ops,
+    "kernels": cmd_kernels,
+    "diff": cmd_diff,
+    "open": cmd_open,
+    "workloads": cmd_workloads,
+    "profile": cmd_profile,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        return run(args)
-    except TraceError as exc:
-        print(f"tracetui: error: {exc}", file=sys.stderr)
-        return 2
-    except (UsageError, ProfileError) as exc:
+        return COMMANDS[args.command](args)
+    except (TraceError, UsageError, ProfileError, UnknownSort) as exc:
         print(f"tracetui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -23,14 +23,6 @@ class LoadFailed(Message):
         self.error = error
 
 
-class ShowEvent(Message):
-    """Ask the main screen to select an event and show it on the timeline."""
-
-    def __init__(self, event: int) -> None:
-        super().__init__()
-        self.event = event
-
-
 class CompareLoaded(Message):
     def __init__(self, diff, labels: tuple[str, str]) -> None:
         super().__init__()

@@ -8,15 +8,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
-from ..diff_report import MATCH_RULE, row_cells, step_rows, summary_rows
 from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
+from ..tables import diff as D
 
 TABS = ("summary", "steps", "ops", "kernels")
 
 
 def _table(heads: list[str], rows: list[list[str]]) -> DataTable:
-    table = DataTable(cursor_type="row", zebra_stripes=True)
+    table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
     table.add_columns(*heads)
     for row in rows:
         table.add_row(*(Text(c) for c in row))
@@ -36,20 +36,18 @@ class CompareScreen(Screen):
         d = self.diff
         yield Static(
             f"A: {self.labels[0]}\nB: {self.labels[1]}\ntypical step: A {fmt_time(d.step_time_a)}, "
-            f"B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%) · {MATCH_RULE}",
+            f"B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%) · {D.MATCH_RULE}",
             id="compare-head",
         )
-        heads = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
         with TabbedContent(initial="summary"):
             with TabPane("1 Summary", id="summary"):
-                yield _table(["", "A", "B", "Change"], summary_rows(d.summary_a, d.summary_b))
+                yield _table(["", "A", "B", "Change"], D.summary_rows(d.summary_a, d.summary_b))
             with TabPane("2 Steps", id="steps"):
-                step_heads = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
-                yield _table(step_heads, step_rows(d.steps_a, d.steps_b))
+                yield _table(D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b))
             with TabPane("3 Ops", id="ops"):
-                yield _table(heads, [row_cells(r) for r in d.ops])
+                yield _table(D.ROW_HEADS, [D.row_cells(r) for r in d.ops])
             with TabPane("4 Kernels", id="kernels"):
-                yield _table(heads, [row_cells(r) for r in d.kernels])
+                yield _table(D.ROW_HEADS, [D.row_cells(r) for r in d.kernels])
         yield Footer()
 
     def action_tab(self, name: str) -> None:

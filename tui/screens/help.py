@@ -37,7 +37,7 @@ class HelpScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Static("Keys (generated from the bindings; Esc closes)", id="help-title")
-            table = DataTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("Where", "Keys", "Does", "Id")
             for row in self.rows:
                 table.add_row(*(Text(c) for c in row))

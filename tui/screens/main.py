@@ -164,5 +164,6 @@ class MainScreen(Screen):
         self.timeline.select(message.event)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.ensure_view(event.pane.id)
-        self.query_one(DetailsPanel).display = event.pane.id in ("timeline", "tree")
+        name = event.pane.id or ""
+        self.ensure_view(name)
+        self.query_one(DetailsPanel).display = name in ("timeline", "tree")

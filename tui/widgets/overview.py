@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ..fmt import fmt_time
 from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
-from ..report import summary_lines
+from ..tables import summary as S
 
 BAR = "█"
 TOP = 5
@@ -40,12 +40,12 @@ def overview_renderable(a: Results) -> Group:
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
     why = fact_readings(s)
-    for k, v in summary_lines(s):
-        if k != "Verdict":
-            cell = Text(v)
-            if k in why:
-                cell.append("\n" + why[k], style="italic #8a8f98")
-            facts.add_row(k, cell)
+    for key, label, value in S.lines(s):
+        if key != "verdict":
+            cell = Text(value)
+            if key in why:
+                cell.append("\n" + why[key], style="italic #8a8f98")
+            facts.add_row(label, cell)
     parts += [Text(""), facts]
     if s.steps:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import zlib
 from functools import lru_cache
 
+import numpy as np
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
@@ -58,9 +59,10 @@ def text_on(bg: Color) -> Color:
 
 
 def paint_row(
-    cells: Cells, name_of, selected: int, matches: frozenset[int], gpu: bool, mark_col: int = -1
+    cells: Cells, name_of, selected: int, matches: np.ndarray | None, gpu: bool, mark_col: int = -1
 ) -> list[Segment]:
-    """Segments for one row: name_of(event) gives its name, selected/matches are highlighted.
+    """Segments for one row: name_of(event) gives its name; the selection and matches (a mask over
+    all events, or None) are highlighted.
 
     mark_col is the cell where the selected event starts; if that cell is merged (busy), it is
     drawn in the selection colour so a tiny selected event stays visible at any zoom.
@@ -86,10 +88,10 @@ def paint_row(
     return _merge(out, bg)
 
 
-def _fill(ev: int, name_of, selected: int, matches: frozenset[int]) -> Color:
+def _fill(ev: int, name_of, selected: int, matches: np.ndarray | None) -> Color:
     if ev == selected:
         return SELECTED
-    if ev in matches:
+    if matches is not None and matches[ev]:
         return MATCH
     return color_of(name_of(ev))
 

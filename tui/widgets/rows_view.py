@@ -1,10 +1,8 @@
-"""A filterable, sortable table over model rows; the model sorts, the widget only displays."""
+"""A filterable, sortable table over model rows, laid out by a tui.tables definition; it only displays."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -14,20 +12,12 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from ..report import SortKey, sort_rows
-
-
-@dataclass(frozen=True)
-class Column:
-    header: str
-    cell: Callable[[Any], str]
-    sort: str | None = None  # key into the view's SORTS
+from ..tables.base import Column, SortKey, sort_rows
 
 
 class RowsView(Vertical):
-    """Subclasses set COLUMNS, SORTS, BINDINGS (sort keys) and implement source_rows()."""
+    """Subclasses set SORTS and BINDINGS (one sort key per column) and give columns(), context(), source_rows()."""
 
-    COLUMNS: list[Column] = []
     SORTS: dict[str, SortKey] = {}
     DEFAULT_SORT = ""
     NAME_MAX = 55
@@ -64,6 +54,13 @@ class RowsView(Vertical):
     def source_rows(self) -> list:
         raise NotImplementedError
 
+    def columns(self) -> list[Column]:
+        raise NotImplementedError
+
+    def context(self) -> Any:
+        """What the columns need besides their row (the table, for totals)."""
+        return None
+
     def on_resize(self, event) -> None:
         width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
         if width != self.name_width:
@@ -73,7 +70,9 @@ class RowsView(Vertical):
 
     def status(self) -> str:
         keys = ", ".join(
-            f"{b.key} {b.description.removeprefix('Sort by ')}" for b in self.BINDINGS if b.action.startswith("sort(")
+            f"{b.key} {b.description.removeprefix('Sort by ')}"
+            for b in self.BINDINGS
+            if isinstance(b, Binding) and b.action.startswith("sort(")
         )
         filt = f" · filter /{self.pattern.pattern}/" if self.pattern else ""
         return f"{len(self.shown)} rows · sorted by {self.sort_key}{filt} · sort keys: {keys}"
@@ -85,10 +84,11 @@ class RowsView(Vertical):
         self.shown = sort_rows(rows, self.SORTS, self.sort_key) if self.sort_key else rows
         table = self.query_one(DataTable)
         table.clear(columns=True)  # column widths follow the current name width
-        for col in self.COLUMNS:
+        columns, context = self.columns(), self.context()
+        for col in columns:
             table.add_column(col.header, key=col.header)
         for r in self.shown:
-            table.add_row(*(Text(col.cell(r)) for col in self.COLUMNS))  # Text: "[memory]" is not markup
+            table.add_row(*(Text(col.text(r, context, self.name_width)) for col in columns))  # "[memory]" is no markup
         self.query_one(".table-status", Static).update(self.status())
 
     def action_sort(self, key: str) -> None:

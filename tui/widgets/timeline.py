@@ -97,7 +97,7 @@ class Timeline(ScrollView, can_focus=True):
         self.view = Viewport(lanes.t_min if lanes.rows else 0, 1, 1)
         self.selected = -1
         self.matches = np.empty(0, np.int64)
-        self.match_set: frozenset[int] = frozenset()
+        self.match_mask: np.ndarray | None = None  # every match highlighted, however many
         self.match_pos = -1
         self.mark: tuple[int, int] | None = None
         self._fitted = False
@@ -163,7 +163,7 @@ class Timeline(ScrollView, can_focus=True):
             and self.analysis.nesting.row[self.selected] == line.depth
         ):
             mark_col = int(self.view.col_of(int(self.analysis.trace.x.ts[self.selected])))
-        return paint_row(cells, self._event_name, self.selected, self.match_set, track.is_gpu, mark_col)
+        return paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col)
 
     def _event_name(self, i: int) -> str:
         return self.analysis.trace.names[int(self.analysis.trace.x.name[i])]
@@ -272,9 +272,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_collapse(self) -> None:
         line = self.lines[min(self.scroll_offset.y, len(self.lines) - 1)] if self.lines else None
-        track = (
-            int(self.analysis.trace.x.track[self.selected]) if self.selected >= 0 else (line.track if line else -1)
-        )
+        track = int(self.analysis.trace.x.track[self.selected]) if self.selected >= 0 else (line.track if line else -1)
         if track < 0:
             return
         self.collapsed = self.collapsed ^ {track}
@@ -292,7 +290,10 @@ class Timeline(ScrollView, can_focus=True):
 
     def set_matches(self, matches: np.ndarray) -> None:
         self.matches = matches
-        self.match_set = frozenset(matches.tolist()) if len(matches) < 200_000 else frozenset()
+        self.match_mask = None
+        if len(matches):
+            self.match_mask = np.zeros(self.analysis.trace.n, bool)
+            self.match_mask[matches] = True
         self.match_pos = -1
         if len(matches):
             self.action_next_match(1)

@@ -7,12 +7,15 @@ when a node is expanded, hottest first. Times are in nanoseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from ..analysis import Analysis
 from ..cats import Cat
 from .summary import step_events
+
+NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread"]
 
 
 @dataclass
@@ -24,7 +27,7 @@ class Node:
     total_ns: int
     self_ns: int
     gpu_ns: int
-    kind: str  # cpu, runtime, gpu, step, thread
+    kind: NodeKind
 
     @property
     def count(self) -> int:
@@ -113,7 +116,7 @@ class CallTree:
         nodes = [self._node(g, None) for g in groups]
         return sorted(nodes, key=lambda n: -n.total_ns) if self.merge else nodes
 
-    def _node(self, events: np.ndarray, kind: str | None) -> Node:
+    def _node(self, events: np.ndarray, kind: NodeKind | None) -> Node:
         x = self.a.trace.x
         first = int(events[0])
         cat = int(x.cat[first])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -26,6 +27,9 @@ def kernel_key(name: str) -> str:
     return TRITON_COUNTER.sub("", name) if name.startswith("triton_") else name
 
 
+DiffStatus = Literal["only A", "only B", "both"]
+
+
 @dataclass
 class DiffRow:
     name: str
@@ -39,7 +43,7 @@ class DiffRow:
         return self.time_b_us - self.time_a_us
 
     @property
-    def status(self) -> str:
+    def status(self) -> DiffStatus:
         if not self.count_a:
             return "only B"
         return "only A" if not self.count_b else "both"

@@ -58,33 +58,24 @@ def cold_start_reading(s: Summary) -> str | None:
     return f"Steps take about the same time ({_us(typical)} typical): no cold start in the profiled window."
 
 
-WALL, BUSY, IDLE, LAUNCH, KERNELS, SELF_CPU, SELF_CUDA = (
-    "Wall time (profiled window)",
-    "GPU busy (kernels, memcpy, memset)",
-    "GPU idle",
-    "CPU time in launch calls",
-    "Kernels",
-    "Self CPU time total",
-    "Self CUDA time total",
-)
-
-
 def fact_readings(s: Summary) -> dict[str, str]:
-    """One plain-English line per summary number, keyed by the summary's labels."""
+    """One plain-English line per summary number, keyed by the summary's JSON keys."""
     out = {
-        WALL: "from the first to the last event the profiler recorded (the active steps)",
-        SELF_CPU: "CPU time summed over all ops, each counted once (what the ops table's Self CPU adds up to)",
+        "wall_us": "from the first to the last event the profiler recorded (the active steps)",
+        "cpu_self_total_us": "CPU time summed over all ops, each counted once (what the ops table's Self CPU adds up to)",
     }
     if s.cpu_only:
         return out
     per_launch = s.gpu_busy_us / s.launches if s.launches else 0.0
     out |= {
-        BUSY: "time at least one kernel or copy was running on the GPU",
-        IDLE: "time the GPU had nothing to do: gaps on the GPU lanes"
+        "gpu_busy_us": "time at least one kernel or copy was running on the GPU",
+        "gpu_idle_us": "time the GPU had nothing to do: gaps on the GPU lanes"
         + ("; most of the window" if s.gpu_utilization < 0.5 else ""),
-        LAUNCH: f"each launch buys {_us(per_launch)} of GPU work; under ~10 us per launch the CPU cannot keep up",
-        KERNELS: "kernels this short are launch-bound" if s.avg_kernel_us < 10 else "long enough to hide launch costs",
-        SELF_CUDA: "kernel time summed over ops (overlapping streams count twice, unlike GPU busy)",
+        "cpu_launch_us": f"each launch buys {_us(per_launch)} of GPU work; under ~10 us per launch the CPU cannot keep up",
+        "kernels": "kernels this short are launch-bound"
+        if s.avg_kernel_us < 10
+        else "long enough to hide launch costs",
+        "device_self_total_us": "kernel time summed over ops (overlapping streams count twice, unlike GPU busy)",
     }
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -16,6 +17,9 @@ STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
 CPU_SHORT_OP_US = 20.0
+
+
+Verdict = Literal["compute-bound", "overhead-bound", "mixed", "cpu-only", ""]
 
 
 @dataclass
@@ -37,7 +41,7 @@ class Summary:
     kernels: int
     device_self_total_us: float
     cpu_self_total_us: float
-    verdict: str
+    verdict: Verdict
     reason: str
     cpu_only: bool
     gpus: int
@@ -129,7 +133,7 @@ def steps(trace: Trace, t0: int) -> list[Step]:
     return sorted(out, key=lambda s: (number[s.name], s.start_us))
 
 
-def _gpu_verdict(s: Summary) -> tuple[str, str]:
+def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
     numbers = (
         f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; "
         f"{s.kernels:,} kernels averaging {s.avg_kernel_us:,.1f} us; "
@@ -142,7 +146,7 @@ def _gpu_verdict(s: Summary) -> tuple[str, str]:
     return "mixed", numbers
 
 
-def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[str, str]:
+def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[Verdict, str]:
     """CPU only: judge by how much work each aten op does compared with fixed per-op cost."""
     aten = [r for r in ops.rows if r.name.startswith("aten::") and not r.is_device]
     calls = sum(r.count for r in aten)

@@ -104,8 +104,9 @@ def write(path: Path, trace: Trace) -> None:
         shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
 
 
-def prune(root: Path, keep: int = KEEP_ENTRIES) -> None:
-    """Remove all but the `keep` newest entries (and their unzipped sources)."""
+def prune(root: Path, keep: int | None = None) -> None:
+    """Remove all but the `keep` (default KEEP_ENTRIES) newest entries and their unzipped sources."""
+    keep = KEEP_ENTRIES if keep is None else keep
     entries = sorted(
         (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
         key=lambda p: p.stat().st_mtime,

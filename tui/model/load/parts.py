@@ -62,8 +62,16 @@ def decode_range(
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
     x, inst, flow = builder.finish()
     return Part(
-        x, inst, flow, builder.names.values, builder.cats.values, builder.shapes.values, builder.tracks.values,
-        builder.meta, rows, report,
+        x,
+        inst,
+        flow,
+        builder.names.values,
+        builder.cats.values,
+        builder.shapes.values,
+        builder.tracks.values,
+        builder.meta,
+        rows,
+        report,
     )
 
 
@@ -143,6 +151,14 @@ def merge_parts(parts: list[Part]) -> Part:
         report.add(p.report)
     rows = [row for p in parts for row in p.rows]
     return Part(
-        merged.x, merged.inst, merged.flow, merged.names, merged.cat_names, merged.shapes, keys.values, meta, rows,
+        merged.x,
+        merged.inst,
+        merged.flow,
+        merged.names,
+        merged.cat_names,
+        merged.shapes,
+        keys.values,
+        meta,
+        rows,
         report,
     )

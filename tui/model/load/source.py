@@ -34,7 +34,6 @@ class Source:
     truncated: bool = False
     gz: bool = False
     gz_truncated: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:

@@ -1,0 +1,8 @@
+"""Headless reports: the tables of tui.tables as text (rich), CSV, JSON or markdown."""
+
+from .diff import render_diff
+from .explain import render_explain
+from .summary import render_summary
+from .tables import render_kernels, render_ops
+
+__all__ = ["render_diff", "render_explain", "render_kernels", "render_ops", "render_summary"]

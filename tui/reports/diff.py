@@ -1,0 +1,43 @@
+"""`tracetui diff A B`: the comparison as text, markdown or JSON."""
+
+from __future__ import annotations
+
+from ..fmt import fmt_time
+from ..model.analyses.diff import Diff
+from ..tables import diff as D
+from .formats import grid, to_json
+
+
+def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
+    ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])
+    if fmt == "json":
+        return to_json(
+            {
+                "a": labels[0],
+                "b": labels[1],
+                "matching": D.MATCH_RULE,
+                "slower_pct": d.slower_pct,
+                "step_time_a_us": d.step_time_a,
+                "step_time_b_us": d.step_time_b,
+                "summary": D.summary_fields(d.summary_a, d.summary_b),
+                "steps": [
+                    {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
+                    for sa, sb in D.zip_steps(d.steps_a, d.steps_b)
+                ],
+                "ops": [D.row_fields(r) for r in ops],
+                "kernels": [D.row_fields(r) for r in kernels],
+            }
+        )
+    parts = [
+        f"A: {labels[0]}\nB: {labels[1]}\nTypical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} "
+        f"({d.slower_pct:+.1f}%)",
+        grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), []),
+        grid(fmt, D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b), [])
+        if d.steps_a or d.steps_b
+        else "No ProfilerStep#N in either trace.",
+        "Ops (self CPU time), by size of change",
+        grid(fmt, D.ROW_HEADS, [D.row_cells(r) for r in ops], []),
+        "GPU kernels (total time), by size of change",
+        grid(fmt, D.ROW_HEADS, [D.row_cells(r) for r in kernels], [D.MATCH_RULE]),
+    ]
+    return "\n\n".join(parts)

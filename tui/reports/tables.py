@@ -1,0 +1,31 @@
+"""`tracetui ops` and `tracetui kernels`: a table definition rendered in the asked format."""
+
+from __future__ import annotations
+
+from ..model.analyses.results import Results
+from ..tables import kernels as K
+from ..tables import ops as O
+from ..tables.base import limit, sort_rows
+from .formats import cells, grid, to_csv, to_json
+
+
+def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool) -> str:
+    table = a.ops_by_shape if grouped else a.ops
+    rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
+    fields = O.fields(grouped, table.has_memory)
+    if fmt == "json":
+        return to_json({"rows": [{f.key: f.value(r) for f in fields} for r in rows], **O.totals(table)})
+    if fmt == "csv":
+        return to_csv(fields, rows)
+    columns = O.columns(table, grouped)
+    return grid(fmt, [c.header for c in columns], cells(columns, rows, table, O.NAME_WIDTH), O.footers(table))
+
+
+def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
+    rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
+    if fmt == "json":
+        return to_json({"rows": [{f.key: f.value(r) for f in K.FIELDS} for r in rows], **K.totals(a.kernels)})
+    if fmt == "csv":
+        return to_csv(K.FIELDS, rows)
+    columns = K.columns()
+    return grid(fmt, [c.header for c in columns], cells(columns, rows, None, K.NAME_WIDTH), K.footers(a.kernels))

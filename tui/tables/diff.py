@@ -1,0 +1,98 @@
+"""The diff tables (summary, steps, ops and kernels side by side) and their JSON, defined once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..fmt import fmt_time, truncate
+from ..model.analyses.diff import DiffRow, StepStats
+from ..model.analyses.summary import Summary
+
+MATCH_RULE = (
+    "Kernels match by exact name, except Triton kernels, matched with their trailing _N counter removed; "
+    "ops are compared by self CPU time; steps are paired in order."
+)
+ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
+STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
+SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
+
+# key (as in summary's JSON), label, how the value reads, whether the change is shown as a percentage
+SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [
+    ("wall_us", "Wall time", fmt_time, True),
+    ("gpu_busy_us", "GPU busy", fmt_time, True),
+    ("cpu_launch_us", "CPU time in launch calls", fmt_time, True),
+    ("cpu_self_total_us", "Self CPU total", fmt_time, True),
+    ("device_self_total_us", "Self CUDA total", fmt_time, True),
+    ("gpu_utilization", "GPU utilization", lambda v: f"{v:.1%}", False),
+    ("launches", "Launch calls", lambda v: f"{v:,}", True),
+    ("verdict", "Verdict", str, False),
+]
+
+
+def change(a: float, b: float) -> str:
+    if not a:
+        return "new" if b else "-"
+    return f"{100.0 * (b - a) / a:+.1f}%"
+
+
+def summary_rows(sa: Summary, sb: Summary) -> list[list[str]]:
+    rows = []
+    for key, label, text, pct in SUMMARY:
+        a, b = getattr(sa, key), getattr(sb, key)
+        rows.append([label, text(a), text(b), change(a, b) if pct else ""])
+    return rows
+
+
+def summary_fields(sa: Summary, sb: Summary) -> dict[str, dict[str, Any]]:
+    """{key: {"a": value, "b": value}} with the summary's own keys and plain numbers."""
+    return {key: {"a": getattr(sa, key), "b": getattr(sb, key)} for key, *_ in SUMMARY}
+
+
+def zip_steps(a: list[StepStats], b: list[StepStats]) -> Iterator[tuple[StepStats | None, StepStats | None]]:
+    for k in range(max(len(a), len(b))):
+        yield (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
+
+
+def step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
+    def cell(s: StepStats | None, f: Callable[[StepStats], str]) -> str:
+        return f(s) if s else "-"
+
+    rows = []
+    for k, (sa, sb) in enumerate(zip_steps(a, b)):
+        rows.append(
+            [
+                f"step {k + 1}",
+                cell(sa, lambda s: fmt_time(s.cpu_us)),
+                cell(sb, lambda s: fmt_time(s.cpu_us)),
+                cell(sa, lambda s: fmt_time(s.gpu_us)),
+                cell(sb, lambda s: fmt_time(s.gpu_us)),
+                cell(sa, lambda s: f"{s.launches:,}"),
+                cell(sb, lambda s: f"{s.launches:,}"),
+            ]
+        )
+    return rows
+
+
+def row_cells(r: DiffRow, width: int = 70) -> list[str]:
+    mark = {"only A": "  [only A]", "only B": "  [only B]"}.get(r.status, "")
+    return [
+        truncate(r.name, width) + mark,
+        str(r.count_a),
+        str(r.count_b),
+        fmt_time(r.time_a_us),
+        fmt_time(r.time_b_us),
+        ("+" if r.delta_us >= 0 else "-") + fmt_time(abs(r.delta_us)),
+    ]
+
+
+def row_fields(r: DiffRow) -> dict[str, Any]:
+    return {
+        "name": r.name,
+        "status": r.status,
+        "count_a": r.count_a,
+        "count_b": r.count_b,
+        "time_a_us": float(r.time_a_us),
+        "time_b_us": float(r.time_b_us),
+        "delta_us": float(r.delta_us),
+    }

@@ -1,0 +1,93 @@
+"""The kernels table: per GPU kernel (and memcpy/memset) statistics, and the footprint in the viewer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..fmt import fmt_time, truncate
+from ..model.analyses.kernels import KernelRow
+from .base import Column, Field, SortKey, UnknownSort
+
+NAME_WIDTH = 110
+SORTS = {
+    "total": SortKey("total_us"),
+    "count": SortKey("count"),
+    "avg": SortKey("avg_us"),
+    "min": SortKey("min_us"),
+    "max": SortKey("max_us"),
+    "latency": SortKey("launch_latency_us"),
+    "name": SortKey("name", False),
+}
+DEFAULT_SORT = "total"
+# The footprint from one example kernel's args: (header, args key).
+FOOTPRINT = (
+    ("Grid", "grid"),
+    ("Block", "block"),
+    ("Regs", "registers per thread"),
+    ("Shared mem", "shared memory"),
+    ("Occupancy %", "est. achieved occupancy %"),
+)
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """How the viewer reads an example kernel's args (the headless table leaves them out)."""
+
+    arg: Callable[[int, str], str]  # (event, args key) -> text
+
+
+def resolve_sort(key: str | None) -> str:
+    key = key or DEFAULT_SORT
+    if key not in SORTS:
+        raise UnknownSort(key, list(SORTS))
+    return key
+
+
+def _latency(r: KernelRow) -> str:
+    return "-" if r.launch_latency_us is None else fmt_time(r.launch_latency_us)
+
+
+def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footprint | None]]:
+    cols: list[Column[KernelRow, Footprint | None]] = [
+        Column("Name", lambda r, c, w: truncate(r.name, w), "name"),
+        Column("Kind", lambda r, c, w: r.kind),
+        Column("# of Calls", lambda r, c, w: str(r.count), "count"),
+        Column("Total", lambda r, c, w: fmt_time(r.total_us), "total"),
+        Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg"),
+        Column("Min", lambda r, c, w: fmt_time(r.min_us), "min"),
+        Column("Max", lambda r, c, w: fmt_time(r.max_us), "max"),
+        Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total"),
+        Column("Launch→start avg", lambda r, c, w: _latency(r), "latency"),
+    ]
+    if footprint is not None:
+        cols += [_footprint_column(header, key) for header, key in FOOTPRINT]
+    return cols
+
+
+def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | None]:
+    return Column(header, lambda r, c, w: c.arg(r.example, key) if c else "-")
+
+
+FIELDS: list[Field[KernelRow]] = [
+    Field("name", lambda r: r.name),
+    Field("kind", lambda r: r.kind),
+    Field("count", lambda r: r.count),
+    Field("total_us", lambda r: r.total_us),
+    Field("avg_us", lambda r: r.avg_us),
+    Field("min_us", lambda r: r.min_us),
+    Field("max_us", lambda r: r.max_us),
+    Field("pct_gpu", lambda r: r.pct_gpu),
+    Field("launch_latency_us", lambda r: r.launch_latency_us),
+]
+
+
+def footers(rows: list[KernelRow]) -> list[str]:
+    if not rows:
+        return ["No GPU activity in this trace."]
+    total = sum(r.total_us for r in rows)
+    return [f"GPU activity total: {fmt_time(total)} in {sum(r.count for r in rows):,} calls"]
+
+
+def totals(rows: list[KernelRow]) -> dict[str, float]:
+    return {"gpu_time_us": sum(r.total_us for r in rows)}

@@ -1,0 +1,127 @@
+"""The ops table (torch's key_averages().table()): columns, JSON fields, sort keys, footers."""
+
+from __future__ import annotations
+
+from ..fmt import fmt_memory, fmt_share, fmt_time, truncate
+from ..model.analyses.ops import OpRow, OpsTable
+from .base import Column, Field, SortKey, UnknownSort
+
+NAME_WIDTH = 55  # torch's name column
+
+SORTS = {
+    "self_cpu": SortKey("self_cpu_us"),
+    "cpu_total": SortKey("cpu_total_us"),
+    "cpu_avg": SortKey("cpu_avg_us"),
+    "self_device": SortKey("self_device_us"),
+    "device_total": SortKey("device_total_us"),
+    "device_avg": SortKey("device_avg_us"),
+    "count": SortKey("count"),
+    "name": SortKey("name", False),
+}
+# torch's sort_by spellings, and cuda/gpu for device.
+ALIASES = {
+    "self_cpu_time_total": "self_cpu",
+    "cpu_time_total": "cpu_total",
+    "cpu_time": "cpu_avg",
+    "self_cuda_time_total": "self_device",
+    "cuda_time_total": "device_total",
+    "cuda_time": "device_avg",
+    "self_device_time_total": "self_device",
+    "device_time_total": "device_total",
+    "device_time": "device_avg",
+    "self_cuda": "self_device",
+    "cuda_total": "device_total",
+    "self_gpu": "self_device",
+    "gpu_total": "device_total",
+    "calls": "count",
+}
+
+
+def default_sort(t: OpsTable) -> str:
+    return "device_total" if t.has_device else "cpu_total"
+
+
+def check_sort(key: str | None) -> str | None:
+    """The user's sort key in our spelling (torch's names accepted); UnknownSort for anything else."""
+    if key is None:
+        return None
+    ours = ALIASES.get(key, key)
+    if ours not in SORTS:
+        raise UnknownSort(key, list(SORTS))
+    return ours
+
+
+def resolve_sort(key: str | None, t: OpsTable) -> str:
+    """The sort key to use: the user's, else CUDA total with GPU work, CPU total without."""
+    return check_sort(key) or default_sort(t)
+
+
+def columns(t: OpsTable, grouped: bool) -> list[Column[OpRow, OpsTable]]:
+    """The columns torch's table has for this trace: device columns with GPU work, memory ones when profiled."""
+    cols: list[Column[OpRow, OpsTable]] = [
+        Column("Name", lambda r, t, w: truncate(r.name, w), "name"),
+        Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu"),
+        Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu"),
+        Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total"),
+        Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total"),
+        Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg"),
+    ]
+    if t.has_device:
+        cols += [
+            Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device"),
+            Column("Self CUDA %", lambda r, t, w: fmt_share(r.self_device_us, t.self_device_total_us), "self_device"),
+            Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total"),
+            Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg"),
+        ]
+    if t.has_memory:
+        cols += [
+            Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem)),
+            Column("Self CPU Mem", lambda r, t, w: fmt_memory(r.self_cpu_mem)),
+        ]
+        if t.has_device_memory:
+            cols += [
+                Column("CUDA Mem", lambda r, t, w: fmt_memory(r.device_mem)),
+                Column("Self CUDA Mem", lambda r, t, w: fmt_memory(r.self_device_mem)),
+            ]
+    cols.append(Column("# of Calls", lambda r, t, w: str(r.count), "count"))
+    if grouped:
+        cols.append(Column("Input Shapes", lambda r, t, w: r.input_shapes or ""))
+    return cols
+
+
+def fields(grouped: bool, memory: bool) -> list[Field[OpRow]]:
+    """The JSON keys of a row (and the CSV header), in order."""
+    out: list[Field[OpRow]] = [
+        Field("name", lambda r: r.name),
+        Field("count", lambda r: r.count),
+        Field("self_cpu_us", lambda r: r.self_cpu_us),
+        Field("cpu_total_us", lambda r: r.cpu_total_us),
+        Field("self_device_us", lambda r: r.self_device_us),
+        Field("device_total_us", lambda r: r.device_total_us),
+        Field("kind", lambda r: "device" if r.is_device else "host"),
+    ]
+    if memory:
+        out += [
+            Field("cpu_memory_bytes", lambda r: r.cpu_mem),
+            Field("self_cpu_memory_bytes", lambda r: r.self_cpu_mem),
+            Field("device_memory_bytes", lambda r: r.device_mem),
+            Field("self_device_memory_bytes", lambda r: r.self_device_mem),
+        ]
+    if grouped:
+        out.append(Field("input_shapes", lambda r: r.input_shapes))
+    return out
+
+
+def footers(t: OpsTable) -> list[str]:
+    """torch's footer lines (and how device time was attributed when it is not torch's way)."""
+    lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
+    if t.has_device:
+        lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
+    if t.device_link != "External id":
+        lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
+    return lines
+
+
+def totals(t: OpsTable) -> dict[str, float]:
+    """The footers as JSON fields."""
+    return {"self_cpu_total_us": t.self_cpu_total_us, "self_device_total_us": t.self_device_total_us}

@@ -1,0 +1,60 @@
+"""The summary: its labelled lines (text, markdown, the overview) and its JSON fields, defined once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import fmt_time
+from ..model.analyses.summary import Summary
+
+LABELS = {
+    "wall_us": "Wall time (profiled window)",
+    "gpu_busy_us": "GPU busy (kernels, memcpy, memset)",
+    "gpu_idle_us": "GPU idle",
+    "cpu_launch_us": "CPU time in launch calls",
+    "kernels": "Kernels",
+    "cpu_self_total_us": "Self CPU time total",
+    "device_self_total_us": "Self CUDA time total",
+    "verdict": "Verdict",
+}
+
+
+def gpu_idle_us(s: Summary) -> float:
+    return max(s.wall_us * max(s.gpus, 1) - s.gpu_busy_us, 0)
+
+
+def lines(s: Summary) -> list[tuple[str, str, str]]:
+    """(key, label, value text) for each line that applies to this trace (GPU lines only with GPU work)."""
+    rows = [("wall_us", fmt_time(s.wall_us))]
+    if not s.cpu_only:
+        gpus = f", {s.gpus} GPUs)" if s.gpus > 1 else ")"
+        rows += [
+            ("gpu_busy_us", f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window{gpus}"),
+            ("gpu_idle_us", fmt_time(gpu_idle_us(s))),
+            ("cpu_launch_us", f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
+            ("kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}"),
+        ]
+    rows += [("cpu_self_total_us", fmt_time(s.cpu_self_total_us))]
+    if not s.cpu_only:
+        rows.append(("device_self_total_us", fmt_time(s.device_self_total_us)))
+    rows.append(("verdict", f"{s.verdict}: {s.reason}"))
+    return [(key, LABELS[key], text) for key, text in rows]
+
+
+def fields(s: Summary) -> dict[str, Any]:
+    """The summary as JSON: numbers in microseconds, stable snake_case keys."""
+    return {
+        "wall_us": s.wall_us,
+        "gpu_busy_us": s.gpu_busy_us,
+        "gpu_utilization": s.gpu_utilization,
+        "cpu_launch_us": s.cpu_launch_us,
+        "device_self_total_us": s.device_self_total_us,
+        "cpu_self_total_us": s.cpu_self_total_us,
+        "verdict": s.verdict,
+        "reason": s.reason,
+        "cpu_only": s.cpu_only,
+        "launches": s.launches,
+        "kernels": s.kernels,
+        "gpus": s.gpus,
+        "steps": [{"name": st.name, "dur_us": st.dur_us} for st in s.steps],
+    }
