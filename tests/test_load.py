@@ -176,3 +176,17 @@ def test_parallel_decode_gives_the_same_trace(tmp_path, request, name):
 
     last = many.n - 1
     assert event_args(many, last) == event_args(one, last)
+
+
+def test_a_folder_warns_about_unknown_phases_as_one_file_does(tmp_path):
+    """The folder merge once dropped unknown_phases, so a two-rank folder lost the warning one file prints."""
+    for rank in (0, 1):
+        write_trace(
+            tmp_path / f"rank{rank}.json",
+            [X("aten::mm", 10, 5), {"ph": "O", "name": "snapshot", "pid": 1, "tid": 1, "ts": 12, "id": 1}],
+            distributedInfo={"rank": rank},
+        )
+    one = load_trace(tmp_path / "rank0.json", use_cache=False).report.warning()
+    both = load_trace(tmp_path, use_cache=False).report.warning()
+    assert one and "1 'O'" in one
+    assert both and "2 'O'" in both
