@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from tui.model.columns import Events
 from tui.model.trace import Trace
@@ -16,29 +18,48 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "sample_traces" / "a100-train-control.json.gz"
 
 
-def tile_json(copies: int, out: Path, source: Path = SOURCE) -> Path:
-    """Write a JSON trace holding `copies` time-shifted copies of source's events."""
-    doc = json.loads(gzip.decompress(source.read_bytes()))
+ID_ARGS = ("correlation", "External id", "Python id", "Python parent id")
+ID_STEP = 10_000_000  # ids of copy k are shifted by k * ID_STEP, so launches and frames pair within a copy
+
+
+def tile_json(copies: int, out: Path, source: Path = SOURCE, **top) -> Path:
+    """Write a JSON trace holding `copies` time-shifted copies of source's events.
+
+    The top-level keys of the source are kept (baseTimeNanoseconds, deviceProperties, profiler flags),
+    overridden by `top` (e.g. distributedInfo for a rank); correlation, External id, Python ids and
+    flow ids are shifted per copy, so each copy links and nests within itself.
+    """
+    doc = json.loads(gzip.decompress(source.read_bytes()) if source.name.endswith(".gz") else source.read_bytes())
+    if isinstance(doc, list):
+        doc = {"traceEvents": doc}
     events = [e for e in doc["traceEvents"] if e.get("ph") != "M"]
     meta = [e for e in doc["traceEvents"] if e.get("ph") == "M"]
     ts = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
-    span = max(ts) - min(ts) + 1000
-    with open(out, "w") as f:
-        f.write('{"schemaVersion": 1, "traceEvents": [\n')
+    ends = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))]
+    span = math.ceil(max(ends) - min(ts)) + 1000  # whole µs: shifted decimals stay exact, copies never overlap
+    head = {k: v for k, v in doc.items() if k != "traceEvents"} | top
+    with open(out, "wb") as f:
+        f.write(orjson.dumps(head)[:-1] + (b', "traceEvents": [\n' if len(head) else b'"traceEvents": [\n'))
         for k in range(copies):
-            shift = k * span
-            for e in events:
-                e2 = dict(e)
-                if isinstance(e2.get("ts"), (int, float)):
-                    e2["ts"] = e2["ts"] + shift
-                for key in ("id",):
-                    if isinstance(e2.get(key), int):
-                        e2[key] += k * 10_000_000
-                f.write(json.dumps(e2))
-                f.write(",\n")
-        f.write(",\n".join(json.dumps(m) for m in meta))
-        f.write("\n]}\n")
+            f.write(b",\n".join(orjson.dumps(_shifted(e, k, k * span)) for e in events))
+            f.write(b",\n")
+        f.write(b",\n".join(orjson.dumps(m) for m in meta))
+        f.write(b"\n]}\n")
     return out
+
+
+def _shifted(e: dict, k: int, shift: float) -> dict:
+    if not k:
+        return e
+    e2 = dict(e)
+    if isinstance(e2.get("ts"), (int, float)):
+        e2["ts"] = round(e2["ts"] + shift, 3)
+    if isinstance(e2.get("id"), int):
+        e2["id"] += k * ID_STEP
+    args = e2.get("args")
+    if isinstance(args, dict) and any(isinstance(args.get(a), int) for a in ID_ARGS):
+        e2["args"] = {a: v + k * ID_STEP if a in ID_ARGS and isinstance(v, int) else v for a, v in args.items()}
+    return e2
 
 
 def tile_columns(trace: Trace, copies: int) -> Trace:

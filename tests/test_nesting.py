@@ -91,3 +91,49 @@ def test_python_frames_follow_their_python_ids(tmp_path):
     ]
     a = Results(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False))
     assert a.nesting.parent.tolist() == [-1, 0, -1, 2, 3]  # time alone would put frame 3 under frame 0
+
+
+def test_ops_reuse_the_display_nesting_only_where_it_equals_torchs_host_nesting():
+    """The ops table borrows the display nesting per thread; it must equal nesting host events alone."""
+    from conftest import SAMPLES, shared_traces
+
+    from tui.model import load_trace
+    from tui.model.analyses.ops import host_parent
+    from tui.model.analyses.results import Results
+
+    for path in sorted(SAMPLES.rglob("*.json.gz")) + shared_traces():
+        a = Results(load_trace(path, use_cache=False))
+        host = a.op_times.host
+        end = a.trace.x.ts + a.trace.x.dur
+        borrowed = host_parent(a.trace, host, end, a.nesting)[0]
+        alone = host_parent(a.trace, host, end, None)[0]
+        assert np.array_equal(borrowed[host], alone[host]), path
+
+
+def _agree(ts, end, track):
+    from nest_reference import nest_walk
+
+    parent, row = nest_walk(ts, end, track)
+    n = nest(ts, end, track)
+    return np.array_equal(parent, n.parent) and np.array_equal(row, n.row)
+
+
+def test_vectorized_nesting_agrees_with_the_walk_on_every_trace():
+    from conftest import SAMPLES, shared_traces
+
+    from tui.model import load_trace
+
+    for path in sorted(SAMPLES.rglob("*.json.gz")) + shared_traces():
+        x = load_trace(path, use_cache=False).x
+        assert _agree(x.ts, x.ts + x.dur, x.track), path
+
+
+def test_vectorized_nesting_agrees_with_the_walk_on_tangled_events():
+    """Random events full of partial overlaps, ties and zero durations, several tracks."""
+    rng = np.random.default_rng(7)
+    for _ in range(1500):
+        n = int(rng.integers(1, 70))
+        ts = rng.integers(0, 60, n).astype(np.int64)
+        dur = np.where(rng.random(n) < 0.2, 0, rng.integers(0, 40, n)).astype(np.int64)
+        track = rng.integers(0, 3, n).astype(np.int32)
+        assert _agree(ts, ts + dur, track), (ts.tolist(), dur.tolist(), track.tolist())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tui.model import load_trace
-from tui.model.analyses.ops import ops_table
+from tui.model.analyses.results import Results
 
 torch = pytest.importorskip("torch", reason="needs torch to capture a run")
 
@@ -60,7 +60,8 @@ def _capture(tmp_path, with_stack: bool):
 def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
     prof, path = _capture(tmp_path, with_stack)
     theirs = prof.key_averages(group_by_input_shape=by_shape)
-    ours = ops_table(load_trace(path, use_cache=False), group_by_shape=by_shape)
+    a = Results(load_trace(path, use_cache=False))
+    ours = a.ops_by_shape if by_shape else a.ops
     want = {(e.key, str(e.input_shapes) if by_shape else None): e for e in theirs}
     got = {(r.name, r.input_shapes): r for r in ours.rows}
     assert_rows_match(got, want, CPU_FIELDS)
@@ -71,8 +72,6 @@ def test_rows_and_footer_match_key_averages(tmp_path, with_stack, by_shape):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none on CI); runs on the GPU machine")
 def test_cuda_columns_and_launch_links_match_key_averages(tmp_path):
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
-
-    from tui.model.analyses.results import Results
 
     x, w, b = (torch.randn(256, 256, device="cuda") for _ in range(3))
     layer = torch.nn.Linear(256, 256, device="cuda")

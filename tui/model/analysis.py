@@ -12,9 +12,9 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from .cats import Cat
+from .cats import BUSY_CATS, Cat
 from .links import Links, link
-from .nesting import Nesting, children_total, nest, python_parents
+from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
 from .trace import Trace
 
 T = TypeVar("T")
@@ -75,7 +75,8 @@ class Analysis:
         kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
         shown = (kinds[x.track] != "meta") & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
         nesting = nest(x.ts, self.end, x.track, shown)
-        python_parents(self.trace, nesting.parent)
+        nesting.parent = nesting.parent.copy()  # time_parent keeps the parents by time alone
+        python_parents(self.trace, nesting)
         return nesting
 
     @derived
@@ -110,3 +111,26 @@ class Analysis:
     @derived
     def links(self) -> Links:
         return link(self.trace)
+
+    @derived
+    def _launch_tree(self) -> tuple[np.ndarray, np.ndarray]:
+        """The display nesting with GPU work cut off its lane's annotations, and its depths."""
+        x = self.trace.x
+        parent = np.where(np.isin(x.cat, [int(c) for c in BUSY_CATS]), -1, self.nesting.parent)
+        return parent, depth_of(parent)
+
+    @derived
+    def gpu_below(self) -> np.ndarray:
+        """GPU time (ns) launched from each event's subtree, through the launch links."""
+        own = np.zeros(self.trace.n, np.int64)
+        linked = np.flatnonzero(self.links.launcher >= 0)
+        np.add.at(own, self.links.launcher[linked], self.trace.x.dur[linked])
+        parent, depth = self._launch_tree
+        return subtree_sum(parent, own, depth)
+
+    @derived
+    def launches_below(self) -> np.ndarray:
+        """How many GPU events were launched from each event's subtree."""
+        own = np.bincount(self.links.launcher[self.links.launcher >= 0], minlength=self.trace.n).astype(np.int64)
+        parent, depth = self._launch_tree
+        return subtree_sum(parent, own, depth)

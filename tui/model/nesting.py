@@ -8,6 +8,14 @@ Rules (the same as torch's EventList._populate_cpu_children):
 - an event that partially overlaps the open one closes it and tries the next outer one.
 Display rows: a child goes one row below its parent; if that row is still busy (a partial
 overlap), it moves down to the next free row, so overlapping events are all kept.
+
+How, without a loop per event (nest_track): in visiting order, event j is still open when k
+arrives iff e_j > s_k and no event between them partially overlapped j (s_m < e_j < e_m), which
+would have popped it ("dead"). So k's depth is the number of earlier events open at s_k, less the
+dead ones; its parent is the latest earlier event one level up; both are a few sorted searches.
+Dead events are found with range maxima over each event's span. Only events that start while a
+dead event is still open (rare: partial overlaps) may be pushed down a row, and only they are
+placed one by one; their subtrees follow them down.
 """
 
 from __future__ import annotations
@@ -19,14 +27,22 @@ import numpy as np
 from .cats import Cat
 from .trace import keyed, rank_of_events
 
+_BLOCK = 32
+_LOW = np.iinfo(np.int64).min
+
 
 @dataclass
 class Nesting:
-    """parent[i] (-1 for roots or unnested) and the display row of every event."""
+    """parent[i] (-1 for roots or unnested), the display row and the depth of every event."""
 
     parent: np.ndarray
     row: np.ndarray
     order: np.ndarray  # the visiting order (track, start, -end) of the nested events
+    depth: np.ndarray  # levels below a root, by time
+    time_parent: np.ndarray  # the parents by time alone (parent may be re-hung since)
+    kills: np.ndarray  # events that partially overlap an open event (and close it)
+    pos: np.ndarray  # each event's position in order (-1: not nested)
+    span_end: np.ndarray  # the position after the last event of its subtree by time
 
 
 def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | None = None) -> Nesting:
@@ -34,40 +50,199 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     n = len(ts)
     idx = np.arange(n) if mask is None else np.flatnonzero(mask)
     order = idx[np.lexsort((-end[idx], ts[idx], track[idx]))]
+    s, e, t = ts[order], end[order], track[order]
+    bounds = np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]])
+    parent_pos = np.full(len(order), -1, np.int64)
+    depth_pos = np.zeros(len(order), np.int32)
+    row_pos = np.zeros(len(order), np.int32)
+    kills = np.zeros(n, bool)
+    span_end = np.full(n, -1, np.int64)
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        p, d, r, killer, end_pos = nest_track(s[a:b], e[a:b])
+        parent_pos[a:b] = np.where(p >= 0, p + a, -1)
+        depth_pos[a:b], row_pos[a:b] = d, r
+        kills[order[a + killer[killer >= 0]]] = True
+        span_end[order[a:b]] = end_pos + a
     parent = np.full(n, -1, np.int64)
     row = np.zeros(n, np.int32)
-    _walk(order.tolist(), ts[order].tolist(), end[order].tolist(), track[order].tolist(), parent, row)
-    return Nesting(parent, row, order)
+    depth = np.zeros(n, np.int32)
+    has = parent_pos >= 0
+    parent[order[has]] = order[parent_pos[has]]
+    row[order], depth[order] = row_pos, depth_pos
+    pos = np.full(n, -1, np.int64)
+    pos[order] = np.arange(len(order))
+    return Nesting(parent, row, order, depth, parent, kills, pos, span_end)
 
 
-def _walk(order, starts, ends, tracks, parent, row) -> None:
-    stack: list[int] = []  # positions k into order
-    row_end: list[int] = []
-    rows: list[int] = [0] * len(order)
-    current = None
-    for k, (s, e, t) in enumerate(zip(starts, ends, tracks, strict=False)):
-        if t != current:
-            current, stack, row_end = t, [], []
-        while stack and (s >= ends[stack[-1]] or e > ends[stack[-1]]):
-            stack.pop()
-        r = 0
-        if stack:
-            top = stack[-1]
-            parent[order[k]] = order[top]
-            r = rows[top] + 1
-        while r < len(row_end) and row_end[r] > s:
-            r += 1
-        if r == len(row_end):
-            row_end.append(e)
-        else:
-            row_end[r] = max(row_end[r], e)
-        rows[k] = r
-        stack.append(k)
-    row[order] = rows
+def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per event in visiting order: parent (a position, -1 for roots), depth, display row, killer
+    (-1: none) and the end of its subtree (stack order is pre-order: a subtree is a run of positions)."""
+    n = len(s)
+    if not n:
+        empty = np.empty(0, np.int64)
+        return empty, np.empty(0, np.int32), np.empty(0, np.int32), empty, empty
+    positive = e > s
+    by_end = np.argsort(e, kind="stable")
+    closes = np.empty(n, np.int64)  # the first position starting at or after each end
+    closes[by_end] = np.searchsorted(s, e[by_end], side="left")  # sorted queries: a linear merge
+    killer = _killers(s, e, positive, closes)
+    dead = np.flatnonzero(killer >= 0)
+    ends = e[by_end[positive[by_end]]]
+    depth = _open_before(s, ends, positive) - _dead_open(n, killer[dead], closes[dead])
+    parent = _level_parent(depth, positive, np.argsort(depth.astype(np.int16), kind="stable"))
+    # an event is popped when a later one starts at or after its end, or overlaps it partially
+    span_end = np.maximum(np.where(killer >= 0, np.minimum(killer, closes), closes), np.arange(n) + 1)
+    row = _rows(parent, depth, dead, killer, closes, span_end)
+    return parent, depth, row, killer, span_end
 
 
-def python_parents(trace, parent: np.ndarray) -> None:
-    """Correct time nesting with the Python frames' own ids where the two disagree.
+def _open_before(s: np.ndarray, ends: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """Per event: earlier events (positive durations, ends sorted) still running at its start, dead or alive."""
+    rank = np.cumsum(positive) - positive  # zero-duration events come after every longer one starting with them
+    closed = np.searchsorted(ends, s, side="right")
+    return (rank - closed).astype(np.int32)
+
+
+def _killers(s: np.ndarray, e: np.ndarray, positive: np.ndarray, closes: np.ndarray) -> np.ndarray:
+    """Per event, the position of the first later event that partially overlaps it (-1: none)."""
+    n = len(s)
+    pos = np.arange(n)
+    cand = np.flatnonzero(positive & (closes > pos + 1))
+    out = np.full(n, -1, np.int64)
+    if not len(cand):
+        return out
+    table = _RangeMax(e)
+    hit = table.query(cand + 1, closes[cand]) > e[cand]
+    cand = cand[hit]
+    if not len(cand):
+        return out
+    lo, hi = cand + 1, closes[cand]  # the first m in [lo, hi) with e[m] > e[j]: binary search on range maxima
+    while (hi - lo > 0).any():
+        mid = (lo + hi) // 2
+        left = table.query(cand + 1, mid + 1) > e[cand]
+        hi, lo = np.where(left, mid, hi), np.where(left, lo, mid + 1)
+    out[cand] = lo
+    return out
+
+
+def _dead_open(n: int, killed_at: np.ndarray, closes: np.ndarray) -> np.ndarray:
+    """How many dead events are still running at each position: each counts on [killed at, its end)."""
+    diff = np.zeros(n + 1, np.int32)
+    np.add.at(diff, killed_at, 1)
+    np.add.at(diff, closes, -1)
+    return np.cumsum(diff[:-1]).astype(np.int32)
+
+
+def _level_parent(depth: np.ndarray, positive: np.ndarray, by_level: np.ndarray) -> np.ndarray:
+    """The latest earlier event one level up (only positive durations can be parents).
+
+    by_level lists positions by (depth, position); asking in that order keeps the queries sorted.
+    """
+    n = len(depth)
+    parent = np.full(n, -1, np.int64)
+    cand = by_level[positive[by_level]]
+    if not len(cand):
+        return parent
+    keys = depth[cand].astype(np.int64) * (n + 1) + cand
+    want = (depth[by_level].astype(np.int64) - 1) * (n + 1) + by_level
+    k = np.searchsorted(keys, want, side="left") - 1
+    ok = (depth[by_level] > 0) & (k >= 0)
+    k = np.maximum(k, 0)
+    ok &= keys[k] // (n + 1) == depth[by_level] - 1
+    parent[by_level] = np.where(ok, cand[k], -1)
+    return parent
+
+
+def _rows(
+    parent: np.ndarray,
+    depth: np.ndarray,
+    dead: np.ndarray,
+    killer: np.ndarray,
+    closes: np.ndarray,
+    subtree_end: np.ndarray,
+) -> np.ndarray:
+    """Display rows: depth, plus the pushes down of events that start on a row a dead event still holds.
+
+    An event's row is its parent's row + 1, or the next row no running dead event holds; its
+    subtree (the positions until it closes or dies: stack order is pre-order) follows it down.
+    Each row depends only on earlier events, so iterating "push down, let subtrees follow" until
+    nothing moves reaches the same rows as placing events one by one.
+    """
+    n = len(depth)
+    if not len(dead):
+        return depth.copy()
+    lengths = closes[dead] - killer[dead]
+    holder = np.repeat(dead, lengths)  # (holder, event) pairs: the event starts while the dead holder runs
+    event = np.repeat(killer[dead] - np.cumsum(lengths) + lengths, lengths) + np.arange(len(holder))
+    busy = np.flatnonzero(_dead_open(n, killer[dead], closes[dead]) > 0)
+    row = depth.copy()
+    last = np.zeros(len(busy), np.int32)
+    for _ in range(len(busy) + 1):  # each pass settles at least the earliest unsettled event
+        start = np.where(parent[busy] >= 0, row[np.maximum(parent[busy], 0)] + 1, 0)
+        placed = np.zeros(n, np.int32)
+        placed[busy] = start
+        while True:
+            taken = row[holder] == placed[event]
+            if not taken.any():
+                break
+            placed[event[taken]] += 1  # a row holds one running event, so no event repeats here
+        bump = placed[busy] - start
+        if np.array_equal(bump, last):
+            return row
+        last = bump
+        moved = np.flatnonzero(bump)
+        shift = np.zeros(n + 1, np.int32)
+        np.add.at(shift, busy[moved], bump[moved])
+        np.add.at(shift, subtree_end[busy[moved]], -bump[moved])
+        row = depth + np.cumsum(shift[:-1]).astype(np.int32)
+    return row
+
+
+class _RangeMax:
+    """Maxima of v over many [lo, hi) position ranges: blocks of 32 with a sparse table over the blocks."""
+
+    def __init__(self, v: np.ndarray) -> None:
+        n = len(v)
+        nb = -(-n // _BLOCK)
+        pad = np.full(nb * _BLOCK, _LOW, np.int64)
+        pad[:n] = v
+        blocks = pad.reshape(nb, _BLOCK)
+        self.v, self.n = pad, n
+        self.pre = np.maximum.accumulate(blocks, axis=1).ravel()
+        self.suf = np.maximum.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()
+        self.table = [blocks.max(axis=1)]
+        while 1 << len(self.table) <= nb:
+            prev, half = self.table[-1], 1 << (len(self.table) - 1)
+            self.table.append(np.maximum(prev[:-half], prev[half:]))
+
+    def query(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        out = np.full(len(lo), _LOW, np.int64)
+        some = hi > lo
+        lb, hb = lo // _BLOCK, (hi - 1) // _BLOCK
+        same = np.flatnonzero(some & (lb == hb))
+        apart = np.flatnonzero(some & (lb < hb))
+        out[apart] = np.maximum(self.suf[lo[apart]], self.pre[hi[apart] - 1])
+        inner = apart[hb[apart] - lb[apart] > 1]
+        if len(inner):
+            a, b = lb[inner] + 1, hb[inner]  # whole blocks [a, b)
+            k = np.floor(np.log2(b - a)).astype(np.int64)
+            for level in np.flatnonzero(np.bincount(k)).tolist():
+                sel = k == level
+                t = self.table[level]
+                m = np.maximum(t[a[sel]], t[b[sel] - (1 << level)])
+                out[inner[sel]] = np.maximum(out[inner[sel]], m)
+        length = hi[same] - lo[same]
+        for offset in range(_BLOCK):
+            live = length > offset
+            if not live.any():
+                break
+            rows = same[live]
+            out[rows] = np.maximum(out[rows], self.v[lo[rows] + offset])
+        return out
+
+
+def python_parents(trace, nesting: Nesting) -> None:
+    """Correct time nesting with the Python frames' own ids where the two disagree (in nesting.parent).
 
     A frame stays under its time parent when the frame its "Python parent id" names is that
     parent or one of its ancestors (annotations and ops may sit between two frames). Otherwise
@@ -75,7 +250,7 @@ def python_parents(trace, parent: np.ndarray) -> None:
     tid 0) row, which time alone chains into one fake stack: the frame moves under the named
     frame, or becomes a root when its id says it has no parent frame. Rows stay as time placed them.
     """
-    x = trace.x
+    x, parent = trace.x, nesting.parent
     frames = np.flatnonzero((x.cat == int(Cat.PYTHON)) & (x.py_id >= 0))
     if not len(frames):
         return
@@ -87,49 +262,55 @@ def python_parents(trace, parent: np.ndarray) -> None:
     found = (wanted >= 0) & (ids[order][pos] == wanted)
     named = np.where(found, frames[order][pos], -1)
     time_parent = parent[frames].copy()
-    agrees = _is_ancestor(parent, named, time_parent)
+    agrees = _encloses(nesting, named, time_parent)
     is_frame = (time_parent >= 0) & (x.cat[np.maximum(time_parent, 0)] == int(Cat.PYTHON))
     root_by_id = (x.py_parent[frames] < 0) & is_frame
     parent[frames] = np.where(found & ~agrees, named, np.where(root_by_id, -1, time_parent))
 
 
-def _is_ancestor(parent: np.ndarray, candidate: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """For each k: is candidate[k] equal to start[k] or one of its ancestors?"""
-    cur = start.copy()
-    hit = (candidate >= 0) & (cur == candidate)
-    live = cur >= 0
-    while live.any():
-        cur[live] = parent[cur[live]]
-        live = cur >= 0
-        hit |= live & (cur == candidate)
-    return hit
+def _encloses(nesting: Nesting, candidate: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """For each k: is candidate[k] start[k] or one of its ancestors by time? (a subtree is a run of positions)"""
+    ok = (candidate >= 0) & (start >= 0)
+    c, t = np.maximum(candidate, 0), np.maximum(start, 0)
+    pc, pt = nesting.pos[c], nesting.pos[t]
+    return ok & (pc >= 0) & (pt >= 0) & (pc <= pt) & (pt < nesting.span_end[c])
 
 
 def depth_of(parent: np.ndarray) -> np.ndarray:
-    """Tree depth of every node (0 for roots), by jumping to parents level by level."""
-    depth = np.zeros(len(parent), np.int32)
-    cur = parent.copy()
-    live = cur >= 0
-    while live.any():
-        depth[live] += 1
-        cur[live] = parent[cur[live]]
-        live = cur >= 0
+    """Tree depth of every node (0 for roots), by pointer jumping: log2(depth) passes, not one per level."""
+    depth = (parent >= 0).astype(np.int32)
+    up = parent.copy()
+    live = np.flatnonzero(up >= 0)
+    while len(live):
+        hop = up[live]
+        depth[live] += np.where(hop >= 0, depth[np.maximum(hop, 0)], 0)  # right-hand sides read before writing
+        up[live] = np.where(hop >= 0, up[np.maximum(hop, 0)], -1)
+        live = live[up[live] >= 0]
     return depth
 
 
 def children_total(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of values over each node's direct children."""
-    out = np.zeros(len(parent), values.dtype)
     has = parent >= 0
+    if values.dtype.kind == "f":
+        return np.bincount(parent[has], weights=values[has], minlength=len(parent))
+    out = np.zeros(len(parent), values.dtype)
     np.add.at(out, parent[has], values[has])
     return out
 
 
-def subtree_sum(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """values[i] plus the values of all descendants of i."""
+def subtree_sum(parent: np.ndarray, values: np.ndarray, depth: np.ndarray | None = None) -> np.ndarray:
+    """values[i] plus the values of all descendants of i (depth: the tree depth, when known)."""
     total = values.astype(np.float64 if values.dtype.kind == "f" else np.int64, copy=True)
-    depth = depth_of(parent)
-    for d in range(int(depth.max(initial=0)), 0, -1):
-        level = np.flatnonzero(depth == d)
-        np.add.at(total, parent[level], total[level])
-    return total
+    return subtree_reduce(parent, total, np.add, depth)
+
+
+def subtree_reduce(parent: np.ndarray, values: np.ndarray, op: np.ufunc, depth: np.ndarray | None = None) -> np.ndarray:
+    """op over each node and its descendants (values is updated in place and returned), deepest level first."""
+    depth = depth_of(parent) if depth is None else depth
+    order = np.argsort(depth, kind="stable")
+    levels = np.searchsorted(depth[order], np.arange(int(depth.max(initial=0)) + 2))
+    for d in range(len(levels) - 2, 0, -1):
+        level = order[levels[d] : levels[d + 1]]
+        op.at(values, parent[level], values[level])
+    return values

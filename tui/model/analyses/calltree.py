@@ -40,20 +40,7 @@ class CallTree:
     def __init__(self, analysis: Analysis, merge: bool = True) -> None:
         self.a = analysis
         self.merge = merge
-        self.gpu_ns = self._gpu_time()
-
-    def _gpu_time(self) -> np.ndarray:
-        """GPU time launched from each event's subtree (kernels, memcpy, memset)."""
-        from ..nesting import subtree_sum
-
-        x, links = self.a.trace.x, self.a.links
-        own = np.zeros(self.a.trace.n, np.int64)
-        linked = np.flatnonzero(links.launcher >= 0)
-        np.add.at(own, links.launcher[linked], x.dur[linked])
-        parent = np.where(
-            np.isin(x.cat, [int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET)]), -1, self.a.nesting.parent
-        )
-        return subtree_sum(parent, own)
+        self.gpu_ns = analysis.gpu_below
 
     def roots(self) -> list[Node]:
         """One node per ProfilerStep#N if there are steps, else the roots of each CPU thread."""

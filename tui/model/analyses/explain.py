@@ -16,6 +16,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
+from ..nesting import subtree_reduce
 from .summary import Summary, step_events
 
 METADATA_OPS = {
@@ -142,7 +143,7 @@ def metadata_ops(a: Analysis, s: Summary) -> list[Finding]:
         return []
     ids = [k for k, n in enumerate(a.trace.names) if n in METADATA_OPS]
     cand = np.flatnonzero(np.isin(a.trace.x.name, ids) & (a.trace.x.cat == int(Cat.CPU_OP)))
-    quiet = [int(i) for i in cand if not any(len(a.links.launched(j)) for j in [int(i), *a.descendants(int(i), 64)])]
+    quiet = cand[a.launches_below[cand] == 0].tolist()
     if not quiet:
         return []
     note = (
@@ -209,12 +210,13 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
 
 def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
     x = a.trace.x
+    never = np.iinfo(np.int64).max
+    first_op = subtree_reduce(a.nesting.parent, np.where(x.cat == int(Cat.CPU_OP), x.ts, never), np.minimum)
     gaps: dict[str, list[tuple[int, int]]] = {}
-    for i in np.flatnonzero(x.cat == int(Cat.USER_ANNOTATION)).tolist():
+    for i in np.flatnonzero((x.cat == int(Cat.USER_ANNOTATION)) & (first_op < never)).tolist():
         name = a.trace.name_of(i)
-        first_op = next((j for j in a.descendants(i, 256) if x.cat[j] == int(Cat.CPU_OP)), None)
-        if not name.startswith("ProfilerStep#") and first_op is not None:
-            gaps.setdefault(name, []).append((i, int(x.ts[first_op] - x.ts[i])))
+        if not name.startswith("ProfilerStep#"):
+            gaps.setdefault(name, []).append((i, int(first_op[i] - x.ts[i])))
     hits = [i for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])]
     note = (
         "The gap between this annotation's start and its first aten op is one-time setup (first-call Python and "

@@ -25,7 +25,7 @@ import orjson
 
 from ..cats import GPU_CATS, HOST_CATS, Cat
 from ..links import link
-from ..nesting import children_total, nest, subtree_sum
+from ..nesting import Nesting, children_total, nest, subtree_sum
 from ..trace import Trace, keyed, rank_of_events
 
 FILTERED = {
@@ -99,11 +99,24 @@ def shape_label(raw: str) -> str:
         return raw
 
 
-def ops_table(trace: Trace, group_by_shape: bool = False, launcher: np.ndarray | None = None) -> OpsTable:
-    """Aggregate a trace the way key_averages() aggregates the same run.
+@dataclass
+class OpTimes:
+    """Per event, what key_averages sums (ns, bytes), after torch's filtering and dup removal.
 
-    launcher is links.Links.launcher when the caller already has it (computed here otherwise).
+    Both the ops table and the ops table by input shape aggregate these; they are computed once.
     """
+
+    host: np.ndarray
+    device: np.ndarray
+    order: np.ndarray  # host and device events by (start, -end): the order rows first appear in
+    names: np.ndarray  # the table name of every name id (ProfilerStep#N reads ProfilerStep*)
+    cols: dict[str, np.ndarray]
+    device_link: str
+    has_memory: bool
+
+
+def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None) -> OpTimes:
+    """The per-event quantities; launcher and the display nesting are reused when the caller has them."""
     x = trace.x
     names = np.array([table_name(n) for n in trace.names] + [""], dtype=object)
     keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
@@ -111,21 +124,60 @@ def ops_table(trace: Trace, group_by_shape: bool = False, launcher: np.ndarray |
     host = np.isin(x.cat, [int(c) for c in HOST_CATS]) & name_ok
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
     end = x.ts + x.dur
-    times, device_link = _host_times(trace, host, device, names[x.name], end, launcher)
+    parent, depth = host_parent(trace, host, end, shown)
+    cols, device_link = _host_times(trace, host, device, names[x.name], end, launcher, parent, depth)
     idx = np.flatnonzero(host | device)
     idx = idx[np.lexsort((-end[idx], x.ts[idx]))]
-    rows = _aggregate(trace, idx, names, host, times, group_by_shape)
-    rows += _memory_rows(trace, host, end)
+    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
+    return OpTimes(host, device, idx, names, cols, device_link, has_memory)
+
+
+def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
+    """Aggregate a trace the way key_averages() aggregates the same run."""
+    end = trace.x.ts + trace.x.dur
+    rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
+    rows += _memory_rows(trace, times.host, end)
     self_cpu = sum(r.self_cpu_us for r in rows)
     self_dev = sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation)
-    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
-    return OpsTable(rows, self_cpu, self_dev, device_link, has_memory)
+    return OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
 
 
-def _host_times(trace: Trace, host, device, names, end, launcher) -> tuple[dict[str, np.ndarray], str]:
-    """Per event: self/total CPU and self/total device time in ns, after dup removal."""
+def host_parent(
+    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each host event's parent when host events alone are nested per thread, as torch nests them.
+
+    The display nesting (time only, before Python ids re-hang frames) already holds it on every
+    track where the events torch leaves out are leaves that overlap nothing partially: leaving out
+    such an event changes no other event's parent. Other tracks are nested again, host events only.
+    Returns the parents and each event's depth in that nesting.
+    """
     x = trace.x
-    parent = nest(x.ts, end, x.track, host).parent
+    if shown is None:
+        alone = nest(x.ts, end, x.track, host)
+        return alone.parent, alone.depth
+    in_shown = np.zeros(trace.n, bool)
+    in_shown[shown.order] = True
+    extra = in_shown & ~host
+    kids = np.bincount(shown.time_parent[shown.time_parent >= 0], minlength=trace.n)
+    spoils = (host & ~in_shown) | (extra & ((kids > 0) | shown.kills))
+    redo = np.unique(x.track[spoils])
+    parent = np.where(host, shown.time_parent, -1)
+    depth = shown.depth.copy()
+    if len(redo):
+        again = host & np.isin(x.track, redo)
+        fresh = nest(x.ts, end, x.track, again)
+        parent[again] = fresh.parent[again]
+        depth[again] = fresh.depth[again]
+    return parent, depth
+
+
+def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str]:
+    """Per event: self/total CPU and self/total device time in ns, after dup removal.
+
+    depth is any level that grows from parent to child (the nesting's depth before folding does).
+    """
+    x = trace.x
     kernels, device_link = _kernel_sums(trace, host, device), "External id"
     if device.any() and launcher is None:
         launcher = link(trace).launcher
@@ -134,7 +186,7 @@ def _host_times(trace: Trace, host, device, names, end, launcher) -> tuple[dict[
     alive = _remove_dup_nodes(parent, names, kernels, host)
     dur = np.where(alive & host, x.dur, 0)
     parent = np.where(alive, parent, -1)
-    dev_total = subtree_sum(parent, kernels)
+    dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
     cpu_mem, dev_mem = _memory_usage(trace, host, end)
     return {
         "cpu_mem": cpu_mem,
@@ -231,30 +283,34 @@ def _kernel_sums_by_launch(trace: Trace, device, parent: np.ndarray, launcher: n
 
 
 def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray, host) -> np.ndarray:
-    """torch's _remove_dup_nodes: fold an only child that has its parent's name."""
-    alive = host.copy()
-    kids: dict[int, list[int]] = {}
-    nkids = np.bincount(parent[parent >= 0], minlength=len(parent))
+    """torch's _remove_dup_nodes: fold an only child that has its parent's name (parent and kernels in place).
+
+    torch repeats a pass until nothing changes; folding never makes a new fold possible, so the
+    folded set is known up front: the only children named like their parent. Each chain of them
+    folds into its top, which takes the children and the kernels of the chain's bottom.
+    """
+    kids = np.bincount(parent[parent >= 0], minlength=len(parent))
+    up = np.maximum(parent, 0)
+    folded = host & (parent >= 0) & (kids[up] == 1) & (names == names[up])
+    if not folded.any():
+        return host.copy()
+    top = parent.copy()  # nearest ancestor that stays, by pointer jumping over folded ones
     while True:
-        cand = np.flatnonzero(alive & (parent >= 0))
-        cand = cand[(names[cand] == names[parent[cand]]) & (nkids[parent[cand]] == 1)]
-        if not len(cand):
-            return alive
-        for i in cand.tolist():
-            p = parent[i]
-            if p < 0 or nkids[p] != 1 or names[p] != names[i]:
-                continue
-            grandkids = kids.get(i) or np.flatnonzero(parent == i).tolist()
-            for g in grandkids:
-                parent[g] = p
-            kids[p] = grandkids
-            nkids[p] = len(grandkids)
-            kernels[p] = kernels[i]
-            alive[i] = False
-            parent[i] = -1
+        hop = (top >= 0) & folded[np.maximum(top, 0)]
+        if not hop.any():
+            break
+        top[hop] = parent[top[hop]]
+    bottoms = np.flatnonzero(folded)
+    bottoms = bottoms[~np.isin(bottoms, parent[folded])]  # folded, with no folded child
+    kernels[top[bottoms]] = kernels[bottoms]
+    survivors = ~folded
+    parent[survivors] = top[survivors]
+    parent[folded] = -1
+    return host & survivors
 
 
 def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
+    """Rows keyed by (table name, host/device, annotation[, shapes]) in order of first appearance."""
     x = trace.x
     cat = x.cat[idx]
     is_dev = ~host[idx]
@@ -262,12 +318,17 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     alive = t["alive"][idx] | is_dev
     idx, is_dev, is_ann = idx[alive], is_dev[alive], is_ann[alive]
     shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
-    keys: dict[tuple, int] = {}
-    group = np.empty(len(idx), np.int64)
-    for k, key in enumerate(
-        zip(names[x.name[idx]].tolist(), is_dev.tolist(), is_ann.tolist(), shapes.tolist(), strict=False)
-    ):
-        group[k] = keys.setdefault(key, len(keys))
+    label, name_id = np.unique(names, return_inverse=True)  # ProfilerStep#N all read ProfilerStep*
+    kind = name_id[x.name[idx]].astype(np.int64) * 4 + is_dev * 2 + is_ann
+    key = kind * (len(trace.shapes) + 2) + shapes + 1
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    group = np.argsort(by_first)[inverse]
+    heads = idx[first[by_first]], first[by_first]
+    keys = [
+        (str(label[name_id[x.name[i]]]), bool(is_dev[k]), bool(is_ann[k]), int(shapes[k]))
+        for i, k in zip(*heads, strict=True)
+    ]
     return _rows(keys, group, idx, t, trace if group_by_shape else None)
 
 
@@ -276,7 +337,7 @@ def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
     return np.where(is_dev, -1, shape)
 
 
-def _rows(keys: dict, group, idx, t, trace: Trace | None) -> list[OpRow]:
+def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     def total(col):
         return np.bincount(group, weights=t[col][idx], minlength=len(keys)) / 1000.0
 

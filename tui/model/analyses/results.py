@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..analysis import Analysis, derived
 from .explain import Finding, explain, notes_by_event
 from .kernels import KernelRow, kernel_rows
-from .ops import OpsTable, ops_table
+from .ops import OpsTable, OpTimes, op_times, ops_table
 from .summary import Summary, summarize
 
 
@@ -17,12 +17,16 @@ class Results(Analysis):
     """The structure plus the tables, summary and findings (pure data, no formatting)."""
 
     @derived
+    def op_times(self) -> OpTimes:
+        return op_times(self.trace, self.links.launcher, self.nesting)
+
+    @derived
     def ops(self) -> OpsTable:
-        return ops_table(self.trace, launcher=self.links.launcher)
+        return ops_table(self.trace, self.op_times)
 
     @derived
     def ops_by_shape(self) -> OpsTable:
-        return ops_table(self.trace, group_by_shape=True, launcher=self.links.launcher)
+        return ops_table(self.trace, self.op_times, group_by_shape=True)
 
     @derived
     def kernels(self) -> list[KernelRow]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -15,6 +17,21 @@ from .schema import Event
 _TS_TEXT = re.compile(rb'"ts"\s*:\s*"?(-?\d+)(?:\.(\d+))?')
 # Above this many µs a float with a fraction no longer holds exact nanoseconds.
 _EXACT_LIMIT_US = float(2**43)
+_TS, _DUR, _PH, _NAME, _CAT, _PID, _TID, _ARGS = map(
+    attrgetter, ("ts", "dur", "ph", "name", "cat", "pid", "tid", "args")
+)
+_EXT, _EXT_LEGACY, _CORR, _PY_ID, _PY_PARENT, _DIMS, _DIMS_LEGACY = map(
+    attrgetter,
+    (
+        "external_id",
+        "external_id_legacy",
+        "correlation",
+        "python_id",
+        "python_parent_id",
+        "input_dims",
+        "input_dims_legacy",
+    ),
+)
 LEGACY_FLOW_CATS = {"async": "ac2g", "async_cpu_to_gpu": "ac2g", "forward_backward": "fwdbwd"}
 
 
@@ -29,15 +46,18 @@ class Interner:
 
     def many(self, values) -> list[int]:
         ids = self.ids
-        add = ids.setdefault
-        return [add(v, len(ids)) for v in values]
+        found: list = list(map(ids.get, values))  # C-level lookups; only unseen values take the slow path
+        if None in found:
+            add = ids.setdefault
+            found = [add(v, len(ids)) if f is None else f for v, f in zip(values, found, strict=True)]
+        return found
 
     @property
     def values(self) -> list:
         return list(self.ids)
 
 
-def to_ns(values: list) -> np.ndarray:
+def to_ns(values) -> np.ndarray:
     """Microsecond numbers to int64 nanoseconds, exact for ints and short decimals."""
     arr = np.asarray(values, dtype=np.float64)
     whole = np.floor(arr)
@@ -56,9 +76,9 @@ def exact_ts_ns(text: bytes, count: int) -> np.ndarray | None:
     return out
 
 
-def needs_exact(ts: list) -> bool:
-    """True when some ts is a large float with a fraction (19-digit absolute ns era)."""
-    return any(isinstance(t, float) and abs(t) >= _EXACT_LIMIT_US and t != int(t) for t in ts)
+def needs_exact(ts: np.ndarray) -> bool:
+    """True when some ts is a large number with a fraction (19-digit absolute ns era)."""
+    return bool(((np.abs(ts) >= _EXACT_LIMIT_US) & (ts != np.floor(ts))).any())
 
 
 def add_meta(meta: Meta, e: Event) -> None:
@@ -94,21 +114,30 @@ class Builder:
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
     raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
+    pid_codes: Interner = field(default_factory=Interner)
+    tid_codes: Interner = field(default_factory=Interner)
 
-    def add(self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: bytes | None) -> None:
-        """Add one chunk's events; event i re-decodes as item pos[i] of chunk chunk_ids[i]."""
-        ts_raw = [e.ts for e in events]
+    def add(
+        self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: Callable[[], bytes] | None
+    ) -> None:
+        """Add one chunk's events; event i re-decodes as item pos[i] of chunk chunk_ids[i].
+
+        text() gives the chunk's bytes, to re-read exact timestamps when floats cannot hold them.
+        """
+        n = len(events)
+        ts_raw = np.fromiter(map(_TS, events), np.float64, n)
         ts = None
         if text is not None and needs_exact(ts_raw):
-            ts = exact_ts_ns(text, len(events))
+            ts = exact_ts_ns(text(), n)
             self.inexact_chunks += ts is None
         if ts is None:
             ts = to_ns(ts_raw)
-        phs = [e.ph for e in events]
-        for ph in dict.fromkeys(phs):  # in order of first appearance: ids do not depend on hashing
-            sel = np.fromiter((p == ph for p in phs), bool, len(phs))
-            idx = np.flatnonzero(sel)
-            group = [events[i] for i in idx]
+        phs = list(map(_PH, events))
+        kinds = {ph: k for k, ph in enumerate(dict.fromkeys(phs))}  # first appearance: ids do not depend on hashing
+        code = np.fromiter(map(kinds.__getitem__, phs), np.int32, n) if len(kinds) > 1 else None
+        for ph, k in kinds.items():
+            idx = np.flatnonzero(code == k) if code is not None else np.arange(n)
+            group = events if len(kinds) == 1 else [events[i] for i in idx.tolist()]
             self._route(ph, group, ts[idx], chunk_ids[idx], pos[idx])
 
     def _route(self, ph, group, ts, chunks, pos) -> None:
@@ -131,26 +160,35 @@ class Builder:
         else:
             self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
 
-    def _track_ids(self, group: list[Event]) -> list[int]:
-        raw = self.raw_tracks
-        out = []
-        for e in group:
-            key = (e.pid, e.tid)
-            ident = raw.get(key)
+    def _track_ids(self, group: list[Event]) -> np.ndarray:
+        """Track ids of events: pids and tids are coded to small ints, so no tuple is made per event."""
+        pid = self._codes(self.pid_codes, list(map(_PID, group)))
+        tid = self._codes(self.tid_codes, list(map(_TID, group)))
+        keys, first, inverse = np.unique((pid << 32) | tid, return_index=True, return_inverse=True)
+        ids = np.empty(len(keys), np.int32)
+        pids, tids = self.pid_codes.values, self.tid_codes.values
+        for k in np.argsort(first).tolist():  # intern in order of first appearance
+            p, t = pids[int(keys[k]) >> 32], tids[int(keys[k]) & 0xFFFFFFFF]
+            ident = self.raw_tracks.get((p, t))
             if ident is None:
-                ident = raw[key] = self.tracks((_norm(e.pid), _norm(e.tid)))
-            out.append(ident)
-        return out
+                ident = self.raw_tracks[(p, t)] = self.tracks((_norm(p), _norm(t)))
+            ids[k] = ident
+        return ids[inverse]
+
+    @staticmethod
+    def _codes(table: Interner, values: list) -> np.ndarray:
+        """Small int codes for pids or tids as written (19392 and "19392" differ here; _norm joins them)."""
+        return np.asarray(table.many(values), np.int64)
 
     def _add_x(self, group: list[Event], ts, chunks, pos) -> None:
-        ext, corr, py_id, py_parent, shape = _link_columns([e.args for e in group], self.shapes)
+        ext, corr, py_id, py_parent, shape = _link_columns(list(map(_ARGS, group)), self.shapes)
         _extend(
             self.x,
             ts=ts,
-            dur=np.maximum(to_ns([e.dur for e in group]), 0),
+            dur=np.maximum(to_ns(np.fromiter(map(_DUR, group), np.float64, len(group))), 0),
             track=self._track_ids(group),
-            name=self.names.many([e.name for e in group]),
-            cat_str=self.cats.many([e.cat for e in group]),
+            name=self.names.many(list(map(_NAME, group))),
+            cat_str=self.cats.many(list(map(_CAT, group))),
             ext=ext,
             corr=corr,
             py_id=py_id,
@@ -200,18 +238,36 @@ def _joined(store: dict[str, list], key: str, dtype: type) -> np.ndarray:
 
 def _link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
     """External id, correlation, Python id/parent and shape id per event (-1 when absent)."""
+    n = len(args)
     try:
-        ext = np.array([a.external_id for a in args], np.int64)
-        legacy = np.array([a.external_id_legacy for a in args], np.int64)
-        corr = np.array([a.correlation for a in args], np.int64)
-        py_id = np.array([a.python_id for a in args], np.int64)
-        py_parent = np.array([-1 if p is None else p for p in (a.python_parent_id for a in args)], np.int64)
+        ext = np.fromiter(map(_EXT, args), np.int64, n)
+        legacy = np.fromiter(map(_EXT_LEGACY, args), np.int64, n)
+        corr = np.fromiter(map(_CORR, args), np.int64, n)
+        py_id = np.fromiter(map(_PY_ID, args), np.int64, n)
+        parents = list(map(_PY_PARENT, args))
+        if None in parents:
+            parents = [-1 if p is None else p for p in parents]
+        py_parent = np.array(parents, np.int64)
     except OverflowError:  # ids past int64 (seen in the wild): drop those links only
         return _link_columns_slow(args, shapes)
     ext = np.where(ext > 0, ext, np.where(legacy > 0, legacy, -1))
     corr = np.where(corr > 0, corr, -1)
-    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
-    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), np.asarray(shape, np.int32)
+    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), _shape_ids(args, shapes)
+
+
+def _shape_ids(args: list, shapes: Interner) -> np.ndarray:
+    """The interned Input Dims of each event (-1 without): only events that have them are looked at."""
+    dims = list(map(_DIMS, args))
+    has = np.fromiter(map(bool, dims), bool, len(dims))
+    if not has.all():
+        legacy = list(map(_DIMS_LEGACY, args))
+        if any(legacy):
+            dims = [d or old for d, old in zip(dims, legacy, strict=True)]
+            has = np.fromiter(map(bool, dims), bool, len(dims))
+    out = np.full(len(dims), -1, np.int32)
+    idx = np.flatnonzero(has)
+    out[idx] = shapes.many([bytes(dims[i]) for i in idx.tolist()])
+    return out
 
 
 def _link_columns_slow(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
@@ -219,8 +275,7 @@ def _link_columns_slow(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
     corr = [_link(a.correlation) for a in args]
     py_id = [_opt(a.python_id) for a in args]
     py_parent = [_opt(a.python_parent_id) for a in args]
-    shape = [shapes(bytes(d)) if d else -1 for d in (a.input_dims or a.input_dims_legacy for a in args)]
-    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (np.asarray(shape, np.int32),)
+    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (_shape_ids(args, shapes),)
 
 
 def _link(value: int | None) -> int:

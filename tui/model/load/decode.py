@@ -34,7 +34,9 @@ class Decoded:
 
 def decode_chunk(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) -> Decoded:
     """Decode one chunk: typed in one go, else orjson, else event by event."""
-    data = b"[" + bytes(buf[start:end]) + b"]"
+    data = bytearray(end - start + 2)  # "[" + the chunk + "]", copied once
+    data[0], data[-1] = 0x5B, 0x5D
+    data[1:-1] = memoryview(buf)[start:end]
     try:
         events = _EVENTS.decode(data)
         return Decoded(events, [(start, end, 0)])
@@ -47,7 +49,7 @@ def decode_chunk(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) ->
         return _decode_each(buf, start, end, is_last)
 
 
-def _lenient_list(data: bytes) -> list[Event]:
+def _lenient_list(data: bytes | bytearray) -> list[Event]:
     """Decode with orjson (GC off) and coerce each dict, skipping none."""
     was = gc.isenabled()
     gc.disable()

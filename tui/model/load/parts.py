@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def decode_range(
     for k, (start, end) in enumerate(chunks):
         decoded = decode_chunk(buf, start, end, is_last=first_index + k == last)
         ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
-        text = bytes(buf[start:end]) if len(decoded.spans) == 1 else None
+        text = (lambda start=start, end=end: bytes(buf[start:end])) if len(decoded.spans) == 1 else None
         builder.add(decoded.events, ids, pos, text)
         report.events += len(decoded.events)
         report.skipped += decoded.skipped
@@ -133,8 +134,10 @@ def decode_parallel(
     size = -(-len(chunks) // (workers * 4))
     jobs = [(str(path), chunks[k : k + size], len(chunks) - 1, k) for k in range(0, len(chunks), size)]
     parts = []
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for done, part in enumerate(pool.imap(_work, jobs), 1):
+    # An executor, not a Pool: a worker that cannot start (a __main__ read from stdin, a sandbox)
+    # breaks the executor with an error instead of being restarted forever.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for done, part in enumerate(pool.map(_work, jobs), 1):
             parts.append(part)
             if progress:
                 progress(done / len(jobs))
