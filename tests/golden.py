@@ -72,13 +72,15 @@ def diff_outputs() -> dict[str, str]:
     return got
 
 
-def outputs(only: set[str] | None = None) -> dict[str, str]:
+def outputs(only: set[str] | None = None, cache: bool = False) -> dict[str, str]:
+    """Each command's output; with cache, through the on-disk cache (derived data read back where stored)."""
     got = diff_outputs() if only is None else {}
+    flags = [] if cache else ["--no-cache"]
     for tid, path in traces().items():
         for cid, argv in COMMANDS.items():
             key = f"{tid} :: {cid}"
             if only is None or key in only:
-                got[key] = run([argv[0], str(path), *argv[1:], "--no-cache"]).replace(str(path), "<TRACE>")
+                got[key] = run([argv[0], str(path), *argv[1:], *flags]).replace(str(path), "<TRACE>")
     return got
 
 

@@ -6,6 +6,7 @@ import os
 import shutil
 
 import numpy as np
+import pytest
 from conftest import SAMPLES
 
 from tui.model import load_trace
@@ -97,3 +98,92 @@ def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cac
     assert sorted(f.name for f in isolated_cache.glob("*.src.json")) == sorted(
         entry_dir(p).name + ".src.json" for p in paths[2:]
     )
+
+
+def _results(path):
+    from tui.model.analyses.results import Results
+
+    return Results(load_trace(path))
+
+
+def test_derived_data_is_kept_and_read_back_without_recomputing(tmp_path, monkeypatch):
+    import tui.model.analyses.results as results
+
+    path = _copy(tmp_path)
+    first = _results(path)
+    ops, summary, parent = first.ops, first.summary, np.array(first.nesting.parent)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("recomputed although the cache has it")
+
+    monkeypatch.setattr(results, "ops_table", forbidden)
+    monkeypatch.setattr(results, "summarize", forbidden)
+    again = _results(path)
+    assert again.summary == summary and again.ops == ops
+    assert isinstance(again.nesting.parent, np.memmap) and np.array_equal(again.nesting.parent, parent)
+
+
+def test_summary_of_a_cached_trace_touches_only_the_summary(tmp_path, monkeypatch):
+    import tui.model.analysis as analysis
+
+    path = _copy(tmp_path)
+    assert _results(path).summary.verdict
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("nested again")
+
+    monkeypatch.setattr(analysis, "nest", forbidden)
+    assert _results(path).summary.verdict
+
+
+def test_a_truncated_derived_file_is_recomputed_not_trusted(tmp_path):
+    path = _copy(tmp_path)
+    parent = np.array(_results(path).nesting.parent)
+    stored = entry_dir(path) / "derived" / "nesting.parent.npy"
+    stored.write_bytes(stored.read_bytes()[:-100])
+    again = _results(path)
+    assert np.array_equal(again.nesting.parent, parent)
+
+
+@pytest.mark.parametrize("how", ["dtype", "length", "format"])
+def test_an_altered_entry_is_ignored_and_rebuilt(tmp_path, how):
+    import json
+
+    path = _copy(tmp_path)
+    load_trace(path)
+    entry = entry_dir(path)
+    if how == "dtype":
+        np.save(entry / "x.dur.npy", np.load(entry / "x.dur.npy").astype(np.float64))
+    elif how == "length":
+        np.save(entry / "x.ts.npy", np.load(entry / "x.ts.npy")[:-1])
+    else:
+        meta = json.loads((entry / "meta.json").read_text())
+        meta["format"] = 1
+        (entry / "meta.json").write_text(json.dumps(meta))
+    again = load_trace(path)
+    assert not again.report.from_cache and again.n == 270 and again.x.dur.dtype == np.int64
+
+
+def test_two_processes_opening_one_trace_leave_a_sound_entry(tmp_path, isolated_cache):
+    import subprocess
+    import sys
+
+    path = _copy(tmp_path, "h100-bert-small.json.gz")
+    code = f"from tui.model.analyses.results import Results; from tui.model import load_trace; print(Results(load_trace({str(path)!r})).summary.verdict)"
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate()[0].strip() for p in procs]
+    assert outs == ["overhead-bound"] * 3 and all(p.returncode == 0 for p in procs)
+    again = _results(path)
+    assert again.trace.report.from_cache and again.summary.verdict == "overhead-bound"
+    assert not [p for p in isolated_cache.rglob(".*") if p.is_file()]  # no temporary files left
+
+
+def test_an_unwritable_cache_dir_is_one_warning_not_a_failure(tmp_path, monkeypatch, capsys):
+    from tui.cli import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker / "sub"))
+    assert main(["summary", str(_copy(tmp_path)), "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be written" in err and str(blocker / "sub") in err

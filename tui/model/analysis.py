@@ -15,16 +15,22 @@ import numpy as np
 from .cats import BUSY_CATS, Cat
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
+from .store import Arrays, Codec
 from .trace import Trace
 
 T = TypeVar("T")
 
 
 class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
-    """A computed attribute: one computation per instance, behind a per-attribute lock."""
+    """A computed attribute: one computation per instance, behind a per-attribute lock.
 
-    def __init__(self, fn: Callable[[Any], T]) -> None:
+    With a codec (see stored), the value is read from the trace's store when it is there and
+    sound, and kept there once computed, so a re-opened trace recomputes nothing.
+    """
+
+    def __init__(self, fn: Callable[[Any], T], codec: Codec | None = None) -> None:
         self.fn = fn
+        self.codec = codec
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
 
@@ -44,8 +50,23 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
             pass
         with obj._lock(self.name):
             if self.name not in obj.__dict__:
-                obj.__dict__[self.name] = self.fn(obj)
+                obj.__dict__[self.name] = self._restore(obj)
         return obj.__dict__[self.name]
+
+    def _restore(self, obj: Analysis) -> T:
+        store = obj.trace.store
+        if self.codec is None or store is None:
+            return self.fn(obj)
+        value = self.codec.load(store, self.name, obj.trace.n)
+        if value is None:
+            value = self.fn(obj)
+            self.codec.save(store, self.name, value)
+        return value
+
+
+def stored(codec: Codec) -> Callable[[Callable[[Any], T]], derived[T]]:
+    """A derived attribute kept in the trace's store (the on-disk cache) with this codec."""
+    return lambda fn: derived(fn, codec)
 
 
 class Analysis:
@@ -68,7 +89,7 @@ class Analysis:
     def end(self) -> np.ndarray:
         return self.trace.x.ts + self.trace.x.dur
 
-    @derived
+    @stored(Arrays(Nesting, per_event=("parent", "row", "depth", "time_parent", "kills", "pos", "span_end")))
     def nesting(self) -> Nesting:
         """Display nesting: time containment, then Python frames re-hung by their Python ids."""
         x = self.trace.x
@@ -102,13 +123,13 @@ class Analysis:
             yield j
             stack.extend(self.children(j)[::-1].tolist())
 
-    @derived
+    @stored(Arrays())
     def self_ns(self) -> np.ndarray:
         """Each event's duration less its children's, in the display nesting."""
         dur = self.trace.x.dur
         return dur - children_total(self.nesting.parent, dur)
 
-    @derived
+    @stored(Arrays(Links, per_event=("launcher",)))
     def links(self) -> Links:
         return link(self.trace)
 
@@ -119,7 +140,7 @@ class Analysis:
         parent = np.where(np.isin(x.cat, [int(c) for c in BUSY_CATS]), -1, self.nesting.parent)
         return parent, depth_of(parent)
 
-    @derived
+    @stored(Arrays())
     def gpu_below(self) -> np.ndarray:
         """GPU time (ns) launched from each event's subtree, through the launch links."""
         own = np.zeros(self.trace.n, np.int64)

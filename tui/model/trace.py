@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Events, Flows, Instants
+from .store import Store
 from .tracks import Track
 
 KNOWN_UNDRAWN = {"C"}  # counters: valid Kineto output that the timeline does not draw
@@ -26,6 +27,7 @@ class LoadReport:
     inexact_chunks: int = 0
     unknown_phases: dict[str, int] = field(default_factory=dict)
     from_cache: bool = False
+    cache_problem: str = ""
 
     def add(self, other: LoadReport) -> None:
         """Fold another file's (or part's) report into this one."""
@@ -58,6 +60,8 @@ class LoadReport:
             parts.append(f"skipped events of phases tracetui does not read ({listed})")
         if self.inexact_chunks:
             parts.append(f"{self.inexact_chunks} chunk(s) kept float timestamps")
+        if self.cache_problem:
+            parts.append(self.cache_problem)
         return "; ".join(parts) or None
 
 
@@ -80,6 +84,7 @@ class Trace:
     flags: dict[str, int] = field(default_factory=dict)
     report: LoadReport = field(default_factory=LoadReport)
     buffers: dict[int, bytes | mmap.mmap] = field(default_factory=dict, repr=False)  # unzipped sources, no cache
+    store: Store | None = field(default=None, repr=False)  # where derived data is kept (the cache entry)
 
     @property
     def n(self) -> int:

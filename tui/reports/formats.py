@@ -8,11 +8,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from ..tables.base import Column, Field
 
 
@@ -39,15 +34,16 @@ def grid(fmt: str, heads: list[str], rows: list[list[str]], footers: list[str]) 
         lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
         return "\n".join(lines + ([""] + footers if footers else []))
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for k, h in enumerate(heads):
-        table.add_column(h, justify="left" if k == 0 else "right", no_wrap=True, overflow="ellipsis")
-    for row in rows:
-        table.add_row(*(Text(c) for c in row))  # Text: names like "[memory]" are not markup
-    return _to_text(table) + ("\n" + "\n".join(footers) if footers else "")
+    return text_grid(heads, rows) + ("\n" + "\n".join(footers) if footers else "")
 
 
-def _to_text(renderable: Table) -> str:
-    console = Console(file=io.StringIO(), width=400, color_system=None, legacy_windows=False)
-    console.print(renderable)
-    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())  # type: ignore[attr-defined]
+def text_grid(heads: list[str], rows: list[list[str]]) -> str:
+    """A table sized to its content: names left, numbers right, three spaces apart, a rule under the header."""
+    widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(heads)]
+
+    def line(cells: list[str]) -> str:
+        out = [c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "   ".join(out).rstrip()
+
+    rule = "─" * (sum(widths) + 3 * (len(widths) - 1))
+    return "\n".join([line(heads), rule, *(line(r) for r in rows)])

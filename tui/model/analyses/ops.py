@@ -137,8 +137,8 @@ def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> Ops
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
     rows += _memory_rows(trace, times.host, end)
-    self_cpu = sum(r.self_cpu_us for r in rows)
-    self_dev = sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation)
+    self_cpu = float(sum(r.self_cpu_us for r in rows))
+    self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
     return OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
 
 

@@ -6,7 +6,8 @@ structure (Analysis) and what they need from each other as arguments, so none im
 
 from __future__ import annotations
 
-from ..analysis import Analysis, derived
+from ..analysis import Analysis, derived, stored
+from ..store import Blob
 from .explain import Finding, explain, notes_by_event
 from .kernels import KernelRow, kernel_rows
 from .ops import OpsTable, OpTimes, op_times, ops_table
@@ -20,23 +21,23 @@ class Results(Analysis):
     def op_times(self) -> OpTimes:
         return op_times(self.trace, self.links.launcher, self.nesting)
 
-    @derived
+    @stored(Blob(OpsTable))
     def ops(self) -> OpsTable:
         return ops_table(self.trace, self.op_times)
 
-    @derived
+    @stored(Blob(OpsTable))
     def ops_by_shape(self) -> OpsTable:
         return ops_table(self.trace, self.op_times, group_by_shape=True)
 
-    @derived
+    @stored(Blob(list[KernelRow]))
     def kernels(self) -> list[KernelRow]:
         return kernel_rows(self.trace, self.links)
 
-    @derived
+    @stored(Blob(Summary))
     def summary(self) -> Summary:
         return summarize(self.trace, self.ops)
 
-    @derived
+    @stored(Blob(list[Finding]))
     def findings(self) -> list[Finding]:
         """What the explain rules say about this trace (see explain.py)."""
         return explain(self, self.summary)

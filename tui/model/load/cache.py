@@ -1,4 +1,12 @@
-"""On-disk columnar cache keyed by path, size and mtime, never beside the trace."""
+"""On-disk cache keyed by path, size and mtime, never beside the trace: the columns and derived data.
+
+An entry holds the trace's columns (.npy, memory-mapped when read back), its header (meta.json,
+with the dtype and length of every column) and, under derived/, what the analyses computed from
+it (the nesting, links, finished tables). An entry is written to a temporary folder and renamed,
+and derived files are renamed into place, so two processes leave a sound entry. Anything that
+does not check out (an older format, a truncated or altered file, a changed trace) is ignored
+and rebuilt, never trusted.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6  # bump when the columns or any stored derived value change meaning
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 
@@ -49,22 +57,78 @@ def entry_dir(path: Path) -> Path:
     return cache_root() / hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
+class EntryStore:
+    """The derived/ folder of a cache entry, as the model's Store (see model/store.py)."""
+
+    def __init__(self, entry: Path) -> None:
+        self.dir = entry / "derived"
+
+    def get_arrays(self, name: str) -> dict[str, np.ndarray] | None:
+        try:
+            manifest = json.loads((self.dir / f"{name}.json").read_text())
+            arrays = {k: np.load(self.dir / f"{name}.{k}.npy", mmap_mode="r") for k in manifest}
+        except (OSError, ValueError, TypeError):
+            return None
+        if any(str(arrays[k].dtype) != dt or list(arrays[k].shape) != shape for k, (dt, shape) in manifest.items()):
+            return None  # altered since it was written
+        return arrays
+
+    def put_arrays(self, name: str, arrays: dict[str, np.ndarray]) -> None:
+        manifest = {k: [str(a.dtype), list(a.shape)] for k, a in arrays.items()}
+        for key, arr in arrays.items():
+            self._atomic(f"{name}.{key}.npy", lambda f, arr=arr: np.save(f, np.ascontiguousarray(arr)))
+        self._atomic(f"{name}.json", lambda f: f.write(json.dumps(manifest).encode()))  # last: the entry is whole
+
+    def get_blob(self, name: str) -> bytes | None:
+        try:
+            return (self.dir / f"{name}.msgpack").read_bytes()
+        except OSError:
+            return None
+
+    def put_blob(self, name: str, blob: bytes) -> None:
+        self._atomic(f"{name}.msgpack", lambda f: f.write(blob))
+
+    def _atomic(self, filename: str, write) -> None:
+        """Write to a temporary file beside the target, then rename it into place; failures are not fatal."""
+        try:
+            self.dir.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{filename}.", dir=self.dir)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+            os.replace(tmp, self.dir / filename)
+        except OSError:
+            if "tmp" in locals():
+                Path(tmp).unlink(missing_ok=True)
+
+
 def read(path: Path) -> Trace | None:
-    """The cached trace, or None when absent, stale or corrupt."""
+    """The cached trace, or None when absent, stale, of another format or not as it was written."""
     entry = entry_dir(path)
     try:
         meta = json.loads((entry / "meta.json").read_text())
-        cols = {
-            part: table(**{k: np.load(entry / f"{part}.{k}.npy", mmap_mode="r") for k in table.dtypes()})
-            for part, table in TABLES.items()
-        }
+        if meta.get("format") != FORMAT_VERSION:
+            return None
+        cols = {part: _read_table(entry, part, table, meta["columns"][part]) for part, table in TABLES.items()}
         chunks = np.load(entry / "chunks.npy")
-        for source in meta["sources"]:
-            if not Path(source).exists():
-                return None
+        if any(not Path(source).exists() for source in meta["sources"]):
+            return None
+        trace = _from_meta(str(path), meta, cols, chunks)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return _from_meta(str(path), meta, cols, chunks)
+    trace.store = EntryStore(entry)
+    return trace
+
+
+def _read_table(entry: Path, part: str, table: type[Table], manifest: dict) -> Table:
+    """A table's columns, memory-mapped; ValueError unless each has the dtype and length written down."""
+    cols = {}
+    for key, dtype in table.dtypes().items():
+        arr = np.load(entry / f"{part}.{key}.npy", mmap_mode="r")
+        want_dtype, want_len = manifest[key]
+        if arr.dtype != np.dtype(dtype) or str(arr.dtype) != want_dtype or arr.shape != (want_len,):
+            raise ValueError(f"{part}.{key} is not as written")
+        cols[key] = arr
+    return table(**cols)
 
 
 def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
@@ -89,8 +153,8 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
     )
 
 
-def write(path: Path, trace: Trace) -> None:
-    """Write the entry atomically (temp dir, then rename); failures are not fatal."""
+def write(path: Path, trace: Trace) -> bool:
+    """Write the entry atomically (temp dir, then rename) and give the trace its store; False if it failed."""
     entry = entry_dir(path)
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +166,9 @@ def write(path: Path, trace: Trace) -> None:
         prune(entry.parent)
     except OSError:
         shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
+        return False
+    trace.store = EntryStore(entry)
+    return True
 
 
 def prune(root: Path, keep: int | None = None) -> None:
@@ -118,13 +185,18 @@ def prune(root: Path, keep: int | None = None) -> None:
 
 
 def _write_entry(tmp: Path, trace: Trace) -> None:
+    columns: dict[str, dict] = {}
     for part in TABLES:
+        columns[part] = {}
         for key, arr in getattr(trace, part).columns().items():
             np.save(tmp / f"{part}.{key}.npy", np.ascontiguousarray(arr))
+            columns[part][key] = [str(arr.dtype), len(arr)]
     np.save(tmp / "chunks.npy", trace.chunks)
     report = asdict(trace.report)
     report.pop("from_cache", None)
     meta = {
+        "format": FORMAT_VERSION,
+        "columns": columns,
         "names": trace.names,
         "cat_names": trace.cat_names,
         "shapes": trace.shapes,

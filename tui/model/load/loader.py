@@ -36,10 +36,11 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
         hit = cache.read(p)
         if hit is not None:
             return hit
-    entry = cache.entry_dir(p) if use_cache and cache.ensure_root() else None
+    writable = use_cache and cache.ensure_root()
+    entry = cache.entry_dir(p) if writable else None
     trace = parse_file(p, entry.with_suffix(".src.json") if entry else None, progress)
-    if entry is not None:
-        cache.write(p, trace)
+    if use_cache and not (writable and cache.write(p, trace)):
+        trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
     return trace
 
 

@@ -40,7 +40,8 @@ def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
     """Decompress a gzip file (to `out` when given), salvaging a truncated stream."""
     dec = zlib.decompressobj(wbits=31)
     parts: list[bytes] = []
-    sink = open(out, "wb") if out else None
+    partial = out.with_name(f".{out.name}.{os.getpid()}.part") if out else None  # renamed when whole
+    sink = open(partial, "wb") if partial else None
     try:
         with open(path, "rb") as f:
             while block := f.read(1 << 22):
@@ -52,11 +53,16 @@ def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
                 if dec.eof:
                     break
         truncated = not dec.eof
+    except BaseException:
+        if partial:
+            partial.unlink(missing_ok=True)
+        raise
     finally:
         if sink:
             sink.close()
-    if out is None:
+    if out is None or partial is None:
         return b"".join(parts), truncated
+    os.replace(partial, out)
     return map_file(out), truncated
 
 
