@@ -77,4 +77,4 @@ def tile_columns(trace: Trace, copies: int) -> Trace:
                 a = np.where(a >= 0, a + k * 10_000_000_000, a)
             parts.append(a)
         cols[key] = np.concatenate(parts)
-    return replace(trace, x=Events.from_columns(cols))
+    return replace(trace, x=Events.from_columns(cols), store=None)  # derived data of the original would not fit

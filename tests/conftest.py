@@ -51,8 +51,9 @@ def X(name, ts, dur, cat="cpu_op", pid=1, tid=1, **args):
     return ev
 
 
-async def wait_for_main(pilot):
-    """Wait for the loading worker, then for the main (or compare) screen to be up."""
+async def wait_for_main(pilot, settled: bool = True):
+    """Wait for the loading worker, then for the main (or compare) screen to be up, then (settled) for
+    the background analyses to finish."""
     import time
 
     from tui.screens.compare import CompareScreen
@@ -63,6 +64,9 @@ async def wait_for_main(pilot):
     while not isinstance(pilot.app.screen, (MainScreen, CompareScreen)) and time.monotonic() < deadline:
         await pilot.pause(0.02)
     await pilot.pause()
+    if settled:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
     return pilot.app.screen
 
 

@@ -167,7 +167,7 @@ async def test_kernels_view_sorts_and_shows_the_footprint(app):
         view = screen.query_one(KernelsView)
         await pilot.press("c")
         assert [r.count for r in view.shown] == sorted((r.count for r in view.shown), reverse=True)
-        grid = view._arg(view.shown[0].example, "grid")
+        grid = view.footprint.arg(view.shown[0].example, "grid")
         assert grid.startswith("[")
 
 
@@ -310,11 +310,90 @@ async def test_search_highlights_every_match_even_past_200k():
     async with Host().run_test(size=(120, 30)) as pilot:
         await pilot.pause()
         screen = pilot.app.screen
-        assert screen.search(".") > 200_000
+        assert screen.search(".")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
         tl = screen.timeline
+        assert len(tl.matches) > 200_000
         assert tl.match_mask is not None and int(tl.match_mask.sum()) == len(tl.matches)
         last = int(tl.matches[-1])
         tl.select(int(tl.matches[0]))  # the last match is no longer the selection: only its match colour marks it
         from tui.widgets.paint import MATCH, _fill
 
         assert _fill(last, tl._event_name, tl.selected, tl.match_mask) == MATCH
+
+
+async def test_a_view_says_computing_until_its_data_is_ready(monkeypatch):
+    """The ops tab opens at once with a note while the table is computed in the background."""
+    import threading
+
+    import tui.model.analyses.results as results
+
+    gate = threading.Event()
+    real = results.ops_table
+
+    def slow_ops(*args, **kwargs):
+        gate.wait(20)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(results, "ops_table", slow_ops)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await wait_for_main(pilot, settled=False)
+        await pilot.press("3")
+        await pilot.pause()
+        note = screen.query(".computing")
+        assert note and "computing ops" in str(note.first().render()) and not screen.query(OpsView)
+        await pilot.press("1", "l", "w")  # the rest of the app keeps answering meanwhile
+        assert screen.active_view == "timeline" and screen.timeline.selected >= 0
+        gate.set()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("3")
+        await pilot.pause()
+        assert screen.query(OpsView) and not screen.query(".computing")
+
+
+async def test_no_analysis_runs_on_the_ui_thread(monkeypatch):
+    """Every key of every view, while and after the background work runs: the heavy work is never on the UI thread."""
+    import threading
+
+    import tui.model.analyses.results as results
+    import tui.model.analysis as analysis
+    import tui.model.view.navigate as navigate
+
+    on_ui: list[str] = []
+
+    def watch(module, name):
+        real = getattr(module, name)
+
+        def wrapped(*args, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                on_ui.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapped)
+
+    for module, name in [
+        (analysis, "nest"),
+        (analysis, "link"),
+        (analysis, "subtree_sum"),
+        (results, "ops_table"),
+        (results, "op_times"),
+        (results, "summarize"),
+        (results, "explain"),
+        (results, "kernel_rows"),
+        (navigate, "search"),
+    ]:
+        watch(module, name)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_for_main(pilot, settled=False)
+        for key in ["l", "j", "k", "]", "[", "m", "/", "a", "t", "e", "n", "enter", "2", "3", "4", "5", "1", "m"]:
+            await pilot.press(key)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in ["l", "j", "]", "[", "m", "2", "3", "b", "4", "5", "1"]:
+            await pilot.press(key)
+        await pilot.app.workers.wait_for_complete()
+    assert on_ui == []

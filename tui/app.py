@@ -76,8 +76,8 @@ class TraceApp(App):
         else:
             self.load(self.paths[0])
 
-    def _reporter(self, offset: float = 0.0, scale: float = 1.0):
-        """A progress callback for load_trace: rate-limited messages, and a stop when cancelled."""
+    def _reporter(self, phase: str, offset: float = 0.0, scale: float = 1.0):
+        """A progress callback for one phase: rate-limited messages, and a stop when cancelled."""
         worker, last = get_current_worker(), [0.0]
 
         def progress(fraction: float) -> None:
@@ -86,7 +86,7 @@ class TraceApp(App):
             now = time.perf_counter()
             if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
                 last[0] = now
-                self.post_message(LoadProgress(offset + scale * fraction))
+                self.post_message(LoadProgress(phase, offset + scale * fraction))
 
         return progress
 
@@ -108,9 +108,11 @@ class TraceApp(App):
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
-            analysis = Results(load_trace(path, use_cache=self.use_cache, progress=self._reporter()))
-            lanes = LaneIndex(analysis)
-            analysis.links  # noqa: B018 - computed here, off the UI thread
+            analysis = Results(load_trace(path, use_cache=self.use_cache, progress=self._reporter("decode")))
+            nested = self._reporter("nest")
+            nested(0.0)
+            lanes = LaneIndex(analysis)  # nests the events: all the first paint needs
+            nested(1.0)
             return TraceLoaded(analysis, lanes, time.perf_counter() - start)
 
         self._run_load(job)
@@ -122,8 +124,8 @@ class TraceApp(App):
         from .model.load import load_trace
 
         def job() -> CompareLoaded:
-            first = Results(load_trace(a, use_cache=self.use_cache, progress=self._reporter(0.0, 0.5)))
-            second = Results(load_trace(b, use_cache=self.use_cache, progress=self._reporter(0.5, 0.5)))
+            first = Results(load_trace(a, use_cache=self.use_cache, progress=self._reporter("decode", 0.0, 0.5)))
+            second = Results(load_trace(b, use_cache=self.use_cache, progress=self._reporter("decode", 0.5, 0.5)))
             return CompareLoaded(diff(first, second), (a, b))
 
         self._run_load(job)
@@ -132,8 +134,8 @@ class TraceApp(App):
         self.switch_screen(CompareScreen(message.diff, message.labels))
 
     def on_load_progress(self, message: LoadProgress) -> None:
-        if isinstance(self.screen, LoadingScreen):
-            self.screen.progress(message.fraction)
+        if isinstance(self.screen, (LoadingScreen, MainScreen)):
+            self.screen.progress(message.phase, message.fraction)
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         warning = message.analysis.trace.report.warning()

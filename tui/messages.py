@@ -1,14 +1,18 @@
-"""Messages the loading worker posts to the app."""
+"""Messages the workers post: load progress per phase, the loaded trace, analyses as they finish."""
 
 from __future__ import annotations
 
 from textual.message import Message
 
+PHASES = ("decode", "nest", "link", "aggregate")  # decode and nest before the first paint; the rest behind it
+
 
 class LoadProgress(Message):
-    def __init__(self, fraction: float) -> None:
+    """How far a phase of loading or analysing has come (0..1)."""
+
+    def __init__(self, phase: str, fraction: float) -> None:
         super().__init__()
-        self.fraction = fraction
+        self.phase, self.fraction = phase, fraction
 
 
 class TraceLoaded(Message):
@@ -21,6 +25,14 @@ class LoadFailed(Message):
     def __init__(self, error: Exception) -> None:
         super().__init__()
         self.error = error
+
+
+class AnalysisReady(Message):
+    """A derived attribute of the Results (ops, summary, findings...) can now be read without waiting."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
 
 
 class CompareLoaded(Message):

@@ -100,6 +100,17 @@ class Analysis:
         python_parents(self.trace, nesting)
         return nesting
 
+    @stored(Arrays(per_event=()))
+    def lane_order(self) -> np.ndarray:
+        """The nested events by (track, display row, start): each timeline row is a run of it."""
+        x, nesting = self.trace.x, self.nesting
+        shown = nesting.order
+        return shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))]
+
+    def peek(self, name: str) -> Any:
+        """The derived attribute if it is ready, else None (never computes: safe on the UI thread)."""
+        return self.__dict__.get(name)
+
     @derived
     def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:
         parent = self.nesting.parent

@@ -29,10 +29,11 @@ class Codec(Protocol):
 class Arrays:
     """A dataclass of numpy arrays (and ints), or one array: kept as arrays, read back memory-mapped.
 
-    per_event lists the fields that hold one value per event: read back, they must have n of them.
+    per_event lists the fields that hold one value per event ("value" for one array): read back,
+    they must have n of them.
     """
 
-    def __init__(self, kind: type | None = None, per_event: tuple[str, ...] = ()) -> None:
+    def __init__(self, kind: type | None = None, per_event: tuple[str, ...] = ("value",)) -> None:
         self.kind, self.per_event = kind, per_event
 
     def save(self, store: Store, name: str, value: Any) -> None:
@@ -47,7 +48,9 @@ class Arrays:
             return None
         if self.kind is None:
             value = arrays.get("value")
-            return value if value is not None and value.ndim == 1 and len(value) == n else None
+            if value is None or value.ndim != 1 or ("value" in self.per_event and len(value) != n):
+                return None
+            return value
         names = [f.name for f in fields(self.kind)]
         if set(names) != set(arrays) or any(arrays[k].ndim != 1 or len(arrays[k]) != n for k in self.per_event):
             return None

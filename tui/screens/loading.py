@@ -1,11 +1,13 @@
-"""Shown while the worker loads the trace: a progress bar, and q still quits."""
+"""Shown while the worker loads the trace: a named progress bar per phase, and q still quits."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Center, Middle
 from textual.screen import Screen
-from textual.widgets import Label, ProgressBar
+from textual.widgets import Label
+
+from ..widgets.phases import PhaseBars
 
 
 class LoadingScreen(Screen):
@@ -16,7 +18,7 @@ class LoadingScreen(Screen):
     def compose(self) -> ComposeResult:
         with Middle(), Center():
             yield Label(f"Loading {self.label} …", id="loading-label")
-            yield ProgressBar(total=100, show_eta=False, id="loading-bar")
+            yield PhaseBars(id="loading-phases")
 
-    def progress(self, fraction: float) -> None:
-        self.query_one(ProgressBar).update(progress=round(100 * fraction, 1))
+    def progress(self, phase: str, fraction: float) -> None:
+        self.query_one(PhaseBars).progress(phase, fraction)

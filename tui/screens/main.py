@@ -1,17 +1,26 @@
-"""The main screen: five views in tabs, the details panel, and the wiring between them."""
+"""The main screen: the views in tabs, the details panel, and the wiring between them.
+
+The timeline paints as soon as the events are nested. Everything else (launch links, tables,
+summary, notes) is computed by a background worker; a view that needs what is not ready yet says
+"computing …" and appears when it is. The UI thread only reads what is ready.
+"""
 
 from __future__ import annotations
 
 import re
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
+from ..messages import AnalysisReady, LoadProgress
 from ..model.analyses.calltree import CallTree
-from ..model.analyses.details import describe
-from ..model.analyses.rangeagg import aggregate_range
+from ..model.analyses.details import brief, describe
+from ..model.analyses.rangeagg import RangeRow, aggregate_range
 from ..model.analyses.results import Results
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
@@ -19,13 +28,34 @@ from ..widgets.details import DetailsPanel
 from ..widgets.kernels_view import KernelsView
 from ..widgets.ops_view import OpsView
 from ..widgets.overview import OverviewView
+from ..widgets.phases import PhaseBars
 from ..widgets.range_panel import RangePanel
 from ..widgets.rows_view import RowsView
 from ..widgets.ruler import Ruler
 from ..widgets.timeline import Timeline
 from ..widgets.tree_view import CallTreeView
+from ..widgets.view_pane import ViewPane
 
 VIEWS = ("timeline", "tree", "ops", "kernels", "overview")
+# What the background worker computes, phase by phase, in the order the views want it.
+BACKGROUND = (
+    ("link", ("links", "_children_csr", "self_ns", "launches_below", "gpu_below")),
+    ("aggregate", ("ops", "kernels", "kernel_footprints", "summary", "findings", "notes", "ops_by_shape")),
+)
+DETAILS_NEED = ("links", "_children_csr", "self_ns", "launches_below")
+FOCUS = {"timeline": "Timeline", "tree": "CallTreeView", "ops": "OpsView DataTable", "kernels": "KernelsView DataTable"}
+
+
+class SearchDone(Message):
+    def __init__(self, pattern: str, matches) -> None:
+        super().__init__()
+        self.pattern, self.matches = pattern, matches
+
+
+class RangeDone(Message):
+    def __init__(self, span: tuple[int, int], rows: list[RangeRow]) -> None:
+        super().__init__()
+        self.span, self.rows = span, rows
 
 
 class MainScreen(Screen):
@@ -36,6 +66,22 @@ class MainScreen(Screen):
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.selected = -1
 
+    def _panes(self) -> list[ViewPane]:
+        a = self.analysis
+        return [
+            ViewPane(
+                "2 Tree",
+                ("_children_csr", "self_ns", "gpu_below"),
+                lambda: CallTreeView(CallTree(a), id="calltree"),
+                id="tree",
+            ),
+            ViewPane("3 Ops", ("ops", "ops_by_shape"), lambda: OpsView(a, id="opsview"), id="ops"),
+            ViewPane(
+                "4 Kernels", ("kernels", "kernel_footprints"), lambda: KernelsView(a, id="kernelsview"), id="kernels"
+            ),
+            ViewPane("5 Overview", ("summary", "ops", "kernels", "findings"), lambda: OverviewView(a), id="overview"),
+        ]
+
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="timeline"):
             with TabPane("1 Timeline", id="timeline"), Vertical():
@@ -45,9 +91,9 @@ class MainScreen(Screen):
                     placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search"
                 )
                 yield RangePanel(id="range")
-            for k, name in enumerate(VIEWS[1:], 2):
-                yield TabPane(f"{k} {name.title()}", id=name)  # filled on first visit
+            yield from self._panes()
         yield DetailsPanel(id="details")
+        yield PhaseBars(("link", "aggregate"), id="background")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -56,59 +102,86 @@ class MainScreen(Screen):
         self.query_one(RangePanel).display = False
         self.query_one(DetailsPanel).show(None)
         self.query_one(Timeline).focus()
+        self.analyze()
 
     @property
     def timeline(self) -> Timeline:
         return self.query_one(Timeline)
 
+    # ---- the background worker ---------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="analyses", description="Analysing the trace")
+    def analyze(self) -> None:
+        """Compute every analysis off the UI thread, posting each as it becomes ready."""
+        worker = get_current_worker()
+        for phase, names in BACKGROUND:
+            for k, name in enumerate(names, 1):
+                if worker.is_cancelled:
+                    return
+                getattr(self.analysis, name)
+                self.post_message(AnalysisReady(name))
+                self.post_message(LoadProgress(phase, k / len(names)))
+
+    def progress(self, phase: str, fraction: float) -> None:
+        bars = self.query_one("#background", PhaseBars)
+        bars.progress(phase, fraction)
+        bars.display = not bars.done
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        message.stop()
+        self.progress(message.phase, message.fraction)
+
+    def on_analysis_ready(self, message: AnalysisReady) -> None:
+        for pane in self.query(ViewPane):
+            if pane.visited:
+                pane.ensure(self.analysis)
+        if message.name in DETAILS_NEED + ("notes",) and self.selected >= 0:
+            self._show_details(self.selected)
+        if message.name == self.query_one(TabbedContent).active or message.name in ("ops", "kernels"):
+            self.call_after_refresh(self._focus_view, self.active_view)
+
     # ---- views -------------------------------------------------------------------------------
 
-    def _build(self, name: str):
-        """The widget of a view, made on its first visit so the timeline paints first."""
-        return {
-            "tree": lambda: CallTreeView(CallTree(self.analysis), id="calltree"),
-            "ops": lambda: OpsView(self.analysis, id="opsview"),
-            "kernels": lambda: KernelsView(self.analysis, id="kernelsview"),
-            "overview": lambda: OverviewView(self.analysis),
-        }[name]()
-
     def ensure_view(self, name: str) -> None:
-        pane = self.query_one(f"TabPane#{name}", TabPane)
-        if name != "timeline" and not pane.children:
-            pane.mount(self._build(name))
+        if name != "timeline":
+            self.query_one(f"ViewPane#{name}", ViewPane).ensure(self.analysis)
 
     def show_view(self, name: str) -> None:
         self.ensure_view(name)
-        tabs = self.query_one(TabbedContent)
-        tabs.active = name
+        self.query_one(TabbedContent).active = name
         self.call_after_refresh(self._focus_view, name)
 
     def _focus_view(self, name: str) -> None:
-        if name == "tree" and self.selected >= 0:
+        if name == "tree" and self.selected >= 0 and self.query(CallTreeView):
             self.query_one(CallTreeView).reveal(self.selected)
-        target = {
-            "timeline": "Timeline",
-            "tree": "CallTreeView",
-            "ops": "OpsView DataTable",
-            "kernels": "KernelsView DataTable",
-        }.get(name)
-        if target:
+        target = FOCUS.get(name)
+        if target and self.query(target):
             self.query_one(target).focus()
 
     @property
     def active_view(self) -> str:
         return self.query_one(TabbedContent).active
 
-    # ---- messages up -------------------------------------------------------------------------
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        name = event.pane.id or ""
+        self.ensure_view(name)
+        self.query_one(DetailsPanel).display = name in ("timeline", "tree")
+
+    # ---- the selection -----------------------------------------------------------------------
 
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
         self.selected = message.event
-        panel = self.query_one(DetailsPanel)
-        if message.event < 0:
+        self._show_details(message.event)
+
+    def _show_details(self, event: int) -> None:
+        panel, a = self.query_one(DetailsPanel), self.analysis
+        if event < 0:
             panel.show(None)
-            return
-        notes = self.analysis.notes.get(message.event, [])
-        panel.show(describe(self.analysis, message.event, self.lanes.t_min), notes)
+        elif all(a.ready(n) for n in DETAILS_NEED):
+            notes = a.peek("notes")
+            panel.show(describe(a, event, self.lanes.t_min), notes.get(event, []) if notes is not None else None)
+        else:
+            panel.show(brief(a, event, self.lanes.t_min), None)
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
         panel = self.query_one(DetailsPanel)
@@ -117,11 +190,22 @@ class MainScreen(Screen):
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
         self.query_one(Ruler).show(message.view, message.mark, message.name_cols)
 
+    # ---- marked range and search, computed in workers ----------------------------------------
+
     def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
         panel = self.query_one(RangePanel)
         panel.display = message.span is not None
         if message.span is not None:
-            panel.show(aggregate_range(self.analysis, *message.span), message.span)
+            panel.computing(message.span)
+            self.aggregate(message.span)
+
+    @work(thread=True, exclusive=True, group="range", description="Aggregating the marked range")
+    def aggregate(self, span: tuple[int, int]) -> None:
+        self.post_message(RangeDone(span, aggregate_range(self.analysis, *span)))
+
+    def on_range_done(self, message: RangeDone) -> None:
+        if self.timeline.mark == message.span:
+            self.query_one(RangePanel).show(message.rows, message.span)
 
     def on_timeline_search_requested(self, _message: Timeline.SearchRequested) -> None:
         box = self.query_one("#search", Input)
@@ -134,19 +218,25 @@ class MainScreen(Screen):
         event.stop()
         self.search(event.value)
 
-    def search(self, pattern: str) -> int:
-        """Highlight the events matching pattern on the timeline; returns the match count."""
-        box = self.query_one("#search", Input)
+    def search(self, pattern: str) -> bool:
+        """Start highlighting the events matching pattern (in a worker); False for a bad expression."""
         try:
-            matches = navigate.search(self.analysis, pattern) if pattern else navigate.search(self.analysis, "(?!)")
+            rx = re.compile(pattern or "(?!)", re.IGNORECASE)
         except re.error as exc:
             self.notify(f"bad regular expression: {exc}", severity="error")
-            return 0
-        box.display = False
+            return False
+        self.query_one("#search", Input).display = False
         self.timeline.focus()
-        self.timeline.set_matches(matches)
-        self.notify(f"{len(matches):,} match(es) for /{pattern}/; n and N move between them", timeout=3)
-        return len(matches)
+        self.find(pattern, rx)
+        return True
+
+    @work(thread=True, exclusive=True, group="search", description="Searching event names")
+    def find(self, pattern: str, rx: re.Pattern) -> None:
+        self.post_message(SearchDone(pattern, navigate.search(self.analysis, rx)))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        self.timeline.set_matches(message.matches)
+        self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
 
     def on_key(self, event) -> None:
         box = self.query_one("#search", Input)
@@ -162,8 +252,3 @@ class MainScreen(Screen):
     def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         self.show_view("timeline")
         self.timeline.select(message.event)
-
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        name = event.pane.id or ""
-        self.ensure_view(name)
-        self.query_one(DetailsPanel).display = name in ("timeline", "tree")

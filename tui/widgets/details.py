@@ -19,9 +19,8 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
     grid.add_column()
     grid.add_row("name", Text(d.name, style="bold"))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
-    grid.add_row(
-        "time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} (self {fmt_dur(d.self_ns)})")
-    )
+    own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
+    grid.add_row("time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} ({own})"))
     if d.launch:
         grid.add_row(
             "launched by",

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from textual.binding import Binding
 
 from ..model.analyses.results import Results
-from ..model.load.args import event_args
 from ..tables import kernels as K
 from ..tables.base import Column
 from .rows_view import RowsView
@@ -29,12 +26,8 @@ class KernelsView(RowsView):
     def __init__(self, analysis: Results, **kwargs) -> None:
         self.analysis = analysis
         super().__init__(**kwargs)
-        self.footprint = K.Footprint(self._arg)
-
-    @lru_cache(maxsize=4096)  # noqa: B019 - one view per app, a few hundred kernels
-    def _arg(self, event: int, key: str) -> str:
-        value = event_args(self.analysis.trace, event).get(key)
-        return "-" if value is None else str(value)
+        prints = analysis.kernel_footprints  # computed in the background before this view is made
+        self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
 
     def columns(self) -> list[Column]:
         return K.columns(self.footprint)

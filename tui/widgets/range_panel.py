@@ -18,6 +18,10 @@ class RangePanel(DataTable):
         self.cursor_type = "row"
         self.add_columns("Name", "Count", "Total", "Self", "Average")
 
+    def computing(self, span: tuple[int, int]) -> None:
+        self.clear()
+        self.border_title = f"Marked range: {fmt_dur(span[1] - span[0])} · computing …"
+
     def show(self, rows: list[RangeRow], span: tuple[int, int] | None) -> None:
         self.clear()
         self.border_title = f"Marked range: {fmt_dur(span[1] - span[0])}" if span else ""

@@ -249,11 +249,19 @@ class Timeline(ScrollView, can_focus=True):
     def action_parent(self) -> None:
         self._move(lambda i: navigate.parent(self.analysis, i))
 
+    def _ready(self, *names: str) -> bool:
+        """Whether the analyses a key needs are ready; if not, say so rather than wait for them."""
+        if all(self.analysis.ready(n) for n in names):
+            return True
+        self.notify("still linking launches to GPU work and nesting children …", timeout=2)
+        return False
+
     def action_child(self) -> None:
-        self._move(lambda i: navigate.first_child(self.analysis, i))
+        if self._ready("_children_csr"):
+            self._move(lambda i: navigate.first_child(self.analysis, i))
 
     def action_flow(self, forward: bool) -> None:
-        if self.selected >= 0:
+        if self.selected >= 0 and self._ready("links", "_children_csr"):
             self.select(navigate.follow_flow(self.analysis, self.selected, forward))
 
     def action_details(self) -> None:

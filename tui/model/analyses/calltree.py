@@ -97,7 +97,9 @@ class CallTree:
             return []
         x = self.a.trace.x
         if self.merge:
-            groups = [idx[x.name[idx] == n] for n in np.unique(x.name[idx])]
+            idx = idx[np.argsort(x.name[idx], kind="stable")]
+            cuts = np.flatnonzero(np.diff(x.name[idx])) + 1
+            groups = np.split(idx, cuts)
         else:
             groups = [np.array([i]) for i in idx[np.argsort(x.ts[idx])]]
         nodes = [self._node(g, None) for g in groups]

@@ -19,6 +19,11 @@ FOOTPRINT_KEYS = (
 )
 
 
+def footprint(args: dict) -> dict[str, str]:
+    """The launch footprint among a GPU event's args, as text."""
+    return {k: str(args[k]) for k in FOOTPRINT_KEYS if k in args}
+
+
 @dataclass
 class Details:
     """Plain facts about an event; times in ns relative to the trace start."""
@@ -29,12 +34,27 @@ class Details:
     track: str
     start_ns: int
     dur_ns: int
-    self_ns: int
+    self_ns: int | None  # None until the nesting's self times are computed
     args: dict
     launch: tuple[int, str] | None = None  # (event, name) of the runtime call
     launch_latency_ns: int | None = None
     footprint: dict = field(default_factory=dict)
     kernels: list[tuple[int, str, int]] = field(default_factory=list)  # (event, name, dur)
+
+
+def brief(a: Analysis, i: int, origin: int) -> Details:
+    """What is known of an event before links and self times are computed: name, place, times, args."""
+    t, x = a.trace, a.trace.x
+    return Details(
+        i,
+        t.name_of(i),
+        t.cat_names[int(x.cat_str[i])],
+        t.track_of(i).name,
+        int(x.ts[i]) - origin,
+        int(x.dur[i]),
+        None,
+        event_args(t, i),
+    )
 
 
 def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20) -> Details:
@@ -63,11 +83,14 @@ def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20) -> Details
 
 
 def _kernels_of(a: Analysis, i: int, limit: int) -> list[tuple[int, str, int]]:
-    out = []
-    sources = [i] if int(a.trace.x.cat[i]) == int(Cat.RUNTIME) else a.descendants(i)
-    for j in sources:
-        for g in a.links.launched(int(j)):
+    """The first GPU events launched from i's subtree (subtrees that launch nothing are skipped)."""
+    out: list[tuple[int, str, int]] = []
+    stack = [i]
+    below = a.launches_below
+    while stack and len(out) < limit:
+        j = stack.pop()
+        for g in a.links.launched(j)[: limit - len(out)]:
             out.append((int(g), a.trace.name_of(int(g)), int(a.trace.x.dur[g])))
-            if len(out) >= limit:
-                return out
+        kids = a.children(j)
+        stack.extend(int(k) for k in kids[below[kids] > 0][::-1])
     return out

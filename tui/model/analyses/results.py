@@ -7,7 +7,9 @@ structure (Analysis) and what they need from each other as arguments, so none im
 from __future__ import annotations
 
 from ..analysis import Analysis, derived, stored
+from ..load.args import event_args
 from ..store import Blob
+from .details import footprint
 from .explain import Finding, explain, notes_by_event
 from .kernels import KernelRow, kernel_rows
 from .ops import OpsTable, OpTimes, op_times, ops_table
@@ -41,6 +43,11 @@ class Results(Analysis):
     def findings(self) -> list[Finding]:
         """What the explain rules say about this trace (see explain.py)."""
         return explain(self, self.summary)
+
+    @stored(Blob(dict[int, dict[str, str]]))
+    def kernel_footprints(self) -> dict[int, dict[str, str]]:
+        """The footprint args (grid, block, registers, ...) of each kernel row's example event."""
+        return {r.example: footprint(event_args(self.trace, r.example)) for r in self.kernels}
 
     @derived
     def notes(self) -> dict[int, list[str]]:

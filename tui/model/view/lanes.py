@@ -54,7 +54,7 @@ class LaneIndex:
         self.depths: dict[int, int] = {}
         if not len(shown):
             return
-        order = shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))]
+        order = analysis.lane_order
         tracks, rows = x.track[order], nesting.row[order]
         cut = np.flatnonzero((np.diff(tracks) != 0) | (np.diff(rows) != 0)) + 1
         for part in np.split(order, cut):

@@ -51,9 +51,9 @@ def follow_flow(a: Analysis, i: int, forward: bool) -> int:
     return i
 
 
-def search(a: Analysis, pattern: str) -> np.ndarray:
-    """Shown events whose name matches the regular expression, in time order."""
-    rx = re.compile(pattern, re.IGNORECASE)
+def search(a: Analysis, pattern: str | re.Pattern) -> np.ndarray:
+    """Shown events whose name matches the regular expression (case-insensitive when a string), in time order."""
+    rx = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.IGNORECASE)
     hits = np.array([bool(rx.search(n)) for n in a.trace.names] or [False])
     order = a.nesting.order
     found = order[hits[a.trace.x.name[order]]]
