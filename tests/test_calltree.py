@@ -70,3 +70,19 @@ def test_other_threads_get_their_own_root_beside_the_steps():
     assert autograd.gpu_ns > 0
     names = {n.name for n in tree.children(autograd)}
     assert any("Backward" in n for n in names)
+
+
+def test_many_steps_are_grouped_and_a_kernel_is_still_found():
+    """A long capture opens with groups of steps, not thousands of roots; reveal still reaches a deep node."""
+    from benchmarks.tile import tile_columns
+    from tui.model.analyses.calltree import STEPS_PER_GROUP
+    from tui.model.analyses.results import Results
+
+    a = Results(tile_columns(load_trace(SAMPLES / "h100-bert-small.json.gz", use_cache=False), 120))
+    tree = CallTree(a)
+    roots = tree.roots()
+    groups = [r for r in roots if r.kind == "steps"]
+    assert len(groups) == 3 and sum(g.count for g in groups) == 120
+    assert [n.kind for n in tree.children(groups[0])] == ["step"] * STEPS_PER_GROUP
+    kernel = int(next(i for i in a.nesting.order[::-1] if a.trace.x.cat[i] == 4 and a.links.launcher[i] >= 0))
+    assert set(tree.path_to(kernel)) & set(groups[-1].events.tolist())  # its step is in the last group

@@ -105,7 +105,7 @@ class Analysis:
         """The nested events by (track, display row, start): each timeline row is a run of it."""
         x, nesting = self.trace.x, self.nesting
         shown = nesting.order
-        return shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))]
+        return shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))].astype(np.int32)
 
     def peek(self, name: str) -> Any:
         """The derived attribute if it is ready, else None (never computes: safe on the UI thread)."""
@@ -115,8 +115,8 @@ class Analysis:
     def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:
         parent = self.nesting.parent
         kids = np.flatnonzero(parent >= 0)
-        kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))]
-        starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1))
+        kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))].astype(np.int32)
+        starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1)).astype(np.int32)
         return kids, starts
 
     def children(self, i: int) -> np.ndarray:

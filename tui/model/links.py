@@ -41,7 +41,8 @@ def link(trace: Trace) -> Links:
     launcher = np.where(missing, by_ext, launcher)
     linked = np.flatnonzero(launcher >= 0)
     order = linked[np.argsort(launcher[linked], kind="stable")]
-    links = Links(launcher, order, launcher[order], via_external_id=int((by_ext >= 0).sum()))
+    launcher = launcher.astype(np.int32)  # event indices fit in 32 bits
+    links = Links(launcher, order.astype(np.int32), launcher[order], via_external_id=int((by_ext >= 0).sum()))
     links.flows_paired, links.flows_agree = _flow_agreement(trace, rank, runtime)
     return links
 

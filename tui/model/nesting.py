@@ -56,22 +56,22 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     depth_pos = np.zeros(len(order), np.int32)
     row_pos = np.zeros(len(order), np.int32)
     kills = np.zeros(n, bool)
-    span_end = np.full(n, -1, np.int64)
+    span_end = np.full(n, -1, np.int32)
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         p, d, r, killer, end_pos = nest_track(s[a:b], e[a:b])
         parent_pos[a:b] = np.where(p >= 0, p + a, -1)
         depth_pos[a:b], row_pos[a:b] = d, r
         kills[order[a + killer[killer >= 0]]] = True
         span_end[order[a:b]] = end_pos + a
-    parent = np.full(n, -1, np.int64)
+    parent = np.full(n, -1, np.int32)  # event indices fit in 32 bits: half the memory of the viewer's arrays
     row = np.zeros(n, np.int32)
     depth = np.zeros(n, np.int32)
     has = parent_pos >= 0
     parent[order[has]] = order[parent_pos[has]]
     row[order], depth[order] = row_pos, depth_pos
-    pos = np.full(n, -1, np.int64)
+    pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
-    return Nesting(parent, row, order, depth, parent, kills, pos, span_end)
+    return Nesting(parent, row, order.astype(np.int32), depth, parent, kills, pos, span_end)
 
 
 def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -15,20 +15,37 @@ from ..tables import summary as S
 
 BAR = "█"
 TOP = 5
+MAX_STEP_BARS = 24  # more steps than this: the first few and the slowest, in step order
+
+
+def shown_steps(steps: list) -> tuple[list, int]:
+    """The steps worth a bar (all, or the first 4 and the slowest), and how many are left out."""
+    if len(steps) <= MAX_STEP_BARS:
+        return steps, 0
+    slowest = sorted(range(4, len(steps)), key=lambda k: -steps[k].dur_us)[: MAX_STEP_BARS - 4]
+    keep = sorted([0, 1, 2, 3, *slowest])
+    return [steps[k] for k in keep], len(steps) - len(keep)
 
 
 def step_bars(a: Results, width: int = 40) -> Table:
     steps = a.summary.steps
+    shown, hidden = shown_steps(steps)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column(justify="right", no_wrap=True)
     longest = max((s.dur_us for s in steps), default=0) or 1
     median = sorted(s.dur_us for s in steps)[len(steps) // 2] if steps else 0
-    for s in steps:
+    for s in shown:
         n = max(int(round(width * s.dur_us / longest)), 1)
         style = "#e06c75" if median and s.dur_us > 1.5 * median else "#61afef"
         grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.dur_us))
+    if hidden:
+        grid.add_row(
+            Text(f"… {hidden:,} more", style="dim"),
+            Text(f"(the first 4 and the slowest are shown; median {fmt_time(median)})", style="dim"),
+            "",
+        )
     return grid
 
 

@@ -41,6 +41,7 @@ class RowsView(Vertical):
         self.sort_key = self.DEFAULT_SORT
         self.pattern: re.Pattern | None = None
         self.shown: list = []
+        self.filled = False  # filled on the first resize, once the name column's width is known
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="table-status")
@@ -49,7 +50,6 @@ class RowsView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(Input).display = False
-        self.refill()
 
     def source_rows(self) -> list:
         raise NotImplementedError
@@ -63,7 +63,7 @@ class RowsView(Vertical):
 
     def on_resize(self, event) -> None:
         width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
-        if width != self.name_width:
+        if width != self.name_width or not self.filled:
             self.name_width = width
             if self.is_mounted and self.query(DataTable):
                 self.refill()
@@ -90,6 +90,7 @@ class RowsView(Vertical):
         for r in self.shown:
             table.add_row(*(Text(col.text(r, context, self.name_width)) for col in columns))  # "[memory]" is no markup
         self.query_one(".table-status", Static).update(self.status())
+        self.filled = True
 
     def action_sort(self, key: str) -> None:
         self.sort_key = key

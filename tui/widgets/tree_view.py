@@ -11,7 +11,14 @@ from textual.widgets.tree import TreeNode
 from ..fmt import fmt_dur
 from ..model.analyses.calltree import CallTree, Node
 
-KIND_STYLE = {"step": "bold #e5c07b", "gpu": "#56b6c2", "runtime": "#c678dd", "cpu": "", "thread": "bold"}
+KIND_STYLE = {
+    "steps": "bold #e5c07b",
+    "step": "bold #e5c07b",
+    "gpu": "#56b6c2",
+    "runtime": "#c678dd",
+    "cpu": "",
+    "thread": "bold",
+}
 
 
 def node_label(n: Node) -> Text:
@@ -88,14 +95,16 @@ class CallTreeView(Tree[Node]):
         path = self.calltree.path_to(event)
         tops = {int(e) for c in self.root.children if c.data is not None for e in c.data.events}
         start = next((k for k, ev in enumerate(path) if ev in tops), len(path))
-        node = self.root
-        for ev in path[start:]:
+        node, k = self.root, start
+        while k < len(path):
             self._load(node)
             node.expand()
+            ev = path[k]
             match = next((c for c in node.children if c.data is not None and ev in set(c.data.events.tolist())), None)
             if match is None:
                 break
             node = match
+            k += match.data is not None and match.data.kind != "steps"  # a group of steps holds the step itself
         if node is self.root:
             return False
         self.call_after_refresh(self._go_to, node)

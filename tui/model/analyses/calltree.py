@@ -15,7 +15,8 @@ from ..analysis import Analysis
 from ..cats import Cat
 from .summary import step_events
 
-NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread"]
+NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread", "steps"]
+STEPS_PER_GROUP = 50  # more steps than this: grouped, so the tree opens at once on long captures
 
 
 @dataclass
@@ -51,13 +52,32 @@ class CallTree:
         roots = order[(self.a.nesting.parent[order] < 0) & np.isin(x.track[order], cpu_tracks)]
         if not len(steps):
             return self._group(roots)
-        nodes = [self._node(np.array([i]), "step") for i in steps]
+        nodes = self._steps(steps)
         step_tracks = set(x.track[steps].tolist())
         for track in cpu_tracks:  # other threads (the autograd thread, data loaders) as one node each
             mine = roots[x.track[roots] == track]
             if track not in step_tracks and len(mine):
                 nodes.append(self._thread_node(track, mine))
         return nodes
+
+    def _steps(self, steps: np.ndarray) -> list[Node]:
+        """A node per step, or per run of STEPS_PER_GROUP steps when there are more."""
+        if len(steps) <= STEPS_PER_GROUP:
+            return [self._node(np.array([i]), "step") for i in steps]
+        groups = [steps[k : k + STEPS_PER_GROUP] for k in range(0, len(steps), STEPS_PER_GROUP)]
+        return [self._group_node(g) for g in groups]
+
+    def _group_node(self, steps: np.ndarray) -> Node:
+        x, names = self.a.trace.x, self.a.trace.names
+        first, last = names[int(x.name[steps[0]])], names[int(x.name[steps[-1]])]
+        return Node(
+            f"{first} … {last.split('#')[-1]} ({len(steps)} steps)",
+            steps,
+            int(x.dur[steps].sum()),
+            int(self.a.self_ns[steps].sum()),
+            int(self.gpu_ns[steps].sum()),
+            "steps",
+        )
 
     def _thread_node(self, track: int, roots: np.ndarray) -> Node:
         x = self.a.trace.x
@@ -87,6 +107,8 @@ class CallTree:
     def children(self, node: Node) -> list[Node]:
         if node.kind == "thread":
             return self._group(node.events)
+        if node.kind == "steps":
+            return [self._node(np.array([i]), "step") for i in node.events]
         kids = [self.a.children(int(i)) for i in node.events]
         launched = [self.a.links.launched(int(i)) for i in node.events if node.kind == "runtime"]
         flat = np.concatenate(kids + launched) if kids or launched else np.empty(0, int)

@@ -1,0 +1,73 @@
+"""Run a command in a fresh process and measure its wall time and the peak RSS of its whole process tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_gb: float
+    out: str
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    """RSS of a process and all its children (workers included), 0 once it is gone."""
+    try:
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def run(argv: list[str], env: dict | None = None, every_s: float = 0.02) -> Run:
+    """Wall seconds from start to exit, and the peak RSS of the tree sampled every 20 ms."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ.copy()
+    )
+    proc, peak, done = psutil.Process(child.pid), [0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_rss(proc))
+            time.sleep(every_s)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = child.communicate()
+    seconds = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    if child.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {err.strip()[-500:]}")
+    return Run(seconds, peak[0] / 1e9, out)
+
+
+def python(code: str, env: dict | None = None) -> Run:
+    return run([sys.executable, "-c", code], env)
+
+
+def tracetui(*args: str, env: dict | None = None) -> Run:
+    return run([sys.executable, "-m", "tui", *args], env)
+
+
+def environment(cache: Path) -> dict:
+    return {**os.environ, "TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
