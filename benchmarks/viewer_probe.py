@@ -41,6 +41,17 @@ KEYS = [
 ]
 
 
+def _rss_split() -> str:
+    """Anonymous vs file-backed resident memory (mapped cache columns are file-backed)."""
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon", "RssFile")):
+                key, value = line.split(":")
+                fields[key] = int(value.split()[0]) * 1024
+    return " ".join(f"{k}={v / 1e6:.0f}MB" for k, v in fields.items())
+
+
 class LagMonitor:
     """The longest the event loop went without running a 5 ms ticker: how long the UI was frozen."""
 
@@ -92,6 +103,7 @@ async def main(trace: str, start: float, use_cache: bool) -> None:
         await pilot.pause()
         print(f"settled {time.time() - start:.3f}", flush=True)
         print(f"rss {psutil.Process().memory_info().rss}", flush=True)
+        print(f"rss-split {_rss_split()}", flush=True)
         idle = []
         for _ in range(5):
             t0 = time.perf_counter()

@@ -187,3 +187,12 @@ def test_an_unwritable_cache_dir_is_one_warning_not_a_failure(tmp_path, monkeypa
     assert main(["summary", str(_copy(tmp_path)), "--format", "json"]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be written" in err and str(blocker / "sub") in err
+
+
+def test_the_launch_links_come_back_from_the_cache_memory_mapped(tmp_path):
+    """Links hold three counters besides their arrays; the whole value must read back (it once never did)."""
+    path = _copy(tmp_path)
+    links = _results(path).links
+    again = _results(path).links
+    assert isinstance(again.launcher, np.memmap) and np.array_equal(again.launcher, links.launcher)
+    assert (again.flows_paired, again.flows_agree) == (links.flows_paired, links.flows_agree)

@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
-from tui.model.analyses.explain import RULES, notes_by_event
+from tui.model.analyses.explain import RULES, NoteIndex
 from tui.model.analyses.results import Results
 
 
@@ -147,6 +147,7 @@ def test_every_rule_fires_on_a_trace(rule, tmp_path):
 
 def test_notes_are_indexed_by_event():
     a, _ = findings("b300-moe-small.json.gz", "")
-    notes = notes_by_event(a.findings)
+    notes = NoteIndex(a.findings).notes
     abr = int(np.flatnonzero([a.trace.names[n] == "Activity Buffer Request" for n in a.trace.x.name])[0])
-    assert any("profiler overhead" in n for n in notes[abr])
+    assert any("profiler overhead" in n for n in notes(abr))
+    assert notes(abr + 1) == [] or all(isinstance(n, str) for n in notes(abr + 1))

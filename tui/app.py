@@ -12,8 +12,6 @@ from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
-from .screens.compare import CompareScreen
-from .screens.help import HelpScreen, binding_rows
 from .screens.loading import LoadingScreen
 from .screens.main import VIEWS, MainScreen
 
@@ -131,6 +129,8 @@ class TraceApp(App):
         self._run_load(job)
 
     def on_compare_loaded(self, message: CompareLoaded) -> None:
+        from .screens.compare import CompareScreen  # imported when needed: the first paint waits for no more
+
         self.switch_screen(CompareScreen(message.diff, message.labels))
 
     def on_load_progress(self, message: LoadProgress) -> None:
@@ -151,10 +151,12 @@ class TraceApp(App):
     def action_view(self, name: str) -> None:
         if isinstance(self.screen, MainScreen):
             self.screen.show_view(name)
-        elif isinstance(self.screen, CompareScreen) and name in ("timeline", "tree", "ops", "kernels"):
+        elif hasattr(self.screen, "action_tab") and name in ("timeline", "tree", "ops", "kernels"):
             self.screen.action_tab({"timeline": "summary", "tree": "steps"}.get(name, name))
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen, binding_rows
+
         if isinstance(self.screen, HelpScreen):
             return
         chain = list(reversed(self.screen.focused.ancestors_with_self)) if self.screen.focused else []

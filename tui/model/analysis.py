@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -61,12 +62,30 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         if value is None:
             value = self.fn(obj)
             self.codec.save(store, self.name, value)
+            # read back what was kept: memory-mapped arrays instead of private copies (a smaller steady RSS)
+            kept = self.codec.load(store, self.name, obj.trace.n)
+            value = value if kept is None else kept
         return value
 
 
 def stored(codec: Codec) -> Callable[[Callable[[Any], T]], derived[T]]:
     """A derived attribute kept in the trace's store (the on-disk cache) with this codec."""
     return lambda fn: derived(fn, codec)
+
+
+@dataclass
+class LaneArrays:
+    """The timeline's rows as runs of one array: row k is positions cuts[k]:cuts[k+1] of order."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    prefix: np.ndarray  # running sum of durations in this order (one longer)
+    cuts: np.ndarray
+    track: np.ndarray  # per row
+    row: np.ndarray  # per row: the display row within its track
+    t_min: int
+    t_max: int
 
 
 class Analysis:
@@ -100,12 +119,32 @@ class Analysis:
         python_parents(self.trace, nesting)
         return nesting
 
-    @stored(Arrays(per_event=()))
-    def lane_order(self) -> np.ndarray:
-        """The nested events by (track, display row, start): each timeline row is a run of it."""
+    @stored(Arrays(LaneArrays, per_event=()))
+    def lane_arrays(self) -> LaneArrays:
+        """The nested events by (track, display row, start), with their start, end and running busy time."""
         x, nesting = self.trace.x, self.nesting
         shown = nesting.order
-        return shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))].astype(np.int32)
+        order = shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))].astype(np.int32)
+        starts, ends = x.ts[order], self.end[order]
+        track, row = x.track[order], nesting.row[order]
+        cuts = np.concatenate([[0], np.flatnonzero((np.diff(track) != 0) | (np.diff(row) != 0)) + 1, [len(order)]])
+        first = cuts[:-1]
+        return LaneArrays(
+            order,
+            starts,
+            ends,
+            np.concatenate([[0], np.cumsum(ends - starts)]),
+            cuts,
+            track[first] if len(order) else np.empty(0, np.int32),
+            row[first] if len(order) else np.empty(0, np.int32),
+            int(starts.min()) if len(order) else 0,
+            int(ends.max()) if len(order) else 0,
+        )
+
+    def forget(self, name: str) -> None:
+        """Drop a derived value kept only to compute others (it is recomputed if asked for again)."""
+        with self._lock(name):
+            self.__dict__.pop(name, None)
 
     def peek(self, name: str) -> Any:
         """The derived attribute if it is ready, else None (never computes: safe on the UI thread)."""

@@ -8,6 +8,7 @@ summary, notes) is computed by a background worker; a view that needs what is no
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -25,16 +26,15 @@ from ..model.analyses.results import Results
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
-from ..widgets.kernels_view import KernelsView
-from ..widgets.ops_view import OpsView
-from ..widgets.overview import OverviewView
 from ..widgets.phases import PhaseBars
 from ..widgets.range_panel import RangePanel
-from ..widgets.rows_view import RowsView
 from ..widgets.ruler import Ruler
 from ..widgets.timeline import Timeline
-from ..widgets.tree_view import CallTreeView
 from ..widgets.view_pane import ViewPane
+
+if TYPE_CHECKING:
+    from ..widgets.rows_view import RowsView
+    from ..widgets.tree_view import CallTreeView
 
 VIEWS = ("timeline", "tree", "ops", "kernels", "overview")
 # What the background worker computes, phase by phase, in the order the views want it.
@@ -67,6 +67,12 @@ class MainScreen(Screen):
         self.selected = -1
 
     def _panes(self) -> list[ViewPane]:
+        """The other views, imported and made on their first visit: the first paint waits for none of them."""
+        from ..widgets.kernels_view import KernelsView
+        from ..widgets.ops_view import OpsView
+        from ..widgets.overview import OverviewView
+        from ..widgets.tree_view import CallTreeView
+
         a = self.analysis
         return [
             ViewPane(
@@ -121,6 +127,8 @@ class MainScreen(Screen):
                 getattr(self.analysis, name)
                 self.post_message(AnalysisReady(name))
                 self.post_message(LoadProgress(phase, k / len(names)))
+        for scaffold in ("op_times", "_launch_tree"):  # per-event intermediates the tables no longer need
+            self.analysis.forget(scaffold)
 
     def progress(self, phase: str, fraction: float) -> None:
         bars = self.query_one("#background", PhaseBars)
@@ -152,6 +160,8 @@ class MainScreen(Screen):
         self.call_after_refresh(self._focus_view, name)
 
     def _focus_view(self, name: str) -> None:
+        from ..widgets.tree_view import CallTreeView
+
         if name == "tree" and self.selected >= 0 and self.query(CallTreeView):
             self.query_one(CallTreeView).reveal(self.selected)
         target = FOCUS.get(name)
@@ -179,7 +189,7 @@ class MainScreen(Screen):
             panel.show(None)
         elif all(a.ready(n) for n in DETAILS_NEED):
             notes = a.peek("notes")
-            panel.show(describe(a, event, self.lanes.t_min), notes.get(event, []) if notes is not None else None)
+            panel.show(describe(a, event, self.lanes.t_min), notes.notes(event) if notes is not None else None)
         else:
             panel.show(brief(a, event, self.lanes.t_min), None)
 

@@ -311,9 +311,16 @@ def explain(a: Analysis, summary: Summary) -> list[Finding]:
     return [f for rule in RULES for f in rule.find(a, summary)]
 
 
-def notes_by_event(findings: list[Finding]) -> dict[int, list[str]]:
-    out: dict[int, list[str]] = {}
-    for f in findings:
-        for e in f.events:
-            out.setdefault(e, []).append(f.note)
-    return out
+class NoteIndex:
+    """The explain notes of any one event, found by binary search (no dict of every event noted)."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.entries = [(np.unique(np.asarray(f.events, np.int64)), f.note) for f in findings if f.events]
+
+    def notes(self, event: int) -> list[str]:
+        out = []
+        for events, note in self.entries:
+            k = int(np.searchsorted(events, event))
+            if k < len(events) and events[k] == event:
+                out.append(note)
+        return out

@@ -10,7 +10,7 @@ from ..analysis import Analysis, derived, stored
 from ..load.args import event_args
 from ..store import Blob
 from .details import footprint
-from .explain import Finding, explain, notes_by_event
+from .explain import Finding, NoteIndex, explain
 from .kernels import KernelRow, kernel_rows
 from .ops import OpsTable, OpTimes, op_times, ops_table
 from .summary import Summary, summarize
@@ -50,5 +50,6 @@ class Results(Analysis):
         return {r.example: footprint(event_args(self.trace, r.example)) for r in self.kernels}
 
     @derived
-    def notes(self) -> dict[int, list[str]]:
-        return notes_by_event(self.findings)
+    def notes(self) -> NoteIndex:
+        """The explain notes of each event, for the details panel."""
+        return NoteIndex(self.findings)

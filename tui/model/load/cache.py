@@ -26,7 +26,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 7  # bump when the columns or any stored derived value change meaning
+FORMAT_VERSION = 9  # bump when the columns or any stored derived value change meaning
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 
@@ -66,16 +66,26 @@ class EntryStore:
     def get_arrays(self, name: str) -> dict[str, np.ndarray] | None:
         try:
             manifest = json.loads((self.dir / f"{name}.json").read_text())
-            arrays = {k: np.load(self.dir / f"{name}.{k}.npy", mmap_mode="r") for k in manifest}
-        except (OSError, ValueError, TypeError):
+            arrays = {
+                k: np.asarray(spec[2], spec[0])
+                if len(spec) == 3
+                else np.load(self.dir / f"{name}.{k}.npy", mmap_mode="r")
+                for k, spec in manifest.items()
+            }
+        except (OSError, ValueError, TypeError, IndexError):
             return None
-        if any(str(arrays[k].dtype) != dt or list(arrays[k].shape) != shape for k, (dt, shape) in manifest.items()):
+        if any(str(arrays[k].dtype) != spec[0] or list(arrays[k].shape) != spec[1] for k, spec in manifest.items()):
             return None  # altered since it was written
         return arrays
 
     def put_arrays(self, name: str, arrays: dict[str, np.ndarray]) -> None:
-        manifest = {k: [str(a.dtype), list(a.shape)] for k, a in arrays.items()}
+        """Arrays as .npy files (scalars in the manifest: a 0-d array does not map back as one)."""
+        manifest: dict[str, list] = {}
         for key, arr in arrays.items():
+            if arr.ndim == 0:
+                manifest[key] = [str(arr.dtype), [], arr.item()]
+                continue
+            manifest[key] = [str(arr.dtype), list(arr.shape)]
             self._atomic(f"{name}.{key}.npy", lambda f, arr=arr: np.save(f, np.ascontiguousarray(arr)))
         self._atomic(f"{name}.json", lambda f: f.write(json.dumps(manifest).encode()))  # last: the entry is whole
 

@@ -46,25 +46,19 @@ class LaneIndex:
     """Rows of every shown track, built once per trace from the display nesting."""
 
     def __init__(self, analysis: Analysis) -> None:
-        t = analysis.trace
-        x, nesting = t.x, analysis.nesting
-        shown = nesting.order
+        lanes = analysis.lane_arrays  # stored in the cache: a re-opened trace only maps it
         self.analysis = analysis
         self.rows: dict[tuple[int, int], Row] = {}
         self.depths: dict[int, int] = {}
-        if not len(shown):
-            return
-        order = analysis.lane_order
-        tracks, rows = x.track[order], nesting.row[order]
-        cut = np.flatnonzero((np.diff(tracks) != 0) | (np.diff(rows) != 0)) + 1
-        for part in np.split(order, cut):
-            key = (int(x.track[part[0]]), int(nesting.row[part[0]]))
-            starts, ends = x.ts[part], analysis.end[part]
-            prefix = np.concatenate([[0], np.cumsum(ends - starts)])
-            self.rows[key] = Row(key[0], key[1], part, starts, ends, prefix)
-            self.depths[key[0]] = max(self.depths.get(key[0], 0), key[1] + 1)
-        self.t_min = int(x.ts[shown].min())
-        self.t_max = int(analysis.end[shown].max())
+        self.t_min, self.t_max = lanes.t_min, lanes.t_max
+        cuts = lanes.cuts.tolist()
+        for k, (track, depth) in enumerate(zip(lanes.track.tolist(), lanes.row.tolist(), strict=True)):
+            a, b = cuts[k], cuts[k + 1]
+            key = (track, depth)
+            self.rows[key] = Row(
+                track, depth, lanes.order[a:b], lanes.starts[a:b], lanes.ends[a:b], lanes.prefix[a : b + 1]
+            )
+            self.depths[track] = max(self.depths.get(track, 0), depth + 1)
 
     def row(self, track: int, depth: int) -> Row | None:
         return self.rows.get((track, depth))
