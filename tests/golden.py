@@ -28,6 +28,9 @@ COMMANDS = {
     "kernels-json": ["kernels", "--format", "json"],
     "explain": ["explain"],
     "explain-json": ["explain", "--format", "json"],
+    "ops-hide-python": ["ops", "--hide-python"],
+    "code": ["code"],
+    "code-json": ["code", "--format", "json", "--all-frames"],
 }
 
 

@@ -84,3 +84,21 @@ def test_find_returns_the_event_under_a_time(tmp_path):
     assert lanes.find(0, 0, t0 + 12_000) == 1
     assert lanes.find(0, 0, t0 + 7_000) == -1
     assert np.array_equal(lanes.row(0, 0).events, [0, 1])
+
+
+def test_icicle_lays_children_out_by_their_share_widest_first():
+    from tui.model.analyses.code import FrameTree
+    from tui.model.view.icicle import ALL, Icicle
+
+    # main (91) -> model (60), data (30), tiny (1), speck (0); model -> layer (50)
+    names = ["main", "data", "model", "tiny", "layer", "speck"]
+    tree = FrameTree([-1, 0, 0, 0, 2, 0], names, [1] * 6, [100] * 6, [91, 30, 60, 1, 50, 0])
+    ice = Icicle(tree)
+    rows = [
+        [(s.start, s.end, names[s.node] if s.node >= 0 else "all") for s in row] for row in ice.rows(ALL, 91, "device")
+    ]
+    assert rows[0] == [(0, 91, "all")] and rows[1] == [(0, 91, "main")]
+    assert rows[2] == [(0, 60, "model"), (60, 90, "data"), (90, 91, "tiny")]  # speck has no time: no column
+    assert rows[3] == [(0, 50, "layer")]
+    zoomed = ice.rows(2, 90, "device")
+    assert [(s.start, s.end) for s in zoomed[1]] == [(0, 75)]  # layer is 50/60 of model

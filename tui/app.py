@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen
-from .screens.main import VIEWS, MainScreen
+from .screens.main import FRAME_LEVELS_SHOWN, VIEWS, MainScreen
 
 PROGRESS_EVERY_S = 0.1
 
@@ -109,9 +109,10 @@ class TraceApp(App):
             analysis = Results(load_trace(path, use_cache=self.use_cache, progress=self._reporter("decode")))
             nested = self._reporter("nest")
             nested(0.0)
-            lanes = LaneIndex(analysis)  # nests the events: all the first paint needs
+            hide = analysis.frame_levels > FRAME_LEVELS_SHOWN  # deep Python stacks would bury the ops
+            lanes = LaneIndex(analysis.frameless if hide else analysis)  # nests the events: all the first paint needs
             nested(1.0)
-            return TraceLoaded(analysis, lanes, time.perf_counter() - start)
+            return TraceLoaded(analysis, lanes, time.perf_counter() - start, hide)
 
         self._run_load(job)
 
@@ -139,7 +140,7 @@ class TraceApp(App):
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         warning = message.analysis.trace.report.warning()
-        self.switch_screen(MainScreen(message.analysis, message.lanes, self.paths[0]))
+        self.switch_screen(MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python))
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         if warning:
             self.notify(warning, title="salvaged", severity="warning", timeout=8)

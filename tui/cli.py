@@ -60,7 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = _one_trace(sub, "ops", "print the key_averages() table")
     _table_opts(p)
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
+    p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
     _table_opts(_one_trace(sub, "kernels", "print per-kernel GPU statistics"))
+    p = _one_trace(sub, "code", "print time per source line (Python frames), with the GPU time launched from it")
+    _table_opts(p)
+    p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
     p.add_argument("trace_a", metavar="A")
     p.add_argument("trace_b", metavar="B")
@@ -115,7 +119,21 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from .tables import ops
 
     ops.check_sort(args.sort)  # before loading: a typo costs nothing
-    print(render_ops(load(args.trace, args.no_cache), args.format, args.sort, args.limit, args.group_by_shape))
+    a = load(args.trace, args.no_cache)
+    print(render_ops(a, args.format, args.sort, args.limit, args.group_by_shape, args.hide_python))
+    return 0
+
+
+def cmd_code(args: argparse.Namespace) -> int:
+    from .reports import render_code
+    from .tables import code
+
+    code.resolve_sort(args.sort)
+    a = load(args.trace, args.no_cache)
+    table = a.code_all if args.all_frames else a.code
+    if not table.frames:
+        raise UsageError(f"{args.trace}: {code.NO_FRAMES}")
+    print(render_code(table, args.format, args.sort, args.limit))
     return 0
 
 
@@ -205,6 +223,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "explain": cmd_explain,
     "ops": cmd_ops,
     "kernels": cmd_kernels,
+    "code": cmd_code,
     "diff": cmd_diff,
     "open": cmd_open,
     "workloads": cmd_workloads,

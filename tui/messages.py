@@ -16,9 +16,9 @@ class LoadProgress(Message):
 
 
 class TraceLoaded(Message):
-    def __init__(self, analysis, lanes, seconds: float) -> None:
+    def __init__(self, analysis, lanes, seconds: float, hide_python: bool = False) -> None:
         super().__init__()
-        self.analysis, self.lanes, self.seconds = analysis, lanes, seconds
+        self.analysis, self.lanes, self.seconds, self.hide_python = analysis, lanes, seconds, hide_python
 
 
 class LoadFailed(Message):

@@ -55,15 +55,18 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         return obj.__dict__[self.name]
 
     def _restore(self, obj: Analysis) -> T:
+        if obj.base is not None and self.name in obj.SHARED:
+            return getattr(obj.base, self.name)
         store = obj.trace.store
         if self.codec is None or store is None:
             return self.fn(obj)
-        value = self.codec.load(store, self.name, obj.trace.n)
+        name = obj.prefix + self.name
+        value = self.codec.load(store, name, obj.trace.n)
         if value is None:
             value = self.fn(obj)
-            self.codec.save(store, self.name, value)
+            self.codec.save(store, name, value)
             # read back what was kept: memory-mapped arrays instead of private copies (a smaller steady RSS)
-            kept = self.codec.load(store, self.name, obj.trace.n)
+            kept = self.codec.load(store, name, obj.trace.n)
             value = value if kept is None else kept
         return value
 
@@ -89,10 +92,19 @@ class LaneArrays:
 
 
 class Analysis:
-    """Derived structure of one Trace (pure data, no formatting)."""
+    """Derived structure of one Trace (pure data, no formatting).
 
-    def __init__(self, trace: Trace) -> None:
+    With hide_python, Python frames are left out of the nesting (and so of the timeline's rows, the
+    tree and parent/child moves): ops, annotations, runtime calls and kernels only. Such an Analysis
+    keeps its derived data under its own names and takes the launch links from `base`.
+    """
+
+    SHARED = ("links", "end")  # what a frameless Analysis takes from its base rather than computing again
+
+    def __init__(self, trace: Trace, hide_python: bool = False, base: Analysis | None = None) -> None:
         self.trace = trace
+        self.hide_python, self.base = hide_python, base
+        self.prefix = "frameless." if hide_python else ""
         self._locks: dict[str, threading.RLock] = {}
         self._locks_guard = threading.Lock()
 
@@ -114,6 +126,8 @@ class Analysis:
         x = self.trace.x
         kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
         shown = (kinds[x.track] != "meta") & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
+        if shown is not None and self.hide_python:
+            shown &= x.cat != int(Cat.PYTHON)
         nesting = nest(x.ts, self.end, x.track, shown)
         nesting.parent = nesting.parent.copy()  # time_parent keeps the parents by time alone
         python_parents(self.trace, nesting)

@@ -3,6 +3,6 @@
 from .diff import render_diff
 from .explain import render_explain
 from .summary import render_summary
-from .tables import render_kernels, render_ops
+from .tables import render_code, render_kernels, render_ops
 
-__all__ = ["render_diff", "render_explain", "render_kernels", "render_ops", "render_summary"]
+__all__ = ["render_code", "render_diff", "render_explain", "render_kernels", "render_ops", "render_summary"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
@@ -36,14 +37,23 @@ if TYPE_CHECKING:
     from ..widgets.rows_view import RowsView
     from ..widgets.tree_view import CallTreeView
 
-VIEWS = ("timeline", "tree", "ops", "kernels", "overview")
-# What the background worker computes, phase by phase, in the order the views want it.
+VIEWS = ("timeline", "tree", "ops", "kernels", "overview", "code")
+FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
+# What the background worker computes, phase by phase, in the order the views want it: the shown
+# nesting's structure (STRUCTURE, on the Analysis the timeline shows), then the trace's tables.
+STRUCTURE = ("_children_csr", "self_ns", "launches_below", "gpu_below")
 BACKGROUND = (
-    ("link", ("links", "_children_csr", "self_ns", "launches_below", "gpu_below")),
-    ("aggregate", ("ops", "kernels", "kernel_footprints", "summary", "findings", "notes", "ops_by_shape")),
+    ("link", ("links",)),
+    ("aggregate", ("ops", "kernels", "kernel_footprints", "summary", "findings", "notes", "ops_by_shape", "code")),
 )
-DETAILS_NEED = ("links", "_children_csr", "self_ns", "launches_below")
-FOCUS = {"timeline": "Timeline", "tree": "CallTreeView", "ops": "OpsView DataTable", "kernels": "KernelsView DataTable"}
+DETAILS_NEED = ("_children_csr", "self_ns", "launches_below")
+FOCUS = {
+    "timeline": "Timeline",
+    "tree": "CallTreeView",
+    "ops": "OpsView DataTable",
+    "kernels": "KernelsView DataTable",
+    "code": "CodeView DataTable",
+}
 
 
 class SearchDone(Message):
@@ -58,16 +68,37 @@ class RangeDone(Message):
         self.span, self.rows = span, rows
 
 
+class StructureReady(Message):
+    """The nesting with Python frames shown or hidden is computed: the timeline can switch to it."""
+
+    def __init__(self, hide_python: bool, lanes: LaneIndex) -> None:
+        super().__init__()
+        self.hide_python, self.lanes = hide_python, lanes
+
+
 class MainScreen(Screen):
     """Attributes down to the widgets, messages up from them."""
 
-    def __init__(self, analysis: Results, lanes: LaneIndex, title: str) -> None:
+    BINDINGS = [
+        Binding("p", "python(True)", "Hide Python frames", id="main.hide_python"),
+        Binding("p", "python(False)", "Show Python frames", id="main.show_python"),
+    ]
+
+    def __init__(self, analysis: Results, lanes: LaneIndex, title: str, hide_python: bool = False) -> None:
         super().__init__()
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
+        self.hide_python = hide_python
         self.selected = -1
+        self.pending_search: str | None = None  # run once the nesting with frames is ready
+
+    @property
+    def structure(self):
+        """The nesting the timeline, the tree and the details show: with or without Python frames."""
+        return self.analysis.frameless if self.hide_python else self.analysis
 
     def _panes(self) -> list[ViewPane]:
         """The other views, imported and made on their first visit: the first paint waits for none of them."""
+        from ..widgets.code_view import CodeView
         from ..widgets.kernels_view import KernelsView
         from ..widgets.ops_view import OpsView
         from ..widgets.overview import OverviewView
@@ -78,21 +109,23 @@ class MainScreen(Screen):
             ViewPane(
                 "2 Tree",
                 ("_children_csr", "self_ns", "gpu_below"),
-                lambda: CallTreeView(CallTree(a), id="calltree"),
+                lambda: CallTreeView(CallTree(self.structure), id="calltree"),
+                source=lambda: self.structure,
                 id="tree",
             ),
-            ViewPane("3 Ops", ("ops", "ops_by_shape"), lambda: OpsView(a, id="opsview"), id="ops"),
+            ViewPane("3 Ops", ("ops", "ops_by_shape"), lambda: OpsView(a, self.hide_python, id="opsview"), id="ops"),
             ViewPane(
                 "4 Kernels", ("kernels", "kernel_footprints"), lambda: KernelsView(a, id="kernelsview"), id="kernels"
             ),
             ViewPane("5 Overview", ("summary", "ops", "kernels", "findings"), lambda: OverviewView(a), id="overview"),
+            ViewPane("6 Code", ("code", "gpu_below"), lambda: CodeView(a, id="codeview"), id="code"),
         ]
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="timeline"):
             with TabPane("1 Timeline", id="timeline"), Vertical():
                 yield Ruler(self.lanes.t_min if self.lanes.rows else 0)
-                yield Timeline(self.analysis, self.lanes, id="lanes")
+                yield Timeline(self.structure, self.lanes, id="lanes")
                 yield Input(
                     placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search"
                 )
@@ -120,13 +153,18 @@ class MainScreen(Screen):
     def analyze(self) -> None:
         """Compute every analysis off the UI thread, posting each as it becomes ready."""
         worker = get_current_worker()
-        for phase, names in BACKGROUND:
-            for k, name in enumerate(names, 1):
-                if worker.is_cancelled:
-                    return
-                getattr(self.analysis, name)
-                self.post_message(AnalysisReady(name))
-                self.post_message(LoadProgress(phase, k / len(names)))
+        structure = self.structure
+        jobs = [("link", structure, name) for name in STRUCTURE]
+        if structure is not self.analysis:  # the tables and the code view nest with the frames
+            jobs += [("link", self.analysis, "gpu_below")]
+        jobs += [(phase, self.analysis, name) for phase, names in BACKGROUND for name in names]
+        for k, (phase, source, name) in enumerate(jobs):
+            if worker.is_cancelled:
+                return
+            getattr(source, name)
+            self.post_message(AnalysisReady(name))
+            done = sum(1 for p, _, _ in jobs[: k + 1] if p == phase) / sum(1 for p, _, _ in jobs if p == phase)
+            self.post_message(LoadProgress(phase, done))
         for scaffold in ("op_times", "_launch_tree"):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
 
@@ -184,12 +222,14 @@ class MainScreen(Screen):
         self._show_details(message.event)
 
     def _show_details(self, event: int) -> None:
-        panel, a = self.query_one(DetailsPanel), self.analysis
+        panel, a = self.query_one(DetailsPanel), self.structure
         if event < 0:
             panel.show(None)
-        elif all(a.ready(n) for n in DETAILS_NEED):
-            notes = a.peek("notes")
-            panel.show(describe(a, event, self.lanes.t_min), notes.notes(event) if notes is not None else None)
+        elif all(a.ready(n) for n in DETAILS_NEED) and self.analysis.ready("links"):
+            notes = self.analysis.peek("notes")
+            full = self.analysis if self.analysis.ready("nesting") else None  # for the code stack: frames nested
+            details = describe(a, event, self.lanes.t_min, frames=full)
+            panel.show(details, notes.notes(event) if notes is not None else None)
         else:
             panel.show(brief(a, event, self.lanes.t_min), None)
 
@@ -242,7 +282,41 @@ class MainScreen(Screen):
 
     @work(thread=True, exclusive=True, group="search", description="Searching event names")
     def find(self, pattern: str, rx: re.Pattern) -> None:
-        self.post_message(SearchDone(pattern, navigate.search(self.analysis, rx)))
+        self.post_message(SearchDone(pattern, navigate.search(self.structure, rx)))
+
+    # ---- Python frames shown or hidden -------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "python":  # one of the two p bindings at a time: the footer says the state
+            levels = self.analysis.peek("frame_levels")
+            return bool(levels) and parameters[0] != self.hide_python
+        return True
+
+    def action_python(self, hide: bool) -> None:
+        if self.analysis.frame_levels == 0:
+            self.notify("no Python frames in this trace (capture with with_stack=True)", timeout=3)
+            return
+        self.notify("nesting the events " + ("without" if hide else "with") + " their Python frames …", timeout=2)
+        self.restructure(hide)
+
+    @work(thread=True, exclusive=True, group="structure", description="Nesting with or without Python frames")
+    def restructure(self, hide: bool) -> None:
+        structure = self.analysis.frameless if hide else self.analysis
+        lanes = LaneIndex(structure)
+        for name in STRUCTURE:
+            getattr(structure, name)
+        self.post_message(StructureReady(hide, lanes))
+
+    def on_structure_ready(self, message: StructureReady) -> None:
+        self.hide_python, self.lanes = message.hide_python, message.lanes
+        self.timeline.set_structure(self.structure, message.lanes)
+        self.query_one("ViewPane#tree", ViewPane).rebuild(self.analysis)
+        for ops in self.query("OpsView"):
+            ops.set_hide_python(self.hide_python)  # type: ignore[attr-defined]
+        self.refresh_bindings()
+        if self.pending_search is not None:
+            self.search(self.pending_search)
+            self.pending_search = None
 
     def on_search_done(self, message: SearchDone) -> None:
         self.timeline.set_matches(message.matches)
@@ -257,7 +331,12 @@ class MainScreen(Screen):
 
     def on_rows_view_jump(self, message: RowsView.Jump) -> None:
         self.show_view("timeline")
-        self.search("^" + re.escape(message.name) + "$")
+        pattern = "^" + re.escape(message.name) + "$"
+        if self.hide_python and message.frame:  # a frame's calls: show the frames first
+            self.pending_search = pattern
+            self.restructure(False)
+        else:
+            self.search(pattern)
 
     def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         self.show_view("timeline")

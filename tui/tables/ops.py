@@ -125,3 +125,9 @@ def footers(t: OpsTable) -> list[str]:
 def totals(t: OpsTable) -> dict[str, float]:
     """The footers as JSON fields."""
     return {"self_cpu_total_us": t.self_cpu_total_us, "self_device_total_us": t.self_device_total_us}
+
+
+def hidden_note(hidden: list[OpRow]) -> str:
+    """Say what --hide-python left out (the footers above still count it, as torch's do)."""
+    own = sum(r.self_cpu_us for r in hidden)
+    return f"({len(hidden):,} Python-frame rows hidden, {fmt_time(own)} of self CPU; the totals above include them)"

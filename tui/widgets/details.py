@@ -32,6 +32,19 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
         shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
         more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
         grid.add_row("GPU work", Text(f"{len(d.kernels)} launched: {shown}{more}"))
+    if d.stack:
+        grid.add_row("your code", Text("\n".join(f"{'  ' * k}{frame}" for k, frame in enumerate(d.stack[-8:]))))
+    if d.overlaps:
+        pairs = "; ".join(f"{a[:40]} and {b[:40]} overlap by {fmt_dur(ns)}" for a, b, ns in d.overlaps[:3])
+        grid.add_row(
+            "negative self",
+            Text(
+                f"its children run at the same time ({pairs}), so their times add up to more than it lasts: a frame "
+                "and the annotation or op it opens overlap on one row. torch's table counts them the same way "
+                "(its Self CPU is negative too).",
+                style="italic #e5c07b",
+            ),
+        )
     for note in notes or []:
         grid.add_row("note", Text(note, style="italic #e5c07b"))
     for key, value in d.args.items():

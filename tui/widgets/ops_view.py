@@ -24,15 +24,22 @@ class OpsView(RowsView):
         Binding("b", "toggle_shapes", "Group by shape", id="ops.group_by_shape"),
     ]
 
-    def __init__(self, analysis: Results, **kwargs) -> None:
+    def __init__(self, analysis: Results, hide_python: bool = False, **kwargs) -> None:
         self.analysis = analysis
         self.by_shape = False
+        self.hide_python = hide_python
         self.DEFAULT_SORT = O.default_sort(analysis.ops)
         super().__init__(**kwargs)
 
     @property
     def table(self) -> OpsTable:
-        return self.analysis.ops_by_shape if self.by_shape else self.analysis.ops
+        table = self.analysis.ops_by_shape if self.by_shape else self.analysis.ops
+        return table.without_python() if self.hide_python else table
+
+    def set_hide_python(self, hide: bool) -> None:
+        """Leave out the Python-frame rows (p), or show them again, as torch lists them."""
+        self.hide_python = hide
+        self.refill()
 
     def columns(self) -> list[Column]:
         return O.columns(self.table, self.by_shape)
@@ -44,9 +51,13 @@ class OpsView(RowsView):
         return self.table.rows
 
     def status(self) -> str:
+        hidden = (
+            " · Python-frame rows hidden (p shows them)" if self.hide_python and self.analysis.ops.has_python else ""
+        )
         return (
             " · ".join(O.footers(self.table))
             + (" · grouped by input shape" if self.by_shape else "")
+            + hidden
             + "\n"
             + super().status()
         )

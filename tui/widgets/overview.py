@@ -92,7 +92,9 @@ def _findings(a: Results) -> Table | Text:
 def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
-    rows = sorted((r for r in a.ops.rows if not r.is_annotation), key=lambda r: -getattr(r, key))[:TOP]
+    rows = sorted((r for r in a.ops.rows if not r.is_annotation and not r.is_python), key=lambda r: -getattr(r, key))[
+        :TOP
+    ]
     for r in rows:
         t.add_row(Text(r.name[:70]), fmt_time(getattr(r, key)), f"×{r.count}")
     return t

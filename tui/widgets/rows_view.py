@@ -21,6 +21,7 @@ class RowsView(Vertical):
     SORTS: dict[str, SortKey] = {}
     DEFAULT_SORT = ""
     NAME_MAX = 55
+    FRAMES = False  # the rows are Python frames
     OTHER_COLUMNS_WIDTH = 60  # room kept for the numbers before the name is shortened
     BINDINGS = [
         Binding("/", "filter", "Filter", id="table.filter"),
@@ -31,9 +32,9 @@ class RowsView(Vertical):
     class Jump(Message):
         """The user asked to see the occurrences of a row's name."""
 
-        def __init__(self, name: str) -> None:
+        def __init__(self, name: str, frame: bool = False) -> None:
             super().__init__()
-            self.name = name
+            self.name, self.frame = name, frame  # frame: a Python frame's calls (shown only with frames)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -132,4 +133,4 @@ class RowsView(Vertical):
     def action_jump(self) -> None:
         row = self.current()
         if row is not None:
-            self.post_message(self.Jump(row.name))
+            self.post_message(self.Jump(row.name, self.FRAMES))

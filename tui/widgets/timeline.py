@@ -104,6 +104,22 @@ class Timeline(ScrollView, can_focus=True):
         self._line_of_track: dict[int, int] = {}
         self._reindex()
 
+    def set_structure(self, analysis, lanes: LaneIndex) -> None:
+        """Show another nesting of the same trace (Python frames shown or hidden), keeping the time window.
+
+        The selection stays if the new nesting shows it, else it moves to its nearest shown ancestor.
+        """
+        keep, parent = self.selected, self.analysis.nesting.parent
+        self.analysis, self.lanes = analysis, lanes
+        self.lines = layout_lines(lanes, self.collapsed)
+        self._reindex()
+        pos = analysis.nesting.pos
+        while keep >= 0 and pos[keep] < 0:
+            keep = int(parent[keep])
+        self.selected = keep
+        self.refresh()
+        self.post_message(self.SelectionChanged(self.selected))
+
     # ---- geometry --------------------------------------------------------------------------
 
     @property

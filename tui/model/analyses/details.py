@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
 from ..load.args import event_args
+from .code import frame_kind
 
 FOOTPRINT_KEYS = (
     "grid",
@@ -40,6 +43,8 @@ class Details:
     launch_latency_ns: int | None = None
     footprint: dict = field(default_factory=dict)
     kernels: list[tuple[int, str, int]] = field(default_factory=list)  # (event, name, dur)
+    stack: list[str] = field(default_factory=list)  # your frames (and nn.Modules), outermost first
+    overlaps: list[tuple[str, str, int]] = field(default_factory=list)  # children overlapping: (a, b, ns)
 
 
 def brief(a: Analysis, i: int, origin: int) -> Details:
@@ -57,7 +62,8 @@ def brief(a: Analysis, i: int, origin: int) -> Details:
     )
 
 
-def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20) -> Details:
+def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20, frames: Analysis | None = None) -> Details:
+    """Everything about event i; frames is an Analysis nesting the Python frames, for its code stack."""
     t, x = a.trace, a.trace.x
     args = event_args(t, i)
     d = Details(
@@ -79,7 +85,40 @@ def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20) -> Details
         d.footprint = {k: args[k] for k in FOOTPRINT_KEYS if k in args}
     elif cat in (int(Cat.CPU_OP), int(Cat.USER_ANNOTATION), int(Cat.RUNTIME), int(Cat.PYTHON)):
         d.kernels = _kernels_of(a, i, max_kernels)
+    if frames is not None:
+        d.stack = python_stack(frames, int(a.links.launcher[i]) if cat in [int(c) for c in GPU_CATS] else i)
+    if d.self_ns is not None and d.self_ns < 0:
+        d.overlaps = child_overlaps(a, i)
     return d
+
+
+def python_stack(a: Analysis, i: int, limit: int = 16) -> list[str]:
+    """The user frames and nn.Modules above event i, outermost first (library frames left out)."""
+    x, out = a.trace.x, []
+    j = int(a.nesting.parent[i]) if i >= 0 else -1
+    while j >= 0:
+        if int(x.cat[j]) == int(Cat.PYTHON) and frame_kind(a.trace.name_of(j)) != "library":
+            out.append(a.trace.name_of(j))
+        j = int(a.nesting.parent[j])
+    return out[::-1][-limit:]
+
+
+def child_overlaps(a: Analysis, i: int) -> list[tuple[str, str, int]]:
+    """Pairs of i's children that run at the same time, and for how long: why its self time is negative.
+
+    A Python frame and the annotation or op it opens partially overlap on one row (profiler.step()
+    starts ProfilerStep#N before it returns); both are children, so their times add up to more than
+    the parent lasts. torch's key_averages counts them the same way.
+    """
+    x = a.trace.x
+    kids = a.children(i)
+    kids = kids[np.argsort(x.ts[kids], kind="stable")]
+    out = []
+    for prev, nxt in zip(kids[:-1].tolist(), kids[1:].tolist(), strict=True):
+        overlap = int(min(x.ts[prev] + x.dur[prev], x.ts[nxt] + x.dur[nxt]) - x.ts[nxt])
+        if overlap > 0:
+            out.append((a.trace.name_of(prev), a.trace.name_of(nxt), overlap))
+    return out
 
 
 def _kernels_of(a: Analysis, i: int, limit: int) -> list[tuple[int, str, int]]:

@@ -18,7 +18,7 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import orjson
@@ -54,6 +54,7 @@ class OpRow:
     is_device: bool
     is_annotation: bool
     input_shapes: str | None = None
+    is_python: bool = False  # a Python frame (with_stack): torch lists these; --hide-python does not
     cpu_mem: int = 0  # bytes allocated (net) during the calls, children included
     self_cpu_mem: int = 0
     device_mem: int = 0
@@ -70,7 +71,7 @@ class OpRow:
 
 @dataclass
 class OpsTable:
-    """The rows plus the two footers of key_averages().table()."""
+    """The rows plus the two footers of key_averages().table() (the footers count every row, frames too)."""
 
     rows: list[OpRow]
     self_cpu_total_us: float
@@ -85,6 +86,14 @@ class OpsTable:
     @property
     def has_device(self) -> bool:
         return any(r.self_device_us > 0 for r in self.rows)
+
+    @property
+    def has_python(self) -> bool:
+        return any(r.is_python for r in self.rows)
+
+    def without_python(self) -> OpsTable:
+        """The same table less the Python-frame rows; torch's other rows and the footers as they are."""
+        return replace(self, rows=[r for r in self.rows if not r.is_python])
 
 
 def table_name(name: str) -> str:
@@ -329,7 +338,10 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
         (str(label[name_id[x.name[i]]]), bool(is_dev[k]), bool(is_ann[k]), int(shapes[k]))
         for i, k in zip(*heads, strict=True)
     ]
-    return _rows(keys, group, idx, t, trace if group_by_shape else None)
+    rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
+    for row, i in zip(rows, heads[0].tolist(), strict=True):
+        row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
+    return rows
 
 
 def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..analysis import Analysis, derived, stored
 from ..load.args import event_args
 from ..store import Blob
+from .code import CodeTable, code_table, python_levels
 from .details import footprint
 from .explain import Finding, NoteIndex, explain
 from .kernels import KernelRow, kernel_rows
@@ -43,6 +44,26 @@ class Results(Analysis):
     def findings(self) -> list[Finding]:
         """What the explain rules say about this trace (see explain.py)."""
         return explain(self, self.summary)
+
+    @derived
+    def frameless(self) -> Analysis:
+        """The same trace without its Python frames: for the timeline, the tree and moves when frames are hidden."""
+        return Analysis(self.trace, hide_python=True, base=self)
+
+    @stored(Blob(int))
+    def frame_levels(self) -> int:
+        """How many Python frames deep the stacks go (0: no frames): deep stacks are hidden by default."""
+        return python_levels(self.trace)
+
+    @stored(Blob(CodeTable))
+    def code(self) -> CodeTable:
+        """Time per source frame, library frames folded into the nearest frame shown above them."""
+        return code_table(self, fold=True)
+
+    @stored(Blob(CodeTable))
+    def code_all(self) -> CodeTable:
+        """Time per source frame, every frame its own row."""
+        return code_table(self, fold=False)
 
     @stored(Blob(dict[int, dict[str, str]]))
     def kernel_footprints(self) -> dict[int, dict[str, str]]:

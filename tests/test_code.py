@@ -1,0 +1,175 @@
+"""Python frames in their place: the code view, --hide-python, frames hidden in the viewer, the code stack."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import SAMPLES, X, shared_traces, wait_for_main, write_trace
+
+from tui.cli import main
+from tui.model import load_trace
+from tui.model.analyses.code import frame_kind
+from tui.model.analyses.results import Results
+from tui.model.cats import Cat
+
+BERT = SAMPLES / "h100-bert-small.json.gz"
+WITH_STACK = [BERT] + [p for p in shared_traces() if Results(load_trace(p, use_cache=False)).frame_levels > 3]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("moca/library/profiling/profile.py(34): run_torch_profiler", "user"),
+        ("train.py(12): main", "user"),
+        ("nn.Module: BertModel_0", "module"),
+        ("torch/nn/modules/module.py(1743): _call_impl", "library"),
+        ("transformers/models/bert/modeling_bert.py(410): forward", "library"),
+        ("threading.py(1032): _bootstrap", "library"),
+        ("multiprocessing/spawn.py(122): spawn_main", "library"),
+        ("/usr/lib/python3.11/site-packages/foo/bar.py(3): f", "library"),
+        ("<built-in method addmm of type object at 0x7f>", "library"),
+        ("<string>(1): <module>", "library"),
+        ("some odd frame name", "user"),
+    ],
+)
+def test_frames_are_told_apart(name, kind):
+    assert frame_kind(name) == kind
+
+
+@pytest.mark.parametrize("path", WITH_STACK, ids=lambda p: p.parent.name)
+def test_hiding_frames_leaves_torchs_other_rows_and_all_device_time(path, capsys):
+    """ops --hide-python lists no frame, keeps every other row as it is, and Self CUDA still adds up."""
+    _, full, _ = run(capsys, "ops", path, "--format", "json")
+    _, hidden, _ = run(capsys, "ops", path, "--format", "json", "--hide-python")
+    full_doc, hidden_doc = json.loads(full), json.loads(hidden)
+    a = Results(load_trace(path, use_cache=False))
+    frames = {a.trace.names[n] for n in np.unique(a.trace.x.name[a.trace.x.cat == int(Cat.PYTHON)])}
+    assert frames and not frames & {r["name"] for r in hidden_doc["rows"]}
+    assert hidden_doc["rows"] == [r for r in full_doc["rows"] if r["name"] not in frames]
+    assert hidden_doc["self_device_total_us"] == full_doc["self_device_total_us"] > 0
+    for kind in ("host", "device"):  # no frame held device time: every op's Self CUDA is still there
+        sums = [sum(r["self_device_us"] for r in doc["rows"] if r["kind"] == kind) for doc in (hidden_doc, full_doc)]
+        assert sums[0] == pytest.approx(sums[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("path", WITH_STACK, ids=lambda p: p.parent.name)
+def test_the_largest_device_total_is_the_device_time_launched_from_python(path, capsys):
+    code, out, _ = run(capsys, "code", path, "--format", "json", "--sort", "device_total")
+    doc = json.loads(out)
+    assert code == 0 and doc["rows"]
+    assert set(doc["rows"][0]) >= {"frame", "count", "self_cpu_us", "cpu_total_us", "device_total_us", "pct_gpu"}
+    largest = max(r["device_total_us"] for r in doc["rows"])
+    assert largest == pytest.approx(doc["from_python_us"], rel=0.10)
+
+
+def test_code_rows_on_bert_name_the_module_that_launches_the_most():
+    a = Results(load_trace(BERT, use_cache=False))
+    rows = a.code.rows
+    hottest = max(rows, key=lambda r: r.self_device_us)
+    assert hottest.frame.startswith("nn.Module: Linear_") and hottest.kind == "module"
+    assert not [r for r in rows if r.kind == "library"]  # folded by default
+    assert any(r.kind == "library" for r in a.code_all.rows)
+    # device time launched under a frame, through the launch links, equals the kernels below it
+    top = max(rows, key=lambda r: r.device_total_us)
+    kernels = a.trace.x.dur[a.links.launcher >= 0].sum() / 1000
+    assert top.device_total_us == pytest.approx(kernels, rel=1e-6)
+
+
+def test_a_recursive_frame_counts_its_time_once(tmp_path):
+    events = [
+        X("train.py(1): main", 0, 100, cat="python_function", Python_id=1, Python_parent_id=None),
+        X("train.py(5): walk", 10, 80, cat="python_function", Python_id=2, Python_parent_id=1),
+        X("train.py(5): walk", 20, 60, cat="python_function", Python_id=3, Python_parent_id=2),
+        X("aten::add", 30, 10),
+    ]
+    a = Results(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False))
+    walk = next(r for r in a.code.rows if r.frame.endswith("walk"))
+    assert (walk.count, walk.cpu_total_us, walk.self_cpu_us) == (2, 80.0, 80.0)
+
+
+def test_code_on_a_trace_without_frames_says_how_to_get_them(capsys):
+    code, out, err = run(capsys, "code", SAMPLES / "cpu" / "linear_fwd.json.gz")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "with_stack=True" in err and "tracetui profile --with-stack" in err
+
+
+def test_code_text_names_the_hottest_frame(capsys):
+    code, out, _ = run(capsys, "code", BERT, "--limit", "3")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("Frame") and len(lines) == 2 + 3 + 3
+    assert "Launches the most GPU time itself: nn.Module: Linear_" in out
+
+
+def test_details_show_your_code_above_an_op_and_why_a_self_time_is_negative():
+    from tui.model.analyses.details import describe
+
+    a = Results(load_trace(BERT, use_cache=False))
+    mm = next(i for i in a.nesting.order if a.trace.name_of(int(i)) == "aten::addmm")
+    d = describe(a, int(mm), 0, frames=a)
+    assert d.stack and d.stack[0].startswith("moca/") and any(s.startswith("nn.Module: Linear_") for s in d.stack)
+    assert not any(frame_kind(s) == "library" for s in d.stack)
+    step = next(i for i in range(a.trace.n) if a.trace.name_of(i).startswith("moca/library/profiling/profile.py(34)"))
+    d = describe(a, step, 0)
+    assert d.self_ns is not None and d.self_ns < 0
+    assert any("ProfilerStep#6" in (x, y) for x, y, _ in d.overlaps)
+
+
+async def test_the_viewer_hides_deep_stacks_and_p_shows_them():
+    from tui.app import TraceApp
+    from tui.widgets.ops_view import OpsView
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        shown = tl.analysis.nesting.order
+        assert screen.hide_python and not (tl.analysis.trace.x.cat[shown] == int(Cat.PYTHON)).any()
+        bindings = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
+        assert "python(False)" in bindings and "python(True)" not in bindings  # the footer offers "show"
+        await pilot.press("3")
+        await pilot.pause()
+        assert not any(r.is_python for r in screen.query_one(OpsView).shown)
+        await pilot.press("p")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not screen.hide_python and (tl.analysis.trace.x.cat[tl.analysis.nesting.order] == int(Cat.PYTHON)).any()
+        assert any(r.is_python for r in screen.query_one(OpsView).shown)
+
+
+async def test_the_code_view_shows_the_table_and_the_icicle_zooms():
+    from tui.app import TraceApp
+    from tui.widgets.code_view import FramesTable
+    from tui.widgets.icicle import IcicleView
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.press("6")
+        await pilot.pause()
+        table = screen.query_one(FramesTable)
+        assert table.shown[0].frame.startswith("nn.Module: Linear_")  # sorted by self device time
+        await pilot.press("i", "down", "down", "enter")
+        ice = screen.query_one(IcicleView)
+        assert ice.root >= 0 and ice.root == ice.selected
+        assert "device time" in str(screen.query_one("#icicle-status").render())
+        await pilot.press("backspace", "v")
+        assert ice.by == "cpu"
+
+
+async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():
+    from tui.app import TraceApp
+
+    app = TraceApp([str(SAMPLES / "b300-moe-small.json.gz")], use_cache=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.press("6")
+        await pilot.pause()
+        assert "with_stack=True" in str(screen.query_one("CodeView .computing").render())

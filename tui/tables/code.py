@@ -1,0 +1,82 @@
+"""The code view's table: time per source frame, with the GPU time launched from beneath it."""
+
+from __future__ import annotations
+
+from ..fmt import fmt_time, truncate
+from ..model.analyses.code import CodeRow, CodeTable
+from .base import Column, Field, SortKey, UnknownSort
+
+NAME_WIDTH = 90
+SORTS = {
+    "self_device": SortKey("self_device_us"),
+    "device_total": SortKey("device_total_us"),
+    "self_cpu": SortKey("self_cpu_us"),
+    "cpu_total": SortKey("cpu_total_us"),
+    "count": SortKey("count"),
+    "frame": SortKey("frame", False),
+}
+DEFAULT_SORT = "self_device"  # the frames that launch GPU work themselves first: the lines to look at
+NO_FRAMES = (
+    "no Python frames in this trace: capture with with_stack=True (tracetui profile --with-stack) to see time per line"
+)
+
+
+def resolve_sort(key: str | None) -> str:
+    key = key or DEFAULT_SORT
+    if key not in SORTS:
+        raise UnknownSort(key, list(SORTS))
+    return key
+
+
+def _share(part: float, t: CodeTable) -> str:
+    return f"{100 * part / t.gpu_total_us:.2f}%" if t.gpu_total_us else "-"
+
+
+COLUMNS: list[Column[CodeRow, CodeTable]] = [
+    Column("Frame", lambda r, t, w: truncate(r.frame, w), "frame"),
+    Column("Calls", lambda r, t, w: str(r.count), "count"),
+    Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu"),
+    Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total"),
+    Column("Self device", lambda r, t, w: fmt_time(r.self_device_us), "self_device"),
+    Column("Device total", lambda r, t, w: fmt_time(r.device_total_us), "device_total"),
+    Column("% GPU time", lambda r, t, w: _share(r.device_total_us, t), "device_total"),
+]
+
+FIELDS: list[Field[CodeRow]] = [
+    Field("frame", lambda r: r.frame),
+    Field("kind", lambda r: r.kind),
+    Field("count", lambda r: r.count),
+    Field("self_cpu_us", lambda r: r.self_cpu_us),
+    Field("cpu_total_us", lambda r: r.cpu_total_us),
+    Field("self_device_us", lambda r: r.self_device_us),
+    Field("device_total_us", lambda r: r.device_total_us),
+    Field("pct_gpu", lambda r: r.pct_gpu),
+]
+
+
+def hottest(t: CodeTable) -> CodeRow | None:
+    """The frame that launches the most GPU time itself (not through a frame shown below it)."""
+    rows = [r for r in t.rows if r.self_device_us > 0]
+    return max(rows, key=lambda r: r.self_device_us) if rows else None
+
+
+def footers(t: CodeTable) -> list[str]:
+    lines = [
+        f"GPU time launched from Python: {fmt_time(t.from_python_us)} of {fmt_time(t.gpu_total_us)} "
+        f"({_share(t.from_python_us, t)}); {t.frames:,} frame events"
+    ]
+    hot = hottest(t)
+    if hot is not None:
+        lines.append(
+            f"Launches the most GPU time itself: {hot.frame} ({fmt_time(hot.self_device_us)}, {_share(hot.self_device_us, t)})"
+        )
+    lines.append(
+        "Library frames (standard library, torch, ...) folded into the frame above them; --all-frames shows them"
+        if t.folded
+        else "Every frame shown (library frames included)"
+    )
+    return lines
+
+
+def totals(t: CodeTable) -> dict[str, float]:
+    return {"from_python_us": t.from_python_us, "gpu_total_us": t.gpu_total_us}

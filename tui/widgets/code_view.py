@@ -1,0 +1,101 @@
+"""The code view: time per source line (and nn.Module), GPU time included, as a table and an icicle."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from ..model.analyses.code import CodeTable
+from ..model.analyses.results import Results
+from ..model.view.icicle import Icicle
+from ..tables import code as C
+from ..tables.base import Column
+from .icicle import IcicleView
+from .rows_view import RowsView
+
+
+class FramesTable(RowsView):
+    """The rows of a CodeTable; Enter shows the frame's calls on the timeline."""
+
+    SORTS = C.SORTS
+    DEFAULT_SORT = C.DEFAULT_SORT
+    NAME_MAX = 90
+    FRAMES = True
+    BINDINGS = [
+        Binding("s", "sort('self_device')", "Sort by self device", id="code.sort_self_device"),
+        Binding("t", "sort('device_total')", "Sort by device total", id="code.sort_device_total"),
+        Binding("c", "sort('self_cpu')", "Sort by self CPU", id="code.sort_self_cpu"),
+        Binding("u", "sort('cpu_total')", "Sort by CPU total", id="code.sort_cpu_total"),
+        Binding("n", "sort('count')", "Sort by calls", show=False, id="code.sort_count"),
+        Binding("f", "sort('frame')", "Sort by frame", show=False, id="code.sort_frame"),
+    ]
+
+    def __init__(self, table: CodeTable, **kwargs) -> None:
+        self.code = table
+        super().__init__(**kwargs)
+
+    def columns(self) -> list[Column]:
+        return C.COLUMNS
+
+    def context(self) -> CodeTable:
+        return self.code
+
+    def source_rows(self) -> list:
+        return self.code.rows
+
+    def status(self) -> str:
+        return " · ".join(C.footers(self.code)) + "\n" + super().status()
+
+
+class CodeView(Vertical):
+    """The table above, the icicle below; a folds or unfolds library frames."""
+
+    BINDINGS = [
+        Binding("a", "toggle_fold", "Library frames: fold/show", id="code.fold"),
+        Binding("i", "focus_icicle", "Icicle", id="code.icicle"),
+    ]
+
+    class Folded(Message):
+        def __init__(self, table: CodeTable) -> None:
+            super().__init__()
+            self.table = table
+
+    def __init__(self, analysis: Results, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.analysis = analysis
+        self.table = analysis.code
+
+    def compose(self) -> ComposeResult:
+        if not self.table.frames:
+            yield Static(C.NO_FRAMES + ".", classes="computing")
+            return
+        yield FramesTable(self.table, id="frames")
+        yield Static("", id="icicle-status")
+        yield IcicleView(Icicle(self.table.tree), id="icicle")
+
+    def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
+        self.query_one("#icicle-status", Static).update(message.text)
+
+    def action_focus_icicle(self) -> None:
+        if self.query(IcicleView):
+            self.query_one(IcicleView).focus()
+
+    def action_toggle_fold(self) -> None:
+        if self.table.frames:
+            self.notify("folding library frames" if not self.table.folded else "showing every frame …", timeout=2)
+            self.refold(not self.table.folded)
+
+    @work(thread=True, exclusive=True, group="code", description="Time per frame")
+    def refold(self, fold: bool) -> None:
+        self.post_message(self.Folded(self.analysis.code if fold else self.analysis.code_all))
+
+    def on_code_view_folded(self, message: Folded) -> None:
+        self.table = message.table
+        frames = self.query_one(FramesTable)
+        frames.code = message.table
+        frames.refill()
+        self.query_one(IcicleView).set_tree(Icicle(message.table.tree))

@@ -1,0 +1,135 @@
+"""The icicle (flame) drawing of the code view's frames, with the Line API: Enter zooms in, Backspace out."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from ..fmt import fmt_dur
+from ..model.view.icicle import ALL, Icicle, Span, Width
+from .paint import color_of, style, text_on
+
+BLANK = Style(bgcolor="#15181c")
+
+
+class IcicleView(Widget, can_focus=True):
+    """Rows of frames, each as wide as its time; the selected frame is highlighted (attributes: set_tree)."""
+
+    BINDINGS = [
+        Binding("enter", "zoom_in", "Zoom into frame", id="icicle.zoom_in"),
+        Binding("backspace", "zoom_out", "Zoom out", id="icicle.zoom_out"),
+        Binding("left,h", "step(-1)", "Previous frame", show=False, id="icicle.prev"),
+        Binding("right,l", "step(1)", "Next frame", show=False, id="icicle.next"),
+        Binding("up,k", "up", "Parent frame", show=False, id="icicle.up"),
+        Binding("down,j", "down", "Child frame", show=False, id="icicle.down"),
+        Binding("v", "toggle_width", "Width: device/CPU time", id="icicle.width"),
+    ]
+
+    class Selected(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, icicle: Icicle, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.icicle = icicle
+        self.root, self.selected, self.by = ALL, ALL, "device"
+        self._rows: list[list[Span]] = []
+
+    def set_tree(self, icicle: Icicle) -> None:
+        self.icicle, self.root, self.selected = icicle, ALL, ALL
+        self._relayout()
+
+    def on_resize(self) -> None:
+        self._relayout()
+
+    def _relayout(self) -> None:
+        self._rows = self.icicle.rows(self.root, max(self.size.width, 1), self.by)  # type: ignore[arg-type]
+        self.refresh()
+        self._announce()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y >= len(self._rows):
+            return Strip.blank(width, BLANK)
+        segments, at = [], 0
+        for span in self._rows[y]:
+            if span.start > at:
+                segments.append(Segment(" " * (span.start - at), BLANK))
+            segments.append(self._span(span))
+            at = span.end
+        if at < width:
+            segments.append(Segment(" " * (width - at), BLANK))
+        return Strip(segments, width)
+
+    def _span(self, span: Span) -> Segment:
+        name = self.icicle.name(span.node)
+        fill = color_of("frame:" + name)
+        if span.node == self.selected:
+            fill = color_of("selected")
+            return Segment(_label(name, span.end - span.start), Style(color="#000000", bgcolor="#ffffff", bold=True))
+        return Segment(_label(name, span.end - span.start), style(text_on(fill), fill))
+
+    # ---- moving and zooming ------------------------------------------------------------------
+
+    def _position(self) -> tuple[int, int] | None:
+        for y, row in enumerate(self._rows):
+            for k, span in enumerate(row):
+                if span.node == self.selected:
+                    return y, k
+        return None
+
+    def action_step(self, step: int) -> None:
+        at = self._position()
+        if at is not None and self._rows[at[0]]:
+            row = self._rows[at[0]]
+            self._select(row[min(max(at[1] + step, 0), len(row) - 1)].node)
+
+    def action_up(self) -> None:
+        if self.selected != self.root:
+            self._select(self.icicle.parent(self.selected))
+
+    def action_down(self) -> None:
+        kids = self.icicle.children(self.selected, self.by)  # type: ignore[arg-type]
+        if kids:
+            self._select(kids[0])
+
+    def action_zoom_in(self) -> None:
+        self.root = self.selected
+        self._relayout()
+
+    def action_zoom_out(self) -> None:
+        if self.root != ALL:
+            self.root = self.icicle.parent(self.root)
+            self._relayout()
+
+    def action_toggle_width(self) -> None:
+        self.by = "cpu" if self.by == "device" else "device"
+        self._relayout()
+
+    def _select(self, node: int) -> None:
+        self.selected = node
+        self.refresh()
+        self._announce()
+
+    def _announce(self) -> None:
+        by: Width = self.by  # type: ignore[assignment]
+        value, whole = self.icicle.value(self.selected, by), self.icicle.value(self.root, by)
+        share = f" ({100 * value / whole:.1f}% of the zoomed frame)" if whole else ""
+        what = "device time launched from beneath it" if by == "device" else "CPU time"
+        self.post_message(
+            self.Selected(
+                f"{self.icicle.name(self.selected)}: {fmt_dur(value)} of {what}{share} · width = {by} time (v)"
+            )
+        )
+
+
+def _label(name: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    text = name if len(name) <= width else (name[: width - 1] + "…" if width >= 4 else "")
+    return text.ljust(width)
