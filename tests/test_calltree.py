@@ -57,9 +57,15 @@ def test_real_trace_hot_path_ends_in_gpu_work():
 
 
 def test_threads_are_roots_when_there_are_no_steps():
-    tree = _tree(SAMPLES / "v100-2021-small.json.gz")
+    tree = _tree(SAMPLES / "b300-moe-small.json.gz")
     roots = tree.roots()
     assert roots and all(r.kind != "step" for r in roots)
+
+
+def test_2021_steps_written_as_operators_are_steps():
+    """Builds from 2021 write ProfilerStep#N with category Operator; the GPU copy is not a second step."""
+    tree = _tree(SAMPLES / "v100-2021-small.json.gz")
+    assert [r.name for r in tree.roots() if r.kind == "step"] == ["ProfilerStep#2"]
 
 
 def test_other_threads_get_their_own_root_beside_the_steps():

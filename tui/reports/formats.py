@@ -5,6 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,22 +31,40 @@ def cells(columns: Sequence[Column], rows: Sequence[Any], context: Any, name_wid
     return [[c.text(r, context, name_width) for c in columns] for r in rows]
 
 
-def grid(fmt: str, heads: list[str], rows: list[list[str]], footers: list[str]) -> str:
-    """Text (a rich table with torch's layout: names left, numbers right) or a markdown table, then footers."""
+MIN_NAME = 24  # the narrowest the name column gets on a narrow terminal
+
+
+def terminal_width() -> int | None:
+    """The columns to fit text tables in: TRACETUI_COLUMNS, else the terminal's when printing to one (None: any)."""
+    if os.environ.get("TRACETUI_COLUMNS", "").isdigit():
+        return int(os.environ["TRACETUI_COLUMNS"])
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def grid(
+    fmt: str, heads: list[str], rows: list[list[str]], footers: list[str], width: int | None = None, left: bool = False
+) -> str:
+    """Text (torch's layout: names left, numbers right) or a markdown table, then footers."""
     if fmt == "md":
         lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
         return "\n".join(lines + ([""] + footers if footers else []))
-    return text_grid(heads, rows) + ("\n" + "\n".join(footers) if footers else "")
+    return text_grid(heads, rows, width, left) + ("\n" + "\n".join(footers) if footers else "")
 
 
-def text_grid(heads: list[str], rows: list[list[str]]) -> str:
-    """A table sized to its content: names left, numbers right, three spaces apart, a rule under the header."""
+def text_grid(heads: list[str], rows: list[list[str]], width: int | None = None, left: bool = False) -> str:
+    """A table sized to its content, three spaces between columns, a rule under the header; numbers right
+    (everything left with left=True). Wider than `width`, only the first (name) column shrinks."""
     widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(heads)]
+    total = sum(widths) + 3 * (len(widths) - 1)
+    if width is not None and total > width and widths[0] > MIN_NAME:
+        widths[0] = max(MIN_NAME, widths[0] - (total - width))
+        total = sum(widths) + 3 * (len(widths) - 1)
 
     def line(cells: list[str]) -> str:
-        out = [c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        first = cells[0] if len(cells[0]) <= widths[0] else cells[0][: widths[0] - 3] + "..."
+        out = [first.ljust(widths[0])]
+        out += [c.ljust(w) if left else c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
         return "   ".join(out).rstrip()
 
-    rule = "─" * (sum(widths) + 3 * (len(widths) - 1))
-    return "\n".join([line(heads), rule, *(line(r) for r in rows)])
+    return "\n".join([line(heads), "─" * total, *(line(r) for r in rows)])

@@ -1,18 +1,25 @@
-"""`tracetui summary`: the summary lines and the steps."""
+"""`tracetui summary`: the summary lines, the verdict and why, and the steps."""
 
 from __future__ import annotations
+
+import textwrap
 
 from ..fmt import fmt_time
 from ..model.analyses.results import Results
 from ..tables import summary as S
-from .formats import grid, to_json
+from .formats import grid, terminal_width, to_json
 
 
 def render_summary(a: Results, fmt: str) -> str:
     s = a.summary
     if fmt == "json":
         return to_json(S.fields(s))
-    out = grid(fmt, ["Summary", ""], [[label, text] for _, label, text in S.lines(s)], [])
+    width = terminal_width()
+    rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
+    out = grid(fmt, ["Summary", ""], rows, [], width, left=True)
+    why = f"Why: {s.reason}"
+    out += "\n" + (why if fmt == "md" else textwrap.fill(why, width or 100, subsequent_indent="     "))
     if s.steps:
-        out += "\n" + grid(fmt, ["Step", "Duration"], [[st.name, fmt_time(st.dur_us)] for st in s.steps], [])
+        steps = [[st.name, fmt_time(st.dur_us)] for st in s.steps]
+        out += "\n\n" + grid(fmt, ["Step", "Duration"], steps, [], width)
     return out

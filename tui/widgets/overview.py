@@ -11,6 +11,7 @@ from textual.widgets import Static
 from ..fmt import fmt_time
 from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
+from ..model.analyses.steps import is_slow, typical
 from ..tables import summary as S
 
 BAR = "█"
@@ -35,10 +36,10 @@ def step_bars(a: Results, width: int = 40) -> Table:
     grid.add_column(no_wrap=True)
     grid.add_column(justify="right", no_wrap=True)
     longest = max((s.dur_us for s in steps), default=0) or 1
-    median = sorted(s.dur_us for s in steps)[len(steps) // 2] if steps else 0
+    median = typical([s.dur_us for s in steps])
     for s in shown:
         n = max(int(round(width * s.dur_us / longest)), 1)
-        style = "#e06c75" if median and s.dur_us > 1.5 * median else "#61afef"
+        style = "#e06c75" if is_slow(s.dur_us, median) else "#61afef"
         grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.dur_us))
     if hidden:
         grid.add_row(

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..cats import BUSY_CATS
 from .results import Results
-from .summary import Summary, launch_mask, step_events
+from .steps import step_events
+from .summary import Summary, launch_mask
 
 TRITON_COUNTER = re.compile(r"_\d+$")
 

@@ -17,7 +17,8 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
 from ..nesting import subtree_reduce
-from .summary import Summary, step_events
+from .steps import cold_first, step_events
+from .summary import Summary
 
 METADATA_OPS = {
     "aten::t",
@@ -45,8 +46,6 @@ GEMM_KERNEL = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul", re.IGNORECASE)
 GEMM_OR_CONV = re.compile(
     r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE
 )
-COLD_FACTOR = 2.0  # first step at least this many times a typical one ...
-COLD_MIN_EXCESS_NS = 100_000  # ... and at least this much longer
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
 SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
@@ -179,14 +178,11 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
 
 def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     steps = step_events(a.trace)
-    if len(steps) < 2:
-        return []
-    durs = a.trace.x.dur[steps]
-    typical = statistics.median(durs[1:].tolist())
-    if not typical or durs[0] < COLD_FACTOR * typical or durs[0] - typical < COLD_MIN_EXCESS_NS:
+    ratio = cold_first((a.trace.x.dur[steps] / 1000).tolist())
+    if ratio is None:
         return []
     note = (
-        f"{a.trace.name_of(int(steps[0]))} took {durs[0] / typical:.1f}x a typical step: a cold start (first-call "
+        f"{a.trace.name_of(int(steps[0]))} took {ratio:.1f}x a typical step: a cold start (first-call "
         "allocations, CUDA context and library setup, autotuning, and the profiler's own first-step cost). Warm up "
         "before profiling (tracetui profile --warmup) or skip more steps in the profiler schedule."
     )

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import statistics
-
+from .steps import cold_first, typical
 from .summary import Summary
-
-COLD_FACTOR = 1.5
 
 
 def _us(v: float) -> str:
@@ -48,14 +45,15 @@ def launch_reading(s: Summary) -> str | None:
 def cold_start_reading(s: Summary) -> str | None:
     if len(s.steps) < 2:
         return None
-    first, rest = s.steps[0], [st.dur_us for st in s.steps[1:]]
-    typical = statistics.median(rest)
-    if typical > 0 and first.dur_us > COLD_FACTOR * typical:
+    durations = [st.dur_us for st in s.steps]
+    usual, ratio = typical(durations[1:]), cold_first(durations)
+    if ratio is not None:
+        first = s.steps[0]
         return (
-            f"{first.name} took {first.dur_us / typical:.1f}x the others ({_us(first.dur_us)} vs {_us(typical)}): "
+            f"{first.name} took {ratio:.1f}x the others ({_us(first.dur_us)} vs {_us(usual)}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
-    return f"Steps take about the same time ({_us(typical)} typical): no cold start in the profiled window."
+    return f"Steps take about the same time ({_us(usual)} typical): no cold start in the profiled window."
 
 
 def fact_readings(s: Summary) -> dict[str, str]:

@@ -11,22 +11,15 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat
 from ..trace import Trace
 from .ops import OpsTable
+from .steps import Step, steps
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
-STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
 CPU_SHORT_OP_US = 20.0
 
 
 Verdict = Literal["compute-bound", "overhead-bound", "mixed", "cpu-only", ""]
-
-
-@dataclass
-class Step:
-    name: str
-    dur_us: float
-    start_us: float
 
 
 @dataclass
@@ -115,22 +108,6 @@ def launch_mask(trace: Trace) -> np.ndarray:
     """Runtime calls that launch GPU work (kernel launches, async copies and sets)."""
     is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
     return (trace.x.cat == int(Cat.RUNTIME)) & is_launch[trace.x.name]
-
-
-def step_events(trace: Trace) -> np.ndarray:
-    """The ProfilerStep#N annotations on the CPU, in time order."""
-    ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
-    x = trace.x
-    sel = np.flatnonzero(np.isin(x.name, ids) & (x.cat == int(Cat.USER_ANNOTATION)))
-    return sel[np.argsort(x.ts[sel], kind="stable")]
-
-
-def steps(trace: Trace, t0: int) -> list[Step]:
-    """ProfilerStep#N annotations on the CPU, in step order."""
-    x = trace.x
-    number = {n: int(m.group(1)) for n in trace.names if (m := STEP_NAME.match(n))}
-    out = [Step(trace.name_of(i), x.dur[i] / 1000.0, (x.ts[i] - t0) / 1000.0) for i in step_events(trace)]
-    return sorted(out, key=lambda s: (number[s.name], s.start_us))
 
 
 def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
