@@ -72,8 +72,9 @@ def check(out: Path) -> list[str]:
         names = {r["name"] for r in tracetui_json("ops", str(path))["rows"]}
         fused = "aten::addmm" in names and "aten::mm" not in names
         steps = ", ".join(f"{st['dur_us']:,.0f}" for st in s["steps"])
+        busy = f" (GPU busy {s['gpu_utilization']:.0%})" if s["kernels"] else " (CPU only)"
         lines.append(
-            f"- {path.name}: {s['verdict']} (GPU busy {s['gpu_utilization']:.0%}); steps us: {steps}; "
+            f"- {path.name}: {s['verdict']}{busy}; steps us: {steps}; "
             f"{'addmm (fused)' if fused else 'mm+add' if 'aten::mm' in names else ''}"
         )
     return lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -198,7 +199,9 @@ def test_capture_samples_script_runs_on_cpu(tmp_path, capsys):
         tmp_path / "matmul_add_64_cold_eager.txt"
     ).is_file()
     checks = (tmp_path / "CHECKS.md").read_text()
-    assert "matmul_add_64_cold_eager.json.gz: overhead-bound" in checks and "mm+add" in checks
+    # the verdict of a real CPU capture depends on this machine's speed: any verdict, said of a CPU-only run
+    assert re.search(r"matmul_add_64_cold_eager\.json\.gz: (overhead|compute)-bound|mixed \(CPU only\)", checks)
+    assert "(CPU only); steps us: " in checks and "mm+add" in checks
     assert capture_samples.main(["--device", "cpu", "--only", "attn_sdpa_flash", "--out", str(tmp_path)]) == 0
     assert (
         "attn_sdpa_flash: skipped (tracetui: error: the flash attention backend needs CUDA"

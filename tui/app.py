@@ -30,6 +30,8 @@ class ViewCommands(Provider):
         for k, name in enumerate(VIEWS, 1):
             yield f"Show {name} ({k})", lambda n=name: app.action_view(n), f"switch to the {name} view"
         yield "Help: keys (?)", app.action_help, "every key binding, generated from the bindings"
+        for rank in getattr(app.screen, "ranks", []):
+            yield f"Go to rank {rank}", lambda r=rank: app.screen.go_to_rank(r), "its lanes at the top of the timeline"
         yield "Quit (q)", app.exit, "leave tracetui"
 
     async def discover(self) -> Hits:

@@ -65,6 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = _one_trace(sub, "code", "print time per source line (Python frames), with the GPU time launched from it")
     _table_opts(p)
     p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")
+    _one_trace(sub, "memory", "print peak memory per device, the ops that allocate most, what is never freed")
+    p = sub.add_parser("ranks", help="one row per rank of a folder of per-rank traces: stragglers, collectives")
+    p.add_argument("trace", metavar="DIR")
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument(
+        "--engine", choices=("local", "dask"), default="local", help="a local process pool, or a Dask cluster"
+    )
+    p.add_argument("--scheduler", default="", metavar="ADDR", help="the Dask scheduler (with --engine dask)")
+    p.add_argument("--workers", type=int, default=0, metavar="N", help="local processes (0: one per core)")
+    _trace_opts(p)
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
     p.add_argument("trace_a", metavar="A")
     p.add_argument("trace_b", metavar="B")
@@ -97,6 +107,12 @@ def load(path: str, no_cache: bool):
     warning = trace.report.warning()
     if warning:
         print(f"tracetui: warning: {path}: {warning}", file=sys.stderr)
+    if trace.job:
+        print(
+            f"tracetui: note: {path} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
+            f"(tracetui ranks {path} compares them)",
+            file=sys.stderr,
+        )
     return Results(trace)
 
 
@@ -143,6 +159,32 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
     kernels.resolve_sort(args.sort)
     print(render_kernels(load(args.trace, args.no_cache), args.format, args.sort, args.limit))
+    return 0
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    from .reports import render_memory
+    from .tables.memory import NO_MEMORY
+
+    devices = load(args.trace, args.no_cache).memory
+    if not devices:
+        raise TraceError(args.trace, NO_MEMORY)
+    print(render_memory(devices, args.format))
+    return 0
+
+
+def cmd_ranks(args: argparse.Namespace) -> int:
+    from .model.jobs import run_job
+    from .reports import render_ranks
+
+    if not os.path.exists(args.trace):
+        raise TraceError(args.trace, "no such file or folder")
+    if args.scheduler and args.engine != "dask":
+        raise UsageError("--scheduler goes with --engine dask")
+    report = run_job(args.trace, not args.no_cache, args.engine, args.scheduler, args.workers)
+    for warning in report.job.warnings:
+        print(f"tracetui: warning: {args.trace}: {warning}", file=sys.stderr)
+    print(render_ranks(report, args.format))
     return 0
 
 
@@ -224,6 +266,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "ops": cmd_ops,
     "kernels": cmd_kernels,
     "code": cmd_code,
+    "ranks": cmd_ranks,
+    "memory": cmd_memory,
     "diff": cmd_diff,
     "open": cmd_open,
     "workloads": cmd_workloads,

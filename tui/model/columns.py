@@ -66,13 +66,25 @@ class Events(Table):
 
 @dataclass
 class Instants(Table):
-    """Instant (ph i) events: allocator samples ([memory]) and markers."""
+    """Instant (ph i) events: allocator samples ([memory]) and markers; and counter (ph C) samples.
+
+    A [memory] sample carries its allocation (bytes > 0) or free (< 0), the device, the address and
+    the allocator's totals after it (-1 where the trace does not write them, as before 2022). A
+    counter sample carries one value; an event with several numeric args is one sample per arg,
+    named "name · arg".
+    """
 
     ts: np.ndarray = column(np.int64)
     track: np.ndarray = column(np.int32)
     name: np.ndarray = column(np.int32)
     bytes: np.ndarray = column(np.int64)
     dev_type: np.ndarray = column(np.int16)
+    dev_id: np.ndarray = column(np.int16)
+    total_alloc: np.ndarray = column(np.int64)
+    total_reserved: np.ndarray = column(np.int64)
+    addr: np.ndarray = column(np.int64)
+    value: np.ndarray = column(np.float64)
+    counter: np.ndarray = column(np.bool_)
 
 
 @dataclass

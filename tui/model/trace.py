@@ -11,8 +11,6 @@ from .columns import Events, Flows, Instants
 from .store import Store
 from .tracks import Track
 
-KNOWN_UNDRAWN = {"C"}  # counters: valid Kineto output that the timeline does not draw
-
 
 @dataclass
 class LoadReport:
@@ -26,8 +24,11 @@ class LoadReport:
     gz_truncated: bool = False
     inexact_chunks: int = 0
     unknown_phases: dict[str, int] = field(default_factory=dict)
+    bad_memory: int = 0  # [memory] samples without numeric Bytes / Device Type: left out of the memory views
+    bad_counters: int = 0  # counter samples without a numeric value
     from_cache: bool = False
     cache_problem: str = ""
+    notes: list[str] = field(default_factory=list)  # what loading a folder of ranks noticed (left-out files, ...)
 
     def add(self, other: LoadReport) -> None:
         """Fold another file's (or part's) report into this one."""
@@ -38,6 +39,8 @@ class LoadReport:
         self.truncated |= other.truncated
         self.gz_truncated |= other.gz_truncated
         self.inexact_chunks += other.inexact_chunks
+        self.bad_memory += other.bad_memory
+        self.bad_counters += other.bad_counters
         for ph, n in other.unknown_phases.items():
             self.unknown_phases[ph] = self.unknown_phases.get(ph, 0) + n
 
@@ -54,14 +57,19 @@ class LoadReport:
             parts.append(f"skipped {self.skipped:,} malformed event(s)")
         if self.repaired:
             parts.append(f"repaired {self.repaired:,} event(s) with bad characters")
-        odd = {ph: n for ph, n in self.unknown_phases.items() if ph not in KNOWN_UNDRAWN}
+        odd = self.unknown_phases
         if odd:
             listed = ", ".join(f"{n:,} '{ph}'" for ph, n in sorted(odd.items()))
             parts.append(f"skipped events of phases tracetui does not read ({listed})")
+        if self.bad_memory:
+            parts.append(f"skipped {self.bad_memory:,} [memory] event(s) without numeric Bytes and Device Type")
+        if self.bad_counters:
+            parts.append(f"skipped {self.bad_counters:,} counter value(s) that are not numbers")
         if self.inexact_chunks:
             parts.append(f"{self.inexact_chunks} chunk(s) kept float timestamps")
         if self.cache_problem:
             parts.append(self.cache_problem)
+        parts += self.notes
         return "; ".join(parts) or None
 
 
@@ -85,6 +93,7 @@ class Trace:
     report: LoadReport = field(default_factory=LoadReport)
     buffers: dict[int, bytes | mmap.mmap] = field(default_factory=dict, repr=False)  # unzipped sources, no cache
     store: Store | None = field(default=None, repr=False)  # where derived data is kept (the cache entry)
+    job: dict | None = None  # a folder of ranks: how their clocks were lined up (None for one file)
 
     @property
     def n(self) -> int:

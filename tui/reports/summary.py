@@ -13,13 +13,16 @@ from .formats import grid, terminal_width, to_json
 def render_summary(a: Results, fmt: str) -> str:
     s = a.summary
     if fmt == "json":
-        return to_json(S.fields(s))
+        return to_json(S.fields(s) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {}))
     width = terminal_width()
     rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
     out = grid(fmt, ["Summary", ""], rows, [], width, left=True)
     why = f"Why: {s.reason}"
     out += "\n" + (why if fmt == "md" else textwrap.fill(why, width or 100, subsequent_indent="     "))
-    if s.steps:
+    if a.trace.job:
+        heads, rows = S.steps_per_rank(a.rank_rows)
+        out += f"\n\nA job of {len(a.rank_rows)} ranks: steps per rank\n" + grid(fmt, heads, rows, [], width)
+    elif s.steps:
         steps = [[st.name, fmt_time(st.dur_us)] for st in s.steps]
         out += "\n\n" + grid(fmt, ["Step", "Duration"], steps, [], width)
     return out

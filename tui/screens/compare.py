@@ -25,12 +25,19 @@ def _table(heads: list[str], rows: list[list[str]]) -> DataTable:
 
 class CompareScreen(Screen):
     BINDINGS = [
-        Binding(str(k), f"tab('{name}')", f"{name.title()}", id=f"compare.{name}") for k, name in enumerate(TABS, 1)
+        *(Binding(str(k), f"tab('{name}')", f"{name.title()}", id=f"compare.{name}") for k, name in enumerate(TABS, 1)),
+        Binding("escape", "back", "Back", id="compare.back"),
     ]
 
-    def __init__(self, d: Diff, labels: tuple[str, str]) -> None:
+    def __init__(self, d: Diff, labels: tuple[str, str], pushed: bool = False) -> None:
         super().__init__()
-        self.diff, self.labels = d, labels
+        self.diff, self.labels, self.pushed = d, labels, pushed
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return self.pushed if action == "back" else True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
 
     def compose(self) -> ComposeResult:
         d = self.diff

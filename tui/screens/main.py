@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 from ..messages import AnalysisReady, LoadProgress
 from ..model.analyses.calltree import CallTree
 from ..model.analyses.details import brief, describe
+from ..model.analyses.memory import memory_at
 from ..model.analyses.rangeagg import RangeRow, aggregate_range
 from ..model.analyses.results import Results
 from ..model.view import navigate
@@ -44,7 +45,21 @@ FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (
 STRUCTURE = ("_children_csr", "self_ns", "launches_below", "gpu_below")
 BACKGROUND = (
     ("link", ("links",)),
-    ("aggregate", ("ops", "kernels", "kernel_footprints", "summary", "findings", "notes", "ops_by_shape", "code")),
+    (
+        "aggregate",
+        (
+            "ops",
+            "kernels",
+            "kernel_footprints",
+            "summary",
+            "job",
+            "findings",
+            "notes",
+            "ops_by_shape",
+            "code",
+            "memory",
+        ),
+    ),
 )
 DETAILS_NEED = ("_children_csr", "self_ns", "launches_below")
 FOCUS = {
@@ -76,12 +91,27 @@ class StructureReady(Message):
         self.hide_python, self.lanes = hide_python, lanes
 
 
+class SeriesReady(Message):
+    """The value lanes (memory, counters) are computed: the timeline can show them."""
+
+    def __init__(self, series: list) -> None:
+        super().__init__()
+        self.series = series
+
+
+class RanksCompared(Message):
+    def __init__(self, diff, labels: tuple[str, str]) -> None:
+        super().__init__()
+        self.diff, self.labels = diff, labels
+
+
 class MainScreen(Screen):
     """Attributes down to the widgets, messages up from them."""
 
     BINDINGS = [
         Binding("p", "python(True)", "Hide Python frames", id="main.hide_python"),
         Binding("p", "python(False)", "Show Python frames", id="main.show_python"),
+        Binding("C", "compare_ranks", "Compare ranks", id="main.compare_ranks"),
     ]
 
     def __init__(self, analysis: Results, lanes: LaneIndex, title: str, hide_python: bool = False) -> None:
@@ -117,7 +147,12 @@ class MainScreen(Screen):
             ViewPane(
                 "4 Kernels", ("kernels", "kernel_footprints"), lambda: KernelsView(a, id="kernelsview"), id="kernels"
             ),
-            ViewPane("5 Overview", ("summary", "ops", "kernels", "findings"), lambda: OverviewView(a), id="overview"),
+            ViewPane(
+                "5 Overview",
+                ("summary", "job", "ops", "kernels", "findings", "memory"),
+                lambda: OverviewView(a),
+                id="overview",
+            ),
             ViewPane("6 Code", ("code", "gpu_below"), lambda: CodeView(a, id="codeview"), id="code"),
         ]
 
@@ -167,6 +202,13 @@ class MainScreen(Screen):
             self.post_message(LoadProgress(phase, done))
         for scaffold in ("op_times", "_launch_tree"):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
+        from ..widgets.timeline import value_lanes
+
+        self.post_message(SeriesReady(value_lanes(self.analysis)))
+
+    def on_series_ready(self, message: SeriesReady) -> None:
+        if message.series:
+            self.timeline.set_series(message.series)
 
     def progress(self, phase: str, fraction: float) -> None:
         bars = self.query_one("#background", PhaseBars)
@@ -229,7 +271,9 @@ class MainScreen(Screen):
             notes = self.analysis.peek("notes")
             full = self.analysis if self.analysis.ready("nesting") else None  # for the code stack: frames nested
             details = describe(a, event, self.lanes.t_min, frames=full)
-            panel.show(details, notes.notes(event) if notes is not None else None)
+            curves = self.analysis.peek("memory_curves")
+            memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
+            panel.show(details, notes.notes(event) if notes is not None else None, memory)
         else:
             panel.show(brief(a, event, self.lanes.t_min), None)
 
@@ -290,6 +334,8 @@ class MainScreen(Screen):
         if action == "python":  # one of the two p bindings at a time: the footer says the state
             levels = self.analysis.peek("frame_levels")
             return bool(levels) and parameters[0] != self.hide_python
+        if action == "compare_ranks":
+            return len(self.ranks) > 1
         return True
 
     def action_python(self, hide: bool) -> None:
@@ -317,6 +363,37 @@ class MainScreen(Screen):
         if self.pending_search is not None:
             self.search(self.pending_search)
             self.pending_search = None
+
+    # ---- the ranks of a job -------------------------------------------------------------------
+
+    @property
+    def ranks(self) -> list[int]:
+        """The ranks of a folder opened as a job (empty for one file): the palette offers each."""
+        return [int(info["rank"]) for info in self.analysis.trace.ranks] if self.analysis.trace.job else []
+
+    def go_to_rank(self, rank: int) -> None:
+        self.show_view("timeline")
+        self.timeline.go_to_rank(rank)
+
+    def action_compare_ranks(self) -> None:
+        job = self.analysis.peek("job")
+        if job is None:
+            self.notify("the ranks are still being summarized …", timeout=2)
+            return
+        self.notify("comparing the slowest rank with a typical one …", timeout=2)
+        self.compare_ranks()
+
+    @work(thread=True, exclusive=True, group="compare", description="Comparing two ranks")
+    def compare_ranks(self) -> None:
+        from ..model.jobs import compare_pair
+
+        d, labels = compare_pair(self.analysis)
+        self.post_message(RanksCompared(d, labels))
+
+    def on_ranks_compared(self, message: RanksCompared) -> None:
+        from .compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(message.diff, message.labels, pushed=True))
 
     def on_search_done(self, message: SearchDone) -> None:
         self.timeline.set_matches(message.matches)

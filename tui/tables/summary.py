@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..fmt import fmt_time
+from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary
+
+MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 
 LABELS = {
     "wall_us": "Wall time (profiled window)",
@@ -57,4 +60,29 @@ def fields(s: Summary) -> dict[str, Any]:
         "kernels": s.kernels,
         "gpus": s.gpus,
         "steps": [{"name": st.name, "dur_us": st.dur_us} for st in s.steps],
+    }
+
+
+def steps_per_rank(rows: list[RankRow]) -> tuple[list[str], list[list[str]]]:
+    """A folder's steps: one column per rank (a few ranks), or one row per rank (many)."""
+    if len(rows) > MAX_RANK_COLUMNS:
+        heads = ["Rank", "Steps", "Typical step", "Slowest step"]
+        return heads, [
+            [str(r.rank), str(len(r.steps)), fmt_time(r.step_us), fmt_time(max((s.dur_us for s in r.steps), default=0))]
+            for r in rows
+        ]
+    names = list(dict.fromkeys(s.name for r in rows for s in r.steps))
+    per = [{s.name: s.dur_us for s in r.steps} for r in rows]
+    body = [[n] + [fmt_time(p[n]) if n in p else "-" for p in per] for n in names]
+    return ["Step"] + [f"rank {r.rank}" for r in rows], body or [["(no ProfilerStep#N on any rank)"] + [""] * len(rows)]
+
+
+def job_fields(rows: list[RankRow]) -> dict[str, Any]:
+    """A folder's summary JSON: its ranks and their steps."""
+    return {
+        "ranks": len(rows),
+        "steps_per_rank": [
+            {"rank": r.rank, "file": r.file, "steps": [{"name": s.name, "dur_us": s.dur_us} for s in r.steps]}
+            for r in rows
+        ],
     }

@@ -7,13 +7,25 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import fmt_dur
+from ..fmt import fmt_dur, fmt_memory
 from ..model.analyses.details import Details
+from ..model.analyses.memory import MemoryAt
 
 MAX_ARG_CHARS = 160
 
 
-def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
+def memory_text(memory: list[MemoryAt]) -> Text:
+    lines = []
+    for m in memory:
+        reserved = f", {fmt_memory(m.reserved)} reserved" if m.reserved >= 0 else ""
+        sign = "+" if m.change > 0 else "-"
+        lines.append(
+            f"{m.device} {fmt_memory(m.allocated)} allocated{reserved} (last: {m.op} {sign}{fmt_memory(abs(m.change))})"
+        )
+    return Text("\n".join(lines))
+
+
+def details_renderable(d: Details, notes: list[str] | None = None, memory: list[MemoryAt] | None = None) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column()
@@ -45,6 +57,8 @@ def details_renderable(d: Details, notes: list[str] | None = None) -> Group:
                 style="italic #e5c07b",
             ),
         )
+    if memory:
+        grid.add_row("memory", memory_text(memory))
     for note in notes or []:
         grid.add_row("note", Text(note, style="italic #e5c07b"))
     for key, value in d.args.items():
@@ -58,10 +72,10 @@ class DetailsPanel(Static):
 
     DEFAULT_CSS = "DetailsPanel { height: auto; max-height: 35%; }"
 
-    def show(self, details: Details | None, notes: list[str] | None = None) -> None:
+    def show(self, details: Details | None, notes: list[str] | None = None, memory: list | None = None) -> None:
         self.details = details
         self.update(
-            details_renderable(details, notes)
+            details_renderable(details, notes, memory)
             if details
             else Text("Select an event (arrows, hjkl or a click).", style="dim")
         )

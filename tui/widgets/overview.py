@@ -8,10 +8,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_time
+from ..fmt import fmt_memory, fmt_time
 from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
-from ..model.analyses.steps import is_slow, typical
+from ..model.steps import is_slow, typical
 from ..tables import summary as S
 
 BAR = "█"
@@ -50,9 +50,66 @@ def step_bars(a: Results, width: int = 40) -> Table:
     return grid
 
 
+RANK_STEP_CELLS = 10  # the longest step of any rank is this many cells wide
+RANK_STEPS_SHOWN = 6
+
+
+def rank_bars(a: Results) -> Table:
+    """One row per rank: a bar per step (stragglers red), the typical step, collectives and what compute hides."""
+    rows = a.rank_rows
+    longest = max((st.dur_us for r in rows for st in r.steps), default=0) or 1
+    grid = Table.grid(padding=(0, 1))
+    for justify in ("left", "left", "right", "right", "left"):
+        grid.add_column(justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in rows:
+        style = "#e06c75" if r.straggler else "#61afef"
+        bars = Text()
+        for st in r.steps[:RANK_STEPS_SHOWN]:
+            bars.append(BAR * max(int(round(RANK_STEP_CELLS * st.dur_us / longest)), 1), style=style).append(" ")
+        if len(r.steps) > RANK_STEPS_SHOWN:
+            bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
+        comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
+        tag = Text("straggler", style="bold #e06c75") if r.straggler else Text("")
+        grid.add_row(f"rank {r.rank}", bars or Text("no steps", style="dim"), fmt_time(r.step_us), comm, tag)
+    return grid
+
+
+def _job_section(a: Results) -> list:
+    j = a.job
+    if j is None:
+        return []
+    from ..tables.ranks import job_lines
+
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="#9aa3ad", no_wrap=True)
+    facts.add_column()
+    for label, text in job_lines(j):
+        facts.add_row(label, text)
+    title = f"\nRanks: a job of {j.ranks} (a red bar is a straggler's step; C compares two ranks)"
+    return [Text(title, style="bold"), rank_bars(a), facts] + [Text("⚠ " + w, style="#e5c07b") for w in j.warnings]
+
+
+def _memory_section(a: Results) -> list:
+    if not a.memory:
+        return []
+    from ..tables.memory import peak_op
+
+    t = Table.grid(padding=(0, 2))
+    for d in a.memory:
+        reserved = f" ({fmt_memory(d.peak_reserved_bytes)} reserved)" if d.peak_reserved_bytes >= 0 else ""
+        t.add_row(
+            Text(d.device, style="#9aa3ad"),
+            f"peak {fmt_memory(d.peak_allocated_bytes)} allocated{reserved} at {fmt_time(d.peak_ts_us)}",
+            Text(peak_op(d)[:70]),
+        )
+    return [Text("\nMemory: the peak per device and the op running at it (tracetui memory for more)", style="bold"), t]
+
+
 def overview_renderable(a: Results) -> Group:
     s = a.summary
     parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
+    if a.job is not None:
+        parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
     parts += [Text("• " + r) for r in readings(s)]
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
@@ -64,9 +121,10 @@ def overview_renderable(a: Results) -> Group:
             if key in why:
                 cell.append("\n" + why[key], style="italic #8a8f98")
             facts.add_row(label, cell)
-    parts += [Text(""), facts]
-    if s.steps:
+    parts += [Text(""), facts] + _job_section(a)
+    if s.steps and a.job is None:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
+    parts += _memory_section(a)
     parts += [
         Text("\nTop ops by total time", style="bold"),
         _top_ops(a),

@@ -12,9 +12,11 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..fmt import fmt_memory
 from ..model.analyses.results import Results
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex, Line, lane_cells, layout_lines
+from ..model.view.series import Series, cell_values, counter_series, sparkline, value_at
 from ..model.view.viewport import Viewport, fit, pan, resize, zoom
 from .paint import paint_row
 
@@ -27,6 +29,14 @@ def gutter_for(width: int) -> int:
 
 
 HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
+SERIES_STYLE = {
+    "memory": Style(color="#c678dd", bgcolor="#1c1f24"),
+    "counter": Style(color="#98c379", bgcolor="#1c1f24"),
+}
+SERIES_TITLE = {
+    "memory": "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
+    "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
+}
 GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
 
 
@@ -62,6 +72,9 @@ class Timeline(ScrollView, can_focus=True):
         Binding("[", "flow(False)", "Kernel → launch", show=False, id="timeline.flow_back"),
         Binding("m", "mark", "Mark range", id="timeline.mark"),
         Binding("c", "collapse", "Collapse lane", show=False, id="timeline.collapse"),
+        Binding("r", "rank(1)", "Next rank", id="timeline.next_rank"),
+        Binding("R", "rank(-1)", "Previous rank", show=False, id="timeline.prev_rank"),
+        Binding("o", "only_rank", "Only this rank", id="timeline.only_rank"),
         Binding("enter", "details", "Details", id="timeline.details"),
     ]
     PAN_CELLS = 8  # one press pans width / PAN_CELLS
@@ -93,6 +106,7 @@ class Timeline(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.analysis, self.lanes = analysis, lanes
         self.collapsed: frozenset[int] = frozenset()
+        self.series: list[Series] = []  # value lanes (memory, counters) under the tracks, set when computed
         self.lines: list[Line] = layout_lines(lanes)
         self.view = Viewport(lanes.t_min if lanes.rows else 0, 1, 1)
         self.selected = -1
@@ -111,7 +125,7 @@ class Timeline(ScrollView, can_focus=True):
         """
         keep, parent = self.selected, self.analysis.nesting.parent
         self.analysis, self.lanes = analysis, lanes
-        self.lines = layout_lines(lanes, self.collapsed)
+        self.lines = self._layout()
         self._reindex()
         pos = analysis.nesting.pos
         while keep >= 0 and pos[keep] < 0:
@@ -155,7 +169,25 @@ class Timeline(ScrollView, can_focus=True):
         line = self.lines[index]
         if line.kind == "process":
             return Strip([Segment(f" {line.label}"[:width].ljust(width), HEADER)], width)
+        if line.kind == "series":
+            return Strip(self._series_line(self.series[line.track]), width)
         return Strip([self._gutter(line), *self._cells(line)], width)
+
+    def _series_line(self, s: Series) -> list[Segment]:
+        """The label and the value at the cursor in the gutter, then the sparkline (scaled to the series' top)."""
+        g = self.name_cols
+        value, _ = value_at(s, self.cursor_time())
+        shown = "" if value != value else self.format_value(s, value)
+        label = s.label if len(s.label) + len(shown) + 2 < g else s.label[: max(g - len(shown) - 4, 1)] + "…"
+        gutter = (label + " " + shown).ljust(g - 1)[: g - 1] + "│"
+        values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
+        return [Segment(gutter, GUTTER_STYLE), Segment(sparkline(values, s.low, s.high), SERIES_STYLE[s.kind])]
+
+    @staticmethod
+    def format_value(s: Series, value: float) -> str:
+        if s.kind == "memory":
+            return fmt_memory(int(value))
+        return f"{value:.3g}"
 
     def _gutter(self, line: Line) -> Segment:
         text = ""
@@ -302,8 +334,69 @@ class Timeline(ScrollView, can_focus=True):
         self.collapsed = self.collapsed ^ {track}
         self._relayout()
 
+    # ---- ranks of a job ------------------------------------------------------------------------
+
+    @property
+    def ranks(self) -> list[int]:
+        return sorted({t.rank for t in self.analysis.trace.tracks})
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("rank", "only_rank"):
+            return len(self.ranks) > 1
+        return True
+
+    def current_rank(self) -> int:
+        """The rank of the selection, else of the first lane in view."""
+        tracks = self.analysis.trace.tracks
+        if self.selected >= 0:
+            return tracks[int(self.analysis.trace.x.track[self.selected])].rank
+        rows = [line for line in self.lines[self.scroll_offset.y :] if line.kind == "row"]
+        return tracks[rows[0].track].rank if rows else self.ranks[0]
+
+    def action_rank(self, step: int) -> None:
+        ranks = self.ranks
+        self.go_to_rank(ranks[(ranks.index(self.current_rank()) + step) % len(ranks)])
+
+    def go_to_rank(self, rank: int) -> None:
+        """Scroll the rank's first lane to the top (opened, if only another rank was shown) and select nothing."""
+        tracks = self.analysis.trace.tracks
+        if any(tracks[t].rank == rank for t in self.collapsed):
+            self.collapsed = frozenset(t for t in self.collapsed if tracks[t].rank != rank)
+            self._relayout()
+        first = next(
+            (k for k, line in enumerate(self.lines) if line.kind == "row" and tracks[line.track].rank == rank), 0
+        )
+        self.selected = -1
+        self.scroll_to(y=max(first - 1, 0), animate=False)
+        self.post_message(self.SelectionChanged(-1))
+        self.notify(f"rank {rank}", timeout=1.5)
+        self._changed()
+
+    def action_only_rank(self) -> None:
+        """Collapse every rank's lanes but this one's to one row each (again: open them all)."""
+        rank, tracks = self.current_rank(), self.analysis.trace.tracks
+        others = frozenset(t.id for t in tracks if t.rank != rank and t.id in self.lanes.depths)
+        self.collapsed = frozenset() if self.collapsed == others else others
+        self._relayout()
+        self.go_to_rank(rank)
+
+    def set_series(self, series: list[Series]) -> None:
+        """Show value lanes (memory per device, counters) below the tracks."""
+        self.series = series
+        self._relayout()
+
+    def _layout(self) -> list[Line]:
+        lines = layout_lines(self.lanes, self.collapsed)
+        kind = ""
+        for k, s in enumerate(self.series):
+            if s.kind != kind:
+                kind = s.kind
+                lines.append(Line("process", SERIES_TITLE[kind]))
+            lines.append(Line("series", s.label, k))
+        return lines
+
     def _relayout(self) -> None:
-        self.lines = layout_lines(self.lanes, self.collapsed)
+        self.lines = self._layout()
         self._reindex()
         self.refresh()
 
@@ -367,3 +460,13 @@ class Timeline(ScrollView, can_focus=True):
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         self._wheel_zoom(event, 1)
+
+
+def value_lanes(a: Results) -> list[Series]:
+    """Memory (allocated and reserved per device) and counter lanes of a trace; computed in a worker."""
+    out = []
+    for c in a.memory_curves:
+        out.append(Series(f"{c.device} alloc", "memory", c.ts, c.allocated.astype(float), c.op))
+        if len(c.reserved) and (c.reserved >= 0).all() and c.reserved.max() > 0:
+            out.append(Series(f"{c.device} reserved", "memory", c.ts, c.reserved.astype(float), c.op))
+    return out + counter_series(a.trace)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import Cat
-from .steps import step_events
+from ..steps import step_events
 
 NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread", "steps"]
 STEPS_PER_GROUP = 50  # more steps than this: grouped, so the tree opens at once on long captures

@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 
 from ..cats import BUSY_CATS
+from ..steps import step_events
 from .results import Results
-from .steps import step_events
 from .summary import Summary, launch_mask
 
 TRITON_COUNTER = re.compile(r"_\d+$")

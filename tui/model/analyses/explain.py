@@ -17,7 +17,7 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
 from ..nesting import subtree_reduce
-from .steps import cold_first, step_events
+from ..steps import cold_first, step_events
 from .summary import Summary
 
 METADATA_OPS = {

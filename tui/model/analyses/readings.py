@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .steps import cold_first, typical
+from ..steps import cold_first, typical
 from .summary import Summary
 
 

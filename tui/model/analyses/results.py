@@ -13,7 +13,9 @@ from .code import CodeTable, code_table, python_levels
 from .details import footprint
 from .explain import Finding, NoteIndex, explain
 from .kernels import KernelRow, kernel_rows
+from .memory import Curve, DeviceMemory, curves, memory_report
 from .ops import OpsTable, OpTimes, op_times, ops_table
+from .ranks import Job, RankRow, job, rank_row
 from .summary import Summary, summarize
 
 
@@ -74,3 +76,32 @@ class Results(Analysis):
     def notes(self) -> NoteIndex:
         """The explain notes of each event, for the details panel."""
         return NoteIndex(self.findings)
+
+    @stored(Blob(RankRow))
+    def rank_row(self) -> RankRow:
+        """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py)."""
+        return rank_row(self)
+
+    @derived
+    def rank_rows(self) -> list[RankRow]:
+        """A folder opened as one trace: the row of each rank, stragglers marked (one row for a single file)."""
+        if not self.trace.job:
+            return [self.rank_row]
+        return [rank_row(self, int(info["rank"]), str(info.get("file", ""))) for info in self.trace.ranks]
+
+    @derived
+    def job(self) -> Job | None:
+        """A folder of ranks: what they say together (stragglers marked in rank_rows); None for one file."""
+        if not self.trace.job:
+            return None
+        return job(self.rank_rows, self.trace.report.notes)
+
+    @stored(Blob(list[DeviceMemory]))
+    def memory(self) -> list[DeviceMemory]:
+        """Per device: the peak of allocated bytes and its op, the top allocating ops, candidate leaks."""
+        return memory_report(self)
+
+    @derived
+    def memory_curves(self) -> list[Curve]:
+        """Per device: allocated and reserved bytes after each [memory] sample, for the timeline's lanes."""
+        return curves(self)

@@ -9,9 +9,9 @@ from typing import Literal
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
+from ..steps import Step, steps
 from ..trace import Trace
 from .ops import OpsTable
-from .steps import Step, steps
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 COMPUTE_BOUND_UTIL = 0.7

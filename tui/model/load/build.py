@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+import msgspec
 import numpy as np
+import orjson
 
 from ..cats import Cat, normalize_cat
 from ..columns import Events, Flows, Instants
@@ -99,6 +101,9 @@ def add_meta(meta: Meta, e: Event) -> None:
         meta.thread_sort[key] = a.sort_index
 
 
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+
+
 @dataclass
 class Builder:
     """Accumulates columns across chunks, interning names, tracks and shapes."""
@@ -113,6 +118,9 @@ class Builder:
     flow: dict[str, list] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
+    bad_memory: int = 0
+    bad_counters: int = 0
+    text: Callable[[], bytes] | None = None  # the chunk being added (counter values are read from it)
     raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
     pid_codes: Interner = field(default_factory=Interner)
     tid_codes: Interner = field(default_factory=Interner)
@@ -125,6 +133,7 @@ class Builder:
         text() gives the chunk's bytes, to re-read exact timestamps when floats cannot hold them.
         """
         n = len(events)
+        self.text = text
         ts_raw = np.fromiter(map(_TS, events), np.float64, n)
         ts = None
         if text is not None and needs_exact(ts_raw):
@@ -144,14 +153,9 @@ class Builder:
         if ph == "X":
             self._add_x(group, ts, chunks, pos)
         elif ph in ("i", "I"):
-            _extend(
-                self.inst,
-                ts=ts,
-                track=self._track_ids(group),
-                name=self.names.many([e.name for e in group]),
-                bytes=[e.args.bytes for e in group],
-                dev_type=[e.args.device_type for e in group],
-            )
+            self._add_instants(group, ts)
+        elif ph == "C":
+            self._add_counters(group, ts, pos)
         elif ph in ("s", "f", "t"):
             self._add_flows(ph, group, ts)
         elif ph == "M":
@@ -159,6 +163,57 @@ class Builder:
                 add_meta(self.meta, e)
         else:
             self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + len(group)
+
+    def _add_instants(self, group: list[Event], ts: np.ndarray) -> None:
+        args = [e.args for e in group]
+        memory = [e.name == "[memory]" for e in group]
+        self.bad_memory += sum(m and (a.bytes == 0 or a.device_type < 0) for m, a in zip(memory, args, strict=True))
+        _extend(
+            self.inst,
+            ts=ts,
+            track=self._track_ids(group),
+            name=self.names.many([e.name for e in group]),
+            bytes=[a.bytes for a in args],
+            dev_type=[a.device_type for a in args],
+            dev_id=[a.device_id for a in args],
+            total_alloc=[a.total_allocated for a in args],
+            total_reserved=[a.total_reserved for a in args],
+            addr=[a.addr if -(2**63) <= a.addr < 2**63 else -1 for a in args],
+            value=np.zeros(len(group)),
+            counter=np.zeros(len(group), bool),
+        )
+
+    def _add_counters(self, group: list[Event], ts: np.ndarray, pos: np.ndarray) -> None:
+        """One sample per numeric arg of each counter event (its values are read from the chunk's text)."""
+        items = _RAW_LIST.decode(b"[" + self.text().strip().rstrip(b",") + b"]") if self.text else []
+        rows: list[tuple[int, str, float]] = []
+        for k, (e, p) in enumerate(zip(group, pos.tolist(), strict=True)):
+            raw = orjson.loads(bytes(items[p])) if p < len(items) else {}
+            args = raw.get("args") if isinstance(raw, dict) else None
+            values = {
+                key: v for key, v in (args or {}).items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+            }
+            self.bad_counters += not values or len(values) < len(args or {})
+            for key, v in values.items():
+                rows.append((k, e.name if len(values) == 1 else f"{e.name} · {key}", float(v)))
+        if not rows:
+            return
+        keep = [k for k, _, _ in rows]
+        m = len(rows)
+        _extend(
+            self.inst,
+            ts=ts[keep],
+            track=self._track_ids([group[k] for k in keep]),
+            name=self.names.many([name for _, name, _ in rows]),
+            bytes=np.zeros(m, np.int64),
+            dev_type=np.full(m, -1),
+            dev_id=np.full(m, -1),
+            total_alloc=np.full(m, -1),
+            total_reserved=np.full(m, -1),
+            addr=np.full(m, -1),
+            value=[v for _, _, v in rows],
+            counter=np.ones(m, bool),
+        )
 
     def _track_ids(self, group: list[Event]) -> np.ndarray:
         """Track ids of events: pids and tids are coded to small ints, so no tuple is made per event."""

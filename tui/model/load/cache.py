@@ -26,7 +26,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 10  # bump when the columns or any stored derived value change meaning
+FORMAT_VERSION = 12  # bump when the columns or any stored derived value change meaning
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 
@@ -109,6 +109,14 @@ class EntryStore:
         except OSError:
             if "tmp" in locals():
                 Path(tmp).unlink(missing_ok=True)
+
+
+def has_blob(path: Path, name: str) -> bool:
+    """Does the file's current cache entry hold this derived value (a cheap check: nothing is read)?"""
+    try:
+        return (entry_dir(path) / "derived" / f"{name}.msgpack").is_file()
+    except OSError:
+        return False
 
 
 def read(path: Path) -> Trace | None:

@@ -180,6 +180,10 @@ def _coerce_args(raw: dict) -> Args:
         sort_index=_int(raw.get("sort_index")),
         bytes=_or_zero(_int(raw.get("Bytes"))),
         device_type=_or_none(_int(raw.get("Device Type"))),
+        device_id=_or_none(_int(raw.get("Device Id"))),
+        total_allocated=_or_none(_int(raw.get("Total Allocated"))),
+        total_reserved=_or_none(_int(raw.get("Total Reserved"))),
+        addr=_or_none(_int(raw.get("Addr"))),
     )
 
 

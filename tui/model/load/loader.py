@@ -20,7 +20,7 @@ from .source import Source, open_source, split_chunks
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
-_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 
 
 def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | None = None) -> Trace:
@@ -44,16 +44,29 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
     return trace
 
 
-def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Trace:
-    """Load every trace file in a folder and merge them, one process group per rank."""
+def rank_files(folder: Path) -> list[Path]:
+    """The trace files of a folder of ranks, in name order (none: an error)."""
     files = sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(TRACE_SUFFIXES))
     if not files:
         raise TraceError(folder, "folder holds no .json or .json.gz traces")
-    traces = []
+    return files
+
+
+def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Trace:
+    """Load every trace file in a folder and merge them, one process group per rank."""
+    files = rank_files(folder)
+    traces, problems = [], []
     for k, f in enumerate(files):
         step = (lambda x, k=k: progress((k + x) / len(files))) if progress else None
-        traces.append(load_trace(f, use_cache, step))
-    return merge_ranks(str(folder), traces)
+        try:
+            traces.append(load_trace(f, use_cache, step))
+        except TraceError as exc:  # one bad rank: the others are still a job
+            problems.append(f"{f.name} was left out ({exc.problem})")
+    if not traces:
+        raise TraceError(folder, f"no rank file could be read ({'; '.join(problems)})")
+    merged = merge_ranks(str(folder), traces)
+    merged.report.notes = problems + merged.report.notes
+    return merged
 
 
 def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = None) -> Trace:
@@ -91,7 +104,7 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
     base = top.baseTimeNanoseconds or 0
     for table in (part.x, part.inst, part.flow):
         table.ts += base
-    rank = _rank(path, top.distributedInfo)
+    rank, rank_from = _rank(path, top.distributedInfo)
     tracks = build_tracks(part.tracks, part.x.track, part.x.cat, part.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
     trace = Trace(
@@ -106,7 +119,7 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
         chunks=np.array([(s, e, f, 0) for s, e, f in part.rows], dtype=np.int64).reshape(-1, 4),
         sources=[source],
         devices=top.deviceProperties or top.computeProperties or [],
-        ranks=[{"rank": rank, **(top.distributedInfo or {})}],
+        ranks=[{**(top.distributedInfo or {}), "rank": rank, "rank_from": rank_from, "clock": _clock(top, part.x.ts)}],
         flags={k: v for k in ("record_shapes", "with_stack", "profile_memory") if (v := getattr(top, k))},
         report=part.report,
     )
@@ -115,8 +128,16 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
     return trace
 
 
-def _rank(path: Path, info: dict | None) -> int:
+def _rank(path: Path, info: dict | None) -> tuple[int, str]:
+    """The rank of a file, and where it was read: distributedInfo, the file name (rank-N, rankN, workerN), or none (0)."""
     if info and isinstance(info.get("rank"), int):
-        return info["rank"]
+        return info["rank"], "distributedInfo"
     m = _RANK_IN_NAME.search(path.name)
-    return int(m.group(1)) if m else 0
+    return (int(m.group(1)), "file name") if m else (0, "file order")
+
+
+def _clock(top, ts) -> str:
+    """How the file writes time: relative to baseTimeNanoseconds (2024-05 on), or absolute epoch microseconds."""
+    if top.baseTimeNanoseconds:
+        return "relative to baseTimeNanoseconds"
+    return "epoch" if len(ts) and int(ts[len(ts) // 2]) > 10**17 else "relative, no base"

@@ -61,6 +61,7 @@ def decode_range(
         if progress:
             progress(k + 1)
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
+    report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
     x, inst, flow = builder.finish()
     return Part(
         x,
@@ -110,7 +111,7 @@ def _size(path: Path) -> int:
 
 def worker_count(size: int) -> int:
     """How many processes to decode `size` bytes of events with (1: none)."""
-    if size < PARALLEL_MIN_BYTES:
+    if size < PARALLEL_MIN_BYTES or os.environ.get("TRACETUI_DECODE_PROCS") == "1":
         return 1
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 

@@ -17,6 +17,10 @@ class Args(msgspec.Struct, gc=False):
     input_dims_legacy: msgspec.Raw = msgspec.field(default=msgspec.Raw(), name="Input dims")
     bytes: int = msgspec.field(default=0, name="Bytes")
     device_type: int = msgspec.field(default=-1, name="Device Type")
+    device_id: int = msgspec.field(default=-1, name="Device Id")
+    total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
+    total_reserved: int = msgspec.field(default=-1, name="Total Reserved")
+    addr: int = msgspec.field(default=-1, name="Addr")
     name: str | None = None
     labels: str | None = None
     sort_index: int | None = None

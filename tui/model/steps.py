@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cats import GPU_CATS
-from ..trace import Trace
+from .cats import GPU_CATS
+from .trace import Trace
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
 SLOW_FACTOR = 1.5

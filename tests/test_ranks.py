@@ -1,0 +1,281 @@
+"""A folder of ranks read as one job: `tracetui ranks` (local pool and Dask), rank identity, clocks,
+bad ranks, the folder's summary, and the viewer's ranks (overview, go to rank, compare ranks).
+
+Jobs of 4 to 6 ranks are tiled from the two shipped HTA rank files: rank k is a copy of file k % 2
+with its distributedInfo renumbered and its clock moved k ms later; a straggler's compute kernels
+last three times as long and its NCCL kernels half as long (the others wait for it there).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, wait_for_main
+from rich.console import Console
+
+from tui.cli import main
+from tui.model.analyses.ranks import STRAGGLER_PCT, collective_name
+from tui.model.analyses.results import Results
+from tui.model.jobs import rank_summary, run_job
+from tui.model.load import cache, load_trace
+
+TWO = SAMPLES / "hta-2rank"
+SKEW_US = 1000  # rank k's clock runs k * SKEW_US behind rank 0's
+
+
+def _doc(k: int) -> dict:
+    return json.loads(gzip.decompress((TWO / f"sampled_rank-{k % 2}.json.gz").read_bytes()))
+
+
+def make_job(folder: Path, n: int, straggler: int | None = None, world: int | None = None, info: bool = True) -> Path:
+    """Write n rank files into folder (see the module's docstring)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        doc = _doc(k)
+        if info:
+            doc["distributedInfo"] = {**doc["distributedInfo"], "rank": k, "world_size": world or n}
+        else:
+            doc.pop("distributedInfo", None)
+        for e in doc["traceEvents"]:
+            if isinstance(e.get("ts"), (int, float)):
+                e["ts"] += k * SKEW_US
+            if k == straggler and e.get("cat") == "kernel":
+                waits = "nccl" in e.get("name", "").lower()  # the others wait for it in the collectives, not it
+                e["dur"] = e["dur"] // 2 if waits else e["dur"] * 3
+        (folder / f"trace_rank{k}.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    return folder
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def ranks_json(capsys, folder: Path, *extra: str) -> dict:
+    code, out, err = run_cli(capsys, "ranks", str(folder), "--format", "json", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def job4(tmp_path_factory) -> Path:
+    return make_job(tmp_path_factory.mktemp("job4"), 4, straggler=2)
+
+
+def test_ranks_json_has_a_row_per_rank_and_names_the_straggler(capsys, job4):
+    doc = ranks_json(capsys, job4, "--no-cache")
+    rows, job = doc["ranks"], doc["job"]
+    assert [r["rank"] for r in rows] == [0, 1, 2, 3]
+    assert [r["file"] for r in rows] == [f"trace_rank{k}.json.gz" for k in range(4)]
+    assert [r["straggler"] for r in rows] == [False, False, True, False]
+    for r in rows:
+        assert r["comm_us"] > 0 and r["compute_us"] > 0
+        assert 0 <= r["overlap_us"] <= min(r["comm_us"], r["compute_us"])
+        # unions on one device: busy = comm + compute - their overlap
+        assert r["gpu_busy_us"] == pytest.approx(r["comm_us"] + r["compute_us"] - r["overlap_us"])
+        assert r["idle_us"] == pytest.approx(r["wall_us"] - r["gpu_busy_us"])
+        assert r["gpu_utilization"] == pytest.approx(r["gpu_busy_us"] / r["wall_us"])
+        assert [s["name"] for s in r["steps"]] == ["ProfilerStep#551", "ProfilerStep#552"]
+        assert r["step_us"] == pytest.approx(sum(s["dur_us"] for s in r["steps"]) / 2)
+    # the straggler computes longer, and (by the rule) that is what marks it
+    others = [r["compute_us"] for r in rows if r["rank"] != 2]
+    assert rows[2]["compute_us"] >= (1 + STRAGGLER_PCT / 100) * sorted(others)[1]
+    assert job["stragglers"] == [2]
+    assert job["verdict"].startswith("rank 2 ")
+    assert "ncclSendRecv" in job["verdict"] and job["top_collective"] == "ncclSendRecv"
+    assert job["top_collective_us"] == pytest.approx(sum(r["collectives"]["ncclSendRecv"] for r in rows))
+    assert job["step_us"]["min"] <= job["step_us"]["median"] <= job["step_us"]["max"]
+    assert "straggler" in job["straggler_rule"]
+
+
+def test_clocks_are_aligned_on_the_first_common_step_and_the_shift_is_reported(capsys, job4):
+    job = ranks_json(capsys, job4)["job"]
+    assert job["alignment"]["method"] == "ProfilerStep#551"
+    shifts = {int(k): v for k, v in job["alignment"]["shifts_us"].items()}
+    assert shifts[0] == 0
+    # ranks tiled from the same file differ only by the skew we put in
+    assert shifts[2] - shifts[0] == pytest.approx(-2 * SKEW_US)
+    assert shifts[3] - shifts[1] == pytest.approx(-2 * SKEW_US)
+    merged = load_trace(job4, use_cache=False)
+    assert merged.job is not None and merged.job["alignment"] == "ProfilerStep#551"
+    starts = {}
+    for info in merged.ranks:
+        assert info["shift_us"] == pytest.approx(shifts[info["rank"]])
+    for rank in range(4):
+        row = Results(merged).rank_rows[rank]
+        starts[rank] = row.step_starts[551]
+    assert len(set(starts.values())) == 1  # every rank's first step now starts at the same time
+
+
+def test_text_report_shows_the_table_the_job_and_the_rule(capsys, job4, monkeypatch):
+    monkeypatch.setenv("TRACETUI_COLUMNS", "100")
+    code, out, err = run_cli(capsys, "ranks", str(job4))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["File", "Rank", "Steps"]
+    assert re.search(r"trace_rank2\.json\.gz\s+2 .*STRAGGLER$", out, re.M)
+    assert sum("STRAGGLER" in line for line in lines) == 1
+    assert re.search(r"^Clocks\s+aligned on ProfilerStep#551: rank 1 ", out, re.M)
+    assert "Straggler rule: a rank is a straggler when" in out
+    assert all(len(line) <= 100 for line in lines[lines.index("") :]), "the job lines wrap to the width"
+
+
+def test_csv_and_md(capsys, job4):
+    code, out, _ = run_cli(capsys, "ranks", str(job4), "--format", "csv")
+    assert code == 0
+    head, *rows = out.splitlines()
+    assert head.startswith("rank,file,wall_us,step_us,gpu_busy_us") and len(rows) == 4
+    code, out, _ = run_cli(capsys, "ranks", str(job4), "--format", "md")
+    assert code == 0 and out.startswith("| File | Rank |") and "| Verdict |" in out
+
+
+def test_pool_in_process_and_cached_runs_agree(job4):
+    cold = run_job(job4, use_cache=True, workers=2)  # a spawned pool of two
+    assert all(cache.has_blob(f, "rank_row") for f in job4.iterdir())
+    warm = run_job(job4, use_cache=True)  # every rank read back from its cache entry, in process
+    alone = run_job(job4, use_cache=False, workers=1)
+    assert cold.rows == warm.rows == alone.rows
+    assert cold.job == warm.job == alone.job
+
+
+def test_merged_folder_rows_match_the_per_file_rows(job4):
+    merged = Results(load_trace(job4, use_cache=False))
+    per_file = run_job(job4, use_cache=False, workers=1).rows
+    for a, b in zip(merged.rank_rows, per_file, strict=True):
+        assert (a.rank, a.file, len(a.steps)) == (b.rank, b.file, len(b.steps))
+        for name in ("wall_us", "gpu_busy_us", "comm_us", "compute_us", "overlap_us", "step_us"):
+            assert getattr(a, name) == pytest.approx(getattr(b, name)), name
+    assert merged.job is not None and merged.job.stragglers == [2]
+
+
+def test_rank_from_file_names_missing_and_duplicate_ranks(capsys, tmp_path):
+    named = make_job(tmp_path / "named", 3, info=False)
+    (named / "trace_rank1.json.gz").rename(named / "worker7.json.gz")
+    doc = ranks_json(capsys, named)
+    assert [(r["rank"], r["rank_from"]) for r in doc["ranks"]] == [
+        (0, "file name"),
+        (2, "file name"),
+        (7, "file name"),
+    ]
+    world = make_job(tmp_path / "world", 3, world=6)
+    code, out, err = run_cli(capsys, "ranks", str(world), "--format", "json")
+    assert code == 0 and "3 of the world size's 6 ranks are here; missing: 3, 4, 5" in err
+    twice = make_job(tmp_path / "twice", 3)
+    (twice / "trace_rank2.json.gz").write_bytes((twice / "trace_rank1.json.gz").read_bytes())
+    code, out, err = run_cli(capsys, "ranks", str(twice), "--format", "json")
+    assert code == 0 and "ranks claimed more than once (rank 1 by trace_rank1.json.gz, trace_rank2.json.gz)" in err
+    assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1, 2]  # numbered in file order instead
+
+
+def test_a_bad_rank_file_is_named_and_the_others_reported(capsys, tmp_path):
+    folder = make_job(tmp_path / "bad", 3)
+    bad = folder / "trace_rank3.json"
+    bad.write_text("this is not a trace")
+    before = bad.read_bytes()
+    code, out, err = run_cli(capsys, "ranks", str(folder), "--format", "json")
+    assert code == 0
+    assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1, 2]
+    assert re.search(r"warning: .*trace_rank3\.json was left out \(.+\)", err)
+    assert bad.read_bytes() == before
+    assert rank_summary(str(bad)).problem  # the problem, not an exception
+
+
+def test_empty_folder_and_no_readable_rank_exit_2_with_one_line(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_cli(capsys, "ranks", str(tmp_path / "empty"))
+    assert code == 2 and err.count("\n") == 1 and "holds no .json or .json.gz traces" in err
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "rank0.json").write_text("[")
+    code, out, err = run_cli(capsys, "ranks", str(tmp_path / "junk"))
+    assert code == 2 and err.count("\n") == 1 and "no rank file could be read (rank0.json was left out" in err
+
+
+def test_summary_ops_and_kernels_on_a_folder_say_it_is_a_job(capsys, job4):
+    code, out, err = run_cli(capsys, "summary", str(job4))
+    assert code == 0 and "is a job of 4 ranks" in err
+    assert "A job of 4 ranks: steps per rank" in out
+    assert re.search(r"^Step\s+rank 0\s+rank 1\s+rank 2\s+rank 3$", out, re.M)
+    assert re.search(r"^ProfilerStep#551(\s+\S+){4}$", out, re.M)
+    code, out, err = run_cli(capsys, "summary", str(job4), "--format", "json")
+    steps = json.loads(out)["job"]["steps_per_rank"]
+    assert [s["rank"] for s in steps] == [0, 1, 2, 3] and all(len(s["steps"]) == 2 for s in steps)
+    for command in ("ops", "kernels"):
+        code, out, err = run_cli(capsys, command, str(job4), "--limit", "3")
+        assert code == 0 and "is a job of 4 ranks" in err
+
+
+def test_collective_names():
+    assert collective_name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)") == (
+        "ncclSendRecv"
+    )
+    assert collective_name("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)") == "ncclAllGather"
+    assert collective_name("void rcclGenericKernel<1, false>(ncclDevComm*)") == "rcclCollective"
+    assert collective_name("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL") == "ncclReduceScatter"
+
+
+def test_dask_local_cluster_gives_the_same_json_as_the_local_pool(capsys, job4):
+    distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    local = ranks_json(capsys, job4, "--no-cache")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        remote = ranks_json(capsys, job4, "--no-cache", "--engine", "dask", "--scheduler", c.scheduler_address)
+    assert remote == local
+
+
+def test_unreachable_scheduler_exits_2_naming_the_address(capsys, job4, monkeypatch):
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    import tui.model.jobs
+
+    monkeypatch.setattr(tui.model.jobs, "CONNECT_TIMEOUT_S", 1)
+    code, out, err = run_cli(capsys, "ranks", str(job4), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and out == ""
+    assert err == "tracetui: error: tcp://127.0.0.1:9: the Dask scheduler cannot be reached within 1 s\n"
+    code, out, err = run_cli(capsys, "ranks", str(job4), "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and "--scheduler goes with --engine dask" in err
+
+
+async def test_viewer_opens_a_folder_as_a_job(job4):
+    from tui.app import TraceApp
+    from tui.screens.compare import CompareScreen
+    from tui.screens.main import MainScreen
+
+    app = TraceApp([str(job4)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        assert isinstance(screen, MainScreen) and screen.ranks == [0, 1, 2, 3]
+        tl = screen.timeline
+        assert tl.current_rank() == 0
+        await pilot.press("r", "r")
+        assert tl.current_rank() == 2
+        await pilot.press("o")  # only rank 2's lanes open
+        tracks = screen.analysis.trace.tracks
+        assert tl.collapsed and all(tracks[t].rank != 2 for t in tl.collapsed)
+        assert {tracks[t].rank for t in tl.collapsed} == {0, 1, 3}
+        await pilot.press("o")
+        assert not tl.collapsed
+        await pilot.press("5")
+        await pilot.pause()
+        console = Console(width=160, record=True, file=io.StringIO())
+        console.print(screen.query_one("#overview-body").content)
+        body = console.export_text()
+        assert "Ranks: a job of 4" in body and "Job verdict: rank 2 " in body
+        assert re.search(r"^rank 2 .* straggler$", body, re.M)
+        assert sum(line.rstrip().endswith("straggler") for line in body.splitlines()) == 1
+        await pilot.press("C")
+        deadline = 100
+        while not isinstance(app.screen, CompareScreen) and deadline:
+            await pilot.pause(0.05)
+            deadline -= 1
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.labels[1] == "rank 2 (straggler) · trace_rank2.json.gz"
+        assert "(typical)" in app.screen.labels[0]
+        d = app.screen.diff
+        compute = [k for k in d.kernels if "nccl" not in k.name.lower()]
+        assert sum(k.time_b_us for k in compute) > 2 * sum(k.time_a_us for k in compute)  # its kernels run 3x longer
+        await pilot.press("escape")
+        assert app.screen is screen

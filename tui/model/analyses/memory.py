@@ -1,0 +1,211 @@
+"""Memory from the allocator's `[memory]` samples (profile_memory=True): per device, the curve of
+allocated and reserved bytes, the peak and the op running at it, the ops that allocate the most, and
+what is still allocated when the window ends (candidate leaks).
+
+The peaks are the maxima of the samples' own `Total Allocated` and `Total Reserved` per (Device
+Type, Device Id). Traces from before those fields (2021) get the running sum of `Bytes` from the
+start of the window instead, and say so. A sample's op is the innermost CPU op on its thread that
+spans it; a sample outside every op belongs to "(no op)".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..analysis import Analysis
+from ..cats import Cat
+from .details import python_stack
+
+MEMORY = "[memory]"
+NO_OP = "(no op)"
+TOP = 10
+# torch's DeviceType numbers, as the profiler writes them (ROCm writes its GPUs as cuda).
+DEVICE_TYPES = {0: "cpu", 1: "cuda", 6: "hip", 9: "xla", 12: "xpu", 13: "mps", 15: "hpu", 19: "mtia", 20: "privateuse1"}
+
+
+@dataclass
+class MemOp:
+    """An op's allocations (or what it left allocated): bytes, how many, and the user code above one of them."""
+
+    op: str
+    bytes: int
+    count: int
+    stack: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DeviceMemory:
+    device: str  # cpu, cuda:0, ...
+    peak_allocated_bytes: int
+    peak_reserved_bytes: int  # -1: the trace does not write Total Reserved
+    peak_ts_us: float  # from the start of the window
+    peak_op: str
+    peak_top_op: str  # the outermost op around peak_op (the model's op that was running)
+    allocs: int
+    frees: int
+    top_ops: list[MemOp]
+    leaks: list[MemOp]  # allocations never freed in the window, by op (empty without Addr)
+    leaked_bytes: int
+    source: str  # "Total Allocated", or "running sum of Bytes" (older traces)
+
+
+@dataclass
+class Curve:
+    """One device's allocated and reserved bytes after each sample (a step curve), for the timeline."""
+
+    device: str
+    ts: np.ndarray  # ns, raw clock
+    allocated: np.ndarray
+    reserved: np.ndarray  # -1 where unknown
+    op: np.ndarray  # event index of each sample's op (-1: none)
+    index: np.ndarray  # the samples (rows of trace.inst)
+
+
+def samples(a: Analysis) -> np.ndarray:
+    """Indices (into trace.inst) of the sound [memory] samples, in time order."""
+    t = a.trace
+    if MEMORY not in t.names or not len(t.inst.ts):
+        return np.zeros(0, np.int64)
+    inst = t.inst
+    sel = np.flatnonzero((inst.name == t.names.index(MEMORY)) & (inst.bytes != 0) & (inst.dev_type >= 0))
+    return sel[np.argsort(inst.ts[sel], kind="stable")]
+
+
+def device_name(dev_type: int, dev_id: int) -> str:
+    kind = DEVICE_TYPES.get(dev_type, f"device{dev_type}")
+    return kind if kind == "cpu" or dev_id < 0 else f"{kind}:{dev_id}"
+
+
+def curves(a: Analysis) -> list[Curve]:
+    """The step curve of each device, CPU first."""
+    inst, sel = a.trace.inst, samples(a)
+    ops = sample_ops(a, sel)
+    out = []
+    keys = sorted({(int(d), int(k)) for d, k in zip(inst.dev_type[sel], inst.dev_id[sel], strict=True)})
+    for dev_type, dev_id in keys:
+        on = (inst.dev_type[sel] == dev_type) & (inst.dev_id[sel] == dev_id)
+        idx = sel[on]
+        totals = inst.total_alloc[idx]
+        allocated = totals if len(idx) and (totals >= 0).all() else np.cumsum(inst.bytes[idx])
+        name = device_name(dev_type, dev_id)
+        out.append(Curve(name, inst.ts[idx], allocated, inst.total_reserved[idx], ops[on], idx))
+    return out
+
+
+def sample_ops(a: Analysis, sel: np.ndarray) -> np.ndarray:
+    """The innermost CPU op on each sample's thread that spans its time (-1: none)."""
+    t, x = a.trace, a.trace.x
+    inst = t.inst
+    ops = np.flatnonzero(x.cat == int(Cat.CPU_OP))
+    ops = ops[np.lexsort((x.ts[ops], x.track[ops]))]
+    out = np.full(len(sel), -1, np.int64)
+    if not len(ops) or not len(sel):
+        return out
+    keys = x.track[ops].astype(np.int64) << 40 | (x.ts[ops] - x.ts[ops].min())
+    query = inst.track[sel].astype(np.int64) << 40 | np.maximum(inst.ts[sel] - x.ts[ops].min(), 0)
+    pos = np.searchsorted(keys, query, side="right") - 1
+    parent, end, cat = a.nesting.parent, a.end, x.cat
+    for k, (p, ts, track) in enumerate(zip(pos.tolist(), inst.ts[sel].tolist(), inst.track[sel].tolist(), strict=True)):
+        j = int(ops[p]) if p >= 0 and x.track[ops[p]] == track else -1
+        while j >= 0 and (end[j] < ts or cat[j] != int(Cat.CPU_OP)):
+            j = int(parent[j])
+        out[k] = j
+    return out
+
+
+def memory_report(a: Analysis) -> list[DeviceMemory]:
+    """Per device: the peak and its op, allocation counts, the top allocating ops and candidate leaks."""
+    t0 = int(a.trace.x.ts.min()) if a.trace.n else 0
+    return [_device(a, c, t0) for c in curves(a)]
+
+
+def _device(a: Analysis, c: Curve, t0: int) -> DeviceMemory:
+    inst, mine = a.trace.inst, c.index
+    nbytes = inst.bytes[mine]
+    k = int(np.argmax(c.allocated)) if len(c.allocated) else 0
+    from_totals = bool(len(mine)) and bool((inst.total_alloc[mine] >= 0).all())
+    reserved = int(c.reserved.max()) if len(c.reserved) and (c.reserved >= 0).all() else -1
+    names = np.array([_op_name(a, int(j)) for j in c.op.tolist()], dtype=object)
+    unfreed = _unfreed(inst.addr[mine], nbytes)
+    return DeviceMemory(
+        device=c.device,
+        peak_allocated_bytes=int(c.allocated[k]) if len(c.allocated) else 0,
+        peak_reserved_bytes=reserved,
+        peak_ts_us=(int(c.ts[k]) - t0) / 1000 if len(c.ts) else 0.0,
+        peak_op=str(names[k]) if len(names) else NO_OP,
+        peak_top_op=_op_name(a, _outermost(a, int(c.op[k]))) if len(c.op) else NO_OP,
+        allocs=int((nbytes > 0).sum()),
+        frees=int((nbytes < 0).sum()),
+        top_ops=_by_op(a, names, c.op, nbytes > 0, nbytes),
+        leaks=_by_op(a, names, c.op, unfreed, nbytes),
+        leaked_bytes=int(nbytes[unfreed].sum()),
+        source="Total Allocated" if from_totals else "running sum of Bytes",
+    )
+
+
+def _outermost(a: Analysis, j: int) -> int:
+    """The outermost CPU op above event j (j itself when none)."""
+    top, cat, parent = j, a.trace.x.cat, a.nesting.parent
+    while j >= 0:
+        if cat[j] == int(Cat.CPU_OP):
+            top = j
+        j = int(parent[j])
+    return top
+
+
+def _op_name(a: Analysis, j: int) -> str:
+    return a.trace.name_of(j) if j >= 0 else NO_OP
+
+
+def _unfreed(addr: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
+    """Allocations whose address is not freed later in the window (none can be told without Addr)."""
+    out = np.zeros(len(addr), bool)
+    if not len(addr) or (addr < 0).all():
+        return out
+    order = np.lexsort((np.arange(len(addr)), addr))  # by address, then time
+    same_next = np.zeros(len(order), bool)
+    same_next[:-1] = addr[order[1:]] == addr[order[:-1]]
+    freed_next = np.zeros(len(order), bool)
+    freed_next[:-1] = same_next[:-1] & (nbytes[order[1:]] < 0)
+    out[order] = (nbytes[order] > 0) & (addr[order] >= 0) & ~freed_next
+    return out
+
+
+def _by_op(a: Analysis, names: np.ndarray, ops: np.ndarray, mask: np.ndarray, nbytes: np.ndarray) -> list[MemOp]:
+    """Bytes and count per op name over the masked samples, the largest first, with one example's stack."""
+    if not mask.any():
+        return []
+    keys, inverse = np.unique(names[mask].astype(str), return_inverse=True)
+    total = np.bincount(inverse, nbytes[mask].astype(np.float64))
+    count = np.bincount(inverse)
+    first = np.full(len(keys), -1, np.int64)
+    first[inverse[::-1]] = ops[mask][::-1]
+    best = np.argsort(-total, kind="stable")[:TOP]
+    return [
+        MemOp(str(keys[g]), int(total[g]), int(count[g]), python_stack(a, int(first[g])) if first[g] >= 0 else [])
+        for g in best.tolist()
+    ]
+
+
+@dataclass
+class MemoryAt:
+    """A device's memory at a moment: what is allocated (and reserved), and the sample that set it."""
+
+    device: str
+    allocated: int
+    reserved: int  # -1: unknown
+    op: str  # the op of the last allocation or free before that moment
+    change: int  # its bytes (+ allocation, - free)
+
+
+def memory_at(a: Analysis, cs: list[Curve], t: int) -> list[MemoryAt]:
+    """Each device's memory at time t (ns), for devices with a sample before t."""
+    out = []
+    for c in cs:
+        k = int(np.searchsorted(c.ts, t, side="right")) - 1
+        if k >= 0:
+            change = int(a.trace.inst.bytes[c.index[k]])
+            out.append(MemoryAt(c.device, int(c.allocated[k]), int(c.reserved[k]), _op_name(a, int(c.op[k])), change))
+    return out

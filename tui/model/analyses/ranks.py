@@ -1,0 +1,281 @@
+"""A job of many ranks: one summary row per rank, and what they say together (stragglers, collectives).
+
+Per rank (one file, or one rank of a merged folder): the window, the steps and the typical (median)
+step, GPU busy, and the device time split into collectives (NCCL/RCCL/gloo kernels, or the
+collective_comm category) and compute, how much of the collective time compute hides, and idle time.
+
+The straggler rule: with two ranks or more, a rank is a straggler when its typical step is at least
+STRAGGLER_PCT% longer than the median of the other ranks' typical steps, or when, with steps within
+that margin (collectives make every rank wait for the slowest, which evens out step times), its
+compute time is at least STRAGGLER_PCT% above the others' median while it spends less time in
+collectives than they do: the others wait for it there.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..analysis import Analysis
+from ..cats import BUSY_CATS
+from ..steps import STEP_NAME, step_events
+from ..steps import steps as step_list
+from .summary import union_length
+
+STRAGGLER_PCT = 10.0
+COLLECTIVE = re.compile(r"nccl|rccl|gloo|c10d|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv", re.I)
+KIND = re.compile(r"(AllReduce|AllGather|ReduceScatter|AllToAll|Broadcast|SendRecv|Reduce|Send|Recv)", re.I)
+KINDS = {
+    k.lower(): k
+    for k in ("AllReduce", "AllGather", "ReduceScatter", "AllToAll", "Broadcast", "SendRecv", "Reduce", "Send", "Recv")
+}
+
+
+@dataclass
+class StepTime:
+    name: str
+    dur_us: float
+
+
+@dataclass
+class RankRow:
+    """One rank's summary; times in microseconds."""
+
+    rank: int
+    file: str
+    wall_us: float
+    steps: list[StepTime]
+    step_us: float  # the typical (median) step, or the window without steps
+    gpu_busy_us: float
+    gpu_utilization: float
+    comm_us: float
+    compute_us: float
+    overlap_us: float
+    idle_us: float
+    straggler: bool = False
+    collectives: dict[str, float] = field(default_factory=dict)  # time per collective (ncclAllReduce, ...)
+    rank_from: str = "file order"  # distributedInfo, the file name, or the file order
+    world_size: int = 0
+    gpus: list[str] = field(default_factory=list)  # device names, to warn about mixed models
+    step_starts: dict[int, int] = field(default_factory=dict)  # ProfilerStep number -> start (ns, raw clock)
+    clock: str = ""  # how timestamps are written (relative to a base, or absolute)
+
+
+def collective_name(kernel: str) -> str:
+    """ncclDevKernel_AllGather_RING_LL -> ncclAllGather (the library and the collective)."""
+    lib = "rccl" if "rccl" in kernel.lower() else "gloo" if "gloo" in kernel.lower() else "nccl"
+    m = KIND.search(kernel)
+    return lib + (KINDS[m.group(1).lower()] if m else "Collective")
+
+
+def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
+    """The summary row of one rank (all events when rank is None: a file of one rank)."""
+    t, x = a.trace, a.trace.x
+    mine = np.array([rank is None or tr.rank == rank for tr in t.tracks] or [False])
+    real = np.array([tr.kind != "meta" for tr in t.tracks] or [False])
+    own = mine[x.track] & real[x.track] if t.n else np.zeros(0, bool)
+    t0 = int(x.ts[own].min()) if own.any() else 0
+    wall = float(int((x.ts + x.dur)[own].max()) - t0) / 1000 if own.any() else 0.0
+    found = step_events(t, rank)
+    steps = [StepTime(s.name, float(s.dur_us)) for s in step_list(t, t0, rank)]
+    starts = {int(m.group(1)): int(x.ts[i]) for i in found if (m := STEP_NAME.match(t.name_of(int(i))))}
+    busy, comm, compute, overlap, devices, per_kind = _device_time(a, own)
+    info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
+    typical = statistics.median([s.dur_us for s in steps]) if steps else wall
+    return RankRow(
+        rank=int(rank if rank is not None else (t.tracks[0].rank if t.tracks else 0)),
+        file=file,
+        wall_us=wall,
+        steps=steps,
+        step_us=float(typical),
+        gpu_busy_us=busy,
+        gpu_utilization=busy / (wall * max(devices, 1)) if wall else 0.0,
+        comm_us=comm,
+        compute_us=compute,
+        overlap_us=overlap,
+        idle_us=max(wall * max(devices, 1) - busy, 0.0) if devices else 0.0,
+        collectives=per_kind,
+        rank_from=str(info.get("rank_from", "distributedInfo" if "rank" in info else "file order")),
+        world_size=int(info["world_size"]) if isinstance(info.get("world_size"), int) else 0,
+        gpus=sorted({str(d.get("name", "")) for d in t.devices if isinstance(d, dict)} - {""}),
+        step_starts=starts,
+        clock=str(info.get("clock", "")),
+    )
+
+
+def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, float, int, dict[str, float]]:
+    """Busy, collective, compute and overlapped time (unions per device, summed), the device count, and time per collective."""
+    t, x = a.trace, a.trace.x
+    busy_mask = own & np.isin(x.cat, [int(c) for c in BUSY_CATS])
+    named = np.array([bool(COLLECTIVE.search(n)) for n in t.names] or [False])
+    category = np.array([c.lower() == "collective_comm" for c in t.cat_names] or [False])
+    is_comm = busy_mask & (named[x.name] | category[x.cat_str])
+    device = np.array([hash((tr.rank, tr.pid)) for tr in t.tracks] or [0], np.int64)[x.track]
+    totals = np.zeros(4)
+    for d in np.unique(device[busy_mask]).tolist():
+        on = device == d
+        picks = (on & busy_mask, on & is_comm, on & busy_mask & ~is_comm)
+        spans = [union_length(x.ts[m], x.ts[m] + x.dur[m]) for m in picks]
+        totals += [spans[0], spans[1], spans[2], spans[1] + spans[2] - spans[0]]
+    per_kind: dict[str, float] = {}
+    names, inverse = np.unique(x.name[is_comm], return_inverse=True)
+    for name, us in zip(names.tolist(), np.bincount(inverse, x.dur[is_comm] / 1000).tolist(), strict=False):
+        kind = collective_name(t.names[name])
+        per_kind[kind] = per_kind.get(kind, 0.0) + us
+    devices = int(len(np.unique(device[busy_mask])))
+    busy, comm, compute, overlap = (float(v) / 1000 for v in totals.tolist())
+    return busy, comm, compute, overlap, devices, per_kind
+
+
+@dataclass
+class Alignment:
+    """How the ranks' clocks were put side by side."""
+
+    method: str  # "ProfilerStep#N" or "raw clock"
+    shifts_us: dict[int, float] = field(default_factory=dict)  # per rank: how far its events were moved
+
+
+def alignment(rows: list[RankRow]) -> Alignment:
+    """Line the ranks up on the first ProfilerStep#N they all have (the lowest rank stays put); else the raw clock."""
+    common = set.intersection(*(set(r.step_starts) for r in rows)) if rows else set()
+    if not common or len(rows) < 2:
+        return Alignment("raw clock")
+    n = min(common)
+    ref = min(rows, key=lambda r: r.rank).step_starts[n]
+    return Alignment(f"ProfilerStep#{n}", {r.rank: (ref - r.step_starts[n]) / 1000 for r in rows})
+
+
+@dataclass
+class Job:
+    """What the ranks say together."""
+
+    ranks: int
+    slowest_rank: int
+    step_us_min: float
+    step_us_median: float
+    step_us_max: float
+    top_collective: str
+    top_collective_us: float
+    comm_share: float  # collective time / GPU busy, over all ranks
+    hidden_share: float  # collective time hidden behind compute / collective time
+    stragglers: list[int]
+    verdict: str
+    straggler_rule: str
+    alignment: Alignment
+    warnings: list[str] = field(default_factory=list)
+
+
+RULE = (
+    f"a rank is a straggler when its typical step is {STRAGGLER_PCT:.0f}% longer than the median of the other "
+    f"ranks', or its compute time {STRAGGLER_PCT:.0f}% above theirs while it spends less time in collectives "
+    "(the others wait for it)"
+)
+
+
+def job(rows: list[RankRow], warnings: list[str] | None = None) -> Job:
+    """Mark the stragglers in rows and say what the job shows."""
+    warnings = list(warnings or [])
+    for r in rows:
+        r.straggler = _is_straggler(r, [o for o in rows if o is not r])
+    steps = [r.step_us for r in rows] or [0.0]
+    slowest = max(rows, key=lambda r: r.step_us) if rows else None
+    kinds: dict[str, float] = {}
+    for r in rows:
+        for k, us in r.collectives.items():
+            kinds[k] = kinds.get(k, 0.0) + us
+    top = max(kinds.items(), key=lambda kv: kv[1]) if kinds else ("", 0.0)
+    comm, busy, hidden = (sum(getattr(r, f) for r in rows) for f in ("comm_us", "gpu_busy_us", "overlap_us"))
+    stragglers = [r.rank for r in rows if r.straggler]
+    return Job(
+        ranks=len(rows),
+        slowest_rank=slowest.rank if slowest else -1,
+        step_us_min=min(steps),
+        step_us_median=statistics.median(steps),
+        step_us_max=max(steps),
+        top_collective=top[0],
+        top_collective_us=top[1],
+        comm_share=comm / busy if busy else 0.0,
+        hidden_share=hidden / comm if comm else 0.0,
+        stragglers=stragglers,
+        verdict=_verdict(rows, stragglers, comm / busy if busy else 0.0, hidden / comm if comm else 0.0),
+        straggler_rule=RULE,
+        alignment=alignment(rows),
+        warnings=warnings + job_warnings(rows),
+    )
+
+
+def _is_straggler(r: RankRow, others: list[RankRow]) -> bool:
+    if not others:
+        return False
+    margin = 1 + STRAGGLER_PCT / 100
+    step = statistics.median([o.step_us for o in others])
+    if step and r.step_us >= margin * step:
+        return True
+    compute = statistics.median([o.compute_us for o in others])
+    comm = statistics.median([o.comm_us for o in others])
+    return bool(compute) and r.compute_us >= margin * compute and r.comm_us < comm
+
+
+def _verdict(rows: list[RankRow], stragglers: list[int], comm_share: float, hidden: float) -> str:
+    if not rows:
+        return "no ranks"
+    where = f"collectives take {comm_share:.0%} of the GPU busy time, {hidden:.0%} of them hidden behind compute"
+    if not stragglers:
+        if len(rows) < 2:
+            return f"one rank; {where}"
+        return f"the ranks are balanced: typical steps within {STRAGGLER_PCT:.0f}% of each other's median; {where}"
+    worst = max((r for r in rows if r.straggler), key=lambda r: r.step_us)
+    others = [r for r in rows if not r.straggler] or [r for r in rows if r is not worst]
+    median = statistics.median([o.step_us for o in others])
+    slower = 100 * (worst.step_us - median) / median if median else 0.0
+    waited = _waited_in(worst, others)
+    first = (
+        f"rank {worst.rank}'s steps are {slower:.0f}% slower than the median"
+        if slower >= STRAGGLER_PCT
+        else f"rank {worst.rank} computes {_pct(worst.compute_us, [o.compute_us for o in others])} longer than the others"
+    )
+    more = f" (also {', '.join(str(s) for s in stragglers if s != worst.rank)})" if len(stragglers) > 1 else ""
+    return f"{first}{more}; the other ranks wait for it" + (f" in {waited}" if waited else "") + f"; {where}"
+
+
+def _waited_in(worst: RankRow, others: list[RankRow]) -> str:
+    """The collective where the other ranks spend the most more time than the straggler: where they wait."""
+    kinds = {k for o in others for k in o.collectives} | set(worst.collectives)
+    extra = {
+        k: statistics.median([o.collectives.get(k, 0.0) for o in others]) - worst.collectives.get(k, 0.0) for k in kinds
+    }
+    best = max(extra.items(), key=lambda kv: kv[1], default=("", 0.0))
+    return best[0] if best[1] > 0 else ""
+
+
+def _pct(value: float, others: list[float]) -> str:
+    median = statistics.median(others) if others else 0.0
+    return f"{100 * (value - median) / median:.0f}%" if median else "more"
+
+
+def job_warnings(rows: list[RankRow]) -> list[str]:
+    """World size and GPU model mismatches, and ranks a world size says are missing."""
+    out = []
+    sizes = {r.world_size for r in rows if r.world_size}
+    if len(sizes) > 1:
+        out.append(f"the ranks disagree on the world size ({', '.join(str(s) for s in sorted(sizes))})")
+    elif sizes:
+        size = sizes.pop()
+        missing = sorted(set(range(size)) - {r.rank for r in rows})
+        if missing:
+            shown = ", ".join(str(m) for m in missing[:8]) + (
+                f", … ({len(missing)} in all)" if len(missing) > 8 else ""
+            )
+            out.append(f"{len(rows)} of the world size's {size} ranks are here; missing: {shown}")
+    models = {m for r in rows for m in r.gpus}
+    if len(models) > 1:
+        out.append(f"the ranks ran on different GPU models ({', '.join(sorted(models))})")
+    clocks = {r.clock for r in rows if r.clock}
+    if len(clocks) > 1:
+        out.append(
+            f"the ranks write their clocks differently ({', '.join(sorted(clocks))}): timestamps may not line up"
+        )
+    return out

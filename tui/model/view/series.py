@@ -1,0 +1,78 @@
+"""Value lanes of the timeline: step curves (memory allocated, reserved; counters such as GPU
+utilization) summarized per terminal cell and drawn as block-character sparklines.
+
+A Series is a step curve: its value holds from one sample to the next. A cell shows the highest
+value the curve reaches inside it, so a short spike never disappears when zoomed out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..trace import Trace
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    label: str
+    kind: str  # "memory" or "counter"
+    ts: np.ndarray  # ns, sorted
+    values: np.ndarray  # float
+    ops: np.ndarray | None = None  # per sample, the event that made it (memory: the allocating op)
+
+    @property
+    def low(self) -> float:
+        return float(self.values.min()) if len(self.values) else 0.0
+
+    @property
+    def high(self) -> float:
+        return float(self.values.max()) if len(self.values) else 0.0
+
+
+def cell_values(s: Series, t0: int, bucket: int, width: int) -> np.ndarray:
+    """Per cell, the highest value of the step curve inside it (NaN before the first sample)."""
+    edges = t0 + bucket * np.arange(width + 1, dtype=np.int64)
+    out = np.full(width, np.nan)
+    if not len(s.ts):
+        return out
+    before = np.searchsorted(s.ts, edges[:-1], side="right") - 1  # the sample in force at each cell's start
+    has = before >= 0
+    out[has] = s.values[before[has]]
+    lo = np.searchsorted(s.ts, edges[:-1], side="left")
+    hi = np.searchsorted(s.ts, edges[1:], side="left")
+    cells = np.flatnonzero(hi > lo)  # cells with samples inside: their runs of samples are contiguous
+    if len(cells):
+        runs = np.maximum.reduceat(s.values[: hi[cells[-1]]], lo[cells])
+        out[cells] = np.fmax(out[cells], runs)
+    return out
+
+
+def sparkline(values: np.ndarray, low: float, high: float) -> str:
+    """Block characters for per-cell values on a low..high scale: ▁ at low, █ at high, blank without a value."""
+    span = high - low
+    scaled = (np.nan_to_num(values, nan=low) - low) / span if span > 0 else np.ones(len(values))
+    levels = 1 + np.clip(np.round(7 * scaled), 0, 7).astype(int)
+    levels[np.isnan(values)] = 0
+    return "".join(BLOCKS[k] for k in levels.tolist())
+
+
+def value_at(s: Series, t: int) -> tuple[float, int]:
+    """The curve's value at time t, and the sample in force (-1: before the first)."""
+    k = int(np.searchsorted(s.ts, t, side="right")) - 1
+    return (float(s.values[k]), k) if k >= 0 else (float("nan"), -1)
+
+
+def counter_series(trace: Trace) -> list[Series]:
+    """One series per counter name (ph C samples), in name order."""
+    inst = trace.inst
+    sel = np.flatnonzero(inst.counter) if len(inst.ts) else np.zeros(0, np.int64)
+    out = []
+    for name in np.unique(inst.name[sel]).tolist():
+        idx = sel[inst.name[sel] == name]
+        idx = idx[np.argsort(inst.ts[idx], kind="stable")]
+        out.append(Series(trace.names[name], "counter", inst.ts[idx], inst.value[idx]))
+    return out

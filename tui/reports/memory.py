@@ -1,0 +1,32 @@
+"""`tracetui memory`: the peak per device, then each device's top allocating ops and candidate leaks."""
+
+from __future__ import annotations
+
+from ..model.analyses.memory import DeviceMemory
+from ..tables import memory as M
+from ..tables.base import Field
+from .formats import cells, grid, terminal_width, to_csv, to_json
+
+
+def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
+    if fmt == "json":
+        return to_json({"devices": [M.device_fields(d) for d in devices]})
+    if fmt == "csv":
+        fields: list[Field[DeviceMemory]] = [Field(k, _getter(k)) for k in M.CSV_KEYS]
+        return to_csv(fields, devices)
+    width = terminal_width()
+    heads = [c.header for c in M.DEVICE_COLUMNS]
+    out = [grid(fmt, heads, cells(M.DEVICE_COLUMNS, devices, None, M.NAME_WIDTH), M.footers(devices), width)]
+    for d in devices:
+        for title, rows in (
+            (f"{d.device}: the ops that allocate the most", d.top_ops),
+            (f"{d.device}: not freed by the end", d.leaks),
+        ):
+            if rows:
+                body = cells(M.OP_COLUMNS, rows, None, M.NAME_WIDTH)
+                out.append(title + "\n" + grid(fmt, [c.header for c in M.OP_COLUMNS], body, [], width))
+    return "\n\n".join(out)
+
+
+def _getter(key: str):
+    return lambda d: M.device_fields(d)[key]

@@ -1,0 +1,91 @@
+"""The ranks table (one row per rank of a job) and the job's lines, defined once for the CLI and the viewer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import fmt_time
+from ..model.analyses.ranks import Job, RankRow
+from .base import Column, Field
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+COLUMNS: list[Column[RankRow, None]] = [
+    Column("File", lambda r, c, w: r.file[:w]),
+    Column("Rank", lambda r, c, w: str(r.rank)),
+    Column("Steps", lambda r, c, w: str(len(r.steps))),
+    Column("Typical step", lambda r, c, w: fmt_time(r.step_us)),
+    Column("GPU busy", lambda r, c, w: fmt_time(r.gpu_busy_us)),
+    Column("Util", lambda r, c, w: _pct(r.gpu_utilization)),
+    Column("Collectives", lambda r, c, w: fmt_time(r.comm_us)),
+    Column("Compute", lambda r, c, w: fmt_time(r.compute_us)),
+    Column("Hidden comm", lambda r, c, w: fmt_time(r.overlap_us)),
+    Column("Idle", lambda r, c, w: fmt_time(r.idle_us)),
+    Column("Straggler", lambda r, c, w: "STRAGGLER" if r.straggler else ""),
+]
+NAME_WIDTH = 40
+
+FIELDS: list[Field[RankRow]] = [
+    Field("rank", lambda r: r.rank),
+    Field("file", lambda r: r.file),
+    Field("wall_us", lambda r: r.wall_us),
+    Field("steps", lambda r: [{"name": s.name, "dur_us": s.dur_us} for s in r.steps]),
+    Field("step_us", lambda r: r.step_us),
+    Field("gpu_busy_us", lambda r: r.gpu_busy_us),
+    Field("gpu_utilization", lambda r: r.gpu_utilization),
+    Field("comm_us", lambda r: r.comm_us),
+    Field("compute_us", lambda r: r.compute_us),
+    Field("overlap_us", lambda r: r.overlap_us),
+    Field("idle_us", lambda r: r.idle_us),
+    Field("straggler", lambda r: r.straggler),
+    Field("collectives", lambda r: r.collectives),
+    Field("rank_from", lambda r: r.rank_from),
+]
+CSV_FIELDS = [f for f in FIELDS if f.key not in ("steps", "collectives")]
+
+
+def job_fields(j: Job) -> dict[str, Any]:
+    """The job object of `tracetui ranks --format json`."""
+    return {
+        "ranks": j.ranks,
+        "slowest_rank": j.slowest_rank,
+        "step_us": {"min": j.step_us_min, "median": j.step_us_median, "max": j.step_us_max},
+        "top_collective": j.top_collective,
+        "top_collective_us": j.top_collective_us,
+        "comm_share": j.comm_share,
+        "hidden_comm_share": j.hidden_share,
+        "stragglers": j.stragglers,
+        "verdict": j.verdict,
+        "straggler_rule": j.straggler_rule,
+        "alignment": {"method": j.alignment.method, "shifts_us": {str(k): v for k, v in j.alignment.shifts_us.items()}},
+        "warnings": j.warnings,
+    }
+
+
+def job_lines(j: Job) -> list[tuple[str, str]]:
+    """(label, text) lines that say what the ranks show together."""
+    out = [
+        ("Ranks", f"{j.ranks}"),
+        (
+            "Typical step",
+            f"min {fmt_time(j.step_us_min)}, median {fmt_time(j.step_us_median)}, "
+            f"max {fmt_time(j.step_us_max)} (rank {j.slowest_rank})",
+        ),
+    ]
+    if j.top_collective:
+        out.append(("Top collective", f"{j.top_collective} {fmt_time(j.top_collective_us)} over all ranks"))
+        out.append(("Collectives", f"{j.comm_share:.0%} of GPU busy, {j.hidden_share:.0%} of them hidden by compute"))
+    out.append(("Clocks", _clocks(j)))
+    out.append(("Verdict", j.verdict))
+    return out
+
+
+def _clocks(j: Job) -> str:
+    a = j.alignment
+    if a.method == "raw clock":
+        return "raw clocks (no ProfilerStep#N common to every rank)"
+    moved = ", ".join(f"rank {r} {us:+,.0f} us" for r, us in sorted(a.shifts_us.items()) if us)
+    return f"aligned on {a.method}" + (f": {moved}" if moved else ": no rank moved")
