@@ -198,7 +198,7 @@ async def test_overview_says_the_verdict_in_words(app):
         console = Console(width=160, record=True, file=open("/dev/null", "w"))
         console.print(screen.query_one("#overview-body").content)
         body = console.export_text()
-        assert "Verdict: overhead-bound" in body and "launching tiny kernels" in body
+        assert "Verdict: overhead-bound" in body and "Launching is the cost: each launch buys less GPU work" in body
         assert "ProfilerStep#6 ████" in body
 
 

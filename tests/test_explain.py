@@ -85,6 +85,18 @@ def test_gpu_idle_while_cpu_launches():
     assert findings("a100-train-control.json.gz", "overhead-gaps")[1] == []
 
 
+def test_slow_launches_and_waiting_copies_are_told_apart():
+    a, found = findings("mi250-rocm-train.json.gz", "slow-launch")
+    assert [f.title for f in found] == ["Launch calls far slower than the rest"]
+    assert a.trace.name_of(found[0].events[0]) == "hipLaunchKernel" and "CUDA_MODULE_LOADING=EAGER" in found[0].note
+    a, found = findings("a100-train-control.json.gz", "slow-launch")
+    copies = next(f for f in found if f.title == "Copies that wait for the GPU")
+    expected = [o.event for o in a.summary.launch_outliers if o.name.startswith("cudaMemcpy")]
+    assert copies.events == expected and len(expected) >= 10 and "pin_memory=True" in copies.note
+    assert all(a.trace.name_of(e) == "cudaMemcpyAsync" for e in copies.events)
+    assert findings("h100-bert-small.json.gz", "slow-launch")[1] == []
+
+
 def test_setup_gap_before_the_first_op():
     a, found = findings("mi250-rocm-train.json.gz", "setup-gap")
     assert [a.trace.name_of(e) for e in found[0].events] == ["Optimizer.step#SGD.step"]
@@ -128,6 +140,7 @@ FIRES_ON = {
     "bias-copy": BIAS_COPY,
     "cold-start": "mi250-rocm-train.json.gz",
     "overhead-gaps": "h100-bert-small.json.gz",
+    "slow-launch": "mi250-rocm-train.json.gz",
     "setup-gap": "mi250-rocm-train.json.gz",
     "compile-runtime": "cpu/matmul_add_64_warm_compiled.json.gz",
     "kernel-names": "h100-bert-small.json.gz",

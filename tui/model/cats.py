@@ -33,11 +33,13 @@ CAT_BY_NAME: dict[str, Cat] = {
     "cuda_driver": Cat.RUNTIME,
     "runtime": Cat.RUNTIME,
     "mtia_runtime": Cat.RUNTIME,
+    "hpu_op": Cat.RUNTIME,  # Kineto: "HPU host side runtime event"
     "xpu_runtime": Cat.RUNTIME,
     "xpu_driver": Cat.RUNTIME,
     "privateuse1_runtime": Cat.RUNTIME,
     "privateuse1_driver": Cat.RUNTIME,
-    "kernel": Cat.KERNEL,
+    "kernel": Cat.KERNEL,  # also Intel XPU kernels (Kineto's XPUPTI plugin writes them as kernel)
+    "mtia_ccp_events": Cat.KERNEL,  # MTIA on-device work
     "gpu_memcpy": Cat.MEMCPY,
     "memcpy": Cat.MEMCPY,
     "gpu_memset": Cat.MEMSET,

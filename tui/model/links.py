@@ -39,6 +39,9 @@ def link(trace: Trace) -> Links:
     missing = gpu & (launcher < 0)
     by_ext = _match(keyed(rank, x.ext), runtime, missing)
     launcher = np.where(missing, by_ext, launcher)
+    missing = gpu & (launcher < 0)
+    if missing.any():  # MTIA and others: no correlation args, only ac2g flow arrows
+        launcher = np.where(missing, _by_flows(trace, rank, runtime, missing), launcher)
     linked = np.flatnonzero(launcher >= 0)
     order = linked[np.argsort(launcher[linked], kind="stable")]
     launcher = launcher.astype(np.int32)  # event indices fit in 32 bits
@@ -60,6 +63,44 @@ def _match(keys: np.ndarray, source: np.ndarray, target: np.ndarray) -> np.ndarr
     ok = pos < len(skeys)
     ok[ok] = skeys[pos[ok]] == keys[tgt[ok]]
     out[tgt[ok]] = src[pos[ok]]
+    return out
+
+
+def _by_flows(trace: Trace, rank: np.ndarray, runtime: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """For each target event, the runtime call an ac2g flow arrow joins it to (-1 if none).
+
+    An arrow starts on the runtime call's thread at the call's start and ends on the device lane at the
+    work's start; its id pairs the two ends.
+    """
+    out = np.full(trace.n, -1, np.int64)
+    f, x = trace.flow, trace.x
+    if not len(f.ts) or not f.ac2g.any():
+        return out
+    t0 = int(min(x.ts.min(), f.ts.min()))
+    ev_key = x.track.astype(np.int64) << 44 | (x.ts - t0)
+    fl_key = f.track.astype(np.int64) << 44 | (f.ts - t0)
+    franks = np.array([t.rank for t in trace.tracks], np.int64)[f.track]
+    starts, ends = np.flatnonzero(f.ac2g & f.start), np.flatnonzero(f.ac2g & ~f.start)
+    calls = _event_at(ev_key, runtime, fl_key[starts])
+    work = _event_at(ev_key, target, fl_key[ends])
+    by_id = dict(zip(keyed(franks[starts], f.fid[starts]).tolist(), calls.tolist(), strict=True))
+    for w, fid in zip(work.tolist(), keyed(franks[ends], f.fid[ends]).tolist(), strict=True):
+        if w >= 0 and by_id.get(fid, -1) >= 0:
+            out[w] = by_id[fid]
+    return out
+
+
+def _event_at(keys: np.ndarray, candidates: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The candidate event with each query's (track, start) key (-1 if none)."""
+    src = np.flatnonzero(candidates)
+    out = np.full(len(queries), -1, np.int64)
+    if not len(src) or not len(queries):
+        return out
+    src = src[np.argsort(keys[src], kind="stable")]
+    pos = np.searchsorted(keys[src], queries)
+    ok = pos < len(src)
+    ok[ok] = keys[src][pos[ok]] == queries[ok]
+    out[ok] = src[pos[ok]]
     return out
 
 

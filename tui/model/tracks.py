@@ -71,8 +71,9 @@ def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
     if kind == "gpu":
-        name = f"GPU {pid} stream {_stream(tid)}"
-        process = label if label.upper().startswith("GPU") else f"GPU {pid}" + (f" ({label})" if label else "")
+        word = next((w for w in ("MTIA", "XPU", "HPU") if w in label.upper()), "GPU")
+        name = f"{word} {pid} stream {_stream(tid)}"
+        process = label if label.upper().startswith(word) else f"{word} {pid}" + (f" ({label})" if label else "")
         order = (
             1,
             meta.process_sort.get(pid, _num(pid)),

@@ -52,6 +52,7 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
     cols: list[Column[KernelRow, Footprint | None]] = [
         Column("Name", lambda r, c, w: truncate(r.name, w), "name"),
         Column("Kind", lambda r, c, w: r.kind),
+        Column("Role", lambda r, c, w: r.role),
         Column("# of Calls", lambda r, c, w: str(r.count), "count"),
         Column("Total", lambda r, c, w: fmt_time(r.total_us), "total"),
         Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg"),
@@ -72,6 +73,7 @@ def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | No
 FIELDS: list[Field[KernelRow]] = [
     Field("name", lambda r: r.name),
     Field("kind", lambda r: r.kind),
+    Field("role", lambda r: r.role),
     Field("count", lambda r: r.count),
     Field("total_us", lambda r: r.total_us),
     Field("avg_us", lambda r: r.avg_us),

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..fmt import fmt_time
 from ..model.analyses.ranks import RankRow
-from ..model.analyses.summary import Summary
+from ..model.analyses.summary import Summary, outlier_note
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 
@@ -34,7 +34,11 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
         rows += [
             ("gpu_busy_us", f"{fmt_time(s.gpu_busy_us)} ({s.gpu_utilization:.1%} of the window{gpus}"),
             ("gpu_idle_us", fmt_time(gpu_idle_us(s))),
-            ("cpu_launch_us", f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls"),
+            (
+                "cpu_launch_us",
+                f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls, median {fmt_time(s.median_launch_us)}"
+                + outlier_note(s),
+            ),
             ("kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}"),
         ]
     rows += [("cpu_self_total_us", fmt_time(s.cpu_self_total_us))]
@@ -51,6 +55,9 @@ def fields(s: Summary) -> dict[str, Any]:
         "gpu_busy_us": s.gpu_busy_us,
         "gpu_utilization": s.gpu_utilization,
         "cpu_launch_us": s.cpu_launch_us,
+        "median_launch_us": s.median_launch_us,
+        "launch_outliers": [{"name": o.name, "dur_us": o.dur_us} for o in s.launch_outliers],
+        "cpu_while_gpu_idle": [{"name": n, "us": us} for n, us in s.cpu_while_idle],
         "device_self_total_us": s.device_self_total_us,
         "cpu_self_total_us": s.cpu_self_total_us,
         "verdict": s.verdict,

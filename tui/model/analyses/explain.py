@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import GPU_CATS, Cat
+from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..nesting import subtree_reduce
 from ..steps import cold_first, step_events
+from .kernel_roles import role
+from .readings import launches_cost_more
 from .summary import Summary
 
 METADATA_OPS = {
@@ -189,19 +191,82 @@ def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     return [Finding("cold-start", "Cold first step", note, [int(steps[0])])]
 
 
+GAP_MIN_NS = 10_000  # a gap between kernels worth counting as evidence
+GAPS_MARKED = 50  # the kernels after the longest gaps are marked
+
+
 def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
+    """The GPU waits for the CPU: the gaps between device work as evidence, and what the CPU did meanwhile."""
     if s.cpu_only or s.verdict != "overhead-bound":
         return []
-    kernels = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
-    kernels = kernels[np.argsort(a.trace.x.ts[kernels])]
-    gaps = a.trace.x.ts[kernels[1:]] - a.end[kernels[:-1]] if len(kernels) > 1 else np.empty(0)
-    after = [int(kernels[1 + int(np.argmax(gaps))])] if len(gaps) else []
-    note = (
-        f"The GPU is idle {1 - s.gpu_utilization:.0%} of the window while the CPU launches: kernels average "
-        f"{s.avg_kernel_us:,.1f} us but each launch call takes {s.avg_launch_us:,.1f} us of CPU time. The GPU waits "
-        "for the CPU (overhead-bound): batch more work per kernel, use torch.compile, or CUDA graphs."
+    x = a.trace.x
+    work = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+    work = work[np.argsort(x.ts[work], kind="stable")]
+    if len(work) < 2:
+        return []
+    ends = np.maximum.accumulate(x.ts[work] + x.dur[work])
+    gaps = x.ts[work[1:]] - ends[:-1]
+    big = np.flatnonzero(gaps > GAP_MIN_NS)
+    longest = big[np.argsort(-gaps[big], kind="stable")][:GAPS_MARKED]
+    evidence = (
+        f"Evidence: {len(big):,} gaps of more than {GAP_MIN_NS / 1000:.0f} us between kernels add up to "
+        f"{gaps[big].sum() / 1000:,.1f} us; the longest is {gaps[longest[0]] / 1000:,.1f} us (the kernels after the "
+        f"{len(longest)} longest gaps are marked). "
+        if len(big)
+        else "No single gap stands out: the GPU idles in many short gaps between kernels. "
     )
-    return [Finding("overhead-gaps", "GPU idle between kernels while the CPU launches", note, after)]
+    if launches_cost_more(s):
+        cause = (
+            f"Kernels average {s.avg_kernel_us:,.1f} us but the median launch call takes {s.median_launch_us:,.1f} us "
+            "of CPU time: the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
+            "graphs."
+        )
+    else:
+        ran = ", ".join(f"{name} ({us:,.1f} us)" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
+        cause = (
+            f"Launches are not the cost (median {s.median_launch_us:,.1f} us); while no GPU worked, the CPU ran {ran}. "
+            "Speed that work up, move it off the critical path, or overlap it with GPU work."
+        )
+    note = f"The GPU is idle {1 - s.gpu_utilization:.0%} of the window. " + evidence + cause
+    title = "GPU idle between kernels while the CPU " + ("launches" if launches_cost_more(s) else "works")
+    return [Finding("overhead-gaps", title, note, [int(work[1 + k]) for k in longest.tolist()])]
+
+
+COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)
+
+
+def slow_launch(a: Analysis, s: Summary) -> list[Finding]:
+    """Launch calls far slower than the median: lazy module loading or a full queue (kernel launches), a
+    copy that waits for the GPU (memcpy from or to pageable memory)."""
+    out = []
+    copies = [o for o in s.launch_outliers if COPY_CALL.search(o.name)]
+    launches = [o for o in s.launch_outliers if not COPY_CALL.search(o.name)]
+    tail = "The summary's launch figures use the median and leave these out."
+    if launches:
+        note = (
+            f"{_slowest(launches, s)} A kernel launch this slow is lazy module loading on a kernel's first use (CUDA "
+            "loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or "
+            "a launch blocked behind a full launch queue. Warm up before profiling (tracetui profile --warmup), or "
+            f"set CUDA_MODULE_LOADING=EAGER to confirm: the cost moves to startup. {tail}"
+        )
+        out.append(Finding("slow-launch", "Launch calls far slower than the rest", note, [o.event for o in launches]))
+    if copies:
+        note = (
+            f"{_slowest(copies, s)} An async copy this slow is waiting: a copy to or from pageable (not pinned) host "
+            "memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, "
+            f"and .to(device, non_blocking=True)), or move the copy off the step's critical path. {tail}"
+        )
+        out.append(Finding("slow-launch", "Copies that wait for the GPU", note, [o.event for o in copies]))
+    return out
+
+
+def _slowest(outliers: list, s: Summary) -> str:
+    worst = outliers[0]
+    took = f"{worst.dur_us / 1e6:,.2f} s" if worst.dur_us >= 1e6 else f"{worst.dur_us / 1000:,.1f} ms"
+    return (
+        f"{len(outliers)} call(s) took far longer than the median launch call ({s.median_launch_us:,.1f} us); the "
+        f"slowest, {worst.name}, took {took}."
+    )
 
 
 def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
@@ -246,43 +311,56 @@ def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
+# (rule id, the roles it is about, an extra name pattern or None, the note). Roles come from kernel_roles.py,
+# which recognises Triton kernels first: a hand-written Triton kernel named *_flashinfer_* is not attention.
 KERNEL_HINTS = [
     (
         "kernel-fp32-gemm",
+        ("GEMM",),
         re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE),
         "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda.matmul."
         "allow_tf32 = True), would use them.",
     ),
     (
         "kernel-tensor-core",
-        re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_", re.IGNORECASE),
-        "Tensor-core GEMM (s16816/tensorop/xmma/wgmma in the name): the fast path for matrix multiplies.",
+        ("GEMM", "convolution"),
+        re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_|_MI\d+x\d+", re.IGNORECASE),
+        "Tensor-core (matrix-core) kernel (s16816/tensorop/xmma/wgmma/nvjet, MI.. on AMD): the fast path for matrix "
+        "multiplies.",
     ),
     (
         "kernel-triton",
-        re.compile(r"^triton_(poi|red|per)_"),
-        "Inductor-generated Triton kernel: poi = pointwise, red = reduction, per = persistent reduction; the rest of "
-        "the name lists the ops fused into it.",
+        ("triton pointwise", "triton reduction", "triton template (GEMM/conv)", "triton"),
+        None,
+        "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ (reduction, "
+        "persistent reduction) and triton_tem_ (a GEMM or conv template), then the ops fused into it; other names "
+        "are hand-written Triton kernels (vLLM, FlashInfer, your own).",
     ),
     (
         "kernel-attention",
-        re.compile(r"fmha|flash|cudnn.*(attn|mha)|efficient_attention|attention", re.IGNORECASE),
-        "Fused attention kernel (FlashAttention, memory-efficient or cuDNN attention): softmax(QK^T)V in one kernel.",
+        ("attention",),
+        None,
+        "Fused attention kernel (FlashAttention 2/3, FlashInfer prefill/decode, memory-efficient, cuDNN SDPA or CK "
+        "FMHA): softmax(QK^T)V in one kernel.",
     ),
     (
         "kernel-nccl",
-        re.compile(r"nccl", re.IGNORECASE),
-        "NCCL collective communication between GPUs (all-reduce, all-gather, ...): time here is communication.",
+        ("collective",),
+        None,
+        "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time here is "
+        "communication, or waiting for a slower rank.",
     ),
 ]
 
 
 def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     gpu = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
+    used = np.unique(a.trace.x.name[gpu])
+    roles = {int(n): role(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
-    for rule_id, pattern, note in KERNEL_HINTS:
-        hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
-        events = gpu[hit[a.trace.x.name[gpu]]]
+    for rule_id, wanted, pattern, note in KERNEL_HINTS:
+        hit = [n for n, r in roles.items() if r in wanted and (pattern is None or pattern.search(a.trace.names[n]))]
+        events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
             out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), note, events.tolist()))
     return out
@@ -296,6 +374,7 @@ RULES = [
     Rule("bias-copy", bias_copy),
     Rule("cold-start", cold_start),
     Rule("overhead-gaps", overhead_gaps),
+    Rule("slow-launch", slow_launch),
     Rule("setup-gap", setup_gap),
     Rule("compile-runtime", compile_runtime),
     Rule("kernel-names", kernel_hints),

@@ -9,6 +9,7 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat
 from ..links import Links
 from ..trace import Trace
+from .kernel_roles import role
 
 
 @dataclass
@@ -25,6 +26,7 @@ class KernelRow:
     pct_gpu: float
     launch_latency_us: float | None  # mean (kernel start - launch call start)
     example: int  # one event index, to show its args
+    role: str = ""  # what the kernel does, from its name (see kernel_roles.py); memcpy/memset: data movement
 
 
 _KIND = {int(Cat.KERNEL): "kernel", int(Cat.MEMCPY): "memcpy", int(Cat.MEMSET): "memset"}
@@ -60,11 +62,16 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
             float(100.0 * total[g] / grand),
             float(lat_sum[g] / lat_n[g]) if lat_n[g] else None,
             int(first[g]),
+            _role(trace.names[int(names[g])], int(x.cat[first[g]])),
         )
         for g in range(len(names))
     ]
     rows.sort(key=lambda r: -r.total_us)
     return rows
+
+
+def _role(name: str, cat: int) -> str:
+    return role(name) if cat == int(Cat.KERNEL) else "data movement"
 
 
 def _latency(trace: Trace, links: Links, idx, group, n) -> tuple[np.ndarray, np.ndarray]:

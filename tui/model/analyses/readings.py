@@ -19,8 +19,7 @@ def verdict_reading(s: Summary) -> str:
             "mixed": "CPU only. Time is split between the ops' own work and the code around them.",
         }.get(s.verdict, "CPU only: no aten ops to judge.")
     return {
-        "overhead-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the CPU spends its time launching tiny kernels "
-        "and the GPU waits. Bigger work per launch, torch.compile or CUDA graphs would help.",
+        "overhead-bound": overhead_reading(s),
         "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
         "(tensor cores, lower precision, fusion) are where the time is.",
         "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
@@ -28,17 +27,50 @@ def verdict_reading(s: Summary) -> str:
     }[s.verdict]
 
 
+def launches_cost_more(s: Summary) -> bool:
+    """Do the launch calls (outliers left out) cost more CPU time than the GPU work they buy?"""
+    return s.cpu_launch_typical_us > s.gpu_busy_us
+
+
+def overhead_reading(s: Summary) -> str:
+    """Why the GPU waits, naming the real cause: the launches themselves, or the CPU's other work."""
+    head = f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
+    if launches_cost_more(s):
+        return head + (
+            f"Launching is the cost: each launch buys less GPU work than the CPU time it takes (kernels average "
+            f"{_us(s.avg_kernel_us)}). Bigger work per launch, torch.compile or CUDA graphs would help."
+        )
+    busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
+    return head + (
+        f"The launches are cheap ({_us(s.cpu_launch_typical_us)} of CPU for {_us(s.gpu_busy_us)} of GPU work); the CPU's "
+        f"other work holds the GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with "
+        "GPU work."
+    )
+
+
 def launch_reading(s: Summary) -> str | None:
     if s.cpu_only or not s.launches:
         return None
-    if s.cpu_launch_us > s.gpu_busy_us:
+    spent = f"The CPU spent {_us(s.cpu_launch_typical_us)} in {s.launches - len(s.launch_outliers):,} launch calls"
+    outliers = launch_outliers_reading(s)
+    if launches_cost_more(s):
         return (
-            f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls, more than the {_us(s.gpu_busy_us)} "
-            "the GPU spent working: launching costs more than the work launched (overhead-bound)."
+            f"{spent}, more than the {_us(s.gpu_busy_us)} the GPU spent working: launching costs more than the work "
+            "launched (overhead-bound)." + outliers
         )
     return (
-        f"The CPU spent {_us(s.cpu_launch_us)} in {s.launches:,} launch calls against {_us(s.gpu_busy_us)} of GPU work: "
-        "each launch buys enough GPU time to hide its cost."
+        f"{spent} against {_us(s.gpu_busy_us)} of GPU work: each launch buys enough GPU time to hide its cost."
+        + outliers
+    )
+
+
+def launch_outliers_reading(s: Summary) -> str:
+    if not s.launch_outliers:
+        return ""
+    worst = s.launch_outliers[0]
+    return (
+        f" Left out: {len(s.launch_outliers)} outlier(s); the slowest, {worst.name}, took {_us(worst.dur_us)} against a "
+        f"median of {_us(s.median_launch_us)} (see explain)."
     )
 
 
@@ -65,11 +97,13 @@ def fact_readings(s: Summary) -> dict[str, str]:
     if s.cpu_only:
         return out
     per_launch = s.gpu_busy_us / s.launches if s.launches else 0.0
+    median = f"the median launch takes {_us(s.median_launch_us)} of CPU; " if s.launches else ""
     out |= {
         "gpu_busy_us": "time at least one kernel or copy was running on the GPU",
         "gpu_idle_us": "time the GPU had nothing to do: gaps on the GPU lanes"
         + ("; most of the window" if s.gpu_utilization < 0.5 else ""),
-        "cpu_launch_us": f"each launch buys {_us(per_launch)} of GPU work; under ~10 us per launch the CPU cannot keep up",
+        "cpu_launch_us": f"{median}each launch buys {_us(per_launch)} of GPU work; under ~10 us per launch the CPU "
+        "cannot keep up",
         "kernels": "kernels this short are launch-bound"
         if s.avg_kernel_us < 10
         else "long enough to hide launch costs",

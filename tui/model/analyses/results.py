@@ -40,7 +40,7 @@ class Results(Analysis):
 
     @stored(Blob(Summary))
     def summary(self) -> Summary:
-        return summarize(self.trace, self.ops)
+        return summarize(self.trace, self.ops, self.nesting.parent, self.links.launcher)
 
     @stored(Blob(list[Finding]))
     def findings(self) -> list[Finding]:

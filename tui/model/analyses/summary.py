@@ -17,9 +17,21 @@ LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
 CPU_SHORT_OP_US = 20.0
+# A launch call is an outlier when it takes this many times the median launch, and at least OUTLIER_MIN_US:
+# lazy module loading on a kernel's first use, or a launch blocked behind a full queue.
+OUTLIER_FACTOR = 50.0
+OUTLIER_MIN_US = 1000.0
+IDLE_TOP = 3  # CPU consumers named while the GPU waits
 
 
 Verdict = Literal["compute-bound", "overhead-bound", "mixed", "cpu-only", ""]
+
+
+@dataclass
+class LaunchOutlier:
+    name: str
+    dur_us: float
+    event: int
 
 
 @dataclass
@@ -41,24 +53,23 @@ class Summary:
     steps: list[Step] = field(default_factory=list)
     avg_kernel_us: float = 0.0
     avg_launch_us: float = 0.0
+    median_launch_us: float = 0.0
+    launch_outliers: list[LaunchOutlier] = field(default_factory=list)  # the slowest first
+    cpu_launch_typical_us: float = 0.0  # CPU time in launch calls, outliers left out
+    cpu_while_idle: list[tuple[str, float]] = field(default_factory=list)  # (op, us) the CPU ran while no GPU worked
 
 
 def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
     """Total length covered by a set of intervals (overlaps counted once)."""
-    if not len(starts):
-        return 0
-    order = np.argsort(starts, kind="stable")
-    s, e = starts[order], ends[order]
-    run = np.maximum.accumulate(e)
-    new = np.ones(len(s), bool)
-    new[1:] = s[1:] > run[:-1]
-    block_start = s[new]
-    block_end = np.maximum.reduceat(run, np.flatnonzero(new))
+    block_start, block_end = _union(starts, ends)
     return int((block_end - block_start).sum())
 
 
-def summarize(trace: Trace, ops: OpsTable) -> Summary:
-    """Compute the summary and the verdict with the numbers that decide it."""
+def summarize(
+    trace: Trace, ops: OpsTable, parent: np.ndarray | None = None, launcher: np.ndarray | None = None
+) -> Summary:
+    """Compute the summary and the verdict with the numbers that decide it (parent: the nesting, for self times;
+    launcher: the launch links, to count calls other backends name differently)."""
     x = trace.x
     kinds = np.array([t.kind for t in trace.tracks] or ["cpu"])
     real = kinds[x.track] != "meta" if trace.n else np.zeros(0, bool)
@@ -66,7 +77,7 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
     busy, gpus = _gpu_busy(trace, busy_mask)
-    launch = launch_mask(trace)
+    launch = launch_mask(trace, launcher)
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
@@ -88,6 +99,9 @@ def summarize(trace: Trace, ops: OpsTable) -> Summary:
         avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
         avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
+    _launch_stats(trace, launch, s)
+    if not s.cpu_only:
+        s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
     s.verdict, s.reason = _cpu_verdict(trace, ops, s) if s.cpu_only else _gpu_verdict(s)
     return s
 
@@ -104,17 +118,85 @@ def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
     return total / 1000.0, len(np.unique(devs))
 
 
-def launch_mask(trace: Trace) -> np.ndarray:
-    """Runtime calls that launch GPU work (kernel launches, async copies and sets)."""
+def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
+    """Median launch, the outliers (named, the slowest first), and launch CPU time without them."""
+    idx = np.flatnonzero(launch)
+    if not len(idx):
+        return
+    dur = trace.x.dur[idx] / 1000.0
+    s.median_launch_us = float(np.median(dur))
+    out = dur >= max(OUTLIER_FACTOR * s.median_launch_us, OUTLIER_MIN_US)
+    order = np.argsort(-dur[out], kind="stable")
+    s.launch_outliers = [
+        LaunchOutlier(trace.name_of(int(i)), float(d), int(i))
+        for i, d in zip(idx[out][order], dur[out][order], strict=True)
+    ]
+    s.cpu_launch_typical_us = float(dur[~out].sum())
+
+
+def cpu_while_idle(
+    trace: Trace, busy_mask: np.ndarray, t0: int, t1: int, parent: np.ndarray | None = None
+) -> list[tuple[str, float]]:
+    """The CPU ops and runtime calls that ran longest, by self time, while no device was busy.
+
+    Without the nesting (parent), a nested op's time counts in its callers too."""
+    x = trace.x
+    starts, ends = _union(x.ts[busy_mask], (x.ts + x.dur)[busy_mask])
+    gap_s = np.concatenate([[t0], ends])
+    gap_e = np.concatenate([starts, [t1]])
+    keep = gap_e > gap_s
+    gap_s, gap_e = gap_s[keep], gap_e[keep]
+    before = np.concatenate([[0], np.cumsum(gap_e - gap_s)])
+
+    def idle_until(t: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(gap_s, t, side="right") - 1
+        inside = np.clip(t - gap_s[np.maximum(k, 0)], 0, (gap_e - gap_s)[np.maximum(k, 0)])
+        return np.where(k >= 0, before[np.maximum(k, 0)] + inside, 0)
+
+    host = np.flatnonzero(np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)]))
+    if not len(host) or not len(gap_s):
+        return []
+    overlap = (idle_until(x.ts[host] + x.dur[host]) - idle_until(x.ts[host])).astype(np.float64)
+    if parent is not None:  # self time: leave out what host children ran
+        up = parent[host]
+        where = np.searchsorted(host, up)
+        inside = (up >= 0) & (where < len(host))
+        inside[inside] = host[where[inside]] == up[inside]
+        np.subtract.at(overlap, where[inside], overlap[inside])
+    names, inverse = np.unique(x.name[host], return_inverse=True)
+    total = np.bincount(inverse, overlap)
+    top = np.argsort(-total, kind="stable")[:IDLE_TOP]
+    return [(trace.names[int(names[k])], float(total[k]) / 1000.0) for k in top.tolist() if total[k] > 0]
+
+
+def _union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The merged intervals of a set (sorted, disjoint)."""
+    if not len(starts):
+        return starts, ends
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], ends[order]
+    run = np.maximum.accumulate(e)
+    new = np.ones(len(s), bool)
+    new[1:] = s[1:] > run[:-1]
+    return s[new], np.maximum.reduceat(run, np.flatnonzero(new))
+
+
+def launch_mask(trace: Trace, launcher: np.ndarray | None = None) -> np.ndarray:
+    """Runtime calls that launch device work: named so (kernel launches, async copies and sets), or, given the
+    links (launcher), any runtime call device work is linked to (MTIA and other backends' own names)."""
     is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
-    return (trace.x.cat == int(Cat.RUNTIME)) & is_launch[trace.x.name]
+    named = is_launch[trace.x.name]
+    if launcher is not None:
+        named = named.copy()
+        named[launcher[launcher >= 0]] = True
+    return (trace.x.cat == int(Cat.RUNTIME)) & named
 
 
 def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
     numbers = (
         f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; "
         f"{s.kernels:,} kernels averaging {s.avg_kernel_us:,.1f} us; "
-        f"{s.launches:,} launch calls averaging {s.avg_launch_us:,.1f} us"
+        f"{s.launches:,} launch calls, median {s.median_launch_us:,.1f} us" + outlier_note(s)
     )
     if s.gpu_utilization >= COMPUTE_BOUND_UTIL:
         return "compute-bound", numbers
@@ -138,3 +220,15 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[Verdict, str]
     if share >= COMPUTE_BOUND_UTIL:
         return "compute-bound", numbers
     return "mixed", numbers
+
+
+def outlier_note(s: Summary) -> str:
+    """ " (one cudaLaunchKernel took 3.06 s)" when launch outliers skew the mean; "" otherwise."""
+    if not s.launch_outliers:
+        return ""
+    worst = s.launch_outliers[0]
+    took = f"{worst.dur_us / 1e6:,.2f} s" if worst.dur_us >= 1e6 else f"{worst.dur_us / 1000:,.1f} ms"
+    more = (
+        f", {len(s.launch_outliers) - 1} more over {OUTLIER_MIN_US / 1000:.0f} ms" if len(s.launch_outliers) > 1 else ""
+    )
+    return f" (one {worst.name} took {took}{more})"

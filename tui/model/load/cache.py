@@ -26,7 +26,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 12  # bump when the columns or any stored derived value change meaning
+FORMAT_VERSION = 13  # bump when the columns or any stored derived value change meaning
 KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
 
 
