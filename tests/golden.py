@@ -31,7 +31,15 @@ COMMANDS = {
     "ops-hide-python": ["ops", "--hide-python"],
     "code": ["code"],
     "code-json": ["code", "--format", "json", "--all-frames"],
+    "memory": ["memory"],
+    "memory-json": ["memory", "--format", "json"],
 }
+FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
+
+
+def commands(path: Path) -> dict[str, list[str]]:
+    """The commands pinned for a trace: the per-trace set, and for a folder of ranks the ranks report too."""
+    return COMMANDS | (FOLDER_COMMANDS if path.is_dir() else {})
 
 
 def traces() -> dict[str, Path]:
@@ -40,6 +48,7 @@ def traces() -> dict[str, Path]:
         f"samples/{p.relative_to(ROOT / 'sample_traces')}": p
         for p in sorted((ROOT / "sample_traces").rglob("*.json.gz"))
     }
+    out["samples/hta-2rank"] = ROOT / "sample_traces" / "hta-2rank"
     if SHARED.is_dir():
         for d in sorted(p for p in SHARED.iterdir() if p.is_dir()):
             files = sorted(f for f in d.iterdir() if f.name.endswith((".json", ".gz")))
@@ -80,7 +89,7 @@ def outputs(only: set[str] | None = None, cache: bool = False) -> dict[str, str]
     got = diff_outputs() if only is None else {}
     flags = [] if cache else ["--no-cache"]
     for tid, path in traces().items():
-        for cid, argv in COMMANDS.items():
+        for cid, argv in commands(path).items():
             key = f"{tid} :: {cid}"
             if only is None or key in only:
                 got[key] = run([argv[0], str(path), *argv[1:], *flags]).replace(str(path), "<TRACE>")

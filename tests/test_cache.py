@@ -100,6 +100,26 @@ def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cac
     )
 
 
+def test_entries_beyond_the_disk_budget_are_pruned_the_newest_always_stays(tmp_path, isolated_cache, monkeypatch):
+    import tui.model.load.cache as cache
+
+    paths = []
+    for k in range(3):
+        p = tmp_path / f"t{k}.json.gz"
+        shutil.copy(SAMPLES / "h100-bert-small.json.gz", p)
+        paths.append(p)
+        load_trace(p)
+        os.utime(entry_dir(p), (1000 + k, 1000 + k))
+    one = cache._size(entry_dir(paths[0]))
+    assert one > 100_000 and len([d for d in isolated_cache.iterdir() if d.is_dir()]) == 3
+    monkeypatch.setenv("TRACETUI_CACHE_MAX_GB", str(1.5 * one / 1e9))  # room for one entry and a half
+    cache.prune(isolated_cache)
+    assert [d.name for d in isolated_cache.iterdir() if d.is_dir()] == [entry_dir(paths[2]).name]
+    monkeypatch.setenv("TRACETUI_CACHE_MAX_GB", "0")
+    cache.prune(isolated_cache)  # the newest stays, whatever the budget
+    assert [d.name for d in isolated_cache.iterdir() if d.is_dir()] == [entry_dir(paths[2]).name]
+
+
 def _results(path):
     from tui.model.analyses.results import Results
 

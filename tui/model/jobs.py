@@ -22,6 +22,7 @@ from .errors import TraceError
 from .load import cache
 from .load.folder import resolve_ranks
 from .load.loader import load_trace, rank_files
+from .store import Blob
 
 CONNECT_TIMEOUT_S = 10
 
@@ -48,9 +49,20 @@ class SchedulerError(TraceError):
     """The Dask scheduler cannot be reached."""
 
 
+ROW = Blob(RankRow)
+
+
 def rank_summary(path: str, use_cache: bool = True) -> RankResult:
-    """Load one rank file (through its cache entry) and summarize it; a bad file is a problem, not an error."""
+    """Load one rank file (through its cache entry) and summarize it; a bad file is a problem, not an error.
+
+    A rank whose cache entry holds its row is answered from that row alone: its columns are not even mapped.
+    """
     name = Path(path).name
+    kept = cache.read_blob(Path(path), "rank_row") if use_cache else None
+    row = ROW.load(kept[0], "rank_row", 0) if kept else None
+    if kept and row is not None:
+        row.file = name
+        return RankResult(name, row, warning=kept[1].warning() or "")
     try:
         results = Results(load_trace(path, use_cache))
         if not results.trace.n:
@@ -77,6 +89,7 @@ def run_job(
 def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult]:
     """Ranks already cached are read here; the others go to a process pool, one rank per task."""
     done = {f: rank_summary(f, True) for f in files if use_cache and cache.has_blob(Path(f), "rank_row")}
+    done = {f: r for f, r in done.items() if r.row is not None}
     todo = [f for f in files if f not in done]
     n = min(workers or os.cpu_count() or 1, len(todo))
     if n > 1:

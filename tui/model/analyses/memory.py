@@ -16,6 +16,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import Cat
+from ..steps import STEP_NAME
 from .details import python_stack
 
 MEMORY = "[memory]"
@@ -95,30 +96,51 @@ def curves(a: Analysis) -> list[Curve]:
 
 
 def sample_ops(a: Analysis, sel: np.ndarray) -> np.ndarray:
-    """The innermost CPU op on each sample's thread that spans its time (-1: none)."""
-    t, x = a.trace, a.trace.x
-    inst = t.inst
+    """The innermost CPU op on each sample's thread that spans its time (-1: none).
+
+    The op that starts last before the sample, else its nearest enclosing op, and so on up: one
+    vectorized step per nesting level, never a loop per sample.
+    """
+    x, inst = a.trace.x, a.trace.inst
     ops = np.flatnonzero(x.cat == int(Cat.CPU_OP))
     ops = ops[np.lexsort((x.ts[ops], x.track[ops]))]
     out = np.full(len(sel), -1, np.int64)
     if not len(ops) or not len(sel):
         return out
-    keys = x.track[ops].astype(np.int64) << 40 | (x.ts[ops] - x.ts[ops].min())
-    query = inst.track[sel].astype(np.int64) << 40 | np.maximum(inst.ts[sel] - x.ts[ops].min(), 0)
+    base = int(x.ts[ops].min())
+    keys = x.track[ops].astype(np.int64) << 40 | (x.ts[ops] - base)
+    query = inst.track[sel].astype(np.int64) << 40 | np.maximum(inst.ts[sel] - base, 0)
     pos = np.searchsorted(keys, query, side="right") - 1
-    parent, end, cat = a.nesting.parent, a.end, x.cat
-    for k, (p, ts, track) in enumerate(zip(pos.tolist(), inst.ts[sel].tolist(), inst.track[sel].tolist(), strict=True)):
-        j = int(ops[p]) if p >= 0 and x.track[ops[p]] == track else -1
-        while j >= 0 and (end[j] < ts or cat[j] != int(Cat.CPU_OP)):
-            j = int(parent[j])
-        out[k] = j
-    return out
+    cand = np.where(pos >= 0, ops[np.maximum(pos, 0)], -1)
+    cand[(cand >= 0) & (x.track[np.maximum(cand, 0)] != inst.track[sel])] = -1
+    ts, end = inst.ts[sel], a.end
+    open_ = cand >= 0
+    open_[open_] = end[cand[open_]] < ts[open_]  # ended before the sample: look further up
+    while open_.any():
+        cand[open_] = _enclosing_ops(a, cand[open_])
+        still = cand >= 0
+        open_ &= still
+        open_[open_] = end[cand[open_]] < ts[open_]
+    return cand
 
 
-def memory_report(a: Analysis) -> list[DeviceMemory]:
+def _enclosing_ops(a: Analysis, events: np.ndarray) -> np.ndarray:
+    """The nearest CPU op enclosing each event (-1: none): up the nesting, one vectorized step per level."""
+    parent, cat = a.nesting.parent, a.trace.x.cat
+    up = parent[events].astype(np.int64)
+    pending = up >= 0
+    pending[pending] = cat[up[pending]] != int(Cat.CPU_OP)
+    while pending.any():
+        up[pending] = parent[up[pending]]
+        pending &= up >= 0
+        pending[pending] = cat[up[pending]] != int(Cat.CPU_OP)
+    return up
+
+
+def memory_report(a: Analysis, cs: list[Curve] | None = None) -> list[DeviceMemory]:
     """Per device: the peak and its op, allocation counts, the top allocating ops and candidate leaks."""
     t0 = int(a.trace.x.ts.min()) if a.trace.n else 0
-    return [_device(a, c, t0) for c in curves(a)]
+    return [_device(a, c, t0) for c in (curves(a) if cs is None else cs)]
 
 
 def _device(a: Analysis, c: Curve, t0: int) -> DeviceMemory:
@@ -127,14 +149,14 @@ def _device(a: Analysis, c: Curve, t0: int) -> DeviceMemory:
     k = int(np.argmax(c.allocated)) if len(c.allocated) else 0
     from_totals = bool(len(mine)) and bool((inst.total_alloc[mine] >= 0).all())
     reserved = int(c.reserved.max()) if len(c.reserved) and (c.reserved >= 0).all() else -1
-    names = np.array([_op_name(a, int(j)) for j in c.op.tolist()], dtype=object)
+    names = np.where(c.op >= 0, a.trace.x.name[np.maximum(c.op, 0)], -1)  # name ids; -1: no op
     unfreed = _unfreed(inst.addr[mine], nbytes)
     return DeviceMemory(
         device=c.device,
         peak_allocated_bytes=int(c.allocated[k]) if len(c.allocated) else 0,
         peak_reserved_bytes=reserved,
         peak_ts_us=(int(c.ts[k]) - t0) / 1000 if len(c.ts) else 0.0,
-        peak_op=str(names[k]) if len(names) else NO_OP,
+        peak_op=_op_name(a, int(c.op[k])) if len(c.op) else NO_OP,
         peak_top_op=_op_name(a, _outermost(a, int(c.op[k]))) if len(c.op) else NO_OP,
         allocs=int((nbytes > 0).sum()),
         frees=int((nbytes < 0).sum()),
@@ -146,10 +168,10 @@ def _device(a: Analysis, c: Curve, t0: int) -> DeviceMemory:
 
 
 def _outermost(a: Analysis, j: int) -> int:
-    """The outermost CPU op above event j (j itself when none)."""
+    """The outermost CPU op above event j (j itself when none); a ProfilerStep#N (an op in 2021 traces) is not one."""
     top, cat, parent = j, a.trace.x.cat, a.nesting.parent
     while j >= 0:
-        if cat[j] == int(Cat.CPU_OP):
+        if cat[j] == int(Cat.CPU_OP) and not STEP_NAME.match(a.trace.name_of(j)):
             top = j
         j = int(parent[j])
     return top
@@ -177,14 +199,19 @@ def _by_op(a: Analysis, names: np.ndarray, ops: np.ndarray, mask: np.ndarray, nb
     """Bytes and count per op name over the masked samples, the largest first, with one example's stack."""
     if not mask.any():
         return []
-    keys, inverse = np.unique(names[mask].astype(str), return_inverse=True)
+    keys, inverse = np.unique(names[mask], return_inverse=True)
     total = np.bincount(inverse, nbytes[mask].astype(np.float64))
     count = np.bincount(inverse)
     first = np.full(len(keys), -1, np.int64)
     first[inverse[::-1]] = ops[mask][::-1]
     best = np.argsort(-total, kind="stable")[:TOP]
     return [
-        MemOp(str(keys[g]), int(total[g]), int(count[g]), python_stack(a, int(first[g])) if first[g] >= 0 else [])
+        MemOp(
+            a.trace.names[int(keys[g])] if keys[g] >= 0 else NO_OP,
+            int(total[g]),
+            int(count[g]),
+            python_stack(a, int(first[g])) if first[g] >= 0 else [],
+        )
         for g in best.tolist()
     ]
 

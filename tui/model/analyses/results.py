@@ -99,7 +99,7 @@ class Results(Analysis):
     @stored(Blob(list[DeviceMemory]))
     def memory(self) -> list[DeviceMemory]:
         """Per device: the peak of allocated bytes and its op, the top allocating ops, candidate leaks."""
-        return memory_report(self)
+        return memory_report(self, self.memory_curves)
 
     @derived
     def memory_curves(self) -> list[Curve]:

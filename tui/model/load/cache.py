@@ -27,7 +27,8 @@ from ..tracks import Track
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
 FORMAT_VERSION = 13  # bump when the columns or any stored derived value change meaning
-KEEP_ENTRIES = 32  # the most recently written traces kept; older entries are pruned
+KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
+KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 
 
 def cache_root() -> Path:
@@ -119,6 +120,20 @@ def has_blob(path: Path, name: str) -> bool:
         return False
 
 
+def read_blob(path: Path, name: str) -> tuple[EntryStore, LoadReport] | None:
+    """The store and load report of the file's current entry, without mapping its columns (None: no entry)."""
+    try:
+        entry = entry_dir(path)
+        meta = json.loads((entry / "meta.json").read_text())
+        if meta.get("format") != FORMAT_VERSION or not (entry / "derived" / f"{name}.msgpack").is_file():
+            return None
+        report = LoadReport(**meta["report"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    report.from_cache = True
+    return EntryStore(entry), report
+
+
 def read(path: Path) -> Trace | None:
     """The cached trace, or None when absent, stale, of another format or not as it was written."""
     entry = entry_dir(path)
@@ -190,16 +205,37 @@ def write(path: Path, trace: Trace) -> bool:
 
 
 def prune(root: Path, keep: int | None = None) -> None:
-    """Remove all but the `keep` (default KEEP_ENTRIES) newest entries and their unzipped sources."""
+    """Remove the oldest entries (and their unzipped sources) beyond the `keep` (default KEEP_ENTRIES) newest,
+    or beyond the disk budget (KEEP_GB, or TRACETUI_CACHE_MAX_GB)."""
     keep = KEEP_ENTRIES if keep is None else keep
+    budget = _budget_bytes()
     entries = sorted(
         (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
         key=lambda p: p.stat().st_mtime,
         reverse=True,
     )
-    for old in entries[keep:]:
-        shutil.rmtree(old, ignore_errors=True)
-        old.with_suffix(".src.json").unlink(missing_ok=True)
+    used = 0
+    for k, entry in enumerate(entries):
+        used += _size(entry)
+        if k >= keep or (k > 0 and used > budget):
+            shutil.rmtree(entry, ignore_errors=True)
+            entry.with_suffix(".src.json").unlink(missing_ok=True)
+
+
+def _budget_bytes() -> float:
+    try:
+        return float(os.environ.get("TRACETUI_CACHE_MAX_GB", KEEP_GB)) * 1e9
+    except ValueError:
+        return KEEP_GB * 1e9
+
+
+def _size(entry: Path) -> int:
+    """Bytes an entry takes on disk, with its unzipped source."""
+    try:
+        files = [f for f in entry.rglob("*") if f.is_file()] + [entry.with_suffix(".src.json")]
+        return sum(f.stat().st_size for f in files if f.exists())
+    except OSError:
+        return 0
 
 
 def _write_entry(tmp: Path, trace: Trace) -> None:
