@@ -397,3 +397,16 @@ async def test_no_analysis_runs_on_the_ui_thread(monkeypatch):
             await pilot.press(key)
         await pilot.app.workers.wait_for_complete()
     assert on_ui == []
+
+
+def test_long_kernel_names_are_folded_in_the_details_panel():
+    from tui.fmt import short_name
+
+    name = (
+        "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor"
+        "<c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float> > >"
+        "(at::TensorIteratorBase&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast)"
+    )
+    assert short_name(name) == "void at::native::elementwise_kernel<…>(…)"
+    assert short_name("aten::mm") == "aten::mm"
+    assert short_name("x" * 300).endswith("...") and len(short_name("x" * 300)) == 100

@@ -264,6 +264,9 @@ async def test_viewer_opens_a_folder_as_a_job(job4):
         console.print(screen.query_one("#overview-body").content)
         body = console.export_text()
         assert "Ranks: a job of 4" in body and "Job verdict: rank 2 " in body
+        headless = run_job(job4, use_cache=False, workers=1).job.alignment
+        assert screen.analysis.job.alignment == headless  # the viewer's events were moved; it says by how much
+        assert re.search(r"Clocks\s+aligned on ProfilerStep#551: rank 1 [-+]", body)
         assert re.search(r"^rank 2 .* straggler$", body, re.M)
         assert sum(line.rstrip().endswith("straggler") for line in body.splitlines()) == 1
         await pilot.press("C")

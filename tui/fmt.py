@@ -51,3 +51,22 @@ def fmt_tick(ns: int, step: int) -> str:
     while decimals < 6 and (step * 10**decimals) % scale:
         decimals += 1
     return f"{ns / scale:.{decimals}f}{unit}"
+
+
+def short_name(name: str, limit: int = 100) -> str:
+    """A long C++ kernel name with its template arguments and parameters folded: f<…>(…)."""
+    if len(name) <= limit:
+        return name
+    out, depth = [], 0
+    for ch in name:
+        if ch in "<(":
+            if depth == 0:
+                out.append(ch + "…")
+            depth += 1
+        elif ch in ">)":
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                out.append(ch)
+        elif depth == 0:
+            out.append(ch)
+    return truncate("".join(out), limit)

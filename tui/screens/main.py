@@ -192,19 +192,21 @@ class MainScreen(Screen):
         jobs = [("link", structure, name) for name in STRUCTURE]
         if structure is not self.analysis:  # the tables and the code view nest with the frames
             jobs += [("link", self.analysis, "gpu_below")]
+        jobs += [("link", self.analysis, "memory_curves")]  # the value lanes: drawn as soon as they are ready
         jobs += [(phase, self.analysis, name) for phase, names in BACKGROUND for name in names]
         for k, (phase, source, name) in enumerate(jobs):
             if worker.is_cancelled:
                 return
             getattr(source, name)
             self.post_message(AnalysisReady(name))
+            if name == "memory_curves":
+                from ..widgets.timeline import value_lanes
+
+                self.post_message(SeriesReady(value_lanes(self.analysis)))
             done = sum(1 for p, _, _ in jobs[: k + 1] if p == phase) / sum(1 for p, _, _ in jobs if p == phase)
             self.post_message(LoadProgress(phase, done))
         for scaffold in ("op_times", "_launch_tree"):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
-        from ..widgets.timeline import value_lanes
-
-        self.post_message(SeriesReady(value_lanes(self.analysis)))
 
     def on_series_ready(self, message: SeriesReady) -> None:
         if message.series:

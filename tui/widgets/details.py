@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory
+from ..fmt import fmt_dur, fmt_memory, short_name
 from ..model.analyses.details import Details
 from ..model.analyses.memory import MemoryAt
 
@@ -29,7 +29,7 @@ def details_renderable(d: Details, notes: list[str] | None = None, memory: list[
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column()
-    grid.add_row("name", Text(d.name, style="bold"))
+    grid.add_row("name", Text(short_name(d.name), style="bold"))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
     grid.add_row("time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} ({own})"))
@@ -61,6 +61,8 @@ def details_renderable(d: Details, notes: list[str] | None = None, memory: list[
         grid.add_row("memory", memory_text(memory))
     for note in notes or []:
         grid.add_row("note", Text(note, style="italic #e5c07b"))
+    if short_name(d.name) != d.name:
+        grid.add_row("full name", Text(d.name, style="dim"))
     for key, value in d.args.items():
         text = str(value)
         grid.add_row(Text(str(key)), Text(text if len(text) <= MAX_ARG_CHARS else text[: MAX_ARG_CHARS - 1] + "…"))

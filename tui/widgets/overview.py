@@ -84,7 +84,8 @@ def _job_section(a: Results) -> list:
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
     for label, text in job_lines(j):
-        facts.add_row(label, text)
+        if label != "Verdict":  # said at the top
+            facts.add_row(label, text)
     title = f"\nRanks: a job of {j.ranks} (a red bar is a straggler's step; C compares two ranks)"
     return [Text(title, style="bold"), rank_bars(a), facts] + [Text("⚠ " + w, style="#e5c07b") for w in j.warnings]
 
@@ -151,9 +152,8 @@ def _findings(a: Results) -> Table | Text:
 def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
-    rows = sorted((r for r in a.ops.rows if not r.is_annotation and not r.is_python), key=lambda r: -getattr(r, key))[
-        :TOP
-    ]
+    shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
+    rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
     for r in rows:
         t.add_row(Text(r.name[:70]), fmt_time(getattr(r, key)), f"×{r.count}")
     return t

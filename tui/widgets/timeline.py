@@ -107,6 +107,7 @@ class Timeline(ScrollView, can_focus=True):
         self.analysis, self.lanes = analysis, lanes
         self.collapsed: frozenset[int] = frozenset()
         self.series: list[Series] = []  # value lanes (memory, counters) under the tracks, set when computed
+        self.focus_rank: int | None = None  # the rank r/R last went to (until a selection says otherwise)
         self.lines: list[Line] = layout_lines(lanes)
         self.view = Viewport(lanes.t_min if lanes.rows else 0, 1, 1)
         self.selected = -1
@@ -350,6 +351,8 @@ class Timeline(ScrollView, can_focus=True):
         tracks = self.analysis.trace.tracks
         if self.selected >= 0:
             return tracks[int(self.analysis.trace.x.track[self.selected])].rank
+        if self.focus_rank is not None:
+            return self.focus_rank
         rows = [line for line in self.lines[self.scroll_offset.y :] if line.kind == "row"]
         return tracks[rows[0].track].rank if rows else self.ranks[0]
 
@@ -366,7 +369,7 @@ class Timeline(ScrollView, can_focus=True):
         first = next(
             (k for k, line in enumerate(self.lines) if line.kind == "row" and tracks[line.track].rank == rank), 0
         )
-        self.selected = -1
+        self.selected, self.focus_rank = -1, rank
         self.scroll_to(y=max(first - 1, 0), animate=False)
         self.post_message(self.SelectionChanged(-1))
         self.notify(f"rank {rank}", timeout=1.5)

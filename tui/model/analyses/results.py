@@ -15,7 +15,7 @@ from .explain import Finding, NoteIndex, explain
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
 from .ops import OpsTable, OpTimes, op_times, ops_table
-from .ranks import Job, RankRow, job, rank_row
+from .ranks import Alignment, Job, RankRow, job, rank_row
 from .summary import Summary, summarize
 
 
@@ -94,7 +94,10 @@ class Results(Analysis):
         """A folder of ranks: what they say together (stragglers marked in rank_rows); None for one file."""
         if not self.trace.job:
             return None
-        return job(self.rank_rows, self.trace.report.notes)
+        found = job(self.rank_rows, self.trace.report.notes)
+        shifts = {int(info["rank"]): float(info.get("shift_us", 0.0)) for info in self.trace.ranks}
+        found.alignment = Alignment(str(self.trace.job["alignment"]), shifts)  # the events were moved on load
+        return found
 
     @stored(Blob(list[DeviceMemory]))
     def memory(self) -> list[DeviceMemory]:
