@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
@@ -75,6 +76,7 @@ def main() -> None:
     if not path.exists():
         tile_json(max(1, args.mb * 1_000_000 // COPY_BYTES), path, SOURCE)
     cache = folder / "cache"
+    shutil.rmtree(cache, ignore_errors=True)  # "writing the cache" and "first" mean it: nothing from an earlier run
     env = environment(cache)
     size = path.stat().st_size
     print(

@@ -70,4 +70,7 @@ def tracetui(*args: str, env: dict | None = None) -> Run:
 
 
 def environment(cache: Path) -> dict:
-    return {**os.environ, "TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    """The probes' environment: their own cache, and bytecode written as on a user's machine (a sandbox that
+    sets PYTHONDONTWRITEBYTECODE would otherwise compile every module of tracetui on every start)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}

@@ -62,3 +62,24 @@ def cold_first(durations: list[float]) -> float | None:
         return None
     usual = typical(durations[1:])
     return durations[0] / usual if is_slow(durations[0], usual) else None
+
+
+def step_starts(trace: Trace, rank: int | None = None) -> dict[int, int]:
+    """ProfilerStep number -> start (ns) on the CPU (of one rank, if given); the first of a number wins."""
+    out: dict[int, int] = {}
+    for i in step_events(trace, rank).tolist():
+        m = STEP_NAME.match(trace.name_of(i))
+        if m:
+            out.setdefault(int(m.group(1)), int(trace.x.ts[i]))
+    return out
+
+
+def align_on_steps(starts: dict[int, dict[int, int]]) -> tuple[str, dict[int, int]]:
+    """Shifts (ns) per rank that line the ranks up on the first ProfilerStep#N they all have (the lowest rank
+    stays put), and the method: "ProfilerStep#N", or "raw clock" (no shifts) without a common step."""
+    common = set.intersection(*(set(s) for s in starts.values())) if len(starts) > 1 else set()
+    if not common:
+        return "raw clock", {r: 0 for r in starts}
+    n = min(common)
+    ref = starts[min(starts)][n]
+    return f"ProfilerStep#{n}", {r: ref - s[n] for r, s in starts.items()}

@@ -1,12 +1,31 @@
-"""Headless reports: the tables of tui.tables as text (rich), CSV, JSON or markdown."""
+"""Headless reports: the tables of tui.tables as text (rich), CSV, JSON or markdown.
 
-from .diff import render_diff
-from .explain import render_explain
-from .memory import render_memory
-from .ranks import render_ranks
-from .summary import render_summary
-from .tables import render_code, render_kernels, render_ops
+Each renderer is imported on first use: a command pays only for its own report.
+"""
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .diff import render_diff
+    from .explain import render_explain
+    from .memory import render_memory
+    from .ranks import render_ranks
+    from .summary import render_summary
+    from .tables import render_code, render_kernels, render_ops
+
+HOMES = {
+    "render_code": "tables",
+    "render_diff": "diff",
+    "render_explain": "explain",
+    "render_kernels": "tables",
+    "render_memory": "memory",
+    "render_ops": "tables",
+    "render_ranks": "ranks",
+    "render_summary": "summary",
+}
 __all__ = [
     "render_code",
     "render_diff",
@@ -17,3 +36,9 @@ __all__ = [
     "render_ranks",
     "render_summary",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{HOMES[name]}", __name__), name)

@@ -23,6 +23,8 @@ def render_summary(a: Results, fmt: str) -> str:
         heads, rows = S.steps_per_rank(a.rank_rows)
         out += f"\n\nA job of {len(a.rank_rows)} ranks: steps per rank\n" + grid(fmt, heads, rows, [], width)
     elif s.steps:
-        steps = [[st.name, fmt_time(st.dur_us)] for st in s.steps]
-        out += "\n\n" + grid(fmt, ["Step", "Duration"], steps, [], width)
+        shown, hidden = S.shown_steps(s.steps)
+        steps = [[st.name, fmt_time(st.dur_us)] for st in shown]
+        more = [f"… {hidden:,} more steps (the first 4 and the slowest are shown; --format json lists all)"]
+        out += "\n\n" + grid(fmt, ["Step", "Duration"], steps, more if hidden else [], width)
     return out

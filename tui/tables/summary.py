@@ -9,6 +9,17 @@ from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
+MAX_STEPS_SHOWN = 24  # more steps than this: the first few and the slowest, in step order
+
+
+def shown_steps(steps: list) -> tuple[list, int]:
+    """The steps worth a row or a bar (all, or the first 4 and the slowest), and how many are left out."""
+    if len(steps) <= MAX_STEPS_SHOWN:
+        return steps, 0
+    slowest = sorted(range(4, len(steps)), key=lambda k: -steps[k].dur_us)[: MAX_STEPS_SHOWN - 4]
+    keep = sorted([0, 1, 2, 3, *slowest])
+    return [steps[k] for k in keep], len(steps) - len(keep)
+
 
 LABELS = {
     "wall_us": "Wall time (profiled window)",

@@ -13,19 +13,10 @@ from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
 from ..tables import summary as S
+from ..tables.summary import shown_steps
 
 BAR = "█"
 TOP = 5
-MAX_STEP_BARS = 24  # more steps than this: the first few and the slowest, in step order
-
-
-def shown_steps(steps: list) -> tuple[list, int]:
-    """The steps worth a bar (all, or the first 4 and the slowest), and how many are left out."""
-    if len(steps) <= MAX_STEP_BARS:
-        return steps, 0
-    slowest = sorted(range(4, len(steps)), key=lambda k: -steps[k].dur_us)[: MAX_STEP_BARS - 4]
-    keep = sorted([0, 1, 2, 3, *slowest])
-    return [steps[k] for k in keep], len(steps) - len(keep)
 
 
 def step_bars(a: Results, width: int = 40) -> Table:

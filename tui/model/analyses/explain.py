@@ -20,7 +20,7 @@ from ..nesting import subtree_reduce
 from ..steps import cold_first, step_events
 from .kernel_roles import role
 from .readings import launches_cost_more
-from .summary import Summary
+from .summary import Summary, took
 
 METADATA_OPS = {
     "aten::t",
@@ -262,10 +262,9 @@ def slow_launch(a: Analysis, s: Summary) -> list[Finding]:
 
 def _slowest(outliers: list, s: Summary) -> str:
     worst = outliers[0]
-    took = f"{worst.dur_us / 1e6:,.2f} s" if worst.dur_us >= 1e6 else f"{worst.dur_us / 1000:,.1f} ms"
     return (
         f"{len(outliers)} call(s) took far longer than the median launch call ({s.median_launch_us:,.1f} us); the "
-        f"slowest, {worst.name}, took {took}."
+        f"slowest, {worst.name}, took {took(worst.dur_us)}."
     )
 
 

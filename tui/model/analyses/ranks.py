@@ -21,9 +21,9 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS
-from ..steps import STEP_NAME, step_events
+from ..steps import align_on_steps, step_starts
 from ..steps import steps as step_list
-from .summary import union_length
+from .summary import device_union
 
 STRAGGLER_PCT = 10.0
 COLLECTIVE = re.compile(r"nccl|rccl|gloo|c10d|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv", re.I)
@@ -79,9 +79,7 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     own = mine[x.track] & real[x.track] if t.n else np.zeros(0, bool)
     t0 = int(x.ts[own].min()) if own.any() else 0
     wall = float(int((x.ts + x.dur)[own].max()) - t0) / 1000 if own.any() else 0.0
-    found = step_events(t, rank)
     steps = [StepTime(s.name, float(s.dur_us)) for s in step_list(t, t0, rank)]
-    starts = {int(m.group(1)): int(x.ts[i]) for i in found if (m := STEP_NAME.match(t.name_of(int(i))))}
     busy, comm, compute, overlap, devices, per_kind = _device_time(a, own)
     info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
     typical = statistics.median([s.dur_us for s in steps]) if steps else wall
@@ -101,7 +99,7 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
         rank_from=str(info.get("rank_from", "distributedInfo" if "rank" in info else "file order")),
         world_size=int(info["world_size"]) if isinstance(info.get("world_size"), int) else 0,
         gpus=sorted({str(d.get("name", "")) for d in t.devices if isinstance(d, dict)} - {""}),
-        step_starts=starts,
+        step_starts=step_starts(t, rank),
         clock=str(info.get("clock", "")),
     )
 
@@ -113,20 +111,16 @@ def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, flo
     named = np.array([bool(COLLECTIVE.search(n)) for n in t.names] or [False])
     category = np.array([c.lower() == "collective_comm" for c in t.cat_names] or [False])
     is_comm = busy_mask & (named[x.name] | category[x.cat_str])
-    device = np.array([hash((tr.rank, tr.pid)) for tr in t.tracks] or [0], np.int64)[x.track]
-    totals = np.zeros(4)
-    for d in np.unique(device[busy_mask]).tolist():
-        on = device == d
-        picks = (on & busy_mask, on & is_comm, on & busy_mask & ~is_comm)
-        spans = [union_length(x.ts[m], x.ts[m] + x.dur[m]) for m in picks]
-        totals += [spans[0], spans[1], spans[2], spans[1] + spans[2] - spans[0]]
+    (busy_ns, devices), (comm_ns, _), (compute_ns, _) = (
+        device_union(t, m) for m in (busy_mask, is_comm, busy_mask & ~is_comm)
+    )
     per_kind: dict[str, float] = {}
     names, inverse = np.unique(x.name[is_comm], return_inverse=True)
     for name, us in zip(names.tolist(), np.bincount(inverse, x.dur[is_comm] / 1000).tolist(), strict=False):
         kind = collective_name(t.names[name])
         per_kind[kind] = per_kind.get(kind, 0.0) + us
-    devices = int(len(np.unique(device[busy_mask])))
-    busy, comm, compute, overlap = (float(v) / 1000 for v in totals.tolist())
+    overlap_ns = comm_ns + compute_ns - busy_ns  # on each device: comm and compute at once
+    busy, comm, compute, overlap = (v / 1000 for v in (busy_ns, comm_ns, compute_ns, overlap_ns))
     return busy, comm, compute, overlap, devices, per_kind
 
 
@@ -140,12 +134,8 @@ class Alignment:
 
 def alignment(rows: list[RankRow]) -> Alignment:
     """Line the ranks up on the first ProfilerStep#N they all have (the lowest rank stays put); else the raw clock."""
-    common = set.intersection(*(set(r.step_starts) for r in rows)) if rows else set()
-    if not common or len(rows) < 2:
-        return Alignment("raw clock")
-    n = min(common)
-    ref = min(rows, key=lambda r: r.rank).step_starts[n]
-    return Alignment(f"ProfilerStep#{n}", {r.rank: (ref - r.step_starts[n]) / 1000 for r in rows})
+    method, shifts = align_on_steps({r.rank: r.step_starts for r in rows})
+    return Alignment(method, {r: ns / 1000 for r, ns in shifts.items()} if method != "raw clock" else {})
 
 
 @dataclass

@@ -106,16 +106,23 @@ def summarize(
     return s
 
 
-def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
-    """Busy time summed over devices (each device's union), and the device count."""
+def device_union(trace: Trace, mask: np.ndarray) -> tuple[int, int]:
+    """The masked events' time summed over devices, each device's overlaps counted once (ns), and the device count."""
     x = trace.x
     dev_of_track = np.array([hash((t.rank, t.pid)) for t in trace.tracks] or [0], np.int64)
-    devs = dev_of_track[x.track[busy_mask]]
+    sel = np.flatnonzero(mask)
+    devs = dev_of_track[x.track[sel]]
     total = 0
     for d in np.unique(devs):
-        sel = np.flatnonzero(busy_mask)[devs == d]
-        total += union_length(x.ts[sel], x.ts[sel] + x.dur[sel])
-    return total / 1000.0, len(np.unique(devs))
+        mine = sel[devs == d]
+        total += union_length(x.ts[mine], x.ts[mine] + x.dur[mine])
+    return total, len(np.unique(devs))
+
+
+def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
+    """Busy time summed over devices (each device's union, us), and the device count."""
+    total, devices = device_union(trace, busy_mask)
+    return total / 1000.0, devices
 
 
 def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
@@ -222,13 +229,17 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[Verdict, str]
     return "mixed", numbers
 
 
+def took(us: float) -> str:
+    """A long duration, as a launch outlier is told: 3.06 s, 6.6 ms."""
+    return f"{us / 1e6:,.2f} s" if us >= 1e6 else f"{us / 1000:,.1f} ms"
+
+
 def outlier_note(s: Summary) -> str:
     """ " (one cudaLaunchKernel took 3.06 s)" when launch outliers skew the mean; "" otherwise."""
     if not s.launch_outliers:
         return ""
     worst = s.launch_outliers[0]
-    took = f"{worst.dur_us / 1e6:,.2f} s" if worst.dur_us >= 1e6 else f"{worst.dur_us / 1000:,.1f} ms"
     more = (
         f", {len(s.launch_outliers) - 1} more over {OUTLIER_MIN_US / 1000:.0f} ms" if len(s.launch_outliers) > 1 else ""
     )
-    return f" (one {worst.name} took {took}{more})"
+    return f" (one {worst.name} took {took(worst.dur_us)}{more})"

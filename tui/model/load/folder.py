@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..steps import STEP_NAME, step_events
+from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, Trace
 from .merge import merge
 
@@ -35,7 +35,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     """Concatenate the ranks' columns, re-interning strings and offsetting tracks, chunks and sources."""
     claims = [(Path(t.path).name, int(t.ranks[0].get("rank", 0)), str(t.ranks[0].get("rank_from", ""))) for t in traces]
     ranks, notes = resolve_ranks(claims)
-    method, shifts = _align(traces, ranks)
+    method, shifts = align_on_steps({r: step_starts(t) for t, r in zip(traces, ranks, strict=True)})
     traces = [_shifted(t, shifts[r]) for t, r in zip(traces, ranks, strict=True)]
     offsets = np.cumsum([0] + [len(t.tracks) for t in traces])
     track_maps = [np.arange(len(t.tracks), dtype=np.int32) + offsets[k] for k, t in enumerate(traces)]
@@ -79,27 +79,6 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
         report=report,
         buffers=buffers,
     )
-
-
-def _align(traces: list[Trace], ranks: list[int]) -> tuple[str, dict[int, int]]:
-    """Shifts (ns) that line the ranks up on the first ProfilerStep#N they all have; else none (the raw clock)."""
-    starts = [_step_starts(t) for t in traces]
-    common = set.intersection(*(set(s) for s in starts)) if len(traces) > 1 else set()
-    if not common:
-        return "raw clock", {r: 0 for r in ranks}
-    n = min(common)
-    ref = starts[ranks.index(min(ranks))][n]
-    return f"ProfilerStep#{n}", {r: ref - s[n] for r, s in zip(ranks, starts, strict=True)}
-
-
-def _step_starts(t: Trace) -> dict[int, int]:
-    """ProfilerStep number -> start (ns) on this rank's CPU."""
-    out: dict[int, int] = {}
-    for i in step_events(t).tolist():
-        m = STEP_NAME.match(t.name_of(i))
-        if m:
-            out.setdefault(int(m.group(1)), int(t.x.ts[i]))
-    return out
 
 
 def _shifted(t: Trace, shift: int) -> Trace:

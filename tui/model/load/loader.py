@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +87,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
         try:
             parts = decode_parallel(on_disk, chunks, workers, progress)
-        except (OSError, ValueError, BrokenProcessPool):  # no worker processes here (sandbox, odd stdio): one process
+        except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
             parts = None
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None

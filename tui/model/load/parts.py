@@ -6,10 +6,8 @@ result is the same as one pass over all chunks (tests check that).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,6 +135,9 @@ def decode_parallel(
     parts = []
     # An executor, not a Pool: a worker that cannot start (a __main__ read from stdin, a sandbox)
     # breaks the executor with an error instead of being restarted forever.
+    import multiprocessing  # here: a cached or small trace never pays for importing the pool
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for done, part in enumerate(pool.map(_work, jobs), 1):
             parts.append(part)
