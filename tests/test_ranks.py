@@ -173,6 +173,32 @@ def test_rank_from_file_names_missing_and_duplicate_ranks(capsys, tmp_path):
     assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1, 2]  # numbered in file order instead
 
 
+def test_mixed_gpu_models_and_clock_formats_are_warned(capsys, tmp_path):
+    folder = make_job(tmp_path / "mixed", 2)
+    doc = json.loads(gzip.decompress((folder / "trace_rank1.json.gz").read_bytes()))
+    doc["deviceProperties"] = [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]
+    first = json.loads(gzip.decompress((folder / "trace_rank0.json.gz").read_bytes()))
+    first["deviceProperties"] = [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}]
+    (folder / "trace_rank0.json.gz").write_bytes(gzip.compress(json.dumps(first).encode()))
+    doc["baseTimeNanoseconds"] = 1_700_000_000_000_000_000  # relative timestamps on this rank only
+    (folder / "trace_rank1.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    code, out, err = run_cli(capsys, "ranks", str(folder), "--format", "json")
+    assert code == 0
+    assert "the ranks ran on different GPU models" in err and "NVIDIA H100 80GB HBM3" in err
+    assert "the ranks write their clocks differently" in err
+
+
+def test_a_job_without_collective_kernels_says_so(capsys, tmp_path):
+    folder = tmp_path / "gloo"
+    folder.mkdir()
+    for k in range(2):
+        doc = json.loads(gzip.decompress((SAMPLES / "cpu-only-gloo.json.gz").read_bytes()))
+        doc["distributedInfo"] = {"backend": "gloo", "rank": k, "world_size": 2}
+        (folder / f"rank{k}.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    job = ranks_json(capsys, folder)["job"]
+    assert job["verdict"].endswith("no collective kernels on the devices") and job["top_collective"] == ""
+
+
 def test_a_bad_rank_file_is_named_and_the_others_reported(capsys, tmp_path):
     folder = make_job(tmp_path / "bad", 3)
     bad = folder / "trace_rank3.json"
@@ -282,3 +308,9 @@ async def test_viewer_opens_a_folder_as_a_job(job4):
         assert sum(k.time_b_us for k in compute) > 2 * sum(k.time_a_us for k in compute)  # its kernels run 3x longer
         await pilot.press("escape")
         assert app.screen is screen
+        screen.action_compare_ranks(3)  # the palette's "Compare rank 3"
+        for _ in range(100):
+            if isinstance(app.screen, CompareScreen):
+                break
+            await pilot.pause(0.05)
+        assert app.screen.labels[1] == "rank 3 · trace_rank3.json.gz" and "rank 3" not in app.screen.labels[0]

@@ -32,6 +32,11 @@ class ViewCommands(Provider):
         yield "Help: keys (?)", app.action_help, "every key binding, generated from the bindings"
         for rank in getattr(app.screen, "ranks", []):
             yield f"Go to rank {rank}", lambda r=rank: app.screen.go_to_rank(r), "its lanes at the top of the timeline"
+            yield (
+                f"Compare rank {rank}",
+                lambda r=rank: app.screen.action_compare_ranks(r),
+                "side by side with a typical rank (C: the straggler)",
+            )
         yield "Quit (q)", app.exit, "leave tracetui"
 
     async def discover(self) -> Hits:

@@ -139,15 +139,14 @@ def _reduce(folder: Path, results: list[RankResult], engine: str) -> JobReport:
     return JobReport(rows, job(rows, notes + claims), engine)
 
 
-def compare_pair(merged: Results) -> tuple[Diff, tuple[str, str]]:
-    """A folder opened as one trace: its typical rank (A) against its straggler, else its slowest (B), each from its own file."""
+def compare_pair(merged: Results, rank: int | None = None) -> tuple[Diff, tuple[str, str]]:
+    """A folder opened as one trace: a typical rank (A) against `rank`, or else the straggler, else the slowest
+    rank (B), each loaded from its own file."""
     rows = sorted(merged.rank_rows, key=lambda r: r.step_us)
-    slowest = max(rows, key=lambda r: (r.straggler, r.step_us))
-    others = [r for r in rows if r is not slowest]
+    picked = next((r for r in rows if r.rank == rank), None) or max(rows, key=lambda r: (r.straggler, r.step_us))
+    others = [r for r in rows if r is not picked]
     typical = others[len(others) // 2]
     folder = Path(merged.trace.path)
-    a, b = (Results(load_trace(folder / r.file, merged.trace.store is not None)) for r in (typical, slowest))
-    return diff(a, b), (
-        f"rank {typical.rank} (typical) · {typical.file}",
-        f"rank {slowest.rank} ({'straggler' if slowest.straggler else 'slowest'}) · {slowest.file}",
-    )
+    a, b = (Results(load_trace(folder / r.file, merged.trace.store is not None)) for r in (typical, picked))
+    why = " (straggler)" if picked.straggler else (" (slowest)" if rank is None else "")
+    return diff(a, b), (f"rank {typical.rank} (typical) · {typical.file}", f"rank {picked.rank}{why} · {picked.file}")

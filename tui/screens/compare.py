@@ -46,7 +46,7 @@ class CompareScreen(Screen):
             f"B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%) · {D.MATCH_RULE}",
             id="compare-head",
         )
-        with TabbedContent(initial="summary"):
+        with TabbedContent():  # the first pane (summary) is shown first
             with TabPane("1 Summary", id="summary"):
                 yield _table(["", "A", "B", "Change"], D.summary_rows(d.summary_a, d.summary_b))
             with TabPane("2 Steps", id="steps"):

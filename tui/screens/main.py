@@ -377,19 +377,21 @@ class MainScreen(Screen):
         self.show_view("timeline")
         self.timeline.go_to_rank(rank)
 
-    def action_compare_ranks(self) -> None:
+    def action_compare_ranks(self, rank: int | None = None) -> None:
+        """The straggler (else the slowest rank), or `rank`, side by side with a typical rank."""
         job = self.analysis.peek("job")
         if job is None:
             self.notify("the ranks are still being summarized …", timeout=2)
             return
-        self.notify("comparing the slowest rank with a typical one …", timeout=2)
-        self.compare_ranks()
+        which = "the straggler" if job.stragglers else "the slowest rank"
+        self.notify(f"comparing {which if rank is None else f'rank {rank}'} with a typical rank …", timeout=2)
+        self.compare_ranks(rank)
 
     @work(thread=True, exclusive=True, group="compare", description="Comparing two ranks")
-    def compare_ranks(self) -> None:
+    def compare_ranks(self, rank: int | None) -> None:
         from ..model.jobs import compare_pair
 
-        d, labels = compare_pair(self.analysis)
+        d, labels = compare_pair(self.analysis, rank)
         self.post_message(RanksCompared(d, labels))
 
     def on_ranks_compared(self, message: RanksCompared) -> None:

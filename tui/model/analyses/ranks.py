@@ -212,7 +212,11 @@ def _is_straggler(r: RankRow, others: list[RankRow]) -> bool:
 def _verdict(rows: list[RankRow], stragglers: list[int], comm_share: float, hidden: float) -> str:
     if not rows:
         return "no ranks"
-    where = f"collectives take {comm_share:.0%} of the GPU busy time, {hidden:.0%} of them hidden behind compute"
+    where = (
+        f"collectives take {comm_share:.0%} of the GPU busy time, {hidden:.0%} of them hidden behind compute"
+        if comm_share
+        else "no collective kernels on the devices"
+    )
     if not stragglers:
         if len(rows) < 2:
             return f"one rank; {where}"
