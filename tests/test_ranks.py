@@ -245,6 +245,31 @@ def test_collective_names():
     assert collective_name("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL") == "ncclReduceScatter"
 
 
+def test_a_generic_collective_kernel_is_named_by_the_op_that_launched_it(tmp_path):
+    from conftest import X, write_trace
+
+    events = []
+    for k, op in enumerate(("c10d::allreduce_", "c10d::_allgather_base_", "c10d::allreduce_")):
+        t = 1000 * k
+        events += [
+            X(op, t, 100),
+            X("record_param_comms", t + 5, 80),
+            X("cudaLaunchKernel", t + 10, 10, cat="cuda_runtime", correlation=k + 1),
+            X(
+                "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)",
+                t + 30,
+                200 + 100 * k,
+                cat="kernel",
+                pid=0,
+                tid=20,
+                correlation=k + 1,
+            ),
+        ]
+    events.append(X("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 5000, 50, cat="kernel", pid=0, tid=20))
+    row = Results(load_trace(write_trace(tmp_path / "g.json", events), use_cache=False)).rank_row
+    assert row.collectives == {"ncclAllReduce": 200 + 400, "ncclAllGather": 300, "ncclCollective": 50}
+
+
 def test_dask_local_cluster_gives_the_same_json_as_the_local_pool(capsys, job4):
     distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     local = ranks_json(capsys, job4, "--no-cache")

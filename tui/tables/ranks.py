@@ -85,6 +85,8 @@ def job_lines(j: Job) -> list[tuple[str, str]]:
 
 def _clocks(j: Job) -> str:
     a = j.alignment
+    if j.ranks < 2:
+        return "one rank: nothing to line up"
     if a.method == "raw clock":
         return "raw clocks (no ProfilerStep#N common to every rank)"
     moved = ", ".join(f"rank {r} {us:+,.0f} us" for r, us in sorted(a.shifts_us.items()) if us)

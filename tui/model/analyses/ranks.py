@@ -27,7 +27,8 @@ from .summary import device_union
 
 STRAGGLER_PCT = 10.0
 COLLECTIVE = re.compile(r"nccl|rccl|gloo|c10d|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv", re.I)
-KIND = re.compile(r"(AllReduce|AllGather|ReduceScatter|AllToAll|Broadcast|SendRecv|Reduce|Send|Recv)", re.I)
+KIND = re.compile(r"(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|broadcast|send_?recv|reduce|send|recv)", re.I)
+MAX_UP = 12  # how far up from a generic kernel's launch to look for the op that names its collective
 KINDS = {
     k.lower(): k
     for k in ("AllReduce", "AllGather", "ReduceScatter", "AllToAll", "Broadcast", "SendRecv", "Reduce", "Send", "Recv")
@@ -64,11 +65,18 @@ class RankRow:
     clock: str = ""  # how timestamps are written (relative to a base, or absolute)
 
 
-def collective_name(kernel: str) -> str:
-    """ncclDevKernel_AllGather_RING_LL -> ncclAllGather (the library and the collective)."""
-    lib = "rccl" if "rccl" in kernel.lower() else "gloo" if "gloo" in kernel.lower() else "nccl"
-    m = KIND.search(kernel)
-    return lib + (KINDS[m.group(1).lower()] if m else "Collective")
+def collective_kind(name: str) -> str:
+    """The collective a kernel or op name says (AllReduce, ...), "" when it says none (ncclDevKernel_Generic)."""
+    m = KIND.search(name)
+    return KINDS[m.group(1).lower().replace("_", "")] if m else ""
+
+
+def collective_name(kernel: str, kind: str = "") -> str:
+    """ncclDevKernel_AllGather_RING_LL -> ncclAllGather (the library and the collective); a generic kernel's
+    collective comes from `kind` (the op that launched it), else it is "Collective"."""
+    low = kernel.lower()
+    lib = "rccl" if "rccl" in low else "gloo" if "gloo" in low else "nccl"
+    return lib + (collective_kind(kernel) or kind or "Collective")
 
 
 def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
@@ -115,13 +123,35 @@ def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, flo
         device_union(t, m) for m in (busy_mask, is_comm, busy_mask & ~is_comm)
     )
     per_kind: dict[str, float] = {}
-    names, inverse = np.unique(x.name[is_comm], return_inverse=True)
-    for name, us in zip(names.tolist(), np.bincount(inverse, x.dur[is_comm] / 1000).tolist(), strict=False):
-        kind = collective_name(t.names[name])
-        per_kind[kind] = per_kind.get(kind, 0.0) + us
+    events = np.flatnonzero(is_comm)
+    launched = _launched_by(a, events)
+    labels = [collective_name(t.names[n], k) for n, k in zip(x.name[events].tolist(), launched, strict=True)]
+    keys, inverse = np.unique(np.array(labels, dtype=str), return_inverse=True)
+    for label, us in zip(keys.tolist(), np.bincount(inverse, x.dur[events] / 1000).tolist(), strict=False):
+        per_kind[label] = per_kind.get(label, 0.0) + us
     overlap_ns = comm_ns + compute_ns - busy_ns  # on each device: comm and compute at once
     busy, comm, compute, overlap = (v / 1000 for v in (busy_ns, comm_ns, compute_ns, overlap_ns))
     return busy, comm, compute, overlap, devices, per_kind
+
+
+def _launched_by(a: Analysis, kernels: np.ndarray) -> list[str]:
+    """For each collective kernel, the collective named by the nearest op above its launch (c10d::allreduce_,
+    nccl:all_reduce ...): what a generic kernel (ncclDevKernel_Generic) does. One vectorized step per level."""
+    t, x = a.trace, a.trace.x
+    if not len(kernels):
+        return []
+    kind_of = np.array([collective_kind(n) for n in t.names] or [""], dtype=object)
+    found = np.full(len(kernels), "", dtype=object)
+    j = a.links.launcher[kernels].astype(np.int64)
+    for _ in range(MAX_UP):
+        live = j >= 0
+        if not live.any():
+            break
+        here = np.where(live, kind_of[x.name[np.maximum(j, 0)]], "")
+        new = (found == "") & (here != "")
+        found[new] = here[new]
+        j = np.where(live & (found == ""), a.nesting.parent[np.maximum(j, 0)], -1)
+    return found.tolist()
 
 
 @dataclass
