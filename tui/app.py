@@ -30,11 +30,12 @@ class ViewCommands(Provider):
         for k, name in enumerate(VIEWS, 1):
             yield f"Show {name} ({k})", lambda n=name: app.action_view(n), f"switch to the {name} view"
         yield "Help: keys (?)", app.action_help, "every key binding, generated from the bindings"
-        for rank in getattr(app.screen, "ranks", []):
-            yield f"Go to rank {rank}", lambda r=rank: app.screen.go_to_rank(r), "its lanes at the top of the timeline"
+        main = next((s for s in reversed(app.screen_stack) if isinstance(s, MainScreen)), None)  # under the palette
+        for rank in main.ranks if main is not None else []:
+            yield f"Go to rank {rank}", lambda r=rank: main.go_to_rank(r), "its lanes at the top of the timeline"
             yield (
                 f"Compare rank {rank}",
-                lambda r=rank: app.screen.action_compare_ranks(r),
+                lambda r=rank: main.action_compare_ranks(r),
                 "side by side with a typical rank (C: the straggler)",
             )
         yield "Quit (q)", app.exit, "leave tracetui"
