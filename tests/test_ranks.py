@@ -144,6 +144,20 @@ def test_pool_in_process_and_cached_runs_agree(job4):
     assert cold.job == warm.job == alone.job
 
 
+def test_the_pool_is_sized_by_cores_and_by_the_memory_one_rank_needs(job4, monkeypatch):
+    import tui.model.jobs as jobs
+
+    files = sorted(str(f) for f in job4.iterdir())
+    size = jobs.json_bytes(Path(files[0]))
+    assert size > Path(files[0]).stat().st_size  # the JSON, read from the gzip trailer
+    monkeypatch.setattr(jobs.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(jobs, "available_memory", lambda: int(2.5 * jobs.RSS_PER_BYTE * size))
+    assert jobs.pool_size(files) == 2  # room for two ranks at once, though 8 cores
+    monkeypatch.setattr(jobs, "available_memory", lambda: 1 << 40)
+    assert jobs.pool_size(files) == 4  # one per rank
+    assert jobs.pool_size(files, workers=3) == 3 and jobs.pool_size(files[:1], workers=3) == 1
+
+
 def test_merged_folder_rows_match_the_per_file_rows(job4):
     merged = Results(load_trace(job4, use_cache=False))
     per_file = run_job(job4, use_cache=False, workers=1).rows

@@ -25,6 +25,7 @@ from .load.loader import load_trace, rank_files
 from .store import Blob
 
 CONNECT_TIMEOUT_S = 10
+RSS_PER_BYTE = 3.0  # converting a rank peaks at about 3x its JSON, interpreter included (benchmarks/bench_ranks.py)
 
 
 @dataclass
@@ -91,7 +92,7 @@ def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult
     done = {f: rank_summary(f, True) for f in files if use_cache and cache.has_blob(Path(f), "rank_row")}
     done = {f: r for f, r in done.items() if r.row is not None}
     todo = [f for f in files if f not in done]
-    n = min(workers or os.cpu_count() or 1, len(todo))
+    n = pool_size(todo, workers)
     if n > 1:
         try:
             context = multiprocessing.get_context("spawn")  # no forked copy of this process's state
@@ -101,6 +102,39 @@ def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult
             pass
     done |= {f: rank_summary(f, use_cache) for f in todo if f not in done}
     return [done[f] for f in files]
+
+
+def pool_size(files: list[str], workers: int = 0) -> int:
+    """Processes for these ranks: `workers` if given, else one per core, as many as memory holds at once."""
+    if not files:
+        return 0
+    if workers:
+        return min(workers, len(files))
+    need = RSS_PER_BYTE * max(json_bytes(Path(f)) for f in files)
+    free = available_memory()
+    fits = int(free // need) if free and need else len(files)
+    return max(1, min(os.cpu_count() or 1, len(files), fits))
+
+
+def json_bytes(path: Path) -> int:
+    """A trace's JSON size: the file's, or for a .gz the size its trailer records (modulo 4 GiB)."""
+    try:
+        size = path.stat().st_size
+        if path.name.endswith(".gz") and size >= 18:
+            with open(path, "rb") as f:
+                f.seek(-4, os.SEEK_END)
+                return max(int.from_bytes(f.read(4), "little"), size)
+        return size
+    except OSError:
+        return 0
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 
 def _one_process_decode() -> None:
