@@ -145,17 +145,31 @@ def test_pool_in_process_and_cached_runs_agree(job4):
 
 
 def test_the_pool_is_sized_by_cores_and_by_the_memory_one_rank_needs(job4, monkeypatch):
-    import tui.model.jobs as jobs
+    import tui.model.load.pool as pool
 
-    files = sorted(str(f) for f in job4.iterdir())
-    size = jobs.json_bytes(Path(files[0]))
-    assert size > Path(files[0]).stat().st_size  # the JSON, read from the gzip trailer
-    monkeypatch.setattr(jobs.os, "cpu_count", lambda: 8)
-    monkeypatch.setattr(jobs, "available_memory", lambda: int(2.5 * jobs.RSS_PER_BYTE * size))
-    assert jobs.pool_size(files) == 2  # room for two ranks at once, though 8 cores
-    monkeypatch.setattr(jobs, "available_memory", lambda: 1 << 40)
-    assert jobs.pool_size(files) == 4  # one per rank
-    assert jobs.pool_size(files, workers=3) == 3 and jobs.pool_size(files[:1], workers=3) == 1
+    files = sorted(job4.iterdir())
+    size = pool.json_bytes(files[0])
+    assert size > files[0].stat().st_size  # the JSON, read from the gzip trailer
+    monkeypatch.setattr(pool.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(pool, "available_memory", lambda: int(2.5 * pool.RSS_PER_BYTE * size))
+    assert pool.pool_size(files) == 2  # room for two ranks at once, though 8 cores
+    monkeypatch.setattr(pool, "available_memory", lambda: 1 << 40)
+    assert pool.pool_size(files) == 4  # one per rank
+    assert pool.pool_size(files, workers=3) == 3 and pool.pool_size(files[:1], workers=3) == 1
+
+
+def test_a_folder_is_converted_side_by_side_then_read_from_the_cache(job4, isolated_cache):
+    from tui.model.load import cache
+    from tui.model.load.loader import warm_cache
+
+    files = sorted(job4.iterdir())
+    assert not any(cache.has_entry(f) for f in files)
+    seen: list[float] = []
+    assert warm_cache(files, seen.append) == 4  # a spawned pool of two converted the four ranks
+    assert all(cache.has_entry(f) for f in files) and seen[-1] == pytest.approx(0.9)
+    assert warm_cache(files) == 0  # nothing left to convert
+    merged = load_trace(job4)
+    assert merged.report.from_cache is False and merged.job is not None and len(merged.ranks) == 4
 
 
 def test_merged_folder_rows_match_the_per_file_rows(job4):
@@ -357,3 +371,18 @@ async def test_viewer_opens_a_folder_as_a_job(job4):
                 break
             await pilot.pause(0.05)
         assert app.screen.labels[1] == "rank 3 · trace_rank3.json.gz" and "rank 3" not in app.screen.labels[0]
+
+
+async def test_viewer_opens_a_cold_folder_through_the_cache(tmp_path):
+    """The ranks are converted side by side (or one by one where no process can start) from inside the app."""
+    from tui.app import TraceApp
+    from tui.model.load import cache
+    from tui.screens.main import MainScreen
+
+    folder = make_job(tmp_path / "cold", 3)
+    app = TraceApp([str(folder)], use_cache=True)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await wait_for_main(pilot, settled=False)
+        assert isinstance(screen, MainScreen) and screen.ranks == [0, 1, 2]
+    assert app.load_error is None
+    assert all(cache.has_entry(f) for f in folder.iterdir())

@@ -8,10 +8,8 @@ runs. A rank whose cache entry has its summary is read in this process (a few mi
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,10 +20,10 @@ from .errors import TraceError
 from .load import cache
 from .load.folder import resolve_ranks
 from .load.loader import load_trace, rank_files
+from .load.pool import pool_size, spawn_pool
 from .store import Blob
 
 CONNECT_TIMEOUT_S = 10
-RSS_PER_BYTE = 3.0  # converting a rank peaks at about 3x its JSON, interpreter included (benchmarks/bench_ranks.py)
 
 
 @dataclass
@@ -92,54 +90,15 @@ def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult
     done = {f: rank_summary(f, True) for f in files if use_cache and cache.has_blob(Path(f), "rank_row")}
     done = {f: r for f, r in done.items() if r.row is not None}
     todo = [f for f in files if f not in done]
-    n = pool_size(todo, workers)
+    n = pool_size([Path(f) for f in todo], workers)
     if n > 1:
         try:
-            context = multiprocessing.get_context("spawn")  # no forked copy of this process's state
-            with ProcessPoolExecutor(n, mp_context=context, initializer=_one_process_decode) as pool:
+            with spawn_pool(n) as pool:
                 done |= dict(zip(todo, pool.map(rank_summary, todo, [use_cache] * len(todo)), strict=True))
-        except (OSError, BrokenProcessPool):  # no worker processes here: one rank after another
+        except (OSError, ValueError, BrokenExecutor):  # no worker processes here: one rank after another
             pass
     done |= {f: rank_summary(f, use_cache) for f in todo if f not in done}
     return [done[f] for f in files]
-
-
-def pool_size(files: list[str], workers: int = 0) -> int:
-    """Processes for these ranks: `workers` if given, else one per core, as many as memory holds at once."""
-    if not files:
-        return 0
-    if workers:
-        return min(workers, len(files))
-    need = RSS_PER_BYTE * max(json_bytes(Path(f)) for f in files)
-    free = available_memory()
-    fits = int(free // need) if free and need else len(files)
-    return max(1, min(os.cpu_count() or 1, len(files), fits))
-
-
-def json_bytes(path: Path) -> int:
-    """A trace's JSON size: the file's, or for a .gz the size its trailer records (modulo 4 GiB)."""
-    try:
-        size = path.stat().st_size
-        if path.name.endswith(".gz") and size >= 18:
-            with open(path, "rb") as f:
-                f.seek(-4, os.SEEK_END)
-                return max(int.from_bytes(f.read(4), "little"), size)
-        return size
-    except OSError:
-        return 0
-
-
-def available_memory() -> int:
-    """Bytes of memory available now (0 where the system does not say)."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 0
-
-
-def _one_process_decode() -> None:
-    """In a pool worker: ranks run side by side, so each decodes in its own process only."""
-    os.environ["TRACETUI_DECODE_PROCS"] = "1"
 
 
 def _on_dask(files: list[str], use_cache: bool, scheduler: str) -> list[RankResult]:

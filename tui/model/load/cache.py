@@ -112,6 +112,14 @@ class EntryStore:
                 Path(tmp).unlink(missing_ok=True)
 
 
+def has_entry(path: Path) -> bool:
+    """Is there an entry for the file as it is now (a cheap check: nothing is read)?"""
+    try:
+        return (entry_dir(path) / "meta.json").is_file()
+    except OSError:
+        return False
+
+
 def has_blob(path: Path, name: str) -> bool:
     """Does the file's current cache entry hold this derived value (a cheap check: nothing is read)?"""
     try:

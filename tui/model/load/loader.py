@@ -16,6 +16,7 @@ from ..tracks import build_tracks
 from . import cache
 from .folder import merge_ranks
 from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
+from .pool import pool_size, spawn_pool
 from .source import Source, open_source, split_chunks
 
 Progress = Callable[[float], None]
@@ -53,11 +54,17 @@ def rank_files(folder: Path) -> list[Path]:
 
 
 def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Trace:
-    """Load every trace file in a folder and merge them, one process group per rank."""
+    """Load every trace file in a folder and merge them, one process group per rank.
+
+    With the cache, the ranks not yet in it are first converted side by side in a process pool
+    (each writes its cache entry); then every rank is read back from the cache here.
+    """
     files = rank_files(folder)
+    warmed = warm_cache(files, progress) if use_cache else 0
+    share = 0.9 * warmed / len(files)  # of the progress bar, spent converting in the pool
     traces, problems = [], []
     for k, f in enumerate(files):
-        step = (lambda x, k=k: progress((k + x) / len(files))) if progress else None
+        step = (lambda x, k=k: progress(share + (1 - share) * (k + x) / len(files))) if progress else None
         try:
             traces.append(load_trace(f, use_cache, step))
         except TraceError as exc:  # one bad rank: the others are still a job
@@ -67,6 +74,34 @@ def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Tra
     merged = merge_ranks(str(folder), traces)
     merged.report.notes = problems + merged.report.notes
     return merged
+
+
+def warm_cache(files: list[Path], progress: Progress | None = None) -> int:
+    """Convert the files not yet in the cache side by side in a pool (each writes its entry); how many it did.
+
+    Nothing comes back from the pool but the entries on disk: a file that fails is left for the caller's
+    own pass to report, and where no pool can start (a sandbox), the caller converts them one by one.
+    """
+    cold = [f for f in files if not cache.has_entry(f)]
+    processes = pool_size(cold)
+    if len(cold) < 2 or processes < 2 or not cache.ensure_root():
+        return 0
+    try:
+        with spawn_pool(processes) as pool:
+            for done, _ in enumerate(pool.map(cache_one, map(str, cold)), 1):
+                if progress:
+                    progress(0.9 * done / len(files))
+    except (OSError, ValueError, BrokenExecutor):  # no processes here (a sandbox, a captured stderr)
+        return 0
+    return len(cold)
+
+
+def cache_one(path: str) -> None:
+    """In a pool process: convert one file into its cache entry (its problems are reported by the caller)."""
+    try:
+        load_trace(path, use_cache=True)
+    except TraceError:
+        pass
 
 
 def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = None) -> Trace:

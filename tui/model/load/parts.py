@@ -88,7 +88,8 @@ def _chunk_ids(spans, count: int, rows: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prepare_workers(paths: list[str]) -> None:
-    """Start multiprocessing's resource tracker now, if these traces are big enough for workers.
+    """Start multiprocessing's resource tracker now, if these traces are big enough for workers, or are
+    folders of ranks (converted side by side).
 
     Call it before a UI replaces sys.stderr: the tracker is started with stderr's descriptor,
     and a captured stderr has none, which makes every later worker start fail.
@@ -96,7 +97,7 @@ def prepare_workers(paths: list[str]) -> None:
     from multiprocessing import resource_tracker
 
     size = sum(_size(Path(p)) for p in paths)
-    if size >= PARALLEL_MIN_BYTES:
+    if size >= PARALLEL_MIN_BYTES or any(Path(p).is_dir() for p in paths):
         resource_tracker.ensure_running()
 
 
