@@ -57,11 +57,9 @@ def rank_summary(path: str, use_cache: bool = True) -> RankResult:
     A rank whose cache entry holds its row is answered from that row alone: its columns are not even mapped.
     """
     name = Path(path).name
-    kept = cache.read_blob(Path(path), "rank_row") if use_cache else None
-    row = ROW.load(kept[0], "rank_row", 0) if kept else None
-    if kept and row is not None:
-        row.file = name
-        return RankResult(name, row, warning=kept[1].warning() or "")
+    kept = cached_row(path) if use_cache else None
+    if kept is not None:
+        return kept
     try:
         results = Results(load_trace(path, use_cache))
         if not results.trace.n:
@@ -71,6 +69,16 @@ def rank_summary(path: str, use_cache: bool = True) -> RankResult:
         return RankResult(name, problem=exc.problem)
     row.file = name
     return RankResult(name, row, warning=results.trace.report.warning() or "")
+
+
+def cached_row(path: str) -> RankResult | None:
+    """The rank's row from its cache entry alone, with its load warning (None: not cached, or not sound)."""
+    kept = cache.read_blob(Path(path), "rank_row")
+    row = ROW.load(kept[0], "rank_row", 0) if kept else None
+    if kept is None or row is None:
+        return None
+    row.file = Path(path).name
+    return RankResult(row.file, row, warning=kept[1].warning() or "")
 
 
 def run_job(
@@ -87,8 +95,7 @@ def run_job(
 
 def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult]:
     """Ranks already cached are read here; the others go to a process pool, one rank per task."""
-    done = {f: rank_summary(f, True) for f in files if use_cache and cache.has_blob(Path(f), "rank_row")}
-    done = {f: r for f, r in done.items() if r.row is not None}
+    done = {f: r for f in files if use_cache and (r := cached_row(f)) is not None}
     todo = [f for f in files if f not in done]
     n = pool_size([Path(f) for f in todo], workers)
     if n > 1:

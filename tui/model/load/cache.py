@@ -120,14 +120,6 @@ def has_entry(path: Path) -> bool:
         return False
 
 
-def has_blob(path: Path, name: str) -> bool:
-    """Does the file's current cache entry hold this derived value (a cheap check: nothing is read)?"""
-    try:
-        return (entry_dir(path) / "derived" / f"{name}.msgpack").is_file()
-    except OSError:
-        return False
-
-
 def read_blob(path: Path, name: str) -> tuple[EntryStore, LoadReport] | None:
     """The store and load report of the file's current entry, without mapping its columns (None: no entry)."""
     try:
