@@ -38,7 +38,7 @@ if __name__ == "__main__":
     a = Results(load_trace(sys.argv[1], use_cache=False))
     marks = [("decode", time.perf_counter())]
     LaneIndex(a); marks.append(("nest", time.perf_counter()))
-    a.links; a._children_csr; a.self_ns; a.gpu_below; marks.append(("link", time.perf_counter()))
+    a.links; a.child_index; a.self_ns; a.gpu_below; marks.append(("link", time.perf_counter()))
     a.ops; a.kernels; a.summary; a.findings; a.ops_by_shape; marks.append(("aggregate", time.perf_counter()))
     last = t0
     for name, t in marks:

@@ -6,39 +6,76 @@ import argparse
 
 from .registry import WORKLOADS
 
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune")
+EPILOG = """\
+prints: where the trace and its key_averages table were written, the verdict and the step times; then
+opens the viewer on the overview (--no-open: not). The file name carries the capture's flags, e.g.
+traces/matmul_add/64_bf16_cold_eager_stack_mem.json; a name already taken gets the next free suffix
+(-2, -3, ...), --force overwrites it.
+defaults: 1 wait + 1 warm-up + 3 active steps, shapes recorded, no stack, no memory, bf16, cuda when available.
+example: tracetui profile mycode/train.py:step --with-stack"""
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a positive integer (0, negatives and words are usage errors)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
 
 def add_profile_parser(sub) -> argparse.ArgumentParser:
     names = ", ".join(WORKLOADS)
     p = sub.add_parser(
         "profile",
         help="capture a trace of a built-in workload or your own function, then open it",
-        description=f"Workloads: {names}. Or FILE.py:function / package.module:function to profile your own code.",
+        description=f"Workloads: {names}. Or FILE.py:function / package.module:function to profile your own code "
+        "(a function without arguments, called once per step).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("workload", metavar="WORKLOAD")
     p.add_argument("--device", choices=("cuda", "cpu"), help="default: cuda when available, else cpu")
     p.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16")
     p.add_argument("--compile", action="store_true", help="wrap the workload in torch.compile")
+    p.add_argument(
+        "--compile-mode",
+        choices=COMPILE_MODES,
+        help="torch.compile's mode (implies --compile; a mode other than default also implies --warmup, "
+        "so compiling, autotuning and graph capture happen before the profiled window)",
+    )
     p.add_argument("--warmup", action="store_true", help="run three calls before profiling (a warm start)")
-    p.add_argument("--steps", type=int, default=3, metavar="N", help="active profiler steps (after 1 wait + 1 warmup)")
-    p.add_argument("--record-shapes", action="store_true")
-    p.add_argument("--with-stack", action="store_true")
+    p.add_argument(
+        "--steps", type=positive_int, default=3, metavar="N", help="active profiler steps (after 1 wait + 1 warmup)"
+    )
+    p.add_argument(
+        "--record-shapes",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="record the ops' input shapes (default: on; the roofline needs them)",
+    )
+    p.add_argument("--with-stack", action="store_true", help="record Python stacks (tracetui's own frames dropped)")
     p.add_argument("--profile-memory", action="store_true")
     p.add_argument(
         "-o", "--output", metavar="PATH", help="trace path (.json or .json.gz); default traces/<workload>/<tag>.json"
     )
-    p.add_argument("--force", action="store_true", help="overwrite an existing trace")
+    p.add_argument("--force", action="store_true", help="overwrite the trace at that name (default: the next free one)")
     p.add_argument("--no-open", action="store_true", help="do not open the viewer after the capture")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     g = p.add_argument_group("workload options (defaults: the series' sizes on CUDA, small ones on the CPU)")
-    g.add_argument("--size", type=int, help="matmul_add: the side of the square tensors")
-    g.add_argument("--batch", type=int)
-    g.add_argument("--seq", type=int, help="mlp/attention: sequence length")
-    g.add_argument("--dim", type=int, help="mlp: model dim")
-    g.add_argument("--hidden", type=int, help="mlp: hidden dim")
-    g.add_argument("--in-features", type=int, help="linear: input features")
-    g.add_argument("--out-features", type=int, help="linear: output features")
-    g.add_argument("--heads", type=int, help="attention: heads")
-    g.add_argument("--head-dim", type=int, help="attention: head dim")
+    size = {"type": positive_int, "metavar": "N"}
+    g.add_argument("--size", **size, help="matmul_add: the side of the square tensors")
+    g.add_argument("--batch", **size)
+    g.add_argument("--seq", **size, help="mlp/attention: sequence length")
+    g.add_argument("--dim", **size, help="mlp: model dim")
+    g.add_argument("--hidden", **size, help="mlp: hidden dim")
+    g.add_argument("--in-features", **size, help="linear: input features")
+    g.add_argument("--out-features", **size, help="linear: output features")
+    g.add_argument("--heads", **size, help="attention: heads")
+    g.add_argument("--head-dim", **size, help="attention: head dim")
     g.add_argument("--variant", choices=("naive", "inplace", "sdpa"), help="attention variant (default sdpa)")
     g.add_argument(
         "--backend", choices=("auto", "math", "flash", "efficient", "cudnn"), help="sdpa backend (default auto)"

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import ProfileError
+from .frames import clean_events, clean_trace_file
+from .quiet import quiet_usdt
 
 
 class Reader(Protocol):
@@ -36,28 +38,45 @@ def import_torch():
     return torch
 
 
-def pick_device(torch, asked: str | None) -> str:
+def pick_device(torch, asked: str | None) -> tuple[str, str]:
+    """The device, and a note to print once the request is known to be sound ('' when none)."""
     if asked == "cuda" and not torch.cuda.is_available():
         raise ProfileError("--device cuda: CUDA is not available on this machine (use --device cpu)")
     if asked:
-        return asked
+        return asked, ""
     if torch.cuda.is_available():
-        return "cuda"
-    print("tracetui: CUDA is not available; profiling on the CPU", file=sys.stderr)
-    return "cpu"
+        return "cuda", ""
+    return "cpu", "tracetui: CUDA is not available; profiling on the CPU"
 
 
-def output_path(args, workload: str, tag: str) -> Path:
-    out = Path(args.output) if args.output else Path("traces") / workload / f"{tag}.json"
-    if out.exists() and not args.force:
-        raise ProfileError(f"{out}: already exists (use --force to overwrite, or -o for another path)")
+def output_path(args, workload: str, tag: str) -> tuple[Path, Path | None]:
+    """Where to write, and the name that was taken when another was picked (never a refusal)."""
+    asked = Path(args.output) if args.output else Path("traces") / workload / f"{tag}.json"
+    out = asked if args.force else free_name(asked)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ProfileError(f"{out.parent}: cannot create the output folder ({exc.strerror})") from None
     if not os.access(out.parent, os.W_OK):
         raise ProfileError(f"{out.parent}: not writable")
-    return out
+    return out, (asked if out != asked else None)
+
+
+def free_name(path: Path) -> Path:
+    """path if neither it nor its table exists, else the first of path-2, path-3, ... that is free."""
+    stem, suffix = _split(path.name)
+    candidate, k = path, 1
+    while candidate.exists() or table_path(candidate).exists():
+        k += 1
+        candidate = path.with_name(f"{stem}-{k}{suffix}")
+    return candidate
+
+
+def _split(name: str) -> tuple[str, str]:
+    for suffix in (".json.gz", ".json", ".gz"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
 
 
 def table_path(trace: Path) -> Path:
@@ -69,49 +88,58 @@ def table_path(trace: Path) -> Path:
 
 
 def run_profile(args, reader: Reader) -> int:
-    from .target import check_name, resolve
+    from .target import check_request, resolve
+    from .usercode import their_errors
 
-    check_name(args.workload)
+    if args.compile_mode:
+        args.compile, args.warmup = True, args.warmup or args.compile_mode != "default"
+    check_request(args)  # before torch and the device: a typo costs nothing
     torch = import_torch()
-    device = pick_device(torch, args.device)
-
+    device, note = pick_device(torch, args.device)
     target = resolve(args, device)
-    out = output_path(args, target.workload, target.tag)
-    step = compile_step(torch, target) if args.compile else target.step
-    if args.warmup:
-        for _ in range(3):
-            step()
-        if device == "cuda":
-            torch.cuda.synchronize()
-    prof = capture(torch, step, target.label, device, args)
-    write_trace(prof, out)
-    note = write_table(prof, out, device, reader)
-    print(f"tracetui: wrote {out} and {table_path(out)}" + (f" ({note})" if note else ""), file=sys.stderr)
+    if note:
+        print(note, file=sys.stderr)
+    out, taken = output_path(args, target.workload, target.tag)
+    with their_errors():
+        step = compile_step(torch, target, args.compile_mode) if args.compile else target.step
+        if args.warmup:
+            for _ in range(3):
+                step()
+            if device == "cuda":
+                torch.cuda.synchronize()
+        prof = capture(torch, step, target.label, device, args)
+    write_trace(prof, out, args.with_stack)
+    note = write_table(prof, out, device, reader, args.with_stack)
+    where = f"tracetui: wrote {out} and {table_path(out)}"
+    print(where + (f" ({taken.name} was taken)" if taken else "") + (f" ({note})" if note else ""), file=sys.stderr)
     print("\n".join(reader.verdict(out)))
     return 0 if args.no_open else reader.open(out)
 
 
-def compile_step(torch, target):
+def compile_step(torch, target, mode: str | None = None):
+    options = {"mode": mode} if mode and mode != "default" else {}
     if target.fn is None:
-        compiled = torch.compile(target.step)
-        return compiled
-    compiled = torch.compile(target.fn)
+        return torch.compile(target.step, **options)
+    compiled = torch.compile(target.fn, **options)
     return lambda: compiled(*target.args)
 
 
 def capture(torch, step, label: str, device: str, args):
-    """The series' profiler call: schedule(wait=1, warmup=1, active=N), N+2 iterations."""
+    """The series' profiler call: schedule(wait=1, warmup=1, active=N), N+2 iterations (torch's USDT lines hidden)."""
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     sched = schedule(wait=1, warmup=1, active=args.steps, repeat=1)
-    with profile(
-        activities=activities,
-        schedule=sched,
-        record_shapes=args.record_shapes,
-        with_stack=args.with_stack,
-        profile_memory=args.profile_memory,
-    ) as prof:
+    with (
+        quiet_usdt(),
+        profile(
+            activities=activities,
+            schedule=sched,
+            record_shapes=args.record_shapes,
+            with_stack=args.with_stack,
+            profile_memory=args.profile_memory,
+        ) as prof,
+    ):
         for _ in range(args.steps + 2):
             with record_function(label):
                 step()
@@ -119,12 +147,15 @@ def capture(torch, step, label: str, device: str, args):
     return prof
 
 
-def write_trace(prof, out: Path) -> None:
-    """Export to a temp file in the same folder, then rename: no half file under the name."""
+def write_trace(prof, out: Path, with_stack: bool = False) -> None:
+    """Export to a temp file in the same folder (our frames dropped), then rename: no half file under the name."""
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp.json", dir=out.parent)
     os.close(fd)
     try:
-        prof.export_chrome_trace(tmp)
+        with quiet_usdt():
+            prof.export_chrome_trace(tmp)
+        if with_stack:
+            clean_trace_file(tmp)
         _public(tmp)
         if out.name.endswith(".gz"):
             with open(tmp, "rb") as src, gzip.open(tmp + ".gz", "wb", compresslevel=6) as dst:
@@ -138,18 +169,35 @@ def write_trace(prof, out: Path) -> None:
                 os.unlink(leftover)
 
 
-def write_table(prof, out: Path, device: str, reader: Reader) -> str | None:
-    """torch's key_averages table; if torch fails, the same table from tracetui's model."""
+def write_table(prof, out: Path, device: str, reader: Reader, with_stack: bool = False) -> str | None:
+    """torch's key_averages table (without our frames); if torch fails, the same table from tracetui's model."""
     sort = "cuda_time_total" if device == "cuda" else "cpu_time_total"
     note = None
     try:
-        text = prof.key_averages().table(sort_by=sort, row_limit=15)
+        text = key_averages(prof, with_stack).table(sort_by=sort, row_limit=15)
     except Exception as exc:  # noqa: BLE001 - torch 2.13 raises UnicodeDecodeError with with_stack
         header = f"# computed by tracetui from {out.name}: torch's key_averages() raised {type(exc).__name__}\n"
         text = header + reader.table(out, sort, 15) + "\n"
         note = f"torch's key_averages() failed ({type(exc).__name__}); the table was computed by tracetui"
     atomic_write_text(table_path(out), text)
     return note
+
+
+def key_averages(prof, with_stack: bool):
+    """prof.key_averages(), leaving out tracetui's own frames when stacks were recorded."""
+    if not with_stack:
+        return prof.key_averages()
+    from torch.autograd.profiler_util import EventList
+
+    events = prof.profiler.function_events
+    kept = EventList(
+        clean_events(list(events)),
+        use_device=getattr(events, "_use_device", None),
+        profile_memory=getattr(events, "_profile_memory", False),
+        with_flops=getattr(events, "_with_flops", False),
+    )
+    kept._tree_built = True  # the parents and children torch linked stay as they were
+    return kept.key_averages()
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))  # benchmarks.tile makes big traces for a few test
 def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(cache / "config"))  # no user keymap, a fresh first open
     return cache
 
 

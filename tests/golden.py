@@ -1,22 +1,30 @@
-"""Golden outputs of the headless commands on every sample and shared trace.
+"""Golden outputs of the headless commands on every sample and shared trace, one text file each.
 
-The golden test (tests/test_golden.py) runs the same commands and compares byte for byte, so a
-refactor cannot change a number unnoticed. When an output changes on purpose, regenerate and
-review the diff:  python tests/golden.py --update   (then `git diff --stat tests/data`).
+Layout: tests/data/golden/<trace id>/<command>.txt holds exactly what run() returned (UTF-8, LF), so a
+review reads a changed output as a text diff. The trace id is the trace's path under sample_traces
+(samples/...) or ../shared/traces (shared/...); a folder of ranks has its own commands' files beside the
+folders of its rank files. The diffs of two samples are kept under diff/<pair>/.
+
+The golden test (tests/test_golden.py) runs the same commands and compares byte for byte, so a refactor
+cannot change a number unnoticed. When an output changes on purpose, regenerate and review the diff:
+
+    python tests/golden.py --update [SUBSTRING ...]   (then `git status tests/data` and `git diff tests/data`)
+
+--update runs only the goldens whose key ("<trace id> :: <command>") contains one of the substrings (every
+golden when none is given), only for the traces present; it never deletes a golden it did not run.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "traces"
-GOLDEN = ROOT / "tests" / "data" / "golden.json.gz"
+GOLDEN_DIR = ROOT / "tests" / "data" / "golden"
+SEP = " :: "
 
 COMMANDS = {
     "summary": ["summary"],
@@ -36,14 +44,30 @@ COMMANDS = {
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 
+PAIRS = {
+    "diff/a100-control-vs-v100-cudagraph": ("a100-train-control.json.gz", "v100-cudagraph-test.json.gz"),
+    "diff/cpu-eager-vs-compiled": ("cpu/matmul_add_64_warm_eager.json.gz", "cpu/matmul_add_64_warm_compiled.json.gz"),
+}
+DIFF_COMMANDS = ("text", "json")
+
 
 def commands(path: Path) -> dict[str, list[str]]:
     """The commands pinned for a trace: the per-trace set, and for a folder of ranks the ranks report too."""
     return COMMANDS | (FOLDER_COMMANDS if path.is_dir() else {})
 
 
+def _is_trace(f: Path) -> bool:
+    return f.is_file() and f.name.endswith((".json", ".gz"))
+
+
 def traces() -> dict[str, Path]:
-    """Id -> path: the shipped samples, then the shared set (files and rank folders) where present."""
+    """Id -> path: the shipped samples, then the shared set where present.
+
+    Each shared folder gives its top-level trace files (.json, .gz), and, if it has more than one, itself as
+    a folder of ranks. A subfolder (such as a replay's capture_traces/) gives its gzipped traces (.json.gz),
+    each on its own; that leaves out side notes such as execution_details.json, and a subfolder is never
+    a folder of ranks.
+    """
     out = {
         f"samples/{p.relative_to(ROOT / 'sample_traces')}": p
         for p in sorted((ROOT / "sample_traces").rglob("*.json.gz"))
@@ -51,10 +75,12 @@ def traces() -> dict[str, Path]:
     out["samples/hta-2rank"] = ROOT / "sample_traces" / "hta-2rank"
     if SHARED.is_dir():
         for d in sorted(p for p in SHARED.iterdir() if p.is_dir()):
-            files = sorted(f for f in d.iterdir() if f.name.endswith((".json", ".gz")))
+            files = sorted(f for f in d.iterdir() if _is_trace(f))
             if len(files) > 1:
                 out[f"shared/{d.name}"] = d
             out.update({f"shared/{d.name}/{f.name}": f for f in files})
+            nested = sorted(f for sub in d.iterdir() if sub.is_dir() for f in sub.glob("*.json.gz") if f.is_file())
+            out.update({f"shared/{f.relative_to(SHARED)}": f for f in nested})
     return out
 
 
@@ -67,48 +93,82 @@ def run(argv: list[str]) -> str:
     return f"exit {code}\n{err.getvalue()}---\n{out.getvalue()}"
 
 
-PAIRS = {
-    "diff a100-control v100-cudagraph": ("a100-train-control.json.gz", "v100-cudagraph-test.json.gz"),
-    "diff cpu eager compiled": ("cpu/matmul_add_64_warm_eager.json.gz", "cpu/matmul_add_64_warm_compiled.json.gz"),
-}
-
-
-def diff_outputs() -> dict[str, str]:
+def jobs(cache: bool = False) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """Key -> (argv, {path: placeholder}) of every golden that can run here: the diffs, then every present trace's."""
     got = {}
-    for name, (a, b) in PAIRS.items():
+    for pair, (a, b) in PAIRS.items():
         pa, pb = (str(ROOT / "sample_traces" / p) for p in (a, b))
-        for fmt in ("text", "json"):
-            got[f"{name} :: {fmt}"] = (
-                run(["diff", pa, pb, "--format", fmt, "--no-cache"]).replace(pa, "<A>").replace(pb, "<B>")
-            )
+        for fmt in DIFF_COMMANDS:
+            got[f"{pair}{SEP}{fmt}"] = (["diff", pa, pb, "--format", fmt, "--no-cache"], {pa: "<A>", pb: "<B>"})
+    flags = [] if cache else ["--no-cache"]
+    for tid, path in traces().items():
+        for cid, argv in commands(path).items():
+            got[f"{tid}{SEP}{cid}"] = ([argv[0], str(path), *argv[1:], *flags], {str(path): "<TRACE>"})
     return got
 
 
 def outputs(only: set[str] | None = None, cache: bool = False) -> dict[str, str]:
-    """Each command's output; with cache, through the on-disk cache (derived data read back where stored)."""
-    got = diff_outputs() if only is None else {}
-    flags = [] if cache else ["--no-cache"]
-    for tid, path in traces().items():
-        for cid, argv in commands(path).items():
-            key = f"{tid} :: {cid}"
-            if only is None or key in only:
-                got[key] = run([argv[0], str(path), *argv[1:], *flags]).replace(str(path), "<TRACE>")
+    """Each selected key's output (all when only is None); with cache, through the on-disk cache."""
+    got = {}
+    for key, (argv, placeholders) in jobs(cache).items():
+        if only is None or key in only:
+            text = run(argv)
+            for path, placeholder in placeholders.items():
+                text = text.replace(path, placeholder)
+            got[key] = text
     return got
 
 
-def load_golden() -> dict[str, str]:
-    return json.loads(gzip.decompress(GOLDEN.read_bytes()))
+def diff_outputs() -> dict[str, str]:
+    return outputs({f"{pair}{SEP}{fmt}" for pair in PAIRS for fmt in DIFF_COMMANDS})
 
 
-def main() -> int:
-    if "--update" not in sys.argv:
+def golden_path(key: str) -> Path:
+    tid, cid = key.split(SEP)
+    return GOLDEN_DIR / tid / f"{cid}.txt"
+
+
+def recorded() -> list[str]:
+    """The ids that have goldens: every folder under GOLDEN_DIR with a .txt file directly in it."""
+    return sorted({f.parent.relative_to(GOLDEN_DIR).as_posix() for f in GOLDEN_DIR.rglob("*.txt") if f.is_file()})
+
+
+def load_golden(tid: str) -> dict[str, str]:
+    """Command -> golden output of one trace id (or diff pair); empty when none is recorded."""
+    folder = GOLDEN_DIR / tid
+    if not folder.is_dir():
+        return {}
+    return {f.name.removesuffix(".txt"): f.read_bytes().decode() for f in sorted(folder.glob("*.txt")) if f.is_file()}
+
+
+def update(substrings: list[str]) -> dict[str, int]:
+    """Run the goldens whose key contains a substring (all when none) and write those that changed."""
+    selected = {k for k in jobs() if not substrings or any(s in k for s in substrings)}
+    counts = {"changed": 0, "added": 0, "unchanged": 0}
+    for key, text in outputs(selected).items():
+        path, data = golden_path(key), text.encode()
+        old = path.read_bytes() if path.is_file() else None
+        if old == data:
+            counts["unchanged"] += 1
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        counts["added" if old is None else "changed"] += 1
+    return counts
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] != "--update":
         print(__doc__)
         return 2
-    GOLDEN.write_bytes(gzip.compress(json.dumps(outputs(), indent=0, sort_keys=True).encode(), 9, mtime=0))
-    print(f"wrote {GOLDEN} ({GOLDEN.stat().st_size:,} bytes)")
+    counts = update(argv[1:])
+    print(
+        f"{GOLDEN_DIR.relative_to(ROOT)}: {counts['changed']} rewritten, {counts['added']} added, "
+        f"{counts['unchanged']} unchanged; no others touched"
+    )
     return 0
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -126,16 +126,25 @@ async def test_mark_aggregates_the_range(app):
         assert tl.mark is None and not panel.display
 
 
-async def test_help_lists_every_binding_of_the_focused_chain(app):
+async def test_help_lists_the_keys_that_work_here_in_words(app):
     async with app.run_test(size=(160, 45)) as pilot:
-        await started(pilot)
+        screen = await started(pilot)
+        await pilot.pause()
         await pilot.press("question_mark")
         await pilot.pause()
         help_screen = pilot.app.screen
         assert isinstance(help_screen, HelpScreen)
-        ids = {row[3] for row in help_screen.rows}
-        assert {b.id for b in Timeline.BINDINGS} <= ids and "app.quit" in ids
-        assert all(row[2] for row in help_screen.rows)
+        sections = dict(help_screen.sections)
+        assert list(sections)[0] == "Timeline" and "Everywhere" in sections
+        assert not any("Screen" in where or "App" in where for where in sections)  # words, not class names
+        ids = {row[2] for rows in sections.values() for row in rows}
+        shown = {b.id for b in Timeline.BINDINGS} - {"timeline.next_rank", "timeline.prev_rank", "timeline.only_rank"}
+        assert shown <= ids and {"app.quit", "view.tree", "view.code"} <= ids
+        assert not ids & {"timeline.next_rank", "timeline.only_rank", "main.compare_ranks"}  # one trace: no rank keys
+        assert len(ids & {"main.hide_python", "main.show_python"}) == (1 if screen.analysis.frame_levels else 0)
+        assert all(row[1] for rows in sections.values() for row in rows)
+        keys = [row[0] for rows in sections.values() for row in rows]
+        assert "← h" in keys and "?" in keys
         await pilot.press("escape")
         assert isinstance(pilot.app.screen, MainScreen)
 
@@ -231,7 +240,7 @@ async def test_details_show_the_explain_note_and_overview_lists_findings():
         from rich.console import Console
 
         console = Console(width=160, record=True, file=open("/dev/null", "w"))
-        console.print(screen.query_one("#details").content)
+        console.print(screen.query_one("#details-body").content)
         assert "profiler overhead" in console.export_text()
         await pilot.press("5")
         console.print(screen.query_one("#overview-body").content)
@@ -243,7 +252,7 @@ def test_every_binding_has_an_id_and_a_description():
     from tui.screens.compare import CompareScreen
     from tui.widgets.rows_view import RowsView
 
-    classes = [TraceApp, Timeline, OpsView, KernelsView, CallTreeView, HelpScreen, CompareScreen, RowsView]
+    classes = [TraceApp, MainScreen, Timeline, OpsView, KernelsView, CallTreeView, HelpScreen, CompareScreen, RowsView]
     for cls in classes:
         for b in cls.BINDINGS:
             assert b.id and b.description, (cls.__name__, b.key)

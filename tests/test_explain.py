@@ -6,11 +6,13 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, X, write_trace
+from conftest import SAMPLES, SHARED, X, write_trace
 
 from tui.model import load_trace
 from tui.model.analyses.explain import RULES, NoteIndex
+from tui.model.analyses.findings import Finding, Quantity
 from tui.model.analyses.results import Results
+from tui.tables.explain import note
 
 
 def findings(name_or_path, rule_prefix: str):
@@ -24,7 +26,7 @@ def test_final_sync_is_the_last_device_synchronize_only():
     syncs = [i for i in range(a.trace.n) if a.trace.name_of(i) == "cudaDeviceSynchronize"]
     assert len(syncs) == 4 and len(found) == 1
     assert found[0].events == [max(syncs, key=lambda i: a.end[i])]
-    assert "profiler flushing" in found[0].note
+    assert "profiler flushing" in note(found[0])
     assert findings("cpu-only-gloo.json.gz", "final-sync")[1] == []
 
 
@@ -37,7 +39,7 @@ def test_activity_buffer_request_is_profiler_overhead():
 def test_occupancy_query_points_at_the_gemm_it_precedes():
     a, found = findings("a100-train-control.json.gz", "occupancy-query")
     assert found and all("Occupancy" in a.trace.name_of(e) for e in found[0].events)
-    assert "GEMM" in found[0].note and "gemm" in found[0].note.split("here:")[1]
+    assert "GEMM" in note(found[0]) and "gemm" in note(found[0]).split("here:")[1]
     assert findings("h100-bert-small.json.gz", "occupancy-query")[1] == []
     # on the B300 trace the queries precede a sort kernel, not a GEMM: no claim is made
     assert findings("b300-moe-small.json.gz", "occupancy-query")[1] == []
@@ -74,26 +76,33 @@ def test_bias_copy_before_addmm_gemm(tmp_path):
 def test_cold_first_step():
     a, found = findings("mi250-rocm-train.json.gz", "cold-start")
     assert [a.trace.name_of(e) for e in found[0].events] == ["ProfilerStep#1"]
-    assert "cold start" in found[0].note
+    assert "cold start" in note(found[0])
     assert findings("a100-train-control.json.gz", "cold-start")[1] == []
     assert findings("cpu/matmul_add_512_warm_eager.json.gz", "cold-start")[1] == []
 
 
 def test_gpu_idle_while_cpu_launches():
     a, found = findings("h100-bert-small.json.gz", "overhead-gaps")
-    assert found and a.summary.verdict == "overhead-bound" and "idle" in found[0].note
+    assert found and a.summary.verdict == "overhead-bound" and "idle" in note(found[0])
     assert findings("a100-train-control.json.gz", "overhead-gaps")[1] == []
 
 
 def test_slow_launches_and_waiting_copies_are_told_apart():
     a, found = findings("mi250-rocm-train.json.gz", "slow-launch")
     assert [f.title for f in found] == ["Launch calls far slower than the rest"]
-    assert a.trace.name_of(found[0].events[0]) == "hipLaunchKernel" and "CUDA_MODULE_LOADING=EAGER" in found[0].note
-    a, found = findings("a100-train-control.json.gz", "slow-launch")
-    copies = next(f for f in found if f.title == "Copies that wait for the GPU")
+    assert a.trace.name_of(found[0].events[0]) == "hipLaunchKernel" and "CUDA_MODULE_LOADING=EAGER" in note(found[0])
+    # the copies to the host that wait inside a step are the cpu-waits rule's: no event gets both notes
+    a, found = findings("a100-train-control.json.gz", "")
     expected = [o.event for o in a.summary.launch_outliers if o.name.startswith("cudaMemcpy")]
-    assert copies.events == expected and len(expected) >= 10 and "pin_memory=True" in copies.note
-    assert all(a.trace.name_of(e) == "cudaMemcpyAsync" for e in copies.events)
+    waits = next(f for f in found if f.rule == "cpu-waits")
+    assert len(expected) >= 10 and set(expected) <= set(waits.events)
+    assert [f for f in found if f.rule == "slow-launch" and f.title == "Copies that wait for the GPU"] == []
+    a, found = findings("v100-cudagraph-test.json.gz", "slow-launch")
+    copies = next(f for f in found if f.title == "Copies that wait for the GPU")
+    assert "pin_memory=True" in note(copies) and all(a.trace.name_of(e) == "cudaMemcpyAsync" for e in copies.events)
+    assert [a.trace.name_of(int(g)) for e in copies.events for g in a.links.launched(e)] == [
+        "Memcpy DtoD (Device -> Device)"
+    ]
     assert findings("h100-bert-small.json.gz", "slow-launch")[1] == []
 
 
@@ -144,6 +153,7 @@ FIRES_ON = {
     "setup-gap": "mi250-rocm-train.json.gz",
     "compile-runtime": "cpu/matmul_add_64_warm_compiled.json.gz",
     "kernel-names": "h100-bert-small.json.gz",
+    "cpu-waits": "a100-train-control.json.gz",
 }
 
 
@@ -154,7 +164,7 @@ def test_every_rule_fires_on_a_trace(rule, tmp_path):
     path = write_trace(tmp_path / "t.json", trace) if isinstance(trace, list) else SAMPLES / trace
     a = Results(load_trace(path, use_cache=False))
     found = rule.find(a, a.summary)
-    assert found and all(f.note and f.title for f in found)
+    assert found and all(note(f) and f.title for f in found)
     assert all(0 <= e < a.trace.n for f in found for e in f.events)
 
 
@@ -162,5 +172,81 @@ def test_notes_are_indexed_by_event():
     a, _ = findings("b300-moe-small.json.gz", "")
     notes = NoteIndex(a.findings).notes
     abr = int(np.flatnonzero([a.trace.names[n] == "Activity Buffer Request" for n in a.trace.x.name])[0])
-    assert any("profiler overhead" in n for n in notes(abr))
-    assert notes(abr + 1) == [] or all(isinstance(n, str) for n in notes(abr + 1))
+    assert any("profiler overhead" in note(f) for f in notes(abr))
+    assert all(abr + 1 in f.events for f in notes(abr + 1))
+
+
+QWEN = SHARED / "tracelens-2025-07-h100-qwen1.5-0.5b" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+EVENT_SYNC = SHARED / "hta-2024-02-a100-cuda-event-sync" / "event_sync_trace.json.gz"
+MULTISTREAM = SHARED / "hta-2024-04-a100-cuda-event-sync-multistream" / "event_sync_trace.json.gz"
+shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/traces is absent")
+
+
+@shared
+def test_cpu_waits_names_the_mid_step_synchronize_not_the_final_flush():
+    a, found = findings(QWEN, "cpu-waits")
+    flush = findings(QWEN, "final-sync")[1][0].events[0]
+    sync = found[0].events[0]
+    assert a.trace.name_of(sync) == "cudaDeviceSynchronize" and flush not in found[0].events
+    fig = found[0].figures
+    assert fig["step"] == "ProfilerStep#6" and fig["dur"] == Quantity(a.trace.x.dur[sync] / 1000, "us")
+    assert fig["dur"].value == pytest.approx(14102.53) and fig["share"].value == pytest.approx(0.299, abs=0.001)
+    assert "torch/cuda/__init__.py" in str(fig["frame"])
+    assert "14,102.5 us inside ProfilerStep#6 (29.9% of the step)" in note(found[0])
+
+
+@shared
+def test_cpu_waits_on_htas_event_sync_trace_names_the_op_above_the_copy():
+    a, found = findings(EVENT_SYNC, "cpu-waits")
+    names = sorted(a.trace.name_of(e) for e in found[0].events)
+    assert names == ["cudaEventSynchronize", "cudaMemcpyAsync"]  # the 6 us stream sync is the call's own cost
+    copy = next(e for e in found[0].events if a.trace.name_of(e) == "cudaMemcpyAsync")
+    assert [q.label for q in found[0].figures["longest"]] == ["cudaEventSynchronize", "aten::is_nonzero"]
+    assert "aten::_local_scalar_dense" in [a.trace.name_of(p) for p in _ancestors(a, copy)]
+
+
+def _ancestors(a, i):
+    while (i := int(a.nesting.parent[i])) >= 0:
+        yield i
+
+
+@shared
+def test_cpu_waits_stays_quiet_without_a_wait_inside_a_step():
+    # multistream: event queries (the caching allocator's polls), a GPU-side stream wait and the final flush only
+    assert findings(MULTISTREAM, "cpu-waits")[1] == []
+    assert findings(MULTISTREAM, "final-sync")[1]
+
+
+def test_cpu_waits_stays_quiet_with_only_the_final_flush_or_tiny_waits():
+    assert findings("h100-bert-small.json.gz", "final-sync")[1] and findings("h100-bert-small.json.gz", "cpu-waits")[1] == []
+    # rank 1 of the 2-rank job copies to the host 8 times inside its steps, but under 1% of a step: not named
+    assert findings("hta-2rank/sampled_rank-1.json.gz", "cpu-waits")[1] == []
+
+
+def test_findings_carry_numbers_not_text(tmp_path):
+    """Every figure is a number with its unit, a count or a name; the note is written from them at render time."""
+    import json
+
+    import msgspec
+
+    from tui.model.store import Blob
+    from tui.reports.explain import render_explain
+
+    a, found = findings("v100-cudagraph-test.json.gz", "")
+    for f in found:
+        for v in f.figures.values():
+            for q in v if isinstance(v, list) else [v]:
+                assert not isinstance(q, str) or not re.search(r"\d[\d,.]* ?(us|ms|%)", q)
+    doc = json.loads(render_explain(a, "json"))["findings"]
+    waits = next(d for d in doc if d["rule"] == "cpu-waits")
+    worst = next(f for f in found if f.rule == "cpu-waits").events[0]
+    assert waits["figures"]["dur"] == {"value": a.trace.x.dur[worst] / 1000, "unit": "us"}
+    assert waits["figures"]["share"]["unit"] == "fraction" and 0 < waits["figures"]["share"]["value"] < 1
+    assert f"{a.trace.x.dur[worst] / 1000:,.1f} us" in waits["note"]
+
+    class Store(dict):
+        put_blob, get_blob = dict.__setitem__, dict.get
+
+    store, codec = Store(), Blob(list[Finding])
+    codec.save(store, "findings", found)
+    assert codec.load(store, "findings", 0) == found

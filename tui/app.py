@@ -6,14 +6,16 @@ import time
 from pathlib import Path
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
+from . import faults
+from .keymap import first_open
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen
-from .screens.main import FRAME_LEVELS_SHOWN, VIEWS, MainScreen
+from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
 
 PROGRESS_EVERY_S = 0.1
 
@@ -23,22 +25,29 @@ class LoadCancelled(Exception):
 
 
 class ViewCommands(Provider):
-    """The command palette lists the views and the main actions."""
+    """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
     def _commands(self):
+        from .screens.views import COMPARE, MAIN
+
         app = self.app
-        for k, name in enumerate(VIEWS, 1):
-            yield f"Show {name} ({k})", lambda n=name: app.action_view(n), f"switch to the {name} view"
-        yield "Help: keys (?)", app.action_help, "every key binding, generated from the bindings"
-        main = next((s for s in reversed(app.screen_stack) if isinstance(s, MainScreen)), None)  # under the palette
-        for rank in main.ranks if main is not None else []:
-            yield f"Go to rank {rank}", lambda r=rank: main.go_to_rank(r), "its lanes at the top of the timeline"
+        screen = next((s for s in reversed(app.screen_stack) if hasattr(s, "action_view")), None)  # under the palette
+        if screen is None:
+            return
+        specs = MAIN if isinstance(screen, MainScreen) else COMPARE
+        for spec in specs:
+            yield (
+                f"Show the {spec.title.lower()} view ({spec.key})",
+                lambda n=spec.name: screen.action_view(n),
+                spec.about,
+            )
+        for rank in screen.ranks if isinstance(screen, MainScreen) else []:
+            yield f"Go to rank {rank}", lambda r=rank: screen.go_to_rank(r), "its lanes at the top of the timeline"
             yield (
                 f"Compare rank {rank}",
-                lambda r=rank: main.action_compare_ranks(r),
+                lambda r=rank: screen.action_compare_ranks(r),
                 "side by side with a typical rank (C: the straggler)",
             )
-        yield "Quit (q)", app.exit, "leave tracetui"
 
     async def discover(self) -> Hits:
         for title, call, text in self._commands():
@@ -58,29 +67,58 @@ class TraceApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "tracetui"
     COMMANDS = App.COMMANDS | {ViewCommands}
+    HELP_NAME = "Everywhere"
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
-        *(
-            Binding(str(k), f"view('{name}')", f"{name.title()} view", show=False, id=f"app.view_{name}")
-            for k, name in enumerate(VIEWS, 1)
-        ),
+        Binding("question_mark", "help", "Help: keys and legend", key_display="?", id="app.help"),
     ]
 
-    def __init__(self, paths: list[str], use_cache: bool = True, compare: bool = False) -> None:
+    def __init__(
+        self, paths: list[str], use_cache: bool = True, compare: bool = False, initial_view: str = "timeline"
+    ) -> None:
         super().__init__()
         from .model.load.parts import prepare_workers
 
         prepare_workers(paths)  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
+        self.initial_view = initial_view
         self.load_error: Exception | None = None
+        self.keymap_problem: str | None = None
+        self.keymap_overrides: dict[str, str] = {}
 
     def on_mount(self) -> None:
+        from .keymap import load_keymap
+
+        self.keymap_overrides, self.keymap_problem = load_keymap()
+        if self.keymap_overrides:
+            self.set_keymap(self.keymap_overrides)
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
         if self.compare:
             self.load_pair(self.paths[0], self.paths[1])
         else:
             self.load(self.paths[0])
+
+    def get_system_commands(self, screen):
+        """Textual's commands less the ones ours replace (its key panel: our help has the legend and the words)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Keys", "Quit"):
+                yield command
+        yield SystemCommand(
+            "Keys and legend", "every key that works here, in words, and what the colours mean", self.action_help
+        )
+        yield SystemCommand("Quit", "leave tracetui", self.exit)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one handler of failed workers: one line on screen, the traceback in the log, the app carries on."""
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        log = faults.record(event.worker.description or event.worker.name, event.worker.error)
+        self.notify(
+            f"could not finish {event.worker.description.lower() or 'a task'}: {faults.one_line(event.worker.error)} "
+            f"(traceback in {log})",
+            severity="error",
+            timeout=10,
+        )
 
     def _reporter(self, phase: str, offset: float = 0.0, scale: float = 1.0):
         """A progress callback for one phase: rate-limited messages, and a stop when cancelled."""
@@ -106,7 +144,7 @@ class TraceApp(App):
             message = LoadFailed(exc)
         self.post_message(message)
 
-    @work(thread=True, exclusive=True, group="load", description="Loading trace")
+    @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
         from .model.analyses.results import Results
         from .model.load import load_trace
@@ -124,7 +162,7 @@ class TraceApp(App):
 
         self._run_load(job)
 
-    @work(thread=True, exclusive=True, group="load", description="Loading two traces")
+    @work(thread=True, exclusive=True, group="load", description="Loading two traces", exit_on_error=False)
     def load_pair(self, a: str, b: str) -> None:
         from .model.analyses.diff import diff
         from .model.analyses.results import Results
@@ -148,26 +186,25 @@ class TraceApp(App):
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         warning = message.analysis.trace.report.warning()
-        self.switch_screen(MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python))
+        main = MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view)
+        self.switch_screen(main)
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         if warning:
             self.notify(warning, title="salvaged", severity="warning", timeout=8)
+        if self.keymap_problem:
+            self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
+        if first_open():
+            from .screens.help import LEGEND
+
+            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error
         self.exit(return_code=2)
 
-    def action_view(self, name: str) -> None:
-        if isinstance(self.screen, MainScreen):
-            self.screen.show_view(name)
-        elif hasattr(self.screen, "action_tab") and name in ("timeline", "tree", "ops", "kernels"):
-            self.screen.action_tab({"timeline": "summary", "tree": "steps"}.get(name, name))
-
     def action_help(self) -> None:
-        from .screens.help import HelpScreen, binding_rows
+        from .screens.help import HelpScreen, help_sections
 
         if isinstance(self.screen, HelpScreen):
             return
-        chain = list(reversed(self.screen.focused.ancestors_with_self)) if self.screen.focused else []
-        nodes = [n for n in reversed(chain) if getattr(n, "BINDINGS", None)]
-        self.push_screen(HelpScreen(binding_rows(nodes + [self.screen, self])))
+        self.push_screen(HelpScreen(help_sections(self.screen, self.keymap_overrides)))

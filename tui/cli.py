@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from profiler_runner.errors import ProfileError
+from profiler_runner.errors import ProfileError, UserCodeError
 
+from .cli_captures import CaptureUsage, cmd_watch
+from .cli_captures import run as run_command
+from .cli_help import count
 from .model.errors import TraceError
 from .tables.base import UnknownSort
 
@@ -42,30 +46,56 @@ def _one_trace(sub, name: str, text: str, formats: tuple[str, ...] = FORMATS) ->
     return p
 
 
+def _capture_opt(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument(
+        "--graph-capture",
+        metavar="PATH",
+        help="a graph capture trace (file or folder) to credit replayed graph kernels to the code that captured them "
+        "(default: capture_traces/ beside the trace, or the capture recorded in it)",
+    )
+    return p
+
+
 def _table_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sort", help="column to sort by (descending)")
-    p.add_argument("--limit", type=int, default=0, metavar="N", help="rows to print (0: all)")
+    p.add_argument("--limit", type=count, default=0, metavar="N", help="rows to print (0: all)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = OneLineParser(
         prog="tracetui", description="A terminal viewer for PyTorch profiler traces."
     )
+    from .cli_help import version
+
+    parser.add_argument("--version", action="version", version=f"tracetui {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("open", help="open a trace (.json, .json.gz or a folder of per-rank traces) in the viewer")
     p.add_argument("traces", nargs="+", metavar="TRACE")
     p.add_argument("--compare", action="store_true", help="compare two traces")
     _trace_opts(p)
-    _one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md"))
-    p = _one_trace(sub, "ops", "print the key_averages() table")
+    _capture_opt(p)
+    _capture_opt(_one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md")))
+    p = _capture_opt(_one_trace(sub, "ops", "print the key_averages() table"))
     _table_opts(p)
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
     p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
-    _table_opts(_one_trace(sub, "kernels", "print per-kernel GPU statistics"))
-    p = _one_trace(sub, "code", "print time per source line (Python frames), with the GPU time launched from it")
+    _table_opts(_capture_opt(_one_trace(sub, "kernels", "print per-kernel GPU statistics")))
+    p = _capture_opt(
+        _one_trace(sub, "code", "print time per source line (Python frames), with the GPU time launched from it")
+    )
     _table_opts(p)
     p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")
     _one_trace(sub, "memory", "print peak memory per device, the ops that allocate most, what is never freed")
+    p = _capture_opt(
+        _one_trace(sub, "roofline", "print FLOPs, bytes and achieved TFLOP/s and GB/s per op against the GPU's roofs")
+    )
+    _table_opts(p)
+    p.add_argument("--gpu", metavar="NAME", help="the GPU whose roofs to use (default: the trace's deviceProperties)")
+    p.add_argument(
+        "--peaks",
+        metavar="FILE",
+        help="measured roofs: JSON/TOML with peak_gbps, peak_tflops (or TraceLens's arch JSON)",
+    )
     p = sub.add_parser("ranks", help="one row per rank of a folder of per-rank traces: stragglers, collectives")
     p.add_argument("trace", metavar="DIR")
     p.add_argument("--format", choices=FORMATS, default="text")
@@ -77,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_opts(p)
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
     p.add_argument("trace_a", metavar="A")
-    p.add_argument("trace_b", metavar="B")
+    p.add_argument("trace_b", metavar="B", nargs="?", help="(none: A is a folder of captures, its newest two)")
     p.add_argument("--format", choices=("text", "json", "md"), default="text")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="op and kernel rows to print (0: all)")
+    p.add_argument("--limit", type=count, default=20, metavar="N", help="op and kernel rows to print (0: all)")
     p.add_argument(
         "--fail-if-slower", type=float, metavar="PCT", help="exit 3 if B's typical step is PCT%% slower than A's"
     )
@@ -95,15 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_parser(sub)
     p = sub.add_parser("workloads", help="list the built-in workloads")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    from .cli_captures import add_watch_parser
+    from .cli_help import add_epilogs
+
+    add_watch_parser(sub)
+    add_epilogs(sub)
     return parser
 
 
-def load(path: str, no_cache: bool):
-    """The trace's Results, with the salvage warning (if any) on stderr."""
+def load(path: str, no_cache: bool, graph_capture: str | None = None):
+    """The trace's Results (graph kernels credited to their capture), with the salvage warning (if any) on stderr."""
+    from .model.analyses.graph_capture import load_credited
     from .model.analyses.results import Results
-    from .model.load import load_trace
 
-    trace = load_trace(path, use_cache=not no_cache)
+    trace, told = load_credited(path, not no_cache, graph_capture)
+    for line in told:
+        print(f"tracetui: {line}", file=sys.stderr)
     warning = trace.report.warning()
     if warning:
         print(f"tracetui: warning: {path}: {warning}", file=sys.stderr)
@@ -119,7 +156,7 @@ def load(path: str, no_cache: bool):
 def cmd_summary(args: argparse.Namespace) -> int:
     from .reports import render_summary
 
-    print(render_summary(load(args.trace, args.no_cache), args.format))
+    print(render_summary(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 
@@ -135,7 +172,7 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from .tables import ops
 
     ops.check_sort(args.sort)  # before loading: a typo costs nothing
-    a = load(args.trace, args.no_cache)
+    a = load(args.trace, args.no_cache, args.graph_capture)
     print(render_ops(a, args.format, args.sort, args.limit, args.group_by_shape, args.hide_python))
     return 0
 
@@ -145,7 +182,7 @@ def cmd_code(args: argparse.Namespace) -> int:
     from .tables import code
 
     code.resolve_sort(args.sort)
-    a = load(args.trace, args.no_cache)
+    a = load(args.trace, args.no_cache, args.graph_capture)
     table = a.code_all if args.all_frames else a.code
     if not table.frames:
         raise UsageError(f"{args.trace}: {code.NO_FRAMES}")
@@ -158,7 +195,26 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     from .tables import kernels
 
     kernels.resolve_sort(args.sort)
-    print(render_kernels(load(args.trace, args.no_cache), args.format, args.sort, args.limit))
+    print(render_kernels(load(args.trace, args.no_cache, args.graph_capture), args.format, args.sort, args.limit))
+    return 0
+
+
+def cmd_roofline(args: argparse.Namespace) -> int:
+    from .model.analyses.peaks import PeaksError, by_name, read_peaks
+    from .model.analyses.roofline import with_device
+    from .reports import render_roofline
+    from .tables import roofline
+
+    roofline.resolve_sort(args.sort)
+    try:
+        device = read_peaks(args.peaks) if args.peaks else by_name(args.gpu) if args.gpu else None
+    except PeaksError as exc:
+        raise UsageError(str(exc)) from None
+    table = load(args.trace, args.no_cache, args.graph_capture).roofline
+    if not table.has_shapes:
+        raise UsageError(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
+    table = with_device(table, device) if device else table
+    print(render_roofline(table, args.format, args.sort, args.limit))
     return 0
 
 
@@ -214,7 +270,12 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
     from .app import TraceApp
 
-    app = TraceApp(args.traces, use_cache=not args.no_cache, compare=args.compare)
+    view = getattr(args, "initial_view", None)
+    takes_view = view and "initial_view" in inspect.signature(TraceApp).parameters  # until TraceApp has it
+    app = TraceApp(
+        args.traces, use_cache=not args.no_cache, compare=args.compare, **({"initial_view": view} if takes_view else {})
+    )
+    app.graph_capture = args.graph_capture  # for load_credited (tui/model/analyses/graph_capture.py)
     app.run()
     if app.load_error:
         raise app.load_error
@@ -251,7 +312,11 @@ class CaptureReader:
         return [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
 
     def open(self, trace: Path) -> int:
-        return cmd_open(argparse.Namespace(traces=[str(trace)], compare=False, no_cache=False, debug=self.debug))
+        args = argparse.Namespace(
+            traces=[str(trace)], compare=False, no_cache=False, debug=self.debug, graph_capture=None
+        )
+        args.initial_view = "overview"  # the view that shows the verdict just printed
+        return cmd_open(args)
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -268,18 +333,23 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "code": cmd_code,
     "ranks": cmd_ranks,
     "memory": cmd_memory,
+    "roofline": cmd_roofline,
     "diff": cmd_diff,
     "open": cmd_open,
     "workloads": cmd_workloads,
     "profile": cmd_profile,
+    "watch": cmd_watch,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
-    except (TraceError, UsageError, ProfileError, UnknownSort) as exc:
+        return run_command(COMMANDS[args.command], args)
+    except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
+        print(exc.report(), file=sys.stderr)
+        return 2
+    except (TraceError, UsageError, ProfileError, UnknownSort, CaptureUsage) as exc:
         print(f"tracetui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -28,11 +28,19 @@ class LoadFailed(Message):
 
 
 class AnalysisReady(Message):
-    """A derived attribute of the Results (ops, summary, findings...) can now be read without waiting."""
+    """A result (Results.ops, Results.summary, ...) can now be read without waiting."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, result) -> None:
         super().__init__()
-        self.name = name
+        self.result = result
+
+
+class AnalysisFailed(Message):
+    """A result could not be computed: one line for its panes, the traceback in the log."""
+
+    def __init__(self, result, line: str, log) -> None:
+        super().__init__()
+        self.result, self.line, self.log = result, line, log
 
 
 class CompareLoaded(Message):

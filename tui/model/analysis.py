@@ -1,7 +1,9 @@
 """The structure of a trace, computed once on first use: nesting, self time, children, launch links.
 
 Every derived value is a `derived` attribute: computed once per Analysis, thread-safe (a worker may
-compute it while the UI asks whether it is ready), and never recomputed.
+compute it while the UI asks whether it is ready), and never recomputed. Each declares its phase
+(structure, link, aggregate: see PHASES), and the UI asks for a result by its descriptor
+(`a.ready(Results.kernels)`), never by a string.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .trace import Trace
 
 T = TypeVar("T")
 
+PHASES = ("structure", "link", "aggregate")  # nesting and children; launch links and what sums over them; tables
+
 
 class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
     """A computed attribute: one computation per instance, behind a per-attribute lock.
@@ -29,11 +33,22 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
     sound, and kept there once computed, so a re-opened trace recomputes nothing.
     """
 
-    def __init__(self, fn: Callable[[Any], T], codec: Codec | None = None) -> None:
+    def __init__(self, fn: Callable[[Any], T], codec: Codec | None = None, phase: str = "structure") -> None:
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r} of {fn.__name__}: one of {PHASES}")
         self.fn = fn
         self.codec = codec
+        self.phase = phase
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
+
+    @property
+    def title(self) -> str:
+        """How a view names this result while it is computed ("kernel footprints")."""
+        return self.name.strip("_").replace("_", " ")
+
+    def __repr__(self) -> str:
+        return f"<derived {self.name} ({self.phase})>"
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -71,9 +86,14 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         return value
 
 
-def stored(codec: Codec) -> Callable[[Callable[[Any], T]], derived[T]]:
+def stored(codec: Codec, phase: str = "structure") -> Callable[[Callable[[Any], T]], derived[T]]:
     """A derived attribute kept in the trace's store (the on-disk cache) with this codec."""
-    return lambda fn: derived(fn, codec)
+    return lambda fn: derived(fn, codec, phase)
+
+
+def computed(phase: str) -> Callable[[Callable[[Any], T]], derived[T]]:
+    """A derived attribute of the given phase, not kept in the store."""
+    return lambda fn: derived(fn, None, phase)
 
 
 @dataclass
@@ -112,9 +132,17 @@ class Analysis:
         with self._locks_guard:
             return self._locks.setdefault(name, threading.RLock())
 
-    def ready(self, name: str) -> bool:
-        """Has the derived attribute `name` been computed (so reading it costs nothing)?"""
-        return name in self.__dict__
+    def ready(self, result: derived) -> bool:
+        """Has this derived result been computed (so reading it costs nothing)?"""
+        return self._name_of(result) in self.__dict__
+
+    def _name_of(self, result: derived) -> str:
+        """The result's attribute name, checked: a string, or a result of another class, is a bug."""
+        if not isinstance(result, derived):
+            raise TypeError(f"ask for a result by its descriptor (Results.kernels), not {result!r}")
+        if getattr(type(self), result.name, None) is not result:
+            raise TypeError(f"{type(self).__name__} has no result {result!r}")
+        return result.name
 
     @derived
     def end(self) -> np.ndarray:
@@ -155,17 +183,22 @@ class Analysis:
             int(ends.max()) if len(order) else 0,
         )
 
-    def forget(self, name: str) -> None:
+    def forget(self, result: derived) -> None:
         """Drop a derived value kept only to compute others (it is recomputed if asked for again)."""
+        name = self._name_of(result)
         with self._lock(name):
             self.__dict__.pop(name, None)
 
-    def peek(self, name: str) -> Any:
-        """The derived attribute if it is ready, else None (never computes: safe on the UI thread)."""
-        return self.__dict__.get(name)
+    def peek(self, result: derived[T]) -> T | None:
+        """The derived result if it is ready, else None (never computes: safe on the UI thread)."""
+        return self.__dict__.get(self._name_of(result))
+
+    def compute(self, result: derived[T]) -> T:
+        """Compute (or read back) a result now: for workers, never the UI thread."""
+        return result.__get__(self, type(self))
 
     @derived
-    def _children_csr(self) -> tuple[np.ndarray, np.ndarray]:
+    def child_index(self) -> tuple[np.ndarray, np.ndarray]:
         parent = self.nesting.parent
         kids = np.flatnonzero(parent >= 0)
         kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))].astype(np.int32)
@@ -174,7 +207,7 @@ class Analysis:
 
     def children(self, i: int) -> np.ndarray:
         """Direct children of event i in the display nesting, in time order."""
-        kids, starts = self._children_csr
+        kids, starts = self.child_index
         return kids[starts[i] : starts[i + 1]]
 
     def descendants(self, i: int, limit: int = 100_000) -> Iterator[int]:
@@ -193,18 +226,18 @@ class Analysis:
         dur = self.trace.x.dur
         return dur - children_total(self.nesting.parent, dur)
 
-    @stored(Arrays(Links, per_event=("launcher",)))
+    @stored(Arrays(Links, per_event=("launcher",)), phase="link")
     def links(self) -> Links:
         return link(self.trace)
 
-    @derived
+    @computed("link")
     def _launch_tree(self) -> tuple[np.ndarray, np.ndarray]:
         """The display nesting with GPU work cut off its lane's annotations, and its depths."""
         x = self.trace.x
         parent = np.where(np.isin(x.cat, [int(c) for c in BUSY_CATS]), -1, self.nesting.parent)
         return parent, depth_of(parent)
 
-    @stored(Arrays())
+    @stored(Arrays(), phase="link")
     def gpu_below(self) -> np.ndarray:
         """GPU time (ns) launched from each event's subtree, through the launch links."""
         own = np.zeros(self.trace.n, np.int64)
@@ -213,7 +246,7 @@ class Analysis:
         parent, depth = self._launch_tree
         return subtree_sum(parent, own, depth)
 
-    @derived
+    @computed("link")
     def launches_below(self) -> np.ndarray:
         """How many GPU events were launched from each event's subtree."""
         own = np.bincount(self.links.launcher[self.links.launcher >= 0], minlength=self.trace.n).astype(np.int64)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .explain import render_explain
     from .memory import render_memory
     from .ranks import render_ranks
+    from .roofline import render_roofline
     from .summary import render_summary
     from .tables import render_code, render_kernels, render_ops
 
@@ -24,6 +25,7 @@ HOMES = {
     "render_memory": "memory",
     "render_ops": "tables",
     "render_ranks": "ranks",
+    "render_roofline": "roofline",
     "render_summary": "summary",
 }
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "render_memory",
     "render_ops",
     "render_ranks",
+    "render_roofline",
     "render_summary",
 ]
 

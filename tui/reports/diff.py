@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
-from .formats import grid, to_json
+from .formats import grid, table, terminal_width, to_json, wrap
 
 
 def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
@@ -28,16 +28,21 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
                 "kernels": [D.row_fields(r) for r in kernels],
             }
         )
+    width = terminal_width()
+    head = [
+        f"A: {labels[0]}",
+        f"B: {labels[1]}",
+        f"Median step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%)",
+    ]
     parts = [
-        f"A: {labels[0]}\nB: {labels[1]}\nTypical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} "
-        f"({d.slower_pct:+.1f}%)",
-        grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), []),
-        grid(fmt, D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b), [])
+        "\n".join(wrap(head, width, "   ")),
+        grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),
+        grid(fmt, D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b), [], width)
         if d.steps_a or d.steps_b
         else "No ProfilerStep#N in either trace.",
         "Ops (self CPU time), by size of change",
-        grid(fmt, D.ROW_HEADS, [D.row_cells(r) for r in ops], []),
+        table(fmt, D.ROW_COLUMNS, ops, None, D.NAME_WIDTH, [], width),
         "GPU kernels (total time), by size of change",
-        grid(fmt, D.ROW_HEADS, [D.row_cells(r) for r in kernels], [D.MATCH_RULE]),
+        table(fmt, D.ROW_COLUMNS, kernels, None, D.NAME_WIDTH, [D.MATCH_RULE], width),
     ]
     return "\n\n".join(parts)

@@ -3,34 +3,22 @@
 from __future__ import annotations
 
 from ..model.analyses.results import Results
-from .formats import grid, to_json
+from ..tables.explain import fields, note
+from .formats import grid, terminal_width, to_json, wrap_prose
 
 
 def render_explain(a: Results, fmt: str) -> str:
     findings = a.findings
     if fmt == "json":
-        return to_json(
-            {
-                "findings": [
-                    {
-                        "rule": f.rule,
-                        "title": f.title,
-                        "note": f.note,
-                        "count": f.count,
-                        "examples": [a.trace.name_of(e) for e in f.events[:3]],
-                    }
-                    for f in findings
-                ]
-            }
-        )
+        return to_json({"findings": [fields(f, [a.trace.name_of(e) for e in f.events[:3]]) for f in findings]})
     if not findings:
         return "No explain rule fired on this trace."
     if fmt == "md":
-        rows = [[f.title, str(f.count) if f.events else "-", f.note] for f in findings]
+        rows = [[f.title, str(f.count) if f.events else "-", note(f)] for f in findings]
         return grid("md", ["Pattern", "Events", "What it means"], rows, [])
     out = []
     for f in findings:
         example = f" e.g. {a.trace.name_of(f.events[0])[:70]}" if f.events else ""
         count = f"{f.count:,} event{'s' if f.count != 1 else ''}"
-        out.append(f"* {f.title} ({count}{example})\n  {f.note}" if f.events else f"* {f.title}\n  {f.note}")
-    return "\n".join(out)
+        out.append(f"* {f.title} ({count}{example})\n  {note(f)}" if f.events else f"* {f.title}\n  {note(f)}")
+    return "\n".join(wrap_prose(out, terminal_width()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.analyses.memory import DeviceMemory
 from ..tables import memory as M
 from ..tables.base import Field
-from .formats import cells, grid, terminal_width, to_csv, to_json
+from .formats import table, terminal_width, to_csv, to_json
 
 
 def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
@@ -15,16 +15,14 @@ def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
         fields: list[Field[DeviceMemory]] = [Field(k, _getter(k)) for k in M.CSV_KEYS]
         return to_csv(fields, devices)
     width = terminal_width()
-    heads = [c.header for c in M.DEVICE_COLUMNS]
-    out = [grid(fmt, heads, cells(M.DEVICE_COLUMNS, devices, None, M.NAME_WIDTH), M.footers(devices), width)]
+    out = [table(fmt, M.DEVICE_COLUMNS, devices, None, M.NAME_WIDTH, M.footers(devices), width)]
     for d in devices:
         for title, rows in (
-            (f"{d.device}: the ops that allocate the most", d.top_ops),
+            (f"{d.device}: the ops that allocate the most, by module and line", d.top_ops),
             (f"{d.device}: not freed by the end", d.leaks),
         ):
             if rows:
-                body = cells(M.OP_COLUMNS, rows, None, M.NAME_WIDTH)
-                out.append(title + "\n" + grid(fmt, [c.header for c in M.OP_COLUMNS], body, [], width))
+                out.append(title + "\n" + table(fmt, M.OP_COLUMNS, rows, None, M.NAME_WIDTH, [], width))
     return "\n\n".join(out)
 
 

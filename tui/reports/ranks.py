@@ -6,7 +6,8 @@ import textwrap
 
 from ..model.jobs import JobReport
 from ..tables import ranks as R
-from .formats import cells, grid, terminal_width, to_csv, to_json
+from .formats import grid, terminal_width, to_csv, to_json
+from .formats import table as fitted
 
 
 def render_ranks(report: JobReport, fmt: str) -> str:
@@ -16,7 +17,7 @@ def render_ranks(report: JobReport, fmt: str) -> str:
     if fmt == "csv":
         return to_csv(R.CSV_FIELDS, rows)
     width = terminal_width()
-    table = grid(fmt, [c.header for c in R.COLUMNS], cells(R.COLUMNS, rows, None, R.NAME_WIDTH), [], width)
+    table = fitted(fmt, R.COLUMNS, rows, None, R.NAME_WIDTH, [], width)
     rule = f"Straggler rule: {job.straggler_rule}."
     if fmt == "md":
         return f"{table}\n\n" + grid(fmt, ["Job", ""], [[k, v] for k, v in R.job_lines(job)], []) + f"\n\n{rule}"
@@ -26,4 +27,5 @@ def render_ranks(report: JobReport, fmt: str) -> str:
 
 def _line(label: str, text: str, width: int) -> str:
     """A label and its value wrapped beside it."""
-    return textwrap.fill(text, max(width, 40), initial_indent=f"{label:<16}", subsequent_indent=" " * 16)
+    return textwrap.fill(text, max(width, 40), initial_indent=f"{label:<16}", subsequent_indent=" " * 16,
+                         break_on_hyphens=False)

@@ -7,7 +7,7 @@ import textwrap
 from ..fmt import fmt_time
 from ..model.analyses.results import Results
 from ..tables import summary as S
-from .formats import grid, terminal_width, to_json
+from .formats import grid, label_grid, terminal_width, to_json
 
 
 def render_summary(a: Results, fmt: str) -> str:
@@ -16,7 +16,7 @@ def render_summary(a: Results, fmt: str) -> str:
         return to_json(S.fields(s) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {}))
     width = terminal_width()
     rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
-    out = grid(fmt, ["Summary", ""], rows, [], width, left=True)
+    out = grid(fmt, ["Summary", ""], rows, [], width, left=True) if fmt == "md" else label_grid(["Summary", ""], rows, width)
     why = f"Why: {s.reason}"
     out += "\n" + (why if fmt == "md" else textwrap.fill(why, width or 100, subsequent_indent="     "))
     if a.trace.job:

@@ -8,7 +8,8 @@ from ..tables import code as C
 from ..tables import kernels as K
 from ..tables import ops as O
 from ..tables.base import limit, sort_rows
-from .formats import cells, grid, terminal_width, to_csv, to_json
+from .formats import table as fitted
+from .formats import terminal_width, to_csv, to_json
 
 
 def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, hide_python: bool = False) -> str:
@@ -23,7 +24,7 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, hi
         return to_csv(fields, rows)
     columns = O.columns(table, grouped)
     footers = O.footers(table) + ([O.hidden_note(hidden)] if hidden else [])
-    return grid(fmt, [c.header for c in columns], cells(columns, rows, table, O.NAME_WIDTH), footers, terminal_width())
+    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, footers, terminal_width())
 
 
 def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
@@ -33,13 +34,7 @@ def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "csv":
         return to_csv(K.FIELDS, rows)
     columns = K.columns()
-    return grid(
-        fmt,
-        [c.header for c in columns],
-        cells(columns, rows, None, K.NAME_WIDTH),
-        K.footers(a.kernels),
-        terminal_width(),
-    )
+    return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width())
 
 
 def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
@@ -48,6 +43,4 @@ def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
         return to_json({"rows": [{f.key: f.value(r) for f in C.FIELDS} for r in rows], **C.totals(t)})
     if fmt == "csv":
         return to_csv(C.FIELDS, rows)
-    return grid(
-        fmt, [c.header for c in C.COLUMNS], cells(C.COLUMNS, rows, t, C.NAME_WIDTH), C.footers(t), terminal_width()
-    )
+    return fitted(fmt, C.COLUMNS, rows, t, C.NAME_WIDTH, C.footers(t), terminal_width())

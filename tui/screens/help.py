@@ -1,44 +1,120 @@
-"""Help generated from the live key bindings of the screen and the focused widget."""
+"""Help made from the live key bindings: the keys that work here, by where they work, in words; and the legend."""
 
 from __future__ import annotations
 
-from rich.text import Text
+from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
+
+from ..widgets.lazy_table import LazyTable, TextColumns
+
+LEGEND = (
+    "A bar is an event, as long as it lasted; its colour stands for its name. Where events are too small to "
+    "draw one by one, ░ ▒ ▓ shade the cell by how busy it is (a little, half, mostly). The lanes are the CPU "
+    "threads (ops, Python frames, runtime calls) and the GPU streams (kernels, copies); a gap on a GPU lane is "
+    "time the GPU did nothing. White is the selection, gold a search match."
+)
+KEY_WORDS = {
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "enter": "Enter",
+    "escape": "Esc",
+    "question_mark": "?",
+    "backspace": "Backspace",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "home": "Home",
+    "end": "End",
+    "slash": "/",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "ctrl+p": "Ctrl+P",
+}
+
+Row = tuple[str, str, str]  # keys, what they do, the binding's id (for keymap.toml)
 
 
-def binding_rows(chain: list) -> list[tuple[str, str, str, str]]:
-    """(where, keys, description, id) for each binding of the given nodes, first node first."""
-    rows, seen = [], set()
-    for node in chain:
-        for b in getattr(node, "BINDINGS", []):
-            if not isinstance(b, Binding) or b.system:
-                continue
-            key = (b.key, b.action)
-            if key in seen:
-                continue
-            seen.add(key)
-            rows.append(
-                (type(node).__name__, b.key_display or b.key.replace(",", " "), b.description or b.action, b.id or "")
+def keys_in_words(keys: str) -> str:
+    return " ".join(KEY_WORDS.get(k.strip(), k.strip()) for k in keys.split(","))
+
+
+def _works(node, binding: Binding) -> bool:
+    """Whether the binding does something here (its node's check_action says so)."""
+    _, action, params = parse(binding.action)
+    try:
+        return node.check_action(action, params) is not False
+    except Exception:  # noqa: BLE001 - a check that fails says nothing about the key
+        return True
+
+
+def _rows(node, overrides: dict[str, str], seen: set[str]) -> list[Row]:
+    rows: list[Row] = []
+    own = [b for cls in type(node).__mro__ for b in cls.__dict__.get("BINDINGS", [])]  # the node's and its bases'
+    for b in own:
+        if not isinstance(b, Binding) or b.system or not _works(node, b):
+            continue
+        keys = overrides.get(b.id or "", b.key)
+        fresh = [k for k in keys.split(",") if k not in seen]  # a key nearer the focus wins
+        if not fresh:
+            continue
+        seen.update(fresh)
+        rows.append(
+            (
+                b.key_display if b.key_display and keys == b.key else keys_in_words(",".join(fresh)),
+                b.description or b.action,
+                b.id or "",
             )
+        )
     return rows
 
 
-class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close")]
+def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row]]]:
+    """(where, rows) from the focused widget out to the app: only keys that work here, each key once."""
+    chain = list(screen.focused.ancestors_with_self) if screen.focused else [screen, screen.app]
+    sections: dict[str, list[Row]] = {}
+    seen: set[str] = set()
+    for node in chain:
+        where = getattr(type(node), "HELP_NAME", None)
+        rows = _rows(node, overrides, seen) if where else []
+        if rows:
+            sections.setdefault(where, []).extend(rows)
+    return list(sections.items())
 
-    def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
+
+class HelpScreen(ModalScreen):
+    """The keys by where they work, in words; i shows the ids a keymap file remaps them by."""
+
+    HELP_NAME = "Help"
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close"),
+        Binding("i", "ids", "Show or hide the binding ids (for keymap.toml)", id="help.ids"),
+    ]
+
+    def __init__(self, sections: list[tuple[str, list[Row]]]) -> None:
         super().__init__()
-        self.rows = rows
+        self.sections, self.with_ids = sections, False
+
+    def _source(self) -> TextColumns:
+        rows: list[list[str]] = []
+        for where, keys in self.sections:
+            rows.append([where, "", ""])
+            rows += [[f"  {k}", what, ident if self.with_ids else ""] for k, what, ident in keys]
+        return TextColumns(["Keys", "What they do", "Id" if self.with_ids else ""], rows, right_from=3)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static("Keys (generated from the bindings; Esc closes)", id="help-title")
-            table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
-            table.add_columns("Where", "Keys", "Does", "Id")
-            for row in self.rows:
-                table.add_row(*(Text(c) for c in row))
-            yield table
+            yield Static("Keys that work here (Esc closes; i shows the ids for keymap.toml)", id="help-title")
+            yield Static(LEGEND, id="help-legend")
+            yield LazyTable(self._source())
+
+    def on_mount(self) -> None:
+        self.query_one(LazyTable).focus()
+
+    def action_ids(self) -> None:
+        self.with_ids = not self.with_ids
+        self.query_one(LazyTable).set_source(self._source())

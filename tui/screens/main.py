@@ -1,8 +1,9 @@
-"""The main screen: the views in tabs, the details panel, and the wiring between them.
+"""The main screen: the registry's views in tabs, the details panel, and the wiring between them.
 
 The timeline paints as soon as the events are nested. Everything else (launch links, tables,
-summary, notes) is computed by a background worker; a view that needs what is not ready yet says
-"computing …" and appears when it is. The UI thread only reads what is ready.
+summary, notes) is computed by a background worker in the order the planner gives; a view that
+needs what is not ready yet says "computing …" and appears when it is. The UI thread only reads
+what is ready. A result that fails is said in the panes that need it; the rest carries on.
 """
 
 from __future__ import annotations
@@ -13,159 +14,73 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input, TabbedContent
 from textual.worker import get_current_worker
 
-from ..messages import AnalysisReady, LoadProgress
-from ..model.analyses.calltree import CallTree
+from .. import faults
+from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
 from ..model.analyses.details import brief, describe
 from ..model.analyses.memory import memory_at
-from ..model.analyses.rangeagg import RangeRow, aggregate_range
 from ..model.analyses.results import Results
+from ..model.analysis import Analysis
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
 from ..widgets.phases import PhaseBars
-from ..widgets.range_panel import RangePanel
-from ..widgets.ruler import Ruler
 from ..widgets.timeline import Timeline
-from ..widgets.view_pane import ViewPane
+from ..widgets.view_pane import ViewPane, focus_target
+from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
+from .planner import DETAILS, STRUCTURE, plan
+from .views import MAIN, key_bindings, spec_of
 
 if TYPE_CHECKING:
     from ..widgets.rows_view import RowsView
     from ..widgets.tree_view import CallTreeView
 
-VIEWS = ("timeline", "tree", "ops", "kernels", "overview", "code")
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
-# What the background worker computes, phase by phase, in the order the views want it: the shown
-# nesting's structure (STRUCTURE, on the Analysis the timeline shows), then the trace's tables.
-STRUCTURE = ("_children_csr", "self_ns", "launches_below", "gpu_below")
-BACKGROUND = (
-    ("link", ("links",)),
-    (
-        "aggregate",
-        (
-            "ops",
-            "kernels",
-            "kernel_footprints",
-            "summary",
-            "job",
-            "findings",
-            "notes",
-            "ops_by_shape",
-            "code",
-            "memory",
-        ),
-    ),
-)
-DETAILS_NEED = ("_children_csr", "self_ns", "launches_below")
-FOCUS = {
-    "timeline": "Timeline",
-    "tree": "CallTreeView",
-    "ops": "OpsView DataTable",
-    "kernels": "KernelsView DataTable",
-    "code": "CodeView DataTable",
-}
 
 
-class SearchDone(Message):
-    def __init__(self, pattern: str, matches) -> None:
-        super().__init__()
-        self.pattern, self.matches = pattern, matches
-
-
-class RangeDone(Message):
-    def __init__(self, span: tuple[int, int], rows: list[RangeRow]) -> None:
-        super().__init__()
-        self.span, self.rows = span, rows
-
-
-class StructureReady(Message):
-    """The nesting with Python frames shown or hidden is computed: the timeline can switch to it."""
-
-    def __init__(self, hide_python: bool, lanes: LaneIndex) -> None:
-        super().__init__()
-        self.hide_python, self.lanes = hide_python, lanes
-
-
-class SeriesReady(Message):
-    """The value lanes (memory, counters) are computed: the timeline can show them."""
-
-    def __init__(self, series: list) -> None:
-        super().__init__()
-        self.series = series
-
-
-class RanksCompared(Message):
-    def __init__(self, diff, labels: tuple[str, str]) -> None:
-        super().__init__()
-        self.diff, self.labels = diff, labels
+def trace_origin(analysis: Results) -> int:
+    """Time zero of the trace: its earliest event, frames included, so showing or hiding them never moves it."""
+    ts = analysis.trace.x.ts
+    return int(ts.min()) if len(ts) else 0
 
 
 class MainScreen(Screen):
     """Attributes down to the widgets, messages up from them."""
 
+    HELP_NAME = "Everywhere"
     BINDINGS = [
+        *key_bindings(MAIN),
         Binding("p", "python(True)", "Hide Python frames", id="main.hide_python"),
         Binding("p", "python(False)", "Show Python frames", id="main.show_python"),
         Binding("C", "compare_ranks", "Compare ranks", id="main.compare_ranks"),
+        Binding("escape", "close_details", "Close the details panel", show=False, id="main.close_details"),
     ]
 
-    def __init__(self, analysis: Results, lanes: LaneIndex, title: str, hide_python: bool = False) -> None:
+    def __init__(
+        self, analysis: Results, lanes: LaneIndex, title: str, hide_python: bool = False, initial: str = "timeline"
+    ) -> None:
         super().__init__()
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
+        self.initial = initial
+        self.origin = trace_origin(analysis)
         self.selected = -1
+        self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
+        self.details_wanted = True  # the user has not closed the details panel
         self.pending_search: str | None = None  # run once the nesting with frames is ready
 
     @property
-    def structure(self):
+    def structure(self) -> Analysis:
         """The nesting the timeline, the tree and the details show: with or without Python frames."""
         return self.analysis.frameless if self.hide_python else self.analysis
 
-    def _panes(self) -> list[ViewPane]:
-        """The other views, imported and made on their first visit: the first paint waits for none of them."""
-        from ..widgets.code_view import CodeView
-        from ..widgets.kernels_view import KernelsView
-        from ..widgets.ops_view import OpsView
-        from ..widgets.overview import OverviewView
-        from ..widgets.tree_view import CallTreeView
-
-        a = self.analysis
-        return [
-            ViewPane(
-                "2 Tree",
-                ("_children_csr", "self_ns", "gpu_below"),
-                lambda: CallTreeView(CallTree(self.structure), id="calltree"),
-                source=lambda: self.structure,
-                id="tree",
-            ),
-            ViewPane("3 Ops", ("ops", "ops_by_shape"), lambda: OpsView(a, self.hide_python, id="opsview"), id="ops"),
-            ViewPane(
-                "4 Kernels", ("kernels", "kernel_footprints"), lambda: KernelsView(a, id="kernelsview"), id="kernels"
-            ),
-            ViewPane(
-                "5 Overview",
-                ("summary", "job", "ops", "kernels", "findings", "memory"),
-                lambda: OverviewView(a),
-                id="overview",
-            ),
-            ViewPane("6 Code", ("code", "gpu_below"), lambda: CodeView(a, id="codeview"), id="code"),
-        ]
-
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="timeline"):
-            with TabPane("1 Timeline", id="timeline"), Vertical():
-                yield Ruler(self.lanes.t_min if self.lanes.rows else 0)
-                yield Timeline(self.structure, self.lanes, id="lanes")
-                yield Input(
-                    placeholder="search event names (regular expression); Enter to search, Esc to cancel", id="search"
-                )
-                yield RangePanel(id="range")
-            yield from self._panes()
+            for spec in MAIN:
+                yield ViewPane(spec, self)
         yield DetailsPanel(id="details")
         yield PhaseBars(("link", "aggregate"), id="background")
         yield Footer()
@@ -173,40 +88,59 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = self.title_text
         self.query_one("#search", Input).display = False
-        self.query_one(RangePanel).display = False
-        self.query_one(DetailsPanel).show(None)
-        self.query_one(Timeline).focus()
-        self.analyze()
+        self.range_panel.display = False
+        self.details.show(None)
+        self.timeline.focus()
+        self.analyze(self.initial)
+        if self.initial != "timeline":
+            self.show_view(self.initial)
 
     @property
     def timeline(self) -> Timeline:
         return self.query_one(Timeline)
 
+    @property
+    def details(self) -> DetailsPanel:
+        return self.query_one(DetailsPanel)
+
+    @property
+    def range_panel(self):
+        from ..widgets.range_panel import RangePanel
+
+        return self.query_one(RangePanel)
+
+    def pane(self, name: str) -> ViewPane:
+        return self.query_one(f"ViewPane#{name}", ViewPane)
+
     # ---- the background worker ---------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="analyses", description="Analysing the trace")
-    def analyze(self) -> None:
-        """Compute every analysis off the UI thread, posting each as it becomes ready."""
+    @work(thread=True, exclusive=True, group="analyses", description="Analysing the trace", exit_on_error=False)
+    def analyze(self, first: str = "timeline") -> None:
+        """Compute every result off the UI thread in the planner's order, posting each as it is ready (or failed)."""
         worker = get_current_worker()
-        structure = self.structure
-        jobs = [("link", structure, name) for name in STRUCTURE]
-        if structure is not self.analysis:  # the tables and the code view nest with the frames
-            jobs += [("link", self.analysis, "gpu_below")]
-        jobs += [("link", self.analysis, "memory_curves")]  # the value lanes: drawn as soon as they are ready
-        jobs += [(phase, self.analysis, name) for phase, names in BACKGROUND for name in names]
-        for k, (phase, source, name) in enumerate(jobs):
+        jobs = plan(self.analysis, self.structure, spec_of(MAIN, first))
+        for k, (source, result) in enumerate(jobs):
             if worker.is_cancelled:
                 return
-            getattr(source, name)
-            self.post_message(AnalysisReady(name))
-            if name == "memory_curves":
-                from ..widgets.timeline import value_lanes
+            try:
+                source.compute(result)
+            except Exception as exc:  # noqa: BLE001 - one failed result stays in the panes that need it
+                self.post_message(AnalysisFailed(result, faults.one_line(exc), faults.record(result.name, exc)))
+            else:
+                self.post_message(AnalysisReady(result))
+                if result is Results.memory_curves:
+                    from ..widgets.timeline import value_lanes
 
-                self.post_message(SeriesReady(value_lanes(self.analysis)))
-            done = sum(1 for p, _, _ in jobs[: k + 1] if p == phase) / sum(1 for p, _, _ in jobs if p == phase)
-            self.post_message(LoadProgress(phase, done))
-        for scaffold in ("op_times", "_launch_tree"):  # per-event intermediates the tables no longer need
+                    self.post_message(SeriesReady(value_lanes(self.analysis)))
+            phase = result.phase
+            done = sum(1 for _, r in jobs[: k + 1] if r.phase == phase) / sum(1 for _, r in jobs if r.phase == phase)
+            self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
+        for scaffold in (Results.op_times, Results._launch_tree):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
+
+    def record_failure(self, what: str, exc: BaseException) -> object:
+        """Log a failure of the UI's own (a view that could not be built); the log's path."""
+        return faults.record(what, exc)
 
     def on_series_ready(self, message: SeriesReady) -> None:
         if message.series:
@@ -221,87 +155,108 @@ class MainScreen(Screen):
         message.stop()
         self.progress(message.phase, message.fraction)
 
+    def on_analysis_failed(self, message: AnalysisFailed) -> None:
+        self.failures[message.result.name] = (message.line, message.log)
+        self._panes_changed()
+
     def on_analysis_ready(self, message: AnalysisReady) -> None:
-        for pane in self.query(ViewPane):
-            if pane.visited:
-                pane.ensure(self.analysis)
-        if message.name in DETAILS_NEED + ("notes",) and self.selected >= 0:
+        self._panes_changed()
+        if message.result in DETAILS + (Results.notes, Results.links) and self.selected >= 0:
             self._show_details(self.selected)
-        if message.name == self.query_one(TabbedContent).active or message.name in ("ops", "kernels"):
-            self.call_after_refresh(self._focus_view, self.active_view)
+
+    def _panes_changed(self) -> None:
+        for pane in self.query(ViewPane):
+            if pane.visited and not pane.showing and pane.ensure() and pane.id == self.active_view:
+                self.call_after_refresh(self._focus_view, pane.id)
 
     # ---- views -------------------------------------------------------------------------------
 
-    def ensure_view(self, name: str) -> None:
-        if name != "timeline":
-            self.query_one(f"ViewPane#{name}", ViewPane).ensure(self.analysis)
+    def action_view(self, name: str) -> None:
+        self.show_view(name)
 
     def show_view(self, name: str) -> None:
-        self.ensure_view(name)
+        self.pane(name).ensure()
         self.query_one(TabbedContent).active = name
         self.call_after_refresh(self._focus_view, name)
 
     def _focus_view(self, name: str) -> None:
         from ..widgets.tree_view import CallTreeView
 
-        if name == "tree" and self.selected >= 0 and self.query(CallTreeView):
-            self.query_one(CallTreeView).reveal(self.selected)
-        target = FOCUS.get(name)
-        if target and self.query(target):
-            self.query_one(target).focus()
+        pane = self.pane(name)
+        if name == "tree" and self.selected >= 0 and pane.query(CallTreeView):
+            pane.query_one(CallTreeView).reveal(self.selected)
+        target = focus_target(pane)
+        if target is not None:
+            target.focus()
 
     @property
     def active_view(self) -> str:
         return self.query_one(TabbedContent).active
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        name = event.pane.id or ""
-        self.ensure_view(name)
-        self.query_one(DetailsPanel).display = name in ("timeline", "tree")
+        pane = event.pane
+        if isinstance(pane, ViewPane):
+            pane.ensure()
+            self.details.display = pane.spec.details and self.details_wanted
 
-    # ---- the selection -----------------------------------------------------------------------
+    # ---- the selection and the details panel -------------------------------------------------
 
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
         self.selected = message.event
         self._show_details(message.event)
 
     def _show_details(self, event: int) -> None:
-        panel, a = self.query_one(DetailsPanel), self.structure
+        panel, a = self.details, self.structure
         if event < 0:
             panel.show(None)
-        elif all(a.ready(n) for n in DETAILS_NEED) and self.analysis.ready("links"):
-            notes = self.analysis.peek("notes")
-            full = self.analysis if self.analysis.ready("nesting") else None  # for the code stack: frames nested
-            details = describe(a, event, self.lanes.t_min, frames=full)
-            curves = self.analysis.peek("memory_curves")
+        elif all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links):
+            notes = self.analysis.peek(Results.notes)
+            full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
+            details = describe(a, event, self.origin, frames=full)
+            curves = self.analysis.peek(Results.memory_curves)
             memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
             panel.show(details, notes.notes(event) if notes is not None else None, memory)
         else:
-            panel.show(brief(a, event, self.lanes.t_min), None)
+            panel.show(brief(a, event, self.origin), None)
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
-        panel = self.query_one(DetailsPanel)
-        panel.display = not panel.display
+        """Enter: open the details panel, or (open already) move into it to scroll."""
+        panel = self.details
+        if not panel.display:
+            self.details_wanted = panel.display = True
+        else:
+            panel.focus()
+
+    def action_close_details(self) -> None:
+        if self.query_one("#search", Input).has_focus:
+            self._close_search()
+            return
+        self.details_wanted = self.details.display = False
+        self.timeline.focus()
 
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
+        from ..widgets.ruler import Ruler
+
         self.query_one(Ruler).show(message.view, message.mark, message.name_cols)
 
     # ---- marked range and search, computed in workers ----------------------------------------
 
     def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
-        panel = self.query_one(RangePanel)
+        panel = self.range_panel
         panel.display = message.span is not None
         if message.span is not None:
             panel.computing(message.span)
             self.aggregate(message.span)
 
-    @work(thread=True, exclusive=True, group="range", description="Aggregating the marked range")
+    @work(thread=True, exclusive=True, group="range", description="Aggregating the marked range", exit_on_error=False)
     def aggregate(self, span: tuple[int, int]) -> None:
-        self.post_message(RangeDone(span, aggregate_range(self.analysis, *span)))
+        from ..model.analyses.rangeagg import aggregate_range
+
+        self.post_message(RangeDone(span, aggregate_range(self.structure, *span)))
 
     def on_range_done(self, message: RangeDone) -> None:
         if self.timeline.mark == message.span:
-            self.query_one(RangePanel).show(message.rows, message.span)
+            self.range_panel.show(message.rows, message.span)
 
     def on_timeline_search_requested(self, _message: Timeline.SearchRequested) -> None:
         box = self.query_one("#search", Input)
@@ -321,27 +276,36 @@ class MainScreen(Screen):
         except re.error as exc:
             self.notify(f"bad regular expression: {exc}", severity="error")
             return False
-        self.query_one("#search", Input).display = False
-        self.timeline.focus()
+        self._close_search()
         self.find(pattern, rx)
         return True
 
-    @work(thread=True, exclusive=True, group="search", description="Searching event names")
+    def _close_search(self) -> None:
+        self.query_one("#search", Input).display = False
+        self.timeline.focus()
+
+    @work(thread=True, exclusive=True, group="search", description="Searching event names", exit_on_error=False)
     def find(self, pattern: str, rx: re.Pattern) -> None:
         self.post_message(SearchDone(pattern, navigate.search(self.structure, rx)))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        self.timeline.set_matches(message.matches)
+        self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
 
     # ---- Python frames shown or hidden -------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "python":  # one of the two p bindings at a time: the footer says the state
-            levels = self.analysis.peek("frame_levels")
+            levels = self.analysis.peek(Results.frame_levels)
             return bool(levels) and parameters[0] != self.hide_python
         if action == "compare_ranks":
             return len(self.ranks) > 1
+        if action == "close_details":
+            return bool(self.details.display) or self.query_one("#search", Input).has_focus
         return True
 
     def action_python(self, hide: bool) -> None:
-        if self.analysis.frame_levels == 0:
+        if not self.analysis.peek(Results.frame_levels):
             self.notify("no Python frames in this trace (capture with with_stack=True)", timeout=3)
             return
         self.notify("nesting the events " + ("without" if hide else "with") + " their Python frames …", timeout=2)
@@ -351,14 +315,17 @@ class MainScreen(Screen):
     def restructure(self, hide: bool) -> None:
         structure = self.analysis.frameless if hide else self.analysis
         lanes = LaneIndex(structure)
-        for name in STRUCTURE:
-            getattr(structure, name)
-        self.post_message(StructureReady(hide, lanes))
+        for result in STRUCTURE:
+            structure.compute(result)
+        if not get_current_worker().is_cancelled:
+            self.post_message(StructureReady(hide, lanes))
 
-    def on_structure_ready(self, message: StructureReady) -> None:
+    async def on_structure_ready(self, message: StructureReady) -> None:
         self.hide_python, self.lanes = message.hide_python, message.lanes
         self.timeline.set_structure(self.structure, message.lanes)
-        self.query_one("ViewPane#tree", ViewPane).rebuild(self.analysis)
+        for pane in self.query(ViewPane):
+            if pane.spec.restructure:
+                await pane.rebuild()
         for ops in self.query("OpsView"):
             ops.set_hide_python(self.hide_python)  # type: ignore[attr-defined]
         self.refresh_bindings()
@@ -379,7 +346,7 @@ class MainScreen(Screen):
 
     def action_compare_ranks(self, rank: int | None = None) -> None:
         """The straggler (else the slowest rank), or `rank`, side by side with a typical rank."""
-        job = self.analysis.peek("job")
+        job = self.analysis.peek(Results.job)
         if job is None:
             self.notify("the ranks are still being summarized …", timeout=2)
             return
@@ -387,7 +354,7 @@ class MainScreen(Screen):
         self.notify(f"comparing {which if rank is None else f'rank {rank}'} with a typical rank …", timeout=2)
         self.compare_ranks(rank)
 
-    @work(thread=True, exclusive=True, group="compare", description="Comparing two ranks")
+    @work(thread=True, exclusive=True, group="compare", description="Comparing two ranks", exit_on_error=False)
     def compare_ranks(self, rank: int | None) -> None:
         from ..model.jobs import compare_pair
 
@@ -399,16 +366,7 @@ class MainScreen(Screen):
 
         self.app.push_screen(CompareScreen(message.diff, message.labels, pushed=True))
 
-    def on_search_done(self, message: SearchDone) -> None:
-        self.timeline.set_matches(message.matches)
-        self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
-
-    def on_key(self, event) -> None:
-        box = self.query_one("#search", Input)
-        if event.key == "escape" and box.has_focus:
-            box.display = False
-            self.timeline.focus()
-            event.stop()
+    # ---- from the views to the timeline -------------------------------------------------------
 
     def on_rows_view_jump(self, message: RowsView.Jump) -> None:
         self.show_view("timeline")

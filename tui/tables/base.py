@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 R = TypeVar("R")  # a row of the model
@@ -25,13 +25,133 @@ class SortKey:
     reverse: bool = True
 
 
+KEEP = 0  # the priority of a column never dropped to fit: the name, calls, self and total times
+FULL = 10**6  # the name width that cuts nothing
+CONSTANT = 3  # columns of this priority or lower (a larger number) are left out when one value fills them
+SEP = 3  # spaces between columns (torch's); 2 when a table has to be squeezed
+NO_LIMIT = "TRACETUI_COLUMNS=0 shows every column in full"
+
+
 @dataclass(frozen=True)
 class Column(Generic[R, C]):
-    """A displayed column: its header, its text for a row, and the sort key that orders by it."""
+    """A displayed column: its header, its text for a row, the sort key that orders by it, and how it fits.
+
+    priority: KEEP (0) is never dropped to fit; a larger number is dropped sooner. The name column
+    (name=True) is the one that shrinks, cut in the middle (tui.fmt.shorten_names), to min_width at least.
+    """
 
     header: str
     text: Callable[[R, C, int], str]  # (row, context, name width) -> cell text
     sort: str | None = None
+    priority: int = 1
+    name: bool = False
+    min_width: int = 16
+    left: bool = False  # text aligned left (names always are; numbers right)
+
+
+@dataclass
+class Fitted:
+    """A table fitted to a width: the columns kept, their cells, and what was left out (for the footer)."""
+
+    columns: list
+    cells: list[list[str]]
+    name_width: int
+    dropped: list[str] = field(default_factory=list)  # headers left out for lack of room
+    constant: list[tuple[str, str]] = field(default_factory=list)  # (header, value) the same on every row
+    sep: int = SEP
+
+    @property
+    def headers(self) -> list[str]:
+        return [c.header for c in self.columns]
+
+    @property
+    def lefts(self) -> list[bool]:
+        return [k == 0 or c.left for k, c in enumerate(self.columns)]
+
+    def footer(self) -> list[str]:
+        """What was left out and how to see everything (empty when nothing was)."""
+        out = []
+        if self.constant:
+            out.append("The same on every row: " + "; ".join(f"{h} {v or 'none'}" for h, v in self.constant) + ".")
+        if self.dropped:
+            out.append(f"Left out to fit: {', '.join(self.dropped)} ({NO_LIMIT}).")
+        return out
+
+
+def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | None, name_width: int = 0) -> Fitted:
+    """The columns that fit in width, the name column cut in the middle to what is left.
+
+    width None: every column, names cut at name_width (torch's layout). width 0: every column, names
+    in full. Otherwise a low-priority column (CONSTANT or more) with the same value on every row is left
+    out (said in the footer), then
+    the name shrinks to its min_width, then columns are dropped, the highest priority number (and the
+    rightmost) first, KEEP columns last of all; the name takes what room is left.
+    """
+    cols = list(columns)
+    if width is None:
+        return Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width)
+    full = [[c.text(r, context, FULL) for c in cols] for r in rows]
+    if width <= 0:
+        return Fitted(cols, full, 0)
+    constant = _constant(cols, full) if len(rows) > 1 else []
+    keep = [k for k in range(len(cols)) if k not in {j for j, _ in constant}]
+    dropped: list[str] = []
+    sep = SEP
+    while _need(cols, full, keep, sep) > width:
+        if sep == SEP:
+            sep = SEP - 1
+            continue
+        victim = _victim(cols, keep)
+        if victim is None:
+            break
+        keep.remove(victim)
+        dropped.append(cols[victim].header)
+    kept = [cols[k] for k in keep]
+    body = [[row[k] for k in keep] for row in full]
+    room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1)
+    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant])
+    out.sep = sep
+    return out
+
+
+def _fitted(cols: list, body: list[list[str]], name_width: int, dropped: list[str], constant) -> Fitted:
+    """Cut the name column to name_width (0: in full) in the middle, keeping rows told apart."""
+    from ..fmt import shorten_names
+
+    k = next((j for j, c in enumerate(cols) if c.name), None)
+    if k is not None and name_width > 0:
+        names = shorten_names([row[k] for row in body], name_width)
+        body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, names, strict=True)]
+    return Fitted(cols, body, name_width, dropped, constant)
+
+
+def _width(cols: Sequence[Column], full: list[list[str]], k: int) -> int:
+    return max([len(cols[k].header)] + [len(row[k]) for row in full])
+
+
+def _need(cols: Sequence[Column], full: list[list[str]], keep: list[int], sep: int) -> int:
+    """The width the kept columns take with the name at its narrowest."""
+    widths = [min(_width(cols, full, k), max(cols[k].min_width, len(cols[k].header))) if cols[k].name else
+              _width(cols, full, k) for k in keep]
+    return sum(widths) + sep * (len(keep) - 1)
+
+
+def _victim(cols: Sequence[Column], keep: list[int]) -> int | None:
+    """The column to drop next: the highest priority number, the rightmost among equals; never the name."""
+    can = [k for k in keep if not cols[k].name]
+    if not can:
+        return None
+    return max(can, key=lambda k: (cols[k].priority, k))
+
+
+def _constant(cols: Sequence[Column], full: list[list[str]]) -> list[tuple[int, str]]:
+    """(column, value) of the droppable columns whose text is the same on every row."""
+    out = []
+    for k, c in enumerate(cols):
+        values = {row[k] for row in full}
+        if c.priority >= CONSTANT and not c.name and len(values) == 1:
+            out.append((k, values.pop()))
+    return out
 
 
 @dataclass(frozen=True)

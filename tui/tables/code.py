@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..fmt import fmt_time, truncate
 from ..model.analyses.code import CodeRow, CodeTable
-from .base import Column, Field, SortKey, UnknownSort
+from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 90
 SORTS = {
@@ -33,13 +33,13 @@ def _share(part: float, t: CodeTable) -> str:
 
 
 COLUMNS: list[Column[CodeRow, CodeTable]] = [
-    Column("Frame", lambda r, t, w: truncate(r.frame, w), "frame"),
-    Column("Calls", lambda r, t, w: str(r.count), "count"),
-    Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu"),
-    Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total"),
-    Column("Self device", lambda r, t, w: fmt_time(r.self_device_us), "self_device"),
-    Column("Device total", lambda r, t, w: fmt_time(r.device_total_us), "device_total"),
-    Column("% GPU time", lambda r, t, w: _share(r.device_total_us, t), "device_total"),
+    Column("Frame", lambda r, t, w: truncate(r.frame, w), "frame", KEEP, name=True, min_width=20),
+    Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
+    Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu", KEEP),
+    Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total", KEEP),
+    Column("Self device", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
+    Column("Device total", lambda r, t, w: fmt_time(r.device_total_us), "device_total", KEEP),
+    Column("Total % GPU", lambda r, t, w: _share(r.device_total_us, t), "device_total", 1),
 ]
 
 FIELDS: list[Field[CodeRow]] = [
@@ -68,7 +68,8 @@ def footers(t: CodeTable) -> list[str]:
     hot = hottest(t)
     if hot is not None:
         lines.append(
-            f"Launches the most GPU time itself: {hot.frame} ({fmt_time(hot.self_device_us)}, {_share(hot.self_device_us, t)})"
+            f"Launches the most GPU time itself: {hot.frame} (self {fmt_time(hot.self_device_us)}, "
+            f"{_share(hot.self_device_us, t)} of GPU time)"
         )
     lines.append(
         "Library frames (standard library, torch, ...) folded into the frame above them; --all-frames shows them"

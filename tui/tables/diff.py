@@ -8,6 +8,7 @@ from typing import Any
 from ..fmt import fmt_time, truncate
 from ..model.analyses.diff import DiffRow, StepStats
 from ..model.analyses.summary import Summary
+from .base import KEEP, Column
 
 MATCH_RULE = (
     "Kernels match by exact name, except Triton kernels, matched with their trailing _N counter removed; "
@@ -74,16 +75,27 @@ def step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
     return rows
 
 
-def row_cells(r: DiffRow, width: int = 70) -> list[str]:
-    mark = {"only A": "  [only A]", "only B": "  [only B]"}.get(r.status, "")
-    return [
-        truncate(r.name, width) + mark,
-        str(r.count_a),
-        str(r.count_b),
-        fmt_time(r.time_a_us),
-        fmt_time(r.time_b_us),
-        ("+" if r.delta_us >= 0 else "-") + fmt_time(abs(r.delta_us)),
-    ]
+def _mark(r: DiffRow) -> str:
+    return {"only A": "  [only A]", "only B": "  [only B]"}.get(r.status, "")
+
+
+def _delta(r: DiffRow) -> str:
+    return ("+" if r.delta_us >= 0 else "-") + fmt_time(abs(r.delta_us))
+
+
+NAME_WIDTH = 70
+ROW_COLUMNS: list[Column[DiffRow, None]] = [
+    Column("Name", lambda r, c, w: truncate(r.name, w) + _mark(r), priority=KEEP, name=True, min_width=20),
+    Column("Calls A", lambda r, c, w: str(r.count_a), priority=KEEP),
+    Column("Calls B", lambda r, c, w: str(r.count_b), priority=KEEP),
+    Column("Time A", lambda r, c, w: fmt_time(r.time_a_us), priority=KEEP),
+    Column("Time B", lambda r, c, w: fmt_time(r.time_b_us), priority=KEEP),
+    Column("Change", lambda r, c, w: _delta(r), priority=KEEP),
+]
+
+
+def row_cells(r: DiffRow, width: int = NAME_WIDTH) -> list[str]:
+    return [c.text(r, None, width) for c in ROW_COLUMNS]
 
 
 def row_fields(r: DiffRow) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..fmt import fmt_time, truncate
+from ..fmt import fmt_number, fmt_time, truncate
 from ..model.analyses.kernels import KernelRow
-from .base import Column, Field, SortKey, UnknownSort
+from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
 SORTS = {
@@ -50,16 +50,16 @@ def _latency(r: KernelRow) -> str:
 
 def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footprint | None]]:
     cols: list[Column[KernelRow, Footprint | None]] = [
-        Column("Name", lambda r, c, w: truncate(r.name, w), "name"),
-        Column("Kind", lambda r, c, w: r.kind),
-        Column("Role", lambda r, c, w: r.role),
-        Column("# of Calls", lambda r, c, w: str(r.count), "count"),
-        Column("Total", lambda r, c, w: fmt_time(r.total_us), "total"),
-        Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg"),
-        Column("Min", lambda r, c, w: fmt_time(r.min_us), "min"),
-        Column("Max", lambda r, c, w: fmt_time(r.max_us), "max"),
-        Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total"),
-        Column("Launch→start avg", lambda r, c, w: _latency(r), "latency"),
+        Column("Name", lambda r, c, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
+        Column("Kind", lambda r, c, w: r.kind, priority=4),
+        Column("Role", lambda r, c, w: r.role, priority=3),
+        Column("# of Calls", lambda r, c, w: str(r.count), "count", KEEP),
+        Column("Total", lambda r, c, w: fmt_time(r.total_us), "total", KEEP),
+        Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg", 1),
+        Column("Min", lambda r, c, w: fmt_time(r.min_us), "min", 3),
+        Column("Max", lambda r, c, w: fmt_time(r.max_us), "max", 3),
+        Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total", 1),
+        Column("Launch→start avg", lambda r, c, w: _latency(r), "latency", 2),
     ]
     if footprint is not None:
         cols += [_footprint_column(header, key) for header, key in FOOTPRINT]
@@ -67,7 +67,7 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
 
 
 def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | None]:
-    return Column(header, lambda r, c, w: c.arg(r.example, key) if c else "-")
+    return Column(header, lambda r, c, w: fmt_number(c.arg(r.example, key)) if c else "-", priority=3)
 
 
 FIELDS: list[Field[KernelRow]] = [

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..fmt import fmt_memory, fmt_time, truncate
 from ..model.analyses.memory import DeviceMemory, MemOp
-from .base import Column
+from .base import KEEP, Column
 
 NO_MEMORY = "no memory events: capture with profile_memory=True (tracetui profile --profile-memory)"
 
@@ -20,26 +20,27 @@ def peak_op(d: DeviceMemory) -> str:
 
 
 DEVICE_COLUMNS: list[Column[DeviceMemory, None]] = [
-    Column("Device", lambda d, c, w: d.device),
-    Column("Peak allocated", lambda d, c, w: fmt_memory(d.peak_allocated_bytes)),
-    Column("Peak reserved", lambda d, c, w: _reserved(d)),
-    Column("At", lambda d, c, w: fmt_time(d.peak_ts_us)),
-    Column("Allocs", lambda d, c, w: f"{d.allocs:,}"),
-    Column("Frees", lambda d, c, w: f"{d.frees:,}"),
-    Column("Not freed", lambda d, c, w: fmt_memory(d.leaked_bytes)),
-    Column("Op at the peak", lambda d, c, w: truncate(peak_op(d), 60)),
+    Column("Device", lambda d, c, w: d.device, priority=KEEP),
+    Column("Peak allocated", lambda d, c, w: fmt_memory(d.peak_allocated_bytes), priority=KEEP),
+    Column("Peak reserved", lambda d, c, w: _reserved(d), priority=1),
+    Column("At", lambda d, c, w: fmt_time(d.peak_ts_us), priority=2),
+    Column("Allocs", lambda d, c, w: f"{d.allocs:,}", priority=2),
+    Column("Frees", lambda d, c, w: f"{d.frees:,}", priority=2),
+    Column("Not freed", lambda d, c, w: fmt_memory(d.leaked_bytes), priority=1),
+    Column("Op at the peak", lambda d, c, w: truncate(peak_op(d), w), priority=KEEP, name=True, min_width=20, left=True),
 ]
 OP_COLUMNS: list[Column[MemOp, None]] = [
-    Column("Op", lambda r, c, w: truncate(r.op, w)),
-    Column("Bytes", lambda r, c, w: fmt_memory(r.bytes)),
-    Column("Count", lambda r, c, w: f"{r.count:,}"),
-    Column("Your code", lambda r, c, w: truncate(r.stack[-1], 60) if r.stack else ""),
+    Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=16),
+    Column("Bytes", lambda r, c, w: fmt_memory(r.bytes), priority=KEEP),
+    Column("Count", lambda r, c, w: f"{r.count:,}", priority=KEEP),
+    Column("Module", lambda r, c, w: r.module, priority=1, left=True),
+    Column("Code line", lambda r, c, w: r.line, priority=2, left=True),
 ]
 NAME_WIDTH = 60
 
 
 def _op(r: MemOp) -> dict[str, Any]:
-    return {"op": r.op, "bytes": r.bytes, "count": r.count, "stack": r.stack}
+    return {"op": r.op, "bytes": r.bytes, "count": r.count, "module": r.module, "line": r.line, "stack": r.stack}
 
 
 def device_fields(d: DeviceMemory) -> dict[str, Any]:

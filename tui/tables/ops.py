@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..fmt import fmt_memory, fmt_share, fmt_time, truncate
 from ..model.analyses.ops import OpRow, OpsTable
-from .base import Column, Field, SortKey, UnknownSort
+from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 55  # torch's name column
 
@@ -59,33 +59,35 @@ def resolve_sort(key: str | None, t: OpsTable) -> str:
 def columns(t: OpsTable, grouped: bool) -> list[Column[OpRow, OpsTable]]:
     """The columns torch's table has for this trace: device columns with GPU work, memory ones when profiled."""
     cols: list[Column[OpRow, OpsTable]] = [
-        Column("Name", lambda r, t, w: truncate(r.name, w), "name"),
-        Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu"),
-        Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu"),
-        Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total"),
-        Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total"),
-        Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg"),
+        Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
+        Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu", 3),
+        Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu", KEEP),
+        Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total", 3),
+        Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total", KEEP),
+        Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg", 2),
     ]
     if t.has_device:
         cols += [
-            Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device"),
-            Column("Self CUDA %", lambda r, t, w: fmt_share(r.self_device_us, t.self_device_total_us), "self_device"),
-            Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total"),
-            Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg"),
+            Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
+            Column(
+                "Self CUDA %", lambda r, t, w: fmt_share(r.self_device_us, t.self_device_total_us), "self_device", 2
+            ),
+            Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total", KEEP),
+            Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg", 2),
         ]
     if t.has_memory:
         cols += [
-            Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem)),
-            Column("Self CPU Mem", lambda r, t, w: fmt_memory(r.self_cpu_mem)),
+            Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem), priority=5),
+            Column("Self CPU Mem", lambda r, t, w: fmt_memory(r.self_cpu_mem), priority=4),
         ]
         if t.has_device_memory:
             cols += [
-                Column("CUDA Mem", lambda r, t, w: fmt_memory(r.device_mem)),
-                Column("Self CUDA Mem", lambda r, t, w: fmt_memory(r.self_device_mem)),
+                Column("CUDA Mem", lambda r, t, w: fmt_memory(r.device_mem), priority=5),
+                Column("Self CUDA Mem", lambda r, t, w: fmt_memory(r.self_device_mem), priority=4),
             ]
-    cols.append(Column("# of Calls", lambda r, t, w: str(r.count), "count"))
+    cols.append(Column("# of Calls", lambda r, t, w: str(r.count), "count", KEEP))
     if grouped:
-        cols.append(Column("Input Shapes", lambda r, t, w: r.input_shapes or ""))
+        cols.append(Column("Input Shapes", lambda r, t, w: r.input_shapes or "", priority=1))
     return cols
 
 

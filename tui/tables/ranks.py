@@ -6,7 +6,7 @@ from typing import Any
 
 from ..fmt import fmt_time
 from ..model.analyses.ranks import Job, RankRow
-from .base import Column, Field
+from .base import KEEP, Column, Field
 
 
 def _pct(x: float) -> str:
@@ -14,17 +14,17 @@ def _pct(x: float) -> str:
 
 
 COLUMNS: list[Column[RankRow, None]] = [
-    Column("File", lambda r, c, w: r.file[:w]),
-    Column("Rank", lambda r, c, w: str(r.rank)),
-    Column("Steps", lambda r, c, w: str(len(r.steps))),
-    Column("Typical step", lambda r, c, w: fmt_time(r.step_us)),
-    Column("GPU busy", lambda r, c, w: fmt_time(r.gpu_busy_us)),
-    Column("Util", lambda r, c, w: _pct(r.gpu_utilization)),
-    Column("Collectives", lambda r, c, w: fmt_time(r.comm_us)),
-    Column("Compute", lambda r, c, w: fmt_time(r.compute_us)),
-    Column("Hidden comm", lambda r, c, w: fmt_time(r.overlap_us)),
-    Column("Idle", lambda r, c, w: fmt_time(r.idle_us)),
-    Column("Straggler", lambda r, c, w: "STRAGGLER" if r.straggler else ""),
+    Column("File", lambda r, c, w: r.file[:w], priority=KEEP, name=True, min_width=12),
+    Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP),
+    Column("Steps", lambda r, c, w: str(len(r.steps)), priority=3),
+    Column("Median step", lambda r, c, w: fmt_time(r.step_us), priority=KEEP),
+    Column("GPU busy", lambda r, c, w: fmt_time(r.gpu_busy_us), priority=1),
+    Column("Util", lambda r, c, w: _pct(r.gpu_utilization), priority=1),
+    Column("Collectives", lambda r, c, w: fmt_time(r.comm_us), priority=2),
+    Column("Compute", lambda r, c, w: fmt_time(r.compute_us), priority=2),
+    Column("Hidden comm", lambda r, c, w: fmt_time(r.overlap_us), priority=3),
+    Column("Idle", lambda r, c, w: fmt_time(r.idle_us), priority=2),
+    Column("Straggler", lambda r, c, w: "STRAGGLER" if r.straggler else "", priority=1),
 ]
 NAME_WIDTH = 40
 
@@ -70,8 +70,8 @@ def job_lines(j: Job) -> list[tuple[str, str]]:
     out = [
         ("Ranks", f"{j.ranks}"),
         (
-            "Typical step",
-            f"min {fmt_time(j.step_us_min)}, median {fmt_time(j.step_us_median)}, "
+            "Median step",
+            f"each rank's median step: min {fmt_time(j.step_us_min)}, median {fmt_time(j.step_us_median)}, "
             f"max {fmt_time(j.step_us_max)} (rank {j.slowest_rank})",
         ),
     ]

@@ -21,6 +21,7 @@ from .rows_view import RowsView
 class FramesTable(RowsView):
     """The rows of a CodeTable; Enter shows the frame's calls on the timeline."""
 
+    HELP_NAME = "Code table"
     SORTS = C.SORTS
     DEFAULT_SORT = C.DEFAULT_SORT
     NAME_MAX = 90
@@ -54,6 +55,7 @@ class FramesTable(RowsView):
 class CodeView(Vertical):
     """The table above, the icicle below; a folds or unfolds library frames."""
 
+    HELP_NAME = "Code view"
     BINDINGS = [
         Binding("a", "toggle_fold", "Library frames: fold/show", id="code.fold"),
         Binding("i", "focus_icicle", "Icicle", id="code.icicle"),

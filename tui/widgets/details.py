@@ -5,11 +5,15 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..fmt import fmt_dur, fmt_memory, short_name
 from ..model.analyses.details import Details
+from ..model.analyses.explain import Finding
 from ..model.analyses.memory import MemoryAt
+from ..tables.explain import note as explain_note
 
 MAX_ARG_CHARS = 160
 
@@ -25,7 +29,23 @@ def memory_text(memory: list[MemoryAt]) -> Text:
     return Text("\n".join(lines))
 
 
-def details_renderable(d: Details, notes: list[str] | None = None, memory: list[MemoryAt] | None = None) -> Group:
+def replay_text(d: Details) -> str:
+    """A graph launch's replay, a replayed activity's graph launch, or a capture copy's mark."""
+    if d.replayed_by:
+        return f"replayed by {d.replayed_by[1]} (event {d.replayed_by[0]}): a CUDA/HIP graph, not launched one by one"
+    if d.copied:
+        return "replayed: copied from the graph's capture to credit its kernels; no CPU work of its own"
+    r = d.replay
+    if r is None or not r.count:
+        return "replays no device activity: its records were lost (the trace has none with its correlation id)"
+    top = "; ".join(f"{short_name(name)[:50]} ×{n} {fmt_dur(int(us * 1000))}" for name, n, us in r.top)
+    return (
+        f"replays {r.count:,} kernels, {fmt_dur(int(r.device_us * 1000))} of GPU time, over "
+        f"{fmt_dur(int(r.span_us * 1000))}; top: {top}"
+    )
+
+
+def details_renderable(d: Details, notes: list[Finding] | None = None, memory: list[MemoryAt] | None = None) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column()
@@ -44,6 +64,10 @@ def details_renderable(d: Details, notes: list[str] | None = None, memory: list[
         shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
         more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
         grid.add_row("GPU work", Text(f"{len(d.kernels)} launched: {shown}{more}"))
+    if d.replay is not None:
+        grid.add_row("graph", Text(replay_text(d)))
+    if d.replayed_by or d.copied:
+        grid.add_row("graph", Text(replay_text(d), style="italic #e5c07b"))
     if d.stack:
         grid.add_row("your code", Text("\n".join(f"{'  ' * k}{frame}" for k, frame in enumerate(d.stack[-8:]))))
     if d.overlaps:
@@ -60,7 +84,7 @@ def details_renderable(d: Details, notes: list[str] | None = None, memory: list[
     if memory:
         grid.add_row("memory", memory_text(memory))
     for note in notes or []:
-        grid.add_row("note", Text(note, style="italic #e5c07b"))
+        grid.add_row("note", Text(explain_note(note), style="italic #e5c07b"))
     if short_name(d.name) != d.name:
         grid.add_row("full name", Text(d.name, style="dim"))
     for key, value in d.args.items():
@@ -69,15 +93,32 @@ def details_renderable(d: Details, notes: list[str] | None = None, memory: list[
     return Group(grid)
 
 
-class DetailsPanel(Static):
-    """Shows Details for the selection (attribute down: call show())."""
+class DetailsPanel(VerticalScroll, can_focus=True):
+    """Shows Details for the selection (attribute down: call show()); scrolls, and says when there is more."""
 
-    DEFAULT_CSS = "DetailsPanel { height: auto; max-height: 35%; }"
+    HELP_NAME = "Details panel"
+    BINDINGS = [
+        Binding("up,k", "scroll_up", "Scroll up", show=False, id="details.up"),
+        Binding("down,j", "scroll_down", "Scroll down", show=False, id="details.down"),
+    ]
 
-    def show(self, details: Details | None, notes: list[str] | None = None, memory: list | None = None) -> None:
+    def compose(self):
+        yield Static(Text("Select an event (arrows, hjkl or a click).", style="dim"), id="details-body")
+
+    def show(self, details: Details | None, notes: list[Finding] | None = None, memory: list | None = None) -> None:
         self.details = details
-        self.update(
+        body = self.query_one("#details-body", Static)
+        body.update(
             details_renderable(details, notes, memory)
             if details
             else Text("Select an event (arrows, hjkl or a click).", style="dim")
         )
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self) -> None:
+        hidden = self.max_scroll_y - self.scroll_y
+        self.border_subtitle = f"↓ {hidden} more lines: Enter, then ↓ to scroll; Esc closes" if hidden > 0 else ""
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._say_more()

@@ -19,6 +19,8 @@ BLANK = Style(bgcolor="#15181c")
 class IcicleView(Widget, can_focus=True):
     """Rows of frames, each as wide as its time; the selected frame is highlighted (attributes: set_tree)."""
 
+    HELP_NAME = "Icicle"
+
     BINDINGS = [
         Binding("enter", "zoom_in", "Zoom into frame", id="icicle.zoom_in"),
         Binding("backspace", "zoom_out", "Zoom out", id="icicle.zoom_out"),

@@ -11,6 +11,8 @@ from .rows_view import RowsView
 
 
 class KernelsView(RowsView):
+
+    HELP_NAME = "Kernels table"
     SORTS = K.SORTS
     DEFAULT_SORT = K.DEFAULT_SORT
     NAME_MAX = 70

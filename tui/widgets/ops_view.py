@@ -12,6 +12,8 @@ from .rows_view import RowsView
 
 
 class OpsView(RowsView):
+
+    HELP_NAME = "Ops table"
     SORTS = O.SORTS
     BINDINGS = [
         Binding("n", "sort('name')", "Sort by name", id="ops.sort_name"),

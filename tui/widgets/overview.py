@@ -13,6 +13,7 @@ from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
 from ..tables import summary as S
+from ..tables.explain import note as explain_note
 from ..tables.summary import shown_steps
 
 BAR = "█"
@@ -46,7 +47,7 @@ RANK_STEPS_SHOWN = 6
 
 
 def rank_bars(a: Results) -> Table:
-    """One row per rank: a bar per step (stragglers red), the typical step, collectives and what compute hides."""
+    """One row per rank: a bar per step (stragglers red), the median step, collectives and what compute hides."""
     rows = a.rank_rows
     longest = max((st.dur_us for r in rows for st in r.steps), default=0) or 1
     grid = Table.grid(padding=(0, 1))
@@ -61,7 +62,8 @@ def rank_bars(a: Results) -> Table:
             bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
         comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
         tag = Text("straggler", style="bold #e06c75") if r.straggler else Text("")
-        grid.add_row(f"rank {r.rank}", bars or Text("no steps", style="dim"), fmt_time(r.step_us), comm, tag)
+        median = f"median step {fmt_time(r.step_us)}"
+        grid.add_row(f"rank {r.rank}", bars or Text("no steps", style="dim"), median, comm, tag)
     return grid
 
 
@@ -136,7 +138,7 @@ def _findings(a: Results) -> Table | Text:
     t.add_column()
     for f in a.findings:
         where = f" ({f.count:,} events)" if f.count > 1 else ""
-        t.add_row("•", Text(f.title + where, style="bold").append("  " + f.note, style=""))
+        t.add_row("•", Text(f.title + where, style="bold").append("  " + explain_note(f), style=""))
     return t
 
 

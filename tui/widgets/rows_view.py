@@ -1,22 +1,60 @@
-"""A filterable, sortable table over model rows, laid out by a tui.tables definition; it only displays."""
+"""A filterable, sortable table over model rows, laid out by a tui.tables definition; it only displays.
+
+The rows are drawn lazily (LazyTable): a sort or a filter re-orders an index, a resize changes the
+name column's width, and only the rows on screen are ever formatted.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
-from ..tables.base import Column, SortKey, sort_rows
+from ..tables.base import Column, SortKey
+from .lazy_table import LazyTable
+
+
+class RowSource:
+    """The cells of model rows through a table's columns, at a name width."""
+
+    def __init__(self, rows: list, columns: list[Column], context: Any, name_width: int) -> None:
+        self.rows, self.columns, self.context, self.name_width = rows, columns, context, name_width
+        self.headers = [c.header for c in columns]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def cell(self, row: int, col: int) -> str:
+        return self.columns[col].text(self.rows[row], self.context, self.name_width)
+
+    def numeric(self, col: int) -> bool:
+        return col > 0
+
+
+def sorted_order(rows: list, sorts: dict[str, SortKey], key: str) -> list[int]:
+    """Positions of rows ordered by a sort key (descending unless the key says not); rows without a value last."""
+    if not key:
+        return list(range(len(rows)))
+    spec = sorts[key]
+
+    def order(k: int):
+        value = getattr(rows[k], spec.attr)
+        if value is None:
+            return (True, 0)
+        return (False, -value if spec.reverse and not isinstance(value, str) else value)
+
+    return sorted(range(len(rows)), key=order)
 
 
 class RowsView(Vertical):
     """Subclasses set SORTS and BINDINGS (one sort key per column) and give columns(), context(), source_rows()."""
+
+    HELP_NAME = "Tables"
 
     SORTS: dict[str, SortKey] = {}
     DEFAULT_SORT = ""
@@ -24,9 +62,9 @@ class RowsView(Vertical):
     FRAMES = False  # the rows are Python frames
     OTHER_COLUMNS_WIDTH = 60  # room kept for the numbers before the name is shortened
     BINDINGS = [
-        Binding("/", "filter", "Filter", id="table.filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="table.clear_filter"),
-        Binding("enter", "jump", "Show on timeline", id="table.jump"),
+        Binding("/", "filter", "Filter by name", id="table.filter"),
+        Binding("escape", "clear_filter", "Clear the filter", id="table.clear_filter"),
+        Binding("enter", "jump", "Show on the timeline", id="table.jump"),
     ]
 
     class Jump(Message):
@@ -41,16 +79,23 @@ class RowsView(Vertical):
         self.name_width = 55
         self.sort_key = self.DEFAULT_SORT
         self.pattern: re.Pattern | None = None
+        self.rows: list = []
         self.shown: list = []
-        self.filled = False  # filled on the first resize, once the name column's width is known
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="table-status")
         yield Input(placeholder="filter by name (regular expression), Enter to apply", classes="filter")
-        yield DataTable(cursor_type="row", zebra_stripes=True)
+        self.rows = self.source_rows()
+        yield LazyTable(self._source(), self._order())
 
     def on_mount(self) -> None:
         self.query_one(Input).display = False
+        self.shown = [self.rows[k] for k in self.table_widget.order]
+        self._status()
+
+    @property
+    def table_widget(self) -> LazyTable:
+        return self.query_one(LazyTable)
 
     def source_rows(self) -> list:
         raise NotImplementedError
@@ -62,12 +107,20 @@ class RowsView(Vertical):
         """What the columns need besides their row (the table, for totals)."""
         return None
 
+    def _source(self) -> RowSource:
+        return RowSource(self.rows, self.columns(), self.context(), self.name_width)
+
+    def _order(self) -> list[int]:
+        order = sorted_order(self.rows, self.SORTS, self.sort_key)
+        if self.pattern is not None:
+            order = [k for k in order if self.pattern.search(self.rows[k].name)]
+        return order
+
     def on_resize(self, event) -> None:
         width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
-        if width != self.name_width or not self.filled:
+        if width != self.name_width and self.is_mounted and self.query(LazyTable):
             self.name_width = width
-            if self.is_mounted and self.query(DataTable):
-                self.refill()
+            self.table_widget.set_source(self._source(), self.table_widget.order)
 
     def status(self) -> str:
         keys = ", ".join(
@@ -75,39 +128,48 @@ class RowsView(Vertical):
             for b in self.BINDINGS
             if isinstance(b, Binding) and b.action.startswith("sort(")
         )
-        filt = f" · filter /{self.pattern.pattern}/" if self.pattern else ""
-        return f"{len(self.shown)} rows · sorted by {self.sort_key}{filt} · sort keys: {keys}"
+        filt = f" · filter /{self.pattern.pattern}/ (Esc clears)" if self.pattern else ""
+        return f"{len(self.shown)} rows · sorted by {self.sort_key or 'trace order'}{filt} · sort keys: {keys}"
+
+    def _status(self) -> None:
+        self.query_one(".table-status", Static).update(self.status())
 
     def refill(self) -> None:
-        rows = self.source_rows()
-        if self.pattern is not None:
-            rows = [r for r in rows if self.pattern.search(r.name)]
-        self.shown = sort_rows(rows, self.SORTS, self.sort_key) if self.sort_key else rows
-        table = self.query_one(DataTable)
-        table.clear(columns=True)  # column widths follow the current name width
-        columns, context = self.columns(), self.context()
-        for col in columns:
-            table.add_column(col.header, key=col.header)
-        for r in self.shown:
-            table.add_row(*(Text(col.text(r, context, self.name_width)) for col in columns))  # "[memory]" is no markup
-        self.query_one(".table-status", Static).update(self.status())
-        self.filled = True
+        """The rows changed (another table, frames shown or hidden): a new source, in the current order."""
+        self.rows = self.source_rows()
+        self.reorder(new_source=True)
+
+    def reorder(self, new_source: bool = False) -> None:
+        """Sort and filter: hand the table a new order (and, when the rows changed, a new source)."""
+        order = self._order()
+        table = self.table_widget
+        if new_source:
+            table.set_source(self._source(), order)
+        else:
+            table.set_order(order)
+        self.shown = [self.rows[k] for k in order]
+        self._status()
 
     def action_sort(self, key: str) -> None:
         self.sort_key = key
-        self.refill()
+        self.reorder()
 
     def action_filter(self) -> None:
         box = self.query_one(Input)
         box.display = True
         box.focus()
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "clear_filter":
+            return self.pattern is not None or self.query_one(Input).display
+        return True
+
     def action_clear_filter(self) -> None:
         self.pattern = None
         box = self.query_one(Input)
         box.value, box.display = "", False
-        self.refill()
-        self.query_one(DataTable).focus()
+        self.reorder()
+        self.table_widget.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -117,16 +179,16 @@ class RowsView(Vertical):
             self.notify(f"bad regular expression: {exc}", severity="error")
             return
         self.query_one(Input).display = bool(event.value)
-        self.refill()
-        self.query_one(DataTable).focus()
+        self.reorder()
+        self.table_widget.focus()
 
     def current(self):
-        table = self.query_one(DataTable)
-        if not self.shown or table.cursor_row is None or table.cursor_row >= len(self.shown):
+        table = self.table_widget
+        if not self.shown or table.cursor_row >= len(self.shown):
             return None
         return self.shown[table.cursor_row]
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_lazy_table_row_selected(self, event: LazyTable.RowSelected) -> None:
         event.stop()
         self.action_jump()
 

@@ -14,6 +14,7 @@ from textual.strip import Strip
 
 from ..fmt import fmt_memory
 from ..model.analyses.results import Results
+from ..model.analysis import Analysis
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex, Line, lane_cells, layout_lines
 from ..model.view.series import Series, cell_values, counter_series, sparkline, value_at
@@ -38,6 +39,7 @@ SERIES_TITLE = {
     "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
 }
 GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
+BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
 
 
 def short_label(label: str, cols: int) -> str:
@@ -51,6 +53,8 @@ def short_label(label: str, cols: int) -> str:
 
 class Timeline(ScrollView, can_focus=True):
     """Lanes of one trace; owns its view, selection, search matches and marked range."""
+
+    HELP_NAME = "Timeline"
 
     BINDINGS = [
         Binding("w", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
@@ -117,6 +121,8 @@ class Timeline(ScrollView, can_focus=True):
         self.mark: tuple[int, int] | None = None
         self._fitted = False
         self._line_of_track: dict[int, int] = {}
+        self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
+        self._span: tuple[int, int, int] | None = None
         self._reindex()
 
     def set_structure(self, analysis, lanes: LaneIndex) -> None:
@@ -212,7 +218,28 @@ class Timeline(ScrollView, can_focus=True):
             and self.analysis.nesting.row[self.selected] == line.depth
         ):
             mark_col = int(self.view.col_of(int(self.analysis.trace.x.ts[self.selected])))
-        return paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col)
+        segments = paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col)
+        return self._bracketed(segments, line) if track.is_gpu else segments
+
+    def _bracketed(self, segments: list[Segment], line: Line) -> list[Segment]:
+        """A [ ] on the GPU lane around the selected graph launch's replay (its first start to its last end)."""
+        span = self._replay_span()
+        if span is None or span[0] != line.track or line.depth != 0:
+            return segments
+        cols = [int(self.view.col_of(t)) for t in (span[1], span[2])]
+        strip = Strip(segments)
+        for col, mark in zip(cols, "[]", strict=True):
+            if 0 <= col < self.cells_width:
+                strip = Strip.join([strip.crop(0, col), Strip([Segment(mark, BRACKET)]), strip.crop(col + 1)])
+        return list(strip)
+
+    def _replay_span(self) -> tuple[int, int, int] | None:
+        """The selected launch's replay extent, once per selection (links ready: never computed here)."""
+        key = (self.selected, id(self.analysis))
+        if self._span_key != key:
+            ok = self.selected >= 0 and self.analysis.ready(Analysis.links) and self.analysis.ready(Analysis.child_index)
+            self._span_key, self._span = key, navigate.replay_span(self.analysis, self.selected) if ok else None
+        return self._span
 
     def _event_name(self, i: int) -> str:
         return self.analysis.trace.names[int(self.analysis.trace.x.name[i])]
@@ -298,19 +325,19 @@ class Timeline(ScrollView, can_focus=True):
     def action_parent(self) -> None:
         self._move(lambda i: navigate.parent(self.analysis, i))
 
-    def _ready(self, *names: str) -> bool:
-        """Whether the analyses a key needs are ready; if not, say so rather than wait for them."""
-        if all(self.analysis.ready(n) for n in names):
+    def _ready(self, *results) -> bool:
+        """Whether the results a key needs are ready; if not, say so rather than wait for them."""
+        if all(self.analysis.ready(r) for r in results):
             return True
         self.notify("still linking launches to GPU work and nesting children …", timeout=2)
         return False
 
     def action_child(self) -> None:
-        if self._ready("_children_csr"):
+        if self._ready(Analysis.child_index):
             self._move(lambda i: navigate.first_child(self.analysis, i))
 
     def action_flow(self, forward: bool) -> None:
-        if self.selected >= 0 and self._ready("links", "_children_csr"):
+        if self.selected >= 0 and self._ready(Analysis.links, Analysis.child_index):
             self.select(navigate.follow_flow(self.analysis, self.selected, forward))
 
     def action_details(self) -> None:

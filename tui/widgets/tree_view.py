@@ -32,6 +32,8 @@ def node_label(n: Node) -> Text:
 class CallTreeView(Tree[Node]):
     """Children are added when a node is expanded; the hot path opens first."""
 
+    HELP_NAME = "Call tree"
+
     BINDINGS = [
         Binding("m", "toggle_merge", "Merge same-name siblings", id="tree.merge"),
         Binding("t", "show", "Show on timeline", id="tree.show"),

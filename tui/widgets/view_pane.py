@@ -1,49 +1,92 @@
-"""A tab whose view is made on its first visit, once the analyses it needs are ready."""
+"""A tab holding one view: "computing …" until its results are ready, then the view, made exactly once.
+
+What a view needs, how it is made and what it says when the trace has nothing for it come from its
+ViewSpec (tui/screens/views.py). A result that failed to compute, or a view that failed to build,
+is said in this pane, with the log file that holds the traceback; the other views carry on.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 from textual.widget import Widget
 from textual.widgets import Static, TabPane
 
 
 class ViewPane(TabPane):
-    """Says "computing …" until every analysis in `needs` is ready, then mounts build()."""
+    """The pane of one ViewSpec on a screen (the host, which holds the analysis and the failures)."""
 
-    def __init__(
-        self, title: str, needs: tuple[str, ...], build: Callable[[], Widget], source: Callable | None = None, **kwargs
-    ) -> None:
-        super().__init__(title, **kwargs)
-        self.needs, self.build = needs, build
-        self.source = source  # which analysis the needs are read on (default: the one passed to ensure)
+    def __init__(self, spec: Any, host: Any, **kwargs) -> None:
+        super().__init__(f"{spec.key} {spec.title}", id=spec.name, **kwargs)
+        self.spec, self.host = spec, host
         self.view: Widget | None = None
-        self.visited = False
+        self.visited = spec.eager
 
-    def ensure(self, analysis) -> bool:
-        """Show the view if its data is ready (else the computing note); True once the view is up."""
+    def compose(self):
+        if self.spec.eager:
+            self.view = self.spec.build(self.host)
+            yield self.view
+
+    def _say(self, text: str, kind: str = "computing") -> None:
+        notes = self.query(".pane-note")
+        if notes:
+            note = notes.first(Static)
+            note.update(text)
+            note.set_classes(f"pane-note {kind}")
+        else:
+            self.mount(Static(text, classes=f"pane-note {kind}", markup=False))
+
+    def ensure(self) -> bool:
+        """Show the view if its results are ready (else say what is computing, or what failed); True once shown."""
         self.visited = True
         if self.view is not None:
             return True
-        analysis = self.source() if self.source is not None else analysis
-        missing = [n.strip("_").replace("_", " ") for n in self.needs if not analysis.ready(n)]
-        notes = self.query(".computing")
-        if missing:
-            text = f"computing {', '.join(missing)} …"
-            if notes:
-                notes.first(Static).update(text)
-            else:
-                self.mount(Static(text, classes="computing"))
+        source = self.host.structure if self.spec.on_structure else self.host.analysis
+        failed = [(r, self.host.failures[r.name]) for r in self.spec.needs if r.name in self.host.failures]
+        if failed:
+            result, (line, log) = failed[0]
+            self._say(f"Could not compute the {result.title}: {line}\nThe traceback is in {log}.", "failed")
             return False
-        notes.remove()
-        self.view = self.build()
-        self.mount(self.view)
+        missing = [r.title for r in self.spec.needs if not source.ready(r)]
+        if missing:
+            self._say(f"computing {', '.join(missing)} …")
+            return False
+        return self._build()
+
+    def _build(self) -> bool:
+        try:
+            reason = self.spec.unavailable(self.host)
+            view = None if reason else self.spec.build(self.host)
+        except Exception as exc:  # noqa: BLE001 - a view that cannot be made says so in its pane
+            log = self.host.record_failure(f"the {self.spec.title.lower()} view", exc)
+            self._say(f"Could not show the {self.spec.title.lower()} view: {exc}\nThe traceback is in {log}.", "failed")
+            return False
+        if reason:
+            self._say(reason, "unavailable")
+            return False
+        self.query(".pane-note").remove()
+        self.view = view
+        self.mount(view)
         return True
 
-    def rebuild(self, analysis) -> None:
-        """Drop the view (its data changed, e.g. frames shown or hidden) and make it again if visited."""
-        if self.view is not None:
-            self.view.remove()
-            self.view = None
+    async def rebuild(self) -> None:
+        """Drop the view (its data changed: frames shown or hidden) and make it again if it was visited."""
+        old, self.view = self.view, None
+        if old is not None:
+            await old.remove()  # gone before its successor mounts: a view is never mounted twice
         if self.visited:
-            self.ensure(analysis)
+            self.ensure()
+
+    @property
+    def showing(self) -> bool:
+        return self.view is not None
+
+
+def focus_target(pane: ViewPane) -> Widget | None:
+    """What takes focus when the pane is shown: the spec's selector inside the view, else the view."""
+    if pane.view is None:
+        return None
+    if pane.spec.focus is None:
+        return pane.view if pane.view.can_focus else None
+    found = pane.query(pane.spec.focus)
+    return found.first() if found else None

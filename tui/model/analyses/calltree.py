@@ -14,6 +14,7 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import Cat
 from ..steps import step_events
+from .graphs import is_graph_launch
 
 NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread", "steps"]
 STEPS_PER_GROUP = 50  # more steps than this: grouped, so the tree opens at once on long captures
@@ -111,21 +112,26 @@ class CallTree:
             return [self._node(np.array([i]), "step") for i in node.events]
         kids = [self.a.children(int(i)) for i in node.events]
         launched = [self.a.links.launched(int(i)) for i in node.events if node.kind == "runtime"]
+        if launched and is_graph_launch(self.a.trace, int(node.events[0])):  # a replay: its kernels by name
+            replayed = self._group(np.concatenate(launched).astype(np.int64), merge=True)
+            return self._group(np.concatenate(kids).astype(np.int64)) + replayed
         flat = np.concatenate(kids + launched) if kids or launched else np.empty(0, int)
         return self._group(flat.astype(np.int64))
 
-    def _group(self, idx: np.ndarray) -> list[Node]:
+    def _group(self, idx: np.ndarray, merge: bool | None = None) -> list[Node]:
+        """Sibling events as nodes: merged by name (the most time first), or one per event in time order."""
         if not len(idx):
             return []
         x = self.a.trace.x
-        if self.merge:
+        merge = self.merge if merge is None else merge
+        if merge:
             idx = idx[np.argsort(x.name[idx], kind="stable")]
             cuts = np.flatnonzero(np.diff(x.name[idx])) + 1
             groups = np.split(idx, cuts)
         else:
             groups = [np.array([i]) for i in idx[np.argsort(x.ts[idx])]]
         nodes = [self._node(g, None) for g in groups]
-        return sorted(nodes, key=lambda n: -n.total_ns) if self.merge else nodes
+        return sorted(nodes, key=lambda n: -n.total_ns) if merge else nodes
 
     def _node(self, events: np.ndarray, kind: NodeKind | None) -> Node:
         x = self.a.trace.x

@@ -10,6 +10,7 @@ from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
 from ..load.args import event_args
 from .code import frame_kind
+from .graphs import Replay, graph_owner, is_copy, is_graph_launch, replay_of
 
 FOOTPRINT_KEYS = (
     "grid",
@@ -45,6 +46,9 @@ class Details:
     kernels: list[tuple[int, str, int]] = field(default_factory=list)  # (event, name, dur)
     stack: list[str] = field(default_factory=list)  # your frames (and nn.Modules), outermost first
     overlaps: list[tuple[str, str, int]] = field(default_factory=list)  # children overlapping: (a, b, ns)
+    replay: Replay | None = None  # a graph launch: what it replayed
+    replayed_by: tuple[int, str] | None = None  # a replayed device activity: (event, name) of its graph launch
+    copied: bool = False  # a copy of the capture's stack: credited the replayed kernels, did no CPU work
 
 
 def brief(a: Analysis, i: int, origin: int) -> Details:
@@ -89,7 +93,22 @@ def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20, frames: An
         d.stack = python_stack(frames, int(a.links.launcher[i]) if cat in [int(c) for c in GPU_CATS] else i)
     if d.self_ns is not None and d.self_ns < 0:
         d.overlaps = child_overlaps(a, i)
+    _graph_facts(a, d)
     return d
+
+
+def _graph_facts(a: Analysis, d: Details) -> None:
+    """A graph launch's replay, a replayed activity's graph launch, a capture copy's mark."""
+    i = d.index
+    launch = is_graph_launch(a.trace, i)
+    if not launch and int(a.trace.x.cat[i]) not in [int(c) for c in GPU_CATS]:
+        d.copied = is_copy(a.trace, i)
+        return
+    owner = a.graph_owner if hasattr(type(a), "graph_owner") else graph_owner(a.trace)
+    if launch:
+        d.replay = replay_of(a.trace, owner, i)
+    elif owner[i] >= 0:
+        d.replayed_by = (int(owner[i]), a.trace.name_of(int(owner[i])))
 
 
 def python_stack(a: Analysis, i: int, limit: int = 16) -> list[str]:

@@ -1,26 +1,28 @@
 """Explain rules: what the patterns a beginner sees in a trace mean (the series' lessons).
 
-Each rule is an id plus a finder that returns findings (a title, a note and the events they
-apply to). explain() runs them all; notes_by_event() indexes the notes for the details panel.
-Finders take the structure (Analysis) and the summary, so this module needs nothing above it.
+Each rule is an id plus a finder that returns findings: data (a title, its figures as numbers with
+units, the templates its note is made of, the events it marks), never prose; tui/tables/explain.py
+writes the note at render time. explain() runs them all; NoteIndex finds an event's findings for the
+details panel. Finders take the structure (Analysis) and the summary, so this module needs nothing above it.
+The shapes (Finding, Quantity, Rule) live in findings.py, so rules in other modules share them.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..nesting import subtree_reduce
-from ..steps import cold_first, step_events
+from ..steps import STEP_NAME, cold_first, step_events, typical
+from .explain_graphs import GRAPH_RULES
+from .findings import Figure, Finding, Quantity, Rule, us
 from .kernel_roles import role
 from .readings import launches_cost_more
-from .summary import Summary, took
+from .summary import Summary
 
 METADATA_OPS = {
     "aten::t",
@@ -53,26 +55,6 @@ SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
 
 
-@dataclass
-class Finding:
-    """A rule that fired: its note, and the events it applies to (maybe none: trace-wide)."""
-
-    rule: str
-    title: str
-    note: str
-    events: list[int] = field(default_factory=list)
-
-    @property
-    def count(self) -> int:
-        return len(self.events)
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    find: Callable[[Analysis, Summary], list[Finding]]
-
-
 def _names(a: Analysis, pattern: re.Pattern) -> np.ndarray:
     hit = np.array([bool(pattern.search(n)) for n in a.trace.names] or [False])
     return np.flatnonzero(hit[a.trace.x.name])
@@ -86,29 +68,29 @@ def _has_gpu(a: Analysis) -> bool:
 
 
 def final_sync(a: Analysis, s: Summary) -> list[Finding]:
+    last = _final_flush(a)
+    if last is None:
+        return []
+    figures: dict[str, Figure] = {"call": a.trace.name_of(last), "dur": us(a.trace.x.dur[last] / 1000)}
+    return [Finding("final-sync", "Final device synchronize", figures, [last])]
+
+
+def _final_flush(a: Analysis) -> int | None:
+    """The last device synchronize, when it ends the window: the profiler flushing (None: no such call)."""
     syncs = _names(a, SYNC)
     if not len(syncs):
-        return []
+        return None
     last = int(syncs[np.argmax(a.end[syncs])])
     host = np.isin(a.trace.x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME), int(Cat.USER_ANNOTATION)])
     window_end = int(a.end[host].max())
     if window_end - int(a.end[last]) > max(0.01 * (window_end - int(a.trace.x.ts[host].min())), 50_000):
-        return []
-    dur = a.trace.x.dur[last] / 1000
-    note = (
-        f"The final {a.trace.name_of(last)} ({dur:,.1f} us) is the profiler flushing at the end of the window: it waits "
-        "for every queued kernel to finish so the GPU timeline is complete. It is not a cost of your code."
-    )
-    return [Finding("final-sync", "Final device synchronize", note, [last])]
+        return None
+    return last
 
 
 def activity_buffer(a: Analysis, s: Summary) -> list[Finding]:
     hits = _names(a, re.compile(r"^Activity Buffer Request$"))
-    note = (
-        "Activity Buffer Request is profiler overhead: CUPTI allocating a buffer for GPU activity records. "
-        "Ignore it when reading the GPU lane."
-    )
-    return [Finding("activity-buffer", "Profiler buffer request", note, hits.tolist())] if len(hits) else []
+    return [Finding("activity-buffer", "Profiler buffer request", {}, hits.tolist())] if len(hits) else []
 
 
 def occupancy_query(a: Analysis, s: Summary) -> list[Finding]:
@@ -120,12 +102,8 @@ def occupancy_query(a: Analysis, s: Summary) -> list[Finding]:
             kernels.append(nxt)
     if not hits:
         return []
-    example = a.trace.name_of(kernels[0])[:80]
-    note = (
-        "An occupancy query right before a launch is a cuBLAS/cuDNN heuristic asking how many blocks fit on an SM: "
-        f"the kernel that follows is GEMM- or convolution-style (here: {example})."
-    )
-    return [Finding("occupancy-query", "Occupancy query before a GEMM/conv launch", note, hits)]
+    figures: dict[str, Figure] = {"kernel": a.trace.name_of(kernels[0])}
+    return [Finding("occupancy-query", "Occupancy query before a GEMM/conv launch", figures, hits)]
 
 
 def _next_launch(a: Analysis, q: int) -> int | None:
@@ -145,13 +123,7 @@ def metadata_ops(a: Analysis, s: Summary) -> list[Finding]:
     ids = [k for k, n in enumerate(a.trace.names) if n in METADATA_OPS]
     cand = np.flatnonzero(np.isin(a.trace.x.name, ids) & (a.trace.x.cat == int(Cat.CPU_OP)))
     quiet = cand[a.launches_below[cand] == 0].tolist()
-    if not quiet:
-        return []
-    note = (
-        "This op only changes tensor metadata (shape, strides, a view of the same memory): it launches no GPU "
-        "kernel, so it shows on the CPU lane with nothing below it on the GPU."
-    )
-    return [Finding("metadata-op", "Metadata-only ops launch no kernel", note, quiet)]
+    return [Finding("metadata-op", "Metadata-only ops launch no kernel", {}, quiet)] if quiet else []
 
 
 def bias_copy(a: Analysis, s: Summary) -> list[Finding]:
@@ -163,11 +135,7 @@ def bias_copy(a: Analysis, s: Summary) -> list[Finding]:
         launched = [int(k) for j in a.descendants(addmm, 64) for k in a.links.launched(j)]
         if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
             hits.append(g)
-    note = (
-        "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that follows "
-        "then adds the matrix product on top of it (beta = 1 in its epilogue)."
-    )
-    return [Finding("bias-copy", "Bias copy before addmm's GEMM", note, hits)] if hits else []
+    return [Finding("bias-copy", "Bias copy before addmm's GEMM", {}, hits)] if hits else []
 
 
 def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | None:
@@ -180,15 +148,18 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
 
 def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     steps = step_events(a.trace)
-    ratio = cold_first((a.trace.x.dur[steps] / 1000).tolist())
+    durations = (a.trace.x.dur[steps] / 1000).tolist()
+    ratio = cold_first(durations)
     if ratio is None:
         return []
-    note = (
-        f"{a.trace.name_of(int(steps[0]))} took {ratio:.1f}x a typical step: a cold start (first-call "
-        "allocations, CUDA context and library setup, autotuning, and the profiler's own first-step cost). Warm up "
-        "before profiling (tracetui profile --warmup) or skip more steps in the profiler schedule."
-    )
-    return [Finding("cold-start", "Cold first step", note, [int(steps[0])])]
+    figures: dict[str, Figure] = {
+        "step": a.trace.name_of(int(steps[0])),
+        "ratio": Quantity(ratio, "x"),
+        "dur": us(durations[0]),
+        "typical": us(typical(durations[1:])),
+    }
+    parts = ["cold-start-cpu" if s.cpu_only else "cold-start"]
+    return [Finding("cold-start", "Cold first step", figures, [int(steps[0])], parts)]
 
 
 GAP_MIN_NS = 10_000  # a gap between kernels worth counting as evidence
@@ -208,28 +179,22 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     gaps = x.ts[work[1:]] - ends[:-1]
     big = np.flatnonzero(gaps > GAP_MIN_NS)
     longest = big[np.argsort(-gaps[big], kind="stable")][:GAPS_MARKED]
-    evidence = (
-        f"Evidence: {len(big):,} gaps of more than {GAP_MIN_NS / 1000:.0f} us between kernels add up to "
-        f"{gaps[big].sum() / 1000:,.1f} us; the longest is {gaps[longest[0]] / 1000:,.1f} us (the kernels after the "
-        f"{len(longest)} longest gaps are marked). "
-        if len(big)
-        else "No single gap stands out: the GPU idles in many short gaps between kernels. "
-    )
-    if launches_cost_more(s):
-        cause = (
-            f"Kernels average {s.avg_kernel_us:,.1f} us but the median launch call takes {s.median_launch_us:,.1f} us "
-            "of CPU time: the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
-            "graphs."
-        )
-    else:
-        ran = ", ".join(f"{name} ({us:,.1f} us)" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
-        cause = (
-            f"Launches are not the cost (median {s.median_launch_us:,.1f} us); while no GPU worked, the CPU ran {ran}. "
-            "Speed that work up, move it off the critical path, or overlap it with GPU work."
-        )
-    note = f"The GPU is idle {1 - s.gpu_utilization:.0%} of the window. " + evidence + cause
-    title = "GPU idle between kernels while the CPU " + ("launches" if launches_cost_more(s) else "works")
-    return [Finding("overhead-gaps", title, note, [int(work[1 + k]) for k in longest.tolist()])]
+    figures: dict[str, Figure] = {
+        "idle": Quantity(1 - s.gpu_utilization, "fraction"),
+        "gaps": len(big),
+        "gap_min": us(GAP_MIN_NS / 1000),
+        "gaps_total": us(gaps[big].sum() / 1000),
+        "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
+        "marked": len(longest),
+        "avg_kernel": us(s.avg_kernel_us),
+        "median_launch": us(s.median_launch_us),
+        "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
+    }
+    launching = launches_cost_more(s)
+    cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
+    parts = ["overhead-idle", "overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
+    return [Finding("overhead-gaps", title, figures, [int(work[1 + k]) for k in longest.tolist()], parts)]
 
 
 COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)
@@ -237,35 +202,28 @@ COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)
 
 def slow_launch(a: Analysis, s: Summary) -> list[Finding]:
     """Launch calls far slower than the median: lazy module loading or a full queue (kernel launches), a
-    copy that waits for the GPU (memcpy from or to pageable memory)."""
-    out = []
-    copies = [o for o in s.launch_outliers if COPY_CALL.search(o.name)]
-    launches = [o for o in s.launch_outliers if not COPY_CALL.search(o.name)]
-    tail = "The summary's launch figures use the median and leave these out."
+    copy that waits for the GPU (memcpy from or to pageable memory); the waits inside steps are cpu-waits'."""
+    out, waits = [], {i for i, _ in step_waits(a)}  # the cpu-waits rule names these
+    outliers = [o for o in s.launch_outliers if o.event not in waits]
+    copies = [o for o in outliers if COPY_CALL.search(o.name)]
+    launches = [o for o in outliers if not COPY_CALL.search(o.name)]
     if launches:
-        note = (
-            f"{_slowest(launches, s)} A kernel launch this slow is lazy module loading on a kernel's first use (CUDA "
-            "loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or "
-            "a launch blocked behind a full launch queue. Warm up before profiling (tracetui profile --warmup), or "
-            f"set CUDA_MODULE_LOADING=EAGER to confirm: the cost moves to startup. {tail}"
-        )
-        out.append(Finding("slow-launch", "Launch calls far slower than the rest", note, [o.event for o in launches]))
+        title = "Launch calls far slower than the rest"
+        out.append(Finding("slow-launch", title, _slowest(launches, s), [o.event for o in launches], ["slow-kernel"]))
     if copies:
-        note = (
-            f"{_slowest(copies, s)} An async copy this slow is waiting: a copy to or from pageable (not pinned) host "
-            "memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, "
-            f"and .to(device, non_blocking=True)), or move the copy off the step's critical path. {tail}"
-        )
-        out.append(Finding("slow-launch", "Copies that wait for the GPU", note, [o.event for o in copies]))
+        title = "Copies that wait for the GPU"
+        out.append(Finding("slow-launch", title, _slowest(copies, s), [o.event for o in copies], ["slow-copy"]))
     return out
 
 
-def _slowest(outliers: list, s: Summary) -> str:
+def _slowest(outliers: list, s: Summary) -> dict[str, Figure]:
     worst = outliers[0]
-    return (
-        f"{len(outliers)} call(s) took far longer than the median launch call ({s.median_launch_us:,.1f} us); the "
-        f"slowest, {worst.name}, took {took(worst.dur_us)}."
-    )
+    return {
+        "calls": len(outliers),
+        "median_launch": us(s.median_launch_us),
+        "slowest": worst.name,
+        "slowest_dur": us(worst.dur_us),
+    }
 
 
 def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
@@ -278,11 +236,7 @@ def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
         if not name.startswith("ProfilerStep#"):
             gaps.setdefault(name, []).append((i, int(first_op[i] - x.ts[i])))
     hits = [i for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])]
-    note = (
-        "The gap between this annotation's start and its first aten op is one-time setup (first-call Python and "
-        "framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it."
-    )
-    return [Finding("setup-gap", "Setup before the first op", note, hits)] if hits else []
+    return [Finding("setup-gap", "Setup before the first op", {}, hits)] if hits else []
 
 
 def _is_setup(a: Analysis, i: int, gap: int, others: list[int]) -> bool:
@@ -291,64 +245,40 @@ def _is_setup(a: Analysis, i: int, gap: int, others: list[int]) -> bool:
     return not others or gap >= SETUP_VS_OTHERS * statistics.median(others)
 
 
-COMPILE_NOTES = {
-    "Torch-Compiled Region": "the whole call into a torch.compile'd function, guards and all",
-    "TorchDynamo Cache Lookup": "Dynamo checking its guards to pick the compiled graph for these inputs",
-    "## Call CompiledFxGraph": "the Inductor-compiled graph running (its kernels are below it)",
-    "Pregraph bytecode": "Python bytecode Dynamo runs before the compiled graph",
-    "AOTDispatcher Runtime Wrapper Prologue": "AOTAutograd's wrapper preparing inputs for the compiled graph",
-}
+# The torch.compile runtime's own rows (tui/tables/explain.py says what each one is).
+COMPILE_REGIONS = [
+    "Torch-Compiled Region",
+    "TorchDynamo Cache Lookup",
+    "## Call CompiledFxGraph",
+    "Pregraph bytecode",
+    "AOTDispatcher Runtime Wrapper Prologue",
+]
 
 
 def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
     out = []
-    for prefix, what in COMPILE_NOTES.items():
+    for prefix in COMPILE_REGIONS:
         hits = _names(a, re.compile("^" + re.escape(prefix)))
         if len(hits):
-            note = f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
-            out.append(Finding("compile-runtime", f"torch.compile: {prefix}", note, hits.tolist()))
+            figures: dict[str, Figure] = {"region": prefix}
+            parts = ["compile-runtime/" + prefix]
+            out.append(Finding("compile-runtime", f"torch.compile: {prefix}", figures, hits.tolist(), parts))
     return out
 
 
-# (rule id, the roles it is about, an extra name pattern or None, the note). Roles come from kernel_roles.py,
-# which recognises Triton kernels first: a hand-written Triton kernel named *_flashinfer_* is not attention.
+# (rule id, the roles it is about, an extra name pattern or None); tui/tables/explain.py has each one's note.
+# Roles come from kernel_roles.py, which recognises Triton kernels first: a hand-written Triton kernel named
+# *_flashinfer_* is not attention.
 KERNEL_HINTS = [
-    (
-        "kernel-fp32-gemm",
-        ("GEMM",),
-        re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE),
-        "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda.matmul."
-        "allow_tf32 = True), would use them.",
-    ),
+    ("kernel-fp32-gemm", ("GEMM",), re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE)),
     (
         "kernel-tensor-core",
         ("GEMM", "convolution"),
         re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_|_MI\d+x\d+", re.IGNORECASE),
-        "Tensor-core (matrix-core) kernel (s16816/tensorop/xmma/wgmma/nvjet, MI.. on AMD): the fast path for matrix "
-        "multiplies.",
     ),
-    (
-        "kernel-triton",
-        ("triton pointwise", "triton reduction", "triton template (GEMM/conv)", "triton"),
-        None,
-        "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ (reduction, "
-        "persistent reduction) and triton_tem_ (a GEMM or conv template), then the ops fused into it; other names "
-        "are hand-written Triton kernels (vLLM, FlashInfer, your own).",
-    ),
-    (
-        "kernel-attention",
-        ("attention",),
-        None,
-        "Fused attention kernel (FlashAttention 2/3, FlashInfer prefill/decode, memory-efficient, cuDNN SDPA or CK "
-        "FMHA): softmax(QK^T)V in one kernel.",
-    ),
-    (
-        "kernel-nccl",
-        ("collective",),
-        None,
-        "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time here is "
-        "communication, or waiting for a slower rank.",
-    ),
+    ("kernel-triton", ("triton pointwise", "triton reduction", "triton template (GEMM/conv)", "triton"), None),
+    ("kernel-attention", ("attention",), None),
+    ("kernel-nccl", ("collective",), None),
 ]
 
 
@@ -357,12 +287,103 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     used = np.unique(a.trace.x.name[gpu])
     roles = {int(n): role(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
-    for rule_id, wanted, pattern, note in KERNEL_HINTS:
+    for rule_id, wanted, pattern in KERNEL_HINTS:
         hit = [n for n, r in roles.items() if r in wanted and (pattern is None or pattern.search(a.trace.names[n]))]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
-            out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), note, events.tolist()))
+            out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), {}, events.tolist()))
     return out
+
+
+WAIT_CALL = re.compile(r"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^cu(Ctx|Stream|Event)Synchronize$")
+COPY_TO_HOST = re.compile(r"^(cuda|hip)Memcpy|^cuMemcpy", re.IGNORECASE)
+WAIT_MIN_NS = 10_000  # a wait shorter than this is the call's own cost, not a wait worth naming
+WAIT_SHARE = 0.01  # the waits inside a step are named when they add up to this share of it
+
+
+def cpu_waits(a: Analysis, s: Summary) -> list[Finding]:
+    """The CPU waits for the GPU inside a step: a synchronize, an event wait, or a copy to the host that returns
+    only after the device copy ended (the profiler's final flush left out)."""
+    found = step_waits(a)
+    if not found:
+        return []
+    x = a.trace.x
+    worst, step = found[0]
+    op, inner, frame = _caller(a, worst, step)
+    waits = [i for i, _ in found]
+    figures: dict[str, Figure] = {
+        "call": a.trace.name_of(worst),
+        "dur": us(x.dur[worst] / 1000),
+        "step": a.trace.name_of(step),
+        "share": Quantity(float(x.dur[worst] / max(int(x.dur[step]), 1)), "fraction"),
+        "op": op,
+        "inner": inner,
+        "frame": frame,
+        "waits": len(waits),
+        "total": us(x.dur[waits].sum() / 1000),
+        "longest": [us(x.dur[i] / 1000, _caller(a, i, st)[0] or a.trace.name_of(i)) for i, st in found[:3]],
+    }
+    where = "cpu-wait-op-inner" if inner != op else "cpu-wait-op" if op else "cpu-wait-frame" if frame else ""
+    parts = ["cpu-wait", where, "cpu-wait-more" if len(waits) > 1 else "", "cpu-wait-advice"]
+    title = "The CPU waits for the GPU inside a step"
+    return [Finding("cpu-waits", title, figures, waits, [p for p in parts if p])]
+
+
+def step_waits(a: Analysis) -> list[tuple[int, int]]:
+    """(wait, its step), the longest first: the blocking calls inside the steps whose waits add up to at least
+    WAIT_SHARE of the step."""
+    x = a.trace.x
+    pairs = [(i, st) for i in _blocking_calls(a) if (st := _step_of(a, i)) is not None]
+    total: dict[int, int] = {}
+    for i, st in pairs:
+        total[st] = total.get(st, 0) + int(x.dur[i])
+    kept = [(i, st) for i, st in pairs if total[st] >= WAIT_SHARE * int(x.dur[st])]
+    return sorted(kept, key=lambda p: (-int(x.dur[p[0]]), int(x.ts[p[0]])))
+
+
+def _blocking_calls(a: Analysis) -> list[int]:
+    """Runtime calls that made the CPU wait at least WAIT_MIN_NS for the device, but the final flush."""
+    x = a.trace.x
+    flush = _final_flush(a)
+    long = np.flatnonzero((x.cat == int(Cat.RUNTIME)) & (x.dur >= WAIT_MIN_NS))
+    out = []
+    for i in long.tolist():
+        name = a.trace.name_of(i)
+        if i != flush and (WAIT_CALL.search(name) or (COPY_TO_HOST.search(name) and _waited_for_copy(a, i))):
+            out.append(i)
+    return out
+
+
+def _waited_for_copy(a: Analysis, call: int) -> bool:
+    """A copy call that returned only after its device-to-host copy ended: the CPU waited for the copy."""
+    x = a.trace.x
+    copies = [int(g) for g in a.links.launched(call) if "DtoH" in a.trace.name_of(int(g))]
+    return any(a.end[call] >= a.end[g] for g in copies)
+
+
+def _step_of(a: Analysis, i: int) -> int | None:
+    """The ProfilerStep#N the event runs inside (None: outside every step)."""
+    p = int(a.nesting.parent[i])
+    while p >= 0:
+        if a.trace.x.cat[p] == int(Cat.USER_ANNOTATION) and STEP_NAME.match(a.trace.name_of(p)):
+            return p
+        p = int(a.nesting.parent[p])
+    return None
+
+
+def _caller(a: Analysis, i: int, step: int) -> tuple[str, str, str]:
+    """What called the wait inside the step: the outermost and innermost CPU ops above it, and the nearest
+    Python frame (not a built-in) above it ("" where there is none)."""
+    ops, frame = [], ""
+    p = int(a.nesting.parent[i])
+    while p >= 0 and p != step:
+        cat, name = int(a.trace.x.cat[p]), a.trace.name_of(p)
+        if cat == int(Cat.CPU_OP):
+            ops.append(name)
+        elif cat == int(Cat.PYTHON) and not frame and not name.startswith("<built-in"):
+            frame = name
+        p = int(a.nesting.parent[p])
+    return (ops[-1], ops[0], frame) if ops else ("", "", frame)
 
 
 RULES = [
@@ -374,9 +395,11 @@ RULES = [
     Rule("cold-start", cold_start),
     Rule("overhead-gaps", overhead_gaps),
     Rule("slow-launch", slow_launch),
+    Rule("cpu-waits", cpu_waits),
     Rule("setup-gap", setup_gap),
     Rule("compile-runtime", compile_runtime),
     Rule("kernel-names", kernel_hints),
+    *GRAPH_RULES,
 ]
 
 
@@ -386,15 +409,16 @@ def explain(a: Analysis, summary: Summary) -> list[Finding]:
 
 
 class NoteIndex:
-    """The explain notes of any one event, found by binary search (no dict of every event noted)."""
+    """The findings that mark any one event, found by binary search (no dict of every event noted)."""
 
     def __init__(self, findings: list[Finding]) -> None:
-        self.entries = [(np.unique(np.asarray(f.events, np.int64)), f.note) for f in findings if f.events]
+        self.entries = [(np.unique(np.asarray(f.events, np.int64)), f) for f in findings if f.events]
 
-    def notes(self, event: int) -> list[str]:
+    def notes(self, event: int) -> list[Finding]:
+        """The findings that mark this event (tui/tables/explain.note() writes each one's note)."""
         out = []
-        for events, note in self.entries:
+        for events, finding in self.entries:
             k = int(np.searchsorted(events, event))
             if k < len(events) and events[k] == event:
-                out.append(note)
+                out.append(finding)
         return out

@@ -10,6 +10,8 @@ spans it; a sample outside every op belongs to "(no op)".
 
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,9 +19,12 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import Cat
 from ..steps import STEP_NAME
+from .code import frame_kind
 from .details import python_stack
 
 MEMORY = "[memory]"
+_LINE = re.compile(r"^(?:.*/(?:site|dist)-packages/)?(?P<top>[^/<(]+?)(?:\.py)?[/(].*\(\d+\): ")
+NOT_CODE = frozenset({"torch", "multiprocessing", "threading", "runpy"})
 NO_OP = "(no op)"
 TOP = 10
 # torch's DeviceType numbers, as the profiler writes them (ROCm writes its GPUs as cuda).
@@ -28,12 +33,19 @@ DEVICE_TYPES = {0: "cpu", 1: "cuda", 6: "hip", 9: "xla", 12: "xpu", 13: "mps", 1
 
 @dataclass
 class MemOp:
-    """An op's allocations (or what it left allocated): bytes, how many, and the user code above one of them."""
+    """An op's allocations (or what it left allocated) from one place: bytes, how many, and where.
+
+    module and line are the innermost nn.Module and source line above each of these allocations ("" without
+    Python frames): the same op from two kinds of layer, or two lines, is two rows. module names the one
+    instance (`Linear_3`) or the class and how many instances (`Linear ×4`).
+    """
 
     op: str
     bytes: int
     count: int
-    stack: list[str] = field(default_factory=list)
+    stack: list[str] = field(default_factory=list)  # your frames above the first of them, outermost first
+    module: str = ""
+    line: str = ""
 
 
 @dataclass
@@ -196,10 +208,15 @@ def _unfreed(addr: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
 
 
 def _by_op(a: Analysis, names: np.ndarray, ops: np.ndarray, mask: np.ndarray, nbytes: np.ndarray) -> list[MemOp]:
-    """Bytes and count per op name over the masked samples, the largest first, with one example's stack."""
+    """Bytes and count per (op, innermost module, innermost line of your code), the largest first."""
     if not mask.any():
         return []
-    keys, inverse = np.unique(names[mask], return_inverse=True)
+    module, line = innermost_sites(a, ops[mask])
+    kind = _module_kinds(a)
+    name = a.trace.x.name
+    site = np.stack([names[mask].astype(np.int64), np.where(module >= 0, kind[_ids(name, module)], -1), _ids(name, line)], 1)
+    keys, inverse = np.unique(site, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
     total = np.bincount(inverse, nbytes[mask].astype(np.float64))
     count = np.bincount(inverse)
     first = np.full(len(keys), -1, np.int64)
@@ -207,13 +224,76 @@ def _by_op(a: Analysis, names: np.ndarray, ops: np.ndarray, mask: np.ndarray, nb
     best = np.argsort(-total, kind="stable")[:TOP]
     return [
         MemOp(
-            a.trace.names[int(keys[g])] if keys[g] >= 0 else NO_OP,
+            a.trace.names[int(keys[g, 0])] if keys[g, 0] >= 0 else NO_OP,
             int(total[g]),
             int(count[g]),
             python_stack(a, int(first[g])) if first[g] >= 0 else [],
+            _module_label(a, module[inverse == g]),
+            a.trace.names[int(keys[g, 2])] if keys[g, 2] >= 0 else "",
         )
         for g in best.tolist()
     ]
+
+
+def _ids(name: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """The name id of each event (-1 stays -1)."""
+    return np.where(events >= 0, name[np.maximum(events, 0)], -1).astype(np.int64)
+
+
+_INSTANCE = re.compile(r"_\d+$")
+
+
+def _module_kinds(a: Analysis) -> np.ndarray:
+    """Per name id, an id of its nn.Module class (`nn.Module: Linear_3` and `_4` alike): rows group by class."""
+    classes: dict[str, int] = {}
+    ids = [classes.setdefault(_INSTANCE.sub("", n), len(classes)) for n in a.trace.names]
+    return np.array(ids + [-1], np.int64)
+
+
+def _module_label(a: Analysis, frames: np.ndarray) -> str:
+    """The module of a row's allocations: its one instance (`Linear_3`), or its class and how many (`Linear ×26`)."""
+    names = sorted({a.trace.name_of(int(f)).removeprefix("nn.Module: ") for f in frames if f >= 0})
+    if len(names) <= 1:
+        return names[0] if names else ""
+    return f"{_INSTANCE.sub('', names[0])} ×{len(names)}"
+
+
+def innermost_sites(a: Analysis, events: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per event: the nearest nn.Module frame and the nearest frame of your code above it (-1: none).
+
+    Up the nesting one vectorized step per level, as _enclosing_ops.
+    """
+    x, parent = a.trace.x, a.nesting.parent
+    kinds = np.array([_site_kind(n) for n in a.trace.names] + [0], np.int8)
+    python = x.cat == int(Cat.PYTHON)
+    module = np.full(len(events), -1, np.int64)
+    line = np.full(len(events), -1, np.int64)
+    up = np.where(events >= 0, parent[np.maximum(events, 0)], -1).astype(np.int64)
+    while True:
+        live = up >= 0
+        if not live.any():
+            break
+        j = np.maximum(up, 0)
+        kind = np.where(live & python[j], kinds[x.name[j]], 0)
+        module = np.where((module < 0) & (kind == 1), up, module)
+        line = np.where((line < 0) & (kind == 2), up, line)
+        up = np.where(live & ((module < 0) | (line < 0)), parent[j], -1)
+    return module, line
+
+
+def _site_kind(name: str) -> int:
+    """1: an nn.Module frame, 2: a source line that is not torch's or the standard library's, 0: anything else.
+
+    A model library's line (transformers/models/bert/modeling_bert.py(123): forward) says which layer
+    called, where the innermost line of your own code is often only the training loop.
+    """
+    kind = frame_kind(name)
+    if kind == "module":
+        return 1
+    m = _LINE.match(name)
+    if kind == "user" or (m and m["top"] not in sys.stdlib_module_names and m["top"] not in NOT_CODE):
+        return 2
+    return 0
 
 
 @dataclass

@@ -12,12 +12,9 @@ def _us(v: float) -> str:
 
 def verdict_reading(s: Summary) -> str:
     if s.cpu_only:
-        return {
-            "overhead-bound": "CPU only. Each op does little work, so fixed per-op costs (Python, dispatch) dominate. "
-            "Bigger tensors per call, fewer small ops, or torch.compile would help.",
-            "compute-bound": "CPU only. The aten ops themselves take most of the time: the math is the cost.",
-            "mixed": "CPU only. Time is split between the ops' own work and the code around them.",
-        }.get(s.verdict, "CPU only: no aten ops to judge.")
+        return cpu_reading(s)
+    if s.device_records_missing:
+        return missing_reading(s)
     return {
         "overhead-bound": overhead_reading(s),
         "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
@@ -25,6 +22,38 @@ def verdict_reading(s: Summary) -> str:
         "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
         "the GPU lanes and at what the CPU does during them.",
     }[s.verdict]
+
+
+def cpu_reading(s: Summary) -> str:
+    """CPU only: where the CPU time goes, inside the ops (the top ones named) or between them."""
+    head = "CPU only: no GPU activity in this trace. "
+    if s.verdict == "cpu-only":
+        return head + "It has no ops to judge."
+    share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
+    top = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_top_self)
+    if s.verdict == "cpu-in-ops":
+        return head + (
+            f"Ops run {share:.0%} of the window, so their own work is the cost; the most self time: {top}. Make those "
+            "ops cheaper (fewer or smaller calls, a better algorithm, torch.compile to fuse them)."
+        )
+    return head + (
+        f"Ops run only {share:.0%} of the window: most of the time is between them (Python, data loading, framework "
+        f"code the profiler does not record as ops). The most self time inside ops: {top}. Profile with "
+        "--with-stack to see the Python code between them."
+    )
+
+
+def missing_reading(s: Summary) -> str:
+    """A CUDA run whose device records were lost: what that looks like, the likely causes and the fixes."""
+    flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
+    return (
+        f"Device records missing: the trace made {s.launches:,} launch calls{flows}, but recorded no device activity "
+        "(no kernel, memcpy or memset), so GPU time cannot be judged. This is not a CPU-only run. Likely causes: the "
+        "profiler ran without ProfilerActivity.CUDA on the device side, CUPTI failed to start (another profiler such "
+        "as Nsight or DCGM holds it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or "
+        "the run stopped before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, "
+        "ProfilerActivity.CUDA], look for CUPTI errors in the run's log, and let the profiler stop normally."
+    )
 
 
 def launches_cost_more(s: Summary) -> bool:
@@ -49,7 +78,7 @@ def overhead_reading(s: Summary) -> str:
 
 
 def launch_reading(s: Summary) -> str | None:
-    if s.cpu_only or not s.launches:
+    if s.cpu_only or s.device_records_missing or not s.launches:
         return None
     spent = f"The CPU spent {_us(s.cpu_launch_typical_us)} in {s.launches - len(s.launch_outliers):,} launch calls"
     outliers = launch_outliers_reading(s)
@@ -94,7 +123,7 @@ def fact_readings(s: Summary) -> dict[str, str]:
         "wall_us": "from the first to the last event the profiler recorded (the active steps)",
         "cpu_self_total_us": "CPU time summed over all ops, each counted once (what the ops table's Self CPU adds up to)",
     }
-    if s.cpu_only:
+    if s.cpu_only or s.device_records_missing:
         return out
     per_launch = s.gpu_busy_us / s.launches if s.launches else 0.0
     median = f"the median launch takes {_us(s.median_launch_us)} of CPU; " if s.launches else ""

@@ -6,43 +6,47 @@ structure (Analysis) and what they need from each other as arguments, so none im
 
 from __future__ import annotations
 
-from ..analysis import Analysis, derived, stored
+import numpy as np
+
+from ..analysis import Analysis, computed, derived, stored
 from ..load.args import event_args
 from ..store import Blob
 from .code import CodeTable, code_table, python_levels
 from .details import footprint
 from .explain import Finding, NoteIndex, explain
+from .graphs import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
 from .ops import OpsTable, OpTimes, op_times, ops_table
 from .ranks import Alignment, Job, RankRow, job, rank_row
+from .roofline import Roofline, roofline
 from .summary import Summary, summarize
 
 
 class Results(Analysis):
     """The structure plus the tables, summary and findings (pure data, no formatting)."""
 
-    @derived
+    @computed("aggregate")
     def op_times(self) -> OpTimes:
         return op_times(self.trace, self.links.launcher, self.nesting)
 
-    @stored(Blob(OpsTable))
+    @stored(Blob(OpsTable), phase="aggregate")
     def ops(self) -> OpsTable:
         return ops_table(self.trace, self.op_times)
 
-    @stored(Blob(OpsTable))
+    @stored(Blob(OpsTable), phase="aggregate")
     def ops_by_shape(self) -> OpsTable:
         return ops_table(self.trace, self.op_times, group_by_shape=True)
 
-    @stored(Blob(list[KernelRow]))
+    @stored(Blob(list[KernelRow]), phase="aggregate")
     def kernels(self) -> list[KernelRow]:
         return kernel_rows(self.trace, self.links)
 
-    @stored(Blob(Summary))
+    @stored(Blob(Summary), phase="aggregate")
     def summary(self) -> Summary:
         return summarize(self.trace, self.ops, self.nesting.parent, self.links.launcher)
 
-    @stored(Blob(list[Finding]))
+    @stored(Blob(list[Finding]), phase="aggregate")
     def findings(self) -> list[Finding]:
         """What the explain rules say about this trace (see explain.py)."""
         return explain(self, self.summary)
@@ -57,39 +61,39 @@ class Results(Analysis):
         """How many Python frames deep the stacks go (0: no frames): deep stacks are hidden by default."""
         return python_levels(self.trace)
 
-    @stored(Blob(CodeTable))
+    @stored(Blob(CodeTable), phase="aggregate")
     def code(self) -> CodeTable:
         """Time per source frame, library frames folded into the nearest frame shown above them."""
         return code_table(self, fold=True)
 
-    @stored(Blob(CodeTable))
+    @stored(Blob(CodeTable), phase="aggregate")
     def code_all(self) -> CodeTable:
         """Time per source frame, every frame its own row."""
         return code_table(self, fold=False)
 
-    @stored(Blob(dict[int, dict[str, str]]))
+    @stored(Blob(dict[int, dict[str, str]]), phase="aggregate")
     def kernel_footprints(self) -> dict[int, dict[str, str]]:
         """The footprint args (grid, block, registers, ...) of each kernel row's example event."""
         return {r.example: footprint(event_args(self.trace, r.example)) for r in self.kernels}
 
-    @derived
+    @computed("aggregate")
     def notes(self) -> NoteIndex:
         """The explain notes of each event, for the details panel."""
         return NoteIndex(self.findings)
 
-    @stored(Blob(RankRow))
+    @stored(Blob(RankRow), phase="aggregate")
     def rank_row(self) -> RankRow:
         """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py)."""
         return rank_row(self)
 
-    @derived
+    @computed("aggregate")
     def rank_rows(self) -> list[RankRow]:
         """A folder opened as one trace: the row of each rank, stragglers marked (one row for a single file)."""
         if not self.trace.job:
             return [self.rank_row]
         return [rank_row(self, int(info["rank"]), str(info.get("file", ""))) for info in self.trace.ranks]
 
-    @derived
+    @computed("aggregate")
     def job(self) -> Job | None:
         """A folder of ranks: what they say together (stragglers marked in rank_rows); None for one file."""
         if not self.trace.job:
@@ -99,12 +103,27 @@ class Results(Analysis):
         found.alignment = Alignment(str(self.trace.job["alignment"]), shifts)  # the events were moved on load
         return found
 
-    @stored(Blob(list[DeviceMemory]))
+    @stored(Blob(list[DeviceMemory]), phase="aggregate")
     def memory(self) -> list[DeviceMemory]:
         """Per device: the peak of allocated bytes and its op, the top allocating ops, candidate leaks."""
         return memory_report(self, self.memory_curves)
 
-    @derived
+    @computed("link")
+    def graph_owner(self) -> np.ndarray:
+        """Per event: the graph launch whose correlation id it shares (-1: none), for device activities (graphs.py)."""
+        return graph_owner(self.trace)
+
+    @computed("link")
+    def graph_replays(self) -> list[tuple[int, int, int, int]]:
+        """Per graph launch and device lane: (launch, track, first start, last end) of its replay, for the timeline."""
+        return replay_extents(self.trace, self.graph_owner)
+
+    @computed("link")
     def memory_curves(self) -> list[Curve]:
         """Per device: allocated and reserved bytes after each [memory] sample, for the timeline's lanes."""
         return curves(self)
+
+    @stored(Blob(Roofline), phase="aggregate")
+    def roofline(self) -> Roofline:
+        """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline.py)."""
+        return roofline(self)

@@ -9,14 +9,14 @@ from typing import Literal
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
-from ..steps import Step, steps
+from ..steps import STEP_NAME, Step, steps
 from ..trace import Trace
+from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_stats, name_mask, synthetic_mask
 from .ops import OpsTable
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
-CPU_SHORT_OP_US = 20.0
 # A launch call is an outlier when it takes this many times the median launch, and at least OUTLIER_MIN_US:
 # lazy module loading on a kernel's first use, or a launch blocked behind a full queue.
 OUTLIER_FACTOR = 50.0
@@ -24,7 +24,13 @@ OUTLIER_MIN_US = 1000.0
 IDLE_TOP = 3  # CPU consumers named while the GPU waits
 
 
-Verdict = Literal["compute-bound", "overhead-bound", "mixed", "cpu-only", ""]
+# CPU only: cpu-in-ops (most of the window inside ops), cpu-between-ops (most of it between them), cpu-only (no ops).
+# device-records-missing: launch calls but no device records (CUPTI off or failed): not CPU only.
+Verdict = Literal[
+    "compute-bound", "overhead-bound", "mixed", "cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""
+]
+CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
+CPU_TOP = 3  # CPU only: the ops named by self time
 
 
 @dataclass
@@ -48,8 +54,9 @@ class Summary:
     cpu_self_total_us: float
     verdict: Verdict
     reason: str
-    cpu_only: bool
+    cpu_only: bool  # no device activity and no launch calls: a CPU-only run
     gpus: int
+    device_records_missing: bool  # launch calls (and ac2g flows) but no kernel, memcpy or memset record
     steps: list[Step] = field(default_factory=list)
     avg_kernel_us: float = 0.0
     avg_launch_us: float = 0.0
@@ -57,6 +64,18 @@ class Summary:
     launch_outliers: list[LaunchOutlier] = field(default_factory=list)  # the slowest first
     cpu_launch_typical_us: float = 0.0  # CPU time in launch calls, outliers left out
     cpu_while_idle: list[tuple[str, float]] = field(default_factory=list)  # (op, us) the CPU ran while no GPU worked
+    graphs: GraphStats = field(default_factory=GraphStats)  # CUDA/HIP graph launches and what they replayed
+    ac2g_flows: int = 0  # launch-to-device flow arrows (with device records missing: where the records should be)
+    cpu_in_ops_us: float = 0.0  # CPU only: time at least one op ran (overlaps counted once)
+    cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
+
+    @property
+    def graph_launches(self) -> int:
+        return self.graphs.launches
+
+    @property
+    def graph_kernels(self) -> int:
+        return self.graphs.kernels
 
 
 def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
@@ -93,16 +112,22 @@ def summarize(
         cpu_self_total_us=ops.self_cpu_total_us,
         verdict="",
         reason="",
-        cpu_only=not busy_mask.any(),
+        cpu_only=False,
         gpus=gpus,
+        device_records_missing=False,
         steps=steps(trace, t0),
         avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
         avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
     _launch_stats(trace, launch, s)
-    if not s.cpu_only:
+    _device_side(trace, busy_mask, s)
+    s.graphs = graph_stats(trace)
+    if busy_mask.any():
         s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
     s.verdict, s.reason = _cpu_verdict(trace, ops, s) if s.cpu_only else _gpu_verdict(s)
+    if s.device_records_missing:
+        s.verdict, s.reason = "device-records-missing", _missing_reason(s)
+    s.reason += graph_note(s.graphs)
     return s
 
 
@@ -133,6 +158,7 @@ def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
     dur = trace.x.dur[idx] / 1000.0
     s.median_launch_us = float(np.median(dur))
     out = dur >= max(OUTLIER_FACTOR * s.median_launch_us, OUTLIER_MIN_US)
+    out &= ~name_mask(trace, GRAPH_LAUNCH)[idx]  # a graph launch is one call for all it replays: never an outlier
     order = np.argsort(-dur[out], kind="stable")
     s.launch_outliers = [
         LaunchOutlier(trace.name_of(int(i)), float(d), int(i))
@@ -196,7 +222,7 @@ def launch_mask(trace: Trace, launcher: np.ndarray | None = None) -> np.ndarray:
     if launcher is not None:
         named = named.copy()
         named[launcher[launcher >= 0]] = True
-    return (trace.x.cat == int(Cat.RUNTIME)) & named
+    return (trace.x.cat == int(Cat.RUNTIME)) & named & ~synthetic_mask(trace)
 
 
 def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
@@ -212,21 +238,35 @@ def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
     return "mixed", numbers
 
 
+def _device_side(trace: Trace, busy_mask: np.ndarray, s: Summary) -> None:
+    """CPU only, or device records missing: no device activity, and no launch call (or some)."""
+    s.ac2g_flows = int((trace.flow.ac2g & trace.flow.start).sum())
+    no_device = not busy_mask.any()
+    s.device_records_missing = no_device and s.launches > 0
+    s.cpu_only = no_device and not s.device_records_missing
+
+
 def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[Verdict, str]:
-    """CPU only: judge by how much work each aten op does compared with fixed per-op cost."""
-    aten = [r for r in ops.rows if r.name.startswith("aten::") and not r.is_device]
-    calls = sum(r.count for r in aten)
-    if not calls:
-        return "cpu-only", "no aten ops in the trace"
-    leaf_self = sum(r.self_cpu_us for r in aten)
-    avg = leaf_self / calls
-    share = leaf_self / s.cpu_self_total_us if s.cpu_self_total_us else 0.0
-    numbers = f"CPU only; {calls:,} aten op calls averaging {avg:,.1f} us of own work; aten ops do {share:.0%} of the CPU time"
-    if avg < CPU_SHORT_OP_US or share < OVERHEAD_BOUND_UTIL:
-        return "overhead-bound", numbers
-    if share >= COMPUTE_BOUND_UTIL:
-        return "compute-bound", numbers
-    return "mixed", numbers
+    """CPU only: where the CPU time goes: inside ops and labelled regions (the top ones by self time), or between."""
+    x = trace.x
+    is_step = np.array([bool(STEP_NAME.match(n)) for n in trace.names] or [False])
+    labelled = (x.cat == int(Cat.USER_ANNOTATION)) & ~is_step[x.name]  # record_function regions: gloo:all_reduce
+    op = np.flatnonzero((x.cat == int(Cat.CPU_OP)) | labelled)
+    s.cpu_in_ops_us = union_length(x.ts[op], x.ts[op] + x.dur[op]) / 1000.0
+    shown = [r for r in ops.rows if not (r.is_device or r.is_python or r.name.startswith("ProfilerStep"))]
+    shown = [r for r in shown if r.self_cpu_us > 0]
+    s.cpu_top_self = [(r.name, r.self_cpu_us) for r in sorted(shown, key=lambda r: -r.self_cpu_us)[:CPU_TOP]]
+    if not len(op):
+        return "cpu-only", "CPU only; no ops in the trace"
+    share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
+    top = ", ".join(f"{name} {us:,.1f} us" for name, us in s.cpu_top_self)
+    numbers = f"CPU only; ops run {share:.0%} of the {s.wall_us:,.0f} us window; the most self CPU time: {top}"
+    return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
+
+
+def _missing_reason(s: Summary) -> str:
+    flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
+    return f"{s.launches:,} launch calls{flows}, but no kernel, memcpy or memset record: the device records are missing"
 
 
 def took(us: float) -> str:

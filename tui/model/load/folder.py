@@ -1,4 +1,9 @@
-"""A folder of per-rank traces as one Trace: one process group per rank, their clocks lined up.
+"""A folder of traces: a job of ranks (one Trace, a process group per rank, clocks lined up), or a set of captures.
+
+A folder is a set of captures, not a job, when its traces carry no rank identity (no distributedInfo
+rank, no rank-named files), or when its files are one worker's successive tensorboard_trace_handler
+captures (`host_1.<ns>.pt.trace.json`); tracetui's own traces/<workload>/ is one too. Several workers
+of one job (`host_1...`, `host_2...`, one file each) stay a job. Captures are listed newest first.
 
 Each file's rank comes from its distributedInfo, else its name (rank-N, rankN, workerN), else its
 place in the folder; ranks claimed twice are numbered in file order, and said so. The ranks' clocks
@@ -8,14 +13,134 @@ else the raw clocks are kept; the Trace's job says which, and how far each rank 
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+import re
+import zlib
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, Trace
 from .merge import merge
+
+TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
+RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)  # as the loader reads a file's rank
+HANDLER_NAME = re.compile(r"^(?P<worker>.+)\.(?P<stamp>\d{10,})\.pt\.trace\.json(?:\.gz)?$")
+_INFO = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*\})')
+_STEP = re.compile(rb'"name"\s*:\s*"ProfilerStep#(\d+)"')
+CONCURRENT_NS = 10 * 10**9  # the workers of one job write their k-th capture within seconds of each other
+HEAD_BYTES = 1 << 18  # the top-level keys before traceEvents lie within the first few KB of every known trace
+
+
+@dataclass(frozen=True)
+class FolderKind:
+    """What a folder of traces is: a job of ranks or a set of captures (files newest first), and why."""
+
+    kind: Literal["job", "captures"]
+    files: list[Path]
+    why: str
+
+    @property
+    def newest(self) -> Path:
+        return self.files[0]
+
+
+def trace_files(folder: Path) -> list[Path]:
+    """The folder's trace files in name order (hidden and temporary files left out)."""
+    return sorted(
+        f for f in folder.iterdir() if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and not f.name.startswith(".")
+    )
+
+
+def folder_kind(folder: Path) -> FolderKind:
+    """Is the folder a job of ranks or a set of captures? (Read from the names and the files' first bytes.)"""
+    files = trace_files(folder)
+    handler = [HANDLER_NAME.match(f.name) for f in files]
+    if files and all(handler):
+        workers: dict[str, list[Path]] = {}
+        for f, m in zip(files, handler, strict=True):
+            workers.setdefault(m.group("worker"), []).append(f)  # type: ignore[union-attr]
+        if len(workers) == 1:
+            return FolderKind(
+                "captures", newest_first(files), "one worker's successive tensorboard_trace_handler files"
+            )
+        if any(has_rank(f) for f in files) or concurrent(list(workers.values())):
+            return FolderKind("job", files, f"{len(workers)} workers of one job")
+        return FolderKind("captures", newest_first(files), f"{len(workers)} workers, one after another")
+    if any(RANK_IN_NAME.search(f.name) or has_rank(f) for f in files):
+        return FolderKind("job", files, "the files name their ranks")
+    return FolderKind("captures", newest_first(files), "no file names a rank (distributedInfo or its name)")
+
+
+def concurrent(workers: list[list[Path]]) -> bool:
+    """Did the workers capture side by side (a job)? Each one's k-th capture written within CONCURRENT_NS of
+    the others', over the same ProfilerStep range; workers run one after another (a script re-run) are not."""
+    if len({len(files) for files in workers}) != 1:
+        return False
+    ordered = [sorted(files, key=_stamp) for files in workers]
+    for same_k in zip(*ordered, strict=True):
+        stamps = [_stamp(f) for f in same_k]
+        if max(stamps) - min(stamps) > CONCURRENT_NS or len({step_range(f) for f in same_k}) > 1:
+            return False
+    return True
+
+
+def _stamp(f: Path) -> int:
+    """The handler's time stamp in ns (older torch wrote ms)."""
+    m = HANDLER_NAME.match(f.name)
+    value = int(m.group("stamp")) if m else 0
+    return value * 1_000_000 if value < 10**15 else value
+
+
+def step_range(path: Path) -> tuple[int, int] | None:
+    """The first and last ProfilerStep#N of a trace (read through; None: no steps, or unreadable)."""
+    steps = [int(n) for n in _STEP.findall(head(path, 0))]
+    return (min(steps), max(steps)) if steps else None
+
+
+def newest_first(files: list[Path]) -> list[Path]:
+    """Captures newest first: by the handler's time stamp in the name where every file has one, else by mtime."""
+    stamps = [HANDLER_NAME.match(f.name) for f in files]
+    if all(stamps):
+        return sorted(files, key=lambda f: (-int(HANDLER_NAME.match(f.name).group("stamp")), f.name))  # type: ignore[union-attr]
+    return sorted(files, key=lambda f: (-_mtime(f), f.name))
+
+
+def _mtime(f: Path) -> int:
+    try:
+        return f.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def has_rank(path: Path) -> bool:
+    """Does the trace's distributedInfo (before its events) give a rank?"""
+    m = _INFO.search(head(path))
+    if not m:
+        return False
+    try:
+        info = json.loads(m.group(1))
+    except ValueError:
+        return False
+    return isinstance(info, dict) and isinstance(info.get("rank"), int)
+
+
+def head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The first bytes of a trace (size 0: all of it), gunzipped when it is gzip (b'' when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(size or -1)
+    except OSError:
+        return b""
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return zlib.decompressobj(wbits=31).decompress(raw, size)
+    except zlib.error:
+        return b""
 
 
 def resolve_ranks(claims: list[tuple[str, int, str]]) -> tuple[list[int], list[str]]:
@@ -86,3 +211,12 @@ def _shifted(t: Trace, shift: int) -> Trace:
         return t
     moved = {part: replace(getattr(t, part), ts=getattr(t, part).ts + shift) for part in ("x", "inst", "flow")}
     return replace(t, **moved)
+
+
+def list_captures(folder: str | Path) -> list[Path]:
+    """The captures of a folder, newest first ([] when it is a job of ranks, or not a folder)."""
+    p = Path(folder)
+    if not p.is_dir():
+        return []
+    kind = folder_kind(p)
+    return kind.files if kind.kind == "captures" else []

@@ -43,12 +43,37 @@ def follow_flow(a: Analysis, i: int, forward: bool) -> int:
             return r if r >= 0 else i
         return parent(a, i) if cat == int(Cat.RUNTIME) else i
     if cat == int(Cat.RUNTIME):
-        kids = a.links.launched(i)
-        return int(kids[0]) if len(kids) else i
+        return first_launched(a, i)
     for j in a.descendants(i):
         if int(a.trace.x.cat[j]) == int(Cat.RUNTIME) and len(a.links.launched(j)):
             return int(a.links.launched(j)[0])
     return i
+
+
+def launched_all(a: Analysis, i: int) -> np.ndarray:
+    """The GPU events runtime call i launched: for a graph launch, every device activity it replayed, also those
+    credited to the copies of their capture nested under it."""
+    x = a.trace.x
+    found = [a.links.launched(i)]
+    found += [a.links.launched(j) for j in a.descendants(i) if int(x.cat[j]) == int(Cat.RUNTIME)]
+    return np.concatenate(found)
+
+
+def first_launched(a: Analysis, i: int) -> int:
+    """The earliest GPU event runtime call i launched (i itself if none): a graph launch's first replayed kernel."""
+    kids = launched_all(a, i)
+    return int(kids[np.argmin(a.trace.x.ts[kids])]) if len(kids) else i
+
+
+def replay_span(a: Analysis, i: int) -> tuple[int, int, int] | None:
+    """(GPU track, first start, last end) of what runtime call i launched, when it launched more than one (a graph)."""
+    x = a.trace.x
+    if int(x.cat[i]) != int(Cat.RUNTIME):
+        return None
+    kids = launched_all(a, i)
+    if len(kids) < 2:
+        return None
+    return int(x.track[kids[0]]), int(x.ts[kids].min()), int((x.ts[kids] + x.dur[kids]).max())
 
 
 def search(a: Analysis, pattern: str | re.Pattern) -> np.ndarray:

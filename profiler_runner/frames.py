@@ -1,0 +1,117 @@
+"""Drop tracetui's own Python frames (entry point, tui/, profiler_runner/, runpy) from a with_stack capture.
+
+torch records every frame on the stack when the profiler starts, so the command that ran the capture
+heads every stack: `tracetui(8): <module>`, `tui/cli.py(...): main`, `profiler_runner/runner.py(...): capture`.
+The frames dropped are those of our files, every frame above them (the entry point, a test runner),
+and the profiler's own calls made from them (prof.step(), record_function's enter and exit). The
+frames of the user's function, and of the built-in workloads, stay; a kept frame whose parent was
+dropped becomes a root. The same rule serves the trace file and torch's key_averages table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Hashable
+from functools import lru_cache
+from pathlib import Path
+
+from .usercode import is_ours
+
+_FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<fn>.+)$")
+_PROFILER_FILES = ("torch/profiler/", "torch/autograd/profiler")
+
+
+@lru_cache(maxsize=4096)
+def own_file(shown: str) -> bool:
+    """Is this file (as torch shows it: absolute, or relative to an entry of sys.path) one of ours?"""
+    if Path(sys.argv[0]).name == shown and not shown.endswith(".py") or shown in ("runpy.py", "<frozen runpy>"):
+        return True
+    if Path(shown).is_absolute():
+        return is_ours(shown, workloads_too=False)
+    for base in ["", *sys.path]:
+        candidate = Path(base or ".") / shown
+        if candidate.is_file():
+            return is_ours(str(candidate), workloads_too=False)
+    return False
+
+
+def _file(name: str) -> str | None:
+    m = _FRAME.match(name)
+    return m.group("file") if m else None
+
+
+def dropped(nodes: dict[Hashable, tuple[Hashable | None, str]]) -> set:
+    """The frames to drop, of {key: (parent key or None, frame name)} (parents are frames too)."""
+    drop: set = set()
+    for key, (_, name) in nodes.items():
+        if (f := _file(name)) is not None and own_file(f):
+            while key is not None and key not in drop:  # the frame and every frame above it
+                drop.add(key)
+                key = nodes[key][0] if key in nodes else None
+    internal = {
+        k
+        for k, (parent, name) in nodes.items()
+        if k not in drop
+        and (parent in drop or parent is None)
+        and (name.startswith("<built-in") and parent in drop or (_file(name) or "").startswith(_PROFILER_FILES))
+    }
+    return drop | {k for k in nodes if _under(k, internal, nodes)} if drop else set()
+
+
+def _under(key, roots: set, nodes: dict) -> bool:
+    seen = 0
+    while key is not None and seen <= len(nodes):
+        if key in roots:
+            return True
+        key, seen = nodes[key][0] if key in nodes else None, seen + 1
+    return False
+
+
+def clean_trace_file(path: str) -> int:
+    """Rewrite a chrome trace without our frames (their kept children re-parented); how many were dropped."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc.get("traceEvents") or []
+    frames = {
+        e["args"]["Python id"]: e
+        for e in events
+        if e.get("cat") == "python_function" and isinstance(e.get("args", {}).get("Python id"), int)
+    }
+    nodes = {k: (e["args"].get("Python parent id"), str(e.get("name", ""))) for k, e in frames.items()}
+    drop = dropped(nodes)
+    if not drop:
+        return 0
+    for k, e in frames.items():
+        e["args"]["Python parent id"] = _kept_parent(nodes[k][0], drop, nodes)
+    doc["traceEvents"] = [e for e in events if not (e.get("cat") == "python_function" and _id(e) in drop)]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    return len(drop)
+
+
+def _id(e: dict):
+    return e.get("args", {}).get("Python id")
+
+
+def _kept_parent(parent, drop: set, nodes: dict):
+    while parent is not None and parent in drop:
+        parent = nodes[parent][0] if parent in nodes else None
+    return parent
+
+
+def clean_events(events: list, python_parent: Callable | None = None) -> list:
+    """torch's FunctionEvents without our frames (for key_averages; the tree torch built is kept)."""
+    python_parent = python_parent or _python_parent
+    frames = {id(e): e for e in events if getattr(e, "is_python_function", False)}
+    nodes = {k: (python_parent(e), e.name) for k, e in frames.items()}
+    drop = dropped(nodes)
+    return [e for e in events if id(e) not in drop]
+
+
+def _python_parent(evt) -> int | None:
+    parent = evt.cpu_parent
+    while parent is not None and not getattr(parent, "is_python_function", False):
+        parent = parent.cpu_parent
+    return id(parent) if parent is not None else None

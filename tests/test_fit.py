@@ -1,0 +1,168 @@
+"""Tables fit: columns by priority, names cut in the middle, every text report within 80 and 120 columns."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import pytest
+from conftest import SAMPLES
+
+from tui.fmt import ELLIPSIS, fmt_number, shorten_names
+from tui.model.analyses.diff import diff
+from tui.model.analyses.results import Results
+from tui.model.jobs import run_job
+from tui.model.load import load_trace
+from tui.reports import (
+    render_code,
+    render_diff,
+    render_explain,
+    render_kernels,
+    render_memory,
+    render_ops,
+    render_ranks,
+    render_summary,
+)
+from tui.tables import kernels as K
+from tui.tables import ops as O
+from tui.tables.base import KEEP, NO_LIMIT, Column, fit
+
+BERT = SAMPLES / "h100-bert-small.json.gz"  # with_stack and profile_memory: every report has something to say
+RANKS = SAMPLES / "hta-2rank"
+DIFF = (SAMPLES / "a100-train-control.json.gz", SAMPLES / "v100-cudagraph-test.json.gz")
+WIDTHS = (80, 120)
+
+
+@contextmanager
+def columns(width: int):
+    old = os.environ.get("TRACETUI_COLUMNS")
+    os.environ["TRACETUI_COLUMNS"] = str(width)
+    try:
+        yield
+    finally:
+        os.environ.pop("TRACETUI_COLUMNS") if old is None else os.environ.__setitem__("TRACETUI_COLUMNS", old)
+
+
+@pytest.fixture(scope="module")
+def bert() -> Results:
+    return Results(load_trace(str(BERT), use_cache=False))
+
+
+@pytest.fixture(scope="module")
+def job() -> Results:
+    return Results(load_trace(str(RANKS), use_cache=False))
+
+
+@pytest.fixture(scope="module")
+def job_report():
+    return run_job(str(RANKS), False, "local", "", 1)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return diff(*(Results(load_trace(str(p), use_cache=False)) for p in DIFF))
+
+
+def reports(bert, job, job_report, pair) -> dict[str, object]:
+    """Every text report, as a function of nothing (the width comes from TRACETUI_COLUMNS)."""
+    return {
+        "ops": lambda: render_ops(bert, "text", None, 0, False),
+        "ops by shape": lambda: render_ops(bert, "text", None, 0, True),
+        "ops hide python": lambda: render_ops(bert, "text", None, 0, False, True),
+        "kernels": lambda: render_kernels(bert, "text", None, 0),
+        "code": lambda: render_code(bert.code, "text", None, 0),
+        "code all frames": lambda: render_code(bert.code_all, "text", None, 0),
+        "memory": lambda: render_memory(bert.memory, "text"),
+        "explain": lambda: render_explain(bert, "text"),
+        "summary": lambda: render_summary(bert, "text"),
+        "ranks": lambda: render_ranks(job_report, "text"),
+        "ranks summary": lambda: render_summary(job, "text"),
+        "ranks ops": lambda: render_ops(job, "text", None, 0, False),
+        "ranks kernels": lambda: render_kernels(job, "text", None, 0),
+        "ranks explain": lambda: render_explain(job, "text"),
+        "diff": lambda: render_diff(pair, "text", 20, tuple(str(p) for p in DIFF)),
+    }
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_text_report_fits_the_width(width, bert, job, job_report, pair):
+    with columns(width):
+        for name, render in reports(bert, job, job_report, pair).items():
+            text = render()
+            wide = [line for line in text.splitlines() if len(line) > width]
+            assert not wide, f"{name} at {width}: {len(wide)} lines wider, e.g. {wide[0]!r}"
+            assert text.count("\n") > 2, name
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_cut_names_still_tell_rows_apart(width, bert, job):
+    for a in (bert, job):
+        for columns_, rows, context in (
+            (O.columns(a.ops, False), a.ops.rows, a.ops),
+            (K.columns(), a.kernels, None),
+        ):
+            fitted = fit(columns_, rows, context, width)
+            pairs = {(r.name, cells[0]) for r, cells in zip(rows, fitted.cells, strict=True)}
+            assert len({full for full, _ in pairs}) == len({short for _, short in pairs}), "two names became one"
+            assert all(len(short) <= fitted.name_width for _, short in pairs)
+            assert all(short == full or ELLIPSIS in short for full, short in pairs), "a cut without an ellipsis"
+
+
+def test_the_ops_table_keeps_name_calls_self_and_total_and_says_what_it_dropped(bert):
+    fitted = fit(O.columns(bert.ops, False), bert.ops.rows, bert.ops, 80)
+    assert fitted.headers == ["Name", "Self CPU", "CPU total", "Self CUDA", "CUDA total", "# of Calls"]
+    assert "Self CPU %" in fitted.dropped and "Self CUDA %" in fitted.dropped
+    notes = " ".join(fitted.footer())
+    assert NO_LIMIT in notes and "CPU Mem 0 B" in notes  # no op allocates CPU memory in this trace
+    everything = fit(O.columns(bert.ops, False), bert.ops.rows, bert.ops, 0)
+    assert len(everything.headers) == len(O.columns(bert.ops, False)) and not everything.footer()
+    assert {r.name for r in bert.ops.rows} == {cells[0] for cells in everything.cells}  # 0: names in full
+
+
+def test_the_kernels_kind_column_goes_when_every_row_is_a_kernel(bert):
+    kernels = [r for r in bert.kernels if r.kind == "kernel"]
+    fitted = fit(K.columns(), kernels, None, 200)
+    assert "Kind" not in fitted.headers and ("Kind", "kernel") in fitted.constant
+    assert "Kind" in fit(K.columns(), bert.kernels, None, 200).headers  # a memcpy row: kinds differ
+
+
+@dataclass
+class Row:
+    name: str
+    a: int
+    b: int
+
+
+def test_fit_drops_the_highest_priority_number_first_and_never_a_kept_column():
+    cols = [
+        Column("Name", lambda r, c, w: r.name, priority=KEEP, name=True, min_width=6),
+        Column("Aaaaaaaaaa", lambda r, c, w: str(r.a), priority=2),
+        Column("Bbbbbbbbbb", lambda r, c, w: str(r.b), priority=1),
+        Column("Kept", lambda r, c, w: str(r.a + r.b), priority=KEEP),
+    ]
+    rows = [Row("alpha_one_long_name", 1, 2), Row("alpha_two_long_name", 3, 4)]
+    assert fit(cols, rows, None, 200).headers == ["Name", "Aaaaaaaaaa", "Bbbbbbbbbb", "Kept"]
+    assert fit(cols, rows, None, 30).headers == ["Name", "Bbbbbbbbbb", "Kept"]
+    narrow = fit(cols, rows, None, 14)
+    assert narrow.headers == ["Name", "Kept"] and narrow.dropped == ["Aaaaaaaaaa", "Bbbbbbbbbb"]
+    assert [c[0] for c in narrow.cells] == ["…one…", "…two…"] or len({c[0] for c in narrow.cells}) == 2
+
+
+def test_names_are_cut_in_the_middle_keeping_what_differs():
+    names = [
+        "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>(Params)",
+        "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(Params)",
+        "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(Params)",
+    ]
+    for width in (16, 24, 40, 60):
+        short = shorten_names(names, width)
+        assert len(set(short)) == 3 and all(len(s) <= width and ELLIPSIS in s for s in short), short
+    short = shorten_names(names, 40)
+    assert all(not s.startswith("void cutlass::Kernel2<cutlass_80_") for s in short)  # not the common prefix
+    assert "align2" in short[1] and "relu" in short[0] and "wmma" in short[2]
+    assert shorten_names(["aten::mm"], 20) == ["aten::mm"]
+
+
+def test_footprint_values_are_rounded():
+    assert fmt_number(4.272727) == "4.27" and fmt_number(128) == "128" and fmt_number(12.5) == "12.5"

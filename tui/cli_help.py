@@ -1,0 +1,86 @@
+"""The command line's manners: --version, counts that must not be negative, and each command's --help epilog."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import metadata
+
+EPILOGS = {
+    "open": (
+        "opens the viewer (no output); a folder of ranks opens as one job, a folder of captures on its newest",
+        "none",
+        "tracetui open traces/mlp/64x128x768x3072_bf16_warm_eager.json",
+    ),
+    "summary": (
+        "the wall time, GPU busy time and utilization, launches, the verdict and why, and the step times",
+        "--format text; on a folder of captures, the newest (its JSON adds capture and other_captures)",
+        "tracetui summary trace.json.gz --format json",
+    ),
+    "ops": (
+        "torch's key_averages() table from the trace: one row per op, self and total CPU and device time",
+        "sorted by device total (CPU total on CPU-only traces), every row (--limit 0), --format text",
+        "tracetui ops trace.json --sort self_cpu --limit 20",
+    ),
+    "kernels": (
+        "one row per GPU kernel: calls, total, mean, min and max time, share of GPU time",
+        "sorted by total time, every row (--limit 0), --format text",
+        "tracetui kernels trace.json --limit 10",
+    ),
+    "code": (
+        "time per source line (Python frames of a with_stack trace), with the device time launched from it",
+        "sorted by self device time, library frames folded into your code's (--all-frames: not), every row",
+        "tracetui code traces/step/cold_eager_stack.json --limit 15",
+    ),
+    "memory": (
+        "peak memory per device, the ops that allocate most, and what is never freed",
+        "--format text; needs a trace captured with profile_memory=True",
+        "tracetui memory trace.json --format json",
+    ),
+    "ranks": (
+        "one row per rank of a folder of per-rank traces: step time, busy, collectives, the stragglers",
+        "a local process pool, one process per core (--workers N), --format text",
+        "tracetui ranks job_traces/ --format csv",
+    ),
+    "diff": (
+        "A and B side by side: summary, steps, then the ops and kernels that changed most",
+        "the 20 rows that changed most (--limit 0: all); DIR alone compares its newest two captures",
+        "tracetui diff before.json after.json --fail-if-slower 5",
+    ),
+    "explain": (
+        "what the patterns in a trace mean: cold start, launch overhead, idle GPU, kernel names, with the evidence",
+        "--format text",
+        "tracetui explain trace.json",
+    ),
+    "workloads": ("the built-in workloads of tracetui profile, one line each", "none", "tracetui workloads"),
+}
+
+
+def version() -> str:
+    """tracetui's version from the installed package's metadata (the source's when it is not installed)."""
+    try:
+        return metadata.version("tracetui")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+def count(text: str) -> int:
+    """argparse type: a count of rows, 0 or more (0: all); a negative one is a usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all) or more, got {value}")
+    return value
+
+
+def add_epilogs(sub) -> None:
+    """Give each command's --help what it prints, its defaults and one example (commands with their own keep it)."""
+    for name, parser in sub.choices.items():
+        if name not in EPILOGS or parser.epilog:
+            continue
+        prints, defaults, example = EPILOGS[name]
+        parser.epilog = f"prints: {prints}\ndefaults: {defaults}\nexample: {example}"
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter

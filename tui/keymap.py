@@ -1,0 +1,75 @@
+"""The user's settings in the config directory: a keymap that remaps bindings by id, and a first-open marker.
+
+keymap.toml (in TRACETUI_CONFIG_DIR, else the user's config directory) maps binding ids to keys:
+
+    "timeline.zoom_in" = "i"
+    "timeline.zoom_out" = "o,minus"
+
+`?` lists each binding's id beside its keys. A file that does not parse is reported in one line
+and ignored; an unknown id is reported and the others still apply.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import tomllib
+
+KEYMAP = "keymap.toml"
+SEEN = "seen-legend"
+
+
+def config_dir() -> Path:
+    env = os.environ.get("TRACETUI_CONFIG_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("tracetui"))
+
+
+def known_ids() -> set[str]:
+    """Every binding id of the app's widgets and screens (the keymap may name only these)."""
+    from textual.binding import Binding
+
+    from .app import TraceApp
+    from .screens.compare import CompareScreen
+    from .screens.help import HelpScreen
+    from .screens.main import MainScreen
+    from .widgets import code_view, icicle, kernels_view, lazy_table, ops_view, rows_view, timeline, tree_view
+
+    classes = [TraceApp, MainScreen, CompareScreen, HelpScreen, timeline.Timeline, tree_view.CallTreeView]
+    classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
+    classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable]
+    return {b.id for c in classes for b in c.BINDINGS if isinstance(b, Binding) and b.id}
+
+
+def load_keymap() -> tuple[dict[str, str], str | None]:
+    """The remapped keys by binding id, and a one-line problem to show (or None)."""
+    path = config_dir() / KEYMAP
+    if not path.is_file():
+        return {}, None
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, f"{path}: not read ({exc}); the default keys apply"
+    keymap = {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+    unknown = sorted(set(keymap) - known_ids())
+    for k in unknown:
+        del keymap[k]
+    problem = f"{path}: no binding has the id {', '.join(unknown)} (? lists the ids)" if unknown else None
+    return keymap, problem
+
+
+def first_open() -> bool:
+    """True the first time tracetui opens a trace for this user (the legend is shown once)."""
+    marker = config_dir() / SEEN
+    if marker.exists():
+        return False
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,72 @@
+"""Explain rules for CUDA/HIP graphs: what the launches replay and cost, captures in the window, uncredited kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis import Analysis
+from ..cats import Cat
+from .findings import Figure, Finding, Quantity, Rule, us
+from .graphs import BEGIN_CAPTURE, CreditedTrace, graph_launches, graph_owner, graph_stats, name_mask
+from .summary import Summary
+
+MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at most
+
+
+def graph_launches_rule(a: Analysis, s: Summary) -> list[Finding]:
+    """N graph launches replay M kernels: launch CPU per kernel against an eager launch, and the launches saved."""
+    g = s.graphs if s.graphs.launches else graph_stats(a.trace)
+    if not g.launches:
+        return []
+    figures: dict[str, Figure] = {
+        "launches": g.launches,
+        "kernels": g.kernels,
+        "per_kernel": us(g.cost_per_kernel_us),
+        "eager": us(g.eager_median_us),
+        "saved": g.launches_saved,
+        "share": Quantity(g.share, "fraction"),
+        "empty": g.empty,
+    }
+    parts = ["graph-launches"] + (["graph-launches-eager"] if g.eager_launches else [])
+    parts += ["graph-empty"] if g.empty else []
+    marked = graph_launches(a.trace)[:MAX_MARKED].tolist()
+    return [Finding("graph-launches", "CUDA/HIP graph launches", figures, marked, parts)]
+
+
+def capture_in_window(a: Analysis, s: Summary) -> list[Finding]:
+    """Stream captures recorded inside the profiled window: one-time setup measured as if it were the workload."""
+    x = a.trace.x
+    begins = np.flatnonzero(name_mask(a.trace, BEGIN_CAPTURE) & (x.cat == int(Cat.RUNTIME)))
+    if not len(begins):
+        return []
+    figures: dict[str, Figure] = {"captures": len(begins), "launches": len(graph_launches(a.trace))}
+    return [Finding("graph-capture-in-window", "Graph capture inside the profiled window", figures, begins.tolist())]
+
+
+def uncredited_kernels(a: Analysis, s: Summary) -> list[Finding]:
+    """Replayed kernels not credited to the code that captured them (no capture found, or not matched in it)."""
+    trace = a.trace
+    owner = graph_owner(trace)
+    replayed = np.flatnonzero(owner >= 0)
+    if not len(replayed):
+        return []
+    credited = isinstance(trace, CreditedTrace)
+    left = replayed[a.links.launcher[replayed] == owner[replayed]] if credited else replayed
+    if not len(left):
+        return []
+    figures: dict[str, Figure] = {
+        "left": len(left),
+        "replayed": len(replayed),
+        "left_us": us(float(trace.x.dur[left].sum()) / 1000.0),
+        "capture": trace.credit.source if credited else "",
+    }
+    part = "graph-unmatched" if credited else "graph-no-capture"
+    title = "Graph kernels not matched to their capture" if credited else "Graph kernels without their capture"
+    return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part])]
+
+
+GRAPH_RULES = [
+    Rule("graph-launches", graph_launches_rule),
+    Rule("graph-capture-in-window", capture_in_window),
+    Rule("graph-uncredited", uncredited_kernels),
+]

@@ -1,0 +1,139 @@
+"""Watch a folder of captures (a tensorboard_trace_handler folder during training): new complete files, in order.
+
+A file counts once it is complete: its size and mtime have held still for SETTLE_S and it holds a
+whole JSON document (for gzip, a whole stream). A file still being written is skipped with a note
+and looked at again on the next poll; one that is complete but cannot be read is skipped for good
+(until it changes). Each capture is summarized to a row: its steps, typical step time and verdict.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import TraceError
+from .load.folder import newest_first, trace_files
+
+SETTLE_S = 1.0  # a file unchanged for this long (or over two polls) is no longer being written
+TAIL_BYTES = 256
+
+
+@dataclass(frozen=True)
+class CaptureRow:
+    """One capture of a watched folder, summarized (times in microseconds)."""
+
+    file: str
+    steps: int
+    step_us: float  # the typical (median) step; the window when there are no steps
+    verdict: str
+    reason: str
+    written: float  # the file's mtime (seconds since the epoch)
+
+    def as_json(self) -> dict:
+        return {
+            "capture": self.file,
+            "steps": self.steps,
+            "step_us": round(self.step_us, 3),
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "written": round(self.written, 3),
+        }
+
+
+def summarize(path: Path, use_cache: bool = True) -> CaptureRow:
+    """A capture's row (TraceError when it cannot be read)."""
+    from .analyses.results import Results
+    from .load import load_trace
+
+    s = Results(load_trace(path, use_cache=use_cache)).summary
+    durations = [st.dur_us for st in s.steps]
+    typical = statistics.median(durations) if durations else s.wall_us
+    return CaptureRow(path.name, len(durations), typical, s.verdict, s.reason, path.stat().st_mtime)
+
+
+def is_complete(path: Path) -> bool:
+    """Does the file hold a whole document: a gzip stream to its end, JSON closed by its last brace?"""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(2)
+            if magic != b"\x1f\x8b":
+                size = f.seek(0, 2)
+                f.seek(max(size - TAIL_BYTES, 0))
+                return f.read().rstrip().endswith(b"}")
+            f.seek(0)
+            return _gzip_complete(f)
+    except OSError:
+        return False
+
+
+def _gzip_complete(f) -> bool:
+    dec = zlib.decompressobj(wbits=31)
+    tail = b""
+    try:
+        while block := f.read(1 << 20):
+            data = dec.decompress(block)
+            tail = (tail + data)[-TAIL_BYTES:] if data else tail
+            if dec.eof:
+                break
+    except zlib.error:
+        return True  # whole but corrupt: complete, and the load says what is wrong with it
+    return dec.eof and (tail + dec.flush()).rstrip().endswith(b"}")
+
+
+@dataclass
+class _Seen:
+    stamp: tuple[int, int]  # (size, mtime_ns)
+    state: str = "new"  # new, writing, done, bad
+    polls: int = 0
+
+
+@dataclass
+class Watcher:
+    """Polls a folder: each call to poll() gives the captures completed since the last one, oldest first."""
+
+    folder: Path
+    seen: dict[Path, _Seen] = field(default_factory=dict)
+    clock: object = time.time  # for the tests
+
+    def poll(self) -> tuple[list[Path], list[str]]:
+        """New complete captures (oldest first) and notes on the files skipped for now."""
+        ready, notes = [], []
+        try:
+            files = list(reversed(newest_first(trace_files(self.folder))))
+        except OSError as exc:
+            raise TraceError(self.folder, f"cannot be read ({exc.strerror})") from None
+        for f in files:
+            state = self._look(f)
+            if state == "ready":
+                ready.append(f)
+            elif state == "writing":
+                notes.append(f"{f.name} is still being written; skipped for now")
+        return ready, notes
+
+    def _look(self, f: Path) -> str:
+        try:
+            st = f.stat()
+        except OSError:  # gone between the listing and now
+            return "gone"
+        stamp = (st.st_size, st.st_mtime_ns)
+        seen = self.seen.get(f)
+        if seen is None or seen.stamp != stamp:
+            seen = self.seen[f] = _Seen(stamp)
+        elif seen.state in ("done", "bad"):
+            return seen.state
+        seen.polls += 1
+        settled = seen.polls >= 2 or self.clock() - st.st_mtime >= SETTLE_S  # type: ignore[operator]
+        if not (settled and is_complete(f)):
+            told = seen.state == "writing"
+            seen.state = "writing"
+            return "quiet" if told else "writing"
+        seen.state = "done"
+        return "ready"
+
+    def mark_bad(self, f: Path) -> None:
+        """A capture that looked complete but could not be read: not offered again until it changes."""
+        if f in self.seen:
+            self.seen[f].state = "bad"

@@ -1,0 +1,18 @@
+"""`tracetui roofline`: the roofline table in the asked format, with the device its roofs are of."""
+
+from __future__ import annotations
+
+from ..model.analyses.roofline import Roofline
+from ..tables import roofline as R
+from ..tables.base import limit, sort_rows
+from .formats import table, terminal_width, to_csv, to_json
+
+
+def render_roofline(t: Roofline, fmt: str, sort: str | None, n: int) -> str:
+    rows = limit(sort_rows(t.rows, R.SORTS, R.resolve_sort(sort)), n)
+    if fmt == "json":
+        doc = {"device": R.device_doc(t), "rows": [{f.key: f.value(r) for f in R.FIELDS} for r in rows]}
+        return to_json({**doc, "not_modelled": R.not_modelled_doc(t)})
+    if fmt == "csv":
+        return to_csv(R.FIELDS, rows)
+    return table(fmt, R.COLUMNS, rows, t, R.NAME_WIDTH, R.footers(t), terminal_width())

@@ -1,0 +1,137 @@
+"""The explain findings as text: each note's templates, filled from the finding's figures at render time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.analyses.findings import Figure, Finding, Quantity
+from .explain_graphs import GRAPH_TEMPLATES
+
+OVERHEAD_TAIL = "The summary's launch figures use the median and leave these out."
+COMPILE_WHAT = {
+    "Torch-Compiled Region": "the whole call into a torch.compile'd function, guards and all",
+    "TorchDynamo Cache Lookup": "Dynamo checking its guards to pick the compiled graph for these inputs",
+    "## Call CompiledFxGraph": "the Inductor-compiled graph running (its kernels are below it)",
+    "Pregraph bytecode": "Python bytecode Dynamo runs before the compiled graph",
+    "AOTDispatcher Runtime Wrapper Prologue": "AOTAutograd's wrapper preparing inputs for the compiled graph",
+}
+
+# Each template is str.format text over a finding's figures. A duration prints as "1,234.5 us" by default
+# ({x:.0f} gives "10 us", {x:long} "6.6 ms" or "3.06 s"); a fraction as "30%"; a ratio as "2.5x"; a list
+# of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name).
+TEMPLATES = {
+    "final-sync": "The final {call} ({dur}) is the profiler flushing at the end of the window: it waits for every "
+    "queued kernel to finish so the GPU timeline is complete. It is not a cost of your code.",
+    "activity-buffer": "Activity Buffer Request is profiler overhead: CUPTI allocating a buffer for GPU activity "
+    "records. Ignore it when reading the GPU lane.",
+    "occupancy-query": "An occupancy query right before a launch is a cuBLAS/cuDNN heuristic asking how many blocks "
+    "fit on an SM: the kernel that follows is GEMM- or convolution-style (here: {kernel:.80}).",
+    "metadata-op": "This op only changes tensor metadata (shape, strides, a view of the same memory): it launches no "
+    "GPU kernel, so it shows on the CPU lane with nothing below it on the GPU.",
+    "bias-copy": "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that "
+    "follows then adds the matrix product on top of it (beta = 1 in its epilogue).",
+    "cold-start": "{step} took {ratio} a typical step: a cold start (first-call allocations, CUDA context and library "
+    "setup, autotuning, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
+    "--warmup) or skip more steps in the profiler schedule.",
+    "cold-start-cpu": "{step} took {ratio} a typical step: a cold start (first-call allocations, library setup and "
+    "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
+    "--warmup) or skip more steps in the profiler schedule.",
+    "overhead-idle": "The GPU is idle {idle} of the window.",
+    "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
+    "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
+    "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
+    "overhead-launches": "Kernels average {avg_kernel} but the median launch call takes {median_launch} of CPU time: "
+    "the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA graphs.",
+    "overhead-cpu": "Launches are not the cost (median {median_launch}); while no GPU worked, the CPU ran "
+    "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "overhead-cpu-unseen": "Launches are not the cost (median {median_launch}); while no GPU worked, the CPU ran code "
+    "outside the profiled ops. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "slow-kernel": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
+    "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy module loading on a kernel's first use "
+    "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "
+    "launch blocked behind a full launch queue. Warm up before profiling (tracetui profile --warmup), or set "
+    "CUDA_MODULE_LOADING=EAGER to confirm: the cost moves to startup. " + OVERHEAD_TAIL,
+    "slow-copy": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
+    "{slowest}, took {slowest_dur:long}. An async copy this slow is waiting: a copy to or from pageable (not pinned) "
+    "host memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, and "
+    ".to(device, non_blocking=True)), or move the copy off the step's critical path. " + OVERHEAD_TAIL,
+    "cpu-wait": "{call} holds the CPU for {dur} inside {step} ({share:.1%} of the step): the CPU waits there until "
+    "the GPU has finished the work queued before it, and queues no new work meanwhile.",
+    "cpu-wait-op": "It comes from {op}.",
+    "cpu-wait-op-inner": "It comes from {op}, through {inner}.",
+    "cpu-wait-frame": "It is called from {frame}.",
+    "cpu-wait-more": "{waits:,} such waits inside steps add up to {total} (the longest: {longest}); all are marked.",
+    "cpu-wait-advice": "Reading a GPU value on the CPU (.item(), .cpu(), .tolist(), printing a tensor, an if on a "
+    "tensor) or an explicit torch.cuda.synchronize() forces this wait. Keep values on the GPU, read them once per "
+    "step or less, or copy them with .to('cpu', non_blocking=True) into pinned memory and read them later.",
+    "setup-gap": "The gap between this annotation's start and its first aten op is one-time setup (first-call Python "
+    "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
+    "kernel-fp32-gemm": "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda."
+    "matmul.allow_tf32 = True), would use them.",
+    "kernel-tensor-core": "Tensor-core (matrix-core) kernel (s16816/tensorop/xmma/wgmma/nvjet, MI.. on AMD): the fast "
+    "path for matrix multiplies.",
+    "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "
+    "(reduction, persistent reduction) and triton_tem_ (a GEMM or conv template), then the ops fused into it; other "
+    "names are hand-written Triton kernels (vLLM, FlashInfer, your own).",
+    "kernel-attention": "Fused attention kernel (FlashAttention 2/3, FlashInfer prefill/decode, memory-efficient, "
+    "cuDNN SDPA or CK FMHA): softmax(QK^T)V in one kernel.",
+    "kernel-nccl": "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time "
+    "here is communication, or waiting for a slower rank.",
+} | {
+    f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
+    for prefix, what in COMPILE_WHAT.items()
+} | GRAPH_TEMPLATES
+
+
+def took(value: float) -> str:
+    """A long duration in us, as a launch outlier is told: 3.06 s, 6.6 ms."""
+    return f"{value / 1e6:,.2f} s" if value >= 1e6 else f"{value / 1000:,.1f} ms"
+
+
+class Shown:
+    """One figure as a template prints it (its format spec read by unit)."""
+
+    def __init__(self, figure: Figure) -> None:
+        self.figure = figure
+
+    def __format__(self, spec: str) -> str:
+        f = self.figure
+        if isinstance(f, list):
+            return ", ".join(f"{q.label} ({Shown(q):{spec}})" for q in f)
+        if not isinstance(f, Quantity):
+            return format(f, spec)
+        if f.unit == "us":
+            return took(f.value) if spec == "long" else f"{f.value:{spec or ',.1f'}} us"
+        if f.unit == "fraction":
+            return f"{f.value:{spec or '.0%'}}"
+        if f.unit == "x":
+            return f"{f.value:{spec or '.1f'}}x"
+        return f"{f.value:{spec}} {f.unit}".rstrip()
+
+
+def note(f: Finding) -> str:
+    """The finding's note: its templates filled with its figures, in order."""
+    shown = {k: Shown(v) for k, v in f.figures.items()}
+    return " ".join(TEMPLATES[t].format_map(shown) for t in f.templates)
+
+
+def figure_json(figure: Figure) -> Any:
+    """A figure for JSON: {"value": 14102.5, "unit": "us"} (a label when it names what it is of), lists of those,
+    or the plain number or name."""
+    if isinstance(figure, list):
+        return [figure_json(q) for q in figure]
+    if isinstance(figure, Quantity):
+        return {"value": figure.value, "unit": figure.unit} | ({"label": figure.label} if figure.label else {})
+    return figure
+
+
+def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
+    """A finding as JSON: its rule, title, figures as numbers, the note as text, its events' count and examples."""
+    return {
+        "rule": f.rule,
+        "title": f.title,
+        "figures": {k: figure_json(v) for k, v in f.figures.items()},
+        "note": note(f),
+        "count": f.count,
+        "examples": examples,
+    }

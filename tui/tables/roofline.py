@@ -1,0 +1,117 @@
+"""The roofline table: per (op, input shapes, dtype), FLOPs, bytes, achieved TFLOP/s and GB/s, the bound and % of roof."""
+
+from __future__ import annotations
+
+from ..fmt import fmt_time, truncate
+from ..model.analyses.roofline import NO_SHAPES, Roofline, RooflineRow
+from .base import KEEP, Column, Field, SortKey, UnknownSort
+
+NAME_WIDTH = 60
+SORTS = {
+    "device": SortKey("device_us"),
+    "count": SortKey("count"),
+    "flops": SortKey("flops"),
+    "bytes": SortKey("bytes"),
+    "intensity": SortKey("intensity"),
+    "tflops": SortKey("tflops"),
+    "gbps": SortKey("gbps"),
+    "pct": SortKey("pct_of_roof"),
+    "name": SortKey("name", False),
+}
+DEFAULT_SORT = "device"
+HOW_TO_SHAPES = NO_SHAPES
+
+
+def resolve_sort(key: str | None) -> str:
+    key = key or DEFAULT_SORT
+    if key not in SORTS:
+        raise UnknownSort(key, list(SORTS))
+    return key
+
+
+def fmt_count(value: float, unit: str) -> str:
+    """FLOPs or bytes with an SI prefix: 241.6 G, 153.1 M (bytes: decimal, as the GB/s column)."""
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.1f} {prefix}{unit}"
+    return f"{value:.0f} {unit}"
+
+
+def fmt_rate(value: float | None, digits: int = 3) -> str:
+    """A rate to 3 significant figures (TFLOP/s, GB/s, FLOP/byte); '-' when there is none."""
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    return f"{value:.{max(digits - 1 - int(f'{abs(value):e}'.split('e')[1]), 0)}f}"
+
+
+def _pct(r: RooflineRow) -> str:
+    return "-" if r.pct_of_roof is None else f"{r.pct_of_roof:.1f}%"
+
+
+COLUMNS: list[Column[RooflineRow, Roofline]] = [
+    Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
+    Column("Input shapes", lambda r, t, w: truncate(r.input_shapes, 48), None, 2, left=True),
+    Column("Dtype", lambda r, t, w: r.dtype, None, KEEP, left=True),
+    Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
+    Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
+    Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 1),
+    Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 1),
+    Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 1),
+    Column("TFLOP/s", lambda r, t, w: fmt_rate(r.tflops), "tflops", KEEP),
+    Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 1),
+    Column("Bound", lambda r, t, w: r.bound or "-", None, 1, left=True),
+    Column("% of roof", lambda r, t, w: _pct(r), "pct", KEEP),
+]
+
+FIELDS: list[Field[RooflineRow]] = [
+    Field("name", lambda r: r.name),
+    Field("input_shapes", lambda r: r.input_shapes),
+    Field("dtype", lambda r: r.dtype),
+    Field("count", lambda r: r.count),
+    Field("device_us", lambda r: r.device_us),
+    Field("flops", lambda r: r.flops),
+    Field("bytes", lambda r: r.bytes),
+    Field("intensity", lambda r: r.intensity),
+    Field("tflops", lambda r: r.tflops),
+    Field("gbps", lambda r: r.gbps),
+    Field("bound", lambda r: r.bound or None),
+    Field("pct_of_roof", lambda r: r.pct_of_roof),
+]
+
+
+def device_doc(t: Roofline) -> dict:
+    """The JSON "device": what the roofs are (null figures for a GPU not in the table)."""
+    d = t.device
+    return {
+        "name": d.name if d else t.gpu,
+        "peak_tflops": dict(d.peak_tflops) if d else {},
+        "peak_gbps": d.peak_gbps if d else None,
+        "source": d.source if d else "",
+    }
+
+
+def not_modelled_doc(t: Roofline) -> dict:
+    return {"ops": t.not_modelled_ops, "device_us": t.not_modelled_us}
+
+
+def device_line(t: Roofline) -> str:
+    """Which roofs the percentages are of, in words."""
+    time = "CPU time of the ops (no device activity in this trace)" if t.on_cpu else "device time launched by each op"
+    if t.device is None:
+        who = "the CPU" if t.on_cpu else f"GPU {t.gpu or '(unnamed)'}"
+        return f"No peaks for {who}: rates without % of roof (--gpu NAME or --peaks FILE gives them); times are {time}."
+    bw = f"{t.device.peak_gbps:,.0f} GB/s" if t.device.peak_gbps else "no bandwidth"
+    return f"Roofs of {t.device.name} ({bw}; {t.device.source}); times are {time}."
+
+
+def footers(t: Roofline) -> list[str]:
+    lines = [device_line(t)]
+    if t.not_modelled:
+        top = ", ".join(f"{n.name} ({n.count:,}, {fmt_time(n.device_us)})" for n in t.not_modelled[:5])
+        more = f" and {len(t.not_modelled) - 5} more" if len(t.not_modelled) > 5 else ""
+        lines.append(f"Not modelled: {t.not_modelled_ops:,} ops, {fmt_time(t.not_modelled_us)}: {top}{more}.")
+    if not t.rows:
+        lines.append("No op with a FLOPs model ran device work in this trace.")
+    return lines
