@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,17 +101,35 @@ def _kept_parent(parent, drop: set, nodes: dict):
     return parent
 
 
-def clean_events(events: list, python_parent: Callable | None = None) -> list:
-    """torch's FunctionEvents without our frames (for key_averages; the tree torch built is kept)."""
-    python_parent = python_parent or _python_parent
-    frames = {id(e): e for e in events if getattr(e, "is_python_function", False)}
-    nodes = {k: (python_parent(e), e.name) for k, e in frames.items()}
-    drop = dropped(nodes)
-    return [e for e in events if id(e) not in drop]
+def clean_events(events: list) -> list:
+    """torch's FunctionEvents without our frames (by the same Python ids as the file), re-linked in place: a
+    dropped frame's children go to its parent, so each kept event's self time is what tracetui computes."""
+    frames = {
+        e.python_id: e
+        for e in events
+        if getattr(e, "is_python_function", False) and isinstance(getattr(e, "python_id", None), int)
+    }
+    nodes = {k: (_parent_id(e), e.name) for k, e in frames.items()}
+    drop = {id(frames[k]) for k in dropped(nodes)}
+    if not drop:
+        return list(events)
+    kept = [e for e in events if id(e) not in drop]
+    for e in kept:
+        e.cpu_children = _kept_children(e, drop)
+        parent = e.cpu_parent
+        while parent is not None and id(parent) in drop:
+            parent = parent.cpu_parent
+        e.cpu_parent = parent
+    return kept
 
 
-def _python_parent(evt) -> int | None:
-    parent = evt.cpu_parent
-    while parent is not None and not getattr(parent, "is_python_function", False):
-        parent = parent.cpu_parent
-    return id(parent) if parent is not None else None
+def _parent_id(e) -> int | None:
+    parent = getattr(e, "python_parent_id", None)
+    return parent if isinstance(parent, int) and parent >= 0 else None
+
+
+def _kept_children(e, drop: set) -> list:
+    out = []
+    for child in e.cpu_children:
+        out += _kept_children(child, drop) if id(child) in drop else [child]
+    return out

@@ -38,12 +38,17 @@ def load_user_function(spec: str) -> Callable:
     if not where or not name:
         raise ProfileError(f"{spec}: expected FILE.py:function or package.module:function")
     with their_errors():
-        module = _import_file(Path(where)) if where.endswith(".py") or Path(where).exists() else _import_module(where)
+        module = _import_file(Path(where)) if _is_path(where) else _import_module(where)
     fn = getattr(module, name, None)
     if not callable(fn):
         raise ProfileError(f"{spec}: no function named {name!r}")
     _check_no_arguments(spec, fn)
     return fn
+
+
+def _is_path(where: str) -> bool:
+    """FILE.py (or any path) rather than package.module."""
+    return where.endswith(".py") or "/" in where or "\\" in where or Path(where).is_file()
 
 
 def _import_file(path: Path):

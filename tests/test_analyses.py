@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from decimal import Decimal
 
 import pytest
 from conftest import SAMPLES, raw_events, shared_traces
+from lost_records import lost_records
 
 from tui.model import load_trace
+from tui.model.analyses.readings import readings
 from tui.model.analyses.results import Results
 
 BUSY = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
@@ -69,15 +72,61 @@ def test_busy_training_trace_is_compute_bound():
     assert [st.name for st in s.steps] == [f"ProfilerStep#{i}" for i in range(1009, 1015)]
 
 
-def test_tiny_matmul_add_cpu_capture_is_overhead_bound():
+def test_tiny_matmul_add_cpu_capture_is_told_its_ops_are_short():
     s = Results(load_trace(SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz")).summary
-    assert s.cpu_only and s.verdict == "overhead-bound"
-    assert s.gpu_busy_us == 0
+    assert s.cpu_only and not s.device_records_missing and s.gpu_busy_us == 0
+    assert s.verdict == "cpu-in-ops" and s.cpu_op_avg_us < 20
+    reading = readings(s)[0]
+    assert reading.startswith("CPU only: no GPU activity in this trace.") and "fixed per-op costs" in reading
 
 
-def test_large_matmul_add_cpu_capture_is_compute_bound():
+def test_large_matmul_add_cpu_capture_spends_its_time_in_mm():
     s = Results(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz")).summary
-    assert s.cpu_only and s.verdict == "compute-bound"
+    assert s.cpu_only and s.verdict == "cpu-in-ops"
+    assert [name for name, _ in s.cpu_top_self[:2]] == ["aten::mm", "aten::add"]
+    assert "their own work is the cost" in readings(s)[0] and "aten::mm 4.92 ms" in readings(s)[0]
+
+
+def test_cpu_time_in_ops_is_the_union_of_the_ops_on_the_cpu():
+    a = Results(load_trace(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz"))
+    ops = [e for e in raw_events(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz") if e.get("cat") == "cpu_op"]
+    covered, end = 0.0, float("-inf")
+    for e in sorted(ops, key=lambda e: e["ts"]):  # a sweep over the raw events, overlaps once
+        start, stop = max(e["ts"], end), e["ts"] + e["dur"]
+        covered, end = covered + max(stop - start, 0), max(end, stop)
+    s = a.summary
+    assert s.cpu_in_ops_us == pytest.approx(covered, abs=0.01)
+    assert s.verdict == ("cpu-in-ops" if covered >= 0.5 * s.wall_us else "cpu-between-ops")
+
+
+@pytest.mark.parametrize("path", sorted((SAMPLES / "cpu").glob("*.json.gz")) + [SAMPLES / "cpu-only-gloo.json.gz"])
+def test_cpu_only_traces_are_never_called_gpu_bound(path):
+    s = Results(load_trace(path)).summary
+    assert s.cpu_only and s.verdict in ("cpu-in-ops", "cpu-between-ops")
+    assert not s.device_records_missing and s.cpu_top_self
+    assert "GPU" not in s.reason and "CUDA" not in " ".join(readings(s))
+
+
+def test_lost_device_records_are_not_called_cpu_only(tmp_path):
+    full = Results(load_trace(SAMPLES / "h100-bert-small.json.gz")).summary
+    s = Results(load_trace(lost_records(tmp_path))).summary
+    assert not s.cpu_only and s.device_records_missing and s.verdict == "device-records-missing"
+    assert s.launches == full.launches > 0 and s.kernels == 0 and s.ac2g_flows > 0
+    assert readings(s)[0].startswith("Device records missing: the trace made 83 launch calls")
+    assert "ProfilerActivity.CUDA" in s.reason and not any("GPU work" in r for r in readings(s))
+    assert not full.device_records_missing
+
+
+def test_lost_device_records_in_summary_json_and_text(tmp_path, capsys):
+    from tui.cli import main
+
+    path = lost_records(tmp_path)
+    assert main(["summary", str(path), "--format", "json", "--no-cache"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cpu_only"] is False and doc["device_records_missing"] is True and doc["launches"] == 83
+    assert main(["summary", str(path), "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    assert "none recorded (83 launch calls" in text and "GPU busy" not in text and "Verdict" in text
 
 
 def test_kernel_launch_latency_is_kernel_start_minus_launch_start():

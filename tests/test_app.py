@@ -419,3 +419,149 @@ def test_long_kernel_names_are_folded_in_the_details_panel():
     assert short_name(name) == "void at::native::elementwise_kernel<…>(…)"
     assert short_name("aten::mm") == "aten::mm"
     assert short_name("x" * 300).endswith("...") and len(short_name("x" * 300)) == 100
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24)])
+async def test_ops_view_fits_the_terminal_and_keeps_the_calls_column(size):
+    from tui.widgets.lazy_table import LazyTable
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await started(pilot)
+        await pilot.press("3")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        ops = screen.query_one(OpsView)
+        table = ops.query_one(LazyTable)
+        header = table.render_line(0).text
+        assert "# of Calls" in header and "Self CPU" in header and "CUDA total" in header
+        assert len(header.rstrip()) <= table.scrollable_content_region.width
+        if size[0] == 80:
+            assert ops.fitted is not None and ops.fitted.dropped and "e shows every column" in ops.status()
+        n = min(10, table.row_count)
+        names = [table.render_line(1 + k).text.split("  ")[0].strip() for k in range(n)]
+        assert len(set(names)) == len({r.name for r in ops.shown[:n]})  # cut names still tell the rows apart
+        await pilot.press("e")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert ops.fitted is not None and not ops.fitted.dropped
+
+
+async def test_a_failed_analysis_stays_in_its_pane_and_the_rest_works(monkeypatch):
+    """The kernels table raises: its tab says so in one line with the log's path; the timeline and ops carry on."""
+    import tui.model.analyses.results as results
+    from tui import faults
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom in the kernels table")
+
+    monkeypatch.setattr(results, "kernel_rows", broken)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        note = screen.query_one("ViewPane#kernels .pane-note")
+        text = str(note.render())
+        assert "Could not compute the kernels: RuntimeError: boom in the kernels table" in text
+        assert str(faults.log_path()) in text and "boom in the kernels table" in faults.log_path().read_text()
+        await pilot.press("3")
+        await pilot.pause()
+        assert screen.query(OpsView)
+        await pilot.press("1", "l", "w", "enter")
+        assert app.is_running and screen.timeline.selected >= 0
+
+
+async def test_a_failed_worker_is_one_line_not_an_exit(monkeypatch):
+    import tui.screens.main as main
+
+    def broken(*args, **kwargs):
+        raise ValueError("the search fell over")
+
+    monkeypatch.setattr(main.navigate, "search", broken)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot)
+        await pilot.press("/", "a", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        assert any("the search fell over" in str(n.message) for n in app._notifications)
+
+
+async def test_a_view_with_nothing_to_show_says_why():
+    app = TraceApp([str(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz")], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        assert "No GPU activity in this trace" in str(screen.query_one("ViewPane#kernels .pane-note").render())
+        await pilot.press("6")
+        await pilot.pause()
+        assert "with_stack" in str(screen.query_one("ViewPane#code .pane-note").render())
+
+
+async def test_a_keymap_file_remaps_a_binding_and_help_shows_it(tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.toml").write_text('"timeline.zoom_in" = "i"\n"no.such.binding" = "x"\n')
+    monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(config))
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        before = screen.timeline.view.bucket
+        await pilot.press("i")
+        assert screen.timeline.view.bucket == before // 2
+        assert app.keymap_problem and "no.such.binding" in app.keymap_problem
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = [r for _, rs in pilot.app.screen.sections for r in rs]
+        assert ("i", "Zoom in", "timeline.zoom_in") in rows
+
+
+async def test_the_palette_lists_each_view_once_and_no_duplicates():
+    from textual.command import CommandList, CommandPalette
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot)
+        await pilot.press("ctrl+p")
+        for _ in range(50):
+            await pilot.pause(0.05)
+            palette = pilot.app.screen
+            options = palette.query_one(CommandList).options if isinstance(palette, CommandPalette) else []
+            if len(options) > 8:
+                break
+        titles = [str(o.prompt).split("\n")[0] for o in options]
+        await pilot.press("escape")
+    assert len(titles) == len(set(titles)), titles
+    views = [t for t in titles if t.startswith("Show the ")]
+    assert len(views) == 6 and "Show the code view (6)" in views
+    assert "Keys and legend" in titles and "Quit" in titles and "Help: keys (?)" not in titles
+
+
+def test_every_worker_reports_its_failure_instead_of_ending_the_app():
+    import re
+    from pathlib import Path
+
+    import tui
+
+    root = Path(tui.__file__).parent
+    for path in root.rglob("*.py"):
+        for decorator in re.findall(r"@work\((.*?)\)\n", path.read_text(), re.S):
+            assert "exit_on_error=False" in decorator, path
+
+
+async def test_the_theme_picker_restyles_the_timeline(app):
+    from tui.widgets import paint
+
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await started(pilot)
+        tl = screen.timeline
+        dark_lane, dark_header = paint.LANES[0].lane_bg, tl._component("header")
+        pilot.app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.pause(0.2)
+        assert paint.LANES[0].lane_bg != dark_lane and tl._component("header") != dark_header
+        line = tl.render_line(0)
+        assert line.text.strip()  # still draws

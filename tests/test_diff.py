@@ -125,3 +125,23 @@ def test_diff_json_summary_has_numbers_under_the_summary_keys(capsys):
             assert isinstance(summary[key][side], float) and summary[key][side] == alone[key], key
         assert summary["gpu_utilization"][side] == alone["gpu_utilization"]
         assert summary["launches"][side] == alone["launches"] and summary["verdict"][side] == alone["verdict"]
+
+
+EAGER = SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz"
+COMPILED = SAMPLES / "cpu" / "matmul_add_64_warm_compiled.json.gz"
+
+
+def test_cpu_only_pair_leaves_the_gpu_rows_out(capsys):
+    assert main(["diff", str(EAGER), str(COMPILED), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "Wall time" in out and "Self CPU total" in out and "CPU B" in out and "aten::addmm  [only B]" in out
+    for gpu in ("GPU busy", "Self CUDA", "GPU utilization", "Launch calls", "GPU A", "Launches A", "GPU kernels"):
+        assert gpu not in out, gpu
+    assert out.rstrip().endswith("No GPU activity in either trace: both are CPU only.")
+    assert main(["diff", str(EAGER), str(COMPILED), "--format", "json", "--no-cache"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cpu_only"] is True and doc["kernels"] == []
+    # a CPU-only trace against a GPU one keeps every row
+    assert main(["diff", str(EAGER), str(CONTROL), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "GPU busy" in out and "GPU kernels" in out and "Launches A" in out

@@ -7,11 +7,13 @@ import re
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED, X, write_trace
+from lost_records import lost_records
 
 from tui.model import load_trace
 from tui.model.analyses.explain import RULES, NoteIndex
 from tui.model.analyses.findings import Finding, Quantity
 from tui.model.analyses.results import Results
+from tui.model.cats import Cat
 from tui.tables.explain import note
 
 
@@ -154,6 +156,13 @@ FIRES_ON = {
     "compile-runtime": "cpu/matmul_add_64_warm_compiled.json.gz",
     "kernel-names": "h100-bert-small.json.gz",
     "cpu-waits": "a100-train-control.json.gz",
+    "records-missing": lost_records,
+    "graph-launches": "v100-cudagraph-test.json.gz",
+    "graph-capture-in-window": [
+        X("cudaStreamBeginCapture", 0, 2, cat="cuda_runtime", correlation=1),
+        X("cudaStreamEndCapture", 10, 2, cat="cuda_runtime", correlation=2),
+    ],
+    "graph-uncredited": "v100-cudagraph-test.json.gz",
 }
 
 
@@ -161,7 +170,10 @@ FIRES_ON = {
 def test_every_rule_fires_on_a_trace(rule, tmp_path):
     """Each rule's own finder finds something on its trace (asserted on the findings, not on test source)."""
     trace = FIRES_ON[rule.id]
-    path = write_trace(tmp_path / "t.json", trace) if isinstance(trace, list) else SAMPLES / trace
+    if callable(trace):  # a trace made from a real one
+        path = trace(tmp_path)
+    else:
+        path = write_trace(tmp_path / "t.json", trace) if isinstance(trace, list) else SAMPLES / trace
     a = Results(load_trace(path, use_cache=False))
     found = rule.find(a, a.summary)
     assert found and all(note(f) and f.title for f in found)
@@ -250,3 +262,21 @@ def test_findings_carry_numbers_not_text(tmp_path):
     store, codec = Store(), Blob(list[Finding])
     codec.save(store, "findings", found)
     assert codec.load(store, "findings", 0) == found
+
+
+def test_lost_device_records_are_named_with_their_launches(tmp_path):
+    a, found = findings(lost_records(tmp_path), "records-missing")
+    assert found[0].figures["launches"] == a.summary.launches == 83 and found[0].figures["flows"] == a.summary.ac2g_flows
+    assert all(a.trace.x.cat[e] == int(Cat.RUNTIME) for e in found[0].events) and len(found[0].events) == 83
+    text = note(found[0])
+    assert "83 launch calls" in text and "not a CPU-only run" in text and "ProfilerActivity.CUDA" in text
+    # the same trace with its records, and a CPU-only run, say nothing of it
+    assert findings("h100-bert-small.json.gz", "records-missing")[1] == []
+    assert findings("cpu-only-gloo.json.gz", "records-missing")[1] == []
+
+
+def test_cold_start_on_the_cpu_does_not_mention_a_cuda_context():
+    a, found = findings("cpu/mlp_fwd.json.gz", "cold-start")
+    assert a.summary.cpu_only and found and "CUDA" not in note(found[0]) and "cold start" in note(found[0])
+    a, found = findings("mi250-rocm-train.json.gz", "cold-start")
+    assert "CUDA context" in note(found[0])

@@ -137,7 +137,10 @@ def test_csv_and_md(capsys, job4):
 
 def test_pool_in_process_and_cached_runs_agree(job4):
     cold = run_job(job4, use_cache=True, workers=2)  # a spawned pool of two
-    assert all(cache.read_blob(f, "rank_row") is not None for f in job4.iterdir())
+    from tui.model.analyses.results import Results
+
+    kept = Results.rank_row.stored_name(Results)  # the name the pool's processes kept it under: the same fingerprint
+    assert all(cache.read_blob(f, kept) is not None for f in job4.iterdir())
     warm = run_job(job4, use_cache=True)  # every rank read back from its cache entry, in process
     alone = run_job(job4, use_cache=False, workers=1)
     assert cold.rows == warm.rows == alone.rows

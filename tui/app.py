@@ -9,13 +9,13 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
-from . import faults
 from .keymap import first_open
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen
 from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
+from .widgets.failures import ReportsFailedWorkers
 
 PROGRESS_EVERY_S = 0.1
 
@@ -61,7 +61,7 @@ class ViewCommands(Provider):
                 yield Hit(score, matcher.highlight(title), call, help=text)
 
 
-class TraceApp(App):
+class TraceApp(ReportsFailedWorkers, App):
     """Orchestrates: start the load, show progress, switch to the main screen, route view keys."""
 
     CSS_PATH = "app.tcss"
@@ -107,18 +107,6 @@ class TraceApp(App):
             "Keys and legend", "every key that works here, in words, and what the colours mean", self.action_help
         )
         yield SystemCommand("Quit", "leave tracetui", self.exit)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one handler of failed workers: one line on screen, the traceback in the log, the app carries on."""
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
-        log = faults.record(event.worker.description or event.worker.name, event.worker.error)
-        self.notify(
-            f"could not finish {event.worker.description.lower() or 'a task'}: {faults.one_line(event.worker.error)} "
-            f"(traceback in {log})",
-            severity="error",
-            timeout=10,
-        )
 
     def _reporter(self, phase: str, offset: float = 0.0, scale: float = 1.0):
         """A progress callback for one phase: rate-limited messages, and a stop when cancelled."""

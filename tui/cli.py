@@ -9,6 +9,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from profiler_runner.errors import ProfileError, UserCodeError
 
@@ -272,10 +273,10 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     view = getattr(args, "initial_view", None)
     takes_view = view and "initial_view" in inspect.signature(TraceApp).parameters  # until TraceApp has it
-    app = TraceApp(
-        args.traces, use_cache=not args.no_cache, compare=args.compare, **({"initial_view": view} if takes_view else {})
-    )
-    app.graph_capture = args.graph_capture  # for load_credited (tui/model/analyses/graph_capture.py)
+    takes_capture = "graph_capture" in inspect.signature(TraceApp).parameters  # until TraceApp loads with load_credited
+    extra: dict[str, Any] = {"initial_view": view} if takes_view else {}
+    extra |= {"graph_capture": args.graph_capture} if takes_capture else {}
+    app = TraceApp(args.traces, use_cache=not args.no_cache, compare=args.compare, **extra)
     app.run()
     if app.load_error:
         raise app.load_error

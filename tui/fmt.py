@@ -149,17 +149,24 @@ def _partings(group: list[str], start: int) -> dict[str, list[int]]:
 
 
 def _windows(name: str, points: list[int], width: int) -> str:
-    """The name's text around each parting point, joined by '…', within width."""
-    points = [p for p in points if p > 0][-3:]  # the deepest partings tell the closest names apart
+    """The name's text around each parting point (as many as fit, the deepest first), joined by '…'."""
+    points = [p for p in points if p > 0] or points
     if not points:
         return name if len(name) <= width else name[: width - 1] + ELLIPSIS
-    size = max((width - len(points) - 1) // len(points), 1)
+    for n in range(len(points), 0, -1):
+        size = (width - n - 1) // n
+        if size >= 3 or n == 1:
+            break
+    points = points[-n:]
     out, end = "", 0
     for p in points:
-        a = max(p - 2, end)
-        out += (ELLIPSIS if a > end or (a and not out) else "") + name[a : a + size]
-        end = a + size
-    return out + (ELLIPSIS if end < len(name) else "")
+        a = max(p - 1, end)
+        if a >= len(name):
+            break
+        out += (ELLIPSIS if a > end or (a and not out) else "") + name[a : a + max(size, 1)]
+        end = a + max(size, 1)
+    text = out + (ELLIPSIS if end < len(name) else "")
+    return text if len(text) <= width else text[: width - 1] + ELLIPSIS
 
 
 def _common(a: str, b: str) -> int:
@@ -218,7 +225,7 @@ def _shorten(name: str, width: int, counts: dict[str, int], tie: dict[str, int] 
 
 
 def _fold(name: str) -> str:
-    """A C++ name without its return type and parameter list (`void f<T>(int, float)` -> `f<T>`)."""
+    """A C++ name without its return type and parameters (`void f<T>(int, float)` -> `f<T>(…)`)."""
     name = name.removeprefix("void ")
     if not name.endswith(")"):
         return name
@@ -226,7 +233,7 @@ def _fold(name: str) -> str:
     for k in range(len(name) - 1, 0, -1):
         depth += {")": 1, "(": -1}.get(name[k], 0)
         if depth == 0:
-            return name[:k] if (name[k - 1].isalnum() or name[k - 1] in ">_") else name
+            return name[:k] + "(…)" if (name[k - 1].isalnum() or name[k - 1] in ">_") else name
     return name
 
 

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 
 from .cats import BUSY_CATS, Cat
+from .code_id import fingerprint
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
 from .store import Arrays, Codec
@@ -30,7 +31,9 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
     """A computed attribute: one computation per instance, behind a per-attribute lock.
 
     With a codec (see stored), the value is read from the trace's store when it is there and
-    sound, and kept there once computed, so a re-opened trace recomputes nothing.
+    sound, and kept there once computed, so a re-opened trace recomputes nothing. It is kept under its
+    name and the fingerprint of the code that computed it (see code_id.py): a value made by other code is
+    absent, so a changed rule or table is recomputed on its own.
     """
 
     def __init__(self, fn: Callable[[Any], T], codec: Codec | None = None, phase: str = "structure") -> None:
@@ -69,13 +72,17 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
                 obj.__dict__[self.name] = self._restore(obj)
         return obj.__dict__[self.name]
 
+    def stored_name(self, owner: type, prefix: str = "") -> str:
+        """The name the value is kept under in a store: its name, @, the fingerprint of its code."""
+        return f"{prefix}{self.name}@{fingerprint((self, owner), [self], owner)}"
+
     def _restore(self, obj: Analysis) -> T:
         if obj.base is not None and self.name in obj.SHARED:
             return getattr(obj.base, self.name)
         store = obj.trace.store
         if self.codec is None or store is None:
             return self.fn(obj)
-        name = obj.prefix + self.name
+        name = self.stored_name(type(obj), obj.prefix)
         value = self.codec.load(store, name, obj.trace.n)
         if value is None:
             value = self.fn(obj)

@@ -13,19 +13,21 @@ What is followed, from the derived function (and its codec's types), transitivel
   classes inside it.
 Code outside the package (numpy, the standard library) counts by its name only: the package version covers
 a release. The Analysis classes themselves are followed by name (only the attributes a function reads), or
-every stored value would depend on every other. Names are matched by spelling, so the closure is a superset:
-an unrelated change may recompute a value, a related one is never missed. Fingerprints are computed once
-per process (code does not change under a running program); forget() starts over, for tests.
+every stored value would depend on every other; a function reads them only if it is one of their methods
+or may be handed one (an annotation names an Analysis class, or a parameter has none). Names are matched
+by spelling, so an unrelated change may recompute a value (safe). Not seen: another library's code (a new
+numpy), and code reached only through an object whose class no followed code names. Fingerprints are
+computed once per process (code does not change under a running program); forget() starts over, for tests.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import hashlib
 import inspect
 import linecache
-import marshal
 import re
 import types
 from collections.abc import Iterable
@@ -61,6 +63,7 @@ def forget() -> None:
     linecache.clearcache()
 
 
+@functools.cache
 def version() -> str:
     try:
         return metadata.version("tracetui")
@@ -90,9 +93,22 @@ def _source(fn: types.FunctionType) -> str:
     """The lines of fn's definition (decorators included), read as the module's file is now."""
     code = fn.__code__
     lines = linecache.getlines(code.co_filename)
-    if not lines:  # no source shipped: the compiled code (it moves with line numbers: a safe miss)
-        return marshal.dumps(code).hex()
+    if not lines:  # no source shipped: the compiled code
+        return _compiled(code)
     return "".join(lines[code.co_firstlineno - 1 : _last_line(code)])
+
+
+def _compiled(code: types.CodeType) -> str:
+    """The bytecode, names and constants of code and the code nested in it (the same in every process)."""
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            consts.append(_compiled(const))
+        elif isinstance(const, frozenset):
+            consts.append(repr(sorted(const, key=repr)))
+        else:
+            consts.append(repr(const))
+    return f"{code.co_code.hex()} {code.co_names} {code.co_varnames} [{', '.join(consts)}]"
 
 
 def _last_line(code: types.CodeType) -> int:

@@ -73,8 +73,9 @@ def rank_summary(path: str, use_cache: bool = True) -> RankResult:
 
 def cached_row(path: str) -> RankResult | None:
     """The rank's row from its cache entry alone, with its load warning (None: not cached, or not sound)."""
-    kept = cache.read_blob(Path(path), "rank_row")
-    row = ROW.load(kept[0], "rank_row", 0) if kept else None
+    name = Results.rank_row.stored_name(Results)  # as Results keeps it: under the fingerprint of its code
+    kept = cache.read_blob(Path(path), name)
+    row = ROW.load(kept[0], name, 0) if kept else None
     if kept is None or row is None:
         return None
     row.file = Path(path).name

@@ -2,7 +2,8 @@
 
 A Store (the on-disk cache entry of the trace; see load/cache.py) keeps named arrays, memory-mapped
 when read back, and named blobs. A Codec turns a derived value into those and back, and says
-whether what it reads back is sound; anything unsound is recomputed, never trusted.
+whether what it reads back is sound; anything unsound is recomputed, never trusted. Values are kept
+under their name and the fingerprint of the code that computed them (analysis.derived.stored_name).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Blob:
     """Plain data (dataclasses, lists, numbers, strings) kept as msgpack and decoded to its type."""
 
     def __init__(self, kind: Any) -> None:
+        self.kind = kind  # what it decodes to: part of the fingerprint of the code (see code_id.py)
         self.decoder = msgspec.msgpack.Decoder(kind)
         self.encoder = msgspec.msgpack.Encoder(enc_hook=_plain)
 

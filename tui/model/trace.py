@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mmap
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -98,6 +99,12 @@ class Trace:
     @property
     def n(self) -> int:
         return len(self.x.ts)
+
+    @cached_property
+    def origin(self) -> int:
+        """Time zero of every time shown from this trace (ns, raw clock): the earliest event start, Python
+        frames included, so hiding frames (or anything else) never moves it. 0 for an empty trace."""
+        return int(self.x.ts.min()) if self.n else 0
 
     def name_of(self, i: int) -> str:
         return self.names[int(self.x.name[i])]

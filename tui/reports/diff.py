@@ -19,6 +19,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
                 "slower_pct": d.slower_pct,
                 "step_time_a_us": d.step_time_a,
                 "step_time_b_us": d.step_time_b,
+                "cpu_only": d.cpu_only,
                 "summary": D.summary_fields(d.summary_a, d.summary_b),
                 "steps": [
                     {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
@@ -29,6 +30,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
             }
         )
     width = terminal_width()
+    steps_heads = D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS
     head = [
         f"A: {labels[0]}",
         f"B: {labels[1]}",
@@ -37,11 +39,15 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),
-        grid(fmt, D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b), [], width)
+        grid(fmt, steps_heads, D.step_rows(d.steps_a, d.steps_b, gpu=not d.cpu_only), [], width)
         if d.steps_a or d.steps_b
         else "No ProfilerStep#N in either trace.",
         "Ops (self CPU time), by size of change",
         table(fmt, D.ROW_COLUMNS, ops, None, D.NAME_WIDTH, [], width),
+    ]
+    if d.cpu_only:
+        return "\n\n".join([*parts, D.NO_GPU])
+    parts += [
         "GPU kernels (total time), by size of change",
         table(fmt, D.ROW_COLUMNS, kernels, None, D.NAME_WIDTH, [D.MATCH_RULE], width),
     ]

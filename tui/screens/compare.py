@@ -11,11 +11,12 @@ from .. import faults
 from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
+from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.view_pane import ViewPane, focus_target
 from .views import COMPARE, key_bindings
 
 
-class CompareScreen(Screen):
+class CompareScreen(ReportsFailedWorkers, Screen):
     HELP_NAME = "Comparing two traces"
     BINDINGS = [
         *key_bindings(COMPARE, "compare.view"),

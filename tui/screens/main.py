@@ -27,6 +27,7 @@ from ..model.analysis import Analysis
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
+from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.phases import PhaseBars
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
@@ -47,7 +48,7 @@ def trace_origin(analysis: Results) -> int:
     return int(ts.min()) if len(ts) else 0
 
 
-class MainScreen(Screen):
+class MainScreen(ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
     HELP_NAME = "Everywhere"
@@ -311,7 +312,13 @@ class MainScreen(Screen):
         self.notify("nesting the events " + ("without" if hide else "with") + " their Python frames …", timeout=2)
         self.restructure(hide)
 
-    @work(thread=True, exclusive=True, group="structure", description="Nesting with or without Python frames")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="structure",
+        description="Nesting with or without Python frames",
+        exit_on_error=False,
+    )
     def restructure(self, hide: bool) -> None:
         structure = self.analysis.frameless if hide else self.analysis
         lanes = LaneIndex(structure)

@@ -17,6 +17,9 @@ MATCH_RULE = (
 ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
 STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
 SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
+CPU_STEP_HEADS = STEP_HEADS[:3]  # a CPU-only pair: no GPU time or launches per step
+GPU_KEYS = {"gpu_busy_us", "cpu_launch_us", "device_self_total_us", "gpu_utilization", "launches"}
+NO_GPU = "No GPU activity in either trace: both are CPU only."
 
 # key (as in summary's JSON), label, how the value reads, whether the change is shown as a percentage
 SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [
@@ -38,8 +41,11 @@ def change(a: float, b: float) -> str:
 
 
 def summary_rows(sa: Summary, sb: Summary) -> list[list[str]]:
+    """The summary side by side; the GPU rows only where either trace has GPU work."""
     rows = []
     for key, label, text, pct in SUMMARY:
+        if key in GPU_KEYS and sa.cpu_only and sb.cpu_only:
+            continue
         a, b = getattr(sa, key), getattr(sb, key)
         rows.append([label, text(a), text(b), change(a, b) if pct else ""])
     return rows
@@ -55,7 +61,13 @@ def zip_steps(a: list[StepStats], b: list[StepStats]) -> Iterator[tuple[StepStat
         yield (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
 
 
-def step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
+def step_rows(a: list[StepStats], b: list[StepStats], gpu: bool = True) -> list[list[str]]:
+    """Each pair of steps; without gpu, the CPU times only (the columns of CPU_STEP_HEADS)."""
+    rows = _step_rows(a, b)
+    return rows if gpu else [r[: len(CPU_STEP_HEADS)] for r in rows]
+
+
+def _step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
     def cell(s: StepStats | None, f: Callable[[StepStats], str]) -> str:
         return f(s) if s else "-"
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..model.analyses.findings import Figure, Finding, Quantity
 from .explain_graphs import GRAPH_TEMPLATES
+from .explain_roofline import ROOFLINE_TEMPLATES
 
 OVERHEAD_TAIL = "The summary's launch figures use the median and leave these out."
 COMPILE_WHAT = {
@@ -55,6 +56,13 @@ TEMPLATES = {
     "{slowest}, took {slowest_dur:long}. An async copy this slow is waiting: a copy to or from pageable (not pinned) "
     "host memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, and "
     ".to(device, non_blocking=True)), or move the copy off the step's critical path. " + OVERHEAD_TAIL,
+    "records-missing": "The trace made {launches:,} launch calls ({flows:,} launch-to-device flows point at device "
+    "work) but recorded no device activity: no kernel, memcpy or memset record. It is a CUDA run whose device records "
+    "were lost, not a CPU-only run, so nothing here can say how busy the GPU was. Likely causes: the profiler ran "
+    "without ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or "
+    "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
+    "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
+    "look for CUPTI errors in the run's log, and let the profiler stop normally.",
     "cpu-wait": "{call} holds the CPU for {dur} inside {step} ({share:.1%} of the step): the CPU waits there until "
     "the GPU has finished the work queued before it, and queues no new work meanwhile.",
     "cpu-wait-op": "It comes from {op}.",
@@ -80,7 +88,7 @@ TEMPLATES = {
 } | {
     f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
     for prefix, what in COMPILE_WHAT.items()
-} | GRAPH_TEMPLATES
+} | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES
 
 
 def took(value: float) -> str:

@@ -18,6 +18,12 @@ SORTS = {
     "count": SortKey("count"),
     "name": SortKey("name", False),
 }
+# The viewer's device sorts follow its device columns: each kernel once, spans not work.
+VIEWER_SORTS = SORTS | {
+    "self_device": SortKey("work_self_device_us"),
+    "device_total": SortKey("work_device_total_us"),
+    "device_avg": SortKey("work_device_avg_us"),
+}
 # torch's sort_by spellings, and cuda/gpu for device.
 ALIASES = {
     "self_cpu_time_total": "self_cpu",
@@ -56,8 +62,25 @@ def resolve_sort(key: str | None, t: OpsTable) -> str:
     return check_sort(key) or default_sort(t)
 
 
-def columns(t: OpsTable, grouped: bool) -> list[Column[OpRow, OpsTable]]:
-    """The columns torch's table has for this trace: device columns with GPU work, memory ones when profiled."""
+def _work_share(r: OpRow, t: OpsTable) -> str:
+    return "span" if r.is_span else fmt_share(r.work_self_device_us, t.self_device_total_us)
+
+
+def viewer_device_columns() -> list[Column[OpRow, OpsTable]]:
+    """The device columns of the viewer: each kernel counted once, a GPU annotation span marked as one, not work."""
+    return [
+        Column("Self CUDA", lambda r, t, w: fmt_time(r.work_self_device_us), "self_device", KEEP),
+        Column("Self CUDA %", lambda r, t, w: _work_share(r, t), "self_device", 2),
+        Column("CUDA total", lambda r, t, w: fmt_time(r.work_device_total_us), "device_total", KEEP),
+        Column("CUDA time avg", lambda r, t, w: fmt_time(r.work_device_avg_us), "device_avg", 2),
+    ]
+
+
+def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpRow, OpsTable]]:
+    """The columns torch's table has for this trace: device columns with GPU work, memory ones when profiled.
+
+    viewer: device times with each kernel once (spans not work), where the headless table keeps torch's.
+    """
     cols: list[Column[OpRow, OpsTable]] = [
         Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
         Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu", 3),
@@ -66,7 +89,9 @@ def columns(t: OpsTable, grouped: bool) -> list[Column[OpRow, OpsTable]]:
         Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total", KEEP),
         Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg", 2),
     ]
-    if t.has_device:
+    if t.has_device and viewer:
+        cols += viewer_device_columns()
+    elif t.has_device:
         cols += [
             Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
             Column(
@@ -121,7 +146,19 @@ def footers(t: OpsTable) -> list[str]:
         lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
     if t.device_link != "External id":
         lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
+    if t.spans:
+        lines.append(span_note(t))
     return lines
+
+
+def span_note(t: OpsTable) -> str:
+    """Why some rows' CUDA time passes the GPU's: torch counts a GPU annotation span as the row's own time."""
+    names = list(dict.fromkeys(r.name for r in t.spans))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"({shown}: CUDA time includes GPU-side annotation spans, as torch counts them; a span covers kernels "
+        "counted again below it, so its Self CUDA % can pass 100%. The viewer counts each kernel once.)"
+    )
 
 
 def totals(t: OpsTable) -> dict[str, float]:

@@ -46,6 +46,11 @@ def fmt_rate(value: float | None, digits: int = 3) -> str:
     return f"{value:.{max(digits - 1 - int(f'{abs(value):e}'.split('e')[1]), 0)}f}"
 
 
+def _dtype(r: RooflineRow) -> str:
+    """The data's dtype, and the roof's when it differs (fp32 GEMMs that ran on TF32 tensor cores: fp32/tf32)."""
+    return r.dtype if r.roof_dtype in ("", r.dtype) else f"{r.dtype}/{r.roof_dtype}"
+
+
 def _pct(r: RooflineRow) -> str:
     return "-" if r.pct_of_roof is None else f"{r.pct_of_roof:.1f}%"
 
@@ -53,7 +58,7 @@ def _pct(r: RooflineRow) -> str:
 COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
     Column("Input shapes", lambda r, t, w: truncate(r.input_shapes, 48), None, 2, left=True),
-    Column("Dtype", lambda r, t, w: r.dtype, None, KEEP, left=True),
+    Column("Dtype", lambda r, t, w: _dtype(r), None, KEEP, left=True),
     Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
     Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
     Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 1),
@@ -77,6 +82,7 @@ FIELDS: list[Field[RooflineRow]] = [
     Field("tflops", lambda r: r.tflops),
     Field("gbps", lambda r: r.gbps),
     Field("bound", lambda r: r.bound or None),
+    Field("roof_dtype", lambda r: r.roof_dtype or None),
     Field("pct_of_roof", lambda r: r.pct_of_roof),
 ]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..fmt import fmt_time
-from ..model.analyses.ranks import RankRow
 from ..model.analyses.graphs import GraphStats
+from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
@@ -83,8 +83,8 @@ def _share(part: float, whole: float) -> str:
 
 def missing_line(s: Summary) -> str:
     """A CUDA run whose device records were lost: what it launched, and that nothing was recorded."""
-    flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
-    return f"none recorded, from {s.launches:,} launch calls{flows}: the device records are missing (see the verdict)"
+    flows = f", {s.ac2g_flows:,} flows" if s.ac2g_flows else ""
+    return f"none recorded ({s.launches:,} launch calls{flows}): device records missing"
 
 
 def graph_line(g: GraphStats) -> str:
@@ -121,6 +121,7 @@ def fields(s: Summary) -> dict[str, Any]:
         "ac2g_flows": s.ac2g_flows,
         "cpu_in_ops_us": s.cpu_in_ops_us,
         "cpu_top_self": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_top_self],
+        "cpu_op_avg_us": s.cpu_op_avg_us,
         "launches": s.launches,
         "kernels": s.kernels,
         "graph_launches": s.graph_launches,

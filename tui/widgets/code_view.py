@@ -14,6 +14,7 @@ from ..model.analyses.results import Results
 from ..model.view.icicle import Icicle
 from ..tables import code as C
 from ..tables.base import Column
+from .failures import ReportsFailedWorkers
 from .icicle import IcicleView
 from .rows_view import RowsView
 
@@ -52,7 +53,7 @@ class FramesTable(RowsView):
         return " · ".join(C.footers(self.code)) + "\n" + super().status()
 
 
-class CodeView(Vertical):
+class CodeView(ReportsFailedWorkers, Vertical):
     """The table above, the icicle below; a folds or unfolds library frames."""
 
     HELP_NAME = "Code view"
@@ -91,7 +92,7 @@ class CodeView(Vertical):
             self.notify("folding library frames" if not self.table.folded else "showing every frame …", timeout=2)
             self.refold(not self.table.folded)
 
-    @work(thread=True, exclusive=True, group="code", description="Time per frame")
+    @work(thread=True, exclusive=True, group="code", description="Time per frame", exit_on_error=False)
     def refold(self, fold: bool) -> None:
         self.post_message(self.Folded(self.analysis.code if fold else self.analysis.code_all))
 

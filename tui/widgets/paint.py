@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -33,11 +34,24 @@ PALETTE = [
     "#499894",
     "#f1ce63",
 ]
-LANE_BG = Color.parse("#1c1f24")
-GPU_LANE_BG = Color.parse("#111418")
-BUSY_FG = Color.parse("#8a8f98")
-SELECTED = Color.parse("#ffffff")
+SELECTED = Color.parse("#ffffff")  # the selection and matches keep their meaning in every theme
 MATCH = Color.parse("#ffd700")
+
+
+@dataclass(frozen=True)
+class LaneColors:
+    """What the theme decides in a lane: the CPU and GPU lane backgrounds and the shade of busy cells."""
+
+    lane_bg: Color = Color.parse("#1c1f24")
+    gpu_bg: Color = Color.parse("#111418")
+    busy_fg: Color = Color.parse("#8a8f98")
+
+
+LANES = [LaneColors()]  # the current theme's (set by the Timeline from its component classes)
+
+
+def use_theme(colors: LaneColors) -> None:
+    LANES[0] = colors
 
 
 @lru_cache(maxsize=65536)
@@ -67,7 +81,7 @@ def paint_row(
     mark_col is the cell where the selected event starts; if that cell is merged (busy), it is
     drawn in the selection colour so a tiny selected event stays visible at any zoom.
     """
-    bg = GPU_LANE_BG if gpu else LANE_BG
+    bg = LANES[0].gpu_bg if gpu else LANES[0].lane_bg
     out: list[tuple[str, Style]] = []
     k, width = 0, len(cells.event)
     events = cells.event.tolist()
@@ -106,7 +120,7 @@ def _cell(ev: int, cells: Cells, k: int, name_of, selected, matches, bg: Color) 
         return " ", style(None, bg)
     if ev == BUSY:
         shade = SHADES[min(int(cells.cover[k] * len(SHADES)), len(SHADES) - 1)]
-        return shade, style(BUSY_FG, bg)
+        return shade, style(LANES[0].busy_fg, bg)
     color = _fill(ev, name_of, selected, matches)
     head, tail = float(cells.head[k]), float(cells.tail[k])
     if head > 0 and tail > 0:  # starts and ends inside this cell

@@ -1,4 +1,4 @@
-"""The marked range: events inside it aggregated by name."""
+"""The marked range: the time each name holds inside it, self time on the CPU and on the GPU apart."""
 
 from __future__ import annotations
 
@@ -8,15 +8,37 @@ from textual.widgets import DataTable
 from ..fmt import fmt_dur
 from ..model.analyses.rangeagg import RangeRow
 
+MAX_ROWS = 500
+
+
+def range_title(rows: list[RangeRow], span: tuple[int, int] | None) -> str:
+    """What the range is and what its rows add up to (self times: CPU over its threads, GPU over its streams)."""
+    if not span:
+        return ""
+    cpu, gpu = sum(r.cpu_self_ns for r in rows), sum(r.gpu_self_ns for r in rows)
+    parts = [f"Marked range: {fmt_dur(span[1] - span[0])}", f"CPU self {fmt_dur(cpu)} (summed over threads)"]
+    if gpu:
+        parts.append(f"GPU self {fmt_dur(gpu)} (summed over streams)")
+    return " · ".join(parts)
+
+
+def range_cells(r: RangeRow) -> tuple[str, ...]:
+    """A row's cells: name, count, self CPU and self GPU inside the range, and its whole time inside it."""
+
+    def dur(ns: int) -> str:
+        return fmt_dur(ns) if ns else "-"
+
+    return (r.name[:80], str(r.count), dur(r.cpu_self_ns), dur(r.gpu_self_ns), fmt_dur(r.total_ns))
+
 
 class RangePanel(DataTable):
-    """count, total, self and average by name for the marked range."""
+    """count, self CPU and self GPU time in the range, and the total in the range, by name."""
 
     DEFAULT_CSS = "RangePanel { height: 10; }"
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_columns("Name", "Count", "Total", "Self", "Average")
+        self.add_columns("Name", "Count", "Self CPU in range", "Self GPU in range", "Total in range")
 
     def computing(self, span: tuple[int, int]) -> None:
         self.clear()
@@ -24,7 +46,6 @@ class RangePanel(DataTable):
 
     def show(self, rows: list[RangeRow], span: tuple[int, int] | None) -> None:
         self.clear()
-        self.border_title = f"Marked range: {fmt_dur(span[1] - span[0])}" if span else ""
-        for r in rows[:500]:
-            cells = (r.name[:80], str(r.count), fmt_dur(r.total_ns), fmt_dur(r.self_ns), fmt_dur(r.avg_ns))
-            self.add_row(*(Text(c) for c in cells))
+        self.border_title = range_title(rows, span)
+        for r in rows[:MAX_ROWS]:
+            self.add_row(*(Text(c) for c in range_cells(r)))

@@ -1,7 +1,9 @@
 """A filterable, sortable table over model rows, laid out by a tui.tables definition; it only displays.
 
-The rows are drawn lazily (LazyTable): a sort or a filter re-orders an index, a resize changes the
-name column's width, and only the rows on screen are ever formatted.
+The rows are drawn lazily (LazyTable): a sort or a filter re-orders an index, and only the rows on
+screen are formatted until the table is fitted to its width. Fitting (tui.tables.base.fit: the
+columns that fit by priority, names cut in the middle so rows stay apart) runs in a worker on the
+first show and on each resize; what it left out is said above the table, and e shows every column.
 """
 
 from __future__ import annotations
@@ -9,14 +11,41 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ..tables.base import Column, SortKey
+from ..tables.base import Column, Fitted, SortKey, fit
+from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable
+
+
+class FittedSource:
+    """The cells of a table fitted to a width: computed once in a worker, drawn by position."""
+
+    def __init__(self, fitted: Fitted) -> None:
+        self.fitted, self.headers = fitted, fitted.headers
+        self.lefts = fitted.lefts
+
+    def __len__(self) -> int:
+        return len(self.fitted.cells)
+
+    def cell(self, row: int, col: int) -> str:
+        return self.fitted.cells[row][col]
+
+    def numeric(self, col: int) -> bool:
+        return not self.lefts[col]
+
+
+class TableFitted(Message):
+    """A table's layout for a width is ready (posted by the fitting worker)."""
+
+    def __init__(self, fitted: Fitted, width: int, rows: list) -> None:
+        super().__init__()
+        self.fitted, self.width, self.rows = fitted, width, rows
 
 
 class RowSource:
@@ -51,7 +80,7 @@ def sorted_order(rows: list, sorts: dict[str, SortKey], key: str) -> list[int]:
     return sorted(range(len(rows)), key=order)
 
 
-class RowsView(Vertical):
+class RowsView(ReportsFailedWorkers, Vertical):
     """Subclasses set SORTS and BINDINGS (one sort key per column) and give columns(), context(), source_rows()."""
 
     HELP_NAME = "Tables"
@@ -65,6 +94,7 @@ class RowsView(Vertical):
         Binding("/", "filter", "Filter by name", id="table.filter"),
         Binding("escape", "clear_filter", "Clear the filter", id="table.clear_filter"),
         Binding("enter", "jump", "Show on the timeline", id="table.jump"),
+        Binding("e", "every_column", "Every column, in full (← → scroll) / fit the width", id="table.every_column"),
     ]
 
     class Jump(Message):
@@ -81,6 +111,9 @@ class RowsView(Vertical):
         self.pattern: re.Pattern | None = None
         self.rows: list = []
         self.shown: list = []
+        self.every_column = False
+        self.fitted: Fitted | None = None
+        self._fit_width = -1
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="table-status")
@@ -117,10 +150,30 @@ class RowsView(Vertical):
         return order
 
     def on_resize(self, event) -> None:
-        width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
-        if width != self.name_width and self.is_mounted and self.query(LazyTable):
-            self.name_width = width
-            self.table_widget.set_source(self._source(), self.table_widget.order)
+        self.name_width = max(20, min(self.NAME_MAX, event.size.width - self.OTHER_COLUMNS_WIDTH))
+        self._refit()
+
+    def _refit(self) -> None:
+        width = 0 if self.every_column else max(self.size.width - 2, 20)  # the cursor's margin and the scrollbar
+        if width != self._fit_width and self.is_mounted:
+            self._fit_width = width
+            self.fit_table(self.rows, self.columns(), self.context(), width)
+
+    @work(thread=True, exclusive=True, group="fit", description="Fitting the table to the width", exit_on_error=False)
+    def fit_table(self, rows: list, columns: list[Column], context: Any, width: int) -> None:
+        self.post_message(TableFitted(fit(columns, rows, context, width), width, rows))
+
+    def on_table_fitted(self, message: TableFitted) -> None:
+        message.stop()
+        if message.rows is not self.rows or message.width != self._fit_width:
+            return  # the rows or the width changed since: a newer layout is on its way
+        self.fitted = message.fitted
+        self.table_widget.set_source(FittedSource(message.fitted), self.table_widget.order)
+        self._status()
+
+    def action_every_column(self) -> None:
+        self.every_column = not self.every_column
+        self._refit()
 
     def status(self) -> str:
         keys = ", ".join(
@@ -129,7 +182,14 @@ class RowsView(Vertical):
             if isinstance(b, Binding) and b.action.startswith("sort(")
         )
         filt = f" · filter /{self.pattern.pattern}/ (Esc clears)" if self.pattern else ""
-        return f"{len(self.shown)} rows · sorted by {self.sort_key or 'trace order'}{filt} · sort keys: {keys}"
+        left = ""
+        if self.fitted is not None and self.fitted.constant:
+            left += " · the same on every row: " + "; ".join(f"{h} {v or 'none'}" for h, v in self.fitted.constant)
+        if self.fitted is not None and self.fitted.dropped:
+            left += f" · not shown to fit: {', '.join(self.fitted.dropped)} (e shows every column)"
+        elif self.every_column:
+            left = " · every column (← → scroll; e fits the width)"
+        return f"{len(self.shown)} rows · sorted by {self.sort_key or 'trace order'}{filt} · keys: {keys}{left}"
 
     def _status(self) -> None:
         self.query_one(".table-status", Static).update(self.status())
@@ -137,7 +197,9 @@ class RowsView(Vertical):
     def refill(self) -> None:
         """The rows changed (another table, frames shown or hidden): a new source, in the current order."""
         self.rows = self.source_rows()
+        self.fitted, self._fit_width = None, -1
         self.reorder(new_source=True)
+        self._refit()
 
     def reorder(self, new_source: bool = False) -> None:
         """Sort and filter: hand the table a new order (and, when the rows changed, a new source)."""

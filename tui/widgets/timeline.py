@@ -29,16 +29,10 @@ def gutter_for(width: int) -> int:
     return GUTTER if width >= 110 else max(14, min(GUTTER, width // 5))
 
 
-HEADER = Style(bold=True, color="#e0e0e0", bgcolor="#2d3340")
-SERIES_STYLE = {
-    "memory": Style(color="#c678dd", bgcolor="#1c1f24"),
-    "counter": Style(color="#98c379", bgcolor="#1c1f24"),
-}
 SERIES_TITLE = {
     "memory": "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
     "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
 }
-GUTTER_STYLE = Style(color="#b8c0cc", bgcolor="#15181c")
 BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
 
 
@@ -55,6 +49,24 @@ class Timeline(ScrollView, can_focus=True):
     """Lanes of one trace; owns its view, selection, search matches and marked range."""
 
     HELP_NAME = "Timeline"
+    COMPONENT_CLASSES = {
+        "timeline--header",
+        "timeline--gutter",
+        "timeline--lane",
+        "timeline--gpu-lane",
+        "timeline--busy",
+        "timeline--memory",
+        "timeline--counter",
+    }
+    DEFAULT_CSS = """
+    Timeline > .timeline--header { background: $panel-lighten-2; color: $text; text-style: bold; }
+    Timeline > .timeline--gutter { background: $panel; color: $text-muted; }
+    Timeline > .timeline--lane { background: $surface; }
+    Timeline > .timeline--gpu-lane { background: $background; }
+    Timeline > .timeline--busy { color: $text-muted; }
+    Timeline > .timeline--memory { color: $secondary; background: $surface; }
+    Timeline > .timeline--counter { color: $success; background: $surface; }
+    """
 
     BINDINGS = [
         Binding("w", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
@@ -175,7 +187,7 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width)
         line = self.lines[index]
         if line.kind == "process":
-            return Strip([Segment(f" {line.label}"[:width].ljust(width), HEADER)], width)
+            return Strip([Segment(f" {line.label}"[:width].ljust(width), self._component("header"))], width)
         if line.kind == "series":
             return Strip(self._series_line(self.series[line.track]), width)
         return Strip([self._gutter(line), *self._cells(line)], width)
@@ -188,7 +200,8 @@ class Timeline(ScrollView, can_focus=True):
         label = s.label if len(s.label) + len(shown) + 2 < g else s.label[: max(g - len(shown) - 4, 1)] + "…"
         gutter = (label + " " + shown).ljust(g - 1)[: g - 1] + "│"
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
-        return [Segment(gutter, GUTTER_STYLE), Segment(sparkline(values, s.low, s.high), SERIES_STYLE[s.kind])]
+        line = sparkline(values, s.low, s.high)
+        return [Segment(gutter, self._component("gutter")), Segment(line, self._component(s.kind))]
 
     @staticmethod
     def format_value(s: Series, value: float) -> str:
@@ -203,7 +216,33 @@ class Timeline(ScrollView, can_focus=True):
             text = arrow + short_label(line.label, self.name_cols)
         g = self.name_cols
         text = text if len(text) < g - 1 else text[: g - 2] + "…"
-        return Segment(text.ljust(g - 1) + "│", GUTTER_STYLE)
+        return Segment(text.ljust(g - 1) + "│", self._component("gutter"))
+
+    def _component(self, part: str) -> Style:
+        """A part's style from the theme (component classes), so the theme picker restyles the timeline too."""
+        return self.get_component_rich_style(f"timeline--{part}", partial=False)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=True)
+
+    def _theme_changed(self, _theme: str) -> None:
+        self.call_after_refresh(self._component_styles_changed)  # once the new theme's CSS is applied
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted:  # the component styles exist once mounted
+            self._component_styles_changed()
+
+    def _component_styles_changed(self) -> None:
+        from .paint import LaneColors, use_theme
+
+        def bg(part: str):
+            return self._component(part).bgcolor
+
+        busy = self._component("busy").color
+        if bg("lane") is not None and bg("gpu-lane") is not None and busy is not None:
+            use_theme(LaneColors(bg("lane"), bg("gpu-lane"), busy))
+        self.refresh()
 
     def _cells(self, line: Line) -> list[Segment]:
         row = self.lanes.row(line.track, line.depth)
@@ -237,8 +276,9 @@ class Timeline(ScrollView, can_focus=True):
         """The selected launch's replay extent, once per selection (links ready: never computed here)."""
         key = (self.selected, id(self.analysis))
         if self._span_key != key:
-            ok = self.selected >= 0 and self.analysis.ready(Analysis.links) and self.analysis.ready(Analysis.child_index)
-            self._span_key, self._span = key, navigate.replay_span(self.analysis, self.selected) if ok else None
+            a = self.analysis
+            ok = self.selected >= 0 and a.ready(Analysis.links) and a.ready(Analysis.child_index)
+            self._span_key, self._span = key, navigate.replay_span(a, self.selected) if ok else None
         return self._span
 
     def _event_name(self, i: int) -> str:

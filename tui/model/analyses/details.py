@@ -30,7 +30,7 @@ def footprint(args: dict) -> dict[str, str]:
 
 @dataclass
 class Details:
-    """Plain facts about an event; times in ns relative to the trace start."""
+    """Plain facts about an event; times in ns from the trace's origin (Trace.origin)."""
 
     index: int
     name: str
@@ -51,9 +51,13 @@ class Details:
     copied: bool = False  # a copy of the capture's stack: credited the replayed kernels, did no CPU work
 
 
-def brief(a: Analysis, i: int, origin: int) -> Details:
-    """What is known of an event before links and self times are computed: name, place, times, args."""
+def brief(a: Analysis, i: int, origin: int | None = None) -> Details:
+    """What is known of an event before links and self times are computed: name, place, times, args.
+
+    Times count from origin, the trace's own (Trace.origin) unless given.
+    """
     t, x = a.trace, a.trace.x
+    origin = t.origin if origin is None else origin
     return Details(
         i,
         t.name_of(i),
@@ -66,9 +70,15 @@ def brief(a: Analysis, i: int, origin: int) -> Details:
     )
 
 
-def describe(a: Analysis, i: int, origin: int, max_kernels: int = 20, frames: Analysis | None = None) -> Details:
-    """Everything about event i; frames is an Analysis nesting the Python frames, for its code stack."""
+def describe(
+    a: Analysis, i: int, origin: int | None = None, max_kernels: int = 20, frames: Analysis | None = None
+) -> Details:
+    """Everything about event i; frames is an Analysis nesting the Python frames, for its code stack.
+
+    Times count from origin, the trace's own (Trace.origin) unless given: the same with frames shown or hidden.
+    """
     t, x = a.trace, a.trace.x
+    origin = t.origin if origin is None else origin
     args = event_args(t, i)
     d = Details(
         i,
@@ -104,7 +114,8 @@ def _graph_facts(a: Analysis, d: Details) -> None:
     if not launch and int(a.trace.x.cat[i]) not in [int(c) for c in GPU_CATS]:
         d.copied = is_copy(a.trace, i)
         return
-    owner = a.graph_owner if hasattr(type(a), "graph_owner") else graph_owner(a.trace)
+    owner = getattr(a, "graph_owner", None)  # Results keeps it; a plain Analysis reads it again
+    owner = graph_owner(a.trace) if owner is None else owner
     if launch:
         d.replay = replay_of(a.trace, owner, i)
     elif owner[i] >= 0:

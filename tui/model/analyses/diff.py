@@ -76,6 +76,11 @@ class Diff:
         return _typical(self.steps_b, self.summary_b)
 
     @property
+    def cpu_only(self) -> bool:
+        """Both traces are CPU only: the GPU rows (all zero) are left out."""
+        return self.summary_a.cpu_only and self.summary_b.cpu_only
+
+    @property
     def slower_pct(self) -> float:
         """How much slower B's typical step is than A's, in percent (negative: faster)."""
         a = self.step_time_a

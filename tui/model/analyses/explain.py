@@ -19,10 +19,11 @@ from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..nesting import subtree_reduce
 from ..steps import STEP_NAME, cold_first, step_events, typical
 from .explain_graphs import GRAPH_RULES
+from .explain_roofline import ROOFLINE_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .kernel_roles import role
 from .readings import launches_cost_more
-from .summary import Summary
+from .summary import Summary, launch_mask
 
 METADATA_OPS = {
     "aten::t",
@@ -295,6 +296,16 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
+def records_missing(a: Analysis, s: Summary) -> list[Finding]:
+    """A CUDA run whose device records were lost: launch calls (and ac2g flows), but no kernel or copy record."""
+    if not s.device_records_missing:
+        return []
+    launches = np.flatnonzero(launch_mask(a.trace, a.links.launcher)).tolist()
+    figures: dict[str, Figure] = {"launches": s.launches, "flows": s.ac2g_flows}
+    title = "Device records missing: launches but no GPU activity"
+    return [Finding("records-missing", title, figures, launches, ["records-missing"])]
+
+
 WAIT_CALL = re.compile(r"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^cu(Ctx|Stream|Event)Synchronize$")
 COPY_TO_HOST = re.compile(r"^(cuda|hip)Memcpy|^cuMemcpy", re.IGNORECASE)
 WAIT_MIN_NS = 10_000  # a wait shorter than this is the call's own cost, not a wait worth naming
@@ -387,6 +398,7 @@ def _caller(a: Analysis, i: int, step: int) -> tuple[str, str, str]:
 
 
 RULES = [
+    Rule("records-missing", records_missing),
     Rule("final-sync", final_sync),
     Rule("activity-buffer", activity_buffer),
     Rule("occupancy-query", occupancy_query),
@@ -400,6 +412,7 @@ RULES = [
     Rule("compile-runtime", compile_runtime),
     Rule("kernel-names", kernel_hints),
     *GRAPH_RULES,
+    *ROOFLINE_RULES,
 ]
 
 

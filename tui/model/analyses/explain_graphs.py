@@ -50,18 +50,18 @@ def uncredited_kernels(a: Analysis, s: Summary) -> list[Finding]:
     replayed = np.flatnonzero(owner >= 0)
     if not len(replayed):
         return []
-    credited = isinstance(trace, CreditedTrace)
-    left = replayed[a.links.launcher[replayed] == owner[replayed]] if credited else replayed
+    credited = trace.credit.source if isinstance(trace, CreditedTrace) else None
+    left = replayed[a.links.launcher[replayed] == owner[replayed]] if credited is not None else replayed
     if not len(left):
         return []
     figures: dict[str, Figure] = {
         "left": len(left),
         "replayed": len(replayed),
         "left_us": us(float(trace.x.dur[left].sum()) / 1000.0),
-        "capture": trace.credit.source if credited else "",
+        "capture": credited or "",
     }
-    part = "graph-unmatched" if credited else "graph-no-capture"
-    title = "Graph kernels not matched to their capture" if credited else "Graph kernels without their capture"
+    part = "graph-no-capture" if credited is None else "graph-unmatched"
+    title = "Graph kernels without their capture" if credited is None else "Graph kernels not matched to their capture"
     return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part])]
 
 

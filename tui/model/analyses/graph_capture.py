@@ -178,7 +178,9 @@ def _candidates(k: int, launches: int, caps: list[Capture], keys: list[str]) -> 
     """Captures to try for the k-th launch: the k-th when there are as many, then those of equal length and names."""
     first = [k] if len(caps) == launches else ([0] if len(caps) == 1 else [])
     same = [c for c, cap in enumerate(caps) if cap.keys == keys]
-    return list(dict.fromkeys(first + same + sorted(range(len(caps)), key=lambda c: abs(len(caps[c].keys) - len(keys)))[:8]))
+    return list(
+        dict.fromkeys(first + same + sorted(range(len(caps)), key=lambda c: abs(len(caps[c].keys) - len(keys)))[:8])
+    )
 
 
 def credit(replay: Trace, capture: Trace | None = None, source: str = "") -> CreditedTrace | Trace:
@@ -292,7 +294,7 @@ def _euler(nodes: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Enter and leave ticks of each node in a walk of the forest they make (capture order): strictly nested."""
     where = {int(v): k for k, v in enumerate(nodes.tolist())}
     kids: dict[int, list[int]] = {}
-    roots = []
+    roots: list[int] = []
     for k, v in enumerate(nodes.tolist()):
         up = where.get(int(parent[v]), -1)
         (kids.setdefault(up, []) if up >= 0 else roots).append(k)

@@ -151,8 +151,7 @@ def _enclosing_ops(a: Analysis, events: np.ndarray) -> np.ndarray:
 
 def memory_report(a: Analysis, cs: list[Curve] | None = None) -> list[DeviceMemory]:
     """Per device: the peak and its op, allocation counts, the top allocating ops and candidate leaks."""
-    t0 = int(a.trace.x.ts.min()) if a.trace.n else 0
-    return [_device(a, c, t0) for c in (curves(a) if cs is None else cs)]
+    return [_device(a, c, a.trace.origin) for c in (curves(a) if cs is None else cs)]
 
 
 def _device(a: Analysis, c: Curve, t0: int) -> DeviceMemory:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -85,7 +85,8 @@ def detect(devices: list[dict]) -> Device | None:
             return e.device
     for e in table():
         if e.cc and e.sms and e.memory_gib and e.cc == cc and _fits(e, mem, sms):
-            return e.device
+            how = f"{e.device.name}, by compute capability {cc}, {sms} SMs/CUs and {mem:.0f} GiB"
+            return replace(e.device, name=how if not name else f"{how} ({name})")
     return None
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..steps import cold_first, typical
-from .summary import Summary
+from .summary import CPU_SHORT_OP_US, Summary
 
 
 def _us(v: float) -> str:
@@ -31,10 +31,17 @@ def cpu_reading(s: Summary) -> str:
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
     top = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_top_self)
+    short = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
+    if s.verdict == "cpu-in-ops" and short:
+        return head + (
+            f"Ops run {share:.0%} of the window, but each aten op does little work ({_us(s.cpu_op_avg_us)} of own "
+            f"time on average), so fixed per-op costs (dispatch, Python) are much of it; the most self time: {top}. "
+            "Bigger tensors per call, fewer small ops, or torch.compile would help."
+        )
     if s.verdict == "cpu-in-ops":
         return head + (
             f"Ops run {share:.0%} of the window, so their own work is the cost; the most self time: {top}. Make those "
-            "ops cheaper (fewer or smaller calls, a better algorithm, torch.compile to fuse them)."
+            "ops cheaper (fewer or larger calls, a better algorithm, torch.compile to fuse them)."
         )
     return head + (
         f"Ops run only {share:.0%} of the window: most of the time is between them (Python, data loading, framework "
@@ -45,15 +52,7 @@ def cpu_reading(s: Summary) -> str:
 
 def missing_reading(s: Summary) -> str:
     """A CUDA run whose device records were lost: what that looks like, the likely causes and the fixes."""
-    flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
-    return (
-        f"Device records missing: the trace made {s.launches:,} launch calls{flows}, but recorded no device activity "
-        "(no kernel, memcpy or memset), so GPU time cannot be judged. This is not a CPU-only run. Likely causes: the "
-        "profiler ran without ProfilerActivity.CUDA on the device side, CUPTI failed to start (another profiler such "
-        "as Nsight or DCGM holds it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or "
-        "the run stopped before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, "
-        "ProfilerActivity.CUDA], look for CUPTI errors in the run's log, and let the profiler stop normally."
-    )
+    return f"Device records missing: {s.reason}."
 
 
 def launches_cost_more(s: Summary) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import orjson
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, Cat
@@ -22,7 +23,7 @@ from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
 from .ops import shape_label
 from .peaks import Device, detect, gpu_name, peak
 
-SAMPLE = 8  # calls of one (op, shapes) whose args are read; all of them when these disagree
+SAMPLE = 4  # the first and last calls of one (op, shapes) whose args are read; all of them when these disagree
 NO_SHAPES = (
     "this trace has no input shapes; capture it with torch.profiler.profile(record_shapes=True), "
     "or with `tracetui profile`, which records them"
@@ -47,6 +48,7 @@ class RooflineRow:
     bmnk: list[int] = field(default_factory=list)  # a GEMM's B, M, N, K
     trace_flops: float | None = None  # the flops arg of one call (with_flops), to check our count
     bound: str = ""  # compute or memory ('' without peaks)
+    roof_dtype: str = ""  # the precision of the roof measured against: dtype, or tf32 for fp32 GEMMs faster than fp32
     peak_tflops: float | None = None  # the compute roof of this unit and dtype
     roof_tflops: float | None = None  # the roof at this intensity: min(peak, intensity x bandwidth)
     pct_of_roof: float | None = None
@@ -139,14 +141,19 @@ def _ancestry(parent: np.ndarray, primary: np.ndarray, cand: np.ndarray) -> tupl
 
 def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[RooflineRow], np.ndarray]:
     """Rows per (op, shapes, types, arguments), in order of device time; and the calls they cover."""
-    rows: list[RooflineRow] = []
-    covered: list[np.ndarray] = []
     key = t.x.name[chosen].astype(np.int64) * (len(t.shapes) + 1) + t.x.shape[chosen]
     order = np.argsort(key, kind="stable")
-    cuts = np.flatnonzero(np.diff(key[order])) + 1
-    for group in np.split(chosen[order], cuts):
-        for events, args, raw in _by_arguments(t, group):
-            row = _row(t, events, args, raw, time_ns)
+    groups = np.split(chosen[order], np.flatnonzero(np.diff(key[order])) + 1) if len(chosen) else []
+    read = events_args(t, np.concatenate([_probe(g) for g in groups]) if groups else chosen)
+    mixed = [g for g in groups if len({_args_key(read[int(e)]) for e in _probe(g)}) > 1]
+    if mixed:
+        read |= events_args(t, np.concatenate(mixed))
+    mixed_ids = {id(g) for g in mixed}
+    rows: list[RooflineRow] = []
+    covered: list[np.ndarray] = []
+    for group in groups:
+        for events, raw in _by_arguments(group, read, id(group) in mixed_ids):
+            row = _row(t, events, raw, time_ns)
             if row is not None:
                 rows.append(row)
                 covered.append(events)
@@ -154,31 +161,21 @@ def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[Roofl
     return rows, np.concatenate(covered) if covered else np.empty(0, np.int64)
 
 
-def _by_arguments(t: Trace, group: np.ndarray) -> list[tuple[np.ndarray, OpArgs, dict]]:
-    """The calls of one (op, shapes) split by their dtypes and arguments (read for a sample, all if they differ)."""
-    sample = group[:SAMPLE]
-    read = events_args(t, sample)
-    keys = [_args_key(read[int(e)]) for e in sample]
-    if len(set(keys)) > 1 or (len(group) > SAMPLE and keys and _varies(t, group, keys[0])):
-        read = events_args(t, group)
-        keys = [_args_key(read[int(e)]) for e in group]
-    else:
-        keys = keys + [keys[0]] * (len(group) - len(sample)) if keys else []
+def _probe(group: np.ndarray) -> np.ndarray:
+    """The calls of one (op, shapes) whose args are read first: the first and the last few."""
+    return group if len(group) <= 2 * SAMPLE else np.concatenate([group[:SAMPLE], group[-SAMPLE:]])
+
+
+def _by_arguments(group: np.ndarray, read: dict[int, dict], mixed: bool) -> list[tuple[np.ndarray, dict]]:
+    """The calls of one (op, shapes) split by their dtypes and arguments (all read when the probe saw two kinds)."""
+    if not mixed:
+        return [(group, read[int(group[0])])]
+    keys = [_args_key(read[int(e)]) for e in group.tolist()]
     out = []
     for k in dict.fromkeys(keys):
         members = group[[i for i, kk in enumerate(keys) if kk == k]]
-        raw = read[int(members[0])]
-        out.append(
-            (members, OpArgs(_list(raw, "Input Dims"), _list(raw, "Input type"), _list(raw, "Concrete Inputs")), raw)
-        )
+        out.append((members, read[int(members[0])]))
     return out
-
-
-def _varies(t: Trace, group: np.ndarray, first: tuple) -> bool:
-    """Do the calls past the sample disagree with it? Checked on the last few calls, which are cheap to read."""
-    tail = group[-SAMPLE:]
-    read = events_args(t, tail)
-    return any(_args_key(read[int(e)]) != first for e in tail)
 
 
 def _args_key(raw: dict) -> tuple:
@@ -190,8 +187,9 @@ def _list(raw: dict, key: str) -> list:
     return value if isinstance(value, list) else []
 
 
-def _row(t: Trace, events: np.ndarray, args: OpArgs, raw: dict, time_ns: np.ndarray) -> RooflineRow | None:
+def _row(t: Trace, events: np.ndarray, raw: dict, time_ns: np.ndarray) -> RooflineRow | None:
     name = t.names[int(t.x.name[events[0]])]
+    args = OpArgs(_list(raw, "Input Dims"), _list(raw, "Input type"), _list(raw, "Concrete Inputs"))
     try:
         work: Work = model(name, args)
     except Unmodelled:
@@ -215,26 +213,30 @@ def _row(t: Trace, events: np.ndarray, args: OpArgs, raw: dict, time_ns: np.ndar
 
 
 def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
-    """The args of many events, each chunk of the file decoded once."""
+    """The args of many events, each chunk of the file read and split once."""
     out: dict[int, dict] = {}
     chunk_of = t.x.chunk[events]
     for c in np.unique(chunk_of).tolist():
         start, end, _first, src = (int(v) for v in t.chunks[c])
         try:
-            data = lazy_args._bytes(t, src, start, end)
-        except OSError:
-            data = b""
+            items = lazy_args._chunk_items(lazy_args._bytes(t, src, start, end))
+        except (OSError, ValueError):
+            items = ()
         for e in events[chunk_of == c].tolist():
-            out[e] = _item_args(data, int(t.x.pos[e]))
+            out[e] = _item_args(t, items, e)
     return out
 
 
-def _item_args(data: bytes, pos: int) -> dict:
+def _item_args(t: Trace, items: tuple[bytes, ...], e: int) -> dict:
+    """One event's args from its chunk's items (a chunk that needed repairs: the slow path, event by event)."""
+    pos = int(t.x.pos[e])
     try:
-        item = lazy_args._decode(data, pos)
-    except (ValueError, IndexError):
-        return {}
-    found = item.get("args") if isinstance(item, dict) else None
+        item = orjson.loads(items[pos]) if pos < len(items) else None
+    except orjson.JSONDecodeError:
+        item = None
+    if not isinstance(item, dict):
+        return lazy_args.event_args(t, e)
+    found = item.get("args")
     return found if isinstance(found, dict) else {}
 
 
@@ -291,17 +293,40 @@ def with_device(r: Roofline, device: Device | None) -> Roofline:
 
 
 def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
-    if device is None or row.tflops is None:
-        return replace(row, bound="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
-    compute = peak(device, row.unit, row.dtype)
+    """Bound and % of roof as TraceLens has them: the roof's time for this work, max(FLOPs / peak, bytes / bandwidth),
+    over the time it took; compute-bound when the compute time is the larger.
+
+    An fp32 GEMM faster than the fp32 roof ran on TF32 tensor cores (allow_tf32, once PyTorch's default): it is
+    measured against the TF32 roof.
+    """
+    bare = replace(row, bound="", roof_dtype="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
+    if device is None or row.device_us <= 0:
+        return bare
+    dtype = _roof_dtype(row, device)
+    compute = peak(device, row.unit, dtype)
     bw = device.peak_gbps
-    memory_roof = row.intensity * bw / 1000 if row.intensity is not None and bw else None
-    roofs = [r for r in (compute, memory_roof) if r is not None]
-    if not roofs:
-        return replace(row, bound="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
-    roof = min(roofs)
-    bound = "compute" if compute is not None and roof == compute else "memory"
-    return replace(row, bound=bound, peak_tflops=compute, roof_tflops=roof, pct_of_roof=100 * row.tflops / roof)
+    t_compute = row.flops / (compute * 1e6) if compute else None  # us
+    t_memory = row.bytes / (bw * 1e3) if bw else None
+    if t_compute is None and t_memory is None:
+        return bare
+    bound = "compute" if t_memory is None or (t_compute is not None and t_compute >= t_memory) else "memory"
+    roof_us = max(t for t in (t_compute, t_memory) if t is not None)
+    roof = row.flops / (roof_us * 1e6) if roof_us > 0 else compute
+    pct = 100 * roof_us / row.device_us
+    return replace(row, bound=bound, roof_dtype=dtype, peak_tflops=compute, roof_tflops=roof, pct_of_roof=pct)
+
+
+def _roof_dtype(row: RooflineRow, device: Device) -> str:
+    fp32 = peak(device, row.unit, "fp32")
+    faster = row.dtype == "fp32" and row.unit == "matrix" and fp32 and (row.tflops or 0.0) > fp32
+    return "tf32" if faster and "matrix_tf32" in device.peak_tflops else row.dtype
+
+
+def roof_words(device: Device, unit: str, dtype: str) -> str:
+    """What the roof is in words: 'tensor-core', or 'vector (CUDA-core)' for matrix work with no matrix rate."""
+    if unit == "matrix" and f"matrix_{dtype}" not in device.peak_tflops:
+        return "vector (CUDA-core)"
+    return UNIT_WORDS[unit]
 
 
 def ridge(device: Device, unit: str, dtype: str) -> float | None:

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
-from ..steps import STEP_NAME, Step, steps
+from ..steps import Step, steps
 from ..trace import Trace
 from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_stats, name_mask, synthetic_mask
 from .ops import OpsTable
@@ -31,6 +31,7 @@ Verdict = Literal[
 ]
 CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
 CPU_TOP = 3  # CPU only: the ops named by self time
+CPU_SHORT_OP_US = 20.0  # CPU only: aten ops shorter than this on average are mostly fixed per-op cost
 
 
 @dataclass
@@ -68,6 +69,7 @@ class Summary:
     ac2g_flows: int = 0  # launch-to-device flow arrows (with device records missing: where the records should be)
     cpu_in_ops_us: float = 0.0  # CPU only: time at least one op ran (overlaps counted once)
     cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
+    cpu_op_avg_us: float = 0.0  # CPU only: the aten ops' own (self) time per call
 
     @property
     def graph_launches(self) -> int:
@@ -124,7 +126,7 @@ def summarize(
     s.graphs = graph_stats(trace)
     if busy_mask.any():
         s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
-    s.verdict, s.reason = _cpu_verdict(trace, ops, s) if s.cpu_only else _gpu_verdict(s)
+    s.verdict, s.reason = _cpu_verdict(trace, ops, s, parent) if s.cpu_only else _gpu_verdict(s)
     if s.device_records_missing:
         s.verdict, s.reason = "device-records-missing", _missing_reason(s)
     s.reason += graph_note(s.graphs)
@@ -246,27 +248,42 @@ def _device_side(trace: Trace, busy_mask: np.ndarray, s: Summary) -> None:
     s.cpu_only = no_device and not s.device_records_missing
 
 
-def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary) -> tuple[Verdict, str]:
+def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | None) -> tuple[Verdict, str]:
     """CPU only: where the CPU time goes: inside ops and labelled regions (the top ones by self time), or between."""
     x = trace.x
-    is_step = np.array([bool(STEP_NAME.match(n)) for n in trace.names] or [False])
-    labelled = (x.cat == int(Cat.USER_ANNOTATION)) & ~is_step[x.name]  # record_function regions: gloo:all_reduce
-    op = np.flatnonzero((x.cat == int(Cat.CPU_OP)) | labelled)
+    leaf = np.ones(trace.n, bool)
+    if parent is not None:
+        leaf[parent[parent >= 0]] = False
+    # ops, and labelled regions with no op inside (record_function work such as gloo:all_reduce)
+    op_mask = (x.cat == int(Cat.CPU_OP)) | ((x.cat == int(Cat.USER_ANNOTATION)) & leaf)
+    op = np.flatnonzero(op_mask)
     s.cpu_in_ops_us = union_length(x.ts[op], x.ts[op] + x.dur[op]) / 1000.0
-    shown = [r for r in ops.rows if not (r.is_device or r.is_python or r.name.startswith("ProfilerStep"))]
-    shown = [r for r in shown if r.self_cpu_us > 0]
-    s.cpu_top_self = [(r.name, r.self_cpu_us) for r in sorted(shown, key=lambda r: -r.self_cpu_us)[:CPU_TOP]]
+    names = {trace.names[int(k)] for k in np.unique(x.name[op])}
+    shown = [r for r in ops.rows if r.name in names and not r.is_device and r.self_cpu_us > 0]
+    s.cpu_top_self = [(r.name, float(r.self_cpu_us)) for r in sorted(shown, key=lambda r: -r.self_cpu_us)[:CPU_TOP]]
     if not len(op):
         return "cpu-only", "CPU only; no ops in the trace"
+    aten = [r for r in ops.rows if r.name.startswith("aten::") and not r.is_device]
+    calls = sum(r.count for r in aten)
+    s.cpu_op_avg_us = sum(r.self_cpu_us for r in aten) / calls if calls else 0.0
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
     top = ", ".join(f"{name} {us:,.1f} us" for name, us in s.cpu_top_self)
     numbers = f"CPU only; ops run {share:.0%} of the {s.wall_us:,.0f} us window; the most self CPU time: {top}"
+    numbers += f"; aten ops average {s.cpu_op_avg_us:,.1f} us of own work" if calls else ""
     return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
 
 
 def _missing_reason(s: Summary) -> str:
+    """Why a trace with launch calls but no device activity is not CPU only, what lost the records, the fix."""
     flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
-    return f"{s.launches:,} launch calls{flows}, but no kernel, memcpy or memset record: the device records are missing"
+    return (
+        f"the trace made {s.launches:,} launch calls{flows} but recorded no device activity (no kernel, memcpy or "
+        "memset), so GPU time cannot be judged; this is not a CPU-only run. Likely causes: the profiler ran without "
+        "ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or DCGM "
+        "held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
+        "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, "
+        "ProfilerActivity.CUDA], look for CUPTI errors in the run's log, and let the profiler stop normally"
+    )
 
 
 def took(us: float) -> str:

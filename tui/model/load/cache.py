@@ -2,7 +2,9 @@
 
 An entry holds the trace's columns (.npy, memory-mapped when read back), its header (meta.json,
 with the dtype and length of every column) and, under derived/, what the analyses computed from
-it (the nesting, links, finished tables). An entry is written to a temporary folder and renamed,
+it (the nesting, links, finished tables), each under its name and the fingerprint of the code that
+computed it (name@fingerprint: see model/code_id.py), so a value of other code is absent and
+recomputed, and what it replaces is removed. An entry is written to a temporary folder and renamed,
 and derived files are renamed into place, so two processes leave a sound entry. Anything that
 does not check out (an older format, a truncated or altered file, a changed trace) is ignored
 and rebuilt, never trusted.
@@ -10,6 +12,7 @@ and rebuilt, never trusted.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -26,7 +29,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 13  # bump when the columns or any stored derived value change meaning
+FORMAT_VERSION = 14  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
 KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 
@@ -89,6 +92,7 @@ class EntryStore:
             manifest[key] = [str(arr.dtype), list(arr.shape)]
             self._atomic(f"{name}.{key}.npy", lambda f, arr=arr: np.save(f, np.ascontiguousarray(arr)))
         self._atomic(f"{name}.json", lambda f: f.write(json.dumps(manifest).encode()))  # last: the entry is whole
+        self._drop_others(name)
 
     def get_blob(self, name: str) -> bytes | None:
         try:
@@ -98,6 +102,19 @@ class EntryStore:
 
     def put_blob(self, name: str, blob: bytes) -> None:
         self._atomic(f"{name}.msgpack", lambda f: f.write(blob))
+        self._drop_others(name)
+
+    def _drop_others(self, name: str) -> None:
+        """Remove what other code kept under this value's name (name@another fingerprint): never read again."""
+        base, at, _ = name.partition("@")
+        if not at:
+            return
+        try:
+            for f in self.dir.glob(f"{glob.escape(base)}@*"):
+                if not f.name.startswith(f"{name}."):
+                    f.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def _atomic(self, filename: str, write) -> None:
         """Write to a temporary file beside the target, then rename it into place; failures are not fatal."""

@@ -1,0 +1,158 @@
+"""Explain rules that read the roofline: how close GEMMs come to their roof, memory-bound ops to fuse, fp32 GEMMs
+that leave the tensor cores idle, and tiny GEMMs bound by overhead (figures as numbers; notes in tables/explain_roofline.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis import Analysis
+from .findings import Figure, Finding, Quantity, Rule, us
+from .peaks import peak
+from .roofline import Roofline, RooflineRow, ridge, roof_words, roofline
+from .summary import Summary
+
+TOP_GEMMS = 3  # GEMM / conv / attention shapes told about, the most device time first
+MIN_SHARE = 0.01  # ... each with at least this share of the modelled device time
+FUSABLE = ("elementwise", "reduce", "softmax", "norm")
+NOT_FUSED = frozenset({"aten::copy_", "aten::copy"})  # copies are often host transfers: nothing to fuse
+TINY_M = 64
+FAR_BELOW = 10.0  # % of roof under which a GEMM is far below both roofs
+MAX_MARKED = 10_000
+
+
+def _table(a: Analysis) -> Roofline:
+    found = getattr(a, "roofline", None)
+    return found if isinstance(found, Roofline) else roofline(a)
+
+
+def _calls(a: Analysis, row: RooflineRow) -> list[int]:
+    """The calls of a row (its op and shapes), to mark on the timeline."""
+    x = a.trace.x
+    same = (x.name == x.name[row.example]) & (x.shape == x.shape[row.example])
+    return np.flatnonzero(same)[:MAX_MARKED].tolist()
+
+
+def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
+    """The biggest GEMM, attention and conv shapes: their TFLOP/s as a share of the tensor-core roof of their dtype."""
+    r = _table(a)
+    if r.device is None:
+        return []
+    total = sum(x.device_us for x in r.rows) or 1.0
+    rows = [x for x in r.rows if x.unit == "matrix" and x.peak_tflops and x.device_us >= MIN_SHARE * total]
+    return [_gemm_finding(a, r, x) for x in rows[:TOP_GEMMS]]
+
+
+def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
+    assert r.device is not None and x.peak_tflops is not None
+    figures: dict[str, Figure] = {
+        "op": x.name,
+        "shapes": x.input_shapes,
+        "dtype": x.roof_dtype or x.dtype,
+        "unit": roof_words(r.device, x.unit, x.roof_dtype or x.dtype),
+        "gpu": r.device.name,
+        "tflops": Quantity(x.tflops or 0.0, "TFLOP/s"),
+        "peak": Quantity(x.peak_tflops, "TFLOP/s"),
+        "pct": 100 * (x.tflops or 0.0) / x.peak_tflops,
+        "intensity": x.intensity or 0.0,
+        "ridge": ridge(r.device, x.unit, x.roof_dtype or x.dtype) or 0.0,
+        "gbps": x.gbps or 0.0,
+        "bw": r.device.peak_gbps or 0.0,
+        "bw_pct": 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0,
+        "time": us(x.device_us),
+        "calls": x.count,
+    }
+    parts = ["roofline-gemm", "roofline-gemm-compute" if x.bound == "compute" else "roofline-gemm-memory"]
+    return Finding("roofline-gemm", f"{x.name} against its roof", figures, _calls(a, x), parts)
+
+
+def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
+    """Elementwise ops, reductions, softmax and norms under the memory roof: fusing them saves their traffic."""
+    r = _table(a)
+    if r.device is None or not r.device.peak_gbps:
+        return []
+    rows = [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
+    if len(rows) < 2:
+        return []
+    moved, time = sum(x.bytes for x in rows), sum(x.device_us for x in rows)
+    figures: dict[str, Figure] = {
+        "rows": len(rows),
+        "calls": sum(x.count for x in rows),
+        "ops": _by_name(rows),
+        "mb": moved / 1e6,
+        "time": us(time),
+        "bw": r.device.peak_gbps,
+        "bw_pct": 100 * moved / (time * 1e3) / r.device.peak_gbps if time else 0.0,
+    }
+    marked = [e for x in rows[:4] for e in _calls(a, x)][:MAX_MARKED]
+    return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked)]
+
+
+def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
+    """The ops' device time summed per name (all their shapes), the most first."""
+    times: dict[str, float] = {}
+    for x in rows:
+        times[x.name] = times.get(x.name, 0.0) + x.device_us
+    return [us(t, name) for name, t in sorted(times.items(), key=lambda kv: -kv[1])[:n]]
+
+
+def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
+    """fp32 GEMMs whose TF32 (or bf16) tensor-core roof is several times the fp32 one they run against."""
+    r = _table(a)
+    rows = [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+    if r.device is None or not rows:
+        return []
+    fp32 = peak(r.device, "matrix", "fp32") or 0.0
+    tc = "tf32" if "matrix_tf32" in r.device.peak_tflops else "bf16"
+    tc_peak = r.device.peak_tflops.get(f"matrix_{tc}", 0.0)
+    if not fp32 or tc_peak < 1.5 * fp32:
+        return []
+    time, flops = sum(x.device_us for x in rows), sum(x.flops for x in rows)
+    figures: dict[str, Figure] = {
+        "rows": len(rows),
+        "calls": sum(x.count for x in rows),
+        "time": us(time),
+        "tflops": Quantity(flops / (time * 1e6) if time else 0.0, "TFLOP/s"),
+        "fp32": Quantity(fp32, "TFLOP/s"),
+        "tc": tc.upper() if tc == "tf32" else tc,
+        "tc_peak": Quantity(tc_peak, "TFLOP/s"),
+        "ratio": Quantity(tc_peak / fp32, "x"),
+        "top": rows[0].name,
+        "top_shapes": rows[0].input_shapes,
+    }
+    marked = [e for x in rows[:TOP_GEMMS] for e in _calls(a, x)][:MAX_MARKED]
+    return [Finding("roofline-fp32-gemm", "fp32 GEMMs off the tensor cores", figures, marked)]
+
+
+def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
+    """GEMMs with M <= 64 far below both roofs: too little work per launch, bound by overhead and latency."""
+    r = _table(a)
+    rows = [
+        x
+        for x in r.rows
+        if x.family == "gemm" and x.bmnk and x.bmnk[1] <= TINY_M and x.pct_of_roof is not None
+        if x.pct_of_roof < FAR_BELOW
+    ]
+    if r.device is None or not rows:
+        return []
+    top = rows[0]
+    figures: dict[str, Figure] = {
+        "rows": len(rows),
+        "calls": sum(x.count for x in rows),
+        "time": us(sum(x.device_us for x in rows)),
+        "best": max(x.pct_of_roof or 0.0 for x in rows),
+        "example": f"{top.name} {top.input_shapes}",
+        "example_tflops": Quantity(top.tflops or 0.0, "TFLOP/s"),
+        "example_pct": top.pct_of_roof or 0.0,
+        "m": TINY_M,
+    }
+    marked = [e for x in rows[:TOP_GEMMS] for e in _calls(a, x)][:MAX_MARKED]
+    return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked)]
+
+
+ROOFLINE_RULES = [
+    Rule("roofline-gemm", gemm_roof),
+    Rule("roofline-memory", memory_bound),
+    Rule("roofline-fp32-gemm", fp32_gemm),
+    Rule("roofline-tiny-gemm", tiny_gemm),
+]

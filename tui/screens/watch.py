@@ -1,0 +1,171 @@
+"""`tracetui watch DIR`: a strip of the folder's captures (steps, typical step, verdict), the shown one's summary.
+
+The folder is polled in a worker thread (tui/model/watch.py says when a file is complete); each new
+capture is added to the strip and shown. `d` diffs the shown capture against the one before it,
+`o` leaves the watch and opens the shown capture in the full viewer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ..fmt import fmt_time
+from ..model.errors import TraceError
+from ..model.watch import CaptureRow, Watcher, summarize
+from ..tables import diff as D
+from ..tables import summary as S
+
+STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
+
+
+def change(rows: list[CaptureRow], k: int) -> str:
+    """The typical step's change against the capture before it ('' for the first)."""
+    if k == 0 or not rows[k - 1].step_us:
+        return ""
+    return f"{100 * (rows[k].step_us - rows[k - 1].step_us) / rows[k - 1].step_us:+.1f}%"
+
+
+def grid(heads: list[str], rows: list[list[str]]) -> str:
+    """Rows as aligned plain text under their heads."""
+    widths = [max(len(str(c)) for c in col) for col in zip(heads, *rows, strict=True)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [heads, *rows]]
+    return "\n".join(lines)
+
+
+class WatchScreen(Screen):
+    BINDINGS = [
+        Binding("d", "diff", "Diff vs previous"),
+        Binding("o", "open", "Open in the viewer"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, folder: Path, use_cache: bool, interval: float) -> None:
+        super().__init__()
+        self.folder, self.use_cache, self.interval = folder, use_cache, interval
+        self.watcher = Watcher(folder)
+        self.rows: list[CaptureRow] = []
+        self.paths: list[Path] = []
+        self.notes: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Watching {self.folder} …", id="watch-title")
+        yield DataTable(id="watch-strip", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="watch-body"):
+            yield Static("", id="watch-shown")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*STRIP_HEADS)
+        self.poll()
+        self.set_interval(self.interval, self.poll)
+
+    @work(thread=True, exclusive=True, group="watch-poll")
+    def poll(self) -> None:
+        """Look at the folder; summarize each new complete capture (a bad one is skipped with a note)."""
+        try:
+            ready, notes = self.watcher.poll()
+        except TraceError as exc:
+            self.app.call_from_thread(self._note, [str(exc)])
+            return
+        for f in ready:
+            try:
+                row = summarize(f, self.use_cache)
+            except TraceError as exc:
+                self.watcher.mark_bad(f)
+                notes.append(f"{f.name} skipped: {exc.problem}")
+                continue
+            self.app.call_from_thread(self._add, f, row)
+        if notes:
+            self.app.call_from_thread(self._note, notes)
+
+    def _add(self, path: Path, row: CaptureRow) -> None:
+        self.rows.append(row)
+        self.paths.append(path)
+        k = len(self.rows) - 1
+        verdict = row.verdict or "-"
+        self.query_one(DataTable).add_row(
+            row.file, str(row.steps), fmt_time(row.step_us), change(self.rows, k), verdict
+        )
+        self.query_one(DataTable).move_cursor(row=k)  # switch to each new capture
+        self._title()
+
+    def _note(self, notes: list[str]) -> None:
+        self.notes = (self.notes + notes)[-3:]
+        self._title()
+
+    def _title(self) -> str:
+        text = f"Watching {self.folder}: {len(self.rows)} captures" + "".join(f"\nnote: {n}" for n in self.notes)
+        self.query_one("#watch-title", Static).update(text)
+        return text
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show(event.cursor_row)
+
+    def shown(self) -> int:
+        return self.query_one(DataTable).cursor_row
+
+    @work(thread=True, exclusive=True, group="watch-show")
+    def show(self, k: int) -> None:
+        """The capture's summary lines, its verdict and steps."""
+        from ..model.analyses.results import Results
+        from ..model.load import load_trace
+
+        if not 0 <= k < len(self.paths):
+            return
+        try:
+            s = Results(load_trace(self.paths[k], use_cache=self.use_cache)).summary
+        except TraceError as exc:
+            self.app.call_from_thread(self._body, str(exc))
+            return
+        rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
+        steps = [[st.name, fmt_time(st.dur_us)] for st in S.shown_steps(s.steps)[0]]
+        text = f"{self.paths[k].name}\n\n{grid(['Summary', ''], rows)}\nWhy: {s.reason}"
+        self.app.call_from_thread(self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
+
+    def _body(self, text: str) -> None:
+        self.query_one("#watch-shown", Static).update(text)
+
+    def action_diff(self) -> None:
+        k = self.shown()
+        if k <= 0 or k >= len(self.paths):
+            self.notify("d compares a capture with the one before it: pick a later capture", severity="warning")
+            return
+        self.diff(self.paths[k - 1], self.paths[k])
+
+    @work(thread=True, exclusive=True, group="watch-show")
+    def diff(self, a: Path, b: Path) -> None:
+        from ..model.analyses.diff import diff
+        from ..model.analyses.results import Results
+        from ..model.load import load_trace
+
+        d = diff(*(Results(load_trace(p, use_cache=self.use_cache)) for p in (a, b)))
+        head = f"A: {a.name}\nB: {b.name}\nMedian step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)}"
+        head += f" ({d.slower_pct:+.1f}%)"
+        body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
+        ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])
+        self.app.call_from_thread(self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
+
+    def action_open(self) -> None:
+        k = self.shown()
+        if 0 <= k < len(self.paths):
+            self.app.exit(str(self.paths[k]))
+
+
+class WatchApp(App):
+    """The watch viewer on its own; exit() returns the capture to open in the full viewer, if any."""
+
+    TITLE = "tracetui watch"
+
+    def __init__(self, folder: Path, use_cache: bool = True, interval: float = 2.0) -> None:
+        super().__init__()
+        self.folder, self.use_cache, self.interval = folder, use_cache, interval
+
+    def on_mount(self) -> None:
+        self.push_screen(WatchScreen(self.folder, self.use_cache, self.interval))

@@ -1,0 +1,24 @@
+"""The notes of the roofline explain rules (tui/model/analyses/explain_roofline.py), as templates."""
+
+from __future__ import annotations
+
+ROOFLINE_TEMPLATES = {
+    "roofline-gemm": "{op} {shapes:.70} ({calls:,} calls, {time}) runs at {tflops:.3g}: {pct:.3g}% of the {dtype} "
+    "{unit} roof of the {gpu} ({peak:,.4g}).",
+    "roofline-gemm-compute": "It is compute-bound (intensity {intensity:,.0f} FLOP/byte, above the ridge at "
+    "{ridge:,.0f}): the remaining gap is the kernel's own efficiency (tile shapes, waves, clocks).",
+    "roofline-gemm-memory": "At {intensity:,.1f} FLOP/byte it sits below the ridge ({ridge:,.0f}): memory-bound, "
+    "moving {gbps:,.0f} GB/s, {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth. Bigger shapes (more rows per call) "
+    "raise its intensity.",
+    "roofline-memory": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) are "
+    "memory-bound: they move {mb:,.1f} MB at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
+    "no arithmetic per byte. Each reads its inputs from memory and writes its output back; fusing them "
+    "(torch.compile, or a fused kernel) keeps the intermediates on chip and saves that traffic.",
+    "roofline-fp32-gemm": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} {top_shapes:.60}) run at "
+    "{tflops:.3g} against an fp32 roof of {fp32:.3g}; the {tc} tensor-core roof is {ratio} higher ({tc_peak:,.4g}). "
+    "Allow TF32 (torch.set_float32_matmul_precision('high')) or compute in bf16 (torch.autocast) to use it.",
+    "roofline-tiny-gemm": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) run far below both roofs (at "
+    "most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%): too little work per "
+    "call to fill the GPU, so launch overhead and latency bound them. Batch them (more rows per GEMM, fewer calls) "
+    "or capture them in a CUDA graph.",
+}
