@@ -5,9 +5,10 @@ Run once on the GPU machine:  python -m profiler_runner.capture_samples
 Test it on the CPU first:     python -m profiler_runner.capture_samples --device cpu --only matmul_add_64 --out /tmp/x
 
 Each capture is `tracetui profile ... --steps 2 --no-open`, gzipped, with its table beside it;
-only one uses --with-stack (stacks make traces large). Afterwards CHECKS.md records what
-tracetui sees in them: the verdicts of the small and the big matmul_add, the cold first step,
-and aten::mm + aten::add becoming aten::addmm under torch.compile.
+only one uses --with-stack (stacks make traces large); shapes are recorded in all. The compiled ones
+include torch.compile's reduce-overhead (CUDA graphs) and max-autotune modes, warmed up before the
+window. Afterwards CHECKS.md records what tracetui sees in them: the verdicts of the small and the
+big matmul_add, the cold first step, and aten::mm + aten::add becoming aten::addmm under torch.compile.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ def captures() -> dict[str, list[str]]:
     out["linear_fwd"] = ["linear", "--warmup", "--record-shapes"]
     out["mlp_fwd_eager"] = ["mlp", "--warmup"]
     out["mlp_fwd_compiled"] = ["mlp", "--warmup", "--compile"]
+    for mode in ("reduce-overhead", "max-autotune"):  # warm-up before the window is implied by the mode
+        slug = mode.replace("-", "_")
+        out[f"matmul_add_4096_warm_compiled_{slug}"] = ["matmul_add", "--size", "4096", "--compile-mode", mode]
+        out[f"mlp_fwd_compiled_{slug}"] = ["mlp", "--compile-mode", mode]
     out["attn_naive"] = ["attention", "--variant", "naive", "--warmup"]
     out["attn_inplace"] = ["attention", "--variant", "inplace", "--warmup"]
     for backend in SDPA_BACKENDS:

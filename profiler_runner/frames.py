@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Hashable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .usercode import is_ours
 
@@ -26,8 +26,8 @@ _PROFILER_FILES = ("torch/profiler/", "torch/autograd/profiler")
 @lru_cache(maxsize=4096)
 def own_file(shown: str) -> bool:
     """Is this file (as torch shows it: absolute, or relative to an entry of sys.path) one of ours?"""
-    if Path(sys.argv[0]).name == shown and not shown.endswith(".py") or shown in ("runpy.py", "<frozen runpy>"):
-        return True
+    if shown in ("runpy.py", "<frozen runpy>") or (shown == Path(sys.argv[0]).name and not shown.endswith(".py")):
+        return True  # runpy, or the console script that started us (`tracetui`)
     if Path(shown).is_absolute():
         return is_ours(shown, workloads_too=False)
     for base in ["", *sys.path]:
@@ -37,16 +37,26 @@ def own_file(shown: str) -> bool:
     return False
 
 
+def own_frame(name: str) -> bool:
+    """A frame of ours: in our files, or the zero-argument step a built-in workload is bound into."""
+    m = _FRAME.match(name)
+    if m is None:
+        return False
+    if m.group("fn") == "<lambda>" and m.group("file").endswith("profiler_runner/workloads.py"):
+        return True
+    return own_file(m.group("file"))
+
+
 def _file(name: str) -> str | None:
     m = _FRAME.match(name)
     return m.group("file") if m else None
 
 
-def dropped(nodes: dict[Hashable, tuple[Hashable | None, str]]) -> set:
+def dropped(nodes: dict[Any, tuple[Any, str]]) -> set:
     """The frames to drop, of {key: (parent key or None, frame name)} (parents are frames too)."""
     drop: set = set()
     for key, (_, name) in nodes.items():
-        if (f := _file(name)) is not None and own_file(f):
+        if own_frame(name):
             while key is not None and key not in drop:  # the frame and every frame above it
                 drop.add(key)
                 key = nodes[key][0] if key in nodes else None
@@ -57,16 +67,25 @@ def dropped(nodes: dict[Hashable, tuple[Hashable | None, str]]) -> set:
         and (parent in drop or parent is None)
         and (name.startswith("<built-in") and parent in drop or (_file(name) or "").startswith(_PROFILER_FILES))
     }
-    return drop | {k for k in nodes if _under(k, internal, nodes)} if drop else set()
+    if not drop:
+        return set()
+    below: dict = {}
+    return drop | {k for k in nodes if _under(k, internal, nodes, below)}
 
 
-def _under(key, roots: set, nodes: dict) -> bool:
-    seen = 0
-    while key is not None and seen <= len(nodes):
+def _under(key, roots: set, nodes: dict, memo: dict) -> bool:
+    """Is the frame at or below one of roots? (memo: the answers so far, so a deep stack is walked once)"""
+    path: list = []
+    while key is not None and key not in memo and len(path) <= len(nodes):
         if key in roots:
-            return True
-        key, seen = nodes[key][0] if key in nodes else None, seen + 1
-    return False
+            memo[key] = True
+            break
+        path.append(key)
+        key = nodes[key][0] if key in nodes else None
+    answer = memo.get(key, False) if key is not None else False
+    for k in path:
+        memo[k] = answer
+    return answer
 
 
 def clean_trace_file(path: str) -> int:

@@ -95,10 +95,10 @@ def run_profile(args, reader: Reader) -> int:
         args.compile, args.warmup = True, args.warmup or args.compile_mode != "default"
     check_request(args)  # before torch and the device: a typo costs nothing
     torch = import_torch()
-    device, note = pick_device(torch, args.device)
+    device, cpu_note = pick_device(torch, args.device)
     target = resolve(args, device)
-    if note:
-        print(note, file=sys.stderr)
+    if cpu_note:
+        print(cpu_note, file=sys.stderr)
     out, taken = output_path(args, target.workload, target.tag)
     with their_errors():
         step = compile_step(torch, target, args.compile_mode) if args.compile else target.step

@@ -60,7 +60,7 @@ async def wait_for_main(pilot, settled: bool = True):
     from tui.screens.compare import CompareScreen
     from tui.screens.main import MainScreen
 
-    await pilot.app.workers.wait_for_complete()
+    await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group == "load"])
     deadline = time.monotonic() + 30  # generous: CI machines can be busy
     while not isinstance(pilot.app.screen, (MainScreen, CompareScreen)) and time.monotonic() < deadline:
         await pilot.pause(0.02)

@@ -173,3 +173,32 @@ def test_op_cuda_time_agrees_with_the_gpu_work_launched_under_it(name, link):
         idx = [i for i in range(a.trace.n) if a.trace.name_of(i) == op]
         assert rows[0].device_total_us == pytest.approx(tree.gpu_ns[idx].sum() / 1000, abs=0.01), op
         assert rows[0].device_total_us > 0
+
+
+def _overview_text(path) -> str:
+    from rich.console import Console
+
+    from tui.widgets.overview import overview_renderable
+
+    console = Console(width=160, record=True, file=open("/dev/null", "w"))  # noqa: SIM115 - rich closes nothing
+    console.print(overview_renderable(Results(load_trace(path, use_cache=False))))
+    return console.export_text()
+
+
+def test_overview_names_lost_device_records_and_cpu_only_runs(tmp_path):
+    text = _overview_text(lost_records(tmp_path))
+    assert "Verdict: device-records-missing" in text and "Device records missing: the trace made 83 launch" in text
+    assert "none recorded: the device records are missing" in text and "GPU busy" not in text
+    text = _overview_text(SAMPLES / "cpu" / "mlp_fwd.json.gz")
+    assert "CPU only: no GPU activity in this trace." in text and "none: no GPU activity in this trace" in text
+    assert "compute-bound" not in text and "GPU busy" not in text
+
+
+def test_what_gpu_views_say_without_gpu_work(tmp_path):
+    from tui.tables.summary import no_gpu_text
+
+    cpu = Results(load_trace(SAMPLES / "cpu-only-gloo.json.gz")).summary
+    assert no_gpu_text(cpu) == "No GPU activity in this trace: it is CPU only."
+    lost = Results(load_trace(lost_records(tmp_path))).summary
+    assert no_gpu_text(lost) == "No GPU activity recorded: 83 launch calls, but the device records are missing."
+    assert no_gpu_text(Results(load_trace(SAMPLES / "h100-bert-small.json.gz")).summary) is None

@@ -101,6 +101,15 @@ def test_a_changed_table_recomputes_what_is_built_on_it_and_nothing_else(monkeyp
     assert not changed & {"nesting", "links", "self_ns", "lane_arrays", "kernels", "kernel_footprints", "code"}
 
 
+def test_a_changed_rule_table_changes_the_findings_fingerprint_only(monkeypatch):
+    """A module-level table counts as code: one rule fewer in RULES names other findings, and nothing else."""
+    before = {n: getattr(Results, n).stored_name(Results) for n in STORED}
+    monkeypatch.setattr(explain_rules, "RULES", explain_rules.RULES[1:])
+    code_id.forget()
+    after = {n: getattr(Results, n).stored_name(Results) for n in STORED}
+    assert {n for n in STORED if before[n] != after[n]} == {"findings"}
+
+
 def test_another_package_version_recomputes_everything(trace, saves, monkeypatch):
     before = _open(trace)
     saves.clear()

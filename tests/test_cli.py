@@ -46,8 +46,12 @@ def test_ops_text_is_laid_out_like_torch_with_footers(capsys):
     lines = out.splitlines()
     assert code == 0
     assert lines[0].split()[:3] == ["Name", "Self", "CPU"] and "Self CUDA %" in lines[0] and "# of Calls" in lines[0]
-    assert lines[-2].startswith("Self CPU time total: ") and lines[-1].startswith("Self CUDA time total: ")
-    assert len(lines) == 1 + 1 + 5 + 2
+    assert lines[7].startswith("Self CPU time total: ") and lines[8].startswith("Self CUDA time total: ")
+    assert lines[9:] == [
+        "(ProfilerStep*: CUDA time includes GPU-side annotation spans, as torch counts them; a span "
+        "covers kernels counted again below it, so its Self CUDA % can pass 100%. The viewer counts "
+        "each kernel once.)"
+    ]  # torch's footers, then why ProfilerStep*'s Self CUDA passes 100%
 
 
 def test_ops_json_sorted_and_limited(capsys):

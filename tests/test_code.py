@@ -11,6 +11,7 @@ from conftest import SAMPLES, X, shared_traces, wait_for_main, write_trace
 from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.code import frame_kind
+from tui.model.analyses.graph_capture import load_credited
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 
@@ -50,7 +51,7 @@ def test_hiding_frames_leaves_torchs_other_rows_and_all_device_time(path, capsys
     _, full, _ = run(capsys, "ops", path, "--format", "json")
     _, hidden, _ = run(capsys, "ops", path, "--format", "json", "--hide-python")
     full_doc, hidden_doc = json.loads(full), json.loads(hidden)
-    a = Results(load_trace(path, use_cache=False))
+    a = Results(load_credited(str(path), use_cache=False)[0])  # as the command loads it: graph captures credited
     frames = {a.trace.names[n] for n in np.unique(a.trace.x.name[a.trace.x.cat == int(Cat.PYTHON)])}
     assert frames and not frames & {r["name"] for r in hidden_doc["rows"]}
     assert hidden_doc["rows"] == [r for r in full_doc["rows"] if r["name"] not in frames]
@@ -172,4 +173,4 @@ async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():
         screen = await wait_for_main(pilot)
         await pilot.press("6")
         await pilot.pause()
-        assert "with_stack=True" in str(screen.query_one("CodeView .computing").render())
+        assert "with_stack=True" in str(screen.query_one("ViewPane#code .pane-note").render())

@@ -88,10 +88,9 @@ def test_text_diff_marks_rows_present_on_one_side(capsys):
 
 
 async def test_compare_screen_shows_the_tables():
-    from textual.widgets import DataTable
-
     from tui.app import TraceApp
     from tui.screens.compare import CompareScreen
+    from tui.widgets.lazy_table import LazyTable
 
     app = TraceApp(
         [
@@ -104,8 +103,9 @@ async def test_compare_screen_shows_the_tables():
     async with app.run_test(size=(140, 35)) as pilot:
         assert isinstance(await wait_for_main(pilot), CompareScreen)
         await pilot.press("3")
-        table = app.screen.query_one("TabPane#ops DataTable", DataTable)
-        names = [str(table.get_row_at(k)[0]) for k in range(table.row_count)]
+        await pilot.pause()
+        table = app.screen.query_one("ViewPane#ops LazyTable", LazyTable)
+        names = [table.source.cell(k, 0) for k in range(table.row_count)]
         assert "aten::addmm  [only B]" in names and "aten::mm  [only A]" in names
 
 
@@ -145,3 +145,20 @@ def test_cpu_only_pair_leaves_the_gpu_rows_out(capsys):
     assert main(["diff", str(EAGER), str(CONTROL), "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert "GPU busy" in out and "GPU kernels" in out and "Launches A" in out
+
+
+def test_diff_counts_graph_replays_and_the_launches_graphs_change(capsys):
+    import json
+
+    from tui.cli import main
+
+    a, b = (str(SAMPLES / n) for n in ("a100-train-control.json.gz", "v100-cudagraph-test.json.gz"))
+    assert main(["diff", a, b, "--format", "json", "--no-cache"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    s = doc["summary"]
+    assert s["graph_launches"] == {"a": 0, "b": 12} and s["graph_kernels"] == {"a": 0, "b": 5046}
+    assert doc["launches_saved"] == s["launches"]["a"] - s["launches"]["b"]
+    assert main(["diff", a, b, "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    assert "Graphs: B replays 5,046 device activities from 12 graph launches" in text
+    assert "Kernels replayed by graphs" in text

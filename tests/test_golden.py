@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 
+import golden
 import pytest
 from golden import PAIRS, SEP, commands, diff_outputs, load_golden, outputs, recorded, traces
 
@@ -51,3 +52,27 @@ def test_diff_outputs_match_the_goldens():
     got = diff_outputs()
     for pair in PAIRS:
         _compare(pair, {k: v for k, v in got.items() if k.startswith(pair + SEP)})
+
+
+def test_update_writes_only_what_it_ran_and_deletes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(golden, "GOLDEN_DIR", tmp_path)
+    absent = tmp_path / "shared" / "not-here.json.gz" / "summary.txt"
+    absent.parent.mkdir(parents=True)
+    absent.write_text("exit 0\n---\nkept\n")
+    key = "samples/cpu/linear_fwd.json.gz :: summary-json"
+    assert golden.update([key]) == {"changed": 0, "added": 1, "unchanged": 0}
+    written = tmp_path / "samples" / "cpu" / "linear_fwd.json.gz" / "summary-json.txt"
+    assert sorted(p for p in tmp_path.rglob("*.txt")) == sorted([absent, written])
+    assert load_golden("samples/cpu/linear_fwd.json.gz") == {"summary-json": outputs({key})[key]}
+    assert golden.update([key]) == {"changed": 0, "added": 0, "unchanged": 1}
+    written.write_text("stale")
+    assert golden.update([key]) == {"changed": 1, "added": 0, "unchanged": 0}
+    assert absent.read_text() == "exit 0\n---\nkept\n" and "shared/not-here.json.gz" in recorded()
+
+
+def test_a_trace_without_goldens_fails_with_the_hint_and_an_absent_trace_skips(tmp_path, monkeypatch):
+    monkeypatch.setattr(golden, "GOLDEN_DIR", tmp_path)
+    with pytest.raises(AssertionError, match=r"no goldens for samples/cpu/linear_fwd.json.gz: regenerate with"):
+        test_headless_outputs_match_the_goldens("samples/cpu/linear_fwd.json.gz")
+    with pytest.raises(pytest.skip.Exception, match="not present"):
+        test_headless_outputs_match_the_goldens("shared/not-here.json.gz")

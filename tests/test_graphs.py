@@ -178,14 +178,15 @@ def _kernel(name, ts, corr, dur=5):
     return X(name, ts, dur, cat="kernel", pid=0, tid=7, correlation=corr, device=0, stream=7)
 
 
-def captured_trace(tmp_path, kernels: list[str], replayed: list[list[str]]) -> Path:
-    """A thread that captures one op per kernel between Begin/EndCapture, then replays the graph."""
+def captured_trace(tmp_path, kernels: list[str], replayed: list[list[str]], named: bool = True) -> Path:
+    """A thread that captures one op per kernel between Begin/EndCapture (named: the launches say which kernel),
+    then replays the graph."""
     events = [_launch("cudaStreamBeginCapture", 100, 1)]
     t = 110
     for k, name in enumerate(kernels):
         events += [
             X(f"aten::op{k}", t, 20, External_id=1000 + k),
-            _launch("cudaLaunchKernel", t + 5, 10 + k, name, 1000 + k),
+            _launch("cudaLaunchKernel", t + 5, 10 + k, name if named else None, 1000 + k),
         ]
         t += 30
     events.append(_launch("cudaStreamEndCapture", t, 2))
@@ -209,6 +210,14 @@ def test_a_capture_in_the_same_trace_credits_its_ops(tmp_path, capsys):
     assert "graph-capture-in-window" in rules and "graph-uncredited" not in rules
     assert "2 stream captures" not in note(rules["graph-capture-in-window"])
     assert "1 stream captures ran inside the profiled window" in note(rules["graph-capture-in-window"])
+
+
+def test_a_capture_that_names_no_kernel_is_matched_by_position(tmp_path):
+    path = captured_trace(tmp_path, ["gemm", "relu"], [["gemm", "relu"]], named=False)
+    trace, _ = load_credited(str(path), use_cache=False)
+    assert isinstance(trace, CreditedTrace) and trace.credit.matched == 2
+    short = captured_trace(tmp_path, ["gemm", "relu"], [["gemm"]], named=False)
+    assert not isinstance(load_credited(str(short), use_cache=False)[0], CreditedTrace)  # refused: nothing to go by
 
 
 def test_a_few_missing_and_extra_kernels_are_tolerated(tmp_path):
@@ -267,3 +276,31 @@ def _node_of(tree: CallTree, event: int):
     for want in path[1:]:
         node = next(n for n in tree.children(node) if want in n.events)
     return node
+
+
+async def test_the_timeline_brackets_the_replay_and_goes_to_its_first_kernel():
+    from conftest import wait_for_main
+
+    from tui.app import TraceApp
+    from tui.model.view.viewport import fit
+
+    app = TraceApp([str(V100)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        a = tl.analysis
+        launch = int(next(i for i in a.nesting.order if a.trace.name_of(i) == "cudaGraphLaunch"))
+        kernels = a.links.launched(launch)
+        tl.select(launch)
+        await pilot.press("]")
+        assert tl.selected == int(kernels[np.argmin(a.trace.x.ts[kernels])])
+        tl.select(launch)
+        track = int(a.trace.x.track[kernels[0]])
+        line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "row" and ln.track == track and ln.depth == 0)
+        span = navigate.replay_span(a, launch)
+        assert span is not None and span[0] == track
+        tl.view = fit(span[1], span[2], tl.cells_width, margin=0.2)
+        text = "".join(seg.text for seg in tl._cells(tl.lines[line]))
+        assert text.index("[") < text.rindex("]")  # the replay's first start and last end, in view
+        tl.select(int(kernels[0]))  # a kernel: nothing to bracket
+        assert "[" not in "".join(seg.text for seg in tl._cells(tl.lines[line]))

@@ -18,10 +18,9 @@ from textual.binding import Binding
 
 from tui import faults
 from tui.app import TraceApp
+from tui.keymap import bound_classes
 from tui.screens.compare import CompareScreen
-from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
-from tui.widgets import code_view, details, icicle, kernels_view, lazy_table, ops_view, rows_view, timeline, tree_view
 
 SOAK = int(os.environ.get("TRACETUI_SOAK", "0") or 0)
 BERT = SAMPLES / "h100-bert-small.json.gz"  # with stacks, memory and shapes
@@ -34,10 +33,7 @@ EXTRA = ["ctrl+p", "escape", "enter", "tab", "question_mark", "p", "2", "p", "sp
 
 def live_keys() -> list[str]:
     """Every key some binding of the app's screens and widgets answers to."""
-    classes = [TraceApp, MainScreen, CompareScreen, HelpScreen, timeline.Timeline, tree_view.CallTreeView]
-    classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
-    classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
-    keys = {k.strip() for c in classes for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")}
+    keys = {k.strip() for c in bound_classes() for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")}
     return sorted(keys)
 
 

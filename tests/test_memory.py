@@ -198,8 +198,8 @@ async def test_timeline_draws_memory_lanes_and_details_show_the_bytes():
             await pilot.pause(0.05)
         tl = screen.timeline
         labels = [s.label for s in tl.series]
-        assert labels == ["cpu alloc", "cuda:0 alloc", "cuda:0 reserved"]
-        line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "cuda:0 alloc")
+        assert labels == ["cpu allocated", "cuda:0 allocated", "cuda:0 reserved"]
+        line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "cuda:0 allocated")
         tl.scroll_to(y=max(line - 5, 0), animate=False)
         await pilot.pause()
         text = "".join(seg.text for seg in tl.render_line(line - tl.scroll_offset.y))
@@ -207,8 +207,45 @@ async def test_timeline_draws_memory_lanes_and_details_show_the_bytes():
         await pilot.press("l")  # select an event: the details say the memory at its start
         await pilot.pause()
         console = Console(width=160, record=True, file=io.StringIO())
-        console.print(screen.query_one("DetailsPanel").content)
+        console.print(screen.query_one("#details-body").content)
         panel = console.export_text()
         assert re.search(
             r"memory\s+cuda:0 [\d.]+ [KM]?B allocated, 116.00 MB reserved \(last: aten::\S+ [+-]", panel
         ), panel
+
+
+def test_each_allocation_goes_to_its_own_innermost_module_and_line() -> None:
+    """aten::addmm allocates from every Linear layer: each row is one (module, line), counted from its own stack."""
+    from collections import Counter
+
+    from tui.model.analyses.memory import sample_ops, samples
+    from tui.model.analyses.results import Results
+    from tui.model.cats import Cat
+
+    a = Results(load_trace(BERT, use_cache=False))
+    t, x, parent = a.trace, a.trace.x, a.nesting.parent
+    sel = samples(a)
+    ops = sample_ops(a, sel)
+    cuda = (t.inst.dev_type[sel] == 1) & (t.inst.bytes[sel] > 0)
+    expected: Counter = Counter()
+    for op in ops[cuda]:
+        if op < 0 or t.name_of(int(op)) != "aten::addmm":
+            continue
+        module = line = None
+        j = int(parent[op])
+        while j >= 0 and (module is None or line is None):
+            name = t.name_of(j)
+            if int(x.cat[j]) == int(Cat.PYTHON):
+                if module is None and name.startswith("nn.Module: "):
+                    module = name.removeprefix("nn.Module: ")
+                elif line is None and "transformers/" in name and "): " in name:
+                    line = name
+            j = int(parent[j])
+        expected[(re.sub(r"_\d+$", "", module or ""), line)] += 1
+    assert sum(expected.values()) == 26 and len(expected) > 1  # not all from one place
+    cuda_dev = next(d for d in a.memory if d.device == "cuda:0")
+    rows = [r for r in cuda_dev.top_ops if r.op == "aten::addmm"]
+    assert rows and all(r.module and r.line for r in rows)
+    for r in rows:
+        assert expected[(re.sub(r" ×\d+$|_\d+$", "", r.module), r.line)] == r.count
+    assert not any(r.module == "Linear_0" and r.count == 26 for r in rows)

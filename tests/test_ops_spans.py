@@ -45,6 +45,8 @@ def test_the_viewer_columns_show_no_share_over_100_percent(bert):
 
 
 def test_the_headless_table_says_why_only_when_spans_are_there(bert):
-    assert any(re.match(r"\(ProfilerStep\*: CUDA time includes GPU-side annotation spans", f) for f in O.footers(bert.ops))
+    assert any(
+        re.match(r"\(ProfilerStep\*: CUDA time includes GPU-side annotation spans", f) for f in O.footers(bert.ops)
+    )
     cpu = Results(load_trace(str(CPU), use_cache=False))
     assert not cpu.ops.spans and not any("span" in f for f in O.footers(cpu.ops))

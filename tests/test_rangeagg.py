@@ -66,8 +66,26 @@ def test_the_range_follows_p(bert):
     assert shown & python and not {r.name for r in hidden} & python
     linear = next(r for r in hidden if r.name == "aten::linear")
     x = bert.trace.x
-    assert linear.count == int(((x.name == bert.trace.names.index("aten::linear")) & (x.ts < t1) & (bert.end > t0)).sum())
+    assert linear.count == int(
+        ((x.name == bert.trace.names.index("aten::linear")) & (x.ts < t1) & (bert.end > t0)).sum()
+    )
     assert linear.gpu_self_ns == 0 and linear.cpu_self_ns > 0
     kernel = next(r for r in hidden if r.gpu_self_ns)
     assert kernel.cpu_self_ns == 0 and kernel.self_ns == kernel.total_ns  # a kernel holds no child
     assert not any(r.name.startswith("ProfilerStep") and r.gpu_self_ns for r in hidden)  # a GPU span is not work
+
+
+def test_the_panel_says_what_its_rows_add_up_to(bert):
+    from tui.fmt import fmt_dur
+    from tui.widgets.range_panel import range_cells, range_title
+
+    t0, t1 = step_span(bert.frameless)
+    rows = aggregate_range(bert.frameless, t0, t1)
+    totals = range_totals(bert.frameless, rows, t0, t1)
+    title = range_title(rows, (t0, t1))
+    assert title.startswith(
+        f"Marked range: {fmt_dur(t1 - t0)} · CPU self {fmt_dur(totals.cpu_ns)} (summed over threads)"
+    )
+    assert title.endswith(f"GPU self {fmt_dur(totals.gpu_ns)} (summed over streams)")
+    kernel = next(r for r in rows if r.gpu_self_ns)
+    assert range_cells(kernel)[2] == "-" and range_cells(kernel)[3] == fmt_dur(kernel.gpu_self_ns)

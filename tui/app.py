@@ -24,6 +24,14 @@ class LoadCancelled(Exception):
     """Raised from the progress callback to abandon a load the user no longer wants."""
 
 
+def captures_beside(path: str) -> list[Path]:
+    """The captures in the folder of a trace file, newest first ([] when its folder is not a set of captures)."""
+    from .model.load.folder import list_captures
+
+    parent = Path(path).parent
+    return list_captures(parent) if Path(path).is_file() else []
+
+
 class ViewCommands(Provider):
     """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
@@ -41,6 +49,14 @@ class ViewCommands(Provider):
                 lambda n=spec.name: screen.action_view(n),
                 spec.about,
             )
+        shown = Path(app.paths[0]).resolve()
+        for capture in app.captures if isinstance(screen, MainScreen) else []:
+            if capture.resolve() != shown:
+                yield (
+                    f"Open capture {capture.name}",
+                    lambda c=capture: app.open_capture(c),
+                    "another capture in this folder",
+                )
         for rank in screen.ranks if isinstance(screen, MainScreen) else []:
             yield f"Go to rank {rank}", lambda r=rank: screen.go_to_rank(r), "its lanes at the top of the timeline"
             yield (
@@ -74,14 +90,21 @@ class TraceApp(ReportsFailedWorkers, App):
     ]
 
     def __init__(
-        self, paths: list[str], use_cache: bool = True, compare: bool = False, initial_view: str = "timeline"
+        self,
+        paths: list[str],
+        use_cache: bool = True,
+        compare: bool = False,
+        initial_view: str = "timeline",
+        graph_capture: str | None = None,
     ) -> None:
         super().__init__()
         from .model.load.parts import prepare_workers
 
         prepare_workers(paths)  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
-        self.initial_view = initial_view
+        self.initial_view, self.graph_capture = initial_view, graph_capture
+        self.told: list[str] = []  # what the load has to say (a graph capture refused, ...)
+        self.captures: list[Path] = []  # the other captures of the folder the trace is in (the palette opens them)
         self.load_error: Exception | None = None
         self.keymap_problem: str | None = None
         self.keymap_overrides: dict[str, str] = {}
@@ -134,13 +157,16 @@ class TraceApp(ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
+        from .model.analyses.graph_capture import load_credited
         from .model.analyses.results import Results
-        from .model.load import load_trace
         from .model.view.lanes import LaneIndex
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
-            analysis = Results(load_trace(path, use_cache=self.use_cache, progress=self._reporter("decode")))
+            progress = self._reporter("decode")
+            trace, self.told = load_credited(path, self.use_cache, self.graph_capture, progress)
+            self.captures = captures_beside(path)
+            analysis = Results(trace)
             nested = self._reporter("nest")
             nested(0.0)
             hide = analysis.frame_levels > FRAME_LEVELS_SHOWN  # deep Python stacks would bury the ops
@@ -179,6 +205,8 @@ class TraceApp(ReportsFailedWorkers, App):
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         if warning:
             self.notify(warning, title="salvaged", severity="warning", timeout=8)
+        for line in self.told:
+            self.notify(line, title="graph capture", severity="warning", timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
         if first_open():
@@ -189,6 +217,12 @@ class TraceApp(ReportsFailedWorkers, App):
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error
         self.exit(return_code=2)
+
+    def open_capture(self, path: Path) -> None:
+        """Show another capture of the same folder (from the palette)."""
+        self.paths = [str(path)]
+        self.switch_screen(LoadingScreen(path.name))
+        self.load(str(path))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_sections

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from profiler_runner.errors import ProfileError, UserCodeError
 
@@ -271,12 +269,13 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
     from .app import TraceApp
 
-    view = getattr(args, "initial_view", None)
-    takes_view = view and "initial_view" in inspect.signature(TraceApp).parameters  # until TraceApp has it
-    takes_capture = "graph_capture" in inspect.signature(TraceApp).parameters  # until TraceApp loads with load_credited
-    extra: dict[str, Any] = {"initial_view": view} if takes_view else {}
-    extra |= {"graph_capture": args.graph_capture} if takes_capture else {}
-    app = TraceApp(args.traces, use_cache=not args.no_cache, compare=args.compare, **extra)
+    app = TraceApp(
+        args.traces,
+        use_cache=not args.no_cache,
+        compare=args.compare,
+        initial_view=getattr(args, "initial_view", None) or "timeline",
+        graph_capture=getattr(args, "graph_capture", None),
+    )
     app.run()
     if app.load_error:
         raise app.load_error

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .model.errors import TraceError
 
-PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain")
+PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline")
+ONCE_LOOKS = 4  # --once: files still being written are looked at again this many times, then left
 OTHERS_SHOWN = 5  # of the other captures, named in the text output
 WATCH_EPILOG = """\
 prints: with --format json, one line per capture (capture, steps, step_us, verdict, reason, written), every
@@ -87,7 +88,7 @@ def _diff_targets(args: argparse.Namespace) -> None:
         return
     found = captures_of(args.trace_a)
     if len(found) < 2:
-        what = f"a folder of {len(found)} capture" + ("s" * (len(found) != 1)) if found else "one trace"
+        what = "a folder of 1 capture" if found else "a job of ranks" if os.path.isdir(args.trace_a) else "one trace"
         raise CaptureUsage(f"diff takes two traces, or a folder of two captures or more ({args.trace_a} is {what})")
     args.trace_a, args.trace_b = str(found[1]), str(found[0])
     print(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}", file=sys.stderr)
@@ -119,19 +120,27 @@ def cmd_watch(args: argparse.Namespace) -> int:
         from .screens.watch import WatchApp
 
         app = WatchApp(folder, use_cache=not args.no_cache, interval=args.interval)
-        app.run()
-        return app.return_code or 0
+        chosen = app.run()
+        if not chosen:
+            return app.return_code or 0
+        from .cli import cmd_open  # `o`: the shown capture in the full viewer
+
+        opened = argparse.Namespace(traces=[chosen], compare=False, no_cache=args.no_cache, debug=args.debug)
+        opened.graph_capture = None
+        return cmd_open(opened)
     return watch_headless(folder, args.format, args.interval, args.once, not args.no_cache)
 
 
 def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cache: bool) -> int:
     """One line per complete capture, as it comes; notes on skipped files on stderr."""
-    from .model.watch import Watcher, summarize
+    from .model.watch import SETTLE_S, Watcher, summarize
 
     watcher = Watcher(folder)
+    looks = 0
     try:
         while True:
             ready, notes = watcher.poll()
+            looks += 1
             for note in notes:
                 print(f"tracetui: note: {note}", file=sys.stderr, flush=True)
             for f in ready:
@@ -142,9 +151,9 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
                     print(f"tracetui: note: {f.name} skipped: {exc.problem}", file=sys.stderr, flush=True)
                     continue
                 print(_line(row, fmt), flush=True)
-            if once:
+            if once and (looks >= ONCE_LOOKS or not watcher.writing()):
                 return 0
-            time.sleep(interval)
+            time.sleep(min(interval, SETTLE_S) if once else interval)
     except KeyboardInterrupt:
         return 0
 

@@ -83,7 +83,7 @@ def fmt_number(value: object, digits: int = 3) -> str:
     anything else (ints, [128, 1, 1]) as it is."""
     if isinstance(value, str) and "." in value:
         try:
-            value = float(value)
+            return fmt_number(float(value), digits)
         except ValueError:
             return value
     if isinstance(value, float):
@@ -127,7 +127,10 @@ def _apart(names: list[str], out: list[str], width: int) -> list[str]:
             break
         windowed |= alike
         paths = _partings(sorted(windowed), 0)
-        out = [_windows(full, paths[full], width) if full in paths else short for full, short in zip(names, out, strict=True)]
+        out = [
+            _windows(full, paths[full], width) if full in paths else short
+            for full, short in zip(names, out, strict=True)
+        ]
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import tomllib
 
@@ -29,20 +30,36 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("tracetui"))
 
 
-def known_ids() -> set[str]:
-    """Every binding id of the app's widgets and screens (the keymap may name only these)."""
-    from textual.binding import Binding
-
+def bound_classes() -> list[Any]:
+    """Every class of the app with key bindings: the screens and the widgets of every view."""
     from .app import TraceApp
     from .screens.compare import CompareScreen
     from .screens.help import HelpScreen
     from .screens.main import MainScreen
-    from .widgets import code_view, icicle, kernels_view, lazy_table, ops_view, rows_view, timeline, tree_view
+    from .widgets import (
+        code_view,
+        details,
+        icicle,
+        kernels_view,
+        lazy_table,
+        ops_view,
+        roofline_view,
+        rows_view,
+        timeline,
+        tree_view,
+    )
 
-    classes = [TraceApp, MainScreen, CompareScreen, HelpScreen, timeline.Timeline, tree_view.CallTreeView]
+    classes: list[Any] = [TraceApp, MainScreen, CompareScreen, HelpScreen, timeline.Timeline, tree_view.CallTreeView]
     classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
-    classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable]
-    return {b.id for c in classes for b in c.BINDINGS if isinstance(b, Binding) and b.id}
+    classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
+    return classes + [roofline_view.RooflineView]
+
+
+def known_ids() -> set[str]:
+    """Every binding id of the app's widgets and screens (the keymap may name only these)."""
+    from textual.binding import Binding
+
+    return {b.id for c in bound_classes() for b in c.BINDINGS if isinstance(b, Binding) and b.id}
 
 
 def load_keymap() -> tuple[dict[str, str], str | None]:

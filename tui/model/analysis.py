@@ -24,6 +24,14 @@ from .trace import Trace
 
 T = TypeVar("T")
 
+TITLES = {  # results whose attribute name is not plain words
+    "child_index": "nesting",
+    "self_ns": "self times",
+    "gpu_below": "GPU time under each event",
+    "launches_below": "launches under each event",
+    "ops_by_shape": "ops by input shape",
+    "code": "time per line of code",
+}
 PHASES = ("structure", "link", "aggregate")  # nesting and children; launch links and what sums over them; tables
 
 
@@ -48,7 +56,7 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
     @property
     def title(self) -> str:
         """How a view names this result while it is computed ("kernel footprints")."""
-        return self.name.strip("_").replace("_", " ")
+        return TITLES.get(self.name, self.name.strip("_").replace("_", " "))
 
     def __repr__(self) -> str:
         return f"<derived {self.name} ({self.phase})>"

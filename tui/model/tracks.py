@@ -92,6 +92,30 @@ def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
     return Track(i, rank, pid, tid, kind, name, process, order)
 
 
+def lane_titles(tracks: list[Track]) -> dict[int, tuple[str, str]]:
+    """Per track id, the timeline's (title, subtitle): a CPU lane is titled CPU, its thread's name below it.
+
+    `CPU main thread` over `python main thread · tid 19392`; a GPU lane keeps its name (`GPU 0 stream 7`).
+    Two lanes of one rank never share a title: alike ones add their thread id, then their process id.
+    """
+    out = {t.id: _title(t) for t in tracks}
+    for extra in (lambda t: f"tid {t.tid}", lambda t: f"pid {t.pid}"):
+        seen: dict[tuple[int, str], list[Track]] = {}
+        for t in tracks:
+            seen.setdefault((t.rank, out[t.id][0]), []).append(t)
+        for alike in (g for g in seen.values() if len(g) > 1):
+            for t in alike:
+                out[t.id] = (f"{out[t.id][0]} ({extra(t)})", out[t.id][1])
+    return out
+
+
+def _title(t: Track) -> tuple[str, str]:
+    if t.kind != "cpu":
+        return t.name, ""
+    what = t.name.removeprefix("python ")
+    return f"CPU {what}", f"{t.name} · tid {t.tid}" if str(t.tid) not in t.name else t.name
+
+
 def _thread_label(pid, tid, tname: str) -> str:
     low = tname.lower()
     if "autograd" in low:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +97,7 @@ class Watcher:
 
     folder: Path
     seen: dict[Path, _Seen] = field(default_factory=dict)
-    clock: object = time.time  # for the tests
+    clock: Callable[[], float] = time.time  # for the tests
 
     def poll(self) -> tuple[list[Path], list[str]]:
         """New complete captures (oldest first) and notes on the files skipped for now."""
@@ -125,13 +126,17 @@ class Watcher:
         elif seen.state in ("done", "bad"):
             return seen.state
         seen.polls += 1
-        settled = seen.polls >= 2 or self.clock() - st.st_mtime >= SETTLE_S  # type: ignore[operator]
+        settled = seen.polls >= 2 or self.clock() - st.st_mtime >= SETTLE_S
         if not (settled and is_complete(f)):
             told = seen.state == "writing"
             seen.state = "writing"
             return "quiet" if told else "writing"
         seen.state = "done"
         return "ready"
+
+    def writing(self) -> bool:
+        """Is a file of the folder still being written (as of the last poll)?"""
+        return any(seen.state == "writing" for seen in self.seen.values())
 
     def mark_bad(self, f: Path) -> None:
         """A capture that looked complete but could not be read: not offered again until it changes."""

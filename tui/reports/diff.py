@@ -20,6 +20,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
                 "step_time_a_us": d.step_time_a,
                 "step_time_b_us": d.step_time_b,
                 "cpu_only": d.cpu_only,
+                "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
                 "summary": D.summary_fields(d.summary_a, d.summary_b),
                 "steps": [
                     {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
@@ -36,6 +37,8 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
         f"B: {labels[1]}",
         f"Median step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%)",
     ]
+    graphs = D.launches_saved_line(d.summary_a, d.summary_b)
+    head += [graphs] if graphs else []
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),

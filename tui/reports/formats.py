@@ -37,7 +37,12 @@ MIN_NAME = 24  # the narrowest the name column gets on a narrow terminal
 
 
 def table(
-    fmt: str, columns: Sequence[Column], rows: Sequence[Any], context: Any, name_width: int, footers: list[str],
+    fmt: str,
+    columns: Sequence[Column],
+    rows: Sequence[Any],
+    context: Any,
+    name_width: int,
+    footers: list[str],
     width: int | None,
 ) -> str:
     """A table definition's rows as text fitted to width (columns dropped, names cut; said in a footer) or markdown."""
@@ -119,7 +124,10 @@ def text_grid(
     def line(cells: list[str]) -> str:
         first = cells[0] if len(cells[0]) <= widths[0] else shorten(cells[0], widths[0])
         out = [first.ljust(widths[0])]
-        out += [c.ljust(w) if l else c.rjust(w) for c, w, l in zip(cells[1:], widths[1:], lefts[1:], strict=True)]
+        out += [
+            c.ljust(w) if on_left else c.rjust(w)
+            for c, w, on_left in zip(cells[1:], widths[1:], lefts[1:], strict=True)
+        ]
         return (" " * sep).join(out).rstrip()
 
     return "\n".join([line(heads), "─" * total, *(line(r) for r in rows)])

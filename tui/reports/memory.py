@@ -18,12 +18,16 @@ def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
     out = [table(fmt, M.DEVICE_COLUMNS, devices, None, M.NAME_WIDTH, M.footers(devices), width)]
     for d in devices:
         for title, rows in (
-            (f"{d.device}: the ops that allocate the most, by module and line", d.top_ops),
+            (f"{d.device}: the ops that allocate the most" + (", by module and line" if _sites(d) else ""), d.top_ops),
             (f"{d.device}: not freed by the end", d.leaks),
         ):
             if rows:
-                out.append(title + "\n" + table(fmt, M.OP_COLUMNS, rows, None, M.NAME_WIDTH, [], width))
+                out.append(title + "\n" + table(fmt, M.op_columns(rows), rows, None, M.NAME_WIDTH, [], width))
     return "\n\n".join(out)
+
+
+def _sites(d: DeviceMemory) -> bool:
+    return any(r.module or r.line for r in d.top_ops)
 
 
 def _getter(key: str):

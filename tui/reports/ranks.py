@@ -27,5 +27,6 @@ def render_ranks(report: JobReport, fmt: str) -> str:
 
 def _line(label: str, text: str, width: int) -> str:
     """A label and its value wrapped beside it."""
-    return textwrap.fill(text, max(width, 40), initial_indent=f"{label:<16}", subsequent_indent=" " * 16,
-                         break_on_hyphens=False)
+    return textwrap.fill(
+        text, max(width, 40), initial_indent=f"{label:<16}", subsequent_indent=" " * 16, break_on_hyphens=False
+    )

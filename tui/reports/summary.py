@@ -16,7 +16,11 @@ def render_summary(a: Results, fmt: str) -> str:
         return to_json(S.fields(s) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {}))
     width = terminal_width()
     rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
-    out = grid(fmt, ["Summary", ""], rows, [], width, left=True) if fmt == "md" else label_grid(["Summary", ""], rows, width)
+    out = (
+        grid(fmt, ["Summary", ""], rows, [], width, left=True)
+        if fmt == "md"
+        else label_grid(["Summary", ""], rows, width)
+    )
     why = f"Why: {s.reason}"
     out += "\n" + (why if fmt == "md" else textwrap.fill(why, width or 100, subsequent_indent="     "))
     if a.trace.job:

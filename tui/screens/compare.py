@@ -5,13 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent
+from textual.widgets import Static, TabbedContent
 
 from .. import faults
 from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
 from ..widgets.failures import ReportsFailedWorkers
+from ..widgets.keybar import KeyBar
 from ..widgets.view_pane import ViewPane, focus_target
 from .views import COMPARE, key_bindings
 
@@ -49,7 +50,7 @@ class CompareScreen(ReportsFailedWorkers, Screen):
         with TabbedContent():  # the first pane (summary) is shown first
             for spec in COMPARE:
                 yield ViewPane(spec, self)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         for pane in self.query(ViewPane):

@@ -80,7 +80,9 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     seen: set[str] = set()
     for node in chain:
         where = getattr(type(node), "HELP_NAME", None)
-        rows = _rows(node, overrides, seen) if where else []
+        if where is None:
+            continue
+        rows = _rows(node, overrides, seen)
         if rows:
             sections.setdefault(where, []).extend(rows)
     return list(sections.items())

@@ -15,7 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent
+from textual.widgets import Input, TabbedContent
 from textual.worker import get_current_worker
 
 from .. import faults
@@ -28,6 +28,7 @@ from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
 from ..widgets.failures import ReportsFailedWorkers
+from ..widgets.keybar import KeyBar
 from ..widgets.phases import PhaseBars
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
@@ -84,7 +85,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
                 yield ViewPane(spec, self)
         yield DetailsPanel(id="details")
         yield PhaseBars(("link", "aggregate"), id="background")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.sub_title = self.title_text
@@ -383,6 +384,13 @@ class MainScreen(ReportsFailedWorkers, Screen):
             self.restructure(False)
         else:
             self.search(pattern)
+
+    def on_roofline_view_jump(self, message) -> None:
+        """An op of the roofline: its calls highlighted on the timeline, the one picked selected."""
+        self.show_view("timeline")
+        self.search("^" + re.escape(message.name) + "$")
+        if message.event >= 0:
+            self.timeline.select(message.event)
 
     def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         self.show_view("timeline")

@@ -82,6 +82,18 @@ def _code(screen) -> Widget:
     return CodeView(screen.analysis)
 
 
+def _roofline(screen) -> Widget:
+    from ..widgets.roofline_view import RooflineView
+
+    return RooflineView(screen.analysis)
+
+
+def _no_shapes(screen) -> str | None:
+    from ..tables.roofline import NO_SHAPES
+
+    return None if screen.analysis.roofline.has_shapes else NO_SHAPES
+
+
 def _no_gpu(screen) -> str | None:
     a: Results = screen.analysis
     if a.kernels:
@@ -161,6 +173,16 @@ MAIN: tuple[ViewSpec, ...] = (
         focus="CodeView LazyTable",
         unavailable=_no_frames,
     ),
+    ViewSpec(
+        "roofline",
+        "7",
+        "Roofline",
+        "how fast each op runs against the GPU's limits (achieved TFLOP/s by FLOP per byte)",
+        _roofline,
+        needs=(Results.roofline,),
+        focus="RooflineView",
+        unavailable=_no_shapes,
+    ),
 )
 
 
@@ -175,7 +197,10 @@ def _compare_table(which: str) -> Callable[[Any], Widget]:
         d = screen.diff
         heads, rows = {
             "summary": lambda: (["", "A", "B", "Change"], D.summary_rows(d.summary_a, d.summary_b)),
-            "steps": lambda: (D.STEP_HEADS, D.step_rows(d.steps_a, d.steps_b)),
+            "steps": lambda: (
+                D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS,
+                D.step_rows(d.steps_a, d.steps_b, gpu=not d.cpu_only),
+            ),
             "ops": lambda: (D.ROW_HEADS, [D.row_cells(r) for r in d.ops]),
             "kernels": lambda: (D.ROW_HEADS, [D.row_cells(r) for r in d.kernels]),
         }[which]()

@@ -7,6 +7,7 @@ capture is added to the strip and shown. `d` diffs the shown capture against the
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual import work
@@ -21,6 +22,7 @@ from ..model.errors import TraceError
 from ..model.watch import CaptureRow, Watcher, summarize
 from ..tables import diff as D
 from ..tables import summary as S
+from ..widgets.failures import ReportsFailedWorkers
 
 STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
 
@@ -39,7 +41,7 @@ def grid(heads: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-class WatchScreen(Screen):
+class WatchScreen(ReportsFailedWorkers, Screen):
     BINDINGS = [
         Binding("d", "diff", "Diff vs previous"),
         Binding("o", "open", "Open in the viewer"),
@@ -50,6 +52,7 @@ class WatchScreen(Screen):
         super().__init__()
         self.folder, self.use_cache, self.interval = folder, use_cache, interval
         self.watcher = Watcher(folder)
+        self.polling = threading.Lock()  # one poll at a time: a slow load must not let the next poll see the file too
         self.rows: list[CaptureRow] = []
         self.paths: list[Path] = []
         self.notes: list[str] = []
@@ -66,9 +69,17 @@ class WatchScreen(Screen):
         self.poll()
         self.set_interval(self.interval, self.poll)
 
-    @work(thread=True, exclusive=True, group="watch-poll")
+    @work(thread=True, group="watch-poll", exit_on_error=False)
     def poll(self) -> None:
         """Look at the folder; summarize each new complete capture (a bad one is skipped with a note)."""
+        if not self.polling.acquire(blocking=False):
+            return
+        try:
+            self._poll()
+        finally:
+            self.polling.release()
+
+    def _poll(self) -> None:
         try:
             ready, notes = self.watcher.poll()
         except TraceError as exc:
@@ -94,6 +105,7 @@ class WatchScreen(Screen):
             row.file, str(row.steps), fmt_time(row.step_us), change(self.rows, k), verdict
         )
         self.query_one(DataTable).move_cursor(row=k)  # switch to each new capture
+        self.notes = [n for n in self.notes if not n.startswith(row.file)]  # no longer being written
         self._title()
 
     def _note(self, notes: list[str]) -> None:
@@ -111,7 +123,7 @@ class WatchScreen(Screen):
     def shown(self) -> int:
         return self.query_one(DataTable).cursor_row
 
-    @work(thread=True, exclusive=True, group="watch-show")
+    @work(thread=True, exclusive=True, group="watch-show", exit_on_error=False)
     def show(self, k: int) -> None:
         """The capture's summary lines, its verdict and steps."""
         from ..model.analyses.results import Results
@@ -139,7 +151,7 @@ class WatchScreen(Screen):
             return
         self.diff(self.paths[k - 1], self.paths[k])
 
-    @work(thread=True, exclusive=True, group="watch-show")
+    @work(thread=True, exclusive=True, group="watch-show", exit_on_error=False)
     def diff(self, a: Path, b: Path) -> None:
         from ..model.analyses.diff import diff
         from ..model.analyses.results import Results
@@ -158,7 +170,7 @@ class WatchScreen(Screen):
             self.app.exit(str(self.paths[k]))
 
 
-class WatchApp(App):
+class WatchApp(ReportsFailedWorkers, App):
     """The watch viewer on its own; exit() returns the capture to open in the full viewer, if any."""
 
     TITLE = "tracetui watch"

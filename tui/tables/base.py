@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ..fmt import shorten_names
+
 R = TypeVar("R")  # a row of the model
 C = TypeVar("C")  # what a column may need besides its row (the table, for totals)
 
@@ -47,6 +49,7 @@ class Column(Generic[R, C]):
     name: bool = False
     min_width: int = 16
     left: bool = False  # text aligned left (names always are; numbers right)
+    tag: Callable[[R], str] | None = None  # the name column's mark after the name, never cut (`  [only A]`)
 
 
 @dataclass
@@ -66,7 +69,7 @@ class Fitted:
 
     @property
     def lefts(self) -> list[bool]:
-        return [k == 0 or c.left for k, c in enumerate(self.columns)]
+        return [k == 0 or c.left or c.name for k, c in enumerate(self.columns)]
 
     def footer(self) -> list[str]:
         """What was left out and how to see everything (empty when nothing was)."""
@@ -81,20 +84,34 @@ class Fitted:
 def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | None, name_width: int = 0) -> Fitted:
     """The columns that fit in width, the name column cut in the middle to what is left.
 
-    width None: every column, names cut at name_width (torch's layout). width 0: every column, names
-    in full. Otherwise a low-priority column (CONSTANT or more) with the same value on every row is left
-    out (said in the footer), then
-    the name shrinks to its min_width, then columns are dropped, the highest priority number (and the
-    rightmost) first, KEEP columns last of all; the name takes what room is left.
+    width None: every column, names cut at name_width (torch's layout). width 0: every column, names in
+    full. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
+    (the footer says its value); then, while the name at its min_width does not fit, the gaps narrow to
+    two spaces and columns are dropped, the highest priority number (the rightmost among equals) first
+    and KEEP columns last of all. The name takes the room that is left.
     """
     cols = list(columns)
     if width is None:
-        return Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width)
+        return _tagged(Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width), rows)
     full = [[c.text(r, context, FULL) for c in cols] for r in rows]
     if width <= 0:
-        return Fitted(cols, full, 0)
+        return _tagged(Fitted(cols, full, 0), rows)
+    tags = _tags(cols, rows)
+    full = [[t + " " * tags if c.name else t for c, t in zip(cols, row, strict=True)] for row in full]
     constant = _constant(cols, full) if len(rows) > 1 else []
-    keep = [k for k in range(len(cols)) if k not in {j for j, _ in constant}]
+    keep, dropped, sep = _drop(cols, full, [k for k in range(len(cols)) if k not in dict(constant)], width)
+    kept = [cols[k] for k in keep]
+    body = [[row[k][: len(row[k]) - tags] if cols[k].name and tags else row[k] for k in keep] for row in full]
+    room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1) - tags
+    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant])
+    out.sep = sep
+    return _tagged(out, rows)
+
+
+def _drop(
+    cols: Sequence[Column], full: list[list[str]], keep: list[int], width: int
+) -> tuple[list[int], list[str], int]:
+    """The columns kept, the headers dropped and the gap, for the narrowest name to fit in width."""
     dropped: list[str] = []
     sep = SEP
     while _need(cols, full, keep, sep) > width:
@@ -104,20 +121,29 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
         victim = _victim(cols, keep)
         if victim is None:
             break
-        keep.remove(victim)
+        keep = [k for k in keep if k != victim]
         dropped.append(cols[victim].header)
-    kept = [cols[k] for k in keep]
-    body = [[row[k] for k in keep] for row in full]
-    room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1)
-    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant])
-    out.sep = sep
-    return out
+    return keep, dropped, sep
+
+
+def _tags(cols: Sequence[Column], rows: Sequence) -> int:
+    """The room the name column's tags need (0 without tags)."""
+    tag = next((c.tag for c in cols if c.name and c.tag), None)
+    return max((len(tag(r)) for r in rows), default=0) if tag else 0
+
+
+def _tagged(fitted: Fitted, rows: Sequence) -> Fitted:
+    """The name column's tag put after each (cut) name."""
+    k = next((j for j, c in enumerate(fitted.columns) if c.name and c.tag), None)
+    if k is not None:
+        tag = fitted.columns[k].tag
+        for row, r in zip(fitted.cells, rows, strict=True):
+            row[k] += tag(r)
+    return fitted
 
 
 def _fitted(cols: list, body: list[list[str]], name_width: int, dropped: list[str], constant) -> Fitted:
     """Cut the name column to name_width (0: in full) in the middle, keeping rows told apart."""
-    from ..fmt import shorten_names
-
     k = next((j for j, c in enumerate(cols) if c.name), None)
     if k is not None and name_width > 0:
         names = shorten_names([row[k] for row in body], name_width)
@@ -131,8 +157,12 @@ def _width(cols: Sequence[Column], full: list[list[str]], k: int) -> int:
 
 def _need(cols: Sequence[Column], full: list[list[str]], keep: list[int], sep: int) -> int:
     """The width the kept columns take with the name at its narrowest."""
-    widths = [min(_width(cols, full, k), max(cols[k].min_width, len(cols[k].header))) if cols[k].name else
-              _width(cols, full, k) for k in keep]
+    widths = [
+        min(_width(cols, full, k), max(cols[k].min_width, len(cols[k].header)))
+        if cols[k].name
+        else _width(cols, full, k)
+        for k in keep
+    ]
     return sum(widths) + sep * (len(keep) - 1)
 
 

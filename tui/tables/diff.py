@@ -18,7 +18,16 @@ ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
 STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
 SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
 CPU_STEP_HEADS = STEP_HEADS[:3]  # a CPU-only pair: no GPU time or launches per step
-GPU_KEYS = {"gpu_busy_us", "cpu_launch_us", "device_self_total_us", "gpu_utilization", "launches"}
+GPU_KEYS = {
+    "gpu_busy_us",
+    "cpu_launch_us",
+    "device_self_total_us",
+    "gpu_utilization",
+    "launches",
+    "graph_launches",
+    "graph_kernels",
+}
+GRAPH_KEYS = {"graph_launches", "graph_kernels"}  # shown only where either trace launches graphs
 NO_GPU = "No GPU activity in either trace: both are CPU only."
 
 # key (as in summary's JSON), label, how the value reads, whether the change is shown as a percentage
@@ -30,6 +39,8 @@ SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [
     ("device_self_total_us", "Self CUDA total", fmt_time, True),
     ("gpu_utilization", "GPU utilization", lambda v: f"{v:.1%}", False),
     ("launches", "Launch calls", lambda v: f"{v:,}", True),
+    ("graph_launches", "Graph launches", lambda v: f"{v:,}", True),
+    ("graph_kernels", "Kernels replayed by graphs", lambda v: f"{v:,}", True),
     ("verdict", "Verdict", str, False),
 ]
 
@@ -46,9 +57,29 @@ def summary_rows(sa: Summary, sb: Summary) -> list[list[str]]:
     for key, label, text, pct in SUMMARY:
         if key in GPU_KEYS and sa.cpu_only and sb.cpu_only:
             continue
+        if key in GRAPH_KEYS and not (sa.graph_launches or sb.graph_launches):
+            continue
         a, b = getattr(sa, key), getattr(sb, key)
         rows.append([label, text(a), text(b), change(a, b) if pct else ""])
     return rows
+
+
+def launches_saved(sa: Summary, sb: Summary) -> int:
+    """Launch calls B made fewer than A while B replays graphs (negative: B made more)."""
+    return sa.launches - sb.launches if sb.graph_launches or sa.graph_launches else 0
+
+
+def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
+    """What graphs changed between A and B, in words (None without graphs)."""
+    saved = launches_saved(sa, sb)
+    if not (sa.graph_launches or sb.graph_launches):
+        return None
+    more, fewer = ("B", "A") if sb.graph_launches >= sa.graph_launches else ("A", "B")
+    who = sb if more == "B" else sa
+    return (
+        f"Graphs: {more} replays {who.graph_kernels:,} device activities from {who.graph_launches:,} graph launches; "
+        f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launch calls than A."
+    )
 
 
 def summary_fields(sa: Summary, sb: Summary) -> dict[str, dict[str, Any]]:
@@ -97,7 +128,7 @@ def _delta(r: DiffRow) -> str:
 
 NAME_WIDTH = 70
 ROW_COLUMNS: list[Column[DiffRow, None]] = [
-    Column("Name", lambda r, c, w: truncate(r.name, w) + _mark(r), priority=KEEP, name=True, min_width=20),
+    Column("Name", lambda r, c, w: truncate(r.name, w), priority=KEEP, name=True, min_width=20, tag=_mark),
     Column("Calls A", lambda r, c, w: str(r.count_a), priority=KEEP),
     Column("Calls B", lambda r, c, w: str(r.count_b), priority=KEEP),
     Column("Time A", lambda r, c, w: fmt_time(r.time_a_us), priority=KEEP),
@@ -107,7 +138,7 @@ ROW_COLUMNS: list[Column[DiffRow, None]] = [
 
 
 def row_cells(r: DiffRow, width: int = NAME_WIDTH) -> list[str]:
-    return [c.text(r, None, width) for c in ROW_COLUMNS]
+    return [c.text(r, None, width) + (_mark(r) if c.tag else "") for c in ROW_COLUMNS]
 
 
 def row_fields(r: DiffRow) -> dict[str, Any]:

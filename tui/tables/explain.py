@@ -20,7 +20,7 @@ COMPILE_WHAT = {
 # Each template is str.format text over a finding's figures. A duration prints as "1,234.5 us" by default
 # ({x:.0f} gives "10 us", {x:long} "6.6 ms" or "3.06 s"); a fraction as "30%"; a ratio as "2.5x"; a list
 # of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name).
-TEMPLATES = {
+OWN_TEMPLATES = {
     "final-sync": "The final {call} ({dur}) is the profiler flushing at the end of the window: it waits for every "
     "queued kernel to finish so the GPU timeline is complete. It is not a cost of your code.",
     "activity-buffer": "Activity Buffer Request is profiler overhead: CUPTI allocating a buffer for GPU activity "
@@ -57,12 +57,26 @@ TEMPLATES = {
     "host memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, and "
     ".to(device, non_blocking=True)), or move the copy off the step's critical path. " + OVERHEAD_TAIL,
     "records-missing": "The trace made {launches:,} launch calls ({flows:,} launch-to-device flows point at device "
-    "work) but recorded no device activity: no kernel, memcpy or memset record. It is a CUDA run whose device records "
-    "were lost, not a CPU-only run, so nothing here can say how busy the GPU was. Likely causes: the profiler ran "
+    "work) but recorded no device activity: no kernel, memcpy or memset record. It is a GPU run whose device records "
+    "were lost, so nothing here can say how busy the GPU was. Likely causes: the profiler ran "
     "without ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or "
     "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
     "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
     "look for CUPTI errors in the run's log, and let the profiler stop normally.",
+    "records-missing-ranges": "The trace made {launches:,} launch calls but recorded no kernel, memcpy or memset: it "
+    "is a CUPTI range-profiler capture ({ranges:,} cuda_profiler_range events carry hardware counters per range), a "
+    "mode that records counters instead of kernel records: the GPU ran, its kernels are not listed. Profile again "
+    "without profiler_metrics in experimental_config to see the kernels and their times.",
+    "sync-records": "The cuda_sync records are CUPTI's synchronization activity, each on the lane of the stream it "
+    "concerns (stream -1: the whole device):",
+    "sync-context": "{context:,} Context Sync: cudaDeviceSynchronize, the CPU waits for all work on the device.",
+    "sync-stream": "{stream:,} Stream Sync: cudaStreamSynchronize, the CPU waits for one stream (.item() and .cpu() "
+    "do this).",
+    "sync-event": "{event:,} Event Sync from cudaEventSynchronize: the CPU waits for an event recorded on a stream.",
+    "sync-poll": "{poll:,} Event Sync from cudaEventQuery: a poll that returns at once (event.query(), or the "
+    "caching allocator checking whether memory used on another stream is free yet); the CPU does not wait.",
+    "sync-wait-event": "{wait_event:,} Stream Wait Event: cudaStreamWaitEvent, one stream waits on the GPU for an "
+    "event of another, so its work runs after that event; the CPU does not wait.",
     "cpu-wait": "{call} holds the CPU for {dur} inside {step} ({share:.1%} of the step): the CPU waits there until "
     "the GPU has finished the work queued before it, and queues no new work meanwhile.",
     "cpu-wait-op": "It comes from {op}.",
@@ -85,10 +99,12 @@ TEMPLATES = {
     "cuDNN SDPA or CK FMHA): softmax(QK^T)V in one kernel.",
     "kernel-nccl": "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time "
     "here is communication, or waiting for a slower rank.",
-} | {
+}
+COMPILE_TEMPLATES = {
     f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
     for prefix, what in COMPILE_WHAT.items()
-} | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES
+}
+TEMPLATES = OWN_TEMPLATES | COMPILE_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES
 
 
 def took(value: float) -> str:

@@ -27,7 +27,9 @@ DEVICE_COLUMNS: list[Column[DeviceMemory, None]] = [
     Column("Allocs", lambda d, c, w: f"{d.allocs:,}", priority=2),
     Column("Frees", lambda d, c, w: f"{d.frees:,}", priority=2),
     Column("Not freed", lambda d, c, w: fmt_memory(d.leaked_bytes), priority=1),
-    Column("Op at the peak", lambda d, c, w: truncate(peak_op(d), w), priority=KEEP, name=True, min_width=20, left=True),
+    Column(
+        "Op at the peak", lambda d, c, w: truncate(peak_op(d), w), priority=KEEP, name=True, min_width=20, left=True
+    ),
 ]
 OP_COLUMNS: list[Column[MemOp, None]] = [
     Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=16),
@@ -37,6 +39,12 @@ OP_COLUMNS: list[Column[MemOp, None]] = [
     Column("Code line", lambda r, c, w: r.line, priority=2, left=True),
 ]
 NAME_WIDTH = 60
+
+
+def op_columns(rows: list[MemOp]) -> list[Column[MemOp, None]]:
+    """The op table's columns; Module and Code line only when the trace has Python frames to name them."""
+    empty = {"Module": not any(r.module for r in rows), "Code line": not any(r.line for r in rows)}
+    return [c for c in OP_COLUMNS if not empty.get(c.header, False)]
 
 
 def _op(r: MemOp) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt_time
+from ..fmt import fmt_time, shorten
 from ..model.analyses.ranks import Job, RankRow
 from .base import KEEP, Column, Field
 
@@ -14,7 +14,7 @@ def _pct(x: float) -> str:
 
 
 COLUMNS: list[Column[RankRow, None]] = [
-    Column("File", lambda r, c, w: r.file[:w], priority=KEEP, name=True, min_width=12),
+    Column("File", lambda r, c, w: shorten(r.file, w), priority=KEEP, name=True, min_width=20),
     Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP),
     Column("Steps", lambda r, c, w: str(len(r.steps)), priority=3),
     Column("Median step", lambda r, c, w: fmt_time(r.step_us), priority=KEEP),

@@ -57,16 +57,16 @@ def _pct(r: RooflineRow) -> str:
 
 COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
-    Column("Input shapes", lambda r, t, w: truncate(r.input_shapes, 48), None, 2, left=True),
+    Column("Input shapes", lambda r, t, w: truncate(r.input_shapes, 48), None, 1, left=True),
     Column("Dtype", lambda r, t, w: _dtype(r), None, KEEP, left=True),
     Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
     Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
-    Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 1),
-    Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 1),
-    Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 1),
+    Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 2),
+    Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 2),
+    Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 3),
     Column("TFLOP/s", lambda r, t, w: fmt_rate(r.tflops), "tflops", KEEP),
-    Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 1),
-    Column("Bound", lambda r, t, w: r.bound or "-", None, 1, left=True),
+    Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 3),
+    Column("Bound", lambda r, t, w: r.bound or "-", None, 2, left=True),
     Column("% of roof", lambda r, t, w: _pct(r), "pct", KEEP),
 ]
 
@@ -109,7 +109,7 @@ def device_line(t: Roofline) -> str:
         who = "the CPU" if t.on_cpu else f"GPU {t.gpu or '(unnamed)'}"
         return f"No peaks for {who}: rates without % of roof (--gpu NAME or --peaks FILE gives them); times are {time}."
     bw = f"{t.device.peak_gbps:,.0f} GB/s" if t.device.peak_gbps else "no bandwidth"
-    return f"Roofs of {t.device.name} ({bw}; {t.device.source}); times are {time}."
+    return f"Roofs of {t.device.name} ({bw}; the source is in --format json); times are {time}."
 
 
 def footers(t: Roofline) -> list[str]:

@@ -54,7 +54,8 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
     """(key, label, value text) for each line that applies to this trace (GPU lines only with GPU work)."""
     rows = [("wall_us", fmt_time(s.wall_us))]
     if s.cpu_only:
-        rows.append(("cpu_in_ops_us", f"{fmt_time(s.cpu_in_ops_us)} ({_share(s.cpu_in_ops_us, s.wall_us)} of the window)"))
+        in_ops = f"{fmt_time(s.cpu_in_ops_us)} ({_share(s.cpu_in_ops_us, s.wall_us)} of the window)"
+        rows.append(("cpu_in_ops_us", in_ops))
     if s.device_records_missing:
         rows.append(("device_records_missing", missing_line(s)))
     elif not s.cpu_only:
@@ -75,6 +76,13 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
         rows.append(("device_self_total_us", fmt_time(s.device_self_total_us)))
     rows.append(("verdict", f"{s.verdict}: {s.reason}"))
     return [(key, LABELS[key], text) for key, text in rows]
+
+
+def no_gpu_text(s: Summary) -> str | None:
+    """What a GPU view (kernels, GPU lanes, roofline) shows instead of an empty table; None when there is GPU work."""
+    if s.device_records_missing:
+        return f"No GPU activity recorded: {s.launches:,} launch calls, but the device records are missing."
+    return "No GPU activity in this trace: it is CPU only." if s.cpu_only else None
 
 
 def _share(part: float, whole: float) -> str:

@@ -11,7 +11,6 @@ from .rows_view import RowsView
 
 
 class KernelsView(RowsView):
-
     HELP_NAME = "Kernels table"
     SORTS = K.SORTS
     DEFAULT_SORT = K.DEFAULT_SORT

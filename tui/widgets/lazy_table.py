@@ -26,7 +26,8 @@ CACHE_ROWS = 512
 class Source(Protocol):
     """What the table shows: headers, how many rows, and the text of one cell."""
 
-    headers: Sequence[str]
+    @property
+    def headers(self) -> Sequence[str]: ...
 
     def __len__(self) -> int: ...
     def cell(self, row: int, col: int) -> str: ...

@@ -12,7 +12,6 @@ from .rows_view import RowsView
 
 
 class OpsView(RowsView):
-
     HELP_NAME = "Ops table"
     SORTS = O.SORTS
     BINDINGS = [

@@ -120,9 +120,9 @@ def overview_renderable(a: Results) -> Group:
         parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
     parts += _memory_section(a)
     parts += [
-        Text("\nTop ops by total time", style="bold"),
+        Text("\nTop ops by " + ("GPU time launched below them" if a.ops.has_device else "CPU total"), style="bold"),
         _top_ops(a),
-        Text("\nTop GPU kernels", style="bold"),
+        Text("\nTop GPU kernels (total time, share of GPU time, calls)", style="bold"),
         _top_kernels(a),
         Text("\nWhat this trace shows", style="bold"),
         _findings(a),
@@ -144,7 +144,7 @@ def _findings(a: Results) -> Table | Text:
 
 def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
-    key = "device_total_us" if a.ops.has_device else "cpu_total_us"
+    key = "work_device_total_us" if a.ops.has_device else "cpu_total_us"  # each kernel once, spans not work
     shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
     rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
     for r in rows:
@@ -154,7 +154,8 @@ def _top_ops(a: Results) -> Table:
 
 def _top_kernels(a: Results) -> Table | Text:
     if not a.kernels:
-        return Text("none: this trace has no GPU activity", style="dim")
+        missing = "none recorded: the device records are missing (see the verdict)"
+        return Text(missing if a.summary.device_records_missing else "none: no GPU activity in this trace", style="dim")
     t = Table.grid(padding=(0, 2))
     for r in a.kernels[:TOP]:
         t.add_row(Text(r.name[:70]), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")

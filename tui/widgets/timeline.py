@@ -17,7 +17,15 @@ from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex, Line, lane_cells, layout_lines
-from ..model.view.series import Series, cell_values, counter_series, sparkline, value_at
+from ..model.view.series import (
+    Series,
+    cell_values,
+    counter_series,
+    memory_series,
+    series_label,
+    sparkline,
+    value_at,
+)
 from ..model.view.viewport import Viewport, fit, pan, resize, zoom
 from .paint import paint_row
 
@@ -197,7 +205,7 @@ class Timeline(ScrollView, can_focus=True):
         g = self.name_cols
         value, _ = value_at(s, self.cursor_time())
         shown = "" if value != value else self.format_value(s, value)
-        label = s.label if len(s.label) + len(shown) + 2 < g else s.label[: max(g - len(shown) - 4, 1)] + "…"
+        label = series_label(s, g - len(shown) - 3)
         gutter = (label + " " + shown).ljust(g - 1)[: g - 1] + "│"
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
         line = sparkline(values, s.low, s.high)
@@ -214,6 +222,8 @@ class Timeline(ScrollView, can_focus=True):
         if line.depth == 0:
             arrow = "▸ " if line.track in self.collapsed else "▾ "
             text = arrow + short_label(line.label, self.name_cols)
+        elif line.depth == 1 and line.label:  # the lane's subtitle: a CPU lane's thread name
+            text = "  " + line.label
         g = self.name_cols
         text = text if len(text) < g - 1 else text[: g - 2] + "…"
         return Segment(text.ljust(g - 1) + "│", self._component("gutter"))
@@ -534,9 +544,4 @@ class Timeline(ScrollView, can_focus=True):
 
 def value_lanes(a: Results) -> list[Series]:
     """Memory (allocated and reserved per device) and counter lanes of a trace; computed in a worker."""
-    out = []
-    for c in a.memory_curves:
-        out.append(Series(f"{c.device} alloc", "memory", c.ts, c.allocated.astype(float), c.op))
-        if len(c.reserved) and (c.reserved >= 0).all() and c.reserved.max() > 0:
-            out.append(Series(f"{c.device} reserved", "memory", c.ts, c.reserved.astype(float), c.op))
-    return out + counter_series(a.trace)
+    return memory_series(a.memory_curves) + counter_series(a.trace)

@@ -65,6 +65,7 @@ class ViewPane(TabPane):
             self._say(reason, "unavailable")
             return False
         self.query(".pane-note").remove()
+        assert view is not None
         self.view = view
         self.mount(view)
         return True

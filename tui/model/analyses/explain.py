@@ -301,9 +301,44 @@ def records_missing(a: Analysis, s: Summary) -> list[Finding]:
     if not s.device_records_missing:
         return []
     launches = np.flatnonzero(launch_mask(a.trace, a.links.launcher)).tolist()
-    figures: dict[str, Figure] = {"launches": s.launches, "flows": s.ac2g_flows}
+    figures: dict[str, Figure] = {"launches": s.launches, "flows": s.ac2g_flows, "ranges": s.profiler_ranges}
     title = "Device records missing: launches but no GPU activity"
-    return [Finding("records-missing", title, figures, launches, ["records-missing"])]
+    parts = ["records-missing-ranges" if s.profiler_ranges else "records-missing"]
+    return [Finding("records-missing", title, figures, launches, parts)]
+
+
+# cuda_sync records by what made them: (kind, the record's name, a pattern of the call that made it or None)
+SYNC_KINDS = [
+    ("context", "Context Sync", None),
+    ("stream", "Stream Sync", None),
+    ("poll", "Event Sync", re.compile(r"EventQuery$")),
+    ("event", "Event Sync", None),
+    ("wait_event", "Stream Wait Event", None),
+]
+
+
+def sync_records(a: Analysis, s: Summary) -> list[Finding]:
+    """What the cuda_sync records (CUPTI synchronization activity) on a trace are: who waited, and for what."""
+    records = np.flatnonzero(a.trace.x.cat == int(Cat.SYNC)).tolist()
+    counts = dict.fromkeys([k for k, _, _ in SYNC_KINDS], 0)
+    for i in records:
+        kind = _sync_kind(a, i)
+        if kind:
+            counts[kind] += 1
+    if not any(counts.values()):
+        return []
+    parts = ["sync-records"] + [f"sync-{k.replace('_', '-')}" for k, n in counts.items() if n]
+    figures: dict[str, Figure] = dict(counts)
+    return [Finding("sync-records", "Synchronization records (cuda_sync)", figures, records, parts)]
+
+
+def _sync_kind(a: Analysis, i: int) -> str:
+    name, call = a.trace.name_of(i), int(a.links.launcher[i])
+    called = a.trace.name_of(call) if call >= 0 else ""
+    for kind, record, by in SYNC_KINDS:
+        if name == record and (by is None or by.search(called)):
+            return kind
+    return ""
 
 
 WAIT_CALL = re.compile(r"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^cu(Ctx|Stream|Event)Synchronize$")
@@ -356,18 +391,18 @@ def _blocking_calls(a: Analysis) -> list[int]:
     """Runtime calls that made the CPU wait at least WAIT_MIN_NS for the device, but the final flush."""
     x = a.trace.x
     flush = _final_flush(a)
-    long = np.flatnonzero((x.cat == int(Cat.RUNTIME)) & (x.dur >= WAIT_MIN_NS))
-    out = []
-    for i in long.tolist():
-        name = a.trace.name_of(i)
-        if i != flush and (WAIT_CALL.search(name) or (COPY_TO_HOST.search(name) and _waited_for_copy(a, i))):
-            out.append(i)
-    return out
+    long = (x.cat == int(Cat.RUNTIME)) & (x.dur >= WAIT_MIN_NS)
+    waits = np.flatnonzero(long & np.isin(x.name, _name_ids(a, WAIT_CALL))).tolist()
+    copies = np.flatnonzero(long & np.isin(x.name, _name_ids(a, COPY_TO_HOST))).tolist()
+    return sorted(i for i in waits + [c for c in copies if _waited_for_copy(a, c)] if i != flush)
+
+
+def _name_ids(a: Analysis, pattern: re.Pattern) -> list[int]:
+    return [k for k, n in enumerate(a.trace.names) if pattern.search(n)]
 
 
 def _waited_for_copy(a: Analysis, call: int) -> bool:
     """A copy call that returned only after its device-to-host copy ended: the CPU waited for the copy."""
-    x = a.trace.x
     copies = [int(g) for g in a.links.launched(call) if "DtoH" in a.trace.name_of(int(g))]
     return any(a.end[call] >= a.end[g] for g in copies)
 
@@ -408,6 +443,7 @@ RULES = [
     Rule("overhead-gaps", overhead_gaps),
     Rule("slow-launch", slow_launch),
     Rule("cpu-waits", cpu_waits),
+    Rule("sync-records", sync_records),
     Rule("setup-gap", setup_gap),
     Rule("compile-runtime", compile_runtime),
     Rule("kernel-names", kernel_hints),

@@ -15,6 +15,7 @@ from .summary import Summary
 TOP_GEMMS = 3  # GEMM / conv / attention shapes told about, the most device time first
 MIN_SHARE = 0.01  # ... each with at least this share of the modelled device time
 FUSABLE = ("elementwise", "reduce", "softmax", "norm")
+FUSE_SHARE = 0.1  # ... when they take at least this share of the modelled device time
 NOT_FUSED = frozenset({"aten::copy_", "aten::copy"})  # copies are often host transfers: nothing to fuse
 TINY_M = 64
 FAR_BELOW = 10.0  # % of roof under which a GEMM is far below both roofs
@@ -72,9 +73,9 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     if r.device is None or not r.device.peak_gbps:
         return []
     rows = [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
-    if len(rows) < 2:
-        return []
     moved, time = sum(x.bytes for x in rows), sum(x.device_us for x in rows)
+    if len(rows) < 2 or time < FUSE_SHARE * sum(x.device_us for x in r.rows):
+        return []
     figures: dict[str, Figure] = {
         "rows": len(rows),
         "calls": sum(x.count for x in rows),

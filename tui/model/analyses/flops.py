@@ -214,7 +214,7 @@ def attention_work(q: tuple[int, ...], k: tuple[int, ...], v: tuple[int, ...], c
     (b, hq, nq, dq), (_, hk, nk, dk), (_, _, _, dv) = q, k, v
     if dq != dk or k[2] != v[2]:
         raise Unmodelled("Q, K and V do not agree")
-    flops = b * hq * 2 * nq * nk * dq + b * hq * 2 * nq * dv * nk
+    flops = float(b * hq * 2 * nq * nk * dq + b * hq * 2 * nq * dv * nk)
     if causal:
         if nq != nk:
             raise Unmodelled("causal with N_Q != N_KV")
@@ -225,16 +225,19 @@ def attention_work(q: tuple[int, ...], k: tuple[int, ...], v: tuple[int, ...], c
 
 def sdpa_flash(a: OpArgs) -> Work:
     """aten::_scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, ...)."""
+    _needs_concrete(a)
     return attention_work(_shape(a, 0), _shape(a, 1), _shape(a, 2), _true(a, 4), _type(a, 0))
 
 
 def sdpa_efficient(a: OpArgs) -> Work:
     """aten::_scaled_dot_product_efficient_attention / _cudnn_attention(q, k, v, bias, lse, dropout_p, is_causal)."""
+    _needs_concrete(a)
     return attention_work(_shape(a, 0), _shape(a, 1), _shape(a, 2), _true(a, 6), _type(a, 0))
 
 
 def efficient_attention_forward(a: OpArgs) -> Work:
     """aten::_efficient_attention_forward(q, k, v, ...) in [B, N, H, d] layout; custom_mask_type (9) 1 or 2 is causal."""
+    _needs_concrete(a)
     q, k, v = (_bnhd(_shape(a, i)) for i in range(3))
     mask = _concrete(a, 9)
     return attention_work(q, k, v, mask in ("1", "2"), _type(a, 0))
@@ -248,6 +251,12 @@ def _true(a: OpArgs, k: int) -> bool:
     return _concrete(a, k).lower() == "true"
 
 
+def _needs_concrete(a: OpArgs) -> None:
+    """Models that read a flag or a size from Concrete Inputs (absent before 2022): never guess them."""
+    if not a.concrete:
+        raise Unmodelled("no Concrete Inputs in this trace")
+
+
 # ---- convolution ----------------------------------------------------------------------------------
 
 
@@ -258,6 +267,7 @@ def convolution(a: OpArgs) -> Work:
     (per input element when transposed) + one per output element for a bias; bytes = x, w, the bias
     (C_out) and the output, all at the input's dtype size.
     """
+    _needs_concrete(a)
     x, w = _shape(a, 0), _shape(a, 1)
     nd = len(x) - 2
     if nd < 1 or len(w) != len(x):
@@ -331,6 +341,7 @@ def reduction(a: OpArgs) -> Work:
 
     The output size comes from the dim and keepdim arguments (TraceLens, reading them as non-strings, takes 1).
     """
+    _needs_concrete(a)
     x = _shape(a, 0)
     n = math.prod(x)
     dims = _reduced_dims(a, len(x))
@@ -356,6 +367,7 @@ def scan(a: OpArgs) -> Work:
 
 def softmax(a: OpArgs) -> Work:
     """aten::_softmax(x, dim, half_to_float): 3 FLOPs per element (exp, sum, divide); bytes = x read and written."""
+    _needs_concrete(a)
     n = math.prod(_shape(a, 0))
     size = bpe(_type(a, 0))
     out = 4 if _true(a, 2) else size
@@ -375,14 +387,23 @@ def norm_work(elems: int, channels: int, affine: bool, bias: bool, training: boo
 
 def layer_norm(a: OpArgs) -> Work:
     """aten::native_layer_norm(x, normalized_shape, weight?, bias?, eps): C = prod(normalized_shape); training, as TraceLens."""
+    _needs_concrete(a)
     x = _shape(a, 0)
-    norm = [int(v) for v in re.findall(r"\d+", _concrete(a, 1))]
-    channels = math.prod(norm) if norm else (x[-1] if x else 1)
+    channels = math.prod(_normalized(a))
     return norm_work(math.prod(x), channels, _present(a, 2), _present(a, 3), True, _type(a, 0))
+
+
+def _normalized(a: OpArgs) -> list[int]:
+    """normalized_shape from Concrete Inputs (e.g. '[512]')."""
+    norm = [int(v) for v in re.findall(r"\d+", _concrete(a, 1))]
+    if not norm or not all(norm):
+        raise Unmodelled("no normalized_shape")
+    return norm
 
 
 def batch_norm(a: OpArgs) -> Work:
     """aten::native_batch_norm / cudnn_batch_norm(x, weight, bias, mean, var, training, ...): C = x's dim 1."""
+    _needs_concrete(a)
     x = _shape(a, 0)
     if len(x) < 2:
         raise Unmodelled("batch norm of a tensor without channels")
@@ -403,9 +424,9 @@ def rms_norm(a: OpArgs) -> Work:
     FLOPs = (E/C)·(2·C + 2) for the root mean squares, plus E (2·E with a weight); bytes = x read,
     the output written, the weight (C) read.
     """
+    _needs_concrete(a)
     x = _shape(a, 0)
-    norm = [int(v) for v in re.findall(r"\d+", _concrete(a, 1))]
-    elems, channels = math.prod(x), math.prod(norm) if norm else (x[-1] if x else 1)
+    elems, channels = math.prod(x), math.prod(_normalized(a))
     affine = _present(a, 2)
     flops = elems / channels * (2 * channels + 2) + elems * (2 if affine else 1)
     size = bpe(_type(a, 0))

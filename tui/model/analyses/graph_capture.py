@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from .graphs import (
 LAUNCH_MATCHED = 0.9  # a graph launch is matched when this share of its activities matched its capture
 ACCEPT = 0.5  # a capture is refused when fewer than this share of the launches matched
 REPLAYED = " (replayed)"
+LAUNCH_CALL = re.compile(r"^(?:cuda|hip|cu)\w*Launch", re.IGNORECASE)  # a capture key that names no kernel
 CAPTURE_FOLDER = "capture_traces"
 
 
@@ -143,8 +145,14 @@ class Pairing:
 
 
 def align(capture_keys: list[str], replay_keys: list[str]) -> np.ndarray:
-    """Per replayed key, the position of the capture key matched to it in order (-1: none)."""
+    """Per replayed key, the position of the capture key matched to it in order (-1: none).
+
+    A capture whose launches name no kernel (older traces write no "kernel" arg) is matched by position
+    when it has as many launches as the replay has activities, as TraceLens does.
+    """
     out = np.full(len(replay_keys), -1, np.int64)
+    if len(capture_keys) == len(replay_keys) and all(LAUNCH_CALL.search(k) for k in capture_keys):
+        return np.arange(len(replay_keys))
     blocks = difflib.SequenceMatcher(None, capture_keys, replay_keys, autojunk=False).get_matching_blocks()
     for a, b, size in blocks:
         out[b : b + size] = np.arange(a, a + size)
@@ -223,7 +231,7 @@ def _merged(replay: Trace, cap: Trace, owner: np.ndarray, pairs: list[Pairing], 
     next_corr = int(max(replay.x.corr.max(initial=0), cap.x.corr.max(initial=0))) + 1
     next_ext = int(max(replay.x.ext.max(initial=0), cap.x.ext.max(initial=0))) + 1
     pieces: list[Events] = []
-    summary.matched = 0
+    summary.matched = summary.launches_matched = 0
     for p in pairs:
         copy = _copy_stacks(replay, cap, parent, p, next_corr, next_ext)
         if copy is None:
@@ -233,6 +241,7 @@ def _merged(replay: Trace, cap: Trace, owner: np.ndarray, pairs: list[Pairing], 
         next_corr, next_ext = int(events.corr.max(initial=next_corr)) + 1, int(events.ext.max(initial=next_ext)) + 1
         pieces.append(events)
         summary.matched += len(kernels)
+        summary.launches_matched += 1
     return _assemble(replay, cap, Events.from_columns(x), pieces, owner, summary)
 
 

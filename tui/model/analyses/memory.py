@@ -213,7 +213,9 @@ def _by_op(a: Analysis, names: np.ndarray, ops: np.ndarray, mask: np.ndarray, nb
     module, line = innermost_sites(a, ops[mask])
     kind = _module_kinds(a)
     name = a.trace.x.name
-    site = np.stack([names[mask].astype(np.int64), np.where(module >= 0, kind[_ids(name, module)], -1), _ids(name, line)], 1)
+    site = np.stack(
+        [names[mask].astype(np.int64), np.where(module >= 0, kind[_ids(name, module)], -1), _ids(name, line)], 1
+    )
     keys, inverse = np.unique(site, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     total = np.bincount(inverse, nbytes[mask].astype(np.float64))
@@ -251,7 +253,8 @@ def _module_kinds(a: Analysis) -> np.ndarray:
 
 def _module_label(a: Analysis, frames: np.ndarray) -> str:
     """The module of a row's allocations: its one instance (`Linear_3`), or its class and how many (`Linear ×26`)."""
-    names = sorted({a.trace.name_of(int(f)).removeprefix("nn.Module: ") for f in frames if f >= 0})
+    ids = np.unique(a.trace.x.name[frames[frames >= 0]])
+    names = sorted(a.trace.names[int(n)].removeprefix("nn.Module: ") for n in ids)
     if len(names) <= 1:
         return names[0] if names else ""
     return f"{_INSTANCE.sub('', names[0])} ×{len(names)}"

@@ -52,11 +52,14 @@ class Entry:
     memory_gib: tuple[float, float] | None = None
 
 
+# The table's text is a module value, so a stored roofline's fingerprint (code_id.py) changes with the data.
+GPU_TABLE = resources.files("tui.model").joinpath("data/gpus.toml").read_text("utf-8")
+
+
 @lru_cache(maxsize=1)
 def table() -> tuple[Entry, ...]:
     """The shipped GPU table, in file order (the first match wins)."""
-    text = resources.files("tui.model").joinpath("data/gpus.toml").read_text("utf-8")
-    return tuple(_entry(raw) for raw in tomllib.loads(text)["gpu"])
+    return tuple(_entry(raw) for raw in tomllib.loads(GPU_TABLE)["gpu"])
 
 
 def _entry(raw: dict[str, Any]) -> Entry:

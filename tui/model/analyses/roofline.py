@@ -100,7 +100,7 @@ def roofline(a: Analysis) -> Roofline:
     gpu = "CPU" if on_cpu else gpu_name(t.devices)
     has_shapes = bool(len(t.shapes)) and bool((t.x.shape >= 0).any())
     if not has_shapes:
-        return Roofline([], None, gpu, False, on_cpu)
+        return Roofline([], None if on_cpu else detect(t.devices), gpu, False, on_cpu)
     time_ns = t.x.dur if on_cpu else a.gpu_below
     chosen = _chosen(a, time_ns)
     rows, covered = _rows(t, chosen, time_ns)
@@ -218,8 +218,8 @@ def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
     chunk_of = t.x.chunk[events]
     for c in np.unique(chunk_of).tolist():
         start, end, _first, src = (int(v) for v in t.chunks[c])
-        try:
-            items = lazy_args._chunk_items(lazy_args._bytes(t, src, start, end))
+        try:  # split here, not through args' LRU of chunks: a roofline reads many chunks once each
+            items = tuple(lazy_args._RAW_LIST.decode(b"[" + lazy_args._bytes(t, src, start, end) + b"]"))
         except (OSError, ValueError):
             items = ()
         for e in events[chunk_of == c].tolist():
@@ -227,11 +227,11 @@ def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
     return out
 
 
-def _item_args(t: Trace, items: tuple[bytes, ...], e: int) -> dict:
+def _item_args(t: Trace, items: tuple, e: int) -> dict:
     """One event's args from its chunk's items (a chunk that needed repairs: the slow path, event by event)."""
     pos = int(t.x.pos[e])
     try:
-        item = orjson.loads(items[pos]) if pos < len(items) else None
+        item = orjson.loads(bytes(items[pos])) if pos < len(items) else None
     except orjson.JSONDecodeError:
         item = None
     if not isinstance(item, dict):

@@ -15,6 +15,7 @@ from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_stats, name_mask
 from .ops import OpsTable
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
+CUDA_LAUNCH = re.compile(r"^(cuda|hip|cu)[A-Z]")  # the CUDA and HIP runtime and driver calls
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
 # A launch call is an outlier when it takes this many times the median launch, and at least OUTLIER_MIN_US:
@@ -26,9 +27,8 @@ IDLE_TOP = 3  # CPU consumers named while the GPU waits
 
 # CPU only: cpu-in-ops (most of the window inside ops), cpu-between-ops (most of it between them), cpu-only (no ops).
 # device-records-missing: launch calls but no device records (CUPTI off or failed): not CPU only.
-Verdict = Literal[
-    "compute-bound", "overhead-bound", "mixed", "cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""
-]
+GpuVerdict = Literal["compute-bound", "overhead-bound", "mixed"]
+Verdict = GpuVerdict | Literal["cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""]
 CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
 CPU_TOP = 3  # CPU only: the ops named by self time
 CPU_SHORT_OP_US = 20.0  # CPU only: aten ops shorter than this on average are mostly fixed per-op cost
@@ -67,6 +67,7 @@ class Summary:
     cpu_while_idle: list[tuple[str, float]] = field(default_factory=list)  # (op, us) the CPU ran while no GPU worked
     graphs: GraphStats = field(default_factory=GraphStats)  # CUDA/HIP graph launches and what they replayed
     ac2g_flows: int = 0  # launch-to-device flow arrows (with device records missing: where the records should be)
+    profiler_ranges: int = 0  # cuda_profiler_range events: a CUPTI range-profiler capture, counters but no kernels
     cpu_in_ops_us: float = 0.0  # CPU only: time at least one op ran (overlaps counted once)
     cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
     cpu_op_avg_us: float = 0.0  # CPU only: the aten ops' own (self) time per call
@@ -122,7 +123,7 @@ def summarize(
         avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
     _launch_stats(trace, launch, s)
-    _device_side(trace, busy_mask, s)
+    _device_side(trace, busy_mask, launch, s)
     s.graphs = graph_stats(trace)
     if busy_mask.any():
         s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
@@ -240,11 +241,15 @@ def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
     return "mixed", numbers
 
 
-def _device_side(trace: Trace, busy_mask: np.ndarray, s: Summary) -> None:
+def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
     """CPU only, or device records missing: no device activity, and no launch call (or some)."""
     s.ac2g_flows = int((trace.flow.ac2g & trace.flow.start).sum())
+    ranges = [k for k, c in enumerate(trace.cat_names) if c == "cuda_profiler_range"]
+    s.profiler_ranges = int(np.isin(trace.x.cat_str, ranges).sum()) if ranges else 0
     no_device = not busy_mask.any()
-    s.device_records_missing = no_device and s.launches > 0
+    # CUDA/HIP launch calls, or launch-to-device flows (an hpu_op launch has its device records elsewhere by design)
+    cuda = any(CUDA_LAUNCH.match(trace.name_of(i)) for i in np.flatnonzero(launch)[:1000].tolist())
+    s.device_records_missing = no_device and s.launches > 0 and (s.ac2g_flows > 0 or cuda)
     s.cpu_only = no_device and not s.device_records_missing
 
 
@@ -276,9 +281,18 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
 def _missing_reason(s: Summary) -> str:
     """Why a trace with launch calls but no device activity is not CPU only, what lost the records, the fix."""
     flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
-    return (
+    head = (
         f"the trace made {s.launches:,} launch calls{flows} but recorded no device activity (no kernel, memcpy or "
-        "memset), so GPU time cannot be judged; this is not a CPU-only run. Likely causes: the profiler ran without "
+        "memset), so GPU time cannot be judged: a GPU run whose device records were lost. "
+    )
+    if s.profiler_ranges:
+        return head + (
+            f"It is a CUPTI range-profiler capture ({s.profiler_ranges:,} cuda_profiler_range events with counters): "
+            "that mode records hardware counters per range instead of kernel records. Profile again without "
+            "profiler_metrics in experimental_config to see the kernels"
+        )
+    return head + (
+        "Likely causes: the profiler ran without "
         "ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or DCGM "
         "held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
         "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, "

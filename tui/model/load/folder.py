@@ -67,7 +67,8 @@ def folder_kind(folder: Path) -> FolderKind:
             return FolderKind(
                 "captures", newest_first(files), "one worker's successive tensorboard_trace_handler files"
             )
-        if any(has_rank(f) for f in files) or concurrent(list(workers.values())):
+        named = any(RANK_IN_NAME.search(w) for w in workers)
+        if named or any(has_rank(f) for f in files) or concurrent(list(workers.values())):
             return FolderKind("job", files, f"{len(workers)} workers of one job")
         return FolderKind("captures", newest_first(files), f"{len(workers)} workers, one after another")
     if any(RANK_IN_NAME.search(f.name) or has_rank(f) for f in files):

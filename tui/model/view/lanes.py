@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..analysis import Analysis
+from ..tracks import lane_titles
 
 EMPTY = -1
 BUSY = -2
@@ -127,11 +128,12 @@ def layout_lines(lanes: LaneIndex, collapsed: frozenset[int] = frozenset()) -> l
     tracks.sort(key=lambda t: (t.rank, 0 if t.is_gpu else 1, t.order))
     lines: list[Line] = []
     process = None
+    titles = lane_titles(tracks)
     for t in tracks:
         if (t.rank, t.process) != process:
             process = (t.rank, t.process)
             lines.append(Line("process", t.process))
         depth = 1 if t.id in collapsed else lanes.depths[t.id]
         for d in range(depth):
-            lines.append(Line("row", t.name if d == 0 else "", t.id, d))
+            lines.append(Line("row", titles[t.id][d] if d < 2 else "", t.id, d))
     return lines

@@ -33,6 +33,38 @@ class Series:
         return float(self.values.max()) if len(self.values) else 0.0
 
 
+MEMORY_KINDS = ("allocated", "reserved")
+
+
+def memory_series(curves: list) -> list[Series]:
+    """Two lanes per device (memory.Curve): bytes allocated, and reserved where the trace writes it."""
+    out = []
+    for c in curves:
+        out.append(Series(f"{c.device} allocated", "memory", c.ts, c.allocated.astype(float), c.op))
+        if len(c.reserved) and (c.reserved >= 0).all() and c.reserved.max() > 0:
+            out.append(Series(f"{c.device} reserved", "memory", c.ts, c.reserved.astype(float), c.op))
+    return out
+
+
+def series_label(s: Series, room: int) -> str:
+    """The lane's label within room columns; a memory lane always says whether it is allocated or reserved.
+
+    `cuda:0 allocated`, then `allocated`, `alloc` or `A` (`reserved`, `resv`, `R`) as room shrinks;
+    other labels are cut with an ellipsis.
+    """
+    room = max(room, 1)
+    if len(s.label) <= room:
+        return s.label
+    if s.kind == "memory":
+        device, _, what = s.label.rpartition(" ")
+        short = {"allocated": ("alloc", "A"), "reserved": ("resv", "R")}.get(what, (what[:4], what[:1]))
+        for text in (f"{device} {short[0]}", what, short[0], short[1]):
+            if len(text) <= room:
+                return text
+        return short[1]
+    return s.label[: room - 1] + "…"
+
+
 def cell_values(s: Series, t0: int, bucket: int, width: int) -> np.ndarray:
     """Per cell, the highest value of the step curve inside it (NaN before the first sample)."""
     edges = t0 + bucket * np.arange(width + 1, dtype=np.int64)
