@@ -41,6 +41,8 @@ COMMANDS = {
     "code-json": ["code", "--format", "json", "--all-frames"],
     "memory": ["memory"],
     "memory-json": ["memory", "--format", "json"],
+    "roofline": ["roofline"],
+    "roofline-json": ["roofline", "--format", "json"],
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 
