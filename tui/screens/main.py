@@ -43,12 +43,6 @@ if TYPE_CHECKING:
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
 
 
-def trace_origin(analysis: Results) -> int:
-    """Time zero of the trace: its earliest event, frames included, so showing or hiding them never moves it."""
-    ts = analysis.trace.x.ts
-    return int(ts.min()) if len(ts) else 0
-
-
 class MainScreen(ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
@@ -68,7 +62,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
         self.initial = initial
-        self.origin = trace_origin(analysis)
+        self.origin = analysis.trace.origin  # time zero: never moved by showing or hiding frames
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
         self.details_wanted = True  # the user has not closed the details panel
@@ -337,6 +331,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         for ops in self.query("OpsView"):
             ops.set_hide_python(self.hide_python)  # type: ignore[attr-defined]
         self.refresh_bindings()
+        self.call_after_refresh(self._focus_view, self.active_view)  # a rebuilt view takes the focus back
         if self.pending_search is not None:
             self.search(self.pending_search)
             self.pending_search = None
@@ -391,6 +386,12 @@ class MainScreen(ReportsFailedWorkers, Screen):
         self.search("^" + re.escape(message.name) + "$")
         if message.event >= 0:
             self.timeline.select(message.event)
+
+    def on_tree_node_highlighted(self, event) -> None:
+        """The tree's cursor: its node's first event in the details panel."""
+        node = getattr(event.node, "data", None)
+        if node is not None and len(node.events):
+            self._show_details(int(node.events[0]))
 
     def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         self.show_view("timeline")

@@ -142,7 +142,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Ops",
         "the key_averages() table: time per op",
         _ops,
-        needs=(Results.ops, Results.ops_by_shape),
+        needs=(Results.ops, Results.ops_by_shape, Results.roofline),
         focus="OpsView LazyTable",
     ),
     ViewSpec(
@@ -151,7 +151,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Kernels",
         "time per GPU kernel, with its footprint",
         _kernels,
-        needs=(Results.kernels, Results.kernel_footprints, Results.summary),
+        needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline),
         focus="KernelsView LazyTable",
         unavailable=_no_gpu,
     ),

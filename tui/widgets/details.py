@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory, short_name
+from ..fmt import fmt_dur, fmt_memory, fmt_number, short_name
 from ..model.analyses.details import Details
 from ..model.analyses.explain import Finding
 from ..model.analyses.memory import MemoryAt
@@ -59,7 +59,7 @@ def details_renderable(d: Details, notes: list[Finding] | None = None, memory: l
             Text(f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"),
         )
     if d.footprint:
-        grid.add_row("footprint", Text(", ".join(f"{k} {v}" for k, v in d.footprint.items())))
+        grid.add_row("footprint", Text(", ".join(f"{k} {fmt_number(v)}" for k, v in d.footprint.items())))
     if d.kernels:
         shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
         more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from ..model.analyses.achieved import kernel_achieved
 from ..model.analyses.results import Results
 from ..tables import kernels as K
 from ..tables.base import Column
+from .roof_columns import roof_columns
 from .rows_view import RowsView
 
 
@@ -29,9 +31,13 @@ class KernelsView(RowsView):
         super().__init__(**kwargs)
         prints = analysis.kernel_footprints  # computed in the background before this view is made
         self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
+        roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
+        self.achieved = kernel_achieved(roof) if roof is not None and roof.rows else None
 
     def columns(self) -> list[Column]:
-        return K.columns(self.footprint)
+        """The kernels table's columns; with a roofline, each kernel's achieved TFLOP/s and % of roof after them."""
+        achieved = self.achieved
+        return K.columns(self.footprint) + (roof_columns(lambda r: achieved.get(r.name)) if achieved else [])
 
     def context(self) -> K.Footprint:
         return self.footprint

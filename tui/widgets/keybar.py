@@ -48,7 +48,9 @@ class KeyBar(Static):
             key_style = self.get_component_rich_style("keybar--key")
         except KeyError:  # drawn before the stylesheet reached this widget
             key_style = Style(bold=True)
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        active = list(self.screen.active_bindings.values())
+        active.sort(key=lambda b: b.node is not self.app)  # ? and q first: they never fall off the end
+        for _node, binding, enabled, _tooltip in active:
             if not binding.show or not enabled or binding.action in seen:
                 continue
             seen.add(binding.action)

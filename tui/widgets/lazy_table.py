@@ -113,7 +113,8 @@ class LazyTable(ScrollView, can_focus=True):
         self.order = list(order)
         self.cursor_row = min(self.cursor_row, max(len(self.order) - 1, 0))
         self.widths = self._measure()
-        self.virtual_size = Size(sum(self.widths) + len(self.widths), len(self.order) + 1)
+        self.sep = getattr(self.source, "sep", 2)
+        self.virtual_size = Size(sum(self.widths) + self.sep * len(self.widths), len(self.order) + 1)
         self.refresh()
 
     @property
@@ -130,7 +131,11 @@ class LazyTable(ScrollView, can_focus=True):
         return text
 
     def _measure(self) -> list[int]:
-        """Each column as wide as its header or the widest of the first rows shown."""
+        """Each column as wide as the source says (a fitted table knows), else its header or the widest of the
+        first rows shown."""
+        known = getattr(self.source, "widths", None)
+        if known is not None:
+            return list(known)
         heads = self.source.headers
         widths = [cell_len(h) for h in heads]
         for row in self.order[:SAMPLE_ROWS]:
@@ -164,8 +169,9 @@ class LazyTable(ScrollView, can_focus=True):
         texts = [
             self._pad(t, w, self.source.numeric(c)) for c, (t, w) in enumerate(zip(cells, self.widths, strict=True))
         ]
-        frozen = Segment(texts[0] + " ", base + self._style("lazy-table--frozen"))
-        rest = Strip([Segment(" ".join(texts[1:]), base)])
+        gap = " " * self.sep
+        frozen = Segment(texts[0] + gap, base + self._style("lazy-table--frozen"))
+        rest = Strip([Segment(gap.join(texts[1:]), base)])
         room = max(width - frozen.cell_length, 0)
         x = self.scroll_offset.x
         moved = rest.crop(x, x + room)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from ..model.analyses.achieved import op_achieved
 from ..model.analyses.ops import OpsTable
 from ..model.analyses.results import Results
 from ..tables import ops as O
 from ..tables.base import Column
+from .roof_columns import roof_columns
 from .rows_view import RowsView
 
 
 class OpsView(RowsView):
     HELP_NAME = "Ops table"
-    SORTS = O.SORTS
+    SORTS = O.VIEWER_SORTS  # device times count each kernel once, spans not work
     BINDINGS = [
         Binding("n", "sort('name')", "Sort by name", id="ops.sort_name"),
         Binding("s", "sort('self_cpu')", "Sort by self CPU", id="ops.sort_self_cpu"),
@@ -30,6 +32,8 @@ class OpsView(RowsView):
         self.by_shape = False
         self.hide_python = hide_python
         self.DEFAULT_SORT = O.default_sort(analysis.ops)
+        roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
+        self.achieved = (op_achieved(roof), op_achieved(roof, by_shape=True)) if roof is not None and roof.rows else None
         super().__init__(**kwargs)
 
     @property
@@ -43,7 +47,16 @@ class OpsView(RowsView):
         self.refill()
 
     def columns(self) -> list[Column]:
-        return O.columns(self.table, self.by_shape)
+        return O.columns(self.table, self.by_shape, viewer=True) + self._roof_columns()
+
+    def _roof_columns(self) -> list[Column]:
+        """Achieved TFLOP/s and % of roof per op (per op and shapes when grouped): only when the trace has a roofline."""
+        if self.achieved is None:
+            return []
+        by_name, by_shape = self.achieved
+        if self.by_shape:
+            return roof_columns(lambda r: by_shape.get((r.name, r.input_shapes)))
+        return roof_columns(lambda r: by_name.get(r.name))
 
     def context(self) -> OpsTable:
         return self.table

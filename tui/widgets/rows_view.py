@@ -9,6 +9,7 @@ first show and on each resize; what it left out is said above the table, and e s
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from textual import work
@@ -18,9 +19,14 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ..tables.base import Column, Fitted, SortKey, fit
+from ..tables.base import KEEP, Column, Fitted, SortKey, fit
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable
+
+
+def name_room(width: int) -> int:
+    """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
+    return max(20, min(50, width // 3))
 
 
 class FittedSource:
@@ -28,7 +34,10 @@ class FittedSource:
 
     def __init__(self, fitted: Fitted) -> None:
         self.fitted, self.headers = fitted, fitted.headers
-        self.lefts = fitted.lefts
+        self.lefts, self.sep = fitted.lefts, fitted.sep
+        self.widths = [
+            max([len(h)] + [len(row[k]) for row in fitted.cells]) for k, h in enumerate(self.headers)
+        ]
 
     def __len__(self) -> int:
         return len(self.fitted.cells)
@@ -161,7 +170,12 @@ class RowsView(ReportsFailedWorkers, Vertical):
 
     @work(thread=True, exclusive=True, group="fit", description="Fitting the table to the width", exit_on_error=False)
     def fit_table(self, rows: list, columns: list[Column], context: Any, width: int) -> None:
-        self.post_message(TableFitted(fit(columns, rows, context, width), width, rows))
+        readable = [replace(c, min_width=name_room(width)) if c.name else c for c in columns]
+        fitted = fit(readable, rows, context, width)
+        kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
+        if kept:  # a roomier name would cost a column that must stay: the name gives way instead
+            fitted = fit(columns, rows, context, width)
+        self.post_message(TableFitted(fitted, width, rows))
 
     def on_table_fitted(self, message: TableFitted) -> None:
         message.stop()

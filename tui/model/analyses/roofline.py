@@ -76,6 +76,31 @@ class NotModelled:
 
 
 @dataclass
+class KernelShare:
+    """The part of one row's calls that ran as one kernel name: calls (summed over its launches, each the
+    kernel's duration over its call's device time, so a call's launches add up to 1) and their device time."""
+
+    kernel: str
+    row: int  # index in Roofline.rows
+    calls: float
+    device_us: float
+
+
+@dataclass
+class Attribution:
+    """Which row each modelled call is in, and which call each piece of device work is part of: the lookups of
+    the details panel (int64 / float64 arrays kept as bytes: plain data, read with np.frombuffer)."""
+
+    calls: bytes = b""  # the calls the rows cover, sorted
+    call_row: bytes = b""  # each call's row (index in Roofline.rows)
+    call_us: bytes = b""  # each call's device time (a CPU capture: its duration)
+    work: bytes = b""  # the device work launched under those calls, sorted
+    work_call: bytes = b""  # its call (index in calls)
+    work_share: bytes = b""  # its duration over its call's device time
+    kernels: list[KernelShare] = field(default_factory=list)
+
+
+@dataclass
 class Roofline:
     rows: list[RooflineRow]
     device: Device | None  # None: the GPU is not in the table (or a CPU capture)
@@ -83,6 +108,7 @@ class Roofline:
     has_shapes: bool
     on_cpu: bool
     not_modelled: list[NotModelled] = field(default_factory=list)
+    attribution: Attribution = field(default_factory=Attribution)
 
     @property
     def not_modelled_ops(self) -> int:
@@ -103,8 +129,9 @@ def roofline(a: Analysis) -> Roofline:
         return Roofline([], None if on_cpu else detect(t.devices), gpu, False, on_cpu)
     time_ns = t.x.dur if on_cpu else a.gpu_below
     chosen = _chosen(a, time_ns)
-    rows, covered = _rows(t, chosen, time_ns)
-    result = Roofline(rows, None, gpu, True, on_cpu, _not_modelled(a, covered, on_cpu))
+    rows, covered, row_of = _rows(t, chosen, time_ns)
+    shares = _attribution(a, covered, row_of, time_ns, on_cpu)
+    result = Roofline(rows, None, gpu, True, on_cpu, _not_modelled(a, covered, on_cpu), shares)
     return with_device(result, None if on_cpu else detect(t.devices))
 
 
@@ -139,8 +166,8 @@ def _ancestry(parent: np.ndarray, primary: np.ndarray, cand: np.ndarray) -> tupl
     return under, above
 
 
-def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[RooflineRow], np.ndarray]:
-    """Rows per (op, shapes, types, arguments), in order of device time; and the calls they cover."""
+def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[RooflineRow], np.ndarray, np.ndarray]:
+    """Rows per (op, shapes, types, arguments), in order of device time; the calls they cover, and each one's row."""
     key = t.x.name[chosen].astype(np.int64) * (len(t.shapes) + 1) + t.x.shape[chosen]
     order = np.argsort(key, kind="stable")
     groups = np.split(chosen[order], np.flatnonzero(np.diff(key[order])) + 1) if len(chosen) else []
@@ -149,16 +176,17 @@ def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[Roofl
     if mixed:
         read |= events_args(t, np.concatenate(mixed))
     mixed_ids = {id(g) for g in mixed}
-    rows: list[RooflineRow] = []
-    covered: list[np.ndarray] = []
+    made: list[tuple[RooflineRow, np.ndarray]] = []
     for group in groups:
         for events, raw in _by_arguments(group, read, id(group) in mixed_ids):
             row = _row(t, events, raw, time_ns)
             if row is not None:
-                rows.append(row)
-                covered.append(events)
-    rows.sort(key=lambda r: -r.device_us)
-    return rows, np.concatenate(covered) if covered else np.empty(0, np.int64)
+                made.append((row, events))
+    made.sort(key=lambda m: -m[0].device_us)
+    if not made:
+        return [], np.empty(0, np.int64), np.empty(0, np.int64)
+    row_of = np.repeat(np.arange(len(made)), [len(events) for _, events in made])
+    return [row for row, _ in made], np.concatenate([events for _, events in made]), row_of
 
 
 def _probe(group: np.ndarray) -> np.ndarray:
@@ -238,6 +266,62 @@ def _item_args(t: Trace, items: tuple, e: int) -> dict:
         return lazy_args.event_args(t, e)
     found = item.get("args")
     return found if isinstance(found, dict) else {}
+
+
+def _attribution(a: Analysis, calls: np.ndarray, row_of: np.ndarray, time_ns: np.ndarray, on_cpu: bool) -> Attribution:
+    """Each modelled call's row and time; each piece of device work launched beneath one (through the launch links,
+    as Analysis.gpu_below counts it) with its call and its share of the call's device time, and those shares
+    summed per (kernel name, row). A call's FLOPs and bytes go to its device work in proportion to duration."""
+    order = np.argsort(calls, kind="stable")
+    calls, row_of = calls[order].astype(np.int64), row_of[order].astype(np.int64)
+    call_ns = time_ns[calls].astype(np.float64)
+    work = np.empty(0, np.int64) if on_cpu else np.flatnonzero(a.links.launcher >= 0)
+    start = np.empty(0, np.int64) if on_cpu else a.links.launcher[work].astype(np.int64)
+    owner = _owner(a.nesting.parent, calls, start, a.trace.n)
+    work, owner = work[owner >= 0], owner[owner >= 0]
+    dur = a.trace.x.dur[work].astype(np.float64)
+    share = dur / call_ns[owner]
+    return Attribution(
+        calls.tobytes(),
+        row_of.tobytes(),
+        (call_ns / 1000).tobytes(),
+        work.astype(np.int64).tobytes(),
+        owner.astype(np.int64).tobytes(),
+        share.tobytes(),
+        _kernel_shares(a.trace, work, row_of[owner], share, dur),
+    )
+
+
+def _owner(parent: np.ndarray, calls: np.ndarray, start: np.ndarray, n: int) -> np.ndarray:
+    """Per launch: the call (index in the sorted calls) at or above its launching event, -1 for none; the calls
+    are never nested in one another, so the first one met walking up is the only one."""
+    pos = np.full(n + 1, -1, np.int64)
+    pos[calls] = np.arange(len(calls))
+    owner = np.full(len(start), -1, np.int64)
+    cur = start.copy()
+    for _ in range(256):
+        live = (cur >= 0) & (owner < 0)
+        if not live.any():
+            break
+        at = np.maximum(cur, 0)
+        owner = np.where(live, pos[at], owner)
+        cur = np.where(live, parent[at], -1)
+    return owner
+
+
+def _kernel_shares(t: Trace, work: np.ndarray, row: np.ndarray, share: np.ndarray, dur: np.ndarray) -> list[KernelShare]:
+    """The shares of calls and the device time per (kernel name, row)."""
+    if not len(work):
+        return []
+    key = t.x.name[work].astype(np.int64) * (int(row.max()) + 1) + row
+    keys, group = np.unique(key, return_inverse=True)
+    calls = np.bincount(group, weights=share)
+    us = np.bincount(group, weights=dur) / 1000
+    base = int(row.max()) + 1
+    return [
+        KernelShare(t.names[int(k // base)], int(k % base), float(c), float(u))
+        for k, c, u in zip(keys.tolist(), calls.tolist(), us.tolist(), strict=True)
+    ]
 
 
 def _not_modelled(a: Analysis, covered: np.ndarray, on_cpu: bool) -> list[NotModelled]:
