@@ -16,6 +16,16 @@ SHARED = ROOT.parent / "shared" / "traces"
 sys.path.insert(0, str(ROOT))  # benchmarks.tile makes big traces for a few tests
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Soak tests run only when asked for by name (pytest -m soak), never in the ordinary or fast runs."""
+    if "soak" in (config.option.markexpr or ""):
+        return
+    soak = [item for item in items if "soak" in item.keywords]
+    if soak:
+        config.hook.pytest_deselected(items=soak)
+        items[:] = [item for item in items if "soak" not in item.keywords]
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
     cache = tmp_path_factory.mktemp("cache")

@@ -567,3 +567,17 @@ async def test_the_theme_picker_restyles_the_timeline(app):
         assert paint.LANES[0].lane_bg != dark_lane and tl._component("header") != dark_header
         line = tl.render_line(0)
         assert line.text.strip()  # still draws
+
+
+async def test_a_cpu_only_trace_offers_no_cuda_sort_keys():
+    app = TraceApp([str(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz")], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("3")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        ops = screen.query_one(OpsView)
+        assert "CUDA" not in ops.status() and "self CPU" in ops.status()
+        before = ops.sort_key
+        await pilot.press("u")  # sort by CUDA total: not offered here
+        assert ops.sort_key == before

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, SHARED
 
 from tui.fmt import ELLIPSIS, fmt_number, shorten_names
 from tui.model.analyses.diff import diff
@@ -171,3 +173,82 @@ def test_names_are_cut_in_the_middle_keeping_what_differs():
 
 def test_footprint_values_are_rounded():
     assert fmt_number(4.272727) == "4.27" and fmt_number(128) == "128" and fmt_number(12.5) == "12.5"
+
+
+QWEN = SHARED / "tracelens-2025-07-h100-qwen1.5-0.5b" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+KERNEL_TRACES = (QWEN, BERT, SAMPLES / "a100-train-control.json.gz", SAMPLES / "mi250-rocm-train.json.gz")
+_OUTER = re.compile(r"void (?:\w+::|\(anonymous namespace\)::)*(\w+)[<(]")
+
+
+def _functor(name: str) -> str | None:
+    """What an elementwise kernel applies: the op function of its lambda, else its innermost *Functor*."""
+    m = re.search(r"(\w+)(?:<[^<>()]*>)?\(at::TensorIterator", name)
+    if m:
+        return m.group(1)
+    seen = list(dict.fromkeys(re.findall(r"(\w*Functor\w*)<", name)))
+    return seen[-1] if seen else None
+
+
+@pytest.fixture(scope="module")
+def kernel_names() -> dict[Path, list[str]]:
+    traces = [p for p in KERNEL_TRACES if p.exists()]
+    return {p: [k.name for k in Results(load_trace(str(p), use_cache=False)).kernels] for p in traces}
+
+
+@pytest.mark.parametrize("width", (30, 40, 60))
+def test_real_kernel_names_read_as_their_function_and_what_tells_them_apart(width, kernel_names):
+    assert QWEN in kernel_names or not QWEN.exists()
+    for path, names in kernel_names.items():
+        short = shorten_names(names, width)
+        assert len(set(short)) == len(set(names)), f"{path.name} at {width}: two names became one"
+        assert all(len(s) <= width for s in short)
+        assert all(s == n or ELLIPSIS in s for n, s in zip(names, short, strict=True)), "a cut without an ellipsis"
+        for n, s in zip(names, short, strict=True):
+            m = _OUTER.match(n)
+            if not m or n == s:
+                continue
+            outer = m.group(1)
+            assert "void " not in s and "at::native::" not in s, s
+            tail = "_".join(outer.split("_")[-2:])  # `…elementwise_kernel` where `vectorized_` does not fit
+            if width >= 60 or (width >= 40 and path in (QWEN, BERT)):
+                assert tail in s, (path.name, width, n[:80], s)
+            f = _functor(n) if "elementwise" in outer else None
+            if f and width >= 60:
+                assert f in s, (path.name, n[:120], s)
+            elif f and path in (QWEN, BERT) and len(f.split("_")[0]) + 25 <= width:
+                assert f.split("_")[0] in s, (path.name, n[:120], s)  # at 40 the functor or its first words
+
+
+def test_the_shared_qwen_kernels_at_60_columns_read_as_people_say_them():
+    if not QWEN.exists():
+        pytest.skip("shared Qwen trace not present")
+    names = [k.name for k in Results(load_trace(str(QWEN), use_cache=False)).kernels]
+    short = dict(zip(names, shorten_names(names, 60), strict=True))
+    sm90 = next(s for n, s in short.items() if n.startswith("sm90_xmma_gemm"))
+    assert sm90.startswith("sm90_xmma_gemm_bf16bf16_bf16f32") and sm90.endswith(f"{ELLIPSIS}_cublas")
+    flash = next(s for n, s in short.items() if "flash_fwd_kernel" in n)
+    assert flash.startswith("flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128")
+    mul = next(
+        s for n, s in short.items() if n.startswith("void at::native::elementwise_kernel<128, 4") and "MulFunctor" in n
+    )
+    assert mul.startswith("elementwise_kernel<") and "MulFunctor" in mul and mul.endswith("(…)")
+
+
+def test_three_thousand_cutlass_names_are_shortened_within_a_second():
+    import itertools
+    import time
+
+    combos = itertools.product(
+        ["tensorop", "wmma_tensorop", "simt"],
+        ["bf16_s16816gemm", "f16_s16816gemm", "s1688gemm", "bf16_s161616gemm"],
+        ["", "relu_", "gelu_"],
+        ["64x64_64x6", "256x128_64x3", "32x32_128x2", "128x128_32x3", "128x64_16x6", "64x128_32x4"],
+        ["tn", "nt", "nn", "tt"],
+        ["align1", "align2", "align4", "align8"],
+    )
+    inner = [f"cutlass_80_{k}_{d}_{a}bf16_{t}_{lay}_{g}" for k, d, a, t, lay, g in combos][:3000]
+    names = [f"void cutlass::Kernel2<{i}>({i}::Params)" for i in inner]
+    start = time.perf_counter()
+    short = shorten_names(names, 60)
+    assert time.perf_counter() - start < 3.0  # ~0.7 s alone; the machine is shared
+    assert len(set(short)) == 3000 and all(len(s) <= 60 for s in short)

@@ -3,7 +3,7 @@
 The keys come from the bindings of every screen and widget (so a new binding is walked at once),
 plus what a user types into the search box, the filters and the command palette. Quitting is
 recorded instead of done, so q is walked too. A failure the app contained still fails here: the
-log file must stay empty. TRACETUI_SOAK=N walks N times longer and with more seeds.
+log file must stay empty. `pytest -m soak` walks ten more seeds, each five times longer.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from tui.keymap import bound_classes
 from tui.screens.compare import CompareScreen
 from tui.screens.main import MainScreen
 
-SOAK = int(os.environ.get("TRACETUI_SOAK", "0") or 0)
 BERT = SAMPLES / "h100-bert-small.json.gz"  # with stacks, memory and shapes
 CPU = SAMPLES / "cpu" / "attn_sdpa_math.json.gz"  # CPU only, with stacks
 RANKS = SAMPLES / "hta-2rank"  # a folder of two ranks
@@ -69,15 +68,27 @@ CASES = {
     "ranks": [str(RANKS)],
 }
 SIZES = [(160, 45), (80, 24)]
-SEEDS = range(1 + SOAK) if SOAK else range(1)
-LENGTH = 60 * max(SOAK, 1)
+LENGTH = 60
+SOAK_SEEDS = int(os.environ.get("TRACETUI_SOAK_SEEDS", "10"))
+
+
+def seed_of(case: str, size: tuple[int, int], k: int) -> int:
+    return k * 7919 + zlib.crc32(case.encode()) % 1000 + size[0]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("seed", SEEDS)
-async def test_a_random_key_walk_never_ends_the_app(case, size, seed):
-    await walk(CASES[case], size, seed * 7919 + zlib.crc32(case.encode()) % 1000 + size[0], LENGTH)
+async def test_a_random_key_walk_never_ends_the_app(case, size):
+    await walk(CASES[case], size, seed_of(case, size, 0), LENGTH)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("k", range(1, SOAK_SEEDS + 1))
+async def test_a_long_key_walk_soak(case, size, k):
+    """pytest -m soak: ten more seeds (TRACETUI_SOAK_SEEDS) of walks five times as long."""
+    await walk(CASES[case], size, seed_of(case, size, k), LENGTH * 5)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

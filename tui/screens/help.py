@@ -54,7 +54,8 @@ def _works(node, binding: Binding) -> bool:
 
 def _rows(node, overrides: dict[str, str], seen: set[str]) -> list[Row]:
     rows: list[Row] = []
-    own = [b for cls in type(node).__mro__ for b in cls.__dict__.get("BINDINGS", [])]  # the node's and its bases'
+    ours = [cls for cls in type(node).__mro__ if cls.__module__.startswith("tui.")]  # Textual's own are not ours
+    own = [b for cls in ours for b in cls.__dict__.get("BINDINGS", [])]  # the node's and its bases'
     for b in own:
         if not isinstance(b, Binding) or b.system or not _works(node, b):
             continue

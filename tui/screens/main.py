@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from .. import faults
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
+from ..model.analyses.achieved import roofline_at
 from ..model.analyses.details import brief, describe
 from ..model.analyses.memory import memory_at
 from ..model.analyses.results import Results
@@ -211,7 +212,9 @@ class MainScreen(ReportsFailedWorkers, Screen):
             details = describe(a, event, self.origin, frames=full)
             curves = self.analysis.peek(Results.memory_curves)
             memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
-            panel.show(details, notes.notes(event) if notes is not None else None, memory)
+            roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
+            at = roofline_at(roof, event) if roof is not None else None
+            panel.show(details, notes.notes(event) if notes is not None else None, memory, at)
         else:
             panel.show(brief(a, event, self.origin), None)
 

@@ -10,10 +10,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..fmt import fmt_dur, fmt_memory, fmt_number, short_name
+from ..model.analyses.achieved import EventRoof
 from ..model.analyses.details import Details
 from ..model.analyses.explain import Finding
 from ..model.analyses.memory import MemoryAt
 from ..tables.explain import note as explain_note
+from ..tables.roofline import fmt_count, fmt_rate
 
 MAX_ARG_CHARS = 160
 
@@ -45,7 +47,23 @@ def replay_text(d: Details) -> str:
     )
 
 
-def details_renderable(d: Details, notes: list[Finding] | None = None, memory: list[MemoryAt] | None = None) -> Group:
+def roofline_text(r: EventRoof) -> Text:
+    """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
+    a, row = r.achieved, r.row
+    pct = "% of roof: no roofs for this GPU" if a.pct_of_roof is None else f"{a.pct_of_roof:.1f}% of roof"
+    bound = f" ({row.bound}-bound, {row.roof_dtype or row.dtype})" if row.bound else f" ({row.dtype})"
+    whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
+    return Text(
+        f"{fmt_count(a.flops, 'FLOP')}, {fmt_count(a.bytes, 'B')}: {fmt_rate(a.tflops)} TFLOP/s, {pct}{bound}{whose}"
+    )
+
+
+def details_renderable(
+    d: Details,
+    notes: list[Finding] | None = None,
+    memory: list[MemoryAt] | None = None,
+    roofline: EventRoof | None = None,
+) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column()
@@ -64,6 +82,8 @@ def details_renderable(d: Details, notes: list[Finding] | None = None, memory: l
         shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
         more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
         grid.add_row("GPU work", Text(f"{len(d.kernels)} launched: {shown}{more}"))
+    if roofline is not None:
+        grid.add_row("roofline", roofline_text(roofline))
     if d.replay is not None:
         grid.add_row("graph", Text(replay_text(d)))
     if d.replayed_by or d.copied:
@@ -105,11 +125,17 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(Text("Select an event (arrows, hjkl or a click).", style="dim"), id="details-body")
 
-    def show(self, details: Details | None, notes: list[Finding] | None = None, memory: list | None = None) -> None:
+    def show(
+        self,
+        details: Details | None,
+        notes: list[Finding] | None = None,
+        memory: list | None = None,
+        roofline: EventRoof | None = None,
+    ) -> None:
         self.details = details
         body = self.query_one("#details-body", Static)
         body.update(
-            details_renderable(details, notes, memory)
+            details_renderable(details, notes, memory, roofline)
             if details
             else Text("Select an event (arrows, hjkl or a click).", style="dim")
         )
@@ -117,7 +143,7 @@ class DetailsPanel(VerticalScroll, can_focus=True):
 
     def _say_more(self) -> None:
         hidden = self.max_scroll_y - self.scroll_y
-        self.border_subtitle = f"↓ {hidden} more lines: Enter, then ↓ to scroll; Esc closes" if hidden > 0 else ""
+        self.border_title = f"↓ {hidden} more lines: Enter, then ↓ to scroll; Esc closes" if hidden > 0 else ""
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

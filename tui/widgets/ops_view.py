@@ -33,7 +33,9 @@ class OpsView(RowsView):
         self.hide_python = hide_python
         self.DEFAULT_SORT = O.default_sort(analysis.ops)
         roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
-        self.achieved = (op_achieved(roof), op_achieved(roof, by_shape=True)) if roof is not None and roof.rows else None
+        self.achieved = (
+            (op_achieved(roof), op_achieved(roof, by_shape=True)) if roof is not None and roof.rows else None
+        )
         super().__init__(**kwargs)
 
     @property
@@ -57,6 +59,11 @@ class OpsView(RowsView):
         if self.by_shape:
             return roof_columns(lambda r: by_shape.get((r.name, r.input_shapes)))
         return roof_columns(lambda r: by_name.get(r.name))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "sort" and parameters and parameters[0] in ("self_device", "device_total"):
+            return self.analysis.ops.has_device  # a CPU-only trace has no CUDA columns to sort by
+        return super().check_action(action, parameters)
 
     def context(self) -> OpsTable:
         return self.table

@@ -35,9 +35,7 @@ class FittedSource:
     def __init__(self, fitted: Fitted) -> None:
         self.fitted, self.headers = fitted, fitted.headers
         self.lefts, self.sep = fitted.lefts, fitted.sep
-        self.widths = [
-            max([len(h)] + [len(row[k]) for row in fitted.cells]) for k, h in enumerate(self.headers)
-        ]
+        self.widths = [max([len(h)] + [len(row[k]) for row in fitted.cells]) for k, h in enumerate(self.headers)]
 
     def __len__(self) -> int:
         return len(self.fitted.cells)
@@ -193,7 +191,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         keys = ", ".join(
             f"{b.key} {b.description.removeprefix('Sort by ')}"
             for b in self.BINDINGS
-            if isinstance(b, Binding) and b.action.startswith("sort(")
+            if isinstance(b, Binding) and b.action.startswith("sort(") and self._offers(b)
         )
         filt = f" · filter /{self.pattern.pattern}/ (Esc clears)" if self.pattern else ""
         left = ""
@@ -204,6 +202,12 @@ class RowsView(ReportsFailedWorkers, Vertical):
         elif self.every_column:
             left = " · every column (← → scroll; e fits the width)"
         return f"{len(self.shown)} rows · sorted by {self.sort_key or 'trace order'}{filt} · keys: {keys}{left}"
+
+    def _offers(self, binding: Binding) -> bool:
+        from textual.actions import parse
+
+        _, action, params = parse(binding.action)
+        return self.check_action(action, params) is not False
 
     def _status(self) -> None:
         self.query_one(".table-status", Static).update(self.status())

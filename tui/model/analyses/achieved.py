@@ -48,6 +48,7 @@ class EventRoof:
     achieved: Achieved
     row: RooflineRow  # the call's row: its op, shapes, dtype, bound
     share: float  # 1 for the call itself; for its device work, the work's duration over the call's device time
+    launched: bool = False  # the event is device work the call launched, not the call
 
 
 def row_achieved(row: RooflineRow) -> Achieved:
@@ -90,8 +91,8 @@ def roofline_at(r: Roofline, event: int) -> EventRoof | None:
     att = r.attribution
     calls = np.frombuffer(att.calls, np.int64)
     i = _find(calls, event)
-    share = 1.0
-    if i < 0:
+    share, launched = 1.0, i < 0
+    if launched:
         j = _find(np.frombuffer(att.work, np.int64), event)
         if j < 0:
             return None
@@ -106,7 +107,7 @@ def roofline_at(r: Roofline, event: int) -> EventRoof | None:
         share * roof / row.count if roof is not None else 0.0,
         share * call_us if roof is not None else 0.0,
     )
-    return EventRoof(achieved, row, share)
+    return EventRoof(achieved, row, share, launched)
 
 
 def _roof_us(row: RooflineRow) -> float | None:

@@ -309,7 +309,9 @@ def _owner(parent: np.ndarray, calls: np.ndarray, start: np.ndarray, n: int) -> 
     return owner
 
 
-def _kernel_shares(t: Trace, work: np.ndarray, row: np.ndarray, share: np.ndarray, dur: np.ndarray) -> list[KernelShare]:
+def _kernel_shares(
+    t: Trace, work: np.ndarray, row: np.ndarray, share: np.ndarray, dur: np.ndarray
+) -> list[KernelShare]:
     """The shares of calls and the device time per (kernel name, row)."""
     if not len(work):
         return []
