@@ -97,7 +97,7 @@ def _check_no_arguments(spec: str, fn: Callable) -> None:
         name = getattr(fn, "__name__", "fn")
         raise ProfileError(
             f"{spec}: {name}() needs arguments ({', '.join(needed)}) but each step calls it with none; "
-            f"wrap it in a function without arguments, e.g. def step(): return {name}({', '.join(needed)})"
+            f"wrap it in a function without arguments, e.g. def run(): return {name}({', '.join(needed)}) (with values for them), then profile FILE:run"
         )
 
 

@@ -275,7 +275,7 @@ def test_a_function_with_arguments_a_syntax_error_and_an_import_error(tmp_path, 
     _user_file(tmp_path, WORK)
     code, _, io = _profile(tmp_path, capsys, "mycode/work.py:needs")
     assert code == 2 and io.err.count("\n") == 1
-    assert "needs() needs arguments (x, y)" in io.err and "def step(): return needs(x, y)" in io.err
+    assert "needs() needs arguments (x, y)" in io.err and "def run(): return needs(x, y)" in io.err
     _user_file(tmp_path, "def f(:\n    pass\n", "bad.py")
     code, _, io = _profile(tmp_path, capsys, "mycode/bad.py:f")
     assert (

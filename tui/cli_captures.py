@@ -116,6 +116,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise TraceError(folder, "no such folder" if not folder.exists() else "not a folder (watch takes one)")
     if args.interval <= 0:
         raise CaptureUsage(f"--interval must be positive, got {args.interval:g}")
+    if args.format is None and (args.once or not sys.stdout.isatty()):
+        args.format = "text"  # --once, or piped: lines, never a full-screen viewer into a pipe
     if args.format is None:
         from .screens.watch import WatchApp
 

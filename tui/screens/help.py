@@ -103,11 +103,14 @@ class HelpScreen(ModalScreen):
         self.sections, self.with_ids = sections, False
 
     def _source(self) -> TextColumns:
+        """Keys and what they do; with ids, the id between them (so a long description never hides it)."""
         rows: list[list[str]] = []
         for where, keys in self.sections:
-            rows.append([where, "", ""])
-            rows += [[f"  {k}", what, ident if self.with_ids else ""] for k, what, ident in keys]
-        return TextColumns(["Keys", "What they do", "Id" if self.with_ids else ""], rows, right_from=3)
+            rows.append([where, "", ""] if self.with_ids else [where, ""])
+            for k, what, ident in keys:
+                rows.append([f"  {k}", ident, what] if self.with_ids else [f"  {k}", what])
+        heads = ["Keys", "Id", "What they do"] if self.with_ids else ["Keys", "What they do"]
+        return TextColumns(heads, rows, right_from=len(heads))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):

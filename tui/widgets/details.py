@@ -142,7 +142,7 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         self.call_after_refresh(self._say_more)
 
     def _say_more(self) -> None:
-        hidden = self.max_scroll_y - self.scroll_y
+        hidden = int(self.max_scroll_y - self.scroll_y)
         self.border_title = f"↓ {hidden} more lines: Enter, then ↓ to scroll; Esc closes" if hidden > 0 else ""
 
     def watch_scroll_y(self, old: float, new: float) -> None:

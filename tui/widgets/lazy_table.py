@@ -115,6 +115,8 @@ class LazyTable(ScrollView, can_focus=True):
         self.widths = self._measure()
         self.sep = getattr(self.source, "sep", 2)
         self.virtual_size = Size(sum(self.widths) + self.sep * len(self.widths), len(self.order) + 1)
+        if self.scroll_offset.x > self._max_side():
+            self.scroll_to(x=self._max_side(), animate=False)
         self.refresh()
 
     @property
@@ -166,14 +168,13 @@ class LazyTable(ScrollView, can_focus=True):
     def _line(self, cells: list[str], base: Style, width: int) -> Strip:
         if not cells:
             return Strip.blank(width, base)
-        texts = [
-            self._pad(t, w, self.source.numeric(c)) for c, (t, w) in enumerate(zip(cells, self.widths, strict=True))
-        ]
+        widths = [self._frozen_width(width), *self.widths[1:]]
+        texts = [self._pad(t, w, self.source.numeric(c)) for c, (t, w) in enumerate(zip(cells, widths, strict=True))]
         gap = " " * self.sep
         frozen = Segment(texts[0] + gap, base + self._style("lazy-table--frozen"))
         rest = Strip([Segment(gap.join(texts[1:]), base)])
         room = max(width - frozen.cell_length, 0)
-        x = self.scroll_offset.x
+        x = min(self.scroll_offset.x, self._max_side())
         moved = rest.crop(x, x + room)
         pad = room - moved.cell_length
         segments = [frozen, *moved] + ([Segment(" " * pad, base)] if pad > 0 else [])
@@ -209,8 +210,18 @@ class LazyTable(ScrollView, can_focus=True):
     def action_edge(self, end: int) -> None:
         self.move_cursor(len(self.order) - 1 if end else 0)
 
+    def _frozen_width(self, width: int) -> int:
+        """The name column, kept in place: at most half the width when every column is shown in full."""
+        return min(self.widths[0], max(width // 2, 20)) if self.widths else 0
+
+    def _max_side(self) -> int:
+        """How far the columns after the name can scroll: only as far as there is more to see."""
+        width = self.scrollable_content_region.width
+        rest = sum(self.widths[1:]) + self.sep * max(len(self.widths) - 2, 0)
+        return max(rest - (width - self._frozen_width(width) - self.sep), 0)
+
     def action_side(self, step: int) -> None:
-        self.scroll_to(x=max(self.scroll_offset.x + 8 * step, 0), animate=False)
+        self.scroll_to(x=min(max(self.scroll_offset.x + 8 * step, 0), self._max_side()), animate=False)
 
     def action_select(self) -> None:
         if self.order:
