@@ -204,15 +204,15 @@ class TraceApp(ReportsFailedWorkers, App):
         self.switch_screen(main)
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         if warning:
-            self.notify(warning, title="salvaged", severity="warning", timeout=8)
+            self.notify(warning, title="salvaged", severity="warning", timeout=8, markup=False)
         for line in self.told:
-            self.notify(line, title="graph capture", severity="warning", timeout=10)
+            self.notify(line, title="graph capture", severity="warning", timeout=10, markup=False)
         if self.keymap_problem:
-            self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
+            self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8, markup=False)
         if first_open():
             from .screens.help import LEGEND
 
-            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
+            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12, markup=False)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error

@@ -58,10 +58,10 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         self.notes: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Watching {self.folder} …", id="watch-title")
+        yield Static(f"Watching {self.folder} …", id="watch-title", markup=False)
         yield DataTable(id="watch-strip", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="watch-body"):
-            yield Static("", id="watch-shown")
+            yield Static("", id="watch-shown", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -147,7 +147,9 @@ class WatchScreen(ReportsFailedWorkers, Screen):
     def action_diff(self) -> None:
         k = self.shown()
         if k <= 0 or k >= len(self.paths):
-            self.notify("d compares a capture with the one before it: pick a later capture", severity="warning")
+            self.notify(
+                "d compares a capture with the one before it: pick a later capture", severity="warning", markup=False
+            )
             return
         self.diff(self.paths[k - 1], self.paths[k])
 

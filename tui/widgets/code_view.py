@@ -74,10 +74,10 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     def compose(self) -> ComposeResult:
         if not self.table.frames:
-            yield Static(C.NO_FRAMES + ".", classes="computing")
+            yield Static(C.NO_FRAMES + ".", classes="computing", markup=False)
             return
         yield FramesTable(self.table, id="frames")
-        yield Static("", id="icicle-status")
+        yield Static("", id="icicle-status", markup=False)
         yield IcicleView(Icicle(self.table.tree), id="icicle")
 
     def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
@@ -89,7 +89,9 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     def action_toggle_fold(self) -> None:
         if self.table.frames:
-            self.notify("folding library frames" if not self.table.folded else "showing every frame …", timeout=2)
+            self.notify(
+                "folding library frames" if not self.table.folded else "showing every frame …", timeout=2, markup=False
+            )
             self.refold(not self.table.folded)
 
     @work(thread=True, exclusive=True, group="code", description="Time per frame", exit_on_error=False)

@@ -20,5 +20,8 @@ class ReportsFailedWorkers:
         what = (event.worker.description or event.worker.name or "a task").lower()
         log = faults.record(what, error)
         self.notify(  # type: ignore[attr-defined]
-            f"could not finish {what}: {faults.one_line(error)} (traceback in {log})", severity="error", timeout=10
+            f"could not finish {what}: {faults.one_line(error)} (traceback in {log})",
+            severity="error",
+            timeout=10,
+            markup=False,
         )

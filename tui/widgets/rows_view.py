@@ -23,6 +23,16 @@ from ..tables.base import KEEP, Column, Fitted, SortKey, fit
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable
 
+FIT_HERE_ROWS = 300  # fitting a table this small takes a few ms on the UI thread; larger ones fit in a worker
+
+
+def fitted_table(rows: list, columns: list[Column], context: Any, width: int) -> Fitted:
+    """The table fitted to width, the name given a third of it unless that would cost a column that must stay."""
+    readable = [replace(c, min_width=name_room(width)) if c.name else c for c in columns]
+    fitted = fit(readable, rows, context, width)
+    kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
+    return fit(columns, rows, context, width) if kept else fitted
+
 
 def name_room(width: int) -> int:
     """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
@@ -123,7 +133,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self._fit_width = -1
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="table-status")
+        yield Static("", classes="table-status", markup=False)
         yield Input(placeholder="filter by name (regular expression), Enter to apply", classes="filter")
         self.rows = self.source_rows()
         yield LazyTable(self._source(), self._order())
@@ -164,16 +174,16 @@ class RowsView(ReportsFailedWorkers, Vertical):
         width = 0 if self.every_column else max(self.size.width - 2, 20)  # the cursor's margin and the scrollbar
         if width != self._fit_width and self.is_mounted:
             self._fit_width = width
-            self.fit_table(self.rows, self.columns(), self.context(), width)
+            if len(self.rows) <= FIT_HERE_ROWS:  # a few ms: no worker, the table is fitted before it is drawn
+                self.on_table_fitted(
+                    TableFitted(fitted_table(self.rows, self.columns(), self.context(), width), width, self.rows)
+                )
+            else:
+                self.fit_table(self.rows, self.columns(), self.context(), width)
 
     @work(thread=True, exclusive=True, group="fit", description="Fitting the table to the width", exit_on_error=False)
     def fit_table(self, rows: list, columns: list[Column], context: Any, width: int) -> None:
-        readable = [replace(c, min_width=name_room(width)) if c.name else c for c in columns]
-        fitted = fit(readable, rows, context, width)
-        kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
-        if kept:  # a roomier name would cost a column that must stay: the name gives way instead
-            fitted = fit(columns, rows, context, width)
-        self.post_message(TableFitted(fitted, width, rows))
+        self.post_message(TableFitted(fitted_table(rows, columns, context, width), width, rows))
 
     def on_table_fitted(self, message: TableFitted) -> None:
         message.stop()
@@ -256,7 +266,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         try:
             self.pattern = re.compile(event.value, re.IGNORECASE) if event.value else None
         except re.error as exc:
-            self.notify(f"bad regular expression: {exc}", severity="error")
+            self.notify(f"bad regular expression: {exc}", severity="error", markup=False)
             return
         self.query_one(Input).display = bool(event.value)
         self.reorder()
