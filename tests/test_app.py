@@ -581,3 +581,15 @@ async def test_a_cpu_only_trace_offers_no_cuda_sort_keys():
         before = ops.sort_key
         await pilot.press("u")  # sort by CUDA total: not offered here
         assert ops.sort_key == before
+
+
+async def test_names_with_brackets_are_shown_as_text_not_markup():
+    """b300-moe's annotations read like markup (moe_layer[E=16, ...]); the ops view once ended the app on them."""
+    app = TraceApp([str(SAMPLES / "b300-moe-small.json.gz")], use_cache=False)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("3", "/", *"moe", "enter")
+        await pilot.pause()
+        ops = screen.query_one(OpsView)
+        assert app.is_running and ops.shown and any("[" in r.name for r in ops.shown)
+        assert "moe" in str(ops.query_one(".table-status").render())
