@@ -105,7 +105,8 @@ def jobs(cache: bool = False) -> dict[str, tuple[list[str], dict[str, str]]]:
     flags = [] if cache else ["--no-cache"]
     for tid, path in traces().items():
         for cid, argv in commands(path).items():
-            got[f"{tid}{SEP}{cid}"] = ([argv[0], str(path), *argv[1:], *flags], {str(path): "<TRACE>"})
+            where = {str(path): "<TRACE>", f"{path.parent}/": "<FOLDER>/"}  # a capture found beside the trace
+            got[f"{tid}{SEP}{cid}"] = ([argv[0], str(path), *argv[1:], *flags], where)
     return got
 
 

@@ -36,7 +36,7 @@ OP_COLUMNS: list[Column[MemOp, None]] = [
     Column("Bytes", lambda r, c, w: fmt_memory(r.bytes), priority=KEEP),
     Column("Count", lambda r, c, w: f"{r.count:,}", priority=KEEP),
     Column("Module", lambda r, c, w: r.module, priority=1, left=True),
-    Column("Code line", lambda r, c, w: r.line, priority=2, left=True),
+    Column("Code line", lambda r, c, w: r.line, priority=1, left=True),
 ]
 NAME_WIDTH = 60
 
