@@ -100,3 +100,10 @@ def force_workers(monkeypatch) -> list:
 
     monkeypatch.setattr(tui.model.load.loader, "decode_parallel", counted)
     return calls
+
+
+async def press_settled(pilot, *keys: str) -> None:
+    """Press the keys, then wait for every worker they started and for the screen to redraw."""
+    await pilot.press(*keys)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, wait_for_main
+from conftest import SAMPLES, press_settled, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.cats import Cat
@@ -430,9 +430,7 @@ async def test_ops_view_fits_the_terminal_and_keeps_the_calls_column(size):
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=size) as pilot:
         screen = await started(pilot)
-        await pilot.press("3")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "3")
         ops = screen.query_one(OpsView)
         table = ops.query_one(LazyTable)
         header = table.render_line(0).text
@@ -443,9 +441,7 @@ async def test_ops_view_fits_the_terminal_and_keeps_the_calls_column(size):
         n = min(10, table.row_count)
         names = [table.render_line(1 + k).text.split("  ")[0].strip() for k in range(n)]
         assert len(set(names)) == len({r.name for r in ops.shown[:n]})  # cut names still tell the rows apart
-        await pilot.press("e")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "e")
         assert ops.fitted is not None and not ops.fitted.dropped
 
 
@@ -484,9 +480,7 @@ async def test_a_failed_worker_is_one_line_not_an_exit(monkeypatch):
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot)
-        await pilot.press("/", "a", "enter")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "/", "a", "enter")
         assert app.is_running
         assert any("the search fell over" in str(n.message) for n in app._notifications)
 
@@ -573,9 +567,7 @@ async def test_a_cpu_only_trace_offers_no_cuda_sort_keys():
     app = TraceApp([str(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz")], use_cache=False)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await started(pilot)
-        await pilot.press("3")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "3")
         ops = screen.query_one(OpsView)
         assert "CUDA" not in ops.status() and "self CPU" in ops.status()
         before = ops.sort_key

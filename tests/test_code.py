@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, X, shared_traces, wait_for_main, write_trace
+from conftest import SAMPLES, X, press_settled, shared_traces, wait_for_main, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
@@ -138,9 +138,7 @@ async def test_the_viewer_hides_deep_stacks_and_p_shows_them():
         await pilot.press("3")
         await pilot.pause()
         assert not any(r.is_python for r in screen.query_one(OpsView).shown)
-        await pilot.press("p")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "p")
         assert not screen.hide_python and (tl.analysis.trace.x.cat[tl.analysis.nesting.order] == int(Cat.PYTHON)).any()
         assert any(r.is_python for r in screen.query_one(OpsView).shown)
 

@@ -13,7 +13,7 @@ import random
 import zlib
 
 import pytest
-from conftest import SAMPLES, wait_for_main
+from conftest import SAMPLES, press_settled, wait_for_main
 from textual.binding import Binding
 
 from tui import faults
@@ -107,9 +107,7 @@ async def test_tree_then_p_then_p_again_keeps_one_tree():
         await pilot.press("2")
         await pilot.pause()
         for _ in range(3):
-            await pilot.press("p")
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
+            await press_settled(pilot, "p")
             assert len(screen.query(CallTreeView)) == 1
         assert screen.hide_python is not hidden and app.is_running
         assert screen.query_one(CallTreeView).calltree.a is screen.structure

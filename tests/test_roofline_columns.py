@@ -8,7 +8,7 @@ from functools import cache
 import msgspec
 import numpy as np
 import pytest
-from conftest import SAMPLES, wait_for_main
+from conftest import SAMPLES, press_settled, wait_for_main
 
 from tui.model import load_trace
 from tui.model.analyses.achieved import kernel_achieved, op_achieved, roofline_at, row_achieved
@@ -163,18 +163,14 @@ async def test_the_tables_and_the_details_panel_show_the_roofline():
     app = TraceApp([str(BERT)], use_cache=False)
     async with app.run_test(size=(200, 45)) as pilot:
         screen = await wait_for_main(pilot)
-        await pilot.press("3")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "3")
         ops = screen.query_one(OpsView)
         headers = [c.header for c in ops.columns()]
         assert headers[-2:] == ["TFLOP/s", "% of roof"]
         addmm = next(row for row in ops.source_rows() if row.name == "aten::addmm")
         tflops, pct = (c.text(addmm, ops.context(), 100) for c in ops.columns()[-2:])
         assert tflops == "40.7" and pct == "11.6%"  # 8.1 GFLOP of 26 addmm calls in 198 us of device time on an H100
-        await pilot.press("4")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "4")
         kernels = screen.query_one(KernelsView)
         assert [c.header for c in kernels.columns()][-2:] == ["TFLOP/s", "% of roof"]
         gemm = next(k for k in kernels.source_rows() if "s16816gemm_bf16" in k.name)
@@ -199,9 +195,7 @@ async def test_a_narrow_terminal_drops_the_roofline_columns_first():
     app = TraceApp([str(BERT)], use_cache=False)
     async with app.run_test(size=(100, 35)) as pilot:
         screen = await wait_for_main(pilot)
-        await pilot.press("3")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "3")
         ops = screen.query_one(OpsView)
         assert ops.fitted is not None and {"TFLOP/s", "% of roof"} <= set(ops.fitted.dropped)
         priority = {c.header: c.priority for c in ops.columns()}
