@@ -159,3 +159,19 @@ def test_utf8_byte_order_mark_is_skipped(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + _kineto_text(_events(5)).encode())
     t = load_trace(path, use_cache=False)
     assert t.n == 5 and t.report.warning() is None
+
+
+def test_a_gpu_trace_cut_before_its_gpu_records_is_not_called_cpu_only_without_a_warning(tmp_path):
+    """torch writes the kernels after the CPU events: a cut file can hold none, and the verdict must say why."""
+    from tui.model.analyses.readings import verdict_reading
+    from tui.model.analyses.results import Results
+
+    text = gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()).decode()
+    path = tmp_path / "cut.json"
+    path.write_text(text[: text.index('"cat": "cuda_runtime"')])  # before the first launch call
+    s = Results(load_trace(path, use_cache=False)).summary
+    assert s.cpu_only and s.cut_short
+    assert "cut short" in s.reason and "lost part" in s.reason
+    assert verdict_reading(s).startswith("No GPU activity in the part of the file that was read")
+    whole = Results(load_trace(SAMPLES / "h100-bert-small.json.gz", use_cache=False)).summary
+    assert not whole.cut_short and "cut short" not in whole.reason

@@ -126,6 +126,7 @@ def fields(s: Summary) -> dict[str, Any]:
         "reason": s.reason,
         "cpu_only": s.cpu_only,
         "device_records_missing": s.device_records_missing,
+        "cut_short": s.cut_short,
         "ac2g_flows": s.ac2g_flows,
         "cpu_in_ops_us": s.cpu_in_ops_us,
         "cpu_top_self": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_top_self],

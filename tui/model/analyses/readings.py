@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..steps import cold_first, typical
-from .summary import CPU_SHORT_OP_US, Summary
+from .summary import CPU_SHORT_OP_US, CUT_SHORT, Summary
 
 
 def _us(v: float) -> str:
@@ -27,6 +27,8 @@ def verdict_reading(s: Summary) -> str:
 def cpu_reading(s: Summary) -> str:
     """CPU only: where the CPU time goes, inside the ops (the top ones named) or between them."""
     head = "CPU only: no GPU activity in this trace. "
+    if s.cut_short:
+        head = f"No GPU activity in the part of the file that was read ({CUT_SHORT}). "
     if s.verdict == "cpu-only":
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0

@@ -71,6 +71,7 @@ class Summary:
     cpu_in_ops_us: float = 0.0  # CPU only: time at least one op ran (overlaps counted once)
     cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
     cpu_op_avg_us: float = 0.0  # CPU only: the aten ops' own (self) time per call
+    cut_short: bool = False  # the file ended before its last event: records written last (the GPU's) may be lost
 
     @property
     def graph_launches(self) -> int:
@@ -127,7 +128,10 @@ def summarize(
     s.graphs = graph_stats(trace)
     if busy_mask.any():
         s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
+    s.cut_short = trace.report.truncated or trace.report.gz_truncated
     s.verdict, s.reason = _cpu_verdict(trace, ops, s, parent) if s.cpu_only else _gpu_verdict(s)
+    if s.cpu_only and s.cut_short:
+        s.reason += f"; {CUT_SHORT}"
     if s.device_records_missing:
         s.verdict, s.reason = "device-records-missing", _missing_reason(s)
     s.reason += graph_note(s.graphs)
@@ -276,6 +280,12 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
     numbers = f"CPU only; ops run {share:.0%} of the {s.wall_us:,.0f} us window; the most self CPU time: {top}"
     numbers += f"; aten ops average {s.cpu_op_avg_us:,.1f} us of own work" if calls else ""
     return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
+
+
+CUT_SHORT = (
+    "the file is cut short, and torch writes the GPU records after the CPU ones: a GPU run's kernels may be in the "
+    "lost part"
+)
 
 
 def _missing_reason(s: Summary) -> str:
