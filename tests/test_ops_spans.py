@@ -50,3 +50,9 @@ def test_the_headless_table_says_why_only_when_spans_are_there(bert):
     )
     cpu = Results(load_trace(str(CPU), use_cache=False))
     assert not cpu.ops.spans and not any("span" in f for f in O.footers(cpu.ops))
+
+
+def test_the_viewer_note_is_short_and_names_what_it_shows(bert):
+    note = O.footers(bert.ops, viewer=True)[-1]
+    assert note == "ProfilerStep*: GPU-side annotation spans, not work (Self CUDA says span)"
+    assert "100%" not in note  # the viewer shows no share over 100%, so it does not explain one

@@ -139,24 +139,32 @@ def fields(grouped: bool, memory: bool) -> list[Field[OpRow]]:
     return out
 
 
-def footers(t: OpsTable) -> list[str]:
-    """torch's footer lines (and how device time was attributed when it is not torch's way)."""
+def footers(t: OpsTable, viewer: bool = False) -> list[str]:
+    """torch's footer lines (and how device time was attributed when it is not torch's way); the viewer's
+    columns count each kernel once, so its span note is short."""
     lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
     if t.has_device:
         lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
     if t.device_link != "External id":
         lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
     if t.spans:
-        lines.append(span_note(t))
+        lines.append(viewer_span_note(t) if viewer else span_note(t))
     return lines
+
+
+def _span_names(t: OpsTable) -> str:
+    names = list(dict.fromkeys(r.name for r in t.spans))
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def viewer_span_note(t: OpsTable) -> str:
+    return f"{_span_names(t)}: GPU-side annotation spans, not work (Self CUDA says span)"
 
 
 def span_note(t: OpsTable) -> str:
     """Why some rows' CUDA time passes the GPU's: torch counts a GPU annotation span as the row's own time."""
-    names = list(dict.fromkeys(r.name for r in t.spans))
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (
-        f"({shown}: CUDA time includes GPU-side annotation spans, as torch counts them; a span covers kernels "
+        f"({_span_names(t)}: CUDA time includes GPU-side annotation spans, as torch counts them; a span covers kernels "
         "counted again below it, so its Self CUDA % can pass 100%. The viewer counts each kernel once.)"
     )
 

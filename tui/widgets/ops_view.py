@@ -76,7 +76,7 @@ class OpsView(RowsView):
             " · Python-frame rows hidden (p shows them)" if self.hide_python and self.analysis.ops.has_python else ""
         )
         return (
-            " · ".join(O.footers(self.table))
+            " · ".join(O.footers(self.table, viewer=True))
             + (" · grouped by input shape" if self.by_shape else "")
             + hidden
             + "\n"

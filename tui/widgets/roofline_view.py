@@ -278,8 +278,8 @@ class RooflineView(Widget, can_focus=True):
         where = f"{r.bound}-bound, {r.pct_of_roof:.1f}% of roof" if r.pct_of_roof is not None else "no roof"
         return [
             f"{r.name} {r.input_shapes} {r.roof_dtype or r.dtype}",
-            f"{r.count:,} calls · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · {r.gbps or 0:.3g} GB/s · "
-            f"{r.intensity or 0:.3g} FLOP/byte · {where}",
+            f"{where} · {r.count:,} calls · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
+            f"{r.gbps or 0:.3g} GB/s · {r.intensity or 0:.3g} FLOP/byte",
         ]
 
 
