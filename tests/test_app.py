@@ -485,6 +485,25 @@ async def test_a_failed_worker_is_one_line_not_an_exit(monkeypatch):
         assert any("the search fell over" in str(n.message) for n in app._notifications)
 
 
+@pytest.mark.parametrize("fit_here", [10, 10_000])  # the tables fitted in a worker, and on the UI thread
+async def test_a_table_that_cannot_be_fitted_is_one_line_not_an_exit(monkeypatch, fit_here):
+    import tui.widgets.rows_view as rows_view
+
+    def broken(*args, **kwargs):
+        raise ValueError("the table would not fit")
+
+    monkeypatch.setattr(rows_view, "fitted_table", broken)
+    monkeypatch.setattr(rows_view, "FIT_HERE_ROWS", fit_here)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot)
+        await press_settled(pilot, "3")
+        await press_settled(pilot, "4")
+        await press_settled(pilot, "1", "l")
+        assert app.is_running and isinstance(app.screen, MainScreen)
+        assert any("the table would not fit" in str(n.message) for n in app._notifications)
+
+
 async def test_a_view_with_nothing_to_show_says_why():
     app = TraceApp([str(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz")], use_cache=False)
     async with app.run_test(size=(120, 35)) as pilot:

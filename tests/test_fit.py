@@ -252,3 +252,23 @@ def test_three_thousand_cutlass_names_are_shortened_within_a_second():
     short = shorten_names(names, 60)
     assert time.perf_counter() - start < 3.0  # ~0.7 s alone; the machine is shared
     assert len(set(short)) == 3000 and all(len(s) <= 60 for s in short)
+
+
+def test_an_op_at_several_shapes_keeps_its_shapes_in_the_name_when_the_column_cannot_fit():
+    """At 80 columns the roofline has no room for its shapes column: the shapes join the name, so the three
+    aten::addmm rows of the BERT trace (one op, three shapes) can still be told apart."""
+    from tui.fmt import compact_shapes
+    from tui.tables import roofline as R
+
+    t = Results(load_trace(str(BERT), use_cache=False)).roofline
+    rows = [r for r in t.rows if r.name == "aten::addmm"]
+    assert len({r.input_shapes for r in rows}) >= 3
+    narrow = fit(R.COLUMNS, rows, t, 80)
+    assert "Input shapes" not in narrow.headers and "Input shapes" not in narrow.dropped
+    assert narrow.headers[0] == "Name · Input shapes"
+    names = [row[0] for row in narrow.cells]
+    assert len(set(names)) == len(names) and all(n.startswith("aten::addmm [[") for n in names)
+    assert max(len(" ".join(row)) for row in narrow.cells) <= 80
+    wide = fit(R.COLUMNS, rows, t, 400)  # room for the column: the name stays the name
+    assert "Input shapes" in wide.headers and [row[0] for row in wide.cells] == ["aten::addmm"] * len(rows)
+    assert compact_shapes("[[512], [141, 512], [], []]") == "[[512],[141,512]]"

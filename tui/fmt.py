@@ -551,3 +551,11 @@ def _windows(name: str, points: list[int], width: int) -> str:
         end = a + max(size, 1)
     text = out + (ELLIPSIS if end < len(name) else "")
     return text if len(text) <= width else text[: width - 1] + ELLIPSIS
+
+
+def compact_shapes(shapes: str) -> str:
+    """torch's input shapes with no spaces and no trailing empty inputs: [[512], [141, 512], [], []] -> [[512],[141,512]]."""
+    text = "".join(shapes.split())
+    while text.endswith(",[]]"):
+        text = text[: -len(",[]]")] + "]"
+    return text

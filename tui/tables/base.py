@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from ..fmt import shorten_names
@@ -50,6 +50,7 @@ class Column(Generic[R, C]):
     min_width: int = 16
     left: bool = False  # text aligned left (names always are; numbers right)
     tag: Callable[[R], str] | None = None  # the name column's mark after the name, never cut (`  [only A]`)
+    fold: Callable[[R], str] | None = None  # with no room for it, this text joins the name (rows differing in it)
 
 
 @dataclass
@@ -100,6 +101,7 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     full = [[t + " " * tags if c.name else t for c, t in zip(cols, row, strict=True)] for row in full]
     constant = _constant(cols, full) if len(rows) > 1 else []
     keep, dropped, sep = _drop(cols, full, [k for k in range(len(cols)) if k not in dict(constant)], width)
+    cols, dropped = _fold(cols, rows, full, keep, dropped, tags)
     kept = [cols[k] for k in keep]
     body = [[row[k][: len(row[k]) - tags] if cols[k].name and tags else row[k] for k in keep] for row in full]
     room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1) - tags
@@ -124,6 +126,25 @@ def _drop(
         keep = [k for k in keep if k != victim]
         dropped.append(cols[victim].header)
     return keep, dropped, sep
+
+
+def _fold(
+    cols: Sequence[Column], rows: Sequence, full: list[list[str]], keep: list[int], dropped: list[str], tags: int
+) -> tuple[list[Column], list[str]]:
+    """Join each dropped fold column's text to the name (in place, before the tag's room), so that rows
+    which differ only in it (one op at several input shapes) stay apart; the name's header says so."""
+    n = next((k for k in keep if cols[k].name), None)
+    folded = [k for k, c in enumerate(cols) if c.fold is not None and c.header in dropped]
+    if n is None or not folded:
+        return list(cols), dropped
+    for row, r in zip(full, rows, strict=True):
+        name = row[n][: len(row[n]) - tags] if tags else row[n]
+        extra = " ".join(cols[k].fold(r) for k in folded)  # type: ignore[misc]
+        row[n] = f"{name} {extra}".rstrip() + " " * tags
+    header = " · ".join([cols[n].header] + [cols[k].header for k in folded])
+    out = list(cols)
+    out[n] = replace(cols[n], header=header)
+    return out, [h for h in dropped if h not in {cols[k].header for k in folded}]
 
 
 def _tags(cols: Sequence[Column], rows: Sequence) -> int:

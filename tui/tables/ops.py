@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_memory, fmt_share, fmt_time, truncate
+from ..fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
 from ..model.analyses.ops import OpRow, OpsTable
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
@@ -112,7 +112,14 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
             ]
     cols.append(Column("# of Calls", lambda r, t, w: str(r.count), "count", KEEP))
     if grouped:
-        cols.append(Column("Input Shapes", lambda r, t, w: r.input_shapes or "", priority=1))
+        cols.append(
+            Column(
+                "Input Shapes",
+                lambda r, t, w: r.input_shapes or "",
+                priority=1,
+                fold=lambda r: compact_shapes(r.input_shapes or ""),
+            )
+        )
     return cols
 
 

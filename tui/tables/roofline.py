@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time, truncate
+from ..fmt import compact_shapes, fmt_time, truncate
 from ..model.analyses.roofline import NO_SHAPES, Roofline, RooflineRow
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
@@ -57,7 +57,14 @@ def _pct(r: RooflineRow) -> str:
 
 COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
-    Column("Input shapes", lambda r, t, w: truncate(r.input_shapes, 48), None, 1, left=True),
+    Column(
+        "Input shapes",
+        lambda r, t, w: truncate(r.input_shapes, 48),
+        None,
+        1,
+        left=True,
+        fold=lambda r: compact_shapes(r.input_shapes),
+    ),
     Column("Dtype", lambda r, t, w: _dtype(r), None, KEEP, left=True),
     Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
     Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),

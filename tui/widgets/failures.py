@@ -17,7 +17,10 @@ class ReportsFailedWorkers:
         error = event.worker.error
         if event.state != WorkerState.ERROR or error is None:
             return
-        what = (event.worker.description or event.worker.name or "a task").lower()
+        self.report_failure((event.worker.description or event.worker.name or "a task").lower(), error)
+
+    def report_failure(self, what: str, error: BaseException) -> None:
+        """One line to the user, the traceback to the log: for a failed worker, or work done in place."""
         log = faults.record(what, error)
         self.notify(  # type: ignore[attr-defined]
             f"could not finish {what}: {faults.one_line(error)} (traceback in {log})",

@@ -175,9 +175,12 @@ class RowsView(ReportsFailedWorkers, Vertical):
         if width != self._fit_width and self.is_mounted:
             self._fit_width = width
             if len(self.rows) <= FIT_HERE_ROWS:  # a few ms: no worker, the table is fitted before it is drawn
-                self.on_table_fitted(
-                    TableFitted(fitted_table(self.rows, self.columns(), self.context(), width), width, self.rows)
-                )
+                try:
+                    fitted = fitted_table(self.rows, self.columns(), self.context(), width)
+                except Exception as exc:  # as a failed fitting worker would: one line, the app goes on
+                    self.report_failure("fitting the table to the width", exc)
+                    return
+                self.on_table_fitted(TableFitted(fitted, width, self.rows))
             else:
                 self.fit_table(self.rows, self.columns(), self.context(), width)
 
