@@ -19,6 +19,7 @@ from textual.widgets import Input, TabbedContent
 from textual.worker import get_current_worker
 
 from .. import faults
+from ..gcpolicy import keep_long_lived
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
 from ..model.analyses.achieved import roofline_at
 from ..model.analyses.details import brief, describe
@@ -134,6 +135,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
             self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
         for scaffold in (Results.op_times, Results._launch_tree):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
+        keep_long_lived()
 
     def record_failure(self, what: str, exc: BaseException) -> object:
         """Log a failure of the UI's own (a view that could not be built); the log's path."""
