@@ -109,6 +109,11 @@ class TraceApp(ReportsFailedWorkers, App):
         self.keymap_problem: str | None = None
         self.keymap_overrides: dict[str, str] = {}
 
+    def on_unmount(self) -> None:
+        from .gcpolicy import release
+
+        release()
+
     def on_mount(self) -> None:
         from .keymap import load_keymap
 

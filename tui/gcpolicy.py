@@ -15,3 +15,8 @@ def keep_long_lived() -> None:
     """Collect what is garbage now, then freeze the rest (the trace, its results, the widgets)."""
     gc.collect()
     gc.freeze()
+
+
+def release() -> None:
+    """The app is ending: hand what was frozen back to the collector (a test run opens many apps)."""
+    gc.unfreeze()
