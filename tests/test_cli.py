@@ -104,6 +104,23 @@ def test_bad_trace_file_exit_2_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "name, content, problem",
+    [
+        ("numbers.json", b"[1, 2, 3]\n", "no trace events in the file"),
+        ("no-events.json", b'{"traceEvents": []}', "no trace events in the file"),
+        ("head.json.gz", None, "the gzip stream is cut before any JSON"),  # 30 bytes of a real .json.gz
+    ],
+)
+def test_a_file_with_nothing_to_show_is_an_error_not_an_empty_verdict(tmp_path, capsys, name, content, problem):
+    path = tmp_path / name
+    path.write_bytes(content if content is not None else (SAMPLES / "h100-bert-small.json.gz").read_bytes()[:30])
+    before = path.read_bytes()
+    code, out, err = run(capsys, "summary", str(path), "--no-cache")
+    assert (code, out, err) == (2, "", f"tracetui: error: {path}: {problem}\n")
+    assert path.read_bytes() == before
+
+
 def test_salvaged_trace_exits_0_with_one_warning_line(tmp_path, capsys):
     text = (SAMPLES / "cpu" / "matmul_add_64_cold_eager.json.gz").read_bytes()
     import gzip

@@ -161,6 +161,10 @@ async def test_the_code_view_shows_the_table_and_the_icicle_zooms():
         assert "device time" in str(screen.query_one("#icicle-status").render())
         await pilot.press("backspace", "v")
         assert ice.by == "cpu"
+        table.focus()  # the table has the focus, as on first visit: v still works, and a says it shows every frame
+        await pilot.press("v")
+        assert ice.by == "device"
+        assert "a shows them" in table.status() and "--all-frames" not in table.status()
 
 
 async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():

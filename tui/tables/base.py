@@ -27,6 +27,8 @@ class SortKey:
     reverse: bool = True
 
 
+FOLD = "\x00"  # between a name and the folded text joined to it, until the name is cut to its width
+MIN_FOLDED = 8  # the least room for folded text before the whole name is cut instead
 KEEP = 0  # the priority of a column never dropped to fit: the name, calls, self and total times
 FULL = 10**6  # the name width that cuts nothing
 CONSTANT = 3  # columns of this priority or lower (a larger number) are left out when one value fills them
@@ -140,11 +142,31 @@ def _fold(
     for row, r in zip(full, rows, strict=True):
         name = row[n][: len(row[n]) - tags] if tags else row[n]
         extra = " ".join(cols[k].fold(r) for k in folded)  # type: ignore[misc]
-        row[n] = f"{name} {extra}".rstrip() + " " * tags
+        row[n] = f"{name}{FOLD}{extra}".rstrip() + " " * tags
     header = " · ".join([cols[n].header] + [cols[k].header for k in folded])
     out = list(cols)
     out[n] = replace(cols[n], header=header)
     return out, [h for h in dropped if h not in {cols[k].header for k in folded}]
+
+
+def _shorten_folded(names: list[str], width: int) -> list[str]:
+    """Names with folded text cut to width. Rows of one name (one op at several shapes) keep the name whole
+    and have their folded parts cut in the middle together, so they stay apart; a name too long for that
+    is cut with its folded text, as any name is."""
+    split = [n.split(FOLD, 1) if FOLD in n else [n, ""] for n in names]
+    out = [""] * len(names)
+    groups: dict[str, list[int]] = {}
+    for k, (head, _) in enumerate(split):
+        groups.setdefault(head, []).append(k)
+    whole = [k for head, ks in groups.items() if width - len(head) - 1 < MIN_FOLDED for k in ks]
+    for k, cut in zip(whole, shorten_names([names[k].replace(FOLD, " ") for k in whole], width), strict=True):
+        out[k] = cut
+    for head, ks in groups.items():
+        if width - len(head) - 1 >= MIN_FOLDED:
+            tails = shorten_names([split[k][1] for k in ks], width - len(head) - 1)
+            for k, tail in zip(ks, tails, strict=True):
+                out[k] = f"{head} {tail}".rstrip()
+    return out
 
 
 def _tags(cols: Sequence[Column], rows: Sequence) -> int:
@@ -167,7 +189,7 @@ def _fitted(cols: list, body: list[list[str]], name_width: int, dropped: list[st
     """Cut the name column to name_width (0: in full) in the middle, keeping rows told apart."""
     k = next((j for j, c in enumerate(cols) if c.name), None)
     if k is not None and name_width > 0:
-        names = shorten_names([row[k] for row in body], name_width)
+        names = _shorten_folded([row[k] for row in body], name_width)
         body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, names, strict=True)]
     return Fitted(cols, body, name_width, dropped, constant)
 

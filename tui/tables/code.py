@@ -60,7 +60,8 @@ def hottest(t: CodeTable) -> CodeRow | None:
     return max(rows, key=lambda r: r.self_device_us) if rows else None
 
 
-def footers(t: CodeTable) -> list[str]:
+def footers(t: CodeTable, unfold: str = "--all-frames") -> list[str]:
+    """The lines under the table; unfold: what shows every frame (the flag here, a key in the viewer)."""
     lines = [
         f"GPU time launched from Python: {fmt_time(t.from_python_us)} of {fmt_time(t.gpu_total_us)} "
         f"({_share(t.from_python_us, t)}); {t.frames:,} frame events"
@@ -72,7 +73,7 @@ def footers(t: CodeTable) -> list[str]:
             f"{_share(hot.self_device_us, t)} of GPU time)"
         )
     lines.append(
-        "Library frames (standard library, torch, ...) folded into the frame above them; --all-frames shows them"
+        f"Library frames (standard library, torch, ...) folded into the frame above them; {unfold} shows them"
         if t.folded
         else "Every frame shown (library frames included)"
     )

@@ -73,7 +73,7 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 3),
     Column("TFLOP/s", lambda r, t, w: fmt_rate(r.tflops), "tflops", KEEP),
     Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 3),
-    Column("Bound", lambda r, t, w: r.bound or "-", None, 2, left=True),
+    Column("Bound", lambda r, t, w: r.bound or "-", None, KEEP, left=True),  # says which roof % of roof is of
     Column("% of roof", lambda r, t, w: _pct(r), "pct", KEEP),
 ]
 

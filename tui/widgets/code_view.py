@@ -50,7 +50,7 @@ class FramesTable(RowsView):
         return self.code.rows
 
     def status(self) -> str:
-        return " · ".join(C.footers(self.code)) + "\n" + super().status()
+        return " · ".join(C.footers(self.code, unfold="a")) + "\n" + super().status()
 
 
 class CodeView(ReportsFailedWorkers, Vertical):
@@ -60,6 +60,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
     BINDINGS = [
         Binding("a", "toggle_fold", "Library frames: fold/show", id="code.fold"),
         Binding("i", "focus_icicle", "Icicle", id="code.icicle"),
+        Binding("v", "icicle_width", "Icicle width: device/CPU time", id="code.icicle_width"),
     ]
 
     class Folded(Message):
@@ -86,6 +87,10 @@ class CodeView(ReportsFailedWorkers, Vertical):
     def action_focus_icicle(self) -> None:
         if self.query(IcicleView):
             self.query_one(IcicleView).focus()
+
+    def action_icicle_width(self) -> None:
+        if self.query(IcicleView):
+            self.query_one(IcicleView).action_toggle_width()
 
     def action_toggle_fold(self) -> None:
         if self.table.frames:

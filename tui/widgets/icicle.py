@@ -28,7 +28,6 @@ class IcicleView(Widget, can_focus=True):
         Binding("right,l", "step(1)", "Next frame", show=False, id="icicle.next"),
         Binding("up,k", "up", "Parent frame", show=False, id="icicle.up"),
         Binding("down,j", "down", "Child frame", show=False, id="icicle.down"),
-        Binding("v", "toggle_width", "Width: device/CPU time", id="icicle.width"),
     ]
 
     class Selected(Message):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from ..fmt import fmt_time
 from ..model.analyses.achieved import op_achieved
 from ..model.analyses.ops import OpsTable
 from ..model.analyses.results import Results
@@ -72,9 +73,10 @@ class OpsView(RowsView):
         return self.table.rows
 
     def status(self) -> str:
-        hidden = (
-            " · Python-frame rows hidden (p shows them)" if self.hide_python and self.analysis.ops.has_python else ""
-        )
+        hidden = ""
+        if self.hide_python and self.analysis.ops.has_python:
+            shown = sum(r.self_cpu_us for r in self.rows)
+            hidden = f" · Python-frame rows hidden (p shows them); the rows shown hold {fmt_time(shown)} of self CPU"
         return (
             " · ".join(O.footers(self.table, viewer=True))
             + (" · grouped by input shape" if self.by_shape else "")

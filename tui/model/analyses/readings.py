@@ -122,7 +122,8 @@ def fact_readings(s: Summary) -> dict[str, str]:
     """One plain-English line per summary number, keyed by the summary's JSON keys."""
     out = {
         "wall_us": "from the first to the last event the profiler recorded (the active steps)",
-        "cpu_self_total_us": "CPU time summed over all ops, each counted once (what the ops table's Self CPU adds up to)",
+        "cpu_self_total_us": "self time summed over every thread's ops and Python frames (what the ops table's Self "
+        "CPU adds up to); threads run side by side, so it can pass the wall time",
     }
     if s.cpu_only or s.device_records_missing:
         return out

@@ -128,6 +128,9 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
         step = (lambda done: progress(done / len(chunks))) if progress else None
         parts = [decode_range(src.buf, chunks, len(chunks) - 1, 0, step)]
     merged = merge_parts(parts)
+    if merged.report.events == 0:  # nothing to show: say so, rather than an empty "CPU only" verdict
+        cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""
+        raise TraceError(path, f"no trace events in the file{cut}")
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
     return _assemble(path, src, merged, gunzip_to)

@@ -106,6 +106,8 @@ def locate_events(src: Source) -> None:
     """Set src.start/end to the inside of the events array, salvaging damage."""
     pos, ch = first_byte(src.buf)
     if pos < 0:
+        if src.gz_truncated:
+            raise TraceError(src.path, "the gzip stream is cut before any JSON")
         raise TraceError(src.path, "empty trace (no JSON in the file)")
     if ch == b"[":
         src.start, src.end = pos + 1, _array_end(src, pos)
