@@ -162,3 +162,17 @@ def test_diff_counts_graph_replays_and_the_launches_graphs_change(capsys):
     text = capsys.readouterr().out
     assert "Graphs: B replays 5,046 device activities from 12 graph launches" in text
     assert "Kernels replayed by graphs" in text
+
+
+def test_a_diff_of_captures_with_different_step_counts_says_the_tables_compare_totals():
+    from tui.tables import diff as D
+
+    def results(name):
+        return Results(load_trace(str(SAMPLES / name), use_cache=False))
+
+    six, one = results("a100-train-control.json.gz"), results("h100-bert-small.json.gz")
+    head = D.head_lines(diff(six, one), ("six.json", "one.json"))
+    assert head[:2] == ["A: six.json", "B: one.json"] and head[2].startswith("Median step: A ")
+    assert head[-1].startswith("Steps: A profiled 6, B 1; the ops and kernels below compare totals")
+    cold, warm = results("cpu/matmul_add_64_cold_eager.json.gz"), results("cpu/matmul_add_64_warm_eager.json.gz")
+    assert not any(line.startswith("Steps:") for line in D.head_lines(diff(cold, warm), ("a", "b")))

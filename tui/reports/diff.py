@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
 from .formats import grid, table, terminal_width, to_json, wrap
@@ -32,13 +31,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
         )
     width = terminal_width()
     steps_heads = D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS
-    head = [
-        f"A: {labels[0]}",
-        f"B: {labels[1]}",
-        f"Median step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%)",
-    ]
-    graphs = D.launches_saved_line(d.summary_a, d.summary_b)
-    head += [graphs] if graphs else []
+    head = D.head_lines(d, labels)
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),

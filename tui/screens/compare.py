@@ -8,7 +8,6 @@ from textual.screen import Screen
 from textual.widgets import Static, TabbedContent
 
 from .. import faults
-from ..fmt import fmt_time
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
 from ..widgets.failures import ReportsFailedWorkers
@@ -42,8 +41,7 @@ class CompareScreen(ReportsFailedWorkers, Screen):
     def compose(self) -> ComposeResult:
         d = self.diff
         yield Static(
-            f"A: {self.labels[0]}\nB: {self.labels[1]}\ntypical step: A {fmt_time(d.step_time_a)}, "
-            f"B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%) · {D.MATCH_RULE}",
+            "\n".join([*D.head_lines(d, self.labels), D.MATCH_RULE]),
             id="compare-head",
             markup=False,
         )

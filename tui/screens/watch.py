@@ -160,8 +160,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         from ..model.load import load_trace
 
         d = diff(*(Results(load_trace(p, use_cache=self.use_cache)) for p in (a, b)))
-        head = f"A: {a.name}\nB: {b.name}\nMedian step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)}"
-        head += f" ({d.slower_pct:+.1f}%)"
+        head = "\n".join(D.head_lines(d, (a.name, b.name)))
         body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
         ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])
         self.app.call_from_thread(self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")

@@ -153,6 +153,8 @@ def _shorten_folded(names: list[str], width: int) -> list[str]:
     """Names with folded text cut to width. Rows of one name (one op at several shapes) keep the name whole
     and have their folded parts cut in the middle together, so they stay apart; a name too long for that
     is cut with its folded text, as any name is."""
+    if not any(FOLD in n for n in names):
+        return shorten_names(names, width)
     split = [n.split(FOLD, 1) if FOLD in n else [n, ""] for n in names]
     out = [""] * len(names)
     groups: dict[str, list[int]] = {}

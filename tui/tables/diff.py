@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..fmt import fmt_time, truncate
-from ..model.analyses.diff import DiffRow, StepStats
+from ..model.analyses.diff import Diff, DiffRow, StepStats
 from ..model.analyses.summary import Summary
 from .base import KEEP, Column
 
@@ -79,6 +79,27 @@ def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
     return (
         f"Graphs: {more} replays {who.graph_kernels:,} device activities from {who.graph_launches:,} graph launches; "
         f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launch calls than A."
+    )
+
+
+def head_lines(d: Diff, labels: tuple[str, str] | list[str]) -> list[str]:
+    """What is compared, the median steps, and what graphs and step counts change: the lines above a diff."""
+    lines = [
+        f"A: {labels[0]}",
+        f"B: {labels[1]}",
+        f"Median step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%)",
+    ]
+    extra = (launches_saved_line(d.summary_a, d.summary_b), steps_note(len(d.steps_a), len(d.steps_b)))
+    return lines + [line for line in extra if line]
+
+
+def steps_note(steps_a: int, steps_b: int) -> str | None:
+    """When A and B profiled different numbers of steps, the ops and kernels compare totals, not steps."""
+    if steps_a == steps_b or not (steps_a and steps_b):
+        return None
+    return (
+        f"Steps: A profiled {steps_a:,}, B {steps_b:,}; the ops and kernels below compare totals over each window, "
+        "so more steps read as more time: compare the median step above."
     )
 
 
