@@ -50,7 +50,7 @@ class FramesTable(RowsView):
         return self.code.rows
 
     def status(self) -> str:
-        return " · ".join(C.footers(self.code, unfold="a")) + "\n" + super().status()
+        return super().status() + "\n" + " · ".join(C.footers(self.code, unfold="a"))  # keys first, as in ops
 
 
 class CodeView(ReportsFailedWorkers, Vertical):

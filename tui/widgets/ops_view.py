@@ -77,12 +77,12 @@ class OpsView(RowsView):
         if self.hide_python and self.analysis.ops.has_python:
             shown = sum(r.self_cpu_us for r in self.rows)
             hidden = f" · Python-frame rows hidden (p shows them); the rows shown hold {fmt_time(shown)} of self CPU"
-        return (
-            " · ".join(O.footers(self.table, viewer=True))
+        return (  # the rows, sort keys and columns left out first: a narrow terminal cuts the last lines
+            super().status()
+            + "\n"
+            + " · ".join(O.footers(self.table, viewer=True))
             + (" · grouped by input shape" if self.by_shape else "")
             + hidden
-            + "\n"
-            + super().status()
         )
 
     def action_toggle_shapes(self) -> None:

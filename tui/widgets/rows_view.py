@@ -211,10 +211,19 @@ class RowsView(ReportsFailedWorkers, Vertical):
         if self.fitted is not None and self.fitted.constant:
             left += " · the same on every row: " + "; ".join(f"{h} {v or 'none'}" for h, v in self.fitted.constant)
         if self.fitted is not None and self.fitted.dropped:
-            left += f" · not shown to fit: {', '.join(self.fitted.dropped)} (e shows every column)"
+            dropped = self.fitted.dropped
+            named = ", ".join(dropped) if len(dropped) <= 4 else f"{', '.join(dropped[:3])} and {len(dropped) - 3} more"
+            left += f" · not shown to fit: {named} (e shows every column)"
         elif self.every_column:
             left = " · every column (← → scroll; e fits the width)"
-        return f"{len(self.shown)} rows · sorted by {self.sort_key or 'trace order'}{filt} · keys: {keys}{left}"
+        return f"{len(self.shown)} rows · sorted by {self._sort_words()}{filt} · keys: {keys}{left}"
+
+    def _sort_words(self) -> str:
+        """The sort key as its key's words say it ("CUDA total", not device_total)."""
+        for b in self.BINDINGS:
+            if isinstance(b, Binding) and b.action in (f"sort('{self.sort_key}')", f'sort("{self.sort_key}")'):
+                return b.description.removeprefix("Sort by ")
+        return self.sort_key or "trace order"
 
     def _offers(self, binding: Binding) -> bool:
         from textual.actions import parse
