@@ -604,3 +604,15 @@ async def test_names_with_brackets_are_shown_as_text_not_markup():
         ops = screen.query_one(OpsView)
         assert app.is_running and ops.shown and any("[" in r.name for r in ops.shown)
         assert "moe" in str(ops.query_one(".table-status").render())
+
+
+async def test_every_notification_is_plain_text_whoever_sends_it():
+    """Names from the trace go into notifications; `[/b]` or an unclosed `[E=16` must read as text, not end the app."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await started(pilot)
+        screen.timeline.notify("no match for /moe_layer[E=16/")  # a widget's notify goes through the app's
+        app.notify("[/b] closes nothing", markup=True)
+        await pilot.pause()
+        mine = [n for n in app._notifications if "E=16" in n.message or "closes nothing" in n.message]
+        assert len(mine) == 2 and not any(n.markup for n in mine) and app.is_running

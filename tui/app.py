@@ -16,6 +16,7 @@ from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen
 from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
 from .widgets.failures import ReportsFailedWorkers
+from .widgets.plain import PlainNotifications
 
 PROGRESS_EVERY_S = 0.1
 
@@ -77,7 +78,7 @@ class ViewCommands(Provider):
                 yield Hit(score, matcher.highlight(title), call, help=text)
 
 
-class TraceApp(ReportsFailedWorkers, App):
+class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     """Orchestrates: start the load, show progress, switch to the main screen, route view keys."""
 
     CSS_PATH = "app.tcss"
@@ -209,15 +210,15 @@ class TraceApp(ReportsFailedWorkers, App):
         self.switch_screen(main)
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         if warning:
-            self.notify(warning, title="salvaged", severity="warning", timeout=8, markup=False)
+            self.notify(warning, title="salvaged", severity="warning", timeout=8)
         for line in self.told:
-            self.notify(line, title="graph capture", severity="warning", timeout=10, markup=False)
+            self.notify(line, title="graph capture", severity="warning", timeout=10)
         if self.keymap_problem:
-            self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8, markup=False)
+            self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
         if first_open():
             from .screens.help import LEGEND
 
-            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12, markup=False)
+            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error

@@ -275,7 +275,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         try:
             rx = re.compile(pattern or "(?!)", re.IGNORECASE)
         except re.error as exc:
-            self.notify(f"bad regular expression: {exc}", severity="error", markup=False)
+            self.notify(f"bad regular expression: {exc}", severity="error")
             return False
         self._close_search()
         self.find(pattern, rx)
@@ -291,11 +291,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
 
     def on_search_done(self, message: SearchDone) -> None:
         self.timeline.set_matches(message.matches)
-        self.notify(
-            f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them",
-            timeout=3,
-            markup=False,
-        )
+        self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
 
     # ---- Python frames shown or hidden -------------------------------------------------------
 
@@ -311,11 +307,9 @@ class MainScreen(ReportsFailedWorkers, Screen):
 
     def action_python(self, hide: bool) -> None:
         if not self.analysis.peek(Results.frame_levels):
-            self.notify("no Python frames in this trace (capture with with_stack=True)", timeout=3, markup=False)
+            self.notify("no Python frames in this trace (capture with with_stack=True)", timeout=3)
             return
-        self.notify(
-            "nesting the events " + ("without" if hide else "with") + " their Python frames …", timeout=2, markup=False
-        )
+        self.notify("nesting the events " + ("without" if hide else "with") + " their Python frames …", timeout=2)
         self.restructure(hide)
 
     @work(
@@ -362,12 +356,10 @@ class MainScreen(ReportsFailedWorkers, Screen):
         """The straggler (else the slowest rank), or `rank`, side by side with a typical rank."""
         job = self.analysis.peek(Results.job)
         if job is None:
-            self.notify("the ranks are still being summarized …", timeout=2, markup=False)
+            self.notify("the ranks are still being summarized …", timeout=2)
             return
         which = "the straggler" if job.stragglers else "the slowest rank"
-        self.notify(
-            f"comparing {which if rank is None else f'rank {rank}'} with a typical rank …", timeout=2, markup=False
-        )
+        self.notify(f"comparing {which if rank is None else f'rank {rank}'} with a typical rank …", timeout=2)
         self.compare_ranks(rank)
 
     @work(thread=True, exclusive=True, group="compare", description="Comparing two ranks", exit_on_error=False)

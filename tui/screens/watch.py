@@ -23,6 +23,7 @@ from ..model.watch import CaptureRow, Watcher, summarize
 from ..tables import diff as D
 from ..tables import summary as S
 from ..widgets.failures import ReportsFailedWorkers
+from ..widgets.plain import PlainNotifications
 
 STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
 
@@ -147,9 +148,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
     def action_diff(self) -> None:
         k = self.shown()
         if k <= 0 or k >= len(self.paths):
-            self.notify(
-                "d compares a capture with the one before it: pick a later capture", severity="warning", markup=False
-            )
+            self.notify("d compares a capture with the one before it: pick a later capture", severity="warning")
             return
         self.diff(self.paths[k - 1], self.paths[k])
 
@@ -171,7 +170,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
             self.app.exit(str(self.paths[k]))
 
 
-class WatchApp(ReportsFailedWorkers, App):
+class WatchApp(PlainNotifications, ReportsFailedWorkers, App):
     """The watch viewer on its own; exit() returns the capture to open in the full viewer, if any."""
 
     TITLE = "tracetui watch"

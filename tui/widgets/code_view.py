@@ -94,9 +94,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     def action_toggle_fold(self) -> None:
         if self.table.frames:
-            self.notify(
-                "folding library frames" if not self.table.folded else "showing every frame …", timeout=2, markup=False
-            )
+            self.notify("folding library frames" if not self.table.folded else "showing every frame …", timeout=2)
             self.refold(not self.table.folded)
 
     @work(thread=True, exclusive=True, group="code", description="Time per frame", exit_on_error=False)

@@ -23,8 +23,5 @@ class ReportsFailedWorkers:
         """One line to the user, the traceback to the log: for a failed worker, or work done in place."""
         log = faults.record(what, error)
         self.notify(  # type: ignore[attr-defined]
-            f"could not finish {what}: {faults.one_line(error)} (traceback in {log})",
-            severity="error",
-            timeout=10,
-            markup=False,
+            f"could not finish {what}: {faults.one_line(error)} (traceback in {log})", severity="error", timeout=10
         )

@@ -278,7 +278,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         try:
             self.pattern = re.compile(event.value, re.IGNORECASE) if event.value else None
         except re.error as exc:
-            self.notify(f"bad regular expression: {exc}", severity="error", markup=False)
+            self.notify(f"bad regular expression: {exc}", severity="error")
             return
         self.query_one(Input).display = bool(event.value)
         self.reorder()

@@ -379,7 +379,7 @@ class Timeline(ScrollView, can_focus=True):
         """Whether the results a key needs are ready; if not, say so rather than wait for them."""
         if all(self.analysis.ready(r) for r in results):
             return True
-        self.notify("still linking launches to GPU work and nesting children …", timeout=2, markup=False)
+        self.notify("still linking launches to GPU work and nesting children …", timeout=2)
         return False
 
     def action_child(self) -> None:
@@ -449,7 +449,7 @@ class Timeline(ScrollView, can_focus=True):
         self.selected, self.focus_rank = -1, rank
         self.scroll_to(y=max(first - 1, 0), animate=False)
         self.post_message(self.SelectionChanged(-1))
-        self.notify(f"rank {rank}", timeout=1.5, markup=False)
+        self.notify(f"rank {rank}", timeout=1.5)
         self._changed()
 
     def action_only_rank(self) -> None:

@@ -1,0 +1,21 @@
+"""Notifications are plain text: they carry names from the trace (`moe_layer[E=16, ...]`), and Rich markup in
+them ended the app with a MarkupError. One rule at the App, so no call site can forget it."""
+
+from __future__ import annotations
+
+from textual.notifications import SeverityLevel
+
+
+class PlainNotifications:
+    """Mixed into each App (a widget's notify goes through its app's)."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,  # noqa: ARG002 - accepted as Textual's signature has it; never markup here
+    ) -> None:
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)  # type: ignore[misc]
