@@ -203,8 +203,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def status(self) -> str:
         keys = ", ".join(
             f"{b.key} {b.description.removeprefix('Sort by ')}"
-            for b in self.BINDINGS
-            if isinstance(b, Binding) and b.action.startswith("sort(") and self._offers(b)
+            for b, params in self._sort_bindings()
+            if self.check_action("sort", params) is not False
         )
         filt = f" · filter /{self.pattern.pattern}/ (Esc clears)" if self.pattern else ""
         left = ""
@@ -220,16 +220,22 @@ class RowsView(ReportsFailedWorkers, Vertical):
 
     def _sort_words(self) -> str:
         """The sort key as its key's words say it ("CUDA total", not device_total)."""
-        for b in self.BINDINGS:
-            if isinstance(b, Binding) and b.action in (f"sort('{self.sort_key}')", f'sort("{self.sort_key}")'):
+        for b, params in self._sort_bindings():
+            if params == (self.sort_key,):
                 return b.description.removeprefix("Sort by ")
         return self.sort_key or "trace order"
 
-    def _offers(self, binding: Binding) -> bool:
+    def _sort_bindings(self) -> list[tuple[Binding, tuple]]:
+        """This table's sort keys: each binding of the sort action, with its parameters."""
         from textual.actions import parse
 
-        _, action, params = parse(binding.action)
-        return self.check_action(action, params) is not False
+        out = []
+        for b in self.BINDINGS:
+            if isinstance(b, Binding):
+                _, action, params = parse(b.action)
+                if action == "sort":
+                    out.append((b, params))
+        return out
 
     def _status(self) -> None:
         self.query_one(".table-status", Static).update(self.status())
