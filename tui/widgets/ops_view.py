@@ -76,7 +76,7 @@ class OpsView(RowsView):
         hidden = ""
         if self.hide_python and self.analysis.ops.has_python:
             shown = sum(r.self_cpu_us for r in self.rows)
-            hidden = f" · Python-frame rows hidden (p shows them); the rows shown hold {fmt_time(shown)} of self CPU"
+            hidden = f" · Python-frame rows hidden (p shows them); without them, self CPU adds up to {fmt_time(shown)}"
         return (  # the rows, sort keys and columns left out first: a narrow terminal cuts the last lines
             super().status()
             + "\n"
