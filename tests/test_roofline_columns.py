@@ -176,9 +176,7 @@ async def test_the_tables_and_the_details_panel_show_the_roofline():
         gemm = next(k for k in kernels.source_rows() if "s16816gemm_bf16" in k.name)
         assert kernels.columns()[-1].text(gemm, kernels.context(), 100) == "29.0%"
         assert kernels.fitted is not None and kernels.fitted.dropped[:2] == ["% of roof", "TFLOP/s"]  # first to go
-        await pilot.press("e")  # every column, in full
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_settled(pilot, "e")  # every column, in full
         assert kernels.fitted is not None and kernels.fitted.headers[-2:] == ["TFLOP/s", "% of roof"]
         await pilot.press("1")
         screen.timeline.select(gemm.example)
