@@ -133,23 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
-    """The trace's Results (graph kernels credited to their capture), with the salvage warning (if any) on stderr."""
-    from .model.analyses.graph_capture import load_credited
-    from .model.analyses.results import Results
+    """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
+    from .model.loading import open_trace
 
-    trace, told = load_credited(path, not no_cache, graph_capture)
-    for line in told:
-        print(f"tracetui: {line}", file=sys.stderr)
-    warning = trace.report.warning()
-    if warning:
-        print(f"tracetui: warning: {path}: {warning}", file=sys.stderr)
-    if trace.job:
-        print(
-            f"tracetui: note: {path} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
-            f"(tracetui ranks {path} compares them)",
-            file=sys.stderr,
-        )
-    return Results(trace)
+    opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
+    for notice in opened.notices:
+        print(f"tracetui: {notice}", file=sys.stderr)
+    return opened.results
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
