@@ -14,7 +14,9 @@ from profiler_runner.errors import ProfileError, UserCodeError
 from .cli_captures import CaptureUsage, cmd_watch
 from .cli_captures import run as run_command
 from .cli_help import count
-from .model.errors import TraceError
+from .cli_sql import add_parser as add_sql_parser
+from .cli_sql import cmd_sql
+from .model.errors import QueryError, TraceError
 from .tables.base import UnknownSort
 
 FORMATS = ("text", "csv", "json", "md")
@@ -128,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_help import add_epilogs
 
     add_watch_parser(sub)
+    add_sql_parser(sub)
     add_epilogs(sub)
     return parser
 
@@ -329,6 +332,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "workloads": cmd_workloads,
     "profile": cmd_profile,
     "watch": cmd_watch,
+    "sql": cmd_sql,
 }
 
 
@@ -339,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
         return 2
-    except (TraceError, UsageError, ProfileError, UnknownSort, CaptureUsage) as exc:
+    except (TraceError, UsageError, ProfileError, UnknownSort, CaptureUsage, QueryError) as exc:
         print(f"tracetui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
