@@ -14,6 +14,8 @@ from profiler_runner.errors import ProfileError, UserCodeError
 from .cli_captures import CaptureUsage, cmd_watch
 from .cli_captures import run as run_command
 from .cli_help import count
+from .cli_mcp import add_parser as add_mcp_parser
+from .cli_mcp import cmd_mcp
 from .cli_sql import add_parser as add_sql_parser
 from .cli_sql import cmd_sql
 from .model.errors import QueryError, TraceError
@@ -131,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_watch_parser(sub)
     add_sql_parser(sub)
+    add_mcp_parser(sub)
     add_epilogs(sub)
     return parser
 
@@ -333,6 +336,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "profile": cmd_profile,
     "watch": cmd_watch,
     "sql": cmd_sql,
+    "mcp": cmd_mcp,
 }
 
 
