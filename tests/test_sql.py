@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED, X, raw_events, write_trace
 
@@ -227,3 +228,14 @@ def test_the_prompt_survives_errors_and_keeps_history(monkeypatch, capsys, isola
     assert "steps: one row per ProfilerStep#N" in out and "events:" not in out.split(".schema")[-1]
     assert "b\n2\n" in out
     assert (isolated_cache / "sql_history").exists()
+
+
+def test_what_the_events_table_adds_is_kept_in_the_cache():
+    """The depth and step of every event are computed once, then read back memory-mapped (never again)."""
+    from tui.model.query.tables import EventFacts
+
+    first = tracetui.load(BERT)
+    assert one(first, "SELECT max(depth) FROM events") > 0
+    again = EventFacts(tracetui.load(BERT).results)
+    assert isinstance(again.event_depth, np.memmap) and isinstance(again.event_step, np.memmap)
+    assert one(first, "SELECT count(*) FROM events WHERE step = 6") == int((again.event_step == 6).sum())

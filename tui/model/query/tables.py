@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analyses.results import Results
+from ..analysis import Analysis, stored
 from ..cats import GPU_CATS, Cat
 from ..nesting import depth_of
 from ..steps import STEP_NAME, step_events
+from ..store import Arrays
 from ..trace import Trace, rank_of_events
 
 NONE = -1  # a missing id or number in an int column (NULL in SQL, None in the API)
@@ -76,9 +78,30 @@ class EventColumns:
 
 
 def event_columns(a: Results) -> EventColumns:
-    """The parent, depth and step of every event (the parent and the links come from the cache)."""
-    parent = a.nesting.parent
-    return EventColumns(parent, depth_of(parent.astype(np.int64)).astype(np.int32), event_steps(a))
+    """The parent, depth and step of every event (all three from the cache once computed)."""
+    facts = EventFacts(a)
+    return EventColumns(a.nesting.parent, facts.event_depth, facts.event_step)
+
+
+class EventFacts(Analysis):
+    """What the events table adds to the structure, kept in the trace's cache beside the nesting and the links
+    it is computed from (which it takes from the Results, never computing them again)."""
+
+    SHARED: tuple[str, ...] = ("links", "end", "nesting")  # type: ignore[assignment]
+
+    def __init__(self, results: Results) -> None:
+        super().__init__(results.trace, base=results)
+        self.results = results
+
+    @stored(Arrays())
+    def event_depth(self) -> np.ndarray:
+        """Levels below its root, by the display nesting's parents."""
+        return depth_of(self.nesting.parent.astype(np.int64)).astype(np.int32)
+
+    @stored(Arrays())
+    def event_step(self) -> np.ndarray:
+        """The ProfilerStep#N each event runs in (see event_steps)."""
+        return event_steps(self.results)
 
 
 def event_steps(a: Results) -> np.ndarray:
