@@ -197,7 +197,8 @@ def test_bad_input_is_one_clear_error(tmp_path, capsys):
         (lambda: t.sql("SELEC 1"), 'Parser Error: syntax error at or near "SELEC"'),
         (lambda: t.events(start_us=10, end_us=5), "the window ends (5 us) before it starts (10 us)"),
         (lambda: t.ops(sort="fastest"), "unknown sort key 'fastest'"),
-        (lambda: t.ops(limit=-1), "limit must be 0 (all) or more"),
+        (lambda: t.ops(limit=-1), "limit must be 0 or more, got -1 (0: all)"),
+        (lambda: t.events(offset=-2), "offset must be 0 or more, got -2"),
         (lambda: t.roofline(gpu="no such gpu"), "no such gpu"),
         (lambda: tracetui.ranks(SAMPLES / "cpu"), "not a job of ranks"),
     ]

@@ -121,7 +121,7 @@ async def test_search_then_event_then_its_kernel_round_trips(isolated_cache):
 async def test_errors_are_one_line_tool_errors_and_the_server_stays(isolated_cache, tmp_path):
     async with serve(isolated_cache) as client:
         missing = str(tmp_path / "nope.json")
-        assert (await failure(client, "summary", trace=missing)).endswith(f"{missing}: no such file or folder")
+        assert (await failure(client, "summary", trace=missing)).endswith(f"{missing}: no such file")
         assert "bad regular expression '(': missing )" in await failure(client, "search_events", trace=BERT, name="(")
         assert "no event with id 99999: this trace's ids are 0 to 2,059" in await failure(
             client, "event", trace=BERT, id=99999

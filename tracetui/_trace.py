@@ -180,8 +180,7 @@ class Trace:
         and its flow arrows, every other event by id."""
         from tui.model.query.lookup import event_document
 
-        doc = event_document(self.results, id, self._event_columns, self._lanes)
-        return doc
+        return event_document(self.results, id, self._event_columns, self._lanes)
 
     def sql(self, query: str) -> dict:
         """Run a DuckDB query over the trace's tables (see `tracetui sql TRACE --schema`): {"columns", "rows"}."""
@@ -235,16 +234,17 @@ class Trace:
         return session
 
 
-def _count(limit: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise UsageError(f"limit must be 0 (all) or more, got {limit!r}")
-    return limit
+def _count(value: int, what: str = "limit") -> int:
+    """A count of rows (a limit, 0: all; an offset), checked."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"{what} must be 0 or more, got {value!r}" + (" (0: all)" if what == "limit" else ""))
+    return value
 
 
 def _page(ids: np.ndarray, offset: int, limit: int) -> np.ndarray:
-    if _count(offset) and offset >= len(ids):
-        return ids[:0]
-    return ids[offset : offset + limit] if _count(limit) else ids[offset:]
+    """limit ids from offset (limit 0: all from offset)."""
+    start = _count(offset, "offset")
+    return ids[start : start + limit] if _count(limit) else ids[start:]
 
 
 def _rows(rel: Relation) -> list[dict]:
@@ -315,4 +315,4 @@ def ranks(
         raise UsageError("scheduler goes with engine='dask'")
     if found := list_captures(path):
         raise UsageError(f"{path}: a folder of {len(found)} captures, not a job of ranks (no file names a rank)")
-    return ranks_document(run_job(path, cache, engine, scheduler, _count(workers)))
+    return ranks_document(run_job(path, cache, engine, scheduler, _count(workers, "workers")))

@@ -71,7 +71,7 @@ class Traces:
         try:
             st = os.stat(path)
         except OSError:
-            raise tracetui.TraceError(path, "no such file or folder") from None
+            return tracetui.load(path, cache=self.cache)  # raises the loader's one line (no such file, ...)
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
         with self.lock:
             if key in self.open:

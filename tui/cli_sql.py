@@ -10,7 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .model.errors import TraceError
+from .model.errors import QueryError, TraceError
 
 if TYPE_CHECKING:
     from .sql import Answer, Session
@@ -72,8 +72,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def _check_duckdb() -> None:
-    from .model.errors import QueryError
-
     try:
         import duckdb  # noqa: F401
     except ImportError:
@@ -96,7 +94,6 @@ def statements(session: Session, text: str) -> list[str]:
     """The statements of a script, each as its own text."""
     import duckdb
 
-    from .model.errors import QueryError
     from .sql import one_line
 
     try:
@@ -186,8 +183,6 @@ class Prompt:
         return []
 
     def run(self, text: str) -> None:
-        from .model.errors import QueryError
-
         try:
             for statement in statements(self.session, text):
                 fetch = self.max_rows + 1 if self.fmt in ("text", "md") and self.max_rows > 0 else None
