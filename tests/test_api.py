@@ -224,3 +224,13 @@ def test_events_on_an_inline_trace_name_step_parent_and_launch(tmp_path):
     assert t.event(rows["aten::mm"]["id"])["kernels"][0]["id"] == rows["gemm_kernel"]["id"]
     ids = np.array([e["id"] for e in t.events(limit=0)])
     assert sorted(ids.tolist()) == list(range(4))
+
+
+def test_critical_returns_the_clis_json_and_its_ids_are_event_ids(capsys):
+    pytest.importorskip("tui.reports.critical", reason="critical path not merged yet")
+    t = tracetui.load(BERT)
+    doc = t.critical()
+    assert main(["critical", str(BERT), "--format", "json"]) == 0
+    assert doc == json.loads(capsys.readouterr().out)
+    events = [item for item in doc["path"] if item["id"] is not None and item["id"] >= 0]
+    assert events and all(t.event(item["id"])["name"] == item["name"] for item in events)
