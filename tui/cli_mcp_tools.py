@@ -117,7 +117,8 @@ def tools(traces: Traces) -> list:
         flow arrows (each with the event at the other end)."""
         return traces.get(trace).event(id)
 
-    for tool in (summary, explain, memory, event):
+    for tool in (summary, explain, ops, kernels, code, memory, roofline, critical, steps, search_events,
+                 events_in_range, event):  # fmt: skip
         tool.__doc__ = f"{tool.__doc__} {TRACE}"
     return [summary, explain, ops, kernels, code, memory, roofline, critical, diff, steps, search_events,
             events_in_range, event]  # fmt: skip
