@@ -156,3 +156,12 @@ async def test_critical_with_what_if(isolated_cache):
     t = tracetui.load(BERT)
     async with serve(isolated_cache) as client:
         assert await call(client, "critical", trace=BERT) == t.critical()
+
+
+def test_the_command_line_starts_without_duckdb_or_mcp():
+    """They load only for tracetui sql and tracetui mcp: every other command starts as fast as before."""
+    import subprocess
+
+    probe = "import sys, tui.cli; tui.cli.build_parser(); print([m for m in ('duckdb', 'mcp', 'pandas') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
