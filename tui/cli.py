@@ -14,7 +14,11 @@ from profiler_runner.errors import ProfileError, UserCodeError
 from .cli_captures import CaptureUsage, cmd_watch
 from .cli_captures import run as run_command
 from .cli_help import count
-from .model.errors import TraceError
+from .cli_mcp import add_parser as add_mcp_parser
+from .cli_mcp import cmd_mcp
+from .cli_sql import add_parser as add_sql_parser
+from .cli_sql import cmd_sql
+from .model.errors import QueryError, TraceError
 from .tables.base import UnknownSort
 
 FORMATS = ("text", "csv", "json", "md")
@@ -128,28 +132,20 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_help import add_epilogs
 
     add_watch_parser(sub)
+    add_sql_parser(sub)
+    add_mcp_parser(sub)
     add_epilogs(sub)
     return parser
 
 
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
-    """The trace's Results (graph kernels credited to their capture), with the salvage warning (if any) on stderr."""
-    from .model.analyses.graph_capture import load_credited
-    from .model.analyses.results import Results
+    """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
+    from .model.loading import open_trace
 
-    trace, told = load_credited(path, not no_cache, graph_capture)
-    for line in told:
-        print(f"tracetui: {line}", file=sys.stderr)
-    warning = trace.report.warning()
-    if warning:
-        print(f"tracetui: warning: {path}: {warning}", file=sys.stderr)
-    if trace.job:
-        print(
-            f"tracetui: note: {path} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
-            f"(tracetui ranks {path} compares them)",
-            file=sys.stderr,
-        )
-    return Results(trace)
+    opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
+    for notice in opened.notices:
+        print(f"tracetui: {notice}", file=sys.stderr)
+    return opened.results
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -339,6 +335,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "workloads": cmd_workloads,
     "profile": cmd_profile,
     "watch": cmd_watch,
+    "sql": cmd_sql,
+    "mcp": cmd_mcp,
 }
 
 
@@ -349,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
         return 2
-    except (TraceError, UsageError, ProfileError, UnknownSort, CaptureUsage) as exc:
+    except (TraceError, UsageError, ProfileError, UnknownSort, CaptureUsage, QueryError) as exc:
         print(f"tracetui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

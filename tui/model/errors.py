@@ -10,3 +10,7 @@ class TraceError(Exception):
         super().__init__(f"{path}: {problem}")
         self.path = str(path)
         self.problem = problem
+
+
+class QueryError(ValueError):
+    """A bad query (a regular expression, an id the trace does not have, a window, SQL DuckDB refuses): one line."""

@@ -7,28 +7,32 @@ from ..tables import diff as D
 from .formats import grid, table, terminal_width, to_json, wrap
 
 
-def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
+def diff_document(d: Diff, limit: int, labels: tuple[str, str]) -> dict:
+    """What `tracetui diff --format json` prints, as data."""
     ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])
+    return {
+        "a": labels[0],
+        "b": labels[1],
+        "matching": D.MATCH_RULE,
+        "slower_pct": d.slower_pct,
+        "step_time_a_us": d.step_time_a,
+        "step_time_b_us": d.step_time_b,
+        "cpu_only": d.cpu_only,
+        "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
+        "summary": D.summary_fields(d.summary_a, d.summary_b),
+        "steps": [
+            {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
+            for sa, sb in D.zip_steps(d.steps_a, d.steps_b)
+        ],
+        "ops": [D.row_fields(r) for r in ops],
+        "kernels": [D.row_fields(r) for r in kernels],
+    }
+
+
+def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
     if fmt == "json":
-        return to_json(
-            {
-                "a": labels[0],
-                "b": labels[1],
-                "matching": D.MATCH_RULE,
-                "slower_pct": d.slower_pct,
-                "step_time_a_us": d.step_time_a,
-                "step_time_b_us": d.step_time_b,
-                "cpu_only": d.cpu_only,
-                "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
-                "summary": D.summary_fields(d.summary_a, d.summary_b),
-                "steps": [
-                    {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
-                    for sa, sb in D.zip_steps(d.steps_a, d.steps_b)
-                ],
-                "ops": [D.row_fields(r) for r in ops],
-                "kernels": [D.row_fields(r) for r in kernels],
-            }
-        )
+        return to_json(diff_document(d, limit, labels))
+    ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])
     width = terminal_width()
     steps_heads = D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS
     head = D.head_lines(d, labels)

@@ -7,10 +7,15 @@ from ..tables.explain import fields, note
 from .formats import grid, terminal_width, to_json, wrap_prose
 
 
+def explain_document(a: Results) -> dict:
+    """What `tracetui explain --format json` prints, as data."""
+    return {"findings": [fields(f, [a.trace.name_of(e) for e in f.events[:3]]) for f in a.findings]}
+
+
 def render_explain(a: Results, fmt: str) -> str:
     findings = a.findings
     if fmt == "json":
-        return to_json({"findings": [fields(f, [a.trace.name_of(e) for e in f.events[:3]]) for f in findings]})
+        return to_json(explain_document(a))
     if not findings:
         return "No explain rule fired on this trace."
     if fmt == "md":

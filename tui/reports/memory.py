@@ -8,9 +8,14 @@ from ..tables.base import Field
 from .formats import table, terminal_width, to_csv, to_json
 
 
+def memory_document(devices: list[DeviceMemory]) -> dict:
+    """What `tracetui memory --format json` prints, as data."""
+    return {"devices": [M.device_fields(d) for d in devices]}
+
+
 def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
     if fmt == "json":
-        return to_json({"devices": [M.device_fields(d) for d in devices]})
+        return to_json(memory_document(devices))
     if fmt == "csv":
         fields: list[Field[DeviceMemory]] = [Field(k, _getter(k)) for k in M.CSV_KEYS]
         return to_csv(fields, devices)

@@ -10,10 +10,15 @@ from .formats import grid, terminal_width, to_csv, to_json
 from .formats import table as fitted
 
 
+def ranks_document(report: JobReport) -> dict:
+    """What `tracetui ranks --format json` prints, as data."""
+    return {"ranks": [{f.key: f.value(r) for f in R.FIELDS} for r in report.rows], "job": R.job_fields(report.job)}
+
+
 def render_ranks(report: JobReport, fmt: str) -> str:
     rows, job = report.rows, report.job
     if fmt == "json":
-        return to_json({"ranks": [{f.key: f.value(r) for f in R.FIELDS} for r in rows], "job": R.job_fields(job)})
+        return to_json(ranks_document(report))
     if fmt == "csv":
         return to_csv(R.CSV_FIELDS, rows)
     width = terminal_width()

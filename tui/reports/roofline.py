@@ -8,11 +8,17 @@ from ..tables.base import limit, sort_rows
 from .formats import table, terminal_width, to_csv, to_json
 
 
-def render_roofline(t: Roofline, fmt: str, sort: str | None, n: int) -> str:
+def roofline_document(t: Roofline, sort: str | None, n: int) -> dict:
+    """What `tracetui roofline --format json` prints, as data."""
     rows = limit(sort_rows(t.rows, R.SORTS, R.resolve_sort(sort)), n)
+    doc = {"device": R.device_doc(t), "rows": [{f.key: f.value(r) for f in R.FIELDS} for r in rows]}
+    return {**doc, "not_modelled": R.not_modelled_doc(t)}
+
+
+def render_roofline(t: Roofline, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
-        doc = {"device": R.device_doc(t), "rows": [{f.key: f.value(r) for f in R.FIELDS} for r in rows]}
-        return to_json({**doc, "not_modelled": R.not_modelled_doc(t)})
+        return to_json(roofline_document(t, sort, n))
+    rows = limit(sort_rows(t.rows, R.SORTS, R.resolve_sort(sort)), n)
     if fmt == "csv":
         return to_csv(R.FIELDS, rows)
     return table(fmt, R.COLUMNS, rows, t, R.NAME_WIDTH, R.footers(t), terminal_width())

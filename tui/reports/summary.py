@@ -10,10 +10,15 @@ from ..tables import summary as S
 from .formats import grid, label_grid, terminal_width, to_json
 
 
+def summary_document(a: Results) -> dict:
+    """What `tracetui summary --format json` prints, as data."""
+    return S.fields(a.summary) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {})
+
+
 def render_summary(a: Results, fmt: str) -> str:
     s = a.summary
     if fmt == "json":
-        return to_json(S.fields(s) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {}))
+        return to_json(summary_document(a))
     width = terminal_width()
     rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
     out = (

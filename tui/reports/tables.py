@@ -12,14 +12,23 @@ from .formats import table as fitted
 from .formats import terminal_width, to_csv, to_json
 
 
+def ops_document(a: Results, sort: str | None, n: int, grouped: bool, hide_python: bool = False) -> dict:
+    """What `tracetui ops --format json` prints, as data."""
+    table = a.ops_by_shape if grouped else a.ops
+    table = table.without_python() if hide_python else table
+    rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
+    fields = O.fields(grouped, table.has_memory)
+    return {"rows": [{f.key: f.value(r) for f in fields} for r in rows], **O.totals(table)}
+
+
 def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, hide_python: bool = False) -> str:
+    if fmt == "json":
+        return to_json(ops_document(a, sort, n, grouped, hide_python))
     table = a.ops_by_shape if grouped else a.ops
     hidden = [r for r in table.rows if r.is_python] if hide_python else []
     table = table.without_python() if hide_python else table
     rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
     fields = O.fields(grouped, table.has_memory)
-    if fmt == "json":
-        return to_json({"rows": [{f.key: f.value(r) for f in fields} for r in rows], **O.totals(table)})
     if fmt == "csv":
         return to_csv(fields, rows)
     columns = O.columns(table, grouped)
@@ -27,20 +36,32 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, hi
     return fitted(fmt, columns, rows, table, O.NAME_WIDTH, footers, terminal_width())
 
 
-def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
+def kernels_document(a: Results, sort: str | None, n: int) -> dict:
+    """What `tracetui kernels --format json` prints, as data."""
     rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
+    return {"rows": [{f.key: f.value(r) for f in K.FIELDS} for r in rows], **K.totals(a.kernels)}
+
+
+def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
-        return to_json({"rows": [{f.key: f.value(r) for f in K.FIELDS} for r in rows], **K.totals(a.kernels)})
+        return to_json(kernels_document(a, sort, n))
+    rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
     if fmt == "csv":
         return to_csv(K.FIELDS, rows)
     columns = K.columns()
     return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width())
 
 
-def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
+def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
+    """What `tracetui code --format json` prints, as data."""
     rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort)), n)
+    return {"rows": [{f.key: f.value(r) for f in C.FIELDS} for r in rows], **C.totals(t)}
+
+
+def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
-        return to_json({"rows": [{f.key: f.value(r) for f in C.FIELDS} for r in rows], **C.totals(t)})
+        return to_json(code_document(t, sort, n))
+    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort)), n)
     if fmt == "csv":
         return to_csv(C.FIELDS, rows)
     return fitted(fmt, C.COLUMNS, rows, t, C.NAME_WIDTH, C.footers(t), terminal_width())

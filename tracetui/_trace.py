@@ -1,0 +1,318 @@
+"""The public Trace: one opened trace with a method per headless command, each returning its --format json as data."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.model.errors import TraceError
+from tui.model.loading import Opened, open_trace
+
+if TYPE_CHECKING:
+    import duckdb
+    import numpy as np
+
+    from tui.model.analyses.results import Results
+    from tui.model.query.tables import EventColumns, Relation
+    from tui.sql import Session
+
+
+class UsageError(ValueError):
+    """A call the trace cannot answer as asked (code without Python frames, roofline without shapes, ...)."""
+
+
+class Trace:
+    """One opened trace (a file, a folder of ranks as one job, or a folder of captures' newest).
+
+    Each method returns what the matching command prints with --format json, as plain Python data; event ids
+    are the same in every output. Make one with tracetui.load().
+    """
+
+    def __init__(self, opened: Opened) -> None:
+        self._opened = opened
+
+    def __repr__(self) -> str:
+        return f"<tracetui.Trace {self.path!r}: {self.results.trace.n:,} events>"
+
+    @property
+    def path(self) -> str:
+        """The path as it was given to load()."""
+        return self._opened.path
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loading skipped or refused, one line each (the CLI prints them as `tracetui: warning: ...`)."""
+        return self._opened.warnings
+
+    @property
+    def notes(self) -> list[str]:
+        """What loading noticed (a folder of ranks or of captures, graph kernels credited to their capture)."""
+        return self._opened.notes
+
+    @property
+    def capture(self) -> str | None:
+        """A folder of captures: the newest, the one opened (None for a file or a job of ranks)."""
+        return self._opened.capture
+
+    @property
+    def results(self) -> Results:
+        """The model's Results (every analysis, computed once on first use): for what the methods do not cover."""
+        return self._opened.results
+
+    def _doc(self, doc: dict) -> dict:
+        """As the CLI prints it: a folder of captures adds which capture it is and the others."""
+        if self._opened.capture is None:
+            return doc
+        return {"capture": self._opened.capture, "other_captures": list(self._opened.other_captures), **doc}
+
+    def summary(self) -> dict:
+        """The window, GPU busy time and utilization, launches, steps and the verdict (`tracetui summary`)."""
+        from tui.reports.summary import summary_document
+
+        return self._doc(summary_document(self.results))
+
+    def ops(
+        self, sort: str | None = None, limit: int = 0, group_by_shape: bool = False, hide_python: bool = False
+    ) -> dict:
+        """torch's key_averages() table (`tracetui ops`): rows sorted by sort (torch's names too), limit rows (0: all)."""
+        from tui.reports.tables import ops_document
+        from tui.tables.ops import check_sort
+
+        check_sort(sort)
+        return self._doc(ops_document(self.results, sort, _count(limit), group_by_shape, hide_python))
+
+    def kernels(self, sort: str | None = None, limit: int = 0) -> dict:
+        """One row per GPU kernel, memcpy and memset name (`tracetui kernels`)."""
+        from tui.reports.tables import kernels_document
+        from tui.tables.kernels import resolve_sort
+
+        resolve_sort(sort)
+        return self._doc(kernels_document(self.results, sort, _count(limit)))
+
+    def code(self, sort: str | None = None, limit: int = 0, all_frames: bool = False) -> dict:
+        """Time per source line of a with_stack trace, with the device time launched from it (`tracetui code`)."""
+        from tui.reports.tables import code_document
+        from tui.tables.code import NO_FRAMES, resolve_sort
+
+        resolve_sort(sort)
+        table = self.results.code_all if all_frames else self.results.code
+        if not table.frames:
+            raise UsageError(f"{self.path}: {NO_FRAMES}")
+        return self._doc(code_document(table, sort, _count(limit)))
+
+    def memory(self) -> dict:
+        """Peak memory per device, the ops that allocate most, what is never freed (`tracetui memory`)."""
+        from tui.reports.memory import memory_document
+        from tui.tables.memory import NO_MEMORY
+
+        devices = self.results.memory
+        if not devices:
+            raise TraceError(self.path, NO_MEMORY)
+        return self._doc(memory_document(devices))
+
+    def roofline(
+        self, sort: str | None = None, limit: int = 0, gpu: str | None = None, peaks: str | None = None
+    ) -> dict:
+        """FLOPs, bytes, achieved TFLOP/s and GB/s per op against the GPU's roofs (`tracetui roofline`)."""
+        from tui.model.analyses.peaks import PeaksError, by_name, read_peaks
+        from tui.model.analyses.roofline import with_device
+        from tui.reports.roofline import roofline_document
+        from tui.tables.roofline import HOW_TO_SHAPES, resolve_sort
+
+        resolve_sort(sort)
+        try:
+            device = read_peaks(peaks) if peaks else by_name(gpu) if gpu else None
+        except PeaksError as exc:
+            raise UsageError(str(exc)) from None
+        table = self.results.roofline
+        if not table.has_shapes:
+            raise UsageError(f"{self.path}: {HOW_TO_SHAPES}")
+        return self._doc(roofline_document(with_device(table, device) if device else table, sort, _count(limit)))
+
+    def explain(self) -> dict:
+        """What the patterns in the trace mean, each finding with its figures as numbers (`tracetui explain`)."""
+        from tui.reports.explain import explain_document
+
+        return self._doc(explain_document(self.results))
+
+    def critical(
+        self, step: int | None = None, annotation: str | None = None, instance: int = 0, what_if: Iterable[str] = ()
+    ) -> dict:
+        """The critical path of a step (or an annotation's instance), what bounds it, and what-if estimates
+        (`tracetui critical`)."""
+        try:
+            from tui.reports.critical import critical_document  # type: ignore[import-not-found,unused-ignore]
+        except ModuleNotFoundError as exc:
+            if exc.name != "tui.reports.critical":
+                raise
+            raise UsageError("the critical path is not in this build of tracetui") from None
+        doc = critical_document(
+            self.results, step=step, annotation=annotation, instance=instance, what_if=tuple(what_if)
+        )
+        return self._doc(doc)
+
+    def steps(self) -> list[dict]:
+        """One row per ProfilerStep#N: its event id, number, rank, start, duration and end (the SQL steps table)."""
+        from tui.model.query.tables import steps
+
+        return _rows(steps(self.results))
+
+    def events(
+        self,
+        name: str | None = None,
+        cat: str | None = None,
+        start_us: float | None = None,
+        end_us: float | None = None,
+        limit: int = 1000,
+        offset: int = 0,
+    ) -> list[dict]:
+        """Events as rows of the SQL events table, in time order: name a regular expression (case-insensitive, as
+        the viewer's search), cat a category as written or normalized (kernel, cpu_op, cuda_runtime, runtime),
+        a window [start_us, end_us] keeps those overlapping it (us from the first event); limit 0: all."""
+        ids = self._find(name, cat, start_us, end_us)
+        return self._rows_of(_page(ids, offset, limit))
+
+    def event(self, id: int) -> dict:  # noqa: A002 - the id, as every table names it
+        """One event by id: its row, self time, args, parents, children, its launch or the device work it launched,
+        and its flow arrows, every other event by id."""
+        from tui.model.query.lookup import event_document
+
+        return event_document(self.results, id, self._event_columns, self._lanes)
+
+    def sql(self, query: str) -> dict:
+        """Run a DuckDB query over the trace's tables (see `tracetui sql TRACE --schema`): {"columns", "rows"}."""
+        answer = self._session.query(query)
+        return {"columns": answer.columns, "rows": [dict(zip(answer.columns, r, strict=True)) for r in answer.rows]}
+
+    def duckdb(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection with every table registered (for .df(), .arrow(), COPY ... TO a file)."""
+        from tui.sql import TABLES
+
+        self._session.ensure(list(TABLES))
+        return self._session.con
+
+    def _find(self, name: str | None, cat: str | None, start_us: float | None, end_us: float | None) -> np.ndarray:
+        from tui.model.query.lookup import find_events
+
+        return find_events(self.results, name, cat, start_us, end_us)
+
+    def _rows_of(self, ids: np.ndarray) -> list[dict]:
+        from tui.model.query.tables import event_rows
+
+        return event_rows(self.results, ids, self._event_columns, self._lanes)
+
+    @cached_property
+    def _event_columns(self) -> EventColumns:
+        from tui.model.query.tables import event_columns
+
+        return event_columns(self.results)
+
+    @cached_property
+    def _lanes(self) -> Relation:
+        from tui.model.query.tables import tracks
+
+        return tracks(self.results.trace)
+
+    @cached_property
+    def _session(self) -> Session:
+        from tui.sql import Session
+
+        return self._sharing(Session(self.results))
+
+    @cached_property
+    def _locked(self) -> Session:
+        """A session whose queries can read or write no file, and cannot change that (the MCP server's)."""
+        from tui.sql import Session
+
+        return self._sharing(Session(self.results, locked=True))
+
+    def _sharing(self, session: Session) -> Session:
+        session._event_columns, session._tracks = self._event_columns, self._lanes
+        return session
+
+
+def _count(value: int, what: str = "limit") -> int:
+    """A count of rows (a limit, 0: all; an offset), checked."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"{what} must be 0 or more, got {value!r}" + (" (0: all)" if what == "limit" else ""))
+    return value
+
+
+def _page(ids: np.ndarray, offset: int, limit: int) -> np.ndarray:
+    """limit ids from offset (limit 0: all from offset)."""
+    start = _count(offset, "offset")
+    return ids[start : start + limit] if _count(limit) else ids[start:]
+
+
+def _rows(rel: Relation) -> list[dict]:
+    """A relation's rows as dicts of plain Python values."""
+    names = list(rel.columns)
+    cols = [rel.columns[k].tolist() for k in names]
+    return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
+
+
+def load(path: str | os.PathLike[str], *, cache: bool = True, graph_capture: str | None = None) -> Trace:
+    """Open a trace: a .json or .json.gz file, a folder of per-rank traces (one job), or a folder of captures
+    (its newest). Through the on-disk cache unless cache=False. Raises TraceError (one line naming the file)."""
+    return Trace(open_trace(Path(path), cache=cache, graph_capture=graph_capture))
+
+
+def _opened(x: str | os.PathLike[str] | Trace, cache: bool) -> Trace:
+    return x if isinstance(x, Trace) else load(x, cache=cache)
+
+
+def diff(
+    a: str | os.PathLike[str] | Trace,
+    b: str | os.PathLike[str] | Trace | None = None,
+    *,
+    limit: int = 20,
+    cache: bool = True,
+) -> dict:
+    """Compare two traces (`tracetui diff A B`): summaries, steps, and the ops and kernels that changed most
+    (limit rows, 0: all). b None: a is a folder of captures, and its newest two are compared (A the older)."""
+    from tui.model.analyses.diff import diff as compare
+    from tui.reports.diff import diff_document
+
+    if b is None:
+        a, b = _newest_two(a)
+    ta, tb = _opened(a, cache), _opened(b, cache)
+    return diff_document(compare(ta.results, tb.results), _count(limit), (ta.path, tb.path))
+
+
+def _newest_two(folder: str | os.PathLike[str] | Trace) -> tuple[str, str]:
+    from tui.model.load.folder import list_captures
+
+    found = [] if isinstance(folder, Trace) else list_captures(os.fspath(folder))
+    if len(found) < 2:
+        what = "a folder of 1 capture" if found else "a job of ranks" if os.path.isdir(str(folder)) else "one trace"
+        raise UsageError(f"diff takes two traces, or a folder of two captures or more ({folder} is {what})")
+    return str(found[1]), str(found[0])
+
+
+def ranks(
+    folder: str | os.PathLike[str],
+    *,
+    engine: str = "local",
+    scheduler: str = "",
+    workers: int = 0,
+    cache: bool = True,
+) -> dict:
+    """One row per rank of a folder of per-rank traces, and what the job shows (`tracetui ranks DIR`): engine
+    "local" (a process pool of workers processes, 0: one per core) or "dask" (scheduler: the cluster's address)."""
+    from tui.model.jobs import run_job
+    from tui.model.load.folder import list_captures
+    from tui.reports.ranks import ranks_document
+
+    path = str(folder)
+    if not os.path.exists(path):
+        raise TraceError(path, "no such file or folder")
+    if engine not in ("local", "dask"):
+        raise UsageError(f"engine must be local or dask, got {engine!r}")
+    if scheduler and engine != "dask":
+        raise UsageError("scheduler goes with engine='dask'")
+    if found := list_captures(path):
+        raise UsageError(f"{path}: a folder of {len(found)} captures, not a job of ranks (no file names a rank)")
+    return ranks_document(run_job(path, cache, engine, scheduler, _count(workers, "workers")))

@@ -1,0 +1,101 @@
+"""The front door of loading: one function that opens a trace for the CLI, the app, the API and the MCP server.
+
+open_trace() takes what a user names (a .json, a .json.gz, a folder of per-rank traces, or a folder of
+captures), loads it through the on-disk cache, credits replayed graph kernels to their capture, and
+returns the Results with what loading has to tell, as data: each Notice is a warning (something was
+skipped or refused) or a note (a fact about what was opened). The caller decides how to say them: the
+CLI prints `tracetui: warning: ...` lines on stderr, the viewer notifies, the API keeps them on the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .analyses.graph_capture import load_credited
+from .analyses.results import Results
+from .load.folder import list_captures
+
+Level = Literal["warning", "note"]
+OTHERS_NAMED = 5  # of a folder's other captures, named in its note
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One thing loading has to tell: a warning or a note, in one line."""
+
+    level: Level
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.text}"
+
+
+@dataclass
+class Opened:
+    """An opened trace: its Results, what loading told, and, for a folder of captures, which one was opened."""
+
+    path: str  # as the caller named it
+    results: Results
+    notices: list[Notice] = field(default_factory=list)
+    capture: str | None = None  # a folder of captures: the newest, the one opened
+    other_captures: list[str] = field(default_factory=list)  # and the others, newest first
+
+    @property
+    def warnings(self) -> list[str]:
+        return [n.text for n in self.notices if n.level == "warning"]
+
+    @property
+    def notes(self) -> list[str]:
+        return [n.text for n in self.notices if n.level == "note"]
+
+
+def open_trace(
+    path: str | Path,
+    *,
+    cache: bool = True,
+    graph_capture: str | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Opened:
+    """Open a trace file, a folder of ranks (one job) or a folder of captures (its newest), through the cache.
+
+    Raises TraceError (one line naming the file) when nothing can be read.
+    """
+    named = str(path)
+    found = list_captures(named)
+    target = str(found[0]) if found else named
+    trace, told = load_credited(target, cache, graph_capture, progress)
+    notices = [_notice(line) for line in told]
+    if found:
+        notices.insert(0, Notice("note", captures_note(named, found)))
+    warning = trace.report.warning()
+    if warning:
+        notices.append(Notice("warning", f"{target}: {warning}"))
+    if trace.job:
+        notices.append(
+            Notice(
+                "note",
+                f"{target} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
+                f"(tracetui ranks {target} compares them)",
+            )
+        )
+    others = [str(f) for f in found[1:]]
+    return Opened(named, Results(trace), notices, target if found else None, others)
+
+
+def _notice(line: str) -> Notice:
+    """A line of the graph-capture credit ("warning: ..." or "note: ..."; anything else is a note)."""
+    level, sep, text = line.partition(": ")
+    if sep and level in ("warning", "note"):
+        return Notice(level, text)  # type: ignore[arg-type]
+    return Notice("note", line)
+
+
+def captures_note(folder: str, found: list[Path]) -> str:
+    """A folder of captures: which one is reported, and the others, newest first."""
+    others = ", ".join(f.name for f in found[1 : OTHERS_NAMED + 1]) + (" ..." if len(found) > OTHERS_NAMED + 1 else "")
+    return f"{folder} is a folder of {len(found)} captures; this is the newest, {found[0].name}" + (
+        f" (the others, newest first: {others})" if others else ""
+    )
