@@ -1,0 +1,76 @@
+"""`tracetui critical`: what bounds a step, as bars, the top of the path, advice, notes and what-if."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.analyses.critical import CLASSES, Spec
+from ..model.analyses.results import Results
+from ..tables import critical as C
+from .formats import grid, terminal_width, to_json, wrap_prose
+
+BAR = 24  # characters of the longest bar
+EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def render_critical(
+    a: Results,
+    fmt: str,
+    *,
+    step: int | None = None,
+    annotation: str | None = None,
+    instance: int = 0,
+    what_if: Sequence[str | Spec] = (),
+) -> str:
+    report = C.compute(a, step=step, annotation=annotation, instance=instance, what_if=what_if)
+    if fmt == "json":
+        return to_json(C.document(report))
+    p = report.path
+    width = terminal_width()
+    head = f"Critical path of {p.window}: {C.when(p.length_ns)}, {C.when(p.start_ns)} to {C.when(p.end_ns)}"
+    if a.trace.job:
+        head += f" (rank {p.rank})"
+    out = [head, "", _breakdown(fmt, p, width), "", _top(fmt, p, width)]
+    out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
+    if report.whatif is not None:
+        w = report.whatif
+        out += _prose("What if", [C.sentence(w)], fmt, width)
+        out += ["", _breakdown(fmt, w.after, width, "After")]
+    return "\n".join(out)
+
+
+def _bar(share: float) -> str:
+    eighths = round(share * BAR * 8)
+    return "█" * (eighths // 8) + (EIGHTHS[eighths % 8] if eighths % 8 else "")
+
+
+def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
+    total = p.length_ns or 1
+    rows = [
+        [C.TITLES[c], c, C.when(p.breakdown[c]), f"{p.breakdown[c] / total:.1%}", _bar(p.breakdown[c] / total)]
+        for c in sorted(CLASSES, key=lambda c: -p.breakdown[c])
+        if p.breakdown[c] > 0
+    ]
+    heads = [title, "Class", "Time", "Share", ""]
+    return grid(fmt, heads, rows, [f"Total: {C.when(p.length_ns)}"], width, [True, True, False, False, True])
+
+
+def _top(fmt: str, p, width: int | None) -> str:
+    total = p.length_ns or 1
+    rows = [[name, kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]] for name, kind, b, ns in C.top_items(p)]
+    more = len({(it.name, it.kind, it.bound_by) for it in p.items}) - len(rows)
+    foot = [f"… {more:,} more (--format json lists the whole path: {len(p.items):,} items)"] if more > 0 else []
+    return grid(
+        fmt, ["On the path", "Kind", "Time", "Share", "Bound by"], rows, foot, width, [True, True, False, False, True]
+    )
+
+
+def _prose(title: str, lines: list[str], fmt: str, width: int | None) -> list[str]:
+    if not lines:
+        return []
+    bullets = [f"* {line}" for line in lines]
+    return [
+        "",
+        f"{title}:" if fmt != "md" else f"**{title}**",
+        *(bullets if fmt == "md" else wrap_prose(bullets, width)),
+    ]
