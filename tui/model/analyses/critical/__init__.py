@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .classes import CLASSES, Bound
 from .path import CriticalPath, PathItem, critical_path
-from .whatif import Spec, WhatIf, WhatIfError, parse_spec, what_if
+from .whatif import Spec, WhatIf, WhatIfError, parse_spec, what_if, what_if_for_event
 from .window import Window, WindowError, find_window, span_window
 
 __all__ = [
@@ -27,4 +27,5 @@ __all__ = [
     "parse_spec",
     "span_window",
     "what_if",
+    "what_if_for_event",
 ]

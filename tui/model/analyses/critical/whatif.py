@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analysis import Analysis
+from ...steps import step_events
+from ..graphs import graph_owner
 from .classes import Edge, Kind
 from .graph import Graph
 from .path import CriticalPath, graph, path_of
 from .solve import solve
-from .window import Window
+from .window import Window, span_window, whole_trace
 
 WHATS = ("kernel", "op", "sync", "launch", "cpu")
 _FACTOR = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×]?\s*$")
@@ -170,3 +172,23 @@ def _event_edges(a: Analysis, g: Graph, event: int) -> np.ndarray:
         under |= up == event
         up = np.where(up >= 0, parent[np.maximum(up, 0)], -1)
     return under
+
+
+def what_if_for_event(a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None) -> WhatIf:
+    """If one event were factor times faster (0: gone): a device activity's span, or a CPU event and what runs
+    under it on its thread; solved in the ProfilerStep that holds it (the whole trace outside any step)."""
+    owner = graph_owner(a.trace) if replayed_by is None else replayed_by
+    name = a.trace.name_of(event)
+    spec = Spec(f"{name}={factor:g}", "event", "", factor, event)
+    return what_if(a, window_of(a, event), [spec], owner)
+
+
+def window_of(a: Analysis, event: int) -> Window:
+    """The ProfilerStep of the event's rank that holds it (a device activity: where it was launched from)."""
+    x = a.trace.x
+    launcher = int(a.links.launcher[event])
+    t = int(x.ts[launcher if launcher >= 0 else event])
+    rank = a.trace.track_of(event).rank
+    steps = step_events(a.trace, rank)
+    inside = steps[(x.ts[steps] <= t) & (x.ts[steps] + x.dur[steps] >= t)]
+    return span_window(a.trace, int(inside[0])) if len(inside) else whole_trace(a.trace)
