@@ -27,7 +27,7 @@ def render_critical(
         return to_json(C.document(report))
     p = report.path
     width = terminal_width()
-    head = f"Critical path of {p.window}: {C.when(p.length_ns)}, {C.when(p.start_ns)} to {C.when(p.end_ns)}"
+    head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
     out = [head, "", _breakdown(fmt, p, width), "", _top(fmt, p, width)]
