@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..fmt import short_name
 from ..model.analyses.critical import CLASSES, Spec
 from ..model.analyses.results import Results
 from ..tables import critical as C
 from .formats import grid, terminal_width, to_json, wrap_prose
 
 BAR = 24  # characters of the longest bar
+NAME_WIDTH = 72  # a long kernel name folded (f<…>(…)) to this many characters
 EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -57,7 +59,11 @@ def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
 
 def _top(fmt: str, p, width: int | None) -> str:
     total = p.length_ns or 1
-    rows = [[name, kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]] for name, kind, b, ns in C.top_items(p)]
+    room = NAME_WIDTH if width is None else max(24, min(NAME_WIDTH, width - 40))
+    rows = [
+        [short_name(name, room), kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]]
+        for name, kind, b, ns in C.top_items(p)
+    ]
     more = len({(it.name, it.kind, it.bound_by) for it in p.items}) - len(rows)
     foot = [f"… {more:,} more (--format json lists the whole path: {len(p.items):,} items)"] if more > 0 else []
     return grid(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..fmt import short_name
 from ..model.analyses import critical as model
 from ..model.analyses.critical import CLASSES, CriticalPath, Spec, WhatIf, critical_path, find_window, parse_spec
 from ..model.analyses.results import Results
@@ -223,7 +224,7 @@ def _what(s: Spec, names: list[str]) -> str:
 
 
 def _cut(name: str, width: int = 40) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+    return short_name(name, width) if len(name) > width else name
 
 
 def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int]]:
