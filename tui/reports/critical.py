@@ -32,7 +32,7 @@ def render_critical(
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
-    out = [head, "", _breakdown(fmt, p, width), "", _top(fmt, p, width)]
+    out = [head, "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
     out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
@@ -57,11 +57,11 @@ def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
     return grid(fmt, heads, rows, [f"Total: {C.when(p.length_ns)}"], width, [True, True, False, False, True])
 
 
-def _top(fmt: str, p, width: int | None) -> str:
+def _top(a: Results, fmt: str, p, width: int | None) -> str:
     total = p.length_ns or 1
     room = NAME_WIDTH if width is None else max(24, min(NAME_WIDTH, width - 40))
     rows = [
-        [short_name(name, room), kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]]
+        [short_name(name, room) + C.own_time(a.trace, name, kind), kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]]
         for name, kind, b, ns in C.top_items(p)
     ]
     more = len({(it.name, it.kind, it.bound_by) for it in p.items}) - len(rows)

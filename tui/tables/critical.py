@@ -10,10 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..fmt import short_name
 from ..model.analyses import critical as model
 from ..model.analyses.critical import CLASSES, CriticalPath, Spec, WhatIf, critical_path, find_window, parse_spec
 from ..model.analyses.results import Results
+from ..model.cats import Cat
+from ..model.steps import STEP_NAME
+from ..model.trace import Trace
 
 TITLES = {
     "cpu_bound": "CPU work",
@@ -225,6 +230,19 @@ def _what(s: Spec, names: list[str]) -> str:
 
 def _cut(name: str, width: int = 40) -> str:
     return short_name(name, width) if len(name) > width else name
+
+
+def own_time(trace: Trace, name: str, kind: str) -> str:
+    """What a span's own stretch on the path is: a step's or an annotation's is the time between its ops."""
+    if kind != "cpu_op" or not (STEP_NAME.match(name) or name in _annotations(trace)):
+        return ""
+    return " (between its ops)"
+
+
+def _annotations(trace: Trace) -> set[str]:
+    x = trace.x
+    ids = np.unique(x.name[x.cat == int(Cat.USER_ANNOTATION)])
+    return {trace.names[int(k)] for k in ids}
 
 
 def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int]]:

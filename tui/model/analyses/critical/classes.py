@@ -78,7 +78,8 @@ STREAM_WAIT = re.compile(r"^(?:cuda|hip|cu)StreamWaitEvent")
 EVENT_RECORD = re.compile(r"^(?:cuda|hip|cu)EventRecord")
 DATA_LOADER = re.compile(r"DataLoader|dataloader|data_loader")
 LAUNCH_CALL = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)  # calls that put work on the device
-ENGINE = re.compile(r"^autograd::engine::evaluate_function")  # ops run by the autograd engine's own thread
+# ops run by the autograd engine's own thread: evaluate_function since torch 1.10, the node's name before
+ENGINE = re.compile(r"^autograd::engine::evaluate_function|^\w+Backward\d*$|^torch::autograd::AccumulateGrad$")
 
 _DEVICE_KIND = {int(Cat.KERNEL): Kind.KERNEL, int(Cat.MEMCPY): Kind.MEMCPY, int(Cat.MEMSET): Kind.MEMSET}
 

@@ -1,12 +1,13 @@
 """Threads that wait for each other: the autograd engine's thread and the thread that called backward().
 
-Backward runs on the engine's own thread (its ops are autograd::engine::evaluate_function: ...), while the
+Backward runs on the engine's own thread (mostly autograd::engine::evaluate_function: ... ops, or the nodes'
+names, MulBackward0, before torch 1.10), while the
 thread that called backward() sits idle inside it; nothing in the trace links the two. Two rules do:
 - the engine's thread, idle, starts work after another thread of the rank ended something while it was
   idle: that thread handed the work over (the latest end, on the thread busiest during the idle stretch);
 - a thread idle while an engine thread was busy for most of that stretch, that starts work after the
   engine thread ended something, was woken by it (backward() returned).
-Idle means no recorded op is open: nothing, or only annotations and Python frames (waiting inside them).
+Idle means no recorded op is open: nothing, or only annotations, steps and Python frames (waiting inside them).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import Cat
+from ...steps import STEP_NAME
 from .classes import ENGINE, Bound, Edge, Kind
 from .edges import EdgeList, edges
 from .sync import Scope
 
+ENGINE_SHARE = 0.5  # a thread is the engine's when this share of its top-level events are engine ops
 WAKE_BUSY = 0.5  # the share of an idle stretch an engine thread must be busy for to be what the thread waited on
 
 
@@ -46,10 +49,8 @@ class _Lane:
 
 def wake_edges(s: Scope) -> EdgeList:
     """Hand-overs to and from the autograd engine's threads (none when no thread runs engine ops)."""
-    x, cpu = s.trace.x, s.cpu
-    names = s.trace.names
-    eng = np.array([bool(ENGINE.search(names[int(k)])) for k in x.name[cpu.ev]], bool)
-    engines = set(np.unique(x.track[cpu.ev[eng]]).tolist()) if len(cpu.ev) else set()
+    cpu = s.cpu
+    engines = _engines(s)
     if not engines:
         return _none()
     idle_owner = _idle(s, cpu.owner)
@@ -70,15 +71,32 @@ def wake_edges(s: Scope) -> EdgeList:
     return edges(src_a, dst_a, Edge.WAKE, Bound.CPU, Kind.WAIT, own)
 
 
+def _engines(s: Scope) -> set[int]:
+    """The threads whose top-level events are mostly autograd engine ops (not a thread that also runs them)."""
+    x, cpu = s.trace.x, s.cpu
+    top = cpu.ev[s.a.nesting.time_parent[cpu.ev] < 0]
+    if not len(top):
+        return set()
+    names = s.trace.names
+    eng = np.array([bool(ENGINE.search(names[int(k)])) for k in x.name[top]], bool)
+    lanes, inv = np.unique(x.track[top], return_inverse=True)
+    share = np.bincount(inv, weights=eng) / np.bincount(inv)
+    return set(lanes[share >= ENGINE_SHARE].tolist())
+
+
 def _none() -> EdgeList:
     empty = np.empty(0, np.int64)
     return edges(empty, empty, Edge.WAKE, Bound.CPU, Kind.WAIT, empty)
 
 
 def _idle(s: Scope, owner: np.ndarray) -> np.ndarray:
-    """Per stretch owner: is the thread idle there (no op open: nothing, an annotation or a Python frame)?"""
-    cat = s.trace.x.cat[np.maximum(owner, 0)]
-    return (owner < 0) | (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.PYTHON))
+    """Per stretch owner: is the thread idle there (no op open: nothing, an annotation, a Python frame, or a
+    ProfilerStep, whatever its category: 2021 builds wrote steps as operators)?"""
+    x = s.trace.x
+    step = np.array([bool(STEP_NAME.match(n)) for n in s.trace.names] or [False])
+    safe = np.maximum(owner, 0)
+    cat = x.cat[safe]
+    return (owner < 0) | (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.PYTHON)) | step[x.name[safe]]
 
 
 def _lanes(s: Scope, idle_owner: np.ndarray) -> dict[int, _Lane]:
