@@ -27,8 +27,15 @@ def render_critical(
     report = C.compute(a, step=step, annotation=annotation, instance=instance, what_if=what_if)
     if fmt == "json":
         return to_json(C.document(report))
-    p = report.path
     width = terminal_width()
+    if report.job is not None:
+        return _job(a, fmt, report, width)
+    return render_path(a, fmt, report, width)
+
+
+def render_path(a: Results, fmt: str, report, width: int | None) -> str:
+    """One path: its bars, its top, advice, notes, and the what-if."""
+    p = report.path
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
@@ -39,6 +46,27 @@ def render_critical(
         out += _prose("What if", [C.sentence(w)], fmt, width)
         out += ["", _breakdown(fmt, w.after, width, "After")]
     return "\n".join(out)
+
+
+def _job(a: Results, fmt: str, report, width: int | None) -> str:
+    job = report.job
+    held = job.held_ns()
+    rows = []
+    for r, p in job.paths.items():
+        own = job.own_breakdown(r)
+        total = sum(own.values()) or 1
+        cls = max(own, key=lambda c: own[c])
+        waited = sum(w.on_path_ns for w in job.waits if w.rank == r)
+        rows.append([str(r), C.when(p.length_ns), cls, f"{own[cls] / total:.0%}", C.when(waited), C.when(held[r])])
+    heads = ["Rank", "Path", "Own path bound by", "Share", "Waits for others", "Others wait for it"]
+    foot = [f"rank {r} left out: {why}" for r, why in job.left_out.items()]
+    head = (
+        f"A job of {len(job.paths) + len(job.left_out)} ranks, {job.window} (collectives matched by {job.matched_by})"
+    )
+    out = [head, "", grid(fmt, heads, rows, foot, width, [True, False, True, False, False, False])]
+    out += _prose("The job", [C.job_verdict(job)], fmt, width)
+    single = render_path(a, fmt, C.Report(report.path), width)
+    return "\n".join(out + ["", f"Rank {job.bound_rank}'s path:", single])
 
 
 def _bar(share: float) -> str:

@@ -14,7 +14,17 @@ import numpy as np
 
 from ..fmt import short_name
 from ..model.analyses import critical as model
-from ..model.analyses.critical import CLASSES, CriticalPath, Spec, WhatIf, critical_path, find_window, parse_spec
+from ..model.analyses.critical import (
+    CLASSES,
+    CriticalPath,
+    Spec,
+    WhatIf,
+    WhatIfError,
+    critical_path,
+    find_window,
+    parse_spec,
+)
+from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.results import Results
 from ..model.cats import Cat
 from ..model.steps import STEP_NAME
@@ -78,10 +88,12 @@ NOTES = {
 
 @dataclass
 class Report:
-    """A critical path, and the what-if on it if one was asked for."""
+    """A critical path, and the what-if on it if one was asked for; on a folder of ranks, the job's paths too
+    (path is then the path of the rank that bounds the job's step)."""
 
     path: CriticalPath
     whatif: WhatIf | None = None
+    job: JobPath | None = None
 
 
 def compute(
@@ -94,6 +106,11 @@ def compute(
 ) -> Report:
     """The path of the window asked for (the cached default without one), and the what-if if specs are given."""
     specs = [parse_spec(s) if isinstance(s, str) else s for s in what_if]
+    if results.trace.job:
+        if specs:
+            raise WhatIfError("--what-if works on one rank's path: give that rank's trace file")
+        job = job_path(results, results.graph_owner, step, annotation, instance)
+        return Report(job.paths[job.bound_rank], job=job)
     if step is None and annotation is None and not specs:
         return Report(results.critical)
     window = find_window(results.trace, step, annotation, instance)
@@ -116,6 +133,47 @@ def critical_document(
 
 
 def document(report: Report) -> dict[str, Any]:
+    if report.job is not None:
+        return job_document(report.job)
+    return path_document(report)
+
+
+def job_document(job: JobPath) -> dict[str, Any]:
+    """A folder of ranks: each rank's path and its waits, and the rank that bounds the job's step."""
+    held = job.held_ns()
+    bound = job.bound_rank
+    own = job.own_breakdown(bound)
+    return {
+        "window": job.window,
+        "ranks": [
+            {
+                "rank": r,
+                **path_document(Report(p)),
+                "waits": [
+                    {
+                        "for_rank": w.for_rank,
+                        "collective": w.collective,
+                        "id": w.event,
+                        "wait_us": us(w.wait_ns),
+                        "on_path_us": us(w.on_path_ns),
+                    }
+                    for w in job.waits
+                    if w.rank == r
+                ],
+            }
+            for r, p in job.paths.items()
+        ],
+        "left_out": [{"rank": r, "why": why} for r, why in job.left_out.items()],
+        "job": {
+            "bound_rank": bound,
+            "bound_by": max(own, key=lambda c: own[c]),
+            "held_us": {str(r): us(ns) for r, ns in held.items()},
+            "matched_by": job.matched_by,
+        },
+    }
+
+
+def path_document(report: Report) -> dict[str, Any]:
     p = report.path
     doc: dict[str, Any] = {
         "window": {"name": p.window, "start_us": us(p.start_ns), "end_us": us(p.end_ns)},
@@ -266,3 +324,16 @@ def advice(p: CriticalPath) -> list[str]:
         top = ", ".join(_cut(t, 50) for t in tops) or "-"
         out.append(ADVICE[cls].format(share=f"{ns / total:.0%}", time=when(ns), top=top))
     return out
+
+
+def job_verdict(job: JobPath) -> str:
+    """Rank 1 bounds the job's step: the other ranks' paths wait 0.10 ms for it in their collectives; its own path
+    runs mostly through the CPU (96%)."""
+    bound, held = job.bound_rank, job.held_ns()
+    own = job.own_breakdown(bound)
+    total = sum(own.values()) or 1
+    cls = max(own, key=lambda c: own[c])
+    mostly = f"its own path runs mostly through {THROUGH[cls]} ({own[cls] / total:.0%})"
+    if held[bound]:
+        return f"Rank {bound} bounds the job's step: the other ranks' paths wait {when(held[bound])} for it in their collectives; {mostly}"
+    return f"Rank {bound} has the longest path ({when(job.paths[bound].length_ns)}), and no rank waits for another on its path; {mostly}"

@@ -30,16 +30,19 @@ class Window:
     rank: int
 
 
-def find_window(trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0) -> Window:
-    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace)."""
+def find_window(
+    trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0, rank: int | None = None
+) -> Window:
+    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace);
+    of one rank, if given (a folder of ranks: every rank's otherwise)."""
     if step is not None:
-        return _step(trace, step)
+        return _step(trace, step, rank)
     if annotation is not None:
-        return _annotation(trace, annotation, instance)
-    steps = step_events(trace)
+        return _annotation(trace, annotation, instance, rank)
+    steps = step_events(trace, rank)
     if len(steps):
         return span_window(trace, int(steps[np.argmax(trace.x.dur[steps])]))
-    return whole_trace(trace)
+    return whole_trace(trace, rank)
 
 
 def span_window(trace: Trace, i: int) -> Window:
@@ -48,13 +51,13 @@ def span_window(trace: Trace, i: int) -> Window:
     return Window(trace.name_of(i), int(x.ts[i]), int(x.ts[i] + x.dur[i]), i, trace.track_of(i).rank)
 
 
-def whole_trace(trace: Trace) -> Window:
-    """Every event of the first rank, from the first start to the last end."""
+def whole_trace(trace: Trace, rank: int | None = None) -> Window:
+    """Every event of one rank (the first, by default), from the first start to the last end."""
     x = trace.x
-    if not trace.n:
-        raise WindowError("the trace holds no events")
-    rank = min(t.rank for t in trace.tracks)
+    rank = min(t.rank for t in trace.tracks) if rank is None else rank
     mine = _on_rank(trace, rank)
+    if not mine.any():
+        raise WindowError("the trace holds no events" + (f" of rank {rank}" if trace.job else ""))
     return Window("the whole trace", int(x.ts[mine].min()), int((x.ts[mine] + x.dur[mine]).max()), -1, rank)
 
 
@@ -63,8 +66,8 @@ def _on_rank(trace: Trace, rank: int) -> np.ndarray:
     return ranks[trace.x.track]
 
 
-def _step(trace: Trace, number: int) -> Window:
-    steps = step_events(trace)
+def _step(trace: Trace, number: int, rank: int | None = None) -> Window:
+    steps = step_events(trace, rank)
     for i in steps.tolist():
         m = STEP_NAME.match(trace.name_of(i))
         if m and int(m.group(1)) == number:
@@ -76,18 +79,18 @@ def _step(trace: Trace, number: int) -> Window:
     raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep#{listed}")
 
 
-def annotation_spans(trace: Trace, annotation: str) -> np.ndarray:
+def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> np.ndarray:
     """The CPU spans whose name holds annotation, in time order (the GPU's copies of annotations left out)."""
     hit = np.array([annotation in n for n in trace.names] or [False])
     x = trace.x
-    cpu = np.array([t.kind == "cpu" for t in trace.tracks] or [False])
+    cpu = np.array([t.kind == "cpu" and (rank is None or t.rank == rank) for t in trace.tracks] or [False])
     gpu = np.isin(x.cat, [int(c) for c in GPU_CATS] + [int(Cat.OVERHEAD)])
     sel = np.flatnonzero(hit[x.name] & cpu[x.track] & ~gpu)
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
 
-def _annotation(trace: Trace, annotation: str, instance: int) -> Window:
-    spans = annotation_spans(trace, annotation)
+def _annotation(trace: Trace, annotation: str, instance: int, rank: int | None = None) -> Window:
+    spans = annotation_spans(trace, annotation, rank)
     if not len(spans):
         raise WindowError(f"no span's name holds {annotation!r}")
     if not 0 <= instance < len(spans):
