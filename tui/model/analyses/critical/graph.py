@@ -218,5 +218,8 @@ def _notes(a: Analysis, s: Scope, launch_ts: np.ndarray) -> list[Note]:
 
 
 def _launchy(s: Scope) -> np.ndarray:
-    names = s.trace.names
-    return np.array([bool(LAUNCH_CALL.search(names[int(k)])) for k in s.trace.x.name[s.cpu.ev]], bool)
+    """Per CPU event of the window: is it a call that puts work on the device (by name)?"""
+    names, ev_names = s.trace.names, s.trace.x.name[s.cpu.ev]
+    ids = np.unique(ev_names)
+    hit = ids[[bool(LAUNCH_CALL.search(names[int(k)])) for k in ids]] if len(ids) else ids
+    return np.isin(ev_names, hit)

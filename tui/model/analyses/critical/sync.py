@@ -74,10 +74,12 @@ def sync_edges(s: Scope) -> EdgeList:
 
 
 def _calls(s: Scope, *patterns) -> np.ndarray:
+    """The window's runtime calls whose name matches one of the patterns (each name tested once)."""
     x, names = s.trace.x, s.trace.names
     ev = s.cpu.ev[x.cat[s.cpu.ev] == int(Cat.RUNTIME)]
-    hit = np.array([any(p.search(names[int(k)]) for p in patterns) for k in x.name[ev]], bool)
-    return ev[hit] if len(ev) else ev
+    ids = np.unique(x.name[ev])
+    hit = ids[[any(p.search(names[int(k)]) for p in patterns) for k in ids]] if len(ids) else ids
+    return ev[np.isin(x.name[ev], hit)]
 
 
 def _records(s: Scope, calls: np.ndarray) -> dict[int, int]:
