@@ -81,7 +81,7 @@ def test_a_device_synchronize_waits_for_the_last_kernel_and_the_path_runs_throug
         "ProfilerStep#1",
     ]
     assert [it.kind for it in p.items] == ["cpu_op", "wait", "kernel", "kernel", "kernel", "sync", "cpu_op"]
-    inferred = [n for code, n in p.notes if code == "syncs_inferred"]
+    inferred = [n for code, n in p.caveats if code == "syncs_inferred"]
     assert inferred == ([] if record else [1])
 
 
@@ -139,7 +139,7 @@ def test_a_graph_replay_runs_in_order_on_its_streams_after_its_launch(tmp_path):
         ("G4", "gpu_kernel_kernel_overhead", 50, 2),  # G4 on stream 8 waits for G2 of its own replay
         ("G4", "gpu_compute_bound", 52, 38),
     ]
-    assert ("graph_replays", 1) in p.notes
+    assert ("graph_replays", 1) in p.caveats
 
 
 def test_the_thread_that_called_backward_waits_for_the_engine_thread_and_the_engine_for_it(tmp_path):
@@ -165,7 +165,7 @@ def test_lost_device_records_leave_a_cpu_only_path_that_says_why(tmp_path):
     p = path_of(records_lost(tmp_path))
     covers(p)
     assert us(p) == {"cpu_bound": 100}
-    assert ("device_records_missing", 1) in p.notes  # one launch call; a synchronize launches nothing
+    assert ("device_records_missing", 1) in p.caveats  # one launch call; a synchronize launches nothing
 
 
 @pytest.mark.parametrize(

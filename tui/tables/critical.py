@@ -202,7 +202,7 @@ def us(ns: int) -> float:
 
 
 def notes(p: CriticalPath) -> list[str]:
-    out = [NOTES[code].format(n=n) for code, n in p.notes if code in NOTES]
+    out = [NOTES[code].format(n=n) for code, n in p.caveats if code in NOTES]
     after = p.end_ns - p.span_end_ns
     if p.event >= 0 and after > 0:
         out.insert(

@@ -43,7 +43,7 @@ class Graph:
     floor: np.ndarray  # per edge: its weight where it does not bind
     ends: np.ndarray  # the nodes whose latest ends the path (the span's end, its device work's ends)
     launch_calls: np.ndarray  # the calls that launched device work here
-    notes: list[Note] = field(default_factory=list)
+    caveats: list[Note] = field(default_factory=list)
 
     @cached_property
     def weight(self) -> np.ndarray:
@@ -85,7 +85,7 @@ def build(a: Analysis, window: Window, replayed_by: np.ndarray) -> Graph:
         np.zeros(len(e), np.int64),
         _ends(s, ts),
         _launch_calls(s),
-        s.notes,
+        s.caveats,
     )
     g.floor = _floors(g)
     return g
@@ -114,7 +114,7 @@ def _scope(a: Analysis, window: Window, replayed_by: np.ndarray) -> Scope:
     devl = device_lanes(trace, dev_ev, 2 * len(cpu_ev))
     s = Scope(a, trace, window, w0, w1, cpu, devl, launcher[devl.ev], 2 * len(cpu_ev) + 2 * len(dev_ev))
     s.replayed_by = replayed_by[devl.ev] if len(replayed_by) else np.full(len(devl.ev), -1, np.int64)
-    s.notes = _notes(a, s, launch_ts)
+    s.caveats = _caveats(s)
     return s
 
 
@@ -136,7 +136,7 @@ def _launch_edges(s: Scope) -> EdgeList:
     ok = (s.launcher >= 0) & (node >= 0)
     skew = ok & (x.ts[np.maximum(s.launcher, 0)] > x.ts[s.dev.ev])
     if skew.any():
-        s.notes.append(("launch_skew", int(skew.sum())))
+        s.caveats.append(("launch_skew", int(skew.sum())))
     k = np.flatnonzero(ok & ~skew)
     return edges(node[k], s.dev.start_node[k], Edge.LAUNCH, Bound.LAUNCH_OVERHEAD, Kind.WAIT, s.dev.ev[k])
 
@@ -200,21 +200,21 @@ def _launch_calls(s: Scope) -> np.ndarray:
     return calls[lookup(s.cpu.ev, s.cpu.ev, calls) >= 0]
 
 
-def _notes(a: Analysis, s: Scope, launch_ts: np.ndarray) -> list[Note]:
+def _caveats(s: Scope) -> list[Note]:
     x = s.trace.x
-    notes: list[Note] = []
+    caveats: list[Note] = []
     if s.trace.job:
-        notes.append(("job_rank", s.window.rank))
+        caveats.append(("job_rank", s.window.rank))
     runtime = x.cat[s.cpu.ev] == int(Cat.RUNTIME)
     if not len(s.dev.ev):
         launches = int((runtime & _launchy(s)).sum())
-        notes.append(("device_records_missing", launches) if launches else ("cpu_only", 0))
+        caveats.append(("device_records_missing", launches) if launches else ("cpu_only", 0))
     if len(s.dev.ev) and (s.replayed_by >= 0).any():
-        notes.append(("graph_replays", int(len(np.unique(s.replayed_by[s.replayed_by >= 0])))))
+        caveats.append(("graph_replays", int(len(np.unique(s.replayed_by[s.replayed_by >= 0])))))
     unlinked = int((s.launcher < 0).sum())
     if len(s.dev.ev) and unlinked:
-        notes.append(("unlinked_device", unlinked))
-    return notes
+        caveats.append(("unlinked_device", unlinked))
+    return caveats
 
 
 def _launchy(s: Scope) -> np.ndarray:

@@ -40,7 +40,7 @@ class CriticalPath:
     span_end_ns: int  # the span's own end (its CPU side)
     breakdown: dict[str, int]  # class -> ns, every class; adds up to length_ns
     items: list[PathItem] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    caveats: list[Note] = field(default_factory=list)
 
     @property
     def length_ns(self) -> int:
@@ -107,7 +107,7 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
         breakdown[it.bound_by] += it.dur_ns
     w = g.window
     return CriticalPath(
-        w.name, w.event, w.rank, g.start - origin, end - origin, w.end - origin, breakdown, items, list(g.notes)
+        w.name, w.event, w.rank, g.start - origin, end - origin, w.end - origin, breakdown, items, list(g.caveats)
     )
 
 

@@ -49,7 +49,7 @@ class Scope:
     virtual: int  # the node of the window's start
     replayed_by: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     base: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # per activity: stream/launch bound
-    notes: list[tuple[str, int]] = field(default_factory=list)
+    caveats: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def dev_ts(self) -> np.ndarray:
@@ -96,7 +96,7 @@ def _synchronizes(s: Scope) -> EdgeList:
     calls = _calls(s, SYNC_DEVICE, SYNC_STREAM, SYNC_EVENT)
     records = _records(s, calls)
     if len(calls) > len(records):
-        s.notes.append(("syncs_inferred", len(calls) - len(records)))
+        s.caveats.append(("syncs_inferred", len(calls) - len(records)))
     found = _Finder(s)
     src, dst, own = [], [], []
     for c in calls.tolist():
