@@ -43,6 +43,7 @@ COMMANDS = {
     "memory-json": ["memory", "--format", "json"],
     "roofline": ["roofline"],
     "roofline-json": ["roofline", "--format", "json"],
+    "critical": ["critical"],
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 

@@ -227,7 +227,6 @@ def test_events_on_an_inline_trace_name_step_parent_and_launch(tmp_path):
 
 
 def test_critical_returns_the_clis_json_and_its_ids_are_event_ids(capsys):
-    pytest.importorskip("tui.reports.critical", reason="critical path not merged yet")
     t = tracetui.load(BERT)
     doc = t.critical()
     assert main(["critical", str(BERT), "--format", "json"]) == 0

@@ -152,10 +152,13 @@ async def test_sql_reads_and_writes_no_file(isolated_cache, tmp_path):
 
 
 async def test_critical_with_what_if(isolated_cache):
-    pytest.importorskip("tui.reports.critical", reason="critical path not merged yet")
     t = tracetui.load(BERT)
+    whole = t.critical(what_if=["launch=0"])
     async with serve(isolated_cache) as client:
-        assert await call(client, "critical", trace=BERT) == t.critical()
+        got = await call(client, "critical", trace=BERT, what_if=["launch=0"], limit=5)
+    assert got["path"] == whole["path"][:5] and got["what_if"] == whole["what_if"]
+    assert got["page"]["total"] == len(whole["path"]) and got["page"]["left"] == len(whole["path"]) - 5
+    assert got["length_us"] == whole["length_us"] and got["what_if"]["saving_us"] > 0
 
 
 def test_the_command_line_starts_without_duckdb_or_mcp():

@@ -143,15 +143,17 @@ class Trace:
     ) -> dict:
         """The critical path of a step (or an annotation's instance), what bounds it, and what-if estimates
         (`tracetui critical`)."""
+        from tui.model.analyses.critical import WhatIfError, WindowError
+        from tui.reports.critical import critical_document
+
         try:
-            from tui.reports.critical import critical_document  # type: ignore[import-not-found,unused-ignore]
-        except ModuleNotFoundError as exc:
-            if exc.name != "tui.reports.critical":
-                raise
-            raise UsageError("the critical path is not in this build of tracetui") from None
-        doc = critical_document(
-            self.results, step=step, annotation=annotation, instance=instance, what_if=tuple(what_if)
-        )
+            doc = critical_document(
+                self.results, step=step, annotation=annotation, instance=instance, what_if=tuple(what_if)
+            )
+        except WindowError as exc:
+            raise UsageError(f"{self.path}: {exc}") from None
+        except WhatIfError as exc:
+            raise UsageError(str(exc)) from None
         return self._doc(doc)
 
     def steps(self) -> list[dict]:

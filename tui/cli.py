@@ -123,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         "say what the patterns in a trace mean (cold start, overhead, kernel names...)",
         ("text", "json", "md"),
     )
+    _critical_parser(sub)
     from profiler_runner.cli_args import add_profile_parser
 
     add_profile_parser(sub)
@@ -136,6 +137,37 @@ def build_parser() -> argparse.ArgumentParser:
     add_mcp_parser(sub)
     add_epilogs(sub)
     return parser
+
+
+CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the ops and kernels on the path
+with their share, a line of advice per class that matters; with --what-if, the saving and the new breakdown
+defaults: the slowest ProfilerStep (the whole trace without steps), --format text
+what-if specs (F: times faster, 0: gone; repeat --what-if to combine):
+  kernel:REGEX=F  op:REGEX=F (self time)  launch=0 (as with CUDA graphs)  sync:REGEX=0  cpu=F
+example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
+
+
+def _critical_parser(sub) -> None:
+    p = _one_trace(
+        sub,
+        "critical",
+        "print what bounds a step (its critical path) and what a change would save",
+        ("text", "json", "md"),
+    )
+    p.epilog, p.formatter_class = CRITICAL_EPILOG, argparse.RawDescriptionHelpFormatter
+    window = p.add_mutually_exclusive_group()
+    window.add_argument(
+        "--step", type=int, metavar="N", help="ProfilerStep#N (default: the slowest step, else the trace)"
+    )
+    window.add_argument("--annotation", metavar="NAME", help="a span whose name holds NAME (the first; see --instance)")
+    p.add_argument("--instance", type=count, default=0, metavar="K", help="with --annotation: the K-th span, from 0")
+    p.add_argument(
+        "--what-if",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="kernel:REGEX=F, op:REGEX=F, launch=0, sync:REGEX=0 or cpu=F (F times faster); repeat to combine",
+    )
 
 
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
@@ -278,6 +310,24 @@ def cmd_open(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+def cmd_critical(args: argparse.Namespace) -> int:
+    from .model.analyses.critical import WhatIfError, WindowError, parse_spec
+    from .reports import render_critical
+
+    if args.instance and args.annotation is None:
+        raise UsageError("--instance goes with --annotation")
+    try:
+        specs = [parse_spec(s) for s in args.what_if]  # before loading: a typo costs nothing
+        a = load(args.trace, args.no_cache)
+        text = render_critical(
+            a, args.format, step=args.step, annotation=args.annotation, instance=args.instance, what_if=specs
+        )
+    except (WhatIfError, WindowError) as exc:
+        raise UsageError(f"{args.trace}: {exc}" if isinstance(exc, WindowError) else str(exc)) from None
+    print(text)
+    return 0
+
+
 def cmd_workloads(args: argparse.Namespace) -> int:
     from profiler_runner.registry import describe
 
@@ -324,6 +374,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "summary": cmd_summary,
     "explain": cmd_explain,
+    "critical": cmd_critical,
     "ops": cmd_ops,
     "kernels": cmd_kernels,
     "code": cmd_code,

@@ -69,12 +69,18 @@ def tools(traces: Traces) -> list:
         annotation: str | None = None,
         instance: int = 0,
         what_if: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
     ) -> dict[str, Any]:
-        """The critical path of a step (step: its N; default the typical one) or of an annotation's instance: what
-        bounds it (CPU, GPU compute, communication, launch overhead, ...) and what-if estimates. As `tracetui
-        critical`."""
+        """The critical path of a step (step: ProfilerStep#N; default the slowest step, or the whole trace without
+        steps) or of the instance-th span whose name holds annotation: what bounds it, class by class (cpu_bound,
+        gpu_compute_bound, gpu_kernel_launch_overhead, ...), the path's events (ids usable with `event`), and
+        what-if estimates. what_if specs: 'kernel:REGEX=2' (those kernels 2x faster), 'op:REGEX=2' (CPU ops' self
+        time), 'launch=0' (no launch overhead), 'sync:REGEX=0' (a synchronize removed), 'cpu=2' (all CPU work);
+        they combine. The path is paged by limit and offset. As `tracetui critical`."""
         t = traces.get(trace)
-        return t.critical(step=step, annotation=annotation, instance=instance, what_if=what_if or ())
+        doc = t.critical(step=step, annotation=annotation, instance=instance, what_if=what_if or ())
+        return page(doc, "path", limit, offset) if "path" in doc else doc
 
     def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
         """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).

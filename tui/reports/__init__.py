@@ -9,6 +9,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .critical import render_critical
     from .diff import render_diff
     from .explain import render_explain
     from .memory import render_memory
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from .tables import render_code, render_kernels, render_ops
 
 HOMES = {
+    "render_critical": "critical",
     "render_code": "tables",
     "render_diff": "diff",
     "render_explain": "explain",
@@ -29,6 +31,7 @@ HOMES = {
     "render_summary": "summary",
 }
 __all__ = [
+    "render_critical",
     "render_code",
     "render_diff",
     "render_explain",

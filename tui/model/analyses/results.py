@@ -12,6 +12,7 @@ from ..analysis import Analysis, computed, derived, stored
 from ..load.args import event_args
 from ..store import Blob
 from .code import CodeTable, code_table, python_levels
+from .critical import CriticalPath, critical_path, find_window
 from .details import footprint
 from .explain import Finding, NoteIndex, explain
 from .graphs import graph_owner, replay_extents
@@ -127,3 +128,8 @@ class Results(Analysis):
     def roofline(self) -> Roofline:
         """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline.py)."""
         return roofline(self)
+
+    @stored(Blob(CriticalPath), phase="aggregate")
+    def critical(self) -> CriticalPath:
+        """The critical path of the slowest step, or of the whole trace without steps (critical/)."""
+        return critical_path(self, find_window(self.trace), self.graph_owner)

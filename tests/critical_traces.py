@@ -1,0 +1,102 @@
+"""Small traces whose critical path is known by hand, for the critical path tests (times in us)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import X, write_trace
+
+MAIN, ENGINE = 1, 2  # CPU thread ids
+
+
+def step(n: int, ts: float, dur: float, tid: int = MAIN) -> dict:
+    return X(f"ProfilerStep#{n}", ts, dur, cat="user_annotation", tid=tid)
+
+
+def op(name: str, ts: float, dur: float, tid: int = MAIN) -> dict:
+    return X(name, ts, dur, tid=tid)
+
+
+def call(name: str, ts: float, dur: float, corr: int, tid: int = MAIN) -> dict:
+    """A runtime call (launch, synchronize, ...) with its correlation id."""
+    return X(name, ts, dur, cat="cuda_runtime", tid=tid, correlation=corr)
+
+
+def kernel(name: str, ts: float, dur: float, corr: int, stream: int = 7, cat: str = "kernel") -> dict:
+    return X(name, ts, dur, cat=cat, pid=0, tid=stream, correlation=corr, stream=stream, device=0)
+
+
+def launched(name: str, launch_ts: float, launch_dur: float, ts: float, dur: float, corr: int, stream: int = 7):
+    """A cudaLaunchKernel and its kernel."""
+    return [call("cudaLaunchKernel", launch_ts, launch_dur, corr), kernel(name, ts, dur, corr, stream)]
+
+
+def serial_cpu(tmp: Path) -> Path:
+    """Step [0,100]: A [10,40], B [50,90] with C [60,70] inside: all CPU, 100 us."""
+    events = [step(1, 0, 100), op("A", 10, 30), op("B", 50, 40), op("C", 60, 10)]
+    return write_trace(tmp / "serial.json", events)
+
+
+def gpu_bound(tmp: Path, record: bool = False) -> Path:
+    """Three kernels back to back, then a device synchronize: cpu 10, launch 7, GPU 138 of 155 us."""
+    events = [step(1, 0, 155)]
+    events += launched("K1", 5, 3, 12, 38, corr=1)
+    events += launched("K2", 15, 3, 50, 40, corr=2)
+    events += launched("K3", 25, 3, 90, 60, corr=3)
+    events += [call("cudaDeviceSynchronize", 35, 117, corr=4)]
+    if record:
+        events += [X("Context Sync", 36, 116, cat="cuda_sync", pid=0, tid=-1, correlation=4, stream=-1, device=0)]
+    return write_trace(tmp / ("gpu_bound_rec.json" if record else "gpu_bound.json"), events)
+
+
+def launch_bound(tmp: Path) -> Path:
+    """Five launches 10 us apart, each an 8 us call, kernels of 0.5 us 9 us after the launch starts: the step's CPU
+    ends at 48, its last kernel at 49.5. Path: CPU 40, launch delay 9, GPU 0.5."""
+    events = [step(1, 0, 48)]
+    for i in range(5):
+        events += launched(f"tiny{i}", 10 * i, 8, 10 * i + 9, 0.5, corr=i + 1)
+    return write_trace(tmp / "launch_bound.json", events)
+
+
+def sync_middle(tmp: Path) -> Path:
+    """A stream synchronize waits for an 80 us kernel mid-step, then 80 us of CPU: cpu 110, launch 10, GPU 80."""
+    events = [step(1, 0, 200)]
+    events += launched("K1", 10, 5, 20, 80, corr=1)
+    events += [call("cudaStreamSynchronize", 20, 82, corr=2), op("X", 110, 80)]
+    return write_trace(tmp / "sync_middle.json", events)
+
+
+def event_wait(tmp: Path, record: bool = False) -> Path:
+    """K2 on stream 8 waits (cudaStreamWaitEvent) for K1 on stream 7: cpu 10, launch 10, GPU 130, gap 1."""
+    events = [step(1, 0, 60)]
+    events += launched("K1", 10, 5, 20, 100, corr=1, stream=7)
+    events += [call("cudaEventRecord", 30, 2, corr=2), call("cudaStreamWaitEvent", 35, 2, corr=3)]
+    events += launched("K2", 40, 5, 121, 30, corr=4, stream=8)
+    if record:
+        wait = X("Stream Wait Event", 36, 1, cat="cuda_sync", pid=0, tid=8, correlation=3, stream=8, device=0)
+        wait["args"].update({"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 2})
+        events.append(wait)
+    return write_trace(tmp / ("event_wait_rec.json" if record else "event_wait.json"), events)
+
+
+def graph_replay(tmp: Path) -> Path:
+    """A graph launch replays G1-G3 on stream 7 and G4 on stream 8 after G2: cpu 10, launch 15, GPU 10+14+38,
+    gaps 1+2: 90 us."""
+    events = [step(1, 0, 30), call("cudaGraphLaunch", 10, 10, corr=5)]
+    events += [kernel("G1", 25, 10, 5), kernel("G2", 36, 14, 5), kernel("G3", 51, 29, 5)]
+    events += [kernel("G4", 52, 38, 5, stream=8)]
+    return write_trace(tmp / "graph.json", events)
+
+
+def backward(tmp: Path) -> Path:
+    """The main thread waits in ## backward ## while the autograd engine's thread works: 300 us, all CPU."""
+    events = [step(1, 0, 300), X("## backward ##", 50, 240, cat="user_annotation"), op("aten::ones_like", 52, 18)]
+    events += [op("autograd::engine::evaluate_function: MulBackward0", 80, 70, tid=ENGINE)]
+    events += [op("autograd::engine::evaluate_function: AddBackward0", 160, 120, tid=ENGINE)]
+    return write_trace(tmp / "backward.json", events)
+
+
+def records_lost(tmp: Path) -> Path:
+    """Launch calls and a synchronize, but no device records: the path is CPU only."""
+    events = [step(1, 0, 100), call("cudaLaunchKernel", 10, 5, corr=1), call("cudaDeviceSynchronize", 20, 70, corr=2)]
+    return write_trace(tmp / "lost.json", events)

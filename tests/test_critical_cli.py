@@ -1,0 +1,137 @@
+"""`tracetui critical`: its JSON document, text and markdown, the window options, and bad usage in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SAMPLES, X, write_trace
+from critical_traces import gpu_bound, serial_cpu, sync_middle
+
+from tui.cli import main
+from tui.model import load_trace
+from tui.model.analyses.critical import CLASSES
+from tui.model.analyses.results import Results
+from tui.tables.critical import critical_document
+
+BERT = SAMPLES / "h100-bert-small.json.gz"
+KINDS = {"cpu_op", "runtime", "kernel", "memcpy", "memset", "sync", "wait"}
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["critical", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def doc(capsys, *args: str) -> dict:
+    code, out, err = run(capsys, *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_the_json_document_has_the_issues_keys_and_the_path_covers_the_window(capsys):
+    d = doc(capsys, str(BERT))
+    assert list(d) == ["window", "length_us", "breakdown", "path", "notes"]
+    assert list(d["window"]) == ["name", "start_us", "end_us"] and d["window"]["name"].startswith("ProfilerStep#")
+    assert list(d["breakdown"]) == list(CLASSES)
+    assert sum(d["breakdown"].values()) == pytest.approx(d["length_us"], abs=1e-6)
+    assert d["length_us"] == pytest.approx(d["window"]["end_us"] - d["window"]["start_us"])
+    t = d["window"]["start_us"]
+    for item in d["path"]:
+        assert list(item) == ["id", "name", "kind", "start_us", "dur_us", "bound_by"]
+        assert item["kind"] in KINDS and item["bound_by"] in CLASSES
+        assert item["start_us"] == pytest.approx(t, abs=1e-6)
+        t = item["start_us"] + item["dur_us"]
+    assert t == pytest.approx(d["window"]["end_us"], abs=1e-6)
+
+
+def test_the_python_entry_point_returns_what_the_json_prints(capsys):
+    a = Results(load_trace(BERT))
+    assert critical_document(a, step=6) == doc(capsys, str(BERT), "--step", "6")
+    assert critical_document(a, what_if=["cpu=2"])["what_if"]["specs"] == ["cpu=2"]
+
+
+def test_step_annotation_and_instance_choose_the_window(capsys, tmp_path):
+    trace = str(sync_middle(tmp_path))
+    assert doc(capsys, trace, "--step", "1")["window"]["name"] == "ProfilerStep#1"
+    d = doc(capsys, trace, "--annotation", "cudaStream", "--instance", "0")
+    assert d["window"] == {"name": "cudaStreamSynchronize", "start_us": 20.0, "end_us": 102.0}
+    assert d["breakdown"]["gpu_compute_bound"] == 80  # the call waits for the kernel launched before it
+
+
+def test_text_shows_bars_the_top_of_the_path_and_advice_with_numbers(capsys, tmp_path):
+    code, out, err = run(capsys, str(gpu_bound(tmp_path)))
+    assert code == 0, err
+    assert out.startswith("Critical path of ProfilerStep#1 (0.0 us to 0.15 ms into the trace): 0.15 ms\n")
+    rows = {line.split("   ")[0]: line.split() for line in out.splitlines()}
+    assert rows["GPU compute"][-5:] == ["gpu_compute_bound", "0.14", "ms", "89.0%", "█████████████████████▍"]
+    assert rows["Launch delays"][-5:] == ["gpu_kernel_launch_overhead", "7.0", "us", "4.5%", "█▏"]
+    assert rows["K3"] == ["K3", "kernel", "60.0", "us", "38.7%", "GPU", "compute"]
+    assert "* GPU compute is 89% of the path (0.14 ms): faster kernels shorten the step. Most of it: K3, K2, K1." in out
+
+
+def test_markdown_and_what_if_in_text(capsys, tmp_path):
+    code, out, _ = run(capsys, str(gpu_bound(tmp_path)), "--format", "md", "--what-if", "kernel:K3=2")
+    assert code == 0
+    assert "| Bound by | Class | Time | Share |  |" in out
+    assert "* a 2× faster K3 saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute" in out
+
+
+def test_what_if_json_gives_the_new_length_saving_and_breakdown(capsys, tmp_path):
+    d = doc(capsys, str(gpu_bound(tmp_path)), "--what-if", "kernel:K3=2", "--what-if", "kernel:K2=2")
+    w = d["what_if"]
+    assert (w["specs"], w["matched"]) == (["kernel:K3=2", "kernel:K2=2"], [["K3"], ["K2"]])
+    assert (w["length_us"], w["saving_us"], w["bound_by"]) == (105.0, 50.0, "gpu_compute_bound")
+    assert sum(w["breakdown"].values()) == pytest.approx(w["length_us"])
+    assert w["sentence"].startswith("a 2× faster K3 and a 2× faster K2 saves 50.0 us of 0.15 ms (32%)")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--what-if", "kernel:nothing=2"], "--what-if 'kernel:nothing=2' matches nothing in ProfilerStep#1"),
+        (["--what-if", "kernal:x=2"], "--what-if 'kernal:x=2': start it with one of kernel, op, sync, launch, cpu"),
+        (["--step", "9"], ": no ProfilerStep#9; the trace has ProfilerStep#1"),
+        (["--annotation", "nope"], ": no span's name holds 'nope'"),
+        (["--instance", "1"], "--instance goes with --annotation"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(capsys, tmp_path, args, says):
+    trace = gpu_bound(tmp_path) if "kernel:nothing=2" in args else serial_cpu(tmp_path)
+    code, out, err = run(capsys, str(trace), *args)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and err.startswith("tracetui: error: ") and says in err
+
+
+def test_step_and_annotation_together_are_a_usage_error(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, str(serial_cpu(tmp_path)), "--step", "1", "--annotation", "A")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "not allowed with argument --step" in err
+
+
+def test_a_bad_spec_is_reported_before_the_trace_is_read(capsys, tmp_path):
+    code, _, err = run(capsys, str(tmp_path / "missing.json"), "--what-if", "cpu")
+    assert code == 2 and "--what-if 'cpu': say how much faster" in err
+
+
+def test_a_window_with_no_events_and_an_unreadable_trace_are_one_line(capsys, tmp_path):
+    z = write_trace(tmp_path / "z.json", [X("ProfilerStep#1", 0, 0, "user_annotation"), X("a", 5, 1)])
+    code, _, err = run(capsys, str(z))
+    assert code == 2 and err == f"tracetui: error: {z}: ProfilerStep#1 holds no events (it lasts 0 us)\n"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ nope")
+    code, _, err = run(capsys, str(bad))
+    assert code == 2 and err.count("\n") == 1 and str(bad) in err and bad.read_text() == "{ nope"
+
+
+def test_the_default_windows_path_is_kept_in_the_cache(monkeypatch):
+    Results(load_trace(BERT)).critical  # noqa: B018 - computed and kept
+    import tui.model.analyses.results as results
+
+    def fail(*args, **kwargs):
+        raise AssertionError("recomputed")
+
+    monkeypatch.setattr(results, "critical_path", fail)
+    again = Results(load_trace(BERT))
+    assert again.critical.window.startswith("ProfilerStep#")

@@ -1,0 +1,119 @@
+"""What-if on small traces: the graph re-solved with edges faster or gone, and specs that are wrong said so."""
+
+from __future__ import annotations
+
+import pytest
+from critical_traces import gpu_bound, launch_bound, serial_cpu, sync_middle
+from test_critical import results
+
+from tui.model.analyses.critical import WhatIfError, find_window, parse_spec, what_if, what_if_for_event
+from tui.tables.critical import sentence
+
+
+def solved(path, *specs: str):
+    a = results(path)
+    return what_if(a, find_window(a.trace), [parse_spec(s) for s in specs], a.graph_owner)
+
+
+def after_us(w) -> float:
+    return w.after.length_ns / 1000
+
+
+def test_a_faster_kernel_on_the_path_saves_what_it_loses(tmp_path):
+    w = solved(gpu_bound(tmp_path), "kernel:K3=2")
+    assert (w.before.length_ns, w.saving_ns) == (155_000, 30_000)
+    assert {k: v / 1000 for k, v in w.after.breakdown.items() if v} == {
+        "cpu_bound": 10,
+        "gpu_kernel_launch_overhead": 7,
+        "gpu_compute_bound": 108,
+    }
+    assert sum(w.after.breakdown.values()) == w.after.length_ns
+    assert w.matched == [["K3"]]
+    assert (
+        sentence(w) == "a 2× faster K3 saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute"
+    )
+
+
+def test_kernels_gone_leave_their_launches_with_the_typical_launch_delay(tmp_path):
+    # each kernel then starts at its launch plus the median launch delay where a launch bound (7 us): K3 at 32,
+    # the synchronize returns 2 us later (its own tail), the step 3 us after that
+    w = solved(gpu_bound(tmp_path), "kernel:^K=0")
+    assert after_us(w) == 40
+    assert w.after.bound_by == "cpu_bound"
+    assert sentence(w).endswith("the path then runs mostly through the CPU")
+
+
+def test_launch_overhead_gone_as_with_cuda_graphs(tmp_path):
+    w = solved(launch_bound(tmp_path), "launch=0")
+    assert (w.before.length_ns, after_us(w)) == (49_500, 8.5)  # only the CPU between launches is left
+    assert sentence(w).startswith("no launch overhead (as with CUDA graphs) saves 41.0 us of 49.5 us (83%)")
+
+
+def test_cpu_and_op_self_time_faster_and_specs_combine(tmp_path):
+    trace = serial_cpu(tmp_path)
+    assert after_us(solved(trace, "cpu=2")) == 50
+    assert after_us(solved(trace, "op:^B$=2")) == 85  # B's own 30 us, not C's 10 inside it
+    assert after_us(solved(trace, "op:^C$=0")) == 90
+    assert after_us(solved(trace, "op:^B$=2", "op:^C$=0")) == 75
+    assert after_us(solved(trace, "cpu=2", "op:^A$=3")) == 40  # the other 70 us halved, A (30 us) six times faster
+
+
+def test_a_synchronize_removed_lets_the_cpu_run_on(tmp_path):
+    w = solved(sync_middle(tmp_path), "sync:StreamSync=0")
+    assert (w.saving_ns, w.matched) == (82_000, [["cudaStreamSynchronize"]])
+    assert sentence(w) == (
+        "without the waits of cudaStreamSynchronize saves 82.0 us of 0.20 ms (41%); "
+        "the path still runs mostly through the CPU"
+    )
+
+
+def test_a_change_off_the_path_saves_nothing_and_a_slower_one_costs(tmp_path):
+    trace = sync_middle(tmp_path)
+    assert solved(trace, "op:ProfilerStep=1").saving_ns == 0
+    slower = solved(trace, "kernel:K1=0.5")
+    assert slower.saving_ns == -80_000
+    assert sentence(slower).startswith("a 2× slower K1 costs 80.0 us more than 0.20 ms (40%)")
+
+
+def test_what_if_for_one_event_runs_in_the_step_that_holds_it(tmp_path):
+    a = results(serial_cpu(tmp_path))
+    b = next(i for i in range(a.trace.n) if a.trace.name_of(i) == "B")
+    w = what_if_for_event(a, b, 2.0)
+    assert (w.before.window, w.saving_ns) == ("ProfilerStep#1", 20_000)  # B and C inside it: 40 us halved
+    g = results(gpu_bound(tmp_path))
+    k2 = next(i for i in range(g.trace.n) if g.trace.name_of(i) == "K2")
+    assert what_if_for_event(g, k2, 2.0).saving_ns == 20_000
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("gemm=2", "start it with one of kernel, op, sync, launch, cpu"),
+        ("kernel:gemm", "say how much faster after '='"),
+        ("kernel:=2", "give a pattern (kernel:REGEX=FACTOR)"),
+        ("kernel:(=2", "bad regular expression"),
+        ("kernel:gemm=fast", "the factor must be a number of times faster, or 0 for gone"),
+        ("kernel:gemm=-1", "the factor must be a number"),
+        ("sync:Stream=2", "a synchronize can only be removed (sync:REGEX=0)"),
+        ("launch:x=0", "launch takes no pattern"),
+        ("cpu", "say how much faster"),
+    ],
+)
+def test_a_spec_that_does_not_parse_names_itself_and_what_is_wrong(spec, says):
+    with pytest.raises(WhatIfError) as err:
+        parse_spec(spec)
+    assert str(err.value).startswith(f"--what-if {spec!r}: ") and says in str(err.value)
+
+
+def test_specs_parse_with_their_factor_and_a_pattern_holding_equals_signs():
+    assert parse_spec("kernel:a=b=2x") == parse_spec("kernel:a=b=2x")
+    s = parse_spec("kernel:a=b=2x")
+    assert (s.what, s.pattern, s.factor) == ("kernel", "a=b", 2.0)
+    assert parse_spec("launch=0").factor == 0 and parse_spec("cpu=1.5").factor == 1.5
+
+
+def test_a_spec_that_matches_nothing_in_the_window_is_an_error(tmp_path):
+    with pytest.raises(WhatIfError, match=r"--what-if 'kernel:nothing=2' matches nothing in ProfilerStep#1"):
+        solved(gpu_bound(tmp_path), "kernel:nothing=2")
+    with pytest.raises(WhatIfError, match="matches nothing"):
+        solved(serial_cpu(tmp_path), "launch=0")  # no launches in a CPU-only step

@@ -1,0 +1,124 @@
+"""The lanes of the graph: each CPU thread as a chain of its events' starts and ends, each stream as its activities.
+
+A CPU thread's points are visited as its events nest (a parent's start before its children's, a child's end
+before its parent's), and the stretch after a point belongs to the innermost event open there: the event
+that starts at it, or the parent of the event that ends at it (-1: no recorded event, untraced CPU). On a
+stream, each activity is an edge from its start to its end, and the gap before it an edge from the
+previous activity's end (its start, when the two overlap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...cats import Cat
+from ...trace import Trace
+from .classes import DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
+from .edges import EdgeList, concat, edges
+
+
+@dataclass
+class Lanes:
+    """One side (CPU or device) of the graph: its events (sorted), their start and end nodes, its points in lane order."""
+
+    ev: np.ndarray
+    start_node: np.ndarray  # per event
+    end_node: np.ndarray
+    ts: np.ndarray  # per node (starts, then ends): its time
+    lane: np.ndarray  # per node: its track
+    chain: EdgeList  # consecutive points of a thread; a device activity's start to its end, and the gaps
+    order: np.ndarray  # the nodes in lane order (CPU: as events nest; device: starts by stream)
+    owner: np.ndarray  # per node in lane order: the event the stretch after it belongs to
+
+    @property
+    def events(self) -> np.ndarray:
+        """Per node (starts, then ends): its event."""
+        return np.concatenate([self.ev, self.ev])
+
+
+def cpu_lanes(trace: Trace, depth: np.ndarray, parent: np.ndarray, ev: np.ndarray, first: int) -> Lanes:
+    """The CPU threads' chains: node first + k is the start of ev[k], first + len(ev) + k its end."""
+    x, n = trace.x, len(ev)
+    dur = x.dur[ev]
+    pev = np.concatenate([ev, ev])
+    t = np.concatenate([x.ts[ev], x.ts[ev] + dur])
+    is_end = np.repeat([False, True], n)
+    zero = np.concatenate([dur == 0, dur == 0])
+    group = np.where(zero, 2, np.where(is_end, 0, 1))  # ends, then starts, then zero-length events, at one instant
+    d = depth[pev]
+    lane = x.track[pev].astype(np.int64)
+    order = np.lexsort((is_end, pev, np.where(group == 0, -d, d), group, t, lane))
+    node = first + order
+    owner = np.where(is_end, parent[pev], pev)[order].astype(np.int64)
+    lane_o = lane[order]
+    same = np.flatnonzero(lane_o[1:] == lane_o[:-1])
+    own = owner[same]
+    bound, kind = cpu_class(trace, parent, own)
+    chain = edges(node[same], node[same + 1], Edge.CPU, bound, kind, own)
+    ids = np.arange(n, dtype=np.int64)
+    return Lanes(ev, first + ids, first + n + ids, t, lane, chain, node, owner)
+
+
+def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per CPU stretch: its class (data loading under a DataLoader span, else CPU) and kind (op, runtime, sync)."""
+    bound = np.full(len(owner), int(Bound.CPU), np.int8)
+    kind = np.full(len(owner), int(Kind.CPU_OP), np.int8)
+    if not len(owner):
+        return bound, kind
+    u, inv = np.unique(owner, return_inverse=True)
+    has = u >= 0
+    loader = np.zeros(len(u), bool)
+    loader[has] = _under(trace, parent, u[has], DATA_LOADER)
+    bound[loader[inv]] = int(Bound.DATA_LOADING)
+    x = trace.x
+    runtime = np.zeros(len(u), bool)
+    runtime[has] = x.cat[u[has]] == int(Cat.RUNTIME)
+    blocking = np.zeros(len(u), bool)
+    blocking[has] = _named(trace, u[has], is_blocking)
+    kind[runtime[inv]] = int(Kind.RUNTIME)
+    kind[(runtime & blocking)[inv]] = int(Kind.SYNC)
+    return bound, kind
+
+
+def _named(trace: Trace, ev: np.ndarray, test) -> np.ndarray:
+    names, inv = np.unique(trace.x.name[ev], return_inverse=True)
+    return np.array([bool(test(trace.names[int(k)])) for k in names])[inv] if len(ev) else np.zeros(0, bool)
+
+
+def _under(trace: Trace, parent: np.ndarray, ev: np.ndarray, pattern) -> np.ndarray:
+    """Per event: does its name, or an enclosing event's, match pattern?"""
+    match = np.array([bool(pattern.search(s)) for s in trace.names] or [False])
+    name = trace.x.name
+    hit = match[name[ev]]
+    up = parent[ev].astype(np.int64)
+    while (up >= 0).any():
+        live = up >= 0
+        hit[live] |= match[name[up[live]]]
+        up[live] = parent[up[live]]
+    return hit
+
+
+def device_lanes(trace: Trace, ev: np.ndarray, first: int) -> Lanes:
+    """Each stream's activities by start: node first + k starts ev[k] (in that order), first + len(ev) + k ends it."""
+    x = trace.x
+    ev = ev[np.lexsort((x.dur[ev], x.ts[ev], x.track[ev]))]
+    n = len(ev)
+    ts, end, lane = x.ts[ev], x.ts[ev] + x.dur[ev], x.track[ev].astype(np.int64)
+    ids = np.arange(n, dtype=np.int64)
+    start_node, end_node = first + ids, first + n + ids
+    names, inv = np.unique(x.name[ev], return_inverse=True)
+    cats = x.cat[ev]
+    bound = np.array([int(device_bound(trace.names[int(k)], int(Cat.KERNEL))) for k in names], np.int8)[inv]
+    bound = np.where(cats == int(Cat.KERNEL), bound, int(Bound.GPU_MEMCPY)).astype(np.int8)
+    kind = np.array([int(device_kind(int(c))) for c in cats], np.int8)
+    work = edges(start_node, end_node, Edge.DEVICE, bound, kind, ev)
+    k = np.flatnonzero(lane[1:] == lane[:-1]) + 1  # activities after another on their stream
+    after = end[k - 1] <= ts[k]
+    src = np.where(after, end_node[k - 1], start_node[k - 1])
+    gaps = edges(src, start_node[k], Edge.STREAM, Bound.KERNEL_KERNEL_OVERHEAD, Kind.WAIT, ev[k])
+    chain = concat([work, gaps])
+    return Lanes(
+        ev, start_node, end_node, np.concatenate([ts, end]), np.concatenate([lane, lane]), chain, start_node, ev
+    )

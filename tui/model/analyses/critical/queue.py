@@ -1,0 +1,141 @@
+"""The launch queue behind the path: per stream, the launches not yet started, launch-to-start latency, and
+whether the queue is always empty (the CPU cannot keep the GPU fed) or always full (the CPU waits on it).
+
+A device activity is queued from its launch call's start until it starts (by correlation; a graph launch
+queues every activity it replays). HTA computes the same series as a DataFrame (queue_length_analysis).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...cats import BUSY_CATS
+from ...trace import Trace
+
+EMPTY_SHARE = 0.8  # a stream is starved when this share of its activities were launched onto an idle stream
+FULL_LEVEL = 0.5  # a queue is full when it holds at least this share of its maximum
+FULL_SHARE = 0.5  # for this share of the stream's span or more
+FULL_MIN = 256  # and that maximum is at least this deep (CUDA's launch queue holds about 1,024 launches)
+MIN_ACTIVITIES = 20  # fewer activities on a stream say nothing about its queue
+OUTLIER_FACTOR = 10.0  # a launch-to-start latency this many times the stream's median, and at least
+OUTLIER_MIN_NS = 1_000_000  # 1 ms, is an outlier
+OUTLIERS_KEPT = 20
+
+
+@dataclass
+class QueueSeries:
+    """One stream's queue: from ts[k] on, length[k] launches are waiting to start (ns, raw clock)."""
+
+    track: int
+    ts: np.ndarray
+    length: np.ndarray
+
+
+@dataclass
+class StreamQueue:
+    """One stream's launches: how they queued, and their launch-to-start latency (ns)."""
+
+    track: int
+    activities: int
+    max_length: int
+    mean_length: float  # time-weighted over the stream's span, first launch to last start
+    idle_launches: float  # share of activities launched while nothing was queued or running on the stream
+    full_share: float  # share of the span with the queue at FULL_LEVEL of its maximum or more
+    median_latency_ns: int
+    p90_latency_ns: int
+    outlier_count: int = 0  # activities with an outlying latency
+    outliers: list[int] = field(default_factory=list)  # the slowest of them (OUTLIERS_KEPT), the slowest first
+
+    @property
+    def verdict(self) -> str:
+        """ "empty" (the CPU cannot keep the GPU fed), "full" (the CPU waits on a full queue) or ""."""
+        if self.activities < MIN_ACTIVITIES:
+            return ""
+        if self.idle_launches >= EMPTY_SHARE:
+            return "empty"
+        if self.max_length >= FULL_MIN and self.full_share >= FULL_SHARE:
+            return "full"
+        return ""
+
+
+def _launched(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The device activities with a launch call, and each one's launch time (never after its start)."""
+    x = trace.x
+    dev = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]) & (launcher >= 0))
+    return dev, np.minimum(x.ts[launcher[dev]], x.ts[dev])
+
+
+def queue_series(trace: Trace, launcher: np.ndarray) -> list[QueueSeries]:
+    """Per stream with launched work: its queue length after each launch and each start."""
+    x = trace.x
+    dev, lts = _launched(trace, launcher)
+    out = []
+    for track in np.unique(x.track[dev]).tolist():
+        mine = dev[x.track[dev] == track]
+        t = np.concatenate([lts[x.track[dev] == track], x.ts[mine]])
+        step = np.repeat(np.array([1, -1], np.int64), len(mine))
+        order = np.lexsort((step, t))  # at one instant the start before the launch: a launch that starts at once
+        length = np.cumsum(step[order])
+        last = np.r_[t[order][1:] != t[order][:-1], True]  # one point per instant, after all its changes
+        out.append(QueueSeries(int(track), t[order][last], length[last]))
+    return out
+
+
+def launch_latency(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per launched device activity: its index and its launch-to-start latency (ns; the launch call's start to
+    the activity's start, as the kernels table reports it)."""
+    dev, lts = _launched(trace, launcher)
+    return dev, trace.x.ts[dev] - lts
+
+
+def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
+    """Per stream with launched work: its queue's depth, how often it ran dry, its latencies and their outliers."""
+    x = trace.x
+    dev, latency = launch_latency(trace, launcher)
+    series = {s.track: s for s in queue_series(trace, launcher)}
+    out = []
+    for track, s in series.items():
+        mine = x.track[dev] == track
+        ev, lat = dev[mine], latency[mine]
+        med = int(np.median(lat))
+        slow = np.flatnonzero((lat >= OUTLIER_FACTOR * med) & (lat >= OUTLIER_MIN_NS))
+        slow = slow[np.argsort(-lat[slow], kind="stable")]
+        mean, full = _time_shares(s)
+        out.append(
+            StreamQueue(
+                track,
+                len(ev),
+                int(s.length.max()),
+                mean,
+                _idle_launches(trace, ev, x.ts[ev] - lat),
+                full,
+                med,
+                int(np.percentile(lat, 90)),
+                len(slow),
+                ev[slow[:OUTLIERS_KEPT]].tolist(),
+            )
+        )
+    return out
+
+
+def _time_shares(s: QueueSeries) -> tuple[float, float]:
+    """The queue's time-weighted mean length, and the share of time at FULL_LEVEL of its maximum or more."""
+    span = int(s.ts[-1] - s.ts[0])
+    if span <= 0:
+        return float(s.length.max()), 1.0
+    held = np.diff(s.ts)
+    level = s.length[:-1]
+    deep = level >= FULL_LEVEL * s.length.max()
+    return float((held * level).sum() / span), float(held[deep].sum() / span)
+
+
+def _idle_launches(trace: Trace, ev: np.ndarray, lts: np.ndarray) -> float:
+    """The share of a stream's activities launched when every earlier one on it had ended (the stream idle)."""
+    x = trace.x
+    order = np.argsort(x.ts[ev], kind="stable")
+    ev, lts = ev[order], lts[order]
+    ends = np.maximum.accumulate(x.ts[ev] + x.dur[ev])
+    before = np.r_[np.iinfo(np.int64).min, ends[:-1]]
+    return float((before <= lts).mean()) if len(ev) else 0.0

@@ -1,0 +1,182 @@
+"""A job's critical path: each rank's path over one step, and which rank the others wait for in collectives.
+
+Each rank's window is its own ProfilerStep#N (or the K-th span of an annotation, or its whole trace); the
+ranks' clocks were lined up on load. A collective kernel launched in the window is matched to the same
+collective on the other ranks by its sequence number (Kineto's Seq, on the kernel or on the op that launched
+it) where the trace has one, else by its order among the window's collectives of its process group. The rank
+whose kernel starts last arrived last: on every other rank, the collective's time until then is a wait for
+it. The rank the others' paths wait for most bounds the job's step (without such waits, the longest path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...analysis import Analysis
+from ...cats import Cat
+from ...load.args import event_args
+from ...steps import STEP_NAME
+from ..kernel_roles import role
+from .path import CriticalPath, critical_path
+from .window import Window, WindowError, find_window, whole_trace
+
+SEQ_ARGS = ("Seq", "seq", "Comms Id")
+GROUP_ARGS = ("Process Group Name", "Process Group Description", "pg_name")
+UP = 8  # enclosing ops looked at for a launch's sequence number
+
+
+@dataclass
+class Wait:
+    """One rank's wait in a collective for the rank that arrived last (ns)."""
+
+    rank: int
+    for_rank: int
+    collective: str
+    event: int  # the waiting rank's collective kernel
+    wait_ns: int  # from its kernel's start to the last arrival's start
+    on_path_ns: int  # how much of that is on the waiting rank's critical path
+
+
+@dataclass
+class JobPath:
+    """Every rank's path over one window, the waits between them, and the rank that bounds the job's step."""
+
+    window: str
+    paths: dict[int, CriticalPath]
+    waits: list[Wait] = field(default_factory=list)
+    left_out: dict[int, str] = field(default_factory=dict)  # rank -> why it has no path
+    matched_by: str = ""  # "sequence numbers" or "order per process group"
+
+    def held_ns(self) -> dict[int, int]:
+        """Per rank: how long the other ranks' paths wait for it."""
+        held = dict.fromkeys(self.paths, 0)
+        for w in self.waits:
+            held[w.for_rank] += w.on_path_ns
+        return held
+
+    @property
+    def bound_rank(self) -> int:
+        held = self.held_ns()
+        if any(held.values()):
+            return max(held, key=lambda r: (held[r], -r))
+        return max(self.paths, key=lambda r: (self.paths[r].length_ns, -r))
+
+    def own_breakdown(self, rank: int) -> dict[str, int]:
+        """A rank's breakdown with its own waits for other ranks taken out of its collectives."""
+        out = dict(self.paths[rank].breakdown)
+        waited = sum(w.on_path_ns for w in self.waits if w.rank == rank)
+        out["gpu_communication_bound"] = max(out.get("gpu_communication_bound", 0) - waited, 0)
+        return out
+
+
+def job_path(
+    a: Analysis,
+    replayed_by: np.ndarray,
+    step: int | None = None,
+    annotation: str | None = None,
+    instance: int = 0,
+) -> JobPath:
+    """Each rank's path over the same window, and the collectives' waits between the ranks."""
+    first = find_window(a.trace, step, annotation, instance)
+    job = JobPath(first.name if first.event >= 0 else "the whole trace", {})
+    windows: dict[int, Window] = {}
+    for rank in sorted({t.rank for t in a.trace.tracks if t.kind != "meta"}):
+        try:
+            windows[rank] = _window_of(a, first, rank, annotation, instance)
+            job.paths[rank] = critical_path(a, windows[rank], replayed_by)
+        except WindowError as exc:
+            job.left_out[rank] = str(exc)
+    if not job.paths:
+        raise WindowError(f"no rank has {job.window}")
+    found = {r: _collectives(a, windows[r]) for r in job.paths}
+    job.matched_by = (
+        "sequence numbers" if any(k[0] == "seq" for c in found.values() for k in c) else ("order per process group")
+    )
+    job.waits = _waits(a, job, found)
+    return job
+
+
+def _window_of(a: Analysis, first: Window, rank: int, annotation: str | None, instance: int) -> Window:
+    if annotation is not None:
+        return find_window(a.trace, annotation=annotation, instance=instance, rank=rank)
+    m = STEP_NAME.match(first.name) if first.event >= 0 else None
+    if m:
+        return find_window(a.trace, step=int(m.group(1)), rank=rank)
+    return whole_trace(a.trace, rank)
+
+
+def _collectives(a: Analysis, w: Window) -> dict[tuple, int]:
+    """The collective kernels launched in a rank's window, by match key: (seq, group, n) or (order, group, k)."""
+    x = a.trace.x
+    gpu = np.array([t.kind == "gpu" and t.rank == w.rank for t in a.trace.tracks] or [False])
+    names = np.unique(x.name[gpu[x.track] & (x.cat == int(Cat.KERNEL))])
+    comm = {int(k) for k in names if role(a.trace.names[int(k)]) == "collective"}
+    ev = np.flatnonzero(gpu[x.track] & (x.cat == int(Cat.KERNEL)) & np.isin(x.name, list(comm)))
+    launcher = a.links.launcher[ev]
+    t = np.where(launcher >= 0, x.ts[np.maximum(launcher, 0)], x.ts[ev])
+    ev = ev[(t >= w.start) & (t < w.end)]
+    ev = ev[np.argsort(x.ts[ev], kind="stable")]
+    out: dict[tuple, int] = {}
+    count: dict[str, int] = {}
+    for i in ev.tolist():
+        args = event_args(a.trace, i)
+        group = str(next((args[k] for k in GROUP_ARGS if k in args), ""))
+        seq = _seq(a, i, args)
+        if seq is not None:
+            out[("seq", group, seq)] = i
+        else:
+            count[group] = count.get(group, 0) + 1
+            out[("order", group, count[group])] = i
+    return out
+
+
+def _seq(a: Analysis, kernel: int, args: dict):
+    """The collective's sequence number: on the kernel, or on an op above its launch (record_param_comms)."""
+    for k in SEQ_ARGS:
+        if k in args:
+            return args[k]
+    up = int(a.links.launcher[kernel])
+    parent = a.nesting.time_parent
+    for _ in range(UP):
+        if up < 0:
+            return None
+        if "comms" in a.trace.name_of(up) or "nccl" in a.trace.name_of(up).lower():
+            found = event_args(a.trace, up)
+            for k in SEQ_ARGS:
+                if k in found:
+                    return found[k]
+        up = int(parent[up])
+    return None
+
+
+def _waits(a: Analysis, job: JobPath, found: dict[int, dict[tuple, int]]) -> list[Wait]:
+    x = a.trace.x
+    out = []
+    for key in sorted({k for c in found.values() for k in c}, key=str):
+        here = {r: c[key] for r, c in found.items() if key in c}
+        if len(here) < 2:
+            continue
+        last = max(here, key=lambda r: (int(x.ts[here[r]]), -r))
+        arrived = int(x.ts[here[last]])
+        for r, ev in here.items():
+            start, end = int(x.ts[ev]), int(x.ts[ev] + x.dur[ev])
+            if r == last or arrived <= start:
+                continue
+            until = min(arrived, end)
+            out.append(
+                Wait(r, last, a.trace.name_of(ev), ev, until - start, _on_path(a, job.paths[r], ev, start, until))
+            )
+    return out
+
+
+def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int) -> int:
+    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev."""
+    o = a.trace.origin
+    s, u = start - o, until - o
+    return sum(
+        max(0, min(it.start_ns + it.dur_ns, u) - max(it.start_ns, s))
+        for it in path.items
+        if it.event == ev and it.kind == "kernel"
+    )

@@ -1,0 +1,194 @@
+"""What-if: the window's graph re-solved with some edges faster, slower or gone.
+
+Specs (FACTOR: how many times faster; 0: gone):
+  kernel:REGEX=FACTOR   device activities whose name matches (kernels, copies, memsets)
+  op:REGEX=FACTOR       the self time of CPU events whose name matches (ops, annotations, runtime calls)
+  launch=FACTOR         the launch delays and the CPU time of the launch calls (0: as with CUDA graphs)
+  sync:REGEX=0          the waits of the blocking calls whose name, or an enclosing op's, matches
+  cpu=FACTOR            all CPU time on every thread
+Factors of several specs that touch one edge multiply. The order of work stays as recorded: a kernel still
+runs after the one before it on its stream, an op after the one before it on its thread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...analysis import Analysis
+from ...steps import step_events
+from ..graphs import graph_owner
+from .classes import Edge, Kind
+from .graph import Graph
+from .path import CriticalPath, graph, path_of
+from .solve import solve
+from .window import Window, span_window, whole_trace
+
+WHATS = ("kernel", "op", "sync", "launch", "cpu")
+_FACTOR = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×]?\s*$")
+
+
+class WhatIfError(ValueError):
+    """A --what-if spec that does not parse or matches nothing in the window: a usage error naming the spec."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One change: what it touches, the pattern names must match ("" for all), the factor (times faster; 0: gone)."""
+
+    text: str
+    what: str  # kernel | op | sync | launch | cpu | event
+    pattern: str = ""
+    factor: float = 2.0
+    event: int = -1  # what == "event": one event (a device activity, or a CPU event with what runs under it)
+
+
+@dataclass
+class WhatIf:
+    """The path before and after the changes; matched: per spec, the distinct names it touched (the first few)."""
+
+    specs: list[Spec]
+    before: CriticalPath
+    after: CriticalPath
+    matched: list[list[str]] = field(default_factory=list)
+
+    @property
+    def saving_ns(self) -> int:
+        return self.before.length_ns - self.after.length_ns
+
+
+def parse_spec(text: str) -> Spec:
+    """A spec as written on the command line (raises WhatIfError saying what is wrong with it)."""
+    what, sep, rest = text.partition(":")
+    if not sep:
+        what, _, rest = text.partition("=")
+        what, rest = what.strip(), "=" + rest if "=" in text else ""
+    what = what.strip()
+    if what not in WHATS:
+        raise WhatIfError(f"--what-if {text!r}: start it with one of {', '.join(WHATS)} (e.g. kernel:gemm=2)")
+    pattern, eq, factor_text = rest.rpartition("=")
+    if not eq:
+        raise WhatIfError(f"--what-if {text!r}: say how much faster after '=' (e.g. {what}{':REGEX' if sep else ''}=2)")
+    if what in ("launch", "cpu") and pattern:
+        raise WhatIfError(f"--what-if {text!r}: {what} takes no pattern ({what}=FACTOR)")
+    if what in ("kernel", "op", "sync") and not pattern:
+        raise WhatIfError(f"--what-if {text!r}: give a pattern ({what}:REGEX=FACTOR)")
+    factor = _factor(text, factor_text)
+    if what == "sync" and factor != 0:
+        raise WhatIfError(f"--what-if {text!r}: a synchronize can only be removed (sync:REGEX=0)")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise WhatIfError(f"--what-if {text!r}: bad regular expression: {exc}") from None
+    return Spec(text, what, pattern, factor)
+
+
+def _factor(text: str, value: str) -> float:
+    m = _FACTOR.match(value)
+    if not m:
+        raise WhatIfError(f"--what-if {text!r}: the factor must be a number of times faster, or 0 for gone")
+    return float(m.group(1))
+
+
+def what_if(a: Analysis, window: Window, specs: list[Spec], replayed_by: np.ndarray) -> WhatIf:
+    """The window's path as recorded and with every spec applied at once."""
+    g = graph(a, window, replayed_by)
+    before = path_of(a, g, None, None)
+    scale = np.ones(len(g.e))
+    alive = np.ones(len(g.e), bool)
+    matched = []
+    for spec in specs:
+        hit, gone, names = _match(a, g, spec)
+        if not hit.any() and not gone.any():
+            raise WhatIfError(f"--what-if {spec.text!r} matches nothing in {window.name}")
+        scale[hit] *= 0.0 if spec.factor == 0 else 1.0 / spec.factor
+        alive &= ~gone
+        matched.append(names)
+    times, bind = solve(g, g.dp_weight() * scale, alive)
+    return WhatIf(specs, before, path_of(a, g, times, bind), matched)
+
+
+def _match(a: Analysis, g: Graph, spec: Spec) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The edges a spec scales, the edges it removes, and the names it touched."""
+    e, none = g.e, np.zeros(len(g.e), bool)
+    if spec.what == "cpu":
+        return (e.rule == int(Edge.CPU)) | (e.rule == int(Edge.WAKE)), none, []
+    if spec.what == "launch":
+        calls = np.isin(e.owner, g.launch_calls) & (e.rule == int(Edge.CPU))
+        return (e.rule == int(Edge.LAUNCH)) | calls, none, []
+    if spec.what == "event":
+        return _event_edges(a, g, spec.event), none, [a.trace.name_of(spec.event)]
+    if spec.what == "sync":
+        return _sync_edges(a, g, spec.pattern)
+    rule = Edge.DEVICE if spec.what == "kernel" else Edge.CPU
+    hit = (e.rule == int(rule)) & _named(a, e.owner, spec.pattern)
+    return hit, none, _names(a, e.owner[hit])
+
+
+def _named(a: Analysis, owner: np.ndarray, pattern: str) -> np.ndarray:
+    """Per owner: does its name match (-1 never does)?"""
+    rx = re.compile(pattern)
+    x = a.trace.x
+    ok = owner >= 0
+    names, inv = np.unique(x.name[owner[ok]], return_inverse=True)
+    hit = np.zeros(len(owner), bool)
+    hit[ok] = np.array([bool(rx.search(a.trace.names[int(k)])) for k in names], bool)[inv] if len(names) else False
+    return hit
+
+
+def _names(a: Analysis, owner: np.ndarray, most: int = 5) -> list[str]:
+    ids = np.unique(a.trace.x.name[owner[owner >= 0]])
+    return [a.trace.names[int(k)] for k in ids[:most]]
+
+
+def _sync_edges(a: Analysis, g: Graph, pattern: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A synchronize removed: its waits gone and its own CPU time with them."""
+    e = g.e
+    calls = np.unique(np.concatenate([e.owner[e.rule == int(Edge.SYNC)], e.owner[e.kind == int(Kind.SYNC)]]))
+    calls = calls[calls >= 0]
+    parent = a.nesting.time_parent
+    hit = _named(a, calls, pattern)
+    up = parent[calls].astype(np.int64)
+    while (up >= 0).any():
+        hit |= _named(a, up, pattern)
+        up = np.where(up >= 0, parent[np.maximum(up, 0)], -1)
+    chosen = calls[hit]
+    mine = np.isin(e.owner, chosen)
+    return mine & (e.rule == int(Edge.CPU)), mine & (e.rule == int(Edge.SYNC)), _names(a, chosen)
+
+
+def _event_edges(a: Analysis, g: Graph, event: int) -> np.ndarray:
+    """One event's own edges: a device activity's span, or the CPU stretches of an event and what runs under it."""
+    e = g.e
+    if (e.owner[e.rule == int(Edge.DEVICE)] == event).any():
+        return (e.rule == int(Edge.DEVICE)) & (e.owner == event)
+    parent = a.nesting.time_parent
+    cpu = (e.rule == int(Edge.CPU)) & (e.owner >= 0)
+    under = np.zeros(len(e), bool)
+    up = np.where(cpu, e.owner, -1)
+    while (up >= 0).any():
+        under |= up == event
+        up = np.where(up >= 0, parent[np.maximum(up, 0)], -1)
+    return under
+
+
+def what_if_for_event(a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None) -> WhatIf:
+    """If one event were factor times faster (0: gone): a device activity's span, or a CPU event and what runs
+    under it on its thread; solved in the ProfilerStep that holds it (the whole trace outside any step)."""
+    owner = graph_owner(a.trace) if replayed_by is None else replayed_by
+    name = a.trace.name_of(event)
+    spec = Spec(f"{name}={factor:g}", "event", "", factor, event)
+    return what_if(a, window_of(a, event), [spec], owner)
+
+
+def window_of(a: Analysis, event: int) -> Window:
+    """The ProfilerStep of the event's rank that holds it (a device activity: where it was launched from)."""
+    x = a.trace.x
+    launcher = int(a.links.launcher[event])
+    t = int(x.ts[launcher if launcher >= 0 else event])
+    rank = a.trace.track_of(event).rank
+    steps = step_events(a.trace, rank)
+    inside = steps[(x.ts[steps] <= t) & (x.ts[steps] + x.dur[steps] >= t)]
+    return span_window(a.trace, int(inside[0])) if len(inside) else whole_trace(a.trace)

@@ -1,0 +1,100 @@
+"""The window a critical path covers: a ProfilerStep, the K-th span of an annotation, or the whole trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...cats import GPU_CATS, Cat
+from ...steps import STEP_NAME, step_events
+from ...trace import Trace
+
+
+class WindowError(ValueError):
+    """A window the trace does not have (no such step, annotation or instance): a usage error."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """A span of one rank's CPU time (ns, raw clock); event -1 is the whole trace.
+
+    The path runs from start to the later of end and the end of the device work launched inside the
+    window (a step's kernels finish after its CPU side returns).
+    """
+
+    name: str
+    start: int
+    end: int
+    event: int
+    rank: int
+
+
+def find_window(
+    trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0, rank: int | None = None
+) -> Window:
+    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace);
+    of one rank, if given (a folder of ranks: every rank's otherwise)."""
+    if step is not None:
+        return _step(trace, step, rank)
+    if annotation is not None:
+        return _annotation(trace, annotation, instance, rank)
+    steps = step_events(trace, rank)
+    if len(steps):
+        return span_window(trace, int(steps[np.argmax(trace.x.dur[steps])]))
+    return whole_trace(trace, rank)
+
+
+def span_window(trace: Trace, i: int) -> Window:
+    """The window of one CPU span (a step, an annotation, an op)."""
+    x = trace.x
+    return Window(trace.name_of(i), int(x.ts[i]), int(x.ts[i] + x.dur[i]), i, trace.track_of(i).rank)
+
+
+def whole_trace(trace: Trace, rank: int | None = None) -> Window:
+    """Every event of one rank (the first, by default), from the first start to the last end."""
+    x = trace.x
+    rank = min(t.rank for t in trace.tracks) if rank is None else rank
+    mine = _on_rank(trace, rank)
+    if not mine.any():
+        raise WindowError("the trace holds no events" + (f" of rank {rank}" if trace.job else ""))
+    return Window("the whole trace", int(x.ts[mine].min()), int((x.ts[mine] + x.dur[mine]).max()), -1, rank)
+
+
+def _on_rank(trace: Trace, rank: int) -> np.ndarray:
+    ranks = np.array([t.rank == rank and t.kind != "meta" for t in trace.tracks] or [False])
+    return ranks[trace.x.track]
+
+
+def _step(trace: Trace, number: int, rank: int | None = None) -> Window:
+    steps = step_events(trace, rank)
+    for i in steps.tolist():
+        m = STEP_NAME.match(trace.name_of(i))
+        if m and int(m.group(1)) == number:
+            return span_window(trace, i)
+    have = sorted({int(m.group(1)) for i in steps.tolist() if (m := STEP_NAME.match(trace.name_of(i)))})
+    if not have:
+        raise WindowError(f"no ProfilerStep#{number}: the trace has no ProfilerStep spans (leave out --step)")
+    listed = f"{have[0]}-{have[-1]}" if have == list(range(have[0], have[-1] + 1)) else ", ".join(map(str, have[:12]))
+    raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep#{listed}")
+
+
+def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> np.ndarray:
+    """The CPU spans whose name holds annotation, in time order (the GPU's copies of annotations left out)."""
+    hit = np.array([annotation in n for n in trace.names] or [False])
+    x = trace.x
+    cpu = np.array([t.kind == "cpu" and (rank is None or t.rank == rank) for t in trace.tracks] or [False])
+    gpu = np.isin(x.cat, [int(c) for c in GPU_CATS] + [int(Cat.OVERHEAD)])
+    sel = np.flatnonzero(hit[x.name] & cpu[x.track] & ~gpu)
+    return sel[np.argsort(x.ts[sel], kind="stable")]
+
+
+def _annotation(trace: Trace, annotation: str, instance: int, rank: int | None = None) -> Window:
+    spans = annotation_spans(trace, annotation, rank)
+    if not len(spans):
+        raise WindowError(f"no span's name holds {annotation!r}")
+    if not 0 <= instance < len(spans):
+        raise WindowError(
+            f"--instance {instance}: {len(spans)} span(s) hold {annotation!r} (instances 0-{len(spans) - 1})"
+        )
+    return span_window(trace, int(spans[instance]))

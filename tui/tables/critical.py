@@ -1,0 +1,339 @@
+"""The critical path: its JSON document, bars, the top of the path, advice, notes and what-if sentences, defined once.
+
+critical_document() is the one entry point the command line, the Python API and the MCP server share: it
+returns exactly what `tracetui critical --format json` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..fmt import short_name
+from ..model.analyses import critical as model
+from ..model.analyses.critical import (
+    CLASSES,
+    CriticalPath,
+    Spec,
+    WhatIf,
+    WhatIfError,
+    critical_path,
+    find_window,
+    parse_spec,
+)
+from ..model.analyses.critical.ranks import JobPath, job_path
+from ..model.analyses.results import Results
+from ..model.cats import Cat
+from ..model.steps import STEP_NAME
+from ..model.trace import Trace
+
+TITLES = {
+    "cpu_bound": "CPU work",
+    "gpu_compute_bound": "GPU compute",
+    "gpu_communication_bound": "GPU communication",
+    "gpu_memcpy_bound": "GPU copies",
+    "gpu_kernel_launch_overhead": "Launch delays",
+    "gpu_kernel_kernel_overhead": "Gaps between kernels",
+    "data_loading": "Data loading",
+    "idle": "Nothing recorded",
+}
+THROUGH = {  # "the path then runs through ..."
+    "cpu_bound": "the CPU",
+    "gpu_compute_bound": "GPU compute",
+    "gpu_communication_bound": "collectives",
+    "gpu_memcpy_bound": "copies",
+    "gpu_kernel_launch_overhead": "launch delays",
+    "gpu_kernel_kernel_overhead": "gaps between kernels",
+    "data_loading": "data loading",
+    "idle": "unrecorded time",
+}
+ADVICE_MIN = 0.05  # a class gets a line of advice from this share of the path on
+TOP = 10  # items of the path listed, the most time first
+# Advice per class: {share} of the path, {time} on it, {top} its leading items.
+ADVICE = {
+    "cpu_bound": "CPU work is {share} of the path ({time}); the GPU waits for it. Most of it: {top}. Cut Python "
+    "and per-op overhead: torch.compile, CUDA graphs, fewer and larger ops.",
+    "gpu_compute_bound": "GPU compute is {share} of the path ({time}): faster kernels shorten the step. Most of "
+    "it: {top}. See how close they run to the GPU's roofs (tracetui roofline); bf16/tf32 and fusion "
+    "(torch.compile) help.",
+    "gpu_communication_bound": "Collectives are {share} of the path ({time}): {top}. Overlap them with compute "
+    "(DDP bucket size, FSDP prefetch), or find the slow rank they wait for (tracetui ranks).",
+    "gpu_memcpy_bound": "Copies are {share} of the path ({time}): {top}. Pin host memory and copy with "
+    "non_blocking=True; keep data on the GPU.",
+    "gpu_kernel_launch_overhead": "Kernels wait for their launch for {share} of the path ({time}): the CPU cannot "
+    "keep the GPU fed. CUDA graphs (torch.compile mode='reduce-overhead') or fewer, larger kernels.",
+    "gpu_kernel_kernel_overhead": "Gaps between kernels are {share} of the path ({time}): many short kernels back "
+    "to back, or kernels waiting on other streams. Fuse them (torch.compile).",
+    "data_loading": "Data loading is {share} of the path ({time}): {top}. More DataLoader workers, "
+    "pin_memory=True, prefetching.",
+    "idle": "{time} of the path ({share}) has nothing recorded on it: no thread or stream of the trace "
+    "explains that stretch.",
+}
+NOTES = {
+    "job_rank": "a job of several ranks: this is the path of rank {n}",
+    "device_records_missing": "the trace made {n:,} launch calls but recorded no device activity: the path is "
+    "CPU only, and every wait on the GPU counts as CPU time",
+    "cpu_only": "no device activity: the path runs through the CPU threads",
+    "graph_replays": "{n:,} graph replay(s): their kernels run in order on their streams after the graph launch",
+    "unlinked_device": "{n:,} device activities have no launch call recorded: their stream alone explains their start",
+    "syncs_inferred": "{n:,} synchronize call(s) have no cuda_sync record (torch before 2.2): what they waited for is "
+    "inferred from their own spans",
+    "launch_skew": "{n:,} device activities start before their launch call (the GPU's clock runs ahead): their "
+    "launch edges are left out",
+}
+
+
+@dataclass
+class Report:
+    """A critical path, and the what-if on it if one was asked for; on a folder of ranks, the job's paths too
+    (path is then the path of the rank that bounds the job's step)."""
+
+    path: CriticalPath
+    whatif: WhatIf | None = None
+    job: JobPath | None = None
+
+
+def compute(
+    results: Results,
+    *,
+    step: int | None = None,
+    annotation: str | None = None,
+    instance: int = 0,
+    what_if: Sequence[str | Spec] = (),
+) -> Report:
+    """The path of the window asked for (the cached default without one), and the what-if if specs are given."""
+    specs = [parse_spec(s) if isinstance(s, str) else s for s in what_if]
+    if results.trace.job:
+        if specs:
+            raise WhatIfError("--what-if works on one rank's path: give that rank's trace file")
+        job = job_path(results, results.graph_owner, step, annotation, instance)
+        return Report(job.paths[job.bound_rank], job=job)
+    if step is None and annotation is None and not specs:
+        return Report(results.critical)
+    window = find_window(results.trace, step, annotation, instance)
+    if not specs:
+        return Report(critical_path(results, window, results.graph_owner))
+    found = model.what_if(results, window, specs, results.graph_owner)
+    return Report(found.before, found)
+
+
+def critical_document(
+    results: Results,
+    *,
+    step: int | None = None,
+    annotation: str | None = None,
+    instance: int = 0,
+    what_if: Sequence[str | Spec] = (),
+) -> dict[str, Any]:
+    """Exactly what `tracetui critical --format json` prints (WindowError, WhatIfError: bad usage)."""
+    return document(compute(results, step=step, annotation=annotation, instance=instance, what_if=what_if))
+
+
+def document(report: Report) -> dict[str, Any]:
+    if report.job is not None:
+        return job_document(report.job)
+    return path_document(report)
+
+
+def job_document(job: JobPath) -> dict[str, Any]:
+    """A folder of ranks: each rank's path and its waits, and the rank that bounds the job's step."""
+    held = job.held_ns()
+    bound = job.bound_rank
+    own = job.own_breakdown(bound)
+    return {
+        "window": job.window,
+        "ranks": [
+            {
+                "rank": r,
+                **path_document(Report(p)),
+                "waits": [
+                    {
+                        "for_rank": w.for_rank,
+                        "collective": w.collective,
+                        "id": w.event,
+                        "wait_us": us(w.wait_ns),
+                        "on_path_us": us(w.on_path_ns),
+                    }
+                    for w in job.waits
+                    if w.rank == r
+                ],
+            }
+            for r, p in job.paths.items()
+        ],
+        "left_out": [{"rank": r, "why": why} for r, why in job.left_out.items()],
+        "job": {
+            "bound_rank": bound,
+            "bound_by": max(own, key=lambda c: own[c]),
+            "held_us": {str(r): us(ns) for r, ns in held.items()},
+            "matched_by": job.matched_by,
+        },
+    }
+
+
+def path_document(report: Report) -> dict[str, Any]:
+    p = report.path
+    doc: dict[str, Any] = {
+        "window": {"name": p.window, "start_us": us(p.start_ns), "end_us": us(p.end_ns)},
+        "length_us": us(p.length_ns),
+        "breakdown": {c: us(p.breakdown.get(c, 0)) for c in CLASSES},
+        "path": [
+            {
+                "id": it.event,
+                "name": it.name,
+                "kind": it.kind,
+                "start_us": us(it.start_ns),
+                "dur_us": us(it.dur_ns),
+                "bound_by": it.bound_by,
+            }
+            for it in p.items
+        ],
+        "notes": notes(p),
+    }
+    if report.whatif is not None:
+        doc["what_if"] = whatif_fields(report.whatif)
+    return doc
+
+
+def us(ns: int) -> float:
+    return round(ns / 1000.0, 3)
+
+
+def notes(p: CriticalPath) -> list[str]:
+    out = [NOTES[code].format(n=n) for code, n in p.caveats if code in NOTES]
+    after = p.end_ns - p.span_end_ns
+    if p.event >= 0 and after > 0:
+        out.insert(
+            0, f"the device work launched in {p.window} ends {when(after)} after its CPU side: the path covers it"
+        )
+    return out
+
+
+def whatif_fields(w: WhatIf) -> dict[str, Any]:
+    a = w.after
+    return {
+        "specs": [s.text for s in w.specs],
+        "matched": w.matched,
+        "length_us": us(a.length_ns),
+        "saving_us": us(w.saving_ns),
+        "saving_share": w.saving_ns / w.before.length_ns if w.before.length_ns else 0.0,
+        "breakdown": {c: us(a.breakdown.get(c, 0)) for c in CLASSES},
+        "bound_by": a.bound_by,
+        "sentence": sentence(w),
+    }
+
+
+def when(ns: float) -> str:
+    """A duration in words' units: 12.3 us, 0.31 ms, 2.18 ms, 1.23 s."""
+    us_ = ns / 1000.0
+    if abs(us_) < 100:
+        return f"{us_:.1f} us"
+    if abs(us_) < 1e6:
+        return f"{us_ / 1000:.2f} ms"
+    return f"{us_ / 1e6:.2f} s"
+
+
+def sentence(w: WhatIf) -> str:
+    """a 2× faster sm90_xmma_gemm… saves 0.31 ms of 2.18 ms (14%); the path then runs through the CPU"""
+    change = " and ".join(_change(s, names) for s, names in zip(w.specs, w.matched, strict=True))
+    before, saving = w.before.length_ns, w.saving_ns
+    share = f"{saving / before:.0%}" if before else "0%"
+    if saving > 0:
+        effect = f"saves {when(saving)} of {when(before)} ({share})"
+    elif saving < 0:
+        effect = f"costs {when(-saving)} more than {when(before)} ({share.lstrip('-')})"
+    else:
+        effect = f"saves nothing of {when(before)}: it is not on the path, or what replaces it is as long"
+    old, new = w.before.bound_by, w.after.bound_by
+    through = THROUGH.get(new, new)
+    tail = (
+        f"the path then runs mostly through {through}"
+        if new != old
+        else f"the path still runs mostly through {through}"
+    )
+    return f"{change} {effect}; {tail}"
+
+
+def _change(s: Spec, names: list[str]) -> str:
+    what = _what(s, names)
+    if s.what == "sync":
+        return f"without the waits of {what}"
+    if s.what == "launch":
+        return "no launch overhead (as with CUDA graphs)" if s.factor == 0 else f"{_times(s.factor)} launches"
+    if s.factor == 0:
+        return f"without {what}"
+    return f"a {_times(s.factor)} {what}"
+
+
+def _times(factor: float) -> str:
+    if factor >= 1:
+        return f"{factor:g}× faster"
+    return f"{1 / factor:.3g}× slower"
+
+
+def _what(s: Spec, names: list[str]) -> str:
+    if s.what == "cpu":
+        return "CPU"
+    one = names[0] if len(names) == 1 else ""
+    if s.what == "kernel":
+        return _cut(one) if one else f"kernels matching /{s.pattern}/"
+    if s.what == "op":
+        return f"{_cut(one) if one else f'ops matching /{s.pattern}/'} (self time)"
+    if s.what == "event":
+        return _cut(names[0]) if names else "event"
+    return _cut(one) if one else f"calls matching /{s.pattern}/"
+
+
+def _cut(name: str, width: int = 40) -> str:
+    return short_name(name, width) if len(name) > width else name
+
+
+def own_time(trace: Trace, name: str, kind: str) -> str:
+    """What a span's own stretch on the path is: a step's or an annotation's is the time between its ops."""
+    if kind != "cpu_op" or not (STEP_NAME.match(name) or name in _annotations(trace)):
+        return ""
+    return " (between its ops)"
+
+
+def _annotations(trace: Trace) -> set[str]:
+    x = trace.x
+    ids = np.unique(x.name[x.cat == int(Cat.USER_ANNOTATION)])
+    return {trace.names[int(k)] for k in ids}
+
+
+def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int]]:
+    """The path's items summed by (name, kind, class), the most time first: (name, kind, class, ns)."""
+    sums: dict[tuple[str, str, str], int] = {}
+    for it in p.items:
+        key = (it.name, it.kind, it.bound_by)
+        sums[key] = sums.get(key, 0) + it.dur_ns
+    ranked = sorted(sums.items(), key=lambda kv: -kv[1])[:most]
+    return [(n, k, b, ns) for (n, k, b), ns in ranked]
+
+
+def advice(p: CriticalPath) -> list[str]:
+    """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers."""
+    total = p.length_ns or 1
+    out = []
+    for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
+        if ns / total < ADVICE_MIN:
+            continue
+        tops = [n for n, _k, b, _ns in top_items(p, 50) if b == cls][:3]
+        top = ", ".join(_cut(t, 50) for t in tops) or "-"
+        out.append(ADVICE[cls].format(share=f"{ns / total:.0%}", time=when(ns), top=top))
+    return out
+
+
+def job_verdict(job: JobPath) -> str:
+    """Rank 1 bounds the job's step: the other ranks' paths wait 0.10 ms for it in their collectives; its own path
+    runs mostly through the CPU (96%)."""
+    bound, held = job.bound_rank, job.held_ns()
+    own = job.own_breakdown(bound)
+    total = sum(own.values()) or 1
+    cls = max(own, key=lambda c: own[c])
+    mostly = f"its own path runs mostly through {THROUGH[cls]} ({own[cls] / total:.0%})"
+    if held[bound]:
+        return f"Rank {bound} bounds the job's step: the other ranks' paths wait {when(held[bound])} for it in their collectives; {mostly}"
+    return f"Rank {bound} has the longest path ({when(job.paths[bound].length_ns)}), and no rank waits for another on its path; {mostly}"
