@@ -144,7 +144,7 @@ def _findings(a: Results) -> Table | Text:
 
 def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
-    key = "work_device_total_us" if a.ops.has_device else "cpu_total_us"  # each kernel once, spans not work
+    key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
     rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
     for r in rows:
