@@ -83,10 +83,10 @@ def _step(k: int, base: int, gpu0: int, run: Run) -> list[dict]:
     ]
 
 
-def matmul_add(tmp_path: Path, run: Run = SMALL) -> Path:
-    """The trace of one run, written to tmp_path."""
-    events = [_gpu(ADD, 1_000, LEFTOVER_NS, correlation=900)]
-    base, gpu_free = 10_000, 0
+def matmul_add(tmp_path: Path, run: Run = SMALL, leftover_ns: int = LEFTOVER_NS) -> Path:
+    """The trace of one run, written to tmp_path (leftover_ns: how long the warm-up's kernel runs from 1 us on)."""
+    events = [_gpu(ADD, 1_000, leftover_ns, correlation=900)]
+    base, gpu_free = 10_000, 1_000 + leftover_ns
     for k in range(3):
         gpu0 = max(base + 10_000, gpu_free)  # launched 6 us into the step: runs at 10 us, or once the GPU is free
         events += _step(k, base, gpu0, run)

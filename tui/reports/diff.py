@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
+from ..tables import summary as S
 from .formats import grid, table, terminal_width, to_json, wrap
 
 
@@ -22,7 +23,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
                 "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
                 "summary": D.summary_fields(d.summary_a, d.summary_b),
                 "steps": [
-                    {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
+                    {"a": S.step_fields(sa) if sa else None, "b": S.step_fields(sb) if sb else None}
                     for sa, sb in D.zip_steps(d.steps_a, d.steps_b)
                 ],
                 "ops": [D.row_fields(r) for r in ops],

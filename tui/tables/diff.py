@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..fmt import fmt_time, truncate
-from ..model.analyses.diff import Diff, DiffRow, StepStats
+from ..model.analyses.diff import Diff, DiffRow
 from ..model.analyses.summary import Summary
+from ..model.steps import Step
 from .base import KEEP, Column
 
 MATCH_RULE = (
@@ -15,7 +16,7 @@ MATCH_RULE = (
     "ops are compared by self CPU time; steps are paired in order."
 )
 ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
-STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
+STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Elapsed A", "Elapsed B", "Launches A", "Launches B"]
 SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
 CPU_STEP_HEADS = STEP_HEADS[:3]  # a CPU-only pair: no GPU time or launches per step
 GPU_KEYS = {
@@ -34,11 +35,11 @@ NO_GPU = "No GPU activity in either trace: both are CPU only."
 SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [
     ("wall_us", "Wall time", fmt_time, True),
     ("gpu_busy_us", "GPU busy", fmt_time, True),
-    ("cpu_launch_us", "CPU time in launch calls", fmt_time, True),
+    ("cpu_launch_us", "CPU time in launches", fmt_time, True),
     ("cpu_self_total_us", "Self CPU total", fmt_time, True),
     ("device_self_total_us", "Self CUDA total", fmt_time, True),
     ("gpu_utilization", "GPU utilization", lambda v: f"{v:.1%}", False),
-    ("launches", "Launch calls", lambda v: f"{v:,}", True),
+    ("launches", "Launches", lambda v: f"{v:,}", True),
     ("graph_launches", "Graph launches", lambda v: f"{v:,}", True),
     ("graph_kernels", "Kernels replayed by graphs", lambda v: f"{v:,}", True),
     ("verdict", "Verdict", str, False),
@@ -78,7 +79,7 @@ def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
     who = sb if more == "B" else sa
     return (
         f"Graphs: {more} replays {who.graph_kernels:,} device activities from {who.graph_launches:,} graph launches; "
-        f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launch calls than A."
+        f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launches than A."
     )
 
 
@@ -108,19 +109,20 @@ def summary_fields(sa: Summary, sb: Summary) -> dict[str, dict[str, Any]]:
     return {key: {"a": getattr(sa, key), "b": getattr(sb, key)} for key, *_ in SUMMARY}
 
 
-def zip_steps(a: list[StepStats], b: list[StepStats]) -> Iterator[tuple[StepStats | None, StepStats | None]]:
+def zip_steps(a: list[Step], b: list[Step]) -> Iterator[tuple[Step | None, Step | None]]:
     for k in range(max(len(a), len(b))):
         yield (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
 
 
-def step_rows(a: list[StepStats], b: list[StepStats], gpu: bool = True) -> list[list[str]]:
-    """Each pair of steps; without gpu, the CPU times only (the columns of CPU_STEP_HEADS)."""
+def step_rows(a: list[Step], b: list[Step], gpu: bool = True) -> list[list[str]]:
+    """Each pair of steps: CPU span, GPU work launched, elapsed, launches; without gpu, the CPU spans only (the
+    columns of CPU_STEP_HEADS)."""
     rows = _step_rows(a, b)
     return rows if gpu else [r[: len(CPU_STEP_HEADS)] for r in rows]
 
 
-def _step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
-    def cell(s: StepStats | None, f: Callable[[StepStats], str]) -> str:
+def _step_rows(a: list[Step], b: list[Step]) -> list[list[str]]:
+    def cell(s: Step | None, f: Callable[[Step], str]) -> str:
         return f(s) if s else "-"
 
     rows = []
@@ -128,10 +130,12 @@ def _step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
         rows.append(
             [
                 f"step {k + 1}",
-                cell(sa, lambda s: fmt_time(s.cpu_us)),
-                cell(sb, lambda s: fmt_time(s.cpu_us)),
-                cell(sa, lambda s: fmt_time(s.gpu_us)),
-                cell(sb, lambda s: fmt_time(s.gpu_us)),
+                cell(sa, lambda s: fmt_time(s.dur_us)),
+                cell(sb, lambda s: fmt_time(s.dur_us)),
+                cell(sa, lambda s: fmt_time(s.device_us)),
+                cell(sb, lambda s: fmt_time(s.device_us)),
+                cell(sa, lambda s: fmt_time(s.elapsed_us)),
+                cell(sb, lambda s: fmt_time(s.elapsed_us)),
                 cell(sa, lambda s: f"{s.launches:,}"),
                 cell(sb, lambda s: f"{s.launches:,}"),
             ]

@@ -14,29 +14,35 @@ from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
-from ..tables.summary import shown_steps
+from ..tables.summary import has_device_steps, shown_steps
 
 BAR = "█"
 TOP = 5
+STEPS_TITLE = "\nSteps (a bar lasts until the step's CPU span and the GPU work it launched both ended; red: much longer than the typical step)"
+STEPS_TITLE_CPU = "\nSteps (red: much longer than the typical step)"
 
 
 def step_bars(a: Results, width: int = 40) -> Table:
-    steps = a.summary.steps
+    """A bar per step, as long as the user waited for it; its CPU span and its GPU work beside it."""
+    steps, gpu = a.summary.steps, has_device_steps(a.summary)
     shown, hidden = shown_steps(steps)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column(justify="right", no_wrap=True)
-    longest = max((s.dur_us for s in steps), default=0) or 1
-    median = typical([s.dur_us for s in steps])
+    grid.add_column(no_wrap=True, style="#8a8f98")
+    longest = max((s.elapsed_us for s in steps), default=0) or 1
+    median = typical([s.elapsed_us for s in steps])
     for s in shown:
-        n = max(int(round(width * s.dur_us / longest)), 1)
-        style = "#e06c75" if is_slow(s.dur_us, median) else "#61afef"
-        grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.dur_us))
+        n = max(int(round(width * s.elapsed_us / longest)), 1)
+        style = "#e06c75" if is_slow(s.elapsed_us, median) else "#61afef"
+        parts = f"CPU {fmt_time(s.dur_us)}, GPU {fmt_time(s.device_us)}" if gpu else ""
+        grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.elapsed_us), parts)
     if hidden:
         grid.add_row(
             Text(f"… {hidden:,} more", style="dim"),
             Text(f"(the first 4 and the slowest are shown; median {fmt_time(median)})", style="dim"),
+            "",
             "",
         )
     return grid
@@ -49,7 +55,7 @@ RANK_STEPS_SHOWN = 6
 def rank_bars(a: Results) -> Table:
     """One row per rank: a bar per step (stragglers red), the median step, collectives and what compute hides."""
     rows = a.rank_rows
-    longest = max((st.dur_us for r in rows for st in r.steps), default=0) or 1
+    longest = max((st.elapsed_us for r in rows for st in r.steps), default=0) or 1
     grid = Table.grid(padding=(0, 1))
     for justify in ("left", "left", "right", "right", "left"):
         grid.add_column(justify=justify, no_wrap=True)  # type: ignore[arg-type]
@@ -57,7 +63,7 @@ def rank_bars(a: Results) -> Table:
         style = "#e06c75" if r.straggler else "#61afef"
         bars = Text()
         for st in r.steps[:RANK_STEPS_SHOWN]:
-            bars.append(BAR * max(int(round(RANK_STEP_CELLS * st.dur_us / longest)), 1), style=style).append(" ")
+            bars.append(BAR * max(int(round(RANK_STEP_CELLS * st.elapsed_us / longest)), 1), style=style).append(" ")
         if len(r.steps) > RANK_STEPS_SHOWN:
             bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
         comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
@@ -117,7 +123,7 @@ def overview_renderable(a: Results) -> Group:
             facts.add_row(label, cell)
     parts += [Text(""), facts] + _job_section(a)
     if s.steps and a.job is None:
-        parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
+        parts += [Text(STEPS_TITLE if has_device_steps(s) else STEPS_TITLE_CPU, style="bold"), step_bars(a)]
     parts += _memory_section(a)
     parts += [
         Text("\nTop ops by " + ("GPU time launched below them" if a.ops.has_device else "CPU total"), style="bold"),

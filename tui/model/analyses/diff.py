@@ -3,22 +3,20 @@
 Kernels are matched by exact name, except Triton kernels, which are matched with their trailing
 _N counter removed (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel).
 Ops are the key_averages host rows, compared by self CPU time (which adds up to the total).
-Steps are paired in order (the first profiled step of A with the first of B).
+Steps are paired in order (the first profiled step of A with the first of B), each with its CPU span,
+the device work it launched and how long the user waited for it (steps.py); the median step is the
+median of those waits.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
-from ..cats import BUSY_CATS
-from ..steps import step_events
+from ..steps import Step, typical
 from .results import Results
-from .summary import Summary, launch_mask
+from .summary import Summary
 
 TRITON_COUNTER = re.compile(r"_\d+$")
 
@@ -51,19 +49,11 @@ class DiffRow:
 
 
 @dataclass
-class StepStats:
-    name: str
-    cpu_us: float
-    gpu_us: float
-    launches: int
-
-
-@dataclass
 class Diff:
     ops: list[DiffRow]
     kernels: list[DiffRow]
-    steps_a: list[StepStats]
-    steps_b: list[StepStats]
+    steps_a: list[Step]
+    steps_b: list[Step]
     summary_a: Summary
     summary_b: Summary
 
@@ -87,16 +77,16 @@ class Diff:
         return 100.0 * (self.step_time_b - a) / a if a else 0.0
 
 
-def _typical(steps: list[StepStats], s: Summary) -> float:
-    return statistics.median([st.cpu_us for st in steps]) if steps else s.wall_us
+def _typical(steps: list[Step], s: Summary) -> float:
+    return typical([st.elapsed_us for st in steps]) if steps else s.wall_us
 
 
 def diff(a: Results, b: Results) -> Diff:
     return Diff(
         ops=_pair(_op_times(a), _op_times(b)),
         kernels=_pair(_kernel_times(a), _kernel_times(b)),
-        steps_a=step_stats(a),
-        steps_b=step_stats(b),
+        steps_a=a.summary.steps,
+        steps_b=b.summary.steps,
         summary_a=a.summary,
         summary_b=b.summary,
     )
@@ -121,19 +111,3 @@ def _pair(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> l
         (count_a, time_a), (count_b, time_b) = a.get(name, (0, 0.0)), b.get(name, (0, 0.0))
         rows.append(DiffRow(name, count_a, count_b, float(time_a), float(time_b)))
     return sorted(rows, key=lambda r: -abs(r.delta_us))
-
-
-def step_stats(a: Results) -> list[StepStats]:
-    """CPU time, GPU time launched from inside, and launch calls, per ProfilerStep#N."""
-    x, trace = a.trace.x, a.trace
-    steps = step_events(trace)
-    busy = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
-    launch_ts = x.ts[a.links.launcher[busy]]
-    calls = np.flatnonzero(launch_mask(trace))
-    out = []
-    for s in steps.tolist():
-        t0, t1 = x.ts[s], a.end[s]
-        inside = (launch_ts >= t0) & (launch_ts <= t1)
-        n_calls = int(((x.ts[calls] >= t0) & (x.ts[calls] <= t1)).sum())
-        out.append(StepStats(trace.name_of(s), x.dur[s] / 1000, float(x.dur[busy[inside]].sum()) / 1000, n_calls))
-    return out

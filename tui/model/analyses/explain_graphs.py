@@ -8,6 +8,7 @@ from ..analysis import Analysis
 from ..cats import Cat
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import BEGIN_CAPTURE, CreditedTrace, graph_launches, graph_owner, graph_stats, name_mask
+from .launches import launch_calls
 from .summary import Summary
 
 MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at most
@@ -15,7 +16,7 @@ MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at mo
 
 def graph_launches_rule(a: Analysis, s: Summary) -> list[Finding]:
     """N graph launches replay M kernels: launch CPU per kernel against an eager launch, and the launches saved."""
-    g = s.graphs if s.graphs.launches else graph_stats(a.trace)
+    g = s.graphs if s.graphs.launches else graph_stats(a.trace, launch=launch_calls(a.trace, a.links.launcher))
     if not g.launches:
         return []
     figures: dict[str, Figure] = {
