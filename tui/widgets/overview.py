@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time
+from ..fmt import fmt_memory, fmt_time, shorten, shorten_names
 from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
@@ -18,6 +18,7 @@ from ..tables.summary import has_device_steps, shown_steps
 
 BAR = "█"
 TOP = 5
+NAME_WIDTH = 70  # an op's or kernel's name, cut at a word with …
 STEPS_TITLE = "\nSteps (a bar lasts until the step's CPU span and the GPU work it launched both ended; red: much longer than the typical step)"
 STEPS_TITLE_CPU = "\nSteps (red: much longer than the typical step)"
 
@@ -100,7 +101,7 @@ def _memory_section(a: Results) -> list:
         t.add_row(
             Text(d.device, style="#9aa3ad"),
             f"peak {fmt_memory(d.peak_allocated_bytes)} allocated{reserved} at {fmt_time(d.peak_ts_us)}",
-            Text(peak_op(d)[:70]),
+            Text(shorten(peak_op(d), NAME_WIDTH)),
         )
     return [Text("\nMemory: the peak per device and the op running at it (tracetui memory for more)", style="bold"), t]
 
@@ -153,8 +154,8 @@ def _top_ops(a: Results) -> Table:
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
     rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
-    for r in rows:
-        t.add_row(Text(r.name[:70]), fmt_time(getattr(r, key)), f"×{r.count}")
+    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+        t.add_row(Text(name), fmt_time(getattr(r, key)), f"×{r.count}")
     return t
 
 
@@ -163,8 +164,9 @@ def _top_kernels(a: Results) -> Table | Text:
         missing = "none recorded: the device records are missing (see the verdict)"
         return Text(missing if a.summary.device_records_missing else "none: no GPU activity in this trace", style="dim")
     t = Table.grid(padding=(0, 2))
-    for r in a.kernels[:TOP]:
-        t.add_row(Text(r.name[:70]), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
+    rows = a.kernels[:TOP]
+    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+        t.add_row(Text(name), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
     return t
 
 

@@ -201,7 +201,8 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle", "overhead-evidence" if len(big) else "overhead-no-gap", cause]
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
-    return [Finding("overhead-gaps", title, figures, [int(work[1 + k]) for k in longest.tolist()], parts)]
+    marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
+    return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
 
 
 COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)

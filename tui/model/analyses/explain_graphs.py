@@ -30,8 +30,9 @@ def graph_launches_rule(a: Analysis, s: Summary) -> list[Finding]:
     }
     parts = ["graph-launches"] + (["graph-launches-eager"] if g.eager_launches else [])
     parts += ["graph-empty"] if g.empty else []
-    marked = graph_launches(a.trace)[:MAX_MARKED].tolist()
-    return [Finding("graph-launches", "CUDA/HIP graph launches", figures, marked, parts)]
+    launches = graph_launches(a.trace)
+    marked = launches[:MAX_MARKED].tolist()
+    return [Finding("graph-launches", "CUDA/HIP graph launches", figures, marked, parts, len(launches))]
 
 
 def capture_in_window(a: Analysis, s: Summary) -> list[Finding]:
@@ -63,7 +64,7 @@ def uncredited_kernels(a: Analysis, s: Summary) -> list[Finding]:
     }
     part = "graph-no-capture" if credited is None else "graph-unmatched"
     title = "Graph kernels without their capture" if credited is None else "Graph kernels not matched to their capture"
-    return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part])]
+    return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part], len(left))]
 
 
 GRAPH_RULES = [
