@@ -12,8 +12,8 @@ from ..model.steps import Step
 from .base import KEEP, Column
 
 MATCH_RULE = (
-    "Kernels match by exact name, except Triton kernels, matched with their trailing _N counter removed; "
-    "ops are compared by self CPU time; steps are paired in order."
+    "Ops and kernels match by name, less what differs from run to run: object addresses (at 0x…) and Triton's "
+    "trailing _N counter; ops are compared by self CPU time; steps are paired in order."
 )
 ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
 STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Elapsed A", "Elapsed B", "Launches A", "Launches B"]

@@ -1,8 +1,10 @@
 """Compare two traces: ops, kernels, steps and summaries side by side.
 
-Kernels are matched by exact name, except Triton kernels, which are matched with their trailing
-_N counter removed (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel).
-Ops are the key_averages host rows, compared by self CPU time (which adds up to the total).
+Ops and kernels are matched by name, less what differs from run to run in the same code: an object's
+address (`<built-in method append of list object at 0x7fdb…>` reads `… at 0x…>`), and a Triton kernel's
+trailing _N counter (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel). Rows whose
+names differ only there are one row. Ops are the key_averages host rows, compared by self CPU time (which
+adds up to the total).
 Steps are paired in order (the first profiled step of A with the first of B), each with its CPU span,
 the device work it launched and how long the user waited for it (steps.py); the median step is the
 median of those waits.
@@ -11,6 +13,7 @@ median of those waits.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,10 +22,12 @@ from .results import Results
 from .summary import Summary
 
 TRITON_COUNTER = re.compile(r"_\d+$")
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def kernel_key(name: str) -> str:
-    """The name kernels are matched by."""
+    """The name ops and kernels are matched by: the same code reads the same in any run (see the docstring)."""
+    name = ADDRESS.sub(" at 0x…", name)
     return TRITON_COUNTER.sub("", name) if name.startswith("triton_") else name
 
 
@@ -93,14 +98,19 @@ def diff(a: Results, b: Results) -> Diff:
 
 
 def _op_times(a: Results) -> dict[str, tuple[int, float]]:
-    return {r.name: (r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device}
+    return _by_key((r.name, r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device)
 
 
 def _kernel_times(a: Results) -> dict[str, tuple[int, float]]:
+    return _by_key((r.name, r.count, r.total_us) for r in a.kernels)
+
+
+def _by_key(rows: Iterable[tuple[str, int, float]]) -> dict[str, tuple[int, float]]:
+    """Calls and time summed per matching name (kernel_key)."""
     out: dict[str, tuple[int, float]] = {}
-    for r in a.kernels:
-        count, total = out.get(kernel_key(r.name), (0, 0.0))
-        out[kernel_key(r.name)] = (count + r.count, total + r.total_us)
+    for name, count, time in rows:
+        calls, total = out.get(kernel_key(name), (0, 0.0))
+        out[kernel_key(name)] = (calls + count, total + time)
     return out
 
 
