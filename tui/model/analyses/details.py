@@ -170,7 +170,8 @@ def launched_events(a: Analysis, i: int) -> np.ndarray:
     """The kernels, copies and sets launched from event i's subtree (its run of positions in the nesting)."""
     x, nesting, links = a.trace.x, a.nesting, a.links
     p = int(nesting.pos[i])
-    calls = np.sort(nesting.order[p : nesting.span_end[i]]) if p >= 0 else np.array([i])
+    sub = nesting.order[p : nesting.span_end[i]] if p >= 0 else np.array([i])
+    calls = sub[x.cat[sub] == int(Cat.RUNTIME)]  # only runtime calls launch (no sort: each finds its own run)
     lo = np.searchsorted(links.launch_keys, calls, "left")
     hi = np.searchsorted(links.launch_keys, calls, "right")
     sizes = hi - lo
