@@ -77,7 +77,8 @@ def device_work(trace: Trace) -> DeviceWork:
     kern = x.cat == int(Cat.KERNEL)
     work = DeviceWork(int(kern.sum()), float(x.dur[kern].sum()) / 1000.0)
     copies = np.flatnonzero(x.cat == int(Cat.MEMCPY))
-    kinds = np.array([direction(trace.names[int(n)]) for n in x.name[copies]], dtype=object)
+    ids, inverse = np.unique(x.name[copies], return_inverse=True)  # a name's direction, read once per name
+    kinds = np.array([direction(trace.names[int(n)]) for n in ids.tolist()] or ["copy"], dtype=object)[inverse]
     for kind in [k for k, _ in DIRECTIONS] + ["copy"]:
         mine = copies[kinds == kind] if len(copies) else copies
         if len(mine):
