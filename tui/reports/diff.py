@@ -31,12 +31,11 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
             }
         )
     width = terminal_width()
-    steps_heads = D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS
     head = D.head_lines(d, labels)
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),
-        grid(fmt, steps_heads, D.step_rows(d.steps_a, d.steps_b, gpu=not d.cpu_only), [], width)
+        table(fmt, D.step_columns(not d.cpu_only), D.step_pairs(d.steps_a, d.steps_b), None, 10, [], width)
         if d.steps_a or d.steps_b
         else "No ProfilerStep#N in either trace.",
         "Ops (self CPU time), by size of change",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..fmt import fmt_time, truncate
@@ -16,9 +17,7 @@ MATCH_RULE = (
     "trailing _N counter; ops are compared by self CPU time; steps are paired in order."
 )
 ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
-STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Elapsed A", "Elapsed B", "Launches A", "Launches B"]
 SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
-CPU_STEP_HEADS = STEP_HEADS[:3]  # a CPU-only pair: no GPU time or launches per step
 GPU_KEYS = {
     "gpu_busy_us",
     "cpu_launch_us",
@@ -114,33 +113,49 @@ def zip_steps(a: list[Step], b: list[Step]) -> Iterator[tuple[Step | None, Step 
         yield (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
 
 
+StepPair = tuple[int, Step | None, Step | None]  # (step number, A's, B's)
+
+
+def step_pairs(a: list[Step], b: list[Step]) -> list[StepPair]:
+    return [(k + 1, sa, sb) for k, (sa, sb) in enumerate(zip_steps(a, b))]
+
+
+def _side(b: bool, f: Callable[[Step], str]) -> Callable[[StepPair, None, int], str]:
+    """A cell of A's step (b False) or B's: f of it, '-' where that side has no such step."""
+
+    def text(p: StepPair, context: None, width: int) -> str:
+        step = p[2] if b else p[1]
+        return f(step) if step is not None else "-"
+
+    return text
+
+
+def _cpu(s: Step) -> str:
+    return fmt_time(s.dur_us)
+
+
+# Each pair of steps: CPU span, GPU work launched, elapsed (kept), launches (left out first on a narrow terminal).
+STEP_COLUMNS: list[Column[StepPair, None]] = [
+    Column("Step", lambda p, c, w: f"step {p[0]}", priority=KEEP, name=True, min_width=7),
+    Column("CPU A", _side(False, _cpu), priority=1),
+    Column("CPU B", _side(True, _cpu), priority=1),
+    Column("GPU A", _side(False, lambda s: fmt_time(s.device_us)), priority=2),
+    Column("GPU B", _side(True, lambda s: fmt_time(s.device_us)), priority=2),
+    Column("Elapsed A", _side(False, lambda s: fmt_time(s.elapsed_us)), priority=KEEP),
+    Column("Elapsed B", _side(True, lambda s: fmt_time(s.elapsed_us)), priority=KEEP),
+    Column("Launches A", _side(False, lambda s: f"{s.launches:,}"), priority=3),
+    Column("Launches B", _side(True, lambda s: f"{s.launches:,}"), priority=3),
+]
+CPU_STEP_COLUMNS = [replace(c, priority=KEEP) for c in STEP_COLUMNS[:3]]  # a CPU-only pair: the CPU spans
+
+
+def step_columns(gpu: bool = True) -> list[Column[StepPair, None]]:
+    return STEP_COLUMNS if gpu else CPU_STEP_COLUMNS
+
+
 def step_rows(a: list[Step], b: list[Step], gpu: bool = True) -> list[list[str]]:
-    """Each pair of steps: CPU span, GPU work launched, elapsed, launches; without gpu, the CPU spans only (the
-    columns of CPU_STEP_HEADS)."""
-    rows = _step_rows(a, b)
-    return rows if gpu else [r[: len(CPU_STEP_HEADS)] for r in rows]
-
-
-def _step_rows(a: list[Step], b: list[Step]) -> list[list[str]]:
-    def cell(s: Step | None, f: Callable[[Step], str]) -> str:
-        return f(s) if s else "-"
-
-    rows = []
-    for k, (sa, sb) in enumerate(zip_steps(a, b)):
-        rows.append(
-            [
-                f"step {k + 1}",
-                cell(sa, lambda s: fmt_time(s.dur_us)),
-                cell(sb, lambda s: fmt_time(s.dur_us)),
-                cell(sa, lambda s: fmt_time(s.device_us)),
-                cell(sb, lambda s: fmt_time(s.device_us)),
-                cell(sa, lambda s: fmt_time(s.elapsed_us)),
-                cell(sb, lambda s: fmt_time(s.elapsed_us)),
-                cell(sa, lambda s: f"{s.launches:,}"),
-                cell(sb, lambda s: f"{s.launches:,}"),
-            ]
-        )
-    return rows
+    """Each pair of steps as text, every column (the headers are STEP_HEADS, or CPU_STEP_HEADS without gpu)."""
+    return [[c.text(p, None, 0) for c in step_columns(gpu)] for p in step_pairs(a, b)]
 
 
 def _mark(r: DiffRow) -> str:
@@ -176,3 +191,7 @@ def row_fields(r: DiffRow) -> dict[str, Any]:
         "time_b_us": float(r.time_b_us),
         "delta_us": float(r.delta_us),
     }
+
+
+STEP_HEADS = [c.header for c in STEP_COLUMNS]
+CPU_STEP_HEADS = [c.header for c in CPU_STEP_COLUMNS]  # a CPU-only pair: no GPU time or launches per step
