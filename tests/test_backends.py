@@ -252,4 +252,4 @@ def test_the_gpu_idle_finding_says_what_its_evidence_is(capsys):
     found = {f["rule"]: f for f in json.loads(capsys.readouterr().out)["findings"]}
     gaps = found["overhead-gaps"]
     assert "Evidence: 60 gaps of more than 10 us between kernels add up to" in gaps["note"]
-    assert gaps["count"] == 50  # the kernels after the 50 longest gaps
+    assert gaps["count"] == 60 and len(gaps["examples"]) <= 3  # every gap counts; the 50 longest are marked

@@ -48,10 +48,10 @@ def test_ops_text_is_laid_out_like_torch_with_footers(capsys):
     assert lines[0].split()[:3] == ["Name", "Self", "CPU"] and "Self CUDA %" in lines[0] and "# of Calls" in lines[0]
     assert lines[7].startswith("Self CPU time total: ") and lines[8].startswith("Self CUDA time total: ")
     assert lines[9:] == [
-        "(ProfilerStep*: CUDA time includes GPU-side annotation spans, as torch counts them; a span "
-        "covers kernels counted again below it, so its Self CUDA % can pass 100%. The viewer counts "
-        "each kernel once.)"
-    ]  # torch's footers, then why ProfilerStep*'s Self CUDA passes 100%
+        "(ProfilerStep* on the GPU: a GPU-side annotation row, timed by the span it covers on the GPU; the kernels "
+        "inside it are counted in their own rows, so its Self CUDA % can pass 100%. As in torch, the Self CUDA total "
+        "leaves it out, and a CPU op's CUDA time counts only the kernels, copies and sets launched under it.)"
+    ]  # torch's footers, then why the GPU-side ProfilerStep*'s Self CUDA passes 100%
 
 
 def test_ops_json_sorted_and_limited(capsys):

@@ -10,7 +10,7 @@ from conftest import SAMPLES, X, press_settled, shared_traces, wait_for_main, wr
 
 from tui.cli import main
 from tui.model import load_trace
-from tui.model.analyses.code import frame_kind
+from tui.model.analyses.code import frame_kind, frame_label
 from tui.model.analyses.graph_capture import load_credited
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
@@ -105,7 +105,7 @@ def test_code_on_a_trace_without_frames_says_how_to_get_them(capsys):
 def test_code_text_names_the_hottest_frame(capsys):
     code, out, _ = run(capsys, "code", BERT, "--limit", "3")
     lines = out.splitlines()
-    assert code == 0 and lines[0].startswith("Frame") and len(lines) == 2 + 3 + 3
+    assert code == 0 and lines[0].startswith("Function") and len(lines) == 2 + 3 + 4
     assert "Launches the most GPU time itself: nn.Module: Linear_" in out
 
 
@@ -176,3 +176,67 @@ async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():
         await pilot.press("6")
         await pilot.pause()
         assert "with_stack=True" in str(screen.query_one("ViewPane#code .pane-note").render())
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("mymodel.py(25): forward", "forward (mymodel.py:25)"),
+        ("train.py(27): <module>", "top level (train.py:27)"),
+        ("<string>(1): <module>", "top level (<string>:1)"),
+        ("nn.Module: Linear_0", "nn.Module: Linear_0"),
+        ("<built-in method add of Tensor object at 0x7f>", "<built-in method add of Tensor object at 0x7f>"),
+    ],
+)
+def test_a_row_is_a_function_at_its_def_line(name, label):
+    assert frame_label(name) == label
+
+
+def _script(tmp_path):
+    """A training loop at module level: torch records the <module> frame, and forward at its def line (25) each
+    call; lines 31-33 that ran inside forward appear nowhere."""
+    events = [X("train.py(27): <module>", 0, 1000, cat="python_function", Python_id=1, Python_parent_id=None)]
+    for k in range(3):
+        t = 100 + 300 * k
+        events += [
+            X("mymodel.py(25): forward", t, 200, cat="python_function", Python_id=10 + k, Python_parent_id=1),
+            X("aten::mm", t + 10, 150),
+        ]
+    return write_trace(tmp_path / "script.json", events)
+
+
+def test_the_code_report_names_functions_and_the_scripts_top_level(tmp_path, capsys):
+    code, out, _ = run(capsys, "code", _script(tmp_path), "--no-cache")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:3] == ["Function", "(file:def", "line)"]
+    rows = [line.split("  ")[0] for line in lines[2:4]]
+    assert rows == ["forward (mymodel.py:25)", "top level (train.py:27)"]  # CPU only: by self CPU (600 > 400 us)
+    assert "A row is a function at its def line" in out and "top level is a script's module-level code" in out
+    code, out, _ = run(capsys, "code", _script(tmp_path), "--format", "json", "--no-cache")
+    first = json.loads(out)["rows"][0]
+    assert (first["frame"], first["function"]) == ("mymodel.py(25): forward", "forward (mymodel.py:25)")
+
+
+def test_a_cpu_only_capture_has_no_device_columns_and_is_sorted_by_cpu_time(capsys):
+    code, out, _ = run(capsys, "code", SAMPLES / "cpu" / "attn_sdpa_math.json.gz")
+    head = out.splitlines()[0]
+    assert code == 0 and "Self CPU" in head and "device" not in head.lower() and "GPU" not in head
+    assert "CPU only: no device columns" in out
+    code, out, _ = run(capsys, "code", SAMPLES / "cpu" / "attn_sdpa_math.json.gz", "--format", "json")
+    rows = json.loads(out)["rows"]
+    assert [r["self_cpu_us"] for r in rows] == sorted((r["self_cpu_us"] for r in rows), reverse=True)
+
+
+async def test_the_code_view_of_a_cpu_only_capture_opens_sorted_by_cpu_time():
+    from tui.app import TraceApp
+    from tui.widgets.code_view import FramesTable
+
+    app = TraceApp([str(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")], use_cache=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "6")
+        table = screen.query_one(FramesTable)
+        assert table.sort_key == "self_cpu"
+        assert [c.header for c in table.columns()] == ["Function (file:def line)", "Calls", "Self CPU", "CPU total"]
+        shown = [r.self_cpu_us for r in table.shown]
+        assert shown == sorted(shown, reverse=True) and table.shown[0].label.startswith("capture (profiler_runner/")

@@ -205,7 +205,10 @@ def test_a_capture_in_the_same_trace_credits_its_ops(tmp_path, capsys):
     ops = {r.name: r for r in a.ops.rows}
     assert (ops["aten::op0"].count, ops["aten::op0"].self_device_us) == (3, 10.0)  # the capture's call, two replays
     assert ops["cudaLaunchKernel (replayed)"].count == 4
-    assert a.summary.launches == 2 + 2  # the capture's two launch calls and the two graph launches
+    assert a.summary.launches == 2  # the two graph launches: the capture's launch calls ran nothing (captured)
+    assert [(c.name, c.count) for c in a.summary.other_runtime if c.name == "cudaLaunchKernel"] == [
+        ("cudaLaunchKernel", 2)
+    ]
     rules = {f.rule: f for f in a.findings}
     assert "graph-capture-in-window" in rules and "graph-uncredited" not in rules
     assert "2 stream captures" not in note(rules["graph-capture-in-window"])

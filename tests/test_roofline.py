@@ -421,3 +421,40 @@ async def test_roofline_view_without_shapes_says_how_to_get_them():
         view = pilot.app.query_one(RooflineView)
         await pilot.press("right", "enter")
         assert "record_shapes=True" in view.render_line(0).text
+
+
+def test_bf16_vector_work_is_measured_on_the_fp32_units_and_says_why(capsys):
+    """No datasheet here prints a non-tensor bf16 rate but the RTX 4090's (the fp32 rate); PyTorch computes bf16
+    elementwise, reduction and norm math in fp32, so the fp32 units are the roof, named as such."""
+    from tui.model.analyses.peaks import roof_dtype
+    from tui.tables.roofline import footers
+
+    h100 = by_name("H100 SXM")
+    assert roof_dtype(h100, "vector", "bf16") == "fp32" and peak(h100, "vector", "bf16") == 67
+    assert roof_dtype(h100, "matrix", "bf16") == "bf16" and roof_dtype(h100, "vector", "fp32") == "fp32"
+    rtx = by_name("GeForce RTX 4090")
+    assert roof_dtype(rtx, "vector", "bf16") == "bf16" and peak(rtx, "vector", "bf16") == 82.6
+    r = Results(load_trace(SAMPLES / "h100-bert-small.json.gz")).roofline
+    vector = [x for x in r.rows if x.unit == "vector" and x.dtype == "bf16"]
+    assert vector and all(x.roof_dtype == "fp32" and x.peak_tflops == 67 for x in vector)
+    assert any(
+        "bf16/fp32: bf16 elementwise, reduction and norm ops are measured against the fp32 vector units" in f
+        and "H100 SXM's source gives no non-tensor bf16 rate" in f
+        for f in footers(r)
+    )
+    assert main(["roofline", str(SAMPLES / "h100-bert-small.json.gz"), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {x["roof_dtype"] for x in rows if x["name"] == "aten::native_layer_norm"} == {"fp32"}
+
+
+def test_every_gpu_says_what_its_source_gives_for_vector_bf16_and_fp16():
+    """Each entry of gpus.toml has its '# vector bf16/fp16:' line, and lists such a rate only when the line says the
+    source gives one."""
+    from tui.model.analyses.peaks import GPU_TABLE
+
+    entries = GPU_TABLE.split("[[gpu]]")[1:]
+    assert len(entries) == len(table())
+    for text, entry in zip(entries, table(), strict=True):
+        said = next(line for line in text.splitlines() if line.startswith("# vector bf16/fp16: "))
+        listed = {k for k in entry.device.peak_tflops if k in ("vector_bf16", "vector_fp16")}
+        assert bool(listed) == ("none in" not in said), entry.device.name

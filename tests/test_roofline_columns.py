@@ -12,7 +12,7 @@ from conftest import SAMPLES, press_settled, wait_for_main
 
 from tui.model import load_trace
 from tui.model.analyses.achieved import kernel_achieved, op_achieved, roofline_at, row_achieved
-from tui.model.analyses.details import _kernels_of
+from tui.model.analyses.details import launched_events
 from tui.model.analyses.results import Results
 from tui.model.analyses.roofline import Roofline, with_device
 from tui.model.cats import BUSY_CATS
@@ -95,7 +95,7 @@ def test_device_work_shares_its_calls_work_by_duration():
     r = a.roofline
     several = 0
     for row in r.rows[:60]:
-        work = [g for g, _name, _dur in _kernels_of(a, row.example, 1000)]
+        work = launched_events(a, row.example).tolist()
         call = roofline_at(r, row.example)
         parts = [roofline_at(r, g) for g in work]
         assert work and call is not None and all(p is not None and p.launched and p.row == row for p in parts)

@@ -84,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
     _table_opts(_capture_opt(_one_trace(sub, "kernels", "print per-kernel GPU statistics")))
     p = _capture_opt(
-        _one_trace(sub, "code", "print time per source line (Python frames), with the GPU time launched from it")
+        _one_trace(
+            sub, "code", "print time per function at its def line (Python frames), with the GPU time launched from it"
+        )
     )
     _table_opts(p)
     p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")

@@ -27,8 +27,8 @@ EPILOGS = {
         "tracetui kernels trace.json --limit 10",
     ),
     "code": (
-        "time per source line (Python frames of a with_stack trace), with the device time launched from it",
-        "sorted by self device time, library frames folded into your code's (--all-frames: not), every row",
+        "time per function at its def line (Python frames of a with_stack trace), with the device time launched from it",
+        "sorted by self device time (a CPU-only capture: self CPU), library frames folded into your code's (--all-frames: not), every row",
         "tracetui code traces/step/cold_eager_stack.json --limit 15",
     ),
     "memory": (

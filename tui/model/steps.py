@@ -1,9 +1,17 @@
-"""Profiler steps: one rule to find them and one rule for a slow (cold) step, for every view.
+"""Profiler steps: one rule to find them, what each one put on the device, and one rule for a slow (cold) step.
 
 A step is a ProfilerStep#N event on a CPU thread, whatever its category (user_annotation since
 2022, Operator or cpu_op in 2021 builds). The copy Kineto writes on the GPU (gpu_user_annotation) is
-not a second step. A step is slow when it takes at least SLOW_FACTOR times the typical step (the
-median of the others) and at least SLOW_MIN_EXCESS_US more: the first step, slow, is a cold start.
+not a second step. Its device work is what was launched inside it: the kernels, copies and sets whose
+launching call starts within the step's CPU span, on any thread of its rank (the autograd thread's
+backward too); device_us is the union of their busy time, and the step ends when its CPU span and that
+work have both ended (end_us). elapsed_us is the step as the user waits for it: from its start until that
+end, or, when the previous step was not done yet at its start, from when it was; and its device work
+counts from when the device finished the work queued ahead of it (the warm-up's, before the first step).
+A CPU that runs ahead of the GPU does not make every later step count the whole queue in front of it, and
+the steps' elapsed times add up to the wall time they took. A step is slow when it takes at least
+SLOW_FACTOR times the typical step (the median of the others, elapsed) and at least SLOW_MIN_EXCESS_US
+more: the first step, slow, is a cold start.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cats import GPU_CATS
+from .cats import BUSY_CATS, GPU_CATS
 from .trace import Trace
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
@@ -24,9 +32,16 @@ SLOW_MIN_EXCESS_US = 100.0
 
 @dataclass
 class Step:
+    """One step; times in microseconds, start_us and end_us from the window's start."""
+
     name: str
-    dur_us: float
+    dur_us: float  # its CPU span
     start_us: float
+    device_us: float = 0.0  # the union of the device busy time launched inside it
+    end_us: float = 0.0  # when its CPU span and its device work had both ended
+    launches: int = 0  # the calls inside it that put work on the device
+    event: int = -1
+    elapsed_us: float = 0.0  # as the user waits for it: to end_us, from its start or the end of what ran before it
 
 
 def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
@@ -38,12 +53,91 @@ def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
 
-def steps(trace: Trace, t0: int, rank: int | None = None) -> list[Step]:
-    """The steps in step order, starting times relative to t0."""
+def steps(trace: Trace, t0: int, rank: int | None = None, callers: np.ndarray | None = None) -> list[Step]:
+    """The steps in step order, times relative to t0; callers: per event, the CPU call that put it on the device
+    (-1: none, or not device work), for each step's device work (none without it)."""
     x = trace.x
     number = {n: int(m.group(1)) for n in trace.names if (m := STEP_NAME.match(n))}
-    out = [Step(trace.name_of(i), x.dur[i] / 1000.0, (x.ts[i] - t0) / 1000.0) for i in step_events(trace, rank)]
+    events = step_events(trace, rank)
+    work = _device_work(trace, events, callers) if callers is not None else [_Work()] * len(events)
+    out, prev_end = [], dict[int, int]()  # per rank, when its last step so far ended (steps come in time order)
+    for i, w in zip(events.tolist(), work, strict=True):
+        r, start, dur = trace.tracks[int(x.track[i])].rank, int(x.ts[i]), int(x.dur[i])
+        end, since = max(start + dur, w.last), max(start, prev_end.get(r, start))
+        waited = max(start + dur - since, w.last - max(since, w.ahead), 0)  # the queue ahead delays only the GPU
+        prev_end[r] = max(end, prev_end.get(r, end))
+        us = [float(v) / 1000.0 for v in (dur, start - t0, w.busy, end - t0, waited)]
+        out.append(Step(trace.name_of(i), us[0], us[1], us[2], us[3], w.launches, i, us[4]))
     return sorted(out, key=lambda s: (number[s.name], s.start_us))
+
+
+@dataclass
+class _Work:
+    """A step's device work (ns): the union of its busy time, when it ended, how many calls launched it, and when
+    the device finished the work queued ahead of it (0: none)."""
+
+    busy: int = 0
+    last: int = 0
+    launches: int = 0
+    ahead: int = 0
+
+
+def _device_work(trace: Trace, events: np.ndarray, callers: np.ndarray) -> list[_Work]:
+    """Per step event, what it launched: the device work whose launching call starts inside it, on its rank."""
+    x = trace.x
+    track_rank = np.array([t.rank for t in trace.tracks] or [0])
+    work = np.flatnonzero(callers >= 0)
+    call = callers[work]
+    call_rank = track_rank[x.track[call]]
+    order = np.lexsort((x.ts[call], call_rank))
+    work, call, call_rank = work[order], call[order], call_rank[order]
+    call_ts = x.ts[call]
+    queue = _Queue(trace, track_rank)
+    out = []
+    for i in events.tolist():
+        r = track_rank[x.track[i]]
+        lo, hi = np.searchsorted(call_rank, [r, r + 1])
+        a = lo + np.searchsorted(call_ts[lo:hi], x.ts[i], side="left")
+        b = lo + np.searchsorted(call_ts[lo:hi], x.ts[i] + x.dur[i], side="right")
+        mine = work[a:b]
+        if not len(mine):
+            out.append(_Work())
+            continue
+        starts, ends = x.ts[mine], x.ts[mine] + x.dur[mine]
+        first = int(starts.min())
+        busy, launches = _union_length(starts, ends), len(np.unique(call[a:b]))
+        out.append(_Work(busy, int(ends.max()), launches, min(queue.ahead_of(r, first), first)))
+    return out
+
+
+class _Queue:
+    """The device work of each rank by start, with the latest end so far: what was queued ahead of a moment."""
+
+    def __init__(self, trace: Trace, track_rank: np.ndarray) -> None:
+        x = trace.x
+        dev = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+        self.rank = track_rank[x.track[dev]]
+        order = np.lexsort((x.ts[dev], self.rank))
+        dev, self.rank = dev[order], self.rank[order]
+        self.ts, self.ran_until = x.ts[dev], x.ts[dev] + x.dur[dev]
+        for r in np.unique(self.rank).tolist():
+            lo, hi = np.searchsorted(self.rank, [r, r + 1])
+            self.ran_until[lo:hi] = np.maximum.accumulate(self.ran_until[lo:hi])
+
+    def ahead_of(self, rank: int, t: int) -> int:
+        """When rank's device finished the work that started before t (0: none started before)."""
+        lo, hi = np.searchsorted(self.rank, [rank, rank + 1])
+        k = lo + int(np.searchsorted(self.ts[lo:hi], t, side="left")) - 1
+        return int(self.ran_until[k]) if k >= lo else 0
+
+
+def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
+    """Total length covered by intervals, overlaps counted once."""
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], np.maximum.accumulate(ends[order])
+    new = np.ones(len(s), bool)
+    new[1:] = s[1:] > e[:-1]
+    return int((np.maximum.reduceat(e, np.flatnonzero(new)) - s[new]).sum())
 
 
 def typical(durations: list[float]) -> float:

@@ -28,7 +28,7 @@ class CaptureRow:
 
     file: str
     steps: int
-    step_us: float  # the typical (median) step; the window when there are no steps
+    step_us: float  # the typical (median) step as the user waits for it (elapsed); the window without steps
     verdict: str
     reason: str
     written: float  # the file's mtime (seconds since the epoch)
@@ -50,7 +50,7 @@ def summarize(path: Path, use_cache: bool = True) -> CaptureRow:
     from .load import load_trace
 
     s = Results(load_trace(path, use_cache=use_cache)).summary
-    durations = [st.dur_us for st in s.steps]
+    durations = [st.elapsed_us for st in s.steps]
     typical = statistics.median(durations) if durations else s.wall_us
     return CaptureRow(path.name, len(durations), typical, s.verdict, s.reason, path.stat().st_mtime)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
+from ..tables import summary as S
 from .formats import grid, table, terminal_width, to_json, wrap
 
 
@@ -21,7 +22,7 @@ def diff_document(d: Diff, limit: int, labels: tuple[str, str]) -> dict:
         "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
         "summary": D.summary_fields(d.summary_a, d.summary_b),
         "steps": [
-            {"a": vars(sa) if sa else None, "b": vars(sb) if sb else None}
+            {"a": S.step_fields(sa) if sa else None, "b": S.step_fields(sb) if sb else None}
             for sa, sb in D.zip_steps(d.steps_a, d.steps_b)
         ],
         "ops": [D.row_fields(r) for r in ops],
@@ -34,12 +35,11 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
         return to_json(diff_document(d, limit, labels))
     ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])
     width = terminal_width()
-    steps_heads = D.CPU_STEP_HEADS if d.cpu_only else D.STEP_HEADS
     head = D.head_lines(d, labels)
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),
-        grid(fmt, steps_heads, D.step_rows(d.steps_a, d.steps_b, gpu=not d.cpu_only), [], width)
+        table(fmt, D.step_columns(not d.cpu_only), D.step_pairs(d.steps_a, d.steps_b), None, 10, [], width)
         if d.steps_a or d.steps_b
         else "No ProfilerStep#N in either trace.",
         "Ops (self CPU time), by size of change",

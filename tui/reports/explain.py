@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from ..fmt import shorten
 from ..model.analyses.results import Results
 from ..tables.explain import fields, note
 from .formats import grid, terminal_width, to_json, wrap_prose
+
+EXAMPLE_WIDTH = 70  # an example event's name, cut at a word with …
 
 
 def explain_document(a: Results) -> dict:
@@ -23,7 +26,7 @@ def render_explain(a: Results, fmt: str) -> str:
         return grid("md", ["Pattern", "Events", "What it means"], rows, [])
     out = []
     for f in findings:
-        example = f" e.g. {a.trace.name_of(f.events[0])[:70]}" if f.events else ""
+        example = f" e.g. {shorten(a.trace.name_of(f.events[0]), EXAMPLE_WIDTH)}" if f.events else ""
         count = f"{f.count:,} event{'s' if f.count != 1 else ''}"
         out.append(f"* {f.title} ({count}{example})\n  {note(f)}" if f.events else f"* {f.title}\n  {note(f)}")
     return "\n".join(wrap_prose(out, terminal_width()))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 
-from ..fmt import fmt_time
 from ..model.analyses.results import Results
 from ..tables import summary as S
 from .formats import grid, label_grid, terminal_width, to_json
@@ -33,7 +32,9 @@ def render_summary(a: Results, fmt: str) -> str:
         out += f"\n\nA job of {len(a.rank_rows)} ranks: steps per rank\n" + grid(fmt, heads, rows, [], width)
     elif s.steps:
         shown, hidden = S.shown_steps(s.steps)
-        steps = [[st.name, fmt_time(st.dur_us)] for st in shown]
+        device = S.has_device_steps(s)
+        steps = [S.step_cells(st, not device) for st in shown]
         more = [f"… {hidden:,} more steps (the first 4 and the slowest are shown; --format json lists all)"]
-        out += "\n\n" + grid(fmt, ["Step", "Duration"], steps, more if hidden else [], width)
+        notes = (more if hidden else []) + ([S.ELAPSED_NOTE] if device else [])
+        out += "\n\n" + grid(fmt, S.step_heads(s), steps, notes, width)
     return out

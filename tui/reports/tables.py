@@ -54,14 +54,14 @@ def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
 
 def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
     """What `tracetui code --format json` prints, as data."""
-    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort)), n)
+    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort, t)), n)
     return {"rows": [{f.key: f.value(r) for f in C.FIELDS} for r in rows], **C.totals(t)}
 
 
 def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
         return to_json(code_document(t, sort, n))
-    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort)), n)
+    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort, t)), n)
     if fmt == "csv":
         return to_csv(C.FIELDS, rows)
-    return fitted(fmt, C.COLUMNS, rows, t, C.NAME_WIDTH, C.footers(t), terminal_width())
+    return fitted(fmt, C.columns(t), rows, t, C.NAME_WIDTH, C.footers(t), terminal_width())

@@ -167,7 +167,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "code",
         "6",
         "Code",
-        "time per line of your code (with_stack traces), and its icicle",
+        "time per function of your code, at its def line (with_stack traces), and its icicle",
         _code,
         needs=(Results.code, Results.gpu_below),
         focus="CodeView LazyTable",

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..fmt import fmt_time, truncate
-from ..model.analyses.diff import Diff, DiffRow, StepStats
+from ..model.analyses.diff import Diff, DiffRow
 from ..model.analyses.summary import Summary
+from ..model.steps import Step
 from .base import KEEP, Column
 
 MATCH_RULE = (
-    "Kernels match by exact name, except Triton kernels, matched with their trailing _N counter removed; "
-    "ops are compared by self CPU time; steps are paired in order."
+    "Ops and kernels match by name, less what differs from run to run: object addresses (at 0x…) and Triton's "
+    "trailing _N counter; ops are compared by self CPU time; steps are paired in order."
 )
 ROW_HEADS = ["Name", "Calls A", "Calls B", "Time A", "Time B", "Change"]
-STEP_HEADS = ["Step", "CPU A", "CPU B", "GPU A", "GPU B", "Launches A", "Launches B"]
 SUMMARY_HEADS = ["Summary", "A", "B", "Change"]
-CPU_STEP_HEADS = STEP_HEADS[:3]  # a CPU-only pair: no GPU time or launches per step
 GPU_KEYS = {
     "gpu_busy_us",
     "cpu_launch_us",
@@ -34,11 +34,11 @@ NO_GPU = "No GPU activity in either trace: both are CPU only."
 SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [
     ("wall_us", "Wall time", fmt_time, True),
     ("gpu_busy_us", "GPU busy", fmt_time, True),
-    ("cpu_launch_us", "CPU time in launch calls", fmt_time, True),
+    ("cpu_launch_us", "CPU time in launches", fmt_time, True),
     ("cpu_self_total_us", "Self CPU total", fmt_time, True),
     ("device_self_total_us", "Self CUDA total", fmt_time, True),
     ("gpu_utilization", "GPU utilization", lambda v: f"{v:.1%}", False),
-    ("launches", "Launch calls", lambda v: f"{v:,}", True),
+    ("launches", "Launches", lambda v: f"{v:,}", True),
     ("graph_launches", "Graph launches", lambda v: f"{v:,}", True),
     ("graph_kernels", "Kernels replayed by graphs", lambda v: f"{v:,}", True),
     ("verdict", "Verdict", str, False),
@@ -78,7 +78,7 @@ def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
     who = sb if more == "B" else sa
     return (
         f"Graphs: {more} replays {who.graph_kernels:,} device activities from {who.graph_launches:,} graph launches; "
-        f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launch calls than A."
+        f"B made {abs(saved):,} {'fewer' if saved >= 0 else 'more'} launches than A."
     )
 
 
@@ -108,35 +108,54 @@ def summary_fields(sa: Summary, sb: Summary) -> dict[str, dict[str, Any]]:
     return {key: {"a": getattr(sa, key), "b": getattr(sb, key)} for key, *_ in SUMMARY}
 
 
-def zip_steps(a: list[StepStats], b: list[StepStats]) -> Iterator[tuple[StepStats | None, StepStats | None]]:
+def zip_steps(a: list[Step], b: list[Step]) -> Iterator[tuple[Step | None, Step | None]]:
     for k in range(max(len(a), len(b))):
         yield (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
 
 
-def step_rows(a: list[StepStats], b: list[StepStats], gpu: bool = True) -> list[list[str]]:
-    """Each pair of steps; without gpu, the CPU times only (the columns of CPU_STEP_HEADS)."""
-    rows = _step_rows(a, b)
-    return rows if gpu else [r[: len(CPU_STEP_HEADS)] for r in rows]
+StepPair = tuple[int, Step | None, Step | None]  # (step number, A's, B's)
 
 
-def _step_rows(a: list[StepStats], b: list[StepStats]) -> list[list[str]]:
-    def cell(s: StepStats | None, f: Callable[[StepStats], str]) -> str:
-        return f(s) if s else "-"
+def step_pairs(a: list[Step], b: list[Step]) -> list[StepPair]:
+    return [(k + 1, sa, sb) for k, (sa, sb) in enumerate(zip_steps(a, b))]
 
-    rows = []
-    for k, (sa, sb) in enumerate(zip_steps(a, b)):
-        rows.append(
-            [
-                f"step {k + 1}",
-                cell(sa, lambda s: fmt_time(s.cpu_us)),
-                cell(sb, lambda s: fmt_time(s.cpu_us)),
-                cell(sa, lambda s: fmt_time(s.gpu_us)),
-                cell(sb, lambda s: fmt_time(s.gpu_us)),
-                cell(sa, lambda s: f"{s.launches:,}"),
-                cell(sb, lambda s: f"{s.launches:,}"),
-            ]
-        )
-    return rows
+
+def _side(b: bool, f: Callable[[Step], str]) -> Callable[[StepPair, None, int], str]:
+    """A cell of A's step (b False) or B's: f of it, '-' where that side has no such step."""
+
+    def text(p: StepPair, context: None, width: int) -> str:
+        step = p[2] if b else p[1]
+        return f(step) if step is not None else "-"
+
+    return text
+
+
+def _cpu(s: Step) -> str:
+    return fmt_time(s.dur_us)
+
+
+# Each pair of steps: CPU span, GPU work launched, elapsed (kept), launches (left out first on a narrow terminal).
+STEP_COLUMNS: list[Column[StepPair, None]] = [
+    Column("Step", lambda p, c, w: f"step {p[0]}", priority=KEEP, name=True, min_width=7),
+    Column("CPU A", _side(False, _cpu), priority=1),
+    Column("CPU B", _side(True, _cpu), priority=1),
+    Column("GPU A", _side(False, lambda s: fmt_time(s.device_us)), priority=2),
+    Column("GPU B", _side(True, lambda s: fmt_time(s.device_us)), priority=2),
+    Column("Elapsed A", _side(False, lambda s: fmt_time(s.elapsed_us)), priority=KEEP),
+    Column("Elapsed B", _side(True, lambda s: fmt_time(s.elapsed_us)), priority=KEEP),
+    Column("Launches A", _side(False, lambda s: f"{s.launches:,}"), priority=3),
+    Column("Launches B", _side(True, lambda s: f"{s.launches:,}"), priority=3),
+]
+CPU_STEP_COLUMNS = [replace(c, priority=KEEP) for c in STEP_COLUMNS[:3]]  # a CPU-only pair: the CPU spans
+
+
+def step_columns(gpu: bool = True) -> list[Column[StepPair, None]]:
+    return STEP_COLUMNS if gpu else CPU_STEP_COLUMNS
+
+
+def step_rows(a: list[Step], b: list[Step], gpu: bool = True) -> list[list[str]]:
+    """Each pair of steps as text, every column (the headers are STEP_HEADS, or CPU_STEP_HEADS without gpu)."""
+    return [[c.text(p, None, 0) for c in step_columns(gpu)] for p in step_pairs(a, b)]
 
 
 def _mark(r: DiffRow) -> str:
@@ -172,3 +191,7 @@ def row_fields(r: DiffRow) -> dict[str, Any]:
         "time_b_us": float(r.time_b_us),
         "delta_us": float(r.delta_us),
     }
+
+
+STEP_HEADS = [c.header for c in STEP_COLUMNS]
+CPU_STEP_HEADS = [c.header for c in CPU_STEP_COLUMNS]  # a CPU-only pair: no GPU time or launches per step

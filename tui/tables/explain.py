@@ -31,22 +31,26 @@ OWN_TEMPLATES = {
     "GPU kernel, so it shows on the CPU lane with nothing below it on the GPU.",
     "bias-copy": "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that "
     "follows then adds the matrix product on top of it (beta = 1 in its epilogue).",
-    "cold-start": "{step} took {ratio} a typical step: a cold start (first-call allocations, CUDA context and library "
+    "cold-start": "{step} took {ratio} a typical step ({dur} against {typical}, until its CPU span ({cpu}) and its GPU "
+    "work ({gpu} busy) both ended): a cold start (first-call allocations, CUDA context and library "
     "setup, autotuning, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
-    "cold-start-cpu": "{step} took {ratio} a typical step: a cold start (first-call allocations, library setup and "
+    "cold-start-cpu": "{step} took {ratio} a typical step ({dur} against {typical}): a cold start (first-call allocations, library setup and "
     "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
     "overhead-idle": "The GPU is idle {idle} of the window.",
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Kernels average {avg_kernel} but the median launch call takes {median_launch} of CPU time: "
-    "the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA graphs.",
-    "overhead-cpu": "Launches are not the cost (median {median_launch}); while no GPU worked, the CPU ran "
-    "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
-    "overhead-cpu-unseen": "Launches are not the cost (median {median_launch}); while no GPU worked, the CPU ran code "
-    "outside the profiled ops. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but takes {per_launch_cpu} "
+    "of CPU time (median {median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use "
+    "torch.compile, or CUDA graphs.",
+    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of CPU); "
+    "while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical path, or overlap "
+    "it with GPU work.",
+    "overhead-cpu-unseen": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of "
+    "CPU); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it off the "
+    "critical path, or overlap it with GPU work.",
     "slow-kernel": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
     "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy module loading on a kernel's first use "
     "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "
@@ -56,14 +60,14 @@ OWN_TEMPLATES = {
     "{slowest}, took {slowest_dur:long}. An async copy this slow is waiting: a copy to or from pageable (not pinned) "
     "host memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, and "
     ".to(device, non_blocking=True)), or move the copy off the step's critical path. " + OVERHEAD_TAIL,
-    "records-missing": "The trace made {launches:,} launch calls ({flows:,} launch-to-device flows point at device "
+    "records-missing": "The trace made {launches:,} launches ({flows:,} launch-to-device flows point at device "
     "work) but recorded no device activity: no kernel, memcpy or memset record. It is a GPU run whose device records "
     "were lost, so nothing here can say how busy the GPU was. Likely causes: the profiler ran "
     "without ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or "
     "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
     "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
     "look for CUPTI errors in the run's log, and let the profiler stop normally.",
-    "records-missing-ranges": "The trace made {launches:,} launch calls but recorded no kernel, memcpy or memset: it "
+    "records-missing-ranges": "The trace made {launches:,} launches but recorded no kernel, memcpy or memset: it "
     "is a CUPTI range-profiler capture ({ranges:,} cuda_profiler_range events carry hardware counters per range), a "
     "mode that records counters instead of kernel records: the GPU ran, its kernels are not listed. Profile again "
     "without profiler_metrics in experimental_config to see the kernels and their times.",

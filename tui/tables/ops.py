@@ -18,12 +18,7 @@ SORTS = {
     "count": SortKey("count"),
     "name": SortKey("name", False),
 }
-# The viewer's device sorts follow its device columns: each kernel once, spans not work.
-VIEWER_SORTS = SORTS | {
-    "self_device": SortKey("work_self_device_us"),
-    "device_total": SortKey("work_device_total_us"),
-    "device_avg": SortKey("work_device_avg_us"),
-}
+VIEWER_SORTS = SORTS  # the viewer's columns hold torch's numbers too
 # torch's sort_by spellings, and cuda/gpu for device.
 ALIASES = {
     "self_cpu_time_total": "self_cpu",
@@ -62,24 +57,26 @@ def resolve_sort(key: str | None, t: OpsTable) -> str:
     return check_sort(key) or default_sort(t)
 
 
-def _work_share(r: OpRow, t: OpsTable) -> str:
-    return "span" if r.is_span else fmt_share(r.work_self_device_us, t.self_device_total_us)
+def _device_share(r: OpRow, t: OpsTable, viewer: bool) -> str:
+    """Self CUDA as a share of the Self CUDA total; in the viewer a GPU annotation row says span (its time is the
+    span it covers, over kernels counted in their own rows, so torch's share can pass 100%)."""
+    return "span" if viewer and r.is_gpu_annotation else fmt_share(r.self_device_us, t.self_device_total_us)
 
 
-def viewer_device_columns() -> list[Column[OpRow, OpsTable]]:
-    """The device columns of the viewer: each kernel counted once, a GPU annotation span marked as one, not work."""
+def device_columns(viewer: bool = False) -> list[Column[OpRow, OpsTable]]:
+    """torch's device columns; the viewer says span where torch's share of a GPU annotation row passes 100%."""
     return [
-        Column("Self CUDA", lambda r, t, w: fmt_time(r.work_self_device_us), "self_device", KEEP),
-        Column("Self CUDA %", lambda r, t, w: _work_share(r, t), "self_device", 2),
-        Column("CUDA total", lambda r, t, w: fmt_time(r.work_device_total_us), "device_total", KEEP),
-        Column("CUDA time avg", lambda r, t, w: fmt_time(r.work_device_avg_us), "device_avg", 2),
+        Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
+        Column("Self CUDA %", lambda r, t, w: _device_share(r, t, viewer), "self_device", 2),
+        Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total", KEEP),
+        Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg", 2),
     ]
 
 
 def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpRow, OpsTable]]:
     """The columns torch's table has for this trace: device columns with GPU work, memory ones when profiled.
 
-    viewer: device times with each kernel once (spans not work), where the headless table keeps torch's.
+    viewer: the same numbers, with span for a GPU annotation row's share (see _device_share).
     """
     cols: list[Column[OpRow, OpsTable]] = [
         Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
@@ -89,17 +86,8 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
         Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total", KEEP),
         Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg", 2),
     ]
-    if t.has_device and viewer:
-        cols += viewer_device_columns()
-    elif t.has_device:
-        cols += [
-            Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
-            Column(
-                "Self CUDA %", lambda r, t, w: fmt_share(r.self_device_us, t.self_device_total_us), "self_device", 2
-            ),
-            Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total", KEEP),
-            Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg", 2),
-        ]
+    if t.has_device:
+        cols += device_columns(viewer)
     if t.has_memory:
         cols += [
             Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem), priority=5),
@@ -147,8 +135,8 @@ def fields(grouped: bool, memory: bool) -> list[Field[OpRow]]:
 
 
 def footers(t: OpsTable, viewer: bool = False) -> list[str]:
-    """torch's footer lines (and how device time was attributed when it is not torch's way); the viewer's
-    columns count each kernel once, so its span note is short."""
+    """torch's footer lines, how device time was attributed when it is not torch's way, and what a GPU annotation
+    row's CUDA time is (the viewer's note is short: its share column says span)."""
     lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
     if t.has_device:
         lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
@@ -165,14 +153,15 @@ def _span_names(t: OpsTable) -> str:
 
 
 def viewer_span_note(t: OpsTable) -> str:
-    return f"{_span_names(t)}: GPU-side annotation spans, not work (Self CUDA says span)"
+    return f"{_span_names(t)} on the GPU: annotation spans, not work (Self CUDA % says span)"
 
 
 def span_note(t: OpsTable) -> str:
-    """Why some rows' CUDA time passes the GPU's: torch counts a GPU annotation span as the row's own time."""
+    """What torch does with a GPU annotation: a row of its own timed by its span, in no CPU op's CUDA time."""
     return (
-        f"({_span_names(t)}: CUDA time includes GPU-side annotation spans, as torch counts them; a span covers kernels "
-        "counted again below it, so its Self CUDA % can pass 100%. The viewer counts each kernel once.)"
+        f"({_span_names(t)} on the GPU: a GPU-side annotation row, timed by the span it covers on the GPU; the kernels "
+        "inside it are counted in their own rows, so its Self CUDA % can pass 100%. As in torch, the Self CUDA total "
+        "leaves it out, and a CPU op's CUDA time counts only the kernels, copies and sets launched under it.)"
     )
 
 

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from ..fmt import fmt_time, shorten
 from ..model.analyses.ranks import Job, RankRow
 from .base import KEEP, Column, Field
+from .summary import step_fields
 
 
 def _pct(x: float) -> str:
     return f"{x:.1%}"
+
+
+def _median_gpu(r: RankRow) -> float:
+    """The median device work a step of the rank launched (0 without steps)."""
+    return statistics.median([s.device_us for s in r.steps]) if r.steps else 0.0
 
 
 COLUMNS: list[Column[RankRow, None]] = [
@@ -18,6 +25,7 @@ COLUMNS: list[Column[RankRow, None]] = [
     Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP),
     Column("Steps", lambda r, c, w: str(len(r.steps)), priority=3),
     Column("Median step", lambda r, c, w: fmt_time(r.step_us), priority=KEEP),
+    Column("GPU/step", lambda r, c, w: fmt_time(_median_gpu(r)), priority=2),
     Column("GPU busy", lambda r, c, w: fmt_time(r.gpu_busy_us), priority=1),
     Column("Util", lambda r, c, w: _pct(r.gpu_utilization), priority=1),
     Column("Collectives", lambda r, c, w: fmt_time(r.comm_us), priority=2),
@@ -32,7 +40,7 @@ FIELDS: list[Field[RankRow]] = [
     Field("rank", lambda r: r.rank),
     Field("file", lambda r: r.file),
     Field("wall_us", lambda r: r.wall_us),
-    Field("steps", lambda r: [{"name": s.name, "dur_us": s.dur_us} for s in r.steps]),
+    Field("steps", lambda r: [step_fields(s) for s in r.steps]),
     Field("step_us", lambda r: r.step_us),
     Field("gpu_busy_us", lambda r: r.gpu_busy_us),
     Field("gpu_utilization", lambda r: r.gpu_utilization),

@@ -119,8 +119,23 @@ def device_line(t: Roofline) -> str:
     return f"Roofs of {t.device.name} ({bw}; the source is in --format json); times are {time}."
 
 
+def fp32_units_line(t: Roofline) -> str | None:
+    """Why bf16/fp16 vector rows read '/fp32': their roof is the fp32 units, and the reason (None: no such row)."""
+    half = sorted({r.dtype for r in t.rows if r.unit == "vector" and r.roof_dtype == "fp32" and r.dtype != "fp32"})
+    if not half or t.device is None:
+        return None
+    kinds = "/".join(half)
+    return (
+        f"{kinds}/fp32: {kinds} elementwise, reduction and norm ops are measured against the fp32 vector units: "
+        f"PyTorch computes their math in fp32 (opmath), and the {t.device.name}'s source gives no non-tensor "
+        f"{kinds} rate."
+    )
+
+
 def footers(t: Roofline) -> list[str]:
     lines = [device_line(t)]
+    units = fp32_units_line(t)
+    lines += [units] if units else []
     if t.not_modelled:
         top = ", ".join(f"{n.name} ({n.count:,}, {fmt_time(n.device_us)})" for n in t.not_modelled[:5])
         more = f" and {len(t.not_modelled) - 5} more" if len(t.not_modelled) > 5 else ""

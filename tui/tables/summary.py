@@ -8,16 +8,18 @@ from ..fmt import fmt_time
 from ..model.analyses.graphs import GraphStats
 from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
+from ..model.steps import Step
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 MAX_STEPS_SHOWN = 24  # more steps than this: the first few and the slowest, in step order
+OTHER_RUNTIME_NAMED = 3  # the other runtime calls named in the summary line
 
 
 def shown_steps(steps: list) -> tuple[list, int]:
     """The steps worth a row or a bar (all, or the first 4 and the slowest), and how many are left out."""
     if len(steps) <= MAX_STEPS_SHOWN:
         return steps, 0
-    slowest = sorted(range(4, len(steps)), key=lambda k: -steps[k].dur_us)[: MAX_STEPS_SHOWN - 4]
+    slowest = sorted(range(4, len(steps)), key=lambda k: -steps[k].elapsed_us)[: MAX_STEPS_SHOWN - 4]
     keep = sorted([0, 1, 2, 3, *slowest])
     return [steps[k] for k in keep], len(steps) - len(keep)
 
@@ -26,7 +28,8 @@ LABELS = {
     "wall_us": "Wall time (profiled window)",
     "gpu_busy_us": "GPU busy (kernels, memcpy, memset)",
     "gpu_idle_us": "GPU idle",
-    "cpu_launch_us": "CPU time in launch calls",
+    "cpu_launch_us": "Launches",
+    "other_runtime_us": "Other runtime calls",
     "kernels": "Kernels",
     "graphs": "CUDA/HIP graphs",
     "device_records_missing": "Device activity",
@@ -61,13 +64,8 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
     elif not s.cpu_only:
         rows += [("gpu_busy_us", _per_gpu(s, s.gpu_busy_us)), ("gpu_idle_us", _per_gpu(s, gpu_idle_us(s)))]
     if not s.cpu_only:
-        rows += [
-            (
-                "cpu_launch_us",
-                f"{fmt_time(s.cpu_launch_us)} in {s.launches:,} calls, median {fmt_time(s.median_launch_us)}"
-                + outlier_note(s),
-            ),
-        ]
+        rows.append(("cpu_launch_us", launch_line(s)))
+        rows += [("other_runtime_us", other_runtime_line(s))] if s.other_runtime else []
     if not s.cpu_only and not s.device_records_missing:
         rows += [("kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}")]
         rows += [("graphs", graph_line(s.graphs))] if s.graph_launches else []
@@ -78,10 +76,29 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
     return [(key, LABELS[key], text) for key, text in rows]
 
 
+def launch_line(s: Summary) -> str:
+    """61 calls that put work on the GPU, 332.494us of CPU, median 4.940us; 5.073us of GPU work per launch"""
+    if not s.launches:
+        return "none: no call put work on the device"
+    calls = "calls" if s.device_records_missing else "calls that put work on the GPU"
+    line = f"{s.launches:,} {calls}, {fmt_time(s.cpu_launch_us)} of CPU, median {fmt_time(s.median_launch_us)}"
+    line += outlier_note(s)
+    return line if s.device_records_missing else line + f"; {fmt_time(s.gpu_per_launch_us)} of GPU work per launch"
+
+
+def other_runtime_line(s: Summary, top: int = OTHER_RUNTIME_NAMED) -> str:
+    """71 calls, 24.163us of CPU, none put work on the GPU: cudaMemsetAsync ×22 (5.0us), ... and 4 more names"""
+    named = ", ".join(f"{c.name} ×{c.count:,} ({fmt_time(c.cpu_us)})" for c in s.other_runtime[:top])
+    more = len(s.other_runtime) - top
+    named += f" and {more} more name{'s' if more > 1 else ''}" if more > 0 else ""
+    head = f"{s.other_runtime_calls:,} calls, {fmt_time(s.other_runtime_us)} of CPU"
+    return f"{head}, none put work on the GPU: {named}"
+
+
 def no_gpu_text(s: Summary) -> str | None:
     """What a GPU view (kernels, GPU lanes, roofline) shows instead of an empty table; None when there is GPU work."""
     if s.device_records_missing:
-        return f"No GPU activity recorded: {s.launches:,} launch calls, but the device records are missing."
+        return f"No GPU activity recorded: {s.launches:,} launches, but the device records are missing."
     return "No GPU activity in this trace: it is CPU only." if s.cpu_only else None
 
 
@@ -92,7 +109,7 @@ def _share(part: float, whole: float) -> str:
 def missing_line(s: Summary) -> str:
     """A CUDA run whose device records were lost: what it launched, and that nothing was recorded."""
     flows = f", {s.ac2g_flows:,} flows" if s.ac2g_flows else ""
-    return f"none recorded ({s.launches:,} launch calls{flows}): device records missing"
+    return f"none recorded ({s.launches:,} launches{flows}): device records missing"
 
 
 def graph_line(g: GraphStats) -> str:
@@ -132,14 +149,56 @@ def fields(s: Summary) -> dict[str, Any]:
         "cpu_top_self": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_top_self],
         "cpu_op_avg_us": s.cpu_op_avg_us,
         "launches": s.launches,
+        "gpu_per_launch_us": s.gpu_per_launch_us,
+        "other_runtime_us": s.other_runtime_us,
+        "other_runtime_calls": [{"name": c.name, "count": c.count, "cpu_us": c.cpu_us} for c in s.other_runtime],
         "kernels": s.kernels,
         "graph_launches": s.graph_launches,
         "graph_kernels": s.graph_kernels,
         "graph_launches_empty": s.graphs.empty,
         "graph_kernels_credited": s.graphs.credited,
         "gpus": s.gpus,
-        "steps": [{"name": st.name, "dur_us": st.dur_us} for st in s.steps],
+        "steps": [step_fields(st) for st in s.steps],
     }
+
+
+def step_fields(st: Step) -> dict[str, Any]:
+    """A step as JSON: its CPU span (dur_us), the device work it launched (device_us, the union of busy time),
+    when both had ended (end_us, from the window's start) and how long the user waited for it (elapsed_us)."""
+    return {
+        "name": st.name,
+        "dur_us": st.dur_us,
+        "start_us": st.start_us,
+        "device_us": st.device_us,
+        "end_us": st.end_us,
+        "elapsed_us": st.elapsed_us,
+        "launches": st.launches,
+    }
+
+
+STEP_HEADS = ["Step", "CPU span", "GPU busy", "Elapsed"]
+CPU_STEP_HEADS = ["Step", "Duration"]  # a CPU-only trace: its steps are their CPU spans
+ELAPSED_NOTE = (
+    "GPU busy: the device work launched inside the step (overlaps once). Elapsed: from the step's start, or the "
+    "previous step's end while that one still ran, until its CPU span and its GPU work both ended (the steps' "
+    "elapsed times add up to the wall time they took)."
+)
+
+
+def has_device_steps(s: Summary) -> bool:
+    """Do the steps have device work to show (not a CPU-only run, nor one whose device records were lost)?"""
+    return not (s.cpu_only or s.device_records_missing)
+
+
+def step_heads(s: Summary) -> list[str]:
+    return STEP_HEADS if has_device_steps(s) else CPU_STEP_HEADS
+
+
+def step_cells(st: Step, cpu_only: bool) -> list[str]:
+    """A step's row: its CPU span, and with device work the work it launched and how long it took in all."""
+    if cpu_only:
+        return [st.name, fmt_time(st.dur_us)]
+    return [st.name, fmt_time(st.dur_us), fmt_time(st.device_us), fmt_time(st.elapsed_us)]
 
 
 def steps_per_rank(rows: list[RankRow]) -> tuple[list[str], list[list[str]]]:
@@ -147,11 +206,16 @@ def steps_per_rank(rows: list[RankRow]) -> tuple[list[str], list[list[str]]]:
     if len(rows) > MAX_RANK_COLUMNS:
         heads = ["Rank", "Steps", "Median step", "Slowest step"]
         return heads, [
-            [str(r.rank), str(len(r.steps)), fmt_time(r.step_us), fmt_time(max((s.dur_us for s in r.steps), default=0))]
+            [
+                str(r.rank),
+                str(len(r.steps)),
+                fmt_time(r.step_us),
+                fmt_time(max((s.elapsed_us for s in r.steps), default=0)),
+            ]
             for r in rows
         ]
     names = list(dict.fromkeys(s.name for r in rows for s in r.steps))
-    per = [{s.name: s.dur_us for s in r.steps} for r in rows]
+    per = [{s.name: s.elapsed_us for s in r.steps} for r in rows]
     body = [[n] + [fmt_time(p[n]) if n in p else "-" for p in per] for n in names]
     return ["Step"] + [f"rank {r.rank}" for r in rows], body or [["(no ProfilerStep#N on any rank)"] + [""] * len(rows)]
 
@@ -160,8 +224,5 @@ def job_fields(rows: list[RankRow]) -> dict[str, Any]:
     """A folder's summary JSON: its ranks and their steps."""
     return {
         "ranks": len(rows),
-        "steps_per_rank": [
-            {"rank": r.rank, "file": r.file, "steps": [{"name": s.name, "dur_us": s.dur_us} for s in r.steps]}
-            for r in rows
-        ],
+        "steps_per_rank": [{"rank": r.rank, "file": r.file, "steps": [step_fields(s) for s in r.steps]} for r in rows],
     }

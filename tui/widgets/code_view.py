@@ -1,4 +1,4 @@
-"""The code view: time per source line (and nn.Module), GPU time included, as a table and an icicle."""
+"""The code view: time per function at its def line (and nn.Module), GPU time included, as a table and an icicle."""
 
 from __future__ import annotations
 
@@ -38,10 +38,11 @@ class FramesTable(RowsView):
 
     def __init__(self, table: CodeTable, **kwargs) -> None:
         self.code = table
+        self.DEFAULT_SORT = C.default_sort(table)  # a CPU-only capture: by CPU time
         super().__init__(**kwargs)
 
     def columns(self) -> list[Column]:
-        return C.COLUMNS
+        return C.columns(self.code)
 
     def context(self) -> CodeTable:
         return self.code

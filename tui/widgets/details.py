@@ -9,15 +9,17 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory, fmt_number, short_name
+from ..fmt import fmt_dur, fmt_memory, fmt_number, short_name, shorten, shorten_names
 from ..model.analyses.achieved import EventRoof
-from ..model.analyses.details import Details
+from ..model.analyses.details import Details, Launched
 from ..model.analyses.explain import Finding
 from ..model.analyses.memory import MemoryAt
 from ..tables.explain import note as explain_note
 from ..tables.roofline import fmt_count, fmt_rate
 
 MAX_ARG_CHARS = 160
+NAME_WIDTH = 60  # a kernel's name in a list, cut at a word with … (f shows them in full)
+FULL_HINT = "Enter, then f: full names"
 
 
 def memory_text(memory: list[MemoryAt]) -> Text:
@@ -31,7 +33,26 @@ def memory_text(memory: list[MemoryAt]) -> Text:
     return Text("\n".join(lines))
 
 
-def replay_text(d: Details) -> str:
+def _names(names: list[str], full: bool, width: int = NAME_WIDTH) -> list[str]:
+    """Names for a list: whole, or cut at a word boundary with … and kept apart from each other."""
+    return names if full else shorten_names(names, width)
+
+
+def launched_text(w: Launched, full: bool = False) -> Text:
+    """61 launched (60 kernels, 1 copy), 309us on the GPU, then the names that took the most time, one a line."""
+    kinds = [(w.kernels, "kernel", "kernels"), (w.copies, "copy", "copies"), (w.sets, "set", "sets")]
+    parts = ", ".join(f"{n:,} {one if n == 1 else many}" for n, one, many in kinds if n)
+    names = _names([name for name, _, _ in w.top], full)
+    lines = [f"{w.count:,} launched ({parts}), {fmt_dur(w.device_ns)} on the GPU; the most time:"]
+    lines += [f"  {name} ×{n:,} {fmt_dur(ns)}" for name, (_, n, ns) in zip(names, w.top, strict=True)]
+    if w.names > len(w.top):
+        lines.append(f"  and {w.names - len(w.top):,} more name{'s' if w.names - len(w.top) > 1 else ''}")
+    text = Text("\n".join(lines), overflow="fold")
+    cut = not full and any(n != name for n, (name, _, _) in zip(names, w.top, strict=True))
+    return text.append(f"  ({FULL_HINT})", style="dim") if cut else text
+
+
+def replay_text(d: Details, full: bool = False) -> str:
     """A graph launch's replay, a replayed activity's graph launch, or a capture copy's mark."""
     if d.replayed_by:
         return f"replayed by {d.replayed_by[1]} (event {d.replayed_by[0]}): a CUDA/HIP graph, not launched one by one"
@@ -40,7 +61,8 @@ def replay_text(d: Details) -> str:
     r = d.replay
     if r is None or not r.count:
         return "replays no device activity: its records were lost (the trace has none with its correlation id)"
-    top = "; ".join(f"{short_name(name)[:50]} ×{n} {fmt_dur(int(us * 1000))}" for name, n, us in r.top)
+    names = _names([name for name, _, _ in r.top], full, 50)
+    top = "; ".join(f"{name} ×{n} {fmt_dur(int(us * 1000))}" for name, (_, n, us) in zip(names, r.top, strict=True))
     return (
         f"replays {r.count:,} kernels, {fmt_dur(int(r.device_us * 1000))} of GPU time, over "
         f"{fmt_dur(int(r.span_us * 1000))}; top: {top}"
@@ -63,6 +85,7 @@ def details_renderable(
     notes: list[Finding] | None = None,
     memory: list[MemoryAt] | None = None,
     roofline: EventRoof | None = None,
+    full: bool = False,
 ) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
@@ -78,20 +101,19 @@ def details_renderable(
         )
     if d.footprint:
         grid.add_row("footprint", Text(", ".join(f"{k} {fmt_number(v)}" for k, v in d.footprint.items())))
-    if d.kernels:
-        shown = "; ".join(f"{name[:60]} {fmt_dur(dur)}" for _, name, dur in d.kernels[:5])
-        more = f" (+{len(d.kernels) - 5} more)" if len(d.kernels) > 5 else ""
-        grid.add_row("GPU work", Text(f"{len(d.kernels)} launched: {shown}{more}"))
+    if d.launched is not None and d.launched.count:
+        grid.add_row("GPU work", launched_text(d.launched, full))
     if roofline is not None:
         grid.add_row("roofline", roofline_text(roofline))
     if d.replay is not None:
-        grid.add_row("graph", Text(replay_text(d)))
+        grid.add_row("graph", Text(replay_text(d, full)))
     if d.replayed_by or d.copied:
-        grid.add_row("graph", Text(replay_text(d), style="italic #e5c07b"))
+        grid.add_row("graph", Text(replay_text(d, full), style="italic #e5c07b"))
     if d.stack:
         grid.add_row("your code", Text("\n".join(f"{'  ' * k}{frame}" for k, frame in enumerate(d.stack[-8:]))))
     if d.overlaps:
-        pairs = "; ".join(f"{a[:40]} and {b[:40]} overlap by {fmt_dur(ns)}" for a, b, ns in d.overlaps[:3])
+        cut = (lambda n: n) if full else (lambda n: shorten(n, 40))
+        pairs = "; ".join(f"{cut(a)} and {cut(b)} overlap by {fmt_dur(ns)}" for a, b, ns in d.overlaps[:3])
         grid.add_row(
             "negative self",
             Text(
@@ -120,7 +142,9 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("up,k", "scroll_up", "Scroll up", show=False, id="details.up"),
         Binding("down,j", "scroll_down", "Scroll down", show=False, id="details.down"),
+        Binding("f", "toggle_full_names", "Full names", id="details.full_names"),
     ]
+    full_names = False
 
     def compose(self):
         yield Static(Text("Select an event (arrows, hjkl or a click).", style="dim"), id="details-body")
@@ -133,13 +157,20 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         roofline: EventRoof | None = None,
     ) -> None:
         self.details = details
+        self._shown = (notes, memory, roofline)
         body = self.query_one("#details-body", Static)
         body.update(
-            details_renderable(details, notes, memory, roofline)
+            details_renderable(details, notes, memory, roofline, self.full_names)
             if details
             else Text("Select an event (arrows, hjkl or a click).", style="dim")
         )
         self.call_after_refresh(self._say_more)
+
+    def action_toggle_full_names(self) -> None:
+        """Names in the panel's lists whole (f again: cut to fit)."""
+        self.full_names = not self.full_names
+        if getattr(self, "details", None) is not None:
+            self.show(self.details, *self._shown)
 
     def _say_more(self) -> None:
         hidden = int(self.max_scroll_y - self.scroll_y)

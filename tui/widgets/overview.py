@@ -8,35 +8,42 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time
+from ..fmt import fmt_memory, fmt_time, shorten, shorten_names
 from ..model.analyses.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
-from ..tables.summary import shown_steps
+from ..tables.summary import has_device_steps, shown_steps
 
 BAR = "█"
 TOP = 5
+NAME_WIDTH = 70  # an op's or kernel's name, cut at a word with …
+STEPS_TITLE = "\nSteps (a bar lasts until the step's CPU span and the GPU work it launched both ended; red: much longer than the typical step)"
+STEPS_TITLE_CPU = "\nSteps (red: much longer than the typical step)"
 
 
 def step_bars(a: Results, width: int = 40) -> Table:
-    steps = a.summary.steps
+    """A bar per step, as long as the user waited for it; its CPU span and its GPU work beside it."""
+    steps, gpu = a.summary.steps, has_device_steps(a.summary)
     shown, hidden = shown_steps(steps)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column(justify="right", no_wrap=True)
-    longest = max((s.dur_us for s in steps), default=0) or 1
-    median = typical([s.dur_us for s in steps])
+    grid.add_column(no_wrap=True, style="#8a8f98")
+    longest = max((s.elapsed_us for s in steps), default=0) or 1
+    median = typical([s.elapsed_us for s in steps])
     for s in shown:
-        n = max(int(round(width * s.dur_us / longest)), 1)
-        style = "#e06c75" if is_slow(s.dur_us, median) else "#61afef"
-        grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.dur_us))
+        n = max(int(round(width * s.elapsed_us / longest)), 1)
+        style = "#e06c75" if is_slow(s.elapsed_us, median) else "#61afef"
+        parts = f"CPU {fmt_time(s.dur_us)}, GPU {fmt_time(s.device_us)}" if gpu else ""
+        grid.add_row(Text(s.name), Text(BAR * n, style=style), fmt_time(s.elapsed_us), parts)
     if hidden:
         grid.add_row(
             Text(f"… {hidden:,} more", style="dim"),
             Text(f"(the first 4 and the slowest are shown; median {fmt_time(median)})", style="dim"),
+            "",
             "",
         )
     return grid
@@ -49,7 +56,7 @@ RANK_STEPS_SHOWN = 6
 def rank_bars(a: Results) -> Table:
     """One row per rank: a bar per step (stragglers red), the median step, collectives and what compute hides."""
     rows = a.rank_rows
-    longest = max((st.dur_us for r in rows for st in r.steps), default=0) or 1
+    longest = max((st.elapsed_us for r in rows for st in r.steps), default=0) or 1
     grid = Table.grid(padding=(0, 1))
     for justify in ("left", "left", "right", "right", "left"):
         grid.add_column(justify=justify, no_wrap=True)  # type: ignore[arg-type]
@@ -57,7 +64,7 @@ def rank_bars(a: Results) -> Table:
         style = "#e06c75" if r.straggler else "#61afef"
         bars = Text()
         for st in r.steps[:RANK_STEPS_SHOWN]:
-            bars.append(BAR * max(int(round(RANK_STEP_CELLS * st.dur_us / longest)), 1), style=style).append(" ")
+            bars.append(BAR * max(int(round(RANK_STEP_CELLS * st.elapsed_us / longest)), 1), style=style).append(" ")
         if len(r.steps) > RANK_STEPS_SHOWN:
             bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
         comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
@@ -94,7 +101,7 @@ def _memory_section(a: Results) -> list:
         t.add_row(
             Text(d.device, style="#9aa3ad"),
             f"peak {fmt_memory(d.peak_allocated_bytes)} allocated{reserved} at {fmt_time(d.peak_ts_us)}",
-            Text(peak_op(d)[:70]),
+            Text(shorten(peak_op(d), NAME_WIDTH)),
         )
     return [Text("\nMemory: the peak per device and the op running at it (tracetui memory for more)", style="bold"), t]
 
@@ -117,7 +124,7 @@ def overview_renderable(a: Results) -> Group:
             facts.add_row(label, cell)
     parts += [Text(""), facts] + _job_section(a)
     if s.steps and a.job is None:
-        parts += [Text("\nSteps (a red bar is much longer than the typical step)", style="bold"), step_bars(a)]
+        parts += [Text(STEPS_TITLE if has_device_steps(s) else STEPS_TITLE_CPU, style="bold"), step_bars(a)]
     parts += _memory_section(a)
     parts += [
         Text("\nTop ops by " + ("GPU time launched below them" if a.ops.has_device else "CPU total"), style="bold"),
@@ -144,11 +151,11 @@ def _findings(a: Results) -> Table | Text:
 
 def _top_ops(a: Results) -> Table:
     t = Table.grid(padding=(0, 2))
-    key = "work_device_total_us" if a.ops.has_device else "cpu_total_us"  # each kernel once, spans not work
+    key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
     rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
-    for r in rows:
-        t.add_row(Text(r.name[:70]), fmt_time(getattr(r, key)), f"×{r.count}")
+    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+        t.add_row(Text(name), fmt_time(getattr(r, key)), f"×{r.count}")
     return t
 
 
@@ -157,8 +164,9 @@ def _top_kernels(a: Results) -> Table | Text:
         missing = "none recorded: the device records are missing (see the verdict)"
         return Text(missing if a.summary.device_records_missing else "none: no GPU activity in this trace", style="dim")
     t = Table.grid(padding=(0, 2))
-    for r in a.kernels[:TOP]:
-        t.add_row(Text(r.name[:70]), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
+    rows = a.kernels[:TOP]
+    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+        t.add_row(Text(name), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
     return t
 
 

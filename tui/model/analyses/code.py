@@ -1,6 +1,9 @@
-"""The code view: time per source frame (file.py(line): function, and nn.Module rows), GPU time included.
+"""The code view: time per function (forward (mymodel.py:25), and nn.Module rows), GPU time included.
 
-Each row is a Python frame as torch records it with with_stack=True. Its device time is every kernel,
+Each row is a Python frame as torch records it with with_stack=True: `mymodel.py(25): forward` is a call
+of a function, and 25 is the line of its def, not a line that ran inside it (torch records a frame where
+its function starts); the rows name it so, `forward (mymodel.py:25)`. A `<module>` frame is a script's
+top level (a training loop written at module level lands on one such row). Its device time is every kernel,
 memcpy and memset launched from beneath it (through the launch links); CPU total and device total
 count a frame once per outermost call (a recursive frame does not count twice). By default frames
 of the standard library, torch and other well-known packages are folded into the nearest frame
@@ -86,9 +89,19 @@ def frame_kind(name: str) -> FrameKind:
     return "library" if top in LIBRARIES or top in sys.stdlib_module_names else "user"
 
 
+def frame_label(name: str) -> str:
+    """How the code view names a frame: a function at its def line, `forward (mymodel.py:25)`; a script's top
+    level, `top level (train.py:27)`; nn.Module rows, built-ins and other names as torch writes them."""
+    m = _FRAME.match(name)
+    if m is None:
+        return name
+    where = f"{m['file']}:{m['line']}"
+    return f"top level ({where})" if m["function"] == "<module>" else f"{m['function']} ({where})"
+
+
 @dataclass
 class CodeRow:
-    """One source frame; times in microseconds."""
+    """One function (a source frame as torch names it); times in microseconds."""
 
     frame: str
     kind: FrameKind
@@ -103,6 +116,11 @@ class CodeRow:
     @property
     def name(self) -> str:  # what the tables filter and jump by
         return self.frame
+
+    @property
+    def label(self) -> str:
+        """The function at its def line, `forward (mymodel.py:25)` (see frame_label)."""
+        return frame_label(self.frame)
 
 
 @dataclass
@@ -227,7 +245,7 @@ def _tree(a: Analysis, shown: np.ndarray, up: np.ndarray) -> FrameTree:
         node[level] = len(tree.parent) + inverse
         m = keys.shape[1]
         tree.parent += keys[0].tolist()
-        tree.name += [a.trace.names[k] for k in keys[1].tolist()]
+        tree.name += [frame_label(a.trace.names[k]) for k in keys[1].tolist()]
         tree.count += np.bincount(inverse, minlength=m).tolist()
         tree.cpu_ns += np.bincount(inverse, weights=x.dur[level], minlength=m).astype(np.int64).tolist()
         gpu = np.asarray(a.gpu_below)[level]

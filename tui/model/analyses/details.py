@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import GPU_CATS, Cat
+from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..load.args import event_args
 from .code import frame_kind
 from .graphs import Replay, graph_owner, is_copy, is_graph_launch, replay_of
 
+TOP_LAUNCHED = 5  # the kernels (by name) a selection's details list, the most device time first
 FOOTPRINT_KEYS = (
     "grid",
     "block",
@@ -29,6 +30,22 @@ def footprint(args: dict) -> dict[str, str]:
 
 
 @dataclass
+class Launched:
+    """Everything a selection launched (whole counts, never a cut list's length) and the largest by name."""
+
+    kernels: int = 0
+    copies: int = 0
+    sets: int = 0
+    device_ns: int = 0  # their durations summed
+    names: int = 0  # how many names they have
+    top: list[tuple[str, int, int]] = field(default_factory=list)  # (name, count, ns), the most time first
+
+    @property
+    def count(self) -> int:
+        return self.kernels + self.copies + self.sets
+
+
+@dataclass
 class Details:
     """Plain facts about an event; times in ns from the trace's origin (Trace.origin)."""
 
@@ -43,7 +60,7 @@ class Details:
     launch: tuple[int, str] | None = None  # (event, name) of the runtime call
     launch_latency_ns: int | None = None
     footprint: dict = field(default_factory=dict)
-    kernels: list[tuple[int, str, int]] = field(default_factory=list)  # (event, name, dur)
+    launched: Launched | None = None  # an op, annotation, frame or call: the device work launched beneath it
     stack: list[str] = field(default_factory=list)  # your frames (and nn.Modules), outermost first
     overlaps: list[tuple[str, str, int]] = field(default_factory=list)  # children overlapping: (a, b, ns)
     replay: Replay | None = None  # a graph launch: what it replayed
@@ -70,9 +87,7 @@ def brief(a: Analysis, i: int, origin: int | None = None) -> Details:
     )
 
 
-def describe(
-    a: Analysis, i: int, origin: int | None = None, max_kernels: int = 20, frames: Analysis | None = None
-) -> Details:
+def describe(a: Analysis, i: int, origin: int | None = None, frames: Analysis | None = None) -> Details:
     """Everything about event i; frames is an Analysis nesting the Python frames, for its code stack.
 
     Times count from origin, the trace's own (Trace.origin) unless given: the same with frames shown or hidden.
@@ -98,7 +113,7 @@ def describe(
             d.launch_latency_ns = int(x.ts[i] - x.ts[r])
         d.footprint = {k: args[k] for k in FOOTPRINT_KEYS if k in args}
     elif cat in (int(Cat.CPU_OP), int(Cat.USER_ANNOTATION), int(Cat.RUNTIME), int(Cat.PYTHON)):
-        d.kernels = _kernels_of(a, i, max_kernels)
+        d.launched = launched_by(a, i)
     if frames is not None:
         d.stack = python_stack(frames, int(a.links.launcher[i]) if cat in [int(c) for c in GPU_CATS] else i)
     if d.self_ns is not None and d.self_ns < 0:
@@ -151,15 +166,33 @@ def child_overlaps(a: Analysis, i: int) -> list[tuple[str, str, int]]:
     return out
 
 
-def _kernels_of(a: Analysis, i: int, limit: int) -> list[tuple[int, str, int]]:
-    """The first GPU events launched from i's subtree (subtrees that launch nothing are skipped)."""
-    out: list[tuple[int, str, int]] = []
-    stack = [i]
-    below = a.launches_below
-    while stack and len(out) < limit:
-        j = stack.pop()
-        for g in a.links.launched(j)[: limit - len(out)]:
-            out.append((int(g), a.trace.name_of(int(g)), int(a.trace.x.dur[g])))
-        kids = a.children(j)
-        stack.extend(int(k) for k in kids[below[kids] > 0][::-1])
+def launched_events(a: Analysis, i: int) -> np.ndarray:
+    """The kernels, copies and sets launched from event i's subtree (its run of positions in the nesting)."""
+    x, nesting, links = a.trace.x, a.nesting, a.links
+    p = int(nesting.pos[i])
+    sub = nesting.order[p : nesting.span_end[i]] if p >= 0 else np.array([i])
+    calls = sub[x.cat[sub] == int(Cat.RUNTIME)]  # only runtime calls launch (no sort: each finds its own run)
+    lo = np.searchsorted(links.launch_keys, calls, "left")
+    hi = np.searchsorted(links.launch_keys, calls, "right")
+    sizes = hi - lo
+    at = np.repeat(lo - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(int(sizes.sum()))
+    work = links.by_launch[at]
+    return work[np.isin(x.cat[work], [int(c) for c in BUSY_CATS])]
+
+
+def launched_by(a: Analysis, i: int, top: int = TOP_LAUNCHED) -> Launched:
+    """What event i launched, counted whole, with the names that took the most device time."""
+    x, work = a.trace.x, launched_events(a, i)
+    cat = x.cat[work]
+    out = Launched(
+        int((cat == int(Cat.KERNEL)).sum()),
+        int((cat == int(Cat.MEMCPY)).sum()),
+        int((cat == int(Cat.MEMSET)).sum()),
+        int(x.dur[work].sum()),
+    )
+    names, inverse = np.unique(x.name[work], return_inverse=True)
+    totals, counts = np.bincount(inverse, weights=x.dur[work]), np.bincount(inverse)
+    out.names = len(names)
+    best = np.argsort(-totals, kind="stable")[:top]
+    out.top = [(a.trace.names[int(names[k])], int(counts[k]), int(totals[k])) for k in best.tolist()]
     return out

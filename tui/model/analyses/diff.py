@@ -1,30 +1,33 @@
 """Compare two traces: ops, kernels, steps and summaries side by side.
 
-Kernels are matched by exact name, except Triton kernels, which are matched with their trailing
-_N counter removed (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel).
-Ops are the key_averages host rows, compared by self CPU time (which adds up to the total).
-Steps are paired in order (the first profiled step of A with the first of B).
+Ops and kernels are matched by name, less what differs from run to run in the same code: an object's
+address (`<built-in method append of list object at 0x7fdb…>` reads `… at 0x…>`), and a Triton kernel's
+trailing _N counter (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the same kernel). Rows whose
+names differ only there are one row. Ops are the key_averages host rows, compared by self CPU time (which
+adds up to the total).
+Steps are paired in order (the first profiled step of A with the first of B), each with its CPU span,
+the device work it launched and how long the user waited for it (steps.py); the median step is the
+median of those waits.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
-from ..cats import BUSY_CATS
-from ..steps import step_events
+from ..steps import Step, typical
 from .results import Results
-from .summary import Summary, launch_mask
+from .summary import Summary
 
 TRITON_COUNTER = re.compile(r"_\d+$")
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def kernel_key(name: str) -> str:
-    """The name kernels are matched by."""
+    """The name ops and kernels are matched by: the same code reads the same in any run (see the docstring)."""
+    name = ADDRESS.sub(" at 0x…", name)
     return TRITON_COUNTER.sub("", name) if name.startswith("triton_") else name
 
 
@@ -51,19 +54,11 @@ class DiffRow:
 
 
 @dataclass
-class StepStats:
-    name: str
-    cpu_us: float
-    gpu_us: float
-    launches: int
-
-
-@dataclass
 class Diff:
     ops: list[DiffRow]
     kernels: list[DiffRow]
-    steps_a: list[StepStats]
-    steps_b: list[StepStats]
+    steps_a: list[Step]
+    steps_b: list[Step]
     summary_a: Summary
     summary_b: Summary
 
@@ -87,30 +82,35 @@ class Diff:
         return 100.0 * (self.step_time_b - a) / a if a else 0.0
 
 
-def _typical(steps: list[StepStats], s: Summary) -> float:
-    return statistics.median([st.cpu_us for st in steps]) if steps else s.wall_us
+def _typical(steps: list[Step], s: Summary) -> float:
+    return typical([st.elapsed_us for st in steps]) if steps else s.wall_us
 
 
 def diff(a: Results, b: Results) -> Diff:
     return Diff(
         ops=_pair(_op_times(a), _op_times(b)),
         kernels=_pair(_kernel_times(a), _kernel_times(b)),
-        steps_a=step_stats(a),
-        steps_b=step_stats(b),
+        steps_a=a.summary.steps,
+        steps_b=b.summary.steps,
         summary_a=a.summary,
         summary_b=b.summary,
     )
 
 
 def _op_times(a: Results) -> dict[str, tuple[int, float]]:
-    return {r.name: (r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device}
+    return _by_key((r.name, r.count, r.self_cpu_us) for r in a.ops.rows if not r.is_device)
 
 
 def _kernel_times(a: Results) -> dict[str, tuple[int, float]]:
+    return _by_key((r.name, r.count, r.total_us) for r in a.kernels)
+
+
+def _by_key(rows: Iterable[tuple[str, int, float]]) -> dict[str, tuple[int, float]]:
+    """Calls and time summed per matching name (kernel_key)."""
     out: dict[str, tuple[int, float]] = {}
-    for r in a.kernels:
-        count, total = out.get(kernel_key(r.name), (0, 0.0))
-        out[kernel_key(r.name)] = (count + r.count, total + r.total_us)
+    for name, count, time in rows:
+        calls, total = out.get(kernel_key(name), (0, 0.0))
+        out[kernel_key(name)] = (calls + count, total + time)
     return out
 
 
@@ -121,19 +121,3 @@ def _pair(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> l
         (count_a, time_a), (count_b, time_b) = a.get(name, (0, 0.0)), b.get(name, (0, 0.0))
         rows.append(DiffRow(name, count_a, count_b, float(time_a), float(time_b)))
     return sorted(rows, key=lambda r: -abs(r.delta_us))
-
-
-def step_stats(a: Results) -> list[StepStats]:
-    """CPU time, GPU time launched from inside, and launch calls, per ProfilerStep#N."""
-    x, trace = a.trace.x, a.trace
-    steps = step_events(trace)
-    busy = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]) & (a.links.launcher >= 0))
-    launch_ts = x.ts[a.links.launcher[busy]]
-    calls = np.flatnonzero(launch_mask(trace))
-    out = []
-    for s in steps.tolist():
-        t0, t1 = x.ts[s], a.end[s]
-        inside = (launch_ts >= t0) & (launch_ts <= t1)
-        n_calls = int(((x.ts[calls] >= t0) & (x.ts[calls] <= t1)).sum())
-        out.append(StepStats(trace.name_of(s), x.dur[s] / 1000, float(x.dur[busy[inside]].sum()) / 1000, n_calls))
-    return out

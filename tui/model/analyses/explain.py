@@ -17,13 +17,14 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..nesting import subtree_reduce
-from ..steps import STEP_NAME, cold_first, step_events, typical
+from ..steps import STEP_NAME, cold_first, typical
 from .explain_graphs import GRAPH_RULES
 from .explain_roofline import ROOFLINE_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .kernel_roles import role
+from .launches import launch_calls
 from .readings import launches_cost_more
-from .summary import Summary, launch_mask
+from .summary import Summary
 
 METADATA_OPS = {
     "aten::t",
@@ -148,19 +149,22 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
 
 
 def cold_start(a: Analysis, s: Summary) -> list[Finding]:
-    steps = step_events(a.trace)
-    durations = (a.trace.x.dur[steps] / 1000).tolist()
-    ratio = cold_first(durations)
+    """The first step much slower than the others, as the user waits for a step (its CPU span and its GPU work)."""
+    elapsed = [st.elapsed_us for st in s.steps]
+    ratio = cold_first(elapsed)
     if ratio is None:
         return []
+    first = s.steps[0]
     figures: dict[str, Figure] = {
-        "step": a.trace.name_of(int(steps[0])),
+        "step": first.name,
         "ratio": Quantity(ratio, "x"),
-        "dur": us(durations[0]),
-        "typical": us(typical(durations[1:])),
+        "dur": us(first.elapsed_us),
+        "typical": us(typical(elapsed[1:])),
+        "cpu": us(first.dur_us),
+        "gpu": us(first.device_us),
     }
     parts = ["cold-start-cpu" if s.cpu_only else "cold-start"]
-    return [Finding("cold-start", "Cold first step", figures, [int(steps[0])], parts)]
+    return [Finding("cold-start", "Cold first step", figures, [first.event] if first.event >= 0 else [], parts)]
 
 
 GAP_MIN_NS = 10_000  # a gap between kernels worth counting as evidence
@@ -187,7 +191,9 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "gaps_total": us(gaps[big].sum() / 1000),
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
-        "avg_kernel": us(s.avg_kernel_us),
+        "launches": s.launches,
+        "per_launch_gpu": us(s.gpu_per_launch_us),
+        "per_launch_cpu": us(s.typical_launch_us),
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
@@ -195,7 +201,8 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle", "overhead-evidence" if len(big) else "overhead-no-gap", cause]
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
-    return [Finding("overhead-gaps", title, figures, [int(work[1 + k]) for k in longest.tolist()], parts)]
+    marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
+    return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
 
 
 COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)
@@ -300,7 +307,7 @@ def records_missing(a: Analysis, s: Summary) -> list[Finding]:
     """A CUDA run whose device records were lost: launch calls (and ac2g flows), but no kernel or copy record."""
     if not s.device_records_missing:
         return []
-    launches = np.flatnonzero(launch_mask(a.trace, a.links.launcher)).tolist()
+    launches = np.flatnonzero(launch_calls(a.trace, a.links.launcher)).tolist()
     figures: dict[str, Figure] = {"launches": s.launches, "flows": s.ac2g_flows, "ranges": s.profiler_ranges}
     title = "Device records missing: launches but no GPU activity"
     parts = ["records-missing-ranges" if s.profiler_ranges else "records-missing"]

@@ -8,6 +8,7 @@ from ..analysis import Analysis
 from ..cats import Cat
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import BEGIN_CAPTURE, CreditedTrace, graph_launches, graph_owner, graph_stats, name_mask
+from .launches import launch_calls
 from .summary import Summary
 
 MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at most
@@ -15,7 +16,7 @@ MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at mo
 
 def graph_launches_rule(a: Analysis, s: Summary) -> list[Finding]:
     """N graph launches replay M kernels: launch CPU per kernel against an eager launch, and the launches saved."""
-    g = s.graphs if s.graphs.launches else graph_stats(a.trace)
+    g = s.graphs if s.graphs.launches else graph_stats(a.trace, launch=launch_calls(a.trace, a.links.launcher))
     if not g.launches:
         return []
     figures: dict[str, Figure] = {
@@ -29,8 +30,9 @@ def graph_launches_rule(a: Analysis, s: Summary) -> list[Finding]:
     }
     parts = ["graph-launches"] + (["graph-launches-eager"] if g.eager_launches else [])
     parts += ["graph-empty"] if g.empty else []
-    marked = graph_launches(a.trace)[:MAX_MARKED].tolist()
-    return [Finding("graph-launches", "CUDA/HIP graph launches", figures, marked, parts)]
+    launches = graph_launches(a.trace)
+    marked = launches[:MAX_MARKED].tolist()
+    return [Finding("graph-launches", "CUDA/HIP graph launches", figures, marked, parts, len(launches))]
 
 
 def capture_in_window(a: Analysis, s: Summary) -> list[Finding]:
@@ -62,7 +64,7 @@ def uncredited_kernels(a: Analysis, s: Summary) -> list[Finding]:
     }
     part = "graph-no-capture" if credited is None else "graph-unmatched"
     title = "Graph kernels without their capture" if credited is None else "Graph kernels not matched to their capture"
-    return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part])]
+    return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part], len(left))]
 
 
 GRAPH_RULES = [

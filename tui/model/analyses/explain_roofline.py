@@ -27,11 +27,19 @@ def _table(a: Analysis) -> Roofline:
     return found if isinstance(found, Roofline) else roofline(a)
 
 
-def _calls(a: Analysis, row: RooflineRow) -> list[int]:
-    """The calls of a row (its op and shapes), to mark on the timeline."""
-    x = a.trace.x
-    same = (x.name == x.name[row.example]) & (x.shape == x.shape[row.example])
-    return np.flatnonzero(same)[:MAX_MARKED].tolist()
+def _row_calls(r: Roofline, rows: list[RooflineRow]) -> np.ndarray:
+    """Every call the rows count (their op, shapes and dtype, outermost calls), in index order."""
+    if not rows or not r.attribution.calls:
+        return np.empty(0, np.int64)
+    wanted = [k for k, x in enumerate(r.rows) if any(x is y for y in rows)]
+    calls = np.frombuffer(r.attribution.calls, np.int64)
+    return calls[np.isin(np.frombuffer(r.attribution.call_row, np.int64), wanted)]
+
+
+def _marked(r: Roofline, rows: list[RooflineRow]) -> tuple[list[int], int]:
+    """The rows' calls to mark on the timeline (at most MAX_MARKED), and how many there are."""
+    calls = _row_calls(r, rows)
+    return calls[:MAX_MARKED].tolist(), len(calls)
 
 
 def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
@@ -64,7 +72,8 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
         "calls": x.count,
     }
     parts = ["roofline-gemm", "roofline-gemm-compute" if x.bound == "compute" else "roofline-gemm-memory"]
-    return Finding("roofline-gemm", f"{x.name} against its roof", figures, _calls(a, x), parts)
+    marked, total = _marked(r, [x])
+    return Finding("roofline-gemm", f"{x.name} against its roof", figures, marked, parts, total)
 
 
 def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
@@ -85,8 +94,8 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
         "bw": r.device.peak_gbps,
         "bw_pct": 100 * moved / (time * 1e3) / r.device.peak_gbps if time else 0.0,
     }
-    marked = [e for x in rows[:4] for e in _calls(a, x)][:MAX_MARKED]
-    return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked)]
+    marked, total = _marked(r, rows)
+    return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked, total=total)]
 
 
 def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
@@ -121,8 +130,8 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "top": rows[0].name,
         "top_shapes": rows[0].input_shapes,
     }
-    marked = [e for x in rows[:TOP_GEMMS] for e in _calls(a, x)][:MAX_MARKED]
-    return [Finding("roofline-fp32-gemm", "fp32 GEMMs off the tensor cores", figures, marked)]
+    marked, total = _marked(r, rows)
+    return [Finding("roofline-fp32-gemm", "fp32 GEMMs off the tensor cores", figures, marked, total=total)]
 
 
 def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
@@ -147,8 +156,8 @@ def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "example_pct": top.pct_of_roof or 0.0,
         "m": TINY_M,
     }
-    marked = [e for x in rows[:TOP_GEMMS] for e in _calls(a, x)][:MAX_MARKED]
-    return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked)]
+    marked, total = _marked(r, rows)
+    return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, total=total)]
 
 
 ROOFLINE_RULES = [

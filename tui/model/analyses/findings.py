@@ -38,17 +38,19 @@ Figure = Quantity | list[Quantity] | int | float | str
 @dataclass
 class Finding:
     """A rule that fired: its figures, the templates of its note (tui/tables/explain.py; none: the rule's own),
-    and the events it applies to (maybe none: trace-wide)."""
+    and the events it applies to (maybe none: trace-wide; a long list is cut, and total says how many)."""
 
     rule: str
     title: str
     figures: dict[str, Figure]
     events: list[int] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
+    total: int = 0  # how many events it is about, when it marks only some of them (0: every one is marked)
 
     @property
     def count(self) -> int:
-        return len(self.events)
+        """How many events the finding is about: all of them, never the length of a list cut to mark a few."""
+        return max(self.total, len(self.events))
 
     @property
     def templates(self) -> list[str]:

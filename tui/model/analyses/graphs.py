@@ -106,8 +106,9 @@ class GraphStats:
         return max(self.kernels - self.launches, 0)
 
 
-def graph_stats(trace: Trace, owner: np.ndarray | None = None) -> GraphStats:
-    """Count graph launches, what they replayed, and the launch cost per kernel against eager launches."""
+def graph_stats(trace: Trace, owner: np.ndarray | None = None, launch: np.ndarray | None = None) -> GraphStats:
+    """Count graph launches, what they replayed, and the launch cost per kernel against eager launches (launch: the
+    calls that put work on the device, launches.py; without it, the calls named as launches)."""
     owner = graph_owner(trace) if owner is None else owner
     x = trace.x
     launches = graph_launches(trace)
@@ -125,7 +126,7 @@ def graph_stats(trace: Trace, owner: np.ndarray | None = None) -> GraphStats:
         captures=int((name_mask(trace, BEGIN_CAPTURE) & (x.cat == int(Cat.RUNTIME))).sum()),
         empty_examples=empty[:20].tolist(),
     )
-    eager = np.flatnonzero(_eager_launch_mask(trace))
+    eager = np.flatnonzero(_eager_launch_mask(trace, launch))
     if len(eager):
         s.eager_launches, s.eager_median_us = len(eager), float(np.median(x.dur[eager])) / 1000.0
     if isinstance(trace, CreditedTrace):
@@ -133,9 +134,10 @@ def graph_stats(trace: Trace, owner: np.ndarray | None = None) -> GraphStats:
     return s
 
 
-def _eager_launch_mask(trace: Trace) -> np.ndarray:
-    """Launch calls that are not graph launches (nor copies of a capture's stacks)."""
-    mask = name_mask(trace, EAGER_LAUNCH) & ~name_mask(trace, GRAPH_LAUNCH) & (trace.x.cat == int(Cat.RUNTIME))
+def _eager_launch_mask(trace: Trace, launch: np.ndarray | None = None) -> np.ndarray:
+    """Launches that are not graph launches (nor copies of a capture's stacks)."""
+    named = name_mask(trace, EAGER_LAUNCH) if launch is None else launch
+    mask = named & ~name_mask(trace, GRAPH_LAUNCH) & (trace.x.cat == int(Cat.RUNTIME))
     if isinstance(trace, CreditedTrace):
         mask[trace.credit.synthetic_from :] = False
     return mask

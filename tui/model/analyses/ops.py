@@ -8,8 +8,12 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
 - a child with its parent's name, when it is the parent's only child, is removed: the
   parent takes its children and its kernels (_remove_dup_nodes);
 - each frontend event (a host event not linked to an op) gets, as kernels, the device
-  events whose External id is its id; device time total = own kernels + children's;
-- device events (kernels, memcpy, memset, GPU annotations, syncs) are rows of their own;
+  events whose linked correlation id (the trace's External id) is its id: kernels, copies,
+  sets and syncs. A GPU annotation (gpu_user_annotation) is never one: Kineto links it to no
+  op, so the record_function block and the step it mirrors count only the work launched under
+  them. Device time total = own kernels + children's;
+- device events (kernels, memcpy, memset, GPU annotations, syncs) are rows of their own, the
+  ones linked to no op too (a kernel left running from warm-up counts in its kernel's row);
 - rows are keyed by (name, host/device, user annotation[, input shapes]), in order of
   first appearance; the footers sum self CPU, and self device time of non-annotation
   device rows.
@@ -59,22 +63,12 @@ class OpRow:
     self_cpu_mem: int = 0
     device_mem: int = 0
     self_device_mem: int = 0
-    span_device_us: float = 0.0  # of self_device_us: GPU annotation spans (over kernels, not work of their own)
-    work_device_total_us: float = 0.0  # device total with each kernel once: spans left out
 
     @property
-    def work_self_device_us(self) -> float:
-        """Self device time of real work: kernels, copies, memsets (no GPU annotation span)."""
-        return self.self_device_us - self.span_device_us
-
-    @property
-    def work_device_avg_us(self) -> float:
-        return self.work_device_total_us / self.count if self.count else 0.0
-
-    @property
-    def is_span(self) -> bool:
-        """A row whose device time is only GPU annotation spans: ProfilerStep* on the GPU, record_function spans."""
-        return self.span_device_us > 0 and self.work_self_device_us <= 0
+    def is_gpu_annotation(self) -> bool:
+        """A GPU-side annotation row (ProfilerStep*, a record_function block): its CUDA time is the span it covers
+        on the GPU, over kernels that are rows of their own."""
+        return self.is_device and self.is_annotation
 
     @property
     def cpu_avg_us(self) -> float:
@@ -109,8 +103,8 @@ class OpsTable:
 
     @property
     def spans(self) -> list[OpRow]:
-        """Rows whose device time includes GPU annotation spans (torch counts a span as the row's own CUDA time)."""
-        return [r for r in self.rows if r.span_device_us > 0]
+        """The GPU-side annotation rows with a span: their Self CUDA is that span, over kernels counted in their rows."""
+        return [r for r in self.rows if r.is_gpu_annotation and r.self_device_us > 0]
 
     def without_python(self) -> OpsTable:
         """The same table less the Python-frame rows; torch's other rows and the footers as they are."""
@@ -208,20 +202,16 @@ def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth)
     depth is any level that grows from parent to child (the nesting's depth before folding does).
     """
     x = trace.x
-    work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # a GPU annotation spans kernels: not work of its own
-    kernels, device_link = np.stack([_kernel_sums(trace, host, d) for d in (device, work)], 1), "External id"
-    if device.any() and launcher is None:
+    work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
+    kernels, device_link = _kernel_sums(trace, host, work), "External id"
+    if work.any() and launcher is None:
         launcher = link(trace).launcher
-    if device.any() and not _external_ids_name_ops(trace, device, parent, launcher):
-        sums = [_kernel_sums_by_launch(trace, d, parent, launcher) for d in (device, work)]
-        kernels, device_link = np.stack(sums, 1), "launch call"
+    if work.any() and not _external_ids_name_ops(trace, work, parent, launcher):
+        kernels, device_link = _kernel_sums_by_launch(trace, work, parent, launcher), "launch call"
     alive = _remove_dup_nodes(parent, names, kernels, host)
-    kernels, own_work = kernels[:, 0], kernels[:, 1]
     dur = np.where(alive & host, x.dur, 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
-    work_total = subtree_sum(parent, np.where(alive, own_work, 0), depth)
-    outer = outermost(parent, names, work_total > 0), outermost(parent, names, work_total > 0, x.shape)
     cpu_mem, dev_mem = _memory_usage(trace, host, end)
     return {
         "cpu_mem": cpu_mem,
@@ -233,26 +223,7 @@ def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth)
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
         "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
-        "span_dev": np.where(host, kernels - own_work, np.where(device & ~work, x.dur, 0)),
-        "work_total": np.where(host, np.where(outer[0], work_total, 0), np.where(work, x.dur, 0)),
-        "work_total_shape": np.where(host, np.where(outer[1], work_total, 0), np.where(work, x.dur, 0)),
     }, device_link
-
-
-def outermost(parent: np.ndarray, names: np.ndarray, among: np.ndarray, shape: np.ndarray | None = None) -> np.ndarray:
-    """Which of the events `among` have no ancestor of their own name (and shape): their row counts their
-    subtree's kernels once, where a recursive frame (`_call_impl` inside `_call_impl`) would count them again."""
-    events = np.flatnonzero(among)
-    out = among.copy()
-    up = parent[events].astype(np.int64)
-    nested = np.zeros(len(events), bool)
-    while (live := up >= 0).any():
-        j = np.maximum(up, 0)
-        same = names[j] == names[events] if shape is None else (names[j] == names[events]) & (shape[j] == shape[events])
-        nested |= live & same
-        up = np.where(live & ~nested, parent[j], -1)
-    out[events[nested]] = False
-    return out
 
 
 CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
@@ -337,8 +308,7 @@ def _kernel_sums_by_launch(trace: Trace, device, parent: np.ndarray, launcher: n
 
 
 def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray, host) -> np.ndarray:
-    """torch's _remove_dup_nodes: fold an only child that has its parent's name (parent and kernels in place;
-    kernels may hold several columns of per-event sums, moved together).
+    """torch's _remove_dup_nodes: fold an only child that has its parent's name (parent and kernels in place).
 
     torch repeats a pass until nothing changes; folding never makes a new fold possible, so the
     folded set is known up front: the only children named like their parent. Each chain of them
@@ -405,7 +375,6 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     counts = np.bincount(group, minlength=len(keys))
     self_cpu, cpu_total, self_dev, dev_total = (total(c) for c in ("self_cpu", "cpu_total", "self_dev", "dev_total"))
     mem = [total_bytes(c) for c in ("cpu_mem", "self_cpu_mem", "dev_mem", "self_dev_mem")]
-    span, work = total("span_dev"), total("work_total" if trace is None else "work_total_shape")
     rows = []
     for g, (name, is_dev, is_ann, shape) in enumerate(keys):
         shapes = None
@@ -413,7 +382,6 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
             shapes = shape_label(trace.shapes[shape]) if shape >= 0 else "[]"
         row = OpRow(name, int(counts[g]), self_cpu[g], cpu_total[g], self_dev[g], dev_total[g], is_dev, is_ann, shapes)
         row.cpu_mem, row.self_cpu_mem, row.device_mem, row.self_device_mem = (int(m[g]) for m in mem)
-        row.span_device_us, row.work_device_total_us = float(span[g]), float(work[g])
         rows.append(row)
     return rows
 

@@ -153,12 +153,27 @@ def _positive(path: str, key: str, value: Any) -> float:
     return float(value)
 
 
+HALF = ("bf16", "fp16", "fp8")
+
+
+def roof_dtype(device: Device, unit: str, dtype: str) -> str:
+    """The precision of the units a row's roof is: bf16/fp16/fp8 vector work the GPU's source gives no non-tensor
+    rate for is measured on the fp32 units (PyTorch computes it in fp32: see peak); otherwise its own dtype."""
+    rates = device.peak_tflops
+    if unit == "vector" and dtype in HALF and f"vector_{dtype}" not in rates and "vector_fp32" in rates:
+        return "fp32"
+    return dtype
+
+
 def peak(device: Device, unit: str, dtype: str) -> float | None:
     """The roof (TFLOP/s) of a unit and dtype, with the fallbacks the hardware implies.
 
     fp32 matrix work (a GEMM without TF32) runs on the vector units where no fp32 matrix unit is listed
-    (NVIDIA); vector work in bf16/fp16 computes in fp32 (PyTorch's opmath) unless the GPU lists a rate
-    for it. Integer dtypes have no compute roof here: their ops are measured against the memory roof only.
+    (NVIDIA). Vector work in bf16/fp16 is measured against the fp32 vector units unless the GPU's source lists a
+    non-tensor rate for it: PyTorch's elementwise, reduction, softmax and norm kernels load bf16/fp16 but compute in
+    fp32 (at::opmath_type), so the fp32 units are what they run on; the packed bf16x2/half2 rates some whitepapers
+    print (2x or 4x fp32) are for kernels written with those instructions. Integer dtypes have no compute roof here:
+    their ops are measured against the memory roof only.
     """
     rates = device.peak_tflops
     if unit == "matrix":

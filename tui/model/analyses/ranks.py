@@ -1,7 +1,7 @@
 """A job of many ranks: one summary row per rank, and what they say together (stragglers, collectives).
 
-Per rank (one file, or one rank of a merged folder): the window, the steps and the typical (median)
-step, GPU busy, and the device time split into collectives (NCCL/RCCL/gloo kernels, or the
+Per rank (one file, or one rank of a merged folder): the window, the steps (each with its CPU span, the
+device work it launched and how long the user waited for it: steps.py) and the typical (median) step, GPU busy, and the device time split into collectives (NCCL/RCCL/gloo kernels, or the
 collective_comm category) and compute, how much of the collective time compute hides, and idle time.
 
 The straggler rule: with two ranks or more, a rank is a straggler when its typical step is at least
@@ -21,8 +21,9 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS
-from ..steps import align_on_steps, step_starts
+from ..steps import Step, align_on_steps, step_starts
 from ..steps import steps as step_list
+from .launches import device_callers
 from .summary import device_union
 
 STRAGGLER_PCT = 10.0
@@ -36,20 +37,14 @@ KINDS = {
 
 
 @dataclass
-class StepTime:
-    name: str
-    dur_us: float
-
-
-@dataclass
 class RankRow:
     """One rank's summary; times in microseconds."""
 
     rank: int
     file: str
     wall_us: float
-    steps: list[StepTime]
-    step_us: float  # the typical (median) step, or the window without steps
+    steps: list[Step]
+    step_us: float  # the typical (median) step as the user waits for it (elapsed), or the window without steps
     gpu_busy_us: float
     gpu_utilization: float
     comm_us: float
@@ -87,10 +82,10 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     own = mine[x.track] & real[x.track] if t.n else np.zeros(0, bool)
     t0 = int(x.ts[own].min()) if own.any() else 0
     wall = float(int((x.ts + x.dur)[own].max()) - t0) / 1000 if own.any() else 0.0
-    steps = [StepTime(s.name, float(s.dur_us)) for s in step_list(t, t0, rank)]
+    steps = step_list(t, t0, rank, device_callers(t, a.links.launcher))
     busy, comm, compute, overlap, devices, per_kind = _device_time(a, own)
     info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
-    typical = statistics.median([s.dur_us for s in steps]) if steps else wall
+    typical = statistics.median([s.elapsed_us for s in steps]) if steps else wall
     return RankRow(
         rank=int(rank if rank is not None else (t.tracks[0].rank if t.tracks else 0)),
         file=file,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..steps import cold_first, typical
-from .summary import CPU_SHORT_OP_US, CUT_SHORT, Summary
+from .summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 
 
 def _us(v: float) -> str:
@@ -19,9 +19,20 @@ def verdict_reading(s: Summary) -> str:
         "overhead-bound": overhead_reading(s),
         "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
         "(tensor cores, lower precision, fusion) are where the time is.",
+        "copy-bound": copy_reading(s),
         "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
         "the GPU lanes and at what the CPU does during them.",
     }[s.verdict]
+
+
+def copy_reading(s: Summary) -> str:
+    """A GPU busy mostly copying: which copies, how fast, and what helps."""
+    kinds = copy_kinds(s.work) or "memsets"
+    return (
+        f"GPU busy {s.gpu_utilization:.0%} of the window, mostly copying ({kinds}): moving data is the bottleneck, not "
+        "computing. Fewer, larger copies, pinned host memory with non_blocking copies that overlap compute, or keeping "
+        "the data on the GPU are where the time is."
+    )
 
 
 def cpu_reading(s: Summary) -> str:
@@ -58,8 +69,13 @@ def missing_reading(s: Summary) -> str:
 
 
 def launches_cost_more(s: Summary) -> bool:
-    """Do the launch calls (outliers left out) cost more CPU time than the GPU work they buy?"""
-    return s.cpu_launch_typical_us > s.gpu_busy_us
+    """Does a launch (outliers left out) take more CPU time than the GPU work it buys?"""
+    return s.launches_cost_more
+
+
+def per_launch(s: Summary) -> str:
+    """ "each launch buys 5.1 us of GPU work for 5.5 us of CPU": the two figures every launch reading compares."""
+    return f"each launch buys {_us(s.gpu_per_launch_us)} of GPU work for {_us(s.typical_launch_us)} of CPU"
 
 
 def overhead_reading(s: Summary) -> str:
@@ -67,31 +83,23 @@ def overhead_reading(s: Summary) -> str:
     head = f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
     if launches_cost_more(s):
         return head + (
-            f"Launching is the cost: each launch buys less GPU work than the CPU time it takes (kernels average "
-            f"{_us(s.avg_kernel_us)}). Bigger work per launch, torch.compile or CUDA graphs would help."
+            f"Launching is the cost: {per_launch(s)}. Bigger work per launch, torch.compile or CUDA graphs would help."
         )
     busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
-        f"The launches are cheap ({_us(s.cpu_launch_typical_us)} of CPU for {_us(s.gpu_busy_us)} of GPU work); the CPU's "
-        f"other work holds the GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with "
-        "GPU work."
+        f"The launches are cheap ({per_launch(s)}); the CPU's other work holds the GPU up. While no GPU worked, the "
+        f"CPU ran: {busy}. Speed that up, or overlap it with GPU work."
     )
 
 
 def launch_reading(s: Summary) -> str | None:
     if s.cpu_only or s.device_records_missing or not s.launches:
         return None
-    spent = f"The CPU spent {_us(s.cpu_launch_typical_us)} in {s.launches - len(s.launch_outliers):,} launch calls"
+    spent = f"The CPU spent {_us(s.cpu_launch_typical_us)} in {s.launches - len(s.launch_outliers):,} launches"
     outliers = launch_outliers_reading(s)
     if launches_cost_more(s):
-        return (
-            f"{spent}, more than the {_us(s.gpu_busy_us)} the GPU spent working: launching costs more than the work "
-            "launched (overhead-bound)." + outliers
-        )
-    return (
-        f"{spent} against {_us(s.gpu_busy_us)} of GPU work: each launch buys enough GPU time to hide its cost."
-        + outliers
-    )
+        return f"{spent}: {per_launch(s)}, so launching costs more than the work launched." + outliers
+    return f"{spent}: {per_launch(s)}, enough GPU time to hide the cost of launching." + outliers
 
 
 def launch_outliers_reading(s: Summary) -> str:
@@ -107,15 +115,16 @@ def launch_outliers_reading(s: Summary) -> str:
 def cold_start_reading(s: Summary) -> str | None:
     if len(s.steps) < 2:
         return None
-    durations = [st.dur_us for st in s.steps]
-    usual, ratio = typical(durations[1:]), cold_first(durations)
+    elapsed = [st.elapsed_us for st in s.steps]
+    usual, ratio = typical(elapsed[1:]), cold_first(elapsed)
+    gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
     if ratio is not None:
         first = s.steps[0]
         return (
-            f"{first.name} took {ratio:.1f}x the others ({_us(first.dur_us)} vs {_us(usual)}): "
+            f"{first.name} took {ratio:.1f}x the others ({_us(first.elapsed_us)} vs {_us(usual)}{gpu}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
-    return f"Steps take about the same time ({_us(usual)} typical): no cold start in the profiled window."
+    return f"Steps take about the same time ({_us(usual)} typical{gpu}): no cold start in the profiled window."
 
 
 def fact_readings(s: Summary) -> dict[str, str]:
@@ -127,17 +136,16 @@ def fact_readings(s: Summary) -> dict[str, str]:
     }
     if s.cpu_only or s.device_records_missing:
         return out
-    per_launch = s.gpu_busy_us / s.launches if s.launches else 0.0
-    median = f"the median launch takes {_us(s.median_launch_us)} of CPU; " if s.launches else ""
+    keeps_up = "the CPU cannot keep up" if launches_cost_more(s) else "the GPU has work to hide the launches"
+    launches = f"{per_launch(s)} (median launch {_us(s.median_launch_us)}): {keeps_up}" if s.launches else ""
     out |= {
         "gpu_busy_us": "time at least one kernel or copy was running on the GPU",
         "gpu_idle_us": "time the GPU had nothing to do: gaps on the GPU lanes"
         + ("; most of the window" if s.gpu_utilization < 0.5 else ""),
-        "cpu_launch_us": f"{median}each launch buys {_us(per_launch)} of GPU work; under ~10 us per launch the CPU "
-        "cannot keep up",
-        "kernels": "kernels this short are launch-bound"
-        if s.avg_kernel_us < 10
-        else "long enough to hide launch costs",
+        "cpu_launch_us": launches or "no call put work on the device",
+        "kernels": "too little work per launch to hide its CPU cost: launch-bound"
+        if launches_cost_more(s)
+        else "enough work per launch to hide its CPU cost",
         "device_self_total_us": "kernel time summed over ops (overlapping streams count twice, unlike GPU busy)",
     }
     return out

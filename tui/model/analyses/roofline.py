@@ -21,7 +21,7 @@ from ..load import args as lazy_args
 from ..trace import Trace
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
 from .ops import shape_label
-from .peaks import Device, detect, gpu_name, peak
+from .peaks import Device, detect, gpu_name, peak, roof_dtype
 
 SAMPLE = 4  # the first and last calls of one (op, shapes) whose args are read; all of them when these disagree
 NO_SHAPES = (
@@ -405,7 +405,7 @@ def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
 def _roof_dtype(row: RooflineRow, device: Device) -> str:
     fp32 = peak(device, row.unit, "fp32")
     faster = row.dtype == "fp32" and row.unit == "matrix" and fp32 and (row.tflops or 0.0) > fp32
-    return "tf32" if faster and "matrix_tf32" in device.peak_tflops else row.dtype
+    return "tf32" if faster and "matrix_tf32" in device.peak_tflops else roof_dtype(device, row.unit, row.dtype)
 
 
 def roof_words(device: Device, unit: str, dtype: str) -> str:

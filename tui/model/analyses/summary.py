@@ -9,12 +9,14 @@ from typing import Literal
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
+from ..links import link
 from ..steps import Step, steps
 from ..trace import Trace
-from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_stats, name_mask, synthetic_mask
+from .device_work import DeviceWork, device_work
+from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
+from .launches import RuntimeCalls, device_callers, launch_calls, other_runtime
 from .ops import OpsTable
 
-LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 CUDA_LAUNCH = re.compile(r"^(cuda|hip|cu)[A-Z]")  # the CUDA and HIP runtime and driver calls
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
@@ -27,7 +29,8 @@ IDLE_TOP = 3  # CPU consumers named while the GPU waits
 
 # CPU only: cpu-in-ops (most of the window inside ops), cpu-between-ops (most of it between them), cpu-only (no ops).
 # device-records-missing: launch calls but no device records (CUPTI off or failed): not CPU only.
-GpuVerdict = Literal["compute-bound", "overhead-bound", "mixed"]
+# copy-bound: busy most of the window, mostly with copies and sets rather than kernels.
+GpuVerdict = Literal["compute-bound", "copy-bound", "overhead-bound", "mixed"]
 Verdict = GpuVerdict | Literal["cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""]
 CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
 CPU_TOP = 3  # CPU only: the ops named by self time
@@ -49,7 +52,7 @@ class Summary:
     gpu_busy_us: float
     gpu_utilization: float
     cpu_launch_us: float
-    launches: int
+    launches: int  # runtime and driver calls that put work on the device (launches.py)
     kernels: int
     device_self_total_us: float
     cpu_self_total_us: float
@@ -72,6 +75,32 @@ class Summary:
     cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
     cpu_op_avg_us: float = 0.0  # CPU only: the aten ops' own (self) time per call
     cut_short: bool = False  # the file ended before its last event: records written last (the GPU's) may be lost
+    other_runtime: list[RuntimeCalls] = field(default_factory=list)  # runtime calls that launched nothing, per name
+    work: DeviceWork = field(default_factory=DeviceWork)  # kernels, copies by direction, sets
+
+    @property
+    def other_runtime_calls(self) -> int:
+        return sum(c.count for c in self.other_runtime)
+
+    @property
+    def other_runtime_us(self) -> float:
+        return sum(c.cpu_us for c in self.other_runtime)
+
+    @property
+    def gpu_per_launch_us(self) -> float:
+        """GPU busy time per launch: what each launch buys (0 without launches)."""
+        return self.gpu_busy_us / self.launches if self.launches else 0.0
+
+    @property
+    def typical_launch_us(self) -> float:
+        """The CPU time a launch takes on average, outliers left out (0 without launches)."""
+        n = self.launches - len(self.launch_outliers)
+        return self.cpu_launch_typical_us / n if n > 0 else 0.0
+
+    @property
+    def launches_cost_more(self) -> bool:
+        """Does a launch take more CPU time than the GPU work it buys? The one test behind every launch reading."""
+        return self.launches > 0 and self.typical_launch_us > self.gpu_per_launch_us
 
     @property
     def graph_launches(self) -> int:
@@ -92,7 +121,7 @@ def summarize(
     trace: Trace, ops: OpsTable, parent: np.ndarray | None = None, launcher: np.ndarray | None = None
 ) -> Summary:
     """Compute the summary and the verdict with the numbers that decide it (parent: the nesting, for self times;
-    launcher: the launch links, to count calls other backends name differently)."""
+    launcher: the launch links, computed here when not given)."""
     x = trace.x
     kinds = np.array([t.kind for t in trace.tracks] or ["cpu"])
     real = kinds[x.track] != "meta" if trace.n else np.zeros(0, bool)
@@ -100,7 +129,9 @@ def summarize(
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
     busy, gpus = _gpu_busy(trace, busy_mask)
-    launch = launch_mask(trace, launcher)
+    launcher = link(trace).launcher if launcher is None else launcher
+    owner = graph_owner(trace)
+    launch = launch_calls(trace, launcher, owner)
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
@@ -119,13 +150,15 @@ def summarize(
         cpu_only=False,
         gpus=gpus,
         device_records_missing=False,
-        steps=steps(trace, t0),
+        steps=steps(trace, t0, callers=device_callers(trace, launcher, owner)),
         avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
         avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
     _launch_stats(trace, launch, s)
+    s.other_runtime = other_runtime(trace, launch)
+    s.work = device_work(trace)
     _device_side(trace, busy_mask, launch, s)
-    s.graphs = graph_stats(trace)
+    s.graphs = graph_stats(trace, owner, launch)
     if busy_mask.any():
         s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
     s.cut_short = trace.report.truncated or trace.report.gz_truncated
@@ -221,28 +254,46 @@ def _union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return s[new], np.maximum.reduceat(run, np.flatnonzero(new))
 
 
-def launch_mask(trace: Trace, launcher: np.ndarray | None = None) -> np.ndarray:
-    """Runtime calls that launch device work: named so (kernel launches, async copies and sets), or, given the
-    links (launcher), any runtime call device work is linked to (MTIA and other backends' own names)."""
-    is_launch = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
-    named = is_launch[trace.x.name]
-    if launcher is not None:
-        named = named.copy()
-        named[launcher[launcher >= 0]] = True
-    return (trace.x.cat == int(Cat.RUNTIME)) & named & ~synthetic_mask(trace)
-
-
 def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
-    numbers = (
-        f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; "
-        f"{s.kernels:,} kernels averaging {s.avg_kernel_us:,.1f} us; "
-        f"{s.launches:,} launch calls, median {s.median_launch_us:,.1f} us" + outlier_note(s)
-    )
+    numbers = f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; {work_phrase(s.work)}; "
+    numbers += launch_phrase(s)
     if s.gpu_utilization >= COMPUTE_BOUND_UTIL:
-        return "compute-bound", numbers
+        return ("copy-bound" if s.work.mostly_copies else "compute-bound"), numbers
     if s.gpu_utilization < OVERHEAD_BOUND_UTIL:
         return "overhead-bound", numbers
     return "mixed", numbers
+
+
+def work_phrase(w: DeviceWork) -> str:
+    """ "60 kernels averaging 5.1 us, 1 copy (D2H)" or "30 copies (P2P ×30, 12.3 GB/s), no kernels" """
+    kernels = f"{w.kernels:,} kernels averaging {w.kernel_us / w.kernels:,.1f} us" if w.kernels else "no kernels"
+    if not w.copies:
+        return kernels
+    copies = [c for c in w.copies if c.kind != "set"]
+    sets = [c for c in w.copies if c.kind == "set"]
+    parts = [kernels] if w.kernels else []
+    if copies:
+        n = sum(c.count for c in copies)
+        parts.append(f"{n:,} cop{'y' if n == 1 else 'ies'} ({copy_kinds(w)}, {sum(c.us for c in copies):,.1f} us)")
+    if sets:
+        parts.append(f"{sets[0].count:,} set{'s' if sets[0].count > 1 else ''} ({sets[0].us:,.1f} us)")
+    return ", ".join(parts + ([] if w.kernels else [kernels]))
+
+
+def copy_kinds(w: DeviceWork) -> str:
+    """ "P2P ×30 at 100.0 GB/s, H2D ×2": the copies by direction, with their bandwidth where bytes were read."""
+    copies = [c for c in w.copies if c.kind != "set"]
+    return ", ".join(f"{c.kind} ×{c.count:,}" + (f" at {c.gbps:,.1f} GB/s" if c.gbps else "") for c in copies)
+
+
+def launch_phrase(s: Summary) -> str:
+    """ "61 launches, each buying 5.1 us of GPU work for 5.5 us of CPU, median 4.9 us" """
+    if not s.launches:
+        return "no launch recorded: the device work is linked to no CPU call"
+    return (
+        f"{s.launches:,} launches, each buying {s.gpu_per_launch_us:,.1f} us of GPU work for "
+        f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us" + outlier_note(s)
+    )
 
 
 def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
@@ -290,9 +341,9 @@ CUT_SHORT = (
 
 def _missing_reason(s: Summary) -> str:
     """Why a trace with launch calls but no device activity is not CPU only, what lost the records, the fix."""
-    flows = f" and {s.ac2g_flows:,} launch-to-device flows" if s.ac2g_flows else ""
+    flows = f" ({s.ac2g_flows:,} launch-to-device flows)" if s.ac2g_flows else ""
     head = (
-        f"the trace made {s.launches:,} launch calls{flows} but recorded no device activity (no kernel, memcpy or "
+        f"the trace made {s.launches:,} launches{flows} but recorded no device activity (no kernel, memcpy or "
         "memset), so GPU time cannot be judged: a GPU run whose device records were lost. "
     )
     if s.profiler_ranges:

@@ -1,0 +1,123 @@
+"""Steps as the GPU sees them: the device work each step launched, when it ended, and the step as the user waits.
+
+On the 4096 matmul_add the steps' CPU spans read 341, 87 and 41 us while each step's kernels run 2.18 ms on
+the GPU; the typical step and the cold-step rule read the step as the user waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SAMPLES, SHARED
+from matmul_add import LARGE, SMALL, matmul_add
+
+from tui.cli import main
+from tui.model.analyses.diff import diff
+from tui.model.analyses.results import Results
+from tui.model.load import load_trace
+from tui.model.steps import cold_first
+from tui.tables import diff as D
+from tui.tables import summary as S
+
+# Inference captures: every launch inside a step comes from the step's own thread, on one stream at a time,
+# so the steps' device work adds up to torch's ProfilerStep* CUDA total exactly.
+ONE_THREAD = [
+    SAMPLES / "h100-bert-small.json.gz",
+    SHARED / "tracelens-2025-07-h100-qwen1.5-0.5b" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    SHARED / "tracelens-2025-07-mi300vf-bert-small" / "gaunernst_bert-small-uncased__1016001.json.gz",
+]
+
+
+def _torch_step_total(a: Results) -> float:
+    return next(r.device_total_us for r in a.ops.rows if r.name == "ProfilerStep*" and not r.is_device)
+
+
+def test_the_4096_run_steps_read_their_gpu_work_not_only_their_cpu_spans(tmp_path):
+    a = Results(load_trace(matmul_add(tmp_path, LARGE), use_cache=False))
+    steps = a.summary.steps
+    assert [st.dur_us for st in steps] == [341.0, 87.0, 41.0]
+    assert [st.device_us for st in steps] == pytest.approx([2181.0, 2182.0, 2183.0])
+    assert [st.launches for st in steps] == [2, 2, 2]
+    # the GPU runs one step's kernels after the last's: each step ends when its own kernels do
+    assert [st.end_us - st.start_us for st in steps] == pytest.approx([2193.0, 4026.0, 6113.0])
+    assert [st.elapsed_us for st in steps] == pytest.approx([2193.0, 2184.0, 2184.0])
+    assert sum(st.device_us for st in steps) == pytest.approx(_torch_step_total(a)) == pytest.approx(6546.0)
+
+
+def test_work_queued_before_a_step_does_not_count_as_the_steps_own(tmp_path):
+    """The warm-up's kernel still runs 2.5 ms into the window: the first step's kernels wait behind it."""
+    a = Results(load_trace(matmul_add(tmp_path, LARGE, leftover_ns=2_500_000), use_cache=False))
+    first = a.summary.steps[0]
+    assert first.end_us - first.start_us == pytest.approx(4674.0)  # from 10 us: the warm-up's work, then its own
+    assert first.elapsed_us == pytest.approx(2183.0)  # from the leftover's end (2501 us) to its own end (4684 us)
+    (tmp_path / "64").mkdir()
+    small = Results(load_trace(matmul_add(tmp_path / "64", SMALL, leftover_ns=50_000), use_cache=False))
+    assert small.summary.steps[0].elapsed_us == 90.0  # the CPU span, longer than its late kernels
+
+
+def test_the_typical_step_and_the_cold_rule_read_the_step_as_the_user_waits(tmp_path):
+    a = Results(load_trace(matmul_add(tmp_path, LARGE), use_cache=False))
+    # by CPU span alone the first step (341 us) is 5.8x the others (64 us) and would be called cold
+    assert cold_first([st.dur_us for st in a.summary.steps]) is not None
+    assert cold_first([st.elapsed_us for st in a.summary.steps]) is None
+    assert not any(f.rule == "cold-start" for f in a.findings)
+    (tmp_path / "64").mkdir()
+    small = Results(load_trace(matmul_add(tmp_path / "64", SMALL), use_cache=False))
+    assert [st.elapsed_us for st in small.summary.steps] == [90.0, 90.0, 90.0]  # the CPU span covers the GPU work
+
+
+@pytest.mark.parametrize("path", ONE_THREAD, ids=lambda p: p.parent.name if p.parent != SAMPLES else p.name)
+def test_summed_over_the_steps_device_work_is_torchs_step_cuda_total(path):
+    if not path.exists():
+        pytest.skip(f"{path} is not present here")
+    a = Results(load_trace(path))
+    assert a.summary.steps
+    assert sum(st.device_us for st in a.summary.steps) == pytest.approx(_torch_step_total(a), abs=1e-3)
+
+
+def test_a_training_step_counts_the_backward_threads_work_that_torchs_step_row_leaves_out():
+    """torch nests ops per thread: ProfilerStep* holds only its own thread's launches. The user waits for the
+    autograd thread's backward too, so a step's device work counts every launch inside its span."""
+    a = Results(load_trace(SAMPLES / "a100-ddp-nccl.json.gz"))
+    steps = a.summary.steps
+    assert sum(st.device_us for st in steps) > 3 * _torch_step_total(a)
+    assert sum(st.device_us for st in steps) == pytest.approx(a.summary.gpu_busy_us, rel=1e-6)
+    assert all(st.end_us >= st.start_us + st.dur_us for st in steps)
+
+
+def test_summary_json_and_text_show_the_gpu_work_beside_the_cpu_span(tmp_path, capsys):
+    path = matmul_add(tmp_path, LARGE)
+    assert main(["summary", str(path), "--format", "json", "--no-cache"]) == 0
+    first = json.loads(capsys.readouterr().out)["steps"][0]
+    assert first == {
+        "name": "ProfilerStep#2",
+        "dur_us": 341.0,
+        "start_us": 9.0,
+        "device_us": 2181.0,
+        "end_us": 2202.0,
+        "elapsed_us": 2193.0,
+        "launches": 2,
+    }
+    assert main(["summary", str(path), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()]
+    assert ["Step", "CPU", "span", "GPU", "busy", "Elapsed"] in rows
+    assert ["ProfilerStep#3", "87.000us", "2.182ms", "2.184ms"] in rows
+
+
+def test_a_cpu_only_trace_keeps_one_duration_per_step():
+    s = Results(load_trace(SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz")).summary
+    assert S.step_heads(s) == ["Step", "Duration"]
+    assert all(st.device_us == 0 and st.elapsed_us == st.dur_us for st in s.steps)
+
+
+def test_diff_compares_the_steps_as_the_user_waits(tmp_path):
+    a = Results(load_trace(matmul_add(tmp_path, SMALL), use_cache=False))
+    (tmp_path / "b").mkdir()
+    b = Results(load_trace(matmul_add(tmp_path / "b", LARGE), use_cache=False))
+    d = diff(a, b)
+    assert d.step_time_a == 90.0 and d.step_time_b == 2184.0  # medians of the elapsed steps
+    row = D.step_rows(d.steps_a, d.steps_b)[1]
+    assert row == ["step 2", "90.000us", "87.000us", "2.810us", "2.182ms", "90.000us", "2.184ms", "2", "2"]
+    assert D.STEP_HEADS[5:7] == ["Elapsed A", "Elapsed B"]
