@@ -8,7 +8,7 @@ from ..fmt import short_name
 from ..model.analyses.critical import CLASSES, Spec
 from ..model.analyses.results import Results
 from ..tables import critical as C
-from ..tables.critical import critical_document
+from ..tables.critical import critical_document as critical_document  # the API and the MCP server call it
 from .formats import grid, terminal_width, to_json, wrap_prose
 
 BAR = 24  # characters of the longest bar
