@@ -154,7 +154,9 @@ def test_event_walks_from_a_kernel_to_its_launch_and_back():
 def test_steps_match_the_summary_and_start_their_events():
     t = tracetui.load(SAMPLES / "a100-train-control.json.gz")
     steps, summary = t.steps(), t.summary()["steps"]
-    assert [(s["name"], s["dur_us"]) for s in steps] == [(s["name"], s["dur_us"]) for s in summary]
+    same = ("name", "dur_us", "device_us", "elapsed_us", "launches")
+    assert [[s[k] for k in same] for s in steps] == [[s[k] for k in same] for s in summary]
+    assert all(s["device_us"] > 0 and s["end_us"] >= s["cpu_end_us"] for s in steps)  # a GPU trace: work per step
     for s in steps:
         e = t.event(s["id"])
         assert e["name"] == s["name"] and e["ts_us"] == s["start_us"] and e["step"] == s["number"]

@@ -18,7 +18,9 @@ from ..analyses.results import Results
 from ..analysis import Analysis, stored
 from ..cats import GPU_CATS, Cat
 from ..nesting import depth_of
+from ..analyses.launches import device_callers
 from ..steps import STEP_NAME, step_events
+from ..steps import steps as step_list
 from ..store import Arrays
 from ..trace import Trace, rank_of_events
 
@@ -146,24 +148,26 @@ LAUNCHES = {
 
 
 def steps(a: Results) -> Relation:
-    """One row per ProfilerStep#N on each rank: its event, number, start, duration and end."""
+    """One row per ProfilerStep#N on each rank: its event, number, CPU span, device work and elapsed time, with the
+    summary's own step rule (tui/model/steps.py), times from the trace's origin."""
     trace = a.trace
-    x = trace.x
-    sel = step_events(trace)
-    number = np.array([int(STEP_NAME.match(trace.name_of(int(i))).group(1)) for i in sel], dtype=np.int64)  # type: ignore[union-attr]
-    rank = rank_of_events(trace)[sel] if len(sel) else np.zeros(0, np.int64)
-    order = np.lexsort((x.ts[sel], number, rank))
-    sel, number, rank = sel[order], number[order], rank[order]
-    start = (x.ts[sel] - trace.origin) / 1000.0
-    dur = x.dur[sel] / 1000.0
+    found = step_list(trace, trace.origin, callers=device_callers(trace, a.links.launcher, a.graph_owner))
+    number = {n: int(m.group(1)) for n in trace.names if (m := STEP_NAME.match(n))}
+    ranks = rank_of_events(trace)
+    rows = sorted(found, key=lambda s: (int(ranks[s.event]), number[s.name], s.start_us))
+    col = lambda f, dt: np.array([f(s) for s in rows], dtype=dt)  # noqa: E731
     cols = {
-        "id": sel.astype(np.int64),
-        "name": np.array([trace.name_of(int(i)) for i in sel], dtype=object),
-        "number": number,
-        "rank": rank.astype(np.int64),
-        "start_us": start,
-        "dur_us": dur,
-        "end_us": start + dur,
+        "id": col(lambda s: s.event, np.int64),
+        "name": col(lambda s: s.name, object),
+        "number": col(lambda s: number[s.name], np.int64),
+        "rank": col(lambda s: int(ranks[s.event]), np.int64),
+        "start_us": col(lambda s: s.start_us, np.float64),
+        "dur_us": col(lambda s: s.dur_us, np.float64),
+        "cpu_end_us": col(lambda s: s.start_us + s.dur_us, np.float64),
+        "device_us": col(lambda s: s.device_us, np.float64),
+        "end_us": col(lambda s: s.end_us, np.float64),
+        "elapsed_us": col(lambda s: s.elapsed_us, np.float64),
+        "launches": col(lambda s: s.launches, np.int64),
     }
     return Relation("steps", "one row per ProfilerStep#N (per rank in a job), in step order", cols, STEPS)
 
@@ -174,8 +178,12 @@ STEPS = {
     "number": "N",
     "rank": "the rank (0 for one file)",
     "start_us": "its start",
-    "dur_us": "its duration on the CPU (as summary's steps)",
-    "end_us": "start_us + dur_us",
+    "dur_us": "its CPU span (as summary's steps)",
+    "cpu_end_us": "start_us + dur_us: when its CPU span ended",
+    "device_us": "the union of the device busy time launched inside the step (as summary's steps)",
+    "end_us": "when its CPU span and its device work had both ended (as summary's steps)",
+    "elapsed_us": "the step as the user waits for it: to end_us, from its start or the end of the step before",
+    "launches": "the calls inside the step that put work on the device",
 }
 
 
