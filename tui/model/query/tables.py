@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..analyses.launches import device_callers
 from ..analyses.results import Results
 from ..analysis import Analysis, stored
 from ..cats import GPU_CATS, Cat
 from ..nesting import depth_of
-from ..analyses.launches import device_callers
 from ..steps import STEP_NAME, step_events
 from ..steps import steps as step_list
 from ..store import Arrays
