@@ -17,7 +17,7 @@ from . import cache
 from .folder import merge_ranks
 from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
-from .source import Source, open_source, split_chunks
+from .source import ChunkReader, Source, open_source, split_chunks
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -126,7 +126,8 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
             parts = None
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
-        parts = [decode_range(src.buf, chunks, len(chunks) - 1, 0, step)]
+        with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
+            parts = [decode_range(read, chunks, len(chunks) - 1, 0, step)]
     merged = merge_parts(parts)
     if merged.report.events == 0:  # nothing to show: say so, rather than an empty "CPU only" verdict
         cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""

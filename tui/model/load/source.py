@@ -13,13 +13,15 @@ import msgspec
 import numpy as np
 
 from ..errors import TraceError
-from .schema import TopLevel
+from .schema import PhaseOnly, TopLevel
 
 CHUNK_BYTES = 4 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 # The boundary between two events: a closing brace, a comma, the next opening brace.
 EVENT_CUT = re.compile(rb"\}\s*,\s*(?=\{)")
 _TOP = msgspec.json.Decoder(TopLevel)
+_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+_PHASE_ONLY = msgspec.json.Decoder(PhaseOnly)
 
 
 @dataclass
@@ -116,7 +118,9 @@ def locate_events(src: Source) -> None:
         raise TraceError(
             src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
         )
-    try:
+    if _locate_fast(src, pos):
+        return
+    try:  # the exact way: the whole object decoded (it reads every byte, so only when the quick way failed)
         src.top = _TOP.decode(memoryview(src.buf)[pos:] if pos else src.buf)
     except (msgspec.DecodeError, msgspec.ValidationError):
         _locate_damaged(src)
@@ -129,6 +133,103 @@ def locate_events(src: Source) -> None:
     if bytes(src.buf[offset : offset + 1]) != b"[":
         raise TraceError(src.path, "'traceEvents' is not an array")
     src.start, src.end = offset + 1, offset + len(memoryview(raw)) - 1
+
+
+def _locate_fast(src: Source, pos: int) -> bool:
+    """Find the events array from its key and its last event, reading only the head and the tail.
+
+    The array ends at the last ']' whose last element decodes as an event, where the keys before the
+    array and the text after it decode as the rest of the top-level object. False when any of that
+    fails (a damaged or odd file): the caller then decodes the whole object.
+    """
+    key = src.buf.find(b'"traceEvents"', pos)
+    opened = _EVENTS_KEY.match(src.buf, key) if key >= 0 else None
+    if opened is None:
+        return False
+    start = opened.end()
+    end = _events_end(src, start)
+    if end is None:
+        return False
+    text = bytes(src.buf[pos:key]) + b'"traceEvents":[]' + bytes(src.buf[end + 1 :])
+    try:
+        src.top = _TOP.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    src.top.traceEvents = msgspec.Raw()
+    src.start, src.end = start, end
+    return True
+
+
+def _events_end(src: Source, start: int) -> int | None:
+    """The ']' that closes the events array opened at start: the last one (within the last chunk's bytes)
+    whose last element is an event, or that closes an empty array; None when none is."""
+    size = len(src.buf)
+    floor = max(start - 1, size - CHUNK_BYTES)
+    pos = size
+    for _ in range(64):
+        pos = src.buf.rfind(b"]", floor, pos)
+        if pos < 0:
+            return None
+        if _closes_events(src.buf, start, pos):
+            return pos
+    return None
+
+
+def _closes_events(buf, start: int, close: int) -> bool:
+    """Does the ']' at `close` end an array (opened just before `start`) whose last element is an event?"""
+    lo = max(start, close - 4096)
+    last = len(bytes(buf[lo:close]).rstrip())
+    if last == 0:
+        return lo == start  # an empty array (or a run of 4 KB of blanks: no)
+    brace = lo + last - 1
+    if bytes(buf[brace : brace + 1]) != b"}":
+        return False
+    first = _object_start(buf, brace, start)
+    if first is None:
+        return False
+    before = bytes(buf[max(start - 1, first - 64) : first]).rstrip()[-1:]
+    if before not in (b",", b"["):
+        return False
+    try:
+        _PHASE_ONLY.decode(bytes(buf[first : brace + 1]))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return True
+
+
+def _object_start(buf, close: int, floor: int, limit: int = 1 << 20) -> int | None:
+    """The '{' that opens the object closing at `close` (scanning back over strings), or None past `limit`."""
+    lo = max(floor, close - limit)
+    text = bytes(buf[lo : close + 1])
+    depth = 0
+    k = len(text) - 1
+    while k >= 0:
+        ch = text[k]
+        if ch == 0x22:  # a closing quote: skip back to the unescaped one that opens the string
+            k = _string_start(text, k)
+            if k < 0:
+                return None
+        elif ch in (0x7D, 0x5D):
+            depth += 1
+        elif ch in (0x7B, 0x5B):
+            depth -= 1
+            if depth == 0:
+                return lo + k if ch == 0x7B else None
+        k -= 1
+    return None
+
+
+def _string_start(text: bytes, close: int) -> int:
+    """The position of the quote that opens the string whose closing quote is at `close` (-1: none)."""
+    k = close - 1
+    while True:
+        k = text.rfind(b'"', 0, k + 1)
+        if k < 0:
+            return -1
+        slashes = k - len(text[:k].rstrip(b"\\"))
+        if slashes % 2 == 0:
+            return k
+        k -= 1
 
 
 def _array_end(src: Source, open_pos: int) -> int:
@@ -159,22 +260,59 @@ def _locate_damaged(src: Source) -> None:
 
 
 def _damaged_end(src: Source) -> int:
-    """Probe the last ']' candidates for one that closes the array; else EOF."""
-    size = len(src.buf)
-    pos = size
-    floor = max(src.start, size - CHUNK_BYTES)
-    for _ in range(64):
-        pos = src.buf.rfind(b"]", floor, pos)
-        if pos < 0:
-            break
+    """The ']' that closes the events array (see _events_end), the rest decoding as the top-level object
+    (what it holds fills what the head did not say); else the file is cut (EOF)."""
+    end = _events_end(src, src.start)
+    if end is not None:
         try:
-            src.top = _TOP.decode(b'{"traceEvents":[]' + bytes(src.buf[pos + 1 :]))
-            src.top.traceEvents = msgspec.Raw()
-            return pos
+            tail = _TOP.decode(b'{"traceEvents":[]' + bytes(src.buf[end + 1 :]))
         except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+            tail = None
+        if tail is not None:
+            for name in tail.__struct_fields__:
+                if getattr(src.top, name) is None:
+                    setattr(src.top, name, getattr(tail, name))
+            src.top.traceEvents = msgspec.Raw()
+            return end
     src.truncated = True
-    return size
+    return len(src.buf)
+
+
+class ChunkReader:
+    """Reads chunks of a trace as '[' + their bytes + ']' (a JSON array), copied once.
+
+    From a file it reads with pread, so nothing of the file stays mapped in the process (its pages are
+    the page cache's, not the process's); from a buffer (an unzipped trace kept in memory) it copies.
+    """
+
+    def __init__(self, path: Path | None = None, buf: bytes | mmap.mmap | None = None) -> None:
+        self.buf = buf
+        self.fd = os.open(path, os.O_RDONLY) if path is not None else -1
+
+    def __call__(self, start: int, end: int) -> bytearray:
+        data = bytearray(end - start + 2)
+        data[0], data[-1] = 0x5B, 0x5D
+        if self.fd < 0:
+            data[1:-1] = memoryview(self.buf)[start:end]  # type: ignore[arg-type]
+            return data
+        view, done = memoryview(data)[1:-1], 0
+        while done < len(view):
+            got = os.preadv(self.fd, [view[done:]], start + done)
+            if got <= 0:
+                raise OSError(f"the file ended {end - start - done} bytes early (it changed while being read)")
+            done += got
+        return data
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> ChunkReader:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
 
 
 def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int, int]]:
@@ -192,7 +330,7 @@ def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int,
     return cuts
 
 
-def split_events(buf: bytes | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
+def split_events(buf: bytes | bytearray | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
     """Cut a byte range into single events (used only where a chunk failed to decode)."""
     spans = []
     begin = start
