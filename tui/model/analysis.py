@@ -180,8 +180,9 @@ class Analysis:
     def lane_arrays(self) -> LaneArrays:
         """The nested events by (track, display row, start), with their start, end and running busy time."""
         x, nesting = self.trace.x, self.nesting
-        shown = nesting.order
-        order = shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))].astype(np.int32)
+        shown = nesting.order  # by (track, start, -end): a stable sort by (track, row) keeps it within a row
+        track, row = x.track[shown].astype(np.int64), nesting.row[shown].astype(np.int64)
+        order = shown[np.argsort(track * (int(row.max(initial=0)) + 1) + row, kind="stable")].astype(np.int32)
         starts, ends = x.ts[order], self.end[order]
         track, row = x.track[order], nesting.row[order]
         cuts = np.concatenate([[0], np.flatnonzero((np.diff(track) != 0) | (np.diff(row) != 0)) + 1, [len(order)]])

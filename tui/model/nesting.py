@@ -348,12 +348,12 @@ def _encloses(nesting: Nesting, candidate: np.ndarray, start: np.ndarray) -> np.
 def depth_of(parent: np.ndarray) -> np.ndarray:
     """Tree depth of every node (0 for roots), by pointer jumping: log2(depth) passes, not one per level."""
     depth = (parent >= 0).astype(np.int32)
-    up = parent.copy()
+    up = parent.astype(np.int32)
     live = np.flatnonzero(up >= 0)
     while len(live):
-        hop = up[live]
-        depth[live] += np.where(hop >= 0, depth[np.maximum(hop, 0)], 0)  # right-hand sides read before writing
-        up[live] = np.where(hop >= 0, up[np.maximum(hop, 0)], -1)
+        hop = up[live]  # every live node still has an ancestor to jump to
+        depth[live] += depth[hop]  # the right-hand side is read before writing: one synchronous jump
+        up[live] = up[hop]
         live = live[up[live] >= 0]
     return depth
 
