@@ -62,6 +62,7 @@ class Builder:
     flow: dict[str, list] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
+    untimed: int = 0
     bad_memory: int = 0
     bad_counters: int = 0
     raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
@@ -80,6 +81,15 @@ class Builder:
             return
         ts = self._timestamps(events, text)
         code = column(_CODE, events, np.int8)
+        if ts.dtype.kind == "f":  # some event has no time: leave out the timed kinds of them
+            untimed = np.isnan(ts) & (code < schema.Metadata.code)
+            self.untimed += int(untimed.sum())
+            keep = np.flatnonzero(~untimed)
+            events, ts, code, chunk_ids, pos = take(events, keep), ts[keep], code[keep], chunk_ids[keep], pos[keep]
+            ts = to_ns(np.nan_to_num(ts))
+            n = len(events)
+            if not n:
+                return
         if code[0] == code[-1] and (code == code[0]).all():  # one phase: no split
             self._route(int(code[0]), events, ts, chunk_ids, pos)
             return
@@ -89,7 +99,10 @@ class Builder:
             self._route(kind, take(events, idx), ts[idx], chunk_ids[idx], pos[idx])
 
     def _timestamps(self, events: list[Event], text: Callable[[], bytes] | None) -> np.ndarray:
+        """Start times in int64 ns; float µs (NaN where missing) when some event has none."""
         ts_raw = column(_TS, events, np.float64)
+        if np.isnan(ts_raw).any():
+            return ts_raw
         if text is not None and needs_exact(ts_raw):
             exact = exact_ts_ns(text(), len(events))
             self.inexact_chunks += exact is None

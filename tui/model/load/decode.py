@@ -13,6 +13,7 @@ import orjson
 
 from .schema import (
     BY_PHASE,
+    NO_TIME,
     RAW,
     AnyEvent,
     Counter,
@@ -134,17 +135,17 @@ def _int(value: object) -> int | None:
     return None
 
 
-def _num(value: object) -> int | float:
-    """A finite number from a number or numeric string; 0 otherwise."""
+def _num(value: object, default: float = 0) -> int | float:
+    """A finite number from a number or numeric string; `default` otherwise."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value if math.isfinite(value) else 0
+        return value if math.isfinite(value) else default
     if isinstance(value, str):
         try:
             number = float(value)
         except ValueError:
-            return 0
-        return number if math.isfinite(number) else 0
-    return 0
+            return default
+        return number if math.isfinite(number) else default
+    return default
 
 
 def _key(value: object) -> int | str:
@@ -168,7 +169,7 @@ def coerce(item: object) -> Event | None:
         "name": str(item.get("name", "")),
         "pid": _key(item.get("pid")),
         "tid": _key(item.get("tid")),
-        "ts": _num(item.get("ts")),
+        "ts": _num(item.get("ts"), NO_TIME),
     }
     cls = BY_PHASE.get(ph)
     if cls is None:

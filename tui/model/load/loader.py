@@ -15,9 +15,10 @@ from ..trace import Trace
 from ..tracks import build_tracks
 from . import cache
 from .folder import merge_ranks
+from .locate import open_source
 from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
-from .source import ChunkReader, Source, open_source, split_chunks
+from .source import ChunkReader, Source, split_chunks
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -134,6 +135,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
         raise TraceError(path, f"no trace events in the file{cut}")
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
+    merged.report.damaged = src.notes
     return _assemble(path, src, merged, gunzip_to)
 
 

@@ -92,6 +92,7 @@ def decode_range(
             progress(k + 1)
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
+    report.untimed = builder.untimed
     x, inst, flow = builder.finish()
     b = builder
     return Part(x, inst, flow, b.names.values, b.cats.values, b.shapes.values, b.tracks.values, b.meta, rows, report)

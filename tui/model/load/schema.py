@@ -14,6 +14,7 @@ from typing import ClassVar, Union
 import msgspec
 
 RAW = msgspec.Raw()
+NO_TIME = float("nan")  # the ts of an event that has none (or not a number): such an event is left out
 
 
 class LinkArgs(msgspec.Struct, gc=False):
@@ -55,7 +56,7 @@ class Event(msgspec.Struct, tag_field="ph", gc=False):
     name: str = ""
     pid: int | str = ""
     tid: int | str = ""
-    ts: int | float = 0
+    ts: int | float = NO_TIME
 
 
 class Duration(Event, tag="X", gc=False):
