@@ -16,9 +16,10 @@ from ..tracks import build_tracks
 from . import cache
 from .folder import merge_ranks
 from .locate import open_source
-from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
+from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
 from .source import ChunkReader, Source, split_chunks
+from .stream import watcher
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -119,16 +120,17 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     chunks = split_chunks(src)
     workers = worker_count(src.end - src.start)
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
+    partial = _partial(path, src, gunzip_to)
     parts = None
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
         try:
-            parts = decode_parallel(on_disk, chunks, workers, progress)
+            parts = decode_parallel(on_disk, chunks, workers, progress, partial)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
             parts = None
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
         with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
-            parts = [decode_range(read, chunks, len(chunks) - 1, 0, step)]
+            parts = [decode_range(read, chunks, len(chunks) - 1, 0, step, partial)]
     merged = merge_parts(parts)
     if merged.report.events == 0:  # nothing to show: say so, rather than an empty "CPU only" verdict
         cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""
@@ -137,6 +139,22 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     merged.report.gz_truncated = src.gz_truncated
     merged.report.damaged = src.notes
     return _assemble(path, src, merged, gunzip_to)
+
+
+def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
+    """What hands the events decoded so far to whoever asked for partial traces (see stream.py); None: nobody."""
+    watching = watcher()
+    if watching is None:
+        return None
+
+    def partial(parts_so_far: Callable[[], list[Part]], fraction: float) -> None:
+        if not watching.due():
+            return
+        merged = merge_parts(parts_so_far(), keep=True)
+        if merged.report.events:
+            watching.callback(_assemble(path, src, merged, unzipped), fraction)
+
+    return partial
 
 
 def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Trace:

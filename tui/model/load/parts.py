@@ -8,13 +8,13 @@ into the merged columns. The parent decodes parts too, so no core waits while wo
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +64,8 @@ class Part:
 
 
 Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk, the first chunk's index
+# Called as partial(parts_so_far, fraction) after each chunk or job: see stream.py (it builds the parts only when due).
+Partial = Callable[[Callable[[], list[Part]], float], None]
 
 
 def decode_range(
@@ -72,6 +74,7 @@ def decode_range(
     last: int,
     first_index: int = 0,
     progress: Callable[[int], None] | None = None,
+    partial: Partial | None = None,
 ) -> Part:
     """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
     builder = Builder()
@@ -90,7 +93,14 @@ def decode_range(
         del decoded, data
         if progress:
             progress(k + 1)
-    report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
+        if partial and k + 1 < len(chunks):
+            partial(lambda: [_part(builder, list(rows), replace(report))], (k + 1) / len(chunks))
+    return _part(builder, rows, report)
+
+
+def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport) -> Part:
+    """The part the builder holds so far (it can go on adding chunks after)."""
+    report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, dict(builder.unknown)
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
     report.untimed = builder.untimed
     x, inst, flow = builder.finish()
@@ -150,7 +160,11 @@ def _work(path: str, folder: str, job: Job) -> Part:
 
 
 def decode_parallel(
-    path: Path, chunks: list[tuple[int, int]], workers: int, progress: Callable[[float], None] | None
+    path: Path,
+    chunks: list[tuple[int, int]],
+    workers: int,
+    progress: Callable[[float], None] | None,
+    partial: Partial | None = None,
 ) -> list[Part]:
     """Decode a file on disk in `workers` processes (this one and workers - 1 spawned), in file order.
 
@@ -171,8 +185,8 @@ def decode_parallel(
             ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn")) as pool,
             ChunkReader(path) as read,
         ):
-            run = _Run(jobs, read, progress)
-            run.schedule(pool, partial(_work, str(path), folder), workers - 1)
+            run = _Run(jobs, read, progress, partial)
+            run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -182,8 +196,10 @@ def decode_parallel(
 class _Run:
     """The jobs of one parallel decode and the parts they became, in job order."""
 
-    def __init__(self, jobs: list[Job], read: ChunkReader, progress: Callable[[float], None] | None) -> None:
-        self.jobs, self.read, self.progress = jobs, read, progress
+    def __init__(
+        self, jobs: list[Job], read: ChunkReader, progress: Callable[[float], None] | None, partial: Partial | None
+    ) -> None:
+        self.jobs, self.read, self.progress, self.partial = jobs, read, progress, partial
         self.parts: list[Part | None] = [None] * len(jobs)
         self.done = 0
 
@@ -222,11 +238,13 @@ class _Run:
         self.done += 1
         if self.progress:
             self.progress(self.done / len(self.jobs))
+        if self.partial and self.done < len(self.jobs):
+            self.partial(lambda: [p for p in self.parts if p is not None], self.done / len(self.jobs))
 
 
-def merge_parts(parts: list[Part]) -> Part:
+def merge_parts(parts: list[Part], keep: bool = False) -> Part:
     """One Part with global ids: strings and (pid, tid) keys re-interned in part order (once per distinct value),
-    each column filled part by part straight into its place."""
+    each column filled part by part straight into its place. Spilled parts' files are removed unless `keep`."""
     names, cats, shapes, keys = Interner(), Interner(), Interner(), Interner()
     maps = [
         {
@@ -242,7 +260,7 @@ def merge_parts(parts: list[Part]) -> Part:
         tables = {name: _merged(name, cls, parts, maps, offsets) for name, cls in TABLES.items()}
     finally:
         for p in parts:
-            if p.spilled:
+            if p.spilled and not keep:
                 p.spilled.remove()
     meta, report = Meta(), LoadReport()
     for p in parts:
