@@ -142,9 +142,15 @@ def _size(path: Path) -> int:
 
 
 def worker_count(size: int) -> int:
-    """How many processes to decode `size` bytes of events with, this one included (1: no workers)."""
-    if size < PARALLEL_MIN_BYTES or os.environ.get("TRACETUI_DECODE_PROCS") == "1":
+    """How many processes to decode `size` bytes of events with, this one included (1: no workers).
+
+    One per core up to MAX_WORKERS; TRACETUI_DECODE_PROCS=N sets it (1 in a pool that converts ranks side by side).
+    """
+    if size < PARALLEL_MIN_BYTES:
         return 1
+    asked = os.environ.get("TRACETUI_DECODE_PROCS", "")
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 
 
