@@ -35,7 +35,7 @@ def _events(t) -> Counter:
 
 def _watch(path, **load):
     seen: list = []
-    with partial_traces(lambda trace, fraction: seen.append((trace, fraction)), every_s=0, first_s=0):
+    with partial_traces(lambda trace, fraction: seen.append((trace, fraction)), every_s=0, first_s=0, pace=0):
         final = load_trace(path, **load)
     return seen, final
 
@@ -92,7 +92,20 @@ def test_a_cached_trace_makes_no_partial_traces(tmp_path, small_chunks):
 def test_nobody_watching_outside_the_block(tmp_path, small_chunks):
     path = _plain(tmp_path)
     seen: list = []
-    with partial_traces(lambda t, f: seen.append(f), every_s=0, first_s=0):
+    with partial_traces(lambda t, f: seen.append(f), every_s=0, first_s=0, pace=0):
         pass
     load_trace(path, use_cache=False)
     assert seen == []
+
+
+def test_partial_traces_are_paced_by_what_they_cost(tmp_path, small_chunks):
+    """A slow consumer (a viewer nesting each partial trace) gets fewer: the decode waits while one is made."""
+    import time
+
+    path = _plain(tmp_path)
+    fast, slow = [], []
+    with partial_traces(lambda t, f: fast.append(f), every_s=0, first_s=0, pace=0):
+        load_trace(path, use_cache=False)
+    with partial_traces(lambda t, f: (slow.append(f), time.sleep(0.02)), every_s=0, first_s=0, pace=1000):
+        load_trace(path, use_cache=False)
+    assert len(slow) == 1 < len(fast)

@@ -148,11 +148,11 @@ def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
         return None
 
     def partial(parts_so_far: Callable[[], list[Part]], fraction: float) -> None:
-        if not watching.due():
-            return
-        merged = merge_parts(parts_so_far(), keep=True)
-        if merged.report.events:
-            watching.callback(_assemble(path, src, merged, unzipped), fraction)
+        if watching.due():
+            watching.hand(lambda: _so_far(merge_parts(parts_so_far(), keep=True)), fraction)
+
+    def _so_far(merged: Part) -> Trace | None:
+        return _assemble(path, src, merged, unzipped) if merged.report.events else None
 
     return partial
 
