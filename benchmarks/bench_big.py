@@ -33,20 +33,23 @@ SOURCE = Path(__file__).resolve().parents[1] / "sample_traces" / "h100-bert-smal
 COPY_BYTES = 618_000  # one tiled copy of the source, written compactly
 
 PHASES = """
-import time, sys
-t0 = time.perf_counter()
+import resource, time, sys
+def now():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter(), own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+t0 = now()
 from tui.model.load import load_trace
 from tui.model.analyses.results import Results
 from tui.model.view.lanes import LaneIndex
 if __name__ == "__main__":
     a = Results(load_trace(sys.argv[1], use_cache=False))
-    marks = [("decode", time.perf_counter())]
-    LaneIndex(a); marks.append(("nest", time.perf_counter()))
-    a.links; a.child_index; a.self_ns; a.gpu_below; marks.append(("link", time.perf_counter()))
-    a.ops; a.kernels; a.summary; a.findings; a.ops_by_shape; marks.append(("aggregate", time.perf_counter()))
+    marks = [("decode", now())]
+    LaneIndex(a); marks.append(("nest", now()))
+    a.links; a.child_index; a.self_ns; a.gpu_below; marks.append(("link", now()))
+    a.ops; a.kernels; a.summary; a.findings; a.ops_by_shape; marks.append(("aggregate", now()))
     last = t0
     for name, t in marks:
-        print(name, round(t - last, 2), a.trace.n)
+        print(name, round(t[0] - last[0], 2), a.trace.n, round(t[1] - last[1], 2))
         last = t
 """
 
@@ -127,19 +130,26 @@ def main() -> None:
     view_first = viewer(path, env, cached=True)  # computes and keeps what the viewer adds to the cache
     view_cached = viewer(path, env, cached=True)
 
-    def line(name: str, seconds: float, peak: float | None = None, target: str = "") -> None:
+    def line(name: str, seconds: float, peak: float | None = None, target: str = "", cpu: float = 0.0) -> None:
         mem = f"{peak:6.2f} GB = {peak * 1e9 / size:4.2f}x file" if peak is not None else " " * 23
-        print(f"  {name:44s} {seconds:7.2f} s  {seconds / base.seconds:5.2f}x orjson  {mem}  {target}")
+        spent = f"cpu {cpu:6.2f} s = {cpu / base.cpu:4.2f}x" if cpu else " " * 20
+        print(f"  {name:44s} {seconds:7.2f} s  {seconds / base.seconds:5.2f}x orjson  {spent}  {mem}  {target}")
 
     print(f"{base.out.strip()} events in the file")
-    line("orjson.loads (baseline)", base.seconds, base.peak_gb)
-    line("tracetui summary --no-cache (first load)", cold.seconds, cold.peak_gb, "target <= 0.10x, <= 1.5x file")
+    line("orjson.loads (baseline)", base.seconds, base.peak_gb, cpu=base.cpu)
+    line(
+        "tracetui summary --no-cache (first load)",
+        cold.seconds,
+        cold.peak_gb,
+        "target <= 0.10x, <= 1.5x file",
+        cold.cpu,
+    )
     for row in filter(None, phases):
-        name, seconds, n = row.split()
-        print(f"      phase {name:10s} {float(seconds):6.2f} s   ({int(n):,} duration events)")
-    line("the same, decoding in one process", cold_one.seconds, cold_one.peak_gb)
+        name, seconds, n, cpu = row.split()
+        print(f"      phase {name:10s} {float(seconds):6.2f} s, cpu {float(cpu):6.2f} s   ({int(n):,} duration events)")
+    line("the same, decoding in one process", cold_one.seconds, cold_one.peak_gb, cpu=cold_one.cpu)
     scaling(cold.seconds, cold_one.seconds, _decode(phases), _decode(phases_one))
-    line("tracetui summary, writing the cache", first.seconds, first.peak_gb)
+    line("tracetui summary, writing the cache", first.seconds, first.peak_gb, cpu=first.cpu)
     line("tracetui summary, cached", summary, None, "target <= 0.25 s")
     line("tracetui ops --limit 0 --format json, cached", ops, None, "target <= 0.25 s")
     for label, facts in (("cold", view_cold), ("first", view_first), ("cached", view_cached)):
