@@ -45,11 +45,11 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
-def run(argv: list[str], env: dict | None = None, every_s: float = 0.02) -> Run:
+def run(argv: list[str], env: dict | None = None, every_s: float = 0.02, cwd: Path | None = None) -> Run:
     """Wall seconds from start to exit, and the peak RSS of the tree sampled every 20 ms."""
     t0, cpu0 = time.perf_counter(), children_cpu()
     child = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ.copy()
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ.copy(), cwd=cwd
     )
     proc, peak, done = psutil.Process(child.pid), [0], threading.Event()
 
