@@ -29,12 +29,11 @@ ORJSON = "import orjson; d = orjson.loads(open({path!r}, 'rb').read()); print(le
 def measure(sides: dict[str, Path], trace: Path, scratch: Path) -> dict[str, Run]:
     """One round: orjson, then each side's load alone and its first summary."""
     got = {"orjson.loads": run([sys.executable, "-c", ORJSON.format(path=str(trace))], environment(scratch))}
-    for side, tree in sides.items():
+    for side, tree in sides.items():  # run from the side's tree: `-c` and `-m` put the working directory first
         env = {**environment(scratch / f"cache-{side}"), "PYTHONPATH": str(tree)}
-        got[f"{side}: load_trace"] = run([sys.executable, "-c", LOAD.format(path=str(trace))], env)
-        got[f"{side}: summary --no-cache"] = run(
-            [sys.executable, "-m", "tui", "summary", str(trace), "--no-cache"], env
-        )
+        got[f"{side}: load_trace"] = run([sys.executable, "-c", LOAD.format(path=str(trace))], env, cwd=tree)
+        summary = [sys.executable, "-m", "tui", "summary", str(trace), "--no-cache"]
+        got[f"{side}: summary --no-cache"] = run(summary, env, cwd=tree)
     return got
 
 
@@ -47,7 +46,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="tracetui-first-"))
     sides = {"base": worktree(args.base, scratch / "base"), "now": ROOT}
     try:
-        rounds = [measure(sides, args.trace, scratch) for _ in range(args.rounds)]
+        rounds = [measure(sides, args.trace.resolve(), scratch) for _ in range(args.rounds)]
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(sides["base"])], check=False)
     report(rounds, args.trace, args.base)
