@@ -218,7 +218,8 @@ class Analysis:
         parent = self.nesting.parent
         kids = np.flatnonzero(parent >= 0)
         kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))].astype(np.int32)
-        starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1)).astype(np.int32)
+        counts = np.bincount(parent[kids], minlength=self.trace.n)  # children per event: their run in kids
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
         return kids, starts
 
     def children(self, i: int) -> np.ndarray:
