@@ -56,6 +56,15 @@ def test_a_column_is_kept_in_the_cache_and_mapped_back(tmp_path, monkeypatch):
     assert np.array_equal(first.ids, second.ids) and first.values == second.values
 
 
+def test_a_key_with_a_slash_is_kept_too(tmp_path, monkeypatch):
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress(BERT.read_bytes()))
+    first = arg_column(load_trace(plain), "memory bandwidth (GB/s)")
+    assert (first.ids >= 0).sum() == 1
+    monkeypatch.setattr(lazy, "_decoded", lambda *a: pytest.fail("a kept column was decoded again"))
+    assert arg_column(load_trace(plain), "memory bandwidth (GB/s)").values == first.values
+
+
 def test_a_kept_column_that_does_not_check_out_is_decoded_again(tmp_path):
     plain = tmp_path / "t.json"
     plain.write_bytes(gzip.decompress(BERT.read_bytes()))

@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from urllib.parse import quote
 
 import msgspec
 import numpy as np
@@ -49,7 +50,8 @@ def arg_column(trace: Trace, key: str) -> ArgColumn:
 
 
 def _name(key: str) -> str:
-    return f"args.{key}@{VERSION}"
+    """The column's name in the store: the key quoted into a file name (a key may hold '/': "memory bandwidth (GB/s)")."""
+    return f"args.{quote(key, safe=' ()')}@{VERSION}"
 
 
 def _stored(trace: Trace, key: str) -> ArgColumn | None:
