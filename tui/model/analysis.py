@@ -247,12 +247,21 @@ class Analysis:
     def links(self) -> Links:
         return link(self.trace)
 
+    @stored(Arrays())
+    def tree_depth(self) -> np.ndarray:
+        """Each event's depth in the display nesting (Python frames re-hung by their ids; 0: a root)."""
+        return depth_of(self.nesting.parent)
+
     @computed("link")
     def _launch_tree(self) -> tuple[np.ndarray, np.ndarray]:
         """The display nesting with GPU work cut off its lane's annotations, and its depths."""
         x = self.trace.x
-        parent = np.where(np.isin(x.cat, [int(c) for c in BUSY_CATS]), -1, self.nesting.parent)
-        return parent, depth_of(parent)
+        busy = np.isin(x.cat, [int(c) for c in BUSY_CATS])
+        parent = np.where(busy, -1, self.nesting.parent)
+        under_busy = busy[np.maximum(parent, 0)] & (parent >= 0)
+        if under_busy.any():  # GPU work holding other events (not seen in real traces): depths from scratch
+            return parent, depth_of(parent)
+        return parent, np.where(busy, 0, self.tree_depth).astype(np.int32)  # cut leaves: the rest keeps its depth
 
     @stored(Arrays(), phase="link")
     def gpu_below(self) -> np.ndarray:

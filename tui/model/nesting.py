@@ -377,7 +377,8 @@ def subtree_sum(parent: np.ndarray, values: np.ndarray, depth: np.ndarray | None
 def subtree_reduce(parent: np.ndarray, values: np.ndarray, op: np.ufunc, depth: np.ndarray | None = None) -> np.ndarray:
     """op over each node and its descendants (values is updated in place and returned), deepest level first."""
     depth = depth_of(parent) if depth is None else depth
-    order = np.argsort(depth, kind="stable")
+    small = int(depth.max(initial=0)) < np.iinfo(np.int16).max
+    order = np.argsort(depth.astype(np.int16) if small else depth, kind="stable")  # 16 bits: a radix sort
     levels = np.searchsorted(depth[order], np.arange(int(depth.max(initial=0)) + 2))
     for d in range(len(levels) - 2, 0, -1):
         level = order[levels[d] : levels[d + 1]]
