@@ -47,7 +47,7 @@ class Decoded:
     dropped_tail: bool = False
 
 
-def decode_chunk(data: bytearray, start: int, is_last: bool) -> Decoded:
+def decode_chunk(data: bytearray | memoryview, start: int, is_last: bool) -> Decoded:
     """Decode one chunk ('[' + its bytes + ']', which start at `start` in the file): typed in one go,
     else orjson, else event by event."""
     end = start + len(data) - 2
@@ -61,7 +61,7 @@ def decode_chunk(data: bytearray, start: int, is_last: bool) -> Decoded:
         return _decode_each(data, start, is_last)
 
 
-def _lenient_list(data: bytes | bytearray) -> list[Event]:
+def _lenient_list(data: bytes | bytearray | memoryview) -> list[Event]:
     """Decode with orjson (GC off) and coerce each dict, skipping none."""
     was = gc.isenabled()
     gc.disable()
@@ -76,7 +76,7 @@ def _lenient_list(data: bytes | bytearray) -> list[Event]:
     return events  # type: ignore[return-value]
 
 
-def _decode_each(data: bytearray, start: int, is_last: bool) -> Decoded:
+def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Decoded:
     """Decode a damaged chunk one event at a time, repairing what can be repaired."""
     out = Decoded([])
     shift = start - 1  # data holds '[' before the chunk's first byte

@@ -72,23 +72,29 @@ def map_file(path: Path) -> bytes | mmap.mmap:
 
 
 class ChunkReader:
-    """Reads chunks of a trace as '[' + their bytes + ']' (a JSON array), copied once.
+    """Reads chunks of a trace as '[' + their bytes + ']' (a JSON array), copied once into one reused buffer.
 
     From a file it reads with pread, so nothing of the file stays mapped in the process (its pages are
     the page cache's, not the process's); from a buffer (an unzipped trace kept in memory) it copies.
+    The view it returns holds until the next read: whatever must outlive the chunk is copied out of it
+    (the decode keeps no msgspec.Raw past the chunk's columns).
     """
 
     def __init__(self, path: Path | None = None, buf: bytes | mmap.mmap | None = None) -> None:
         self.buf = buf
         self.fd = os.open(path, os.O_RDONLY) if path is not None else -1
+        self.space = bytearray()  # grown to the largest chunk; reused, so its pages are touched once
 
-    def __call__(self, start: int, end: int) -> bytearray:
-        data = bytearray(end - start + 2)
+    def __call__(self, start: int, end: int) -> memoryview:
+        size = end - start + 2
+        if len(self.space) < size:
+            self.space = bytearray(size + (size >> 3))
+        data = memoryview(self.space)[:size]
         data[0], data[-1] = 0x5B, 0x5D
         if self.fd < 0:
             data[1:-1] = memoryview(self.buf)[start:end]  # type: ignore[arg-type]
             return data
-        view, done = memoryview(data)[1:-1], 0
+        view, done = data[1:-1], 0
         while done < len(view):
             got = os.preadv(self.fd, [view[done:]], start + done)
             if got <= 0:
@@ -123,7 +129,7 @@ def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int,
     return cuts
 
 
-def split_events(buf: bytes | bytearray | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
+def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
     """Cut a byte range into single events (used only where a chunk failed to decode)."""
     spans = []
     begin = start
