@@ -115,7 +115,9 @@ def link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
     """External id, correlation, Python id/parent and shape id per event (-1 when absent)."""
     try:
         ext = column(_EXT, args, np.int64)
-        legacy = column(_EXT_LEGACY, args, np.int64)
+        if max(map(_EXT_LEGACY, args), default=-1) > 0:  # the 2021 key "external id": rare, so looked for first
+            legacy = column(_EXT_LEGACY, args, np.int64)
+            ext = np.where(ext > 0, ext, legacy)
         corr = column(_CORR, args, np.int64)
         py_id = column(_PY_ID, args, np.int64)
         parents = list(map(_PY_PARENT, args))
@@ -124,7 +126,7 @@ def link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
         py_parent = np.array(parents, np.int64)
     except OverflowError:  # ids past int64 (seen in the wild): drop those links only
         return _link_columns_slow(args, shapes)
-    ext = np.where(ext > 0, ext, np.where(legacy > 0, legacy, -1))
+    ext = np.where(ext > 0, ext, -1)
     corr = np.where(corr > 0, corr, -1)
     return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), shape_ids(args, shapes)
 
@@ -133,11 +135,9 @@ def shape_ids(args: list, shapes: Interner) -> np.ndarray:
     """The interned Input Dims of each event (-1 without): only events that have them are looked at."""
     dims = list(map(_DIMS, args))
     has = list(compress(range(len(dims)), dims))  # an empty Raw is false
-    if len(has) < len(dims):
-        legacy = list(map(_DIMS_LEGACY, args))
-        if any(legacy):
-            dims = [d or old for d, old in zip(dims, legacy, strict=True)]
-            has = list(compress(range(len(dims)), dims))
+    if len(has) < len(dims) and any(map(_DIMS_LEGACY, args)):  # the 2021 key "Input dims"
+        dims = [d or old for d, old in zip(dims, map(_DIMS_LEGACY, args), strict=True)]
+        has = list(compress(range(len(dims)), dims))
     out = np.full(len(dims), -1, np.int32)
     if has:
         out[has] = shapes.array(list(map(bytes, itemgetter(*has)(dims) if len(has) > 1 else [dims[has[0]]])))
