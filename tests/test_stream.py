@@ -109,3 +109,20 @@ def test_partial_traces_are_paced_by_what_they_cost(tmp_path, small_chunks):
     with partial_traces(lambda t, f: (slow.append(f), time.sleep(0.02)), every_s=0, first_s=0, pace=1000):
         load_trace(path, use_cache=False)
     assert len(slow) == 1 < len(fast)
+
+
+def test_a_load_stopped_from_its_progress_stops_its_workers(tmp_path, force_workers):
+    """The app stops a load the user left by raising from the progress callback: nothing is left running."""
+    import multiprocessing
+
+    path = _plain(tmp_path, "a100-ddp-nccl.json.gz")
+
+    class Stop(Exception):
+        pass
+
+    def progress(fraction):
+        raise Stop
+
+    with pytest.raises(Stop):
+        load_trace(path, use_cache=False, progress=progress)
+    assert not multiprocessing.active_children()

@@ -192,7 +192,11 @@ def decode_parallel(
             ChunkReader(path) as read,
         ):
             run = _Run(jobs, read, progress, partial)
-            run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
+            try:
+                run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
+            except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
+                pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
+                raise
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
