@@ -4,13 +4,19 @@ Prints seconds, peak memory and the ratio to json.load (the baseline HTA uses), 
 load (no cache), a cached re-open, and the app's first paint (worker load + first frame).
 Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~93 MB; from 128 MB of
 events up, tracetui decodes on all cores, so try 8 copies, ~250 MB, to see that)
+
+With --trace PATH (a .json or .json.gz, unzipped first) it instead times whole commands, interpreter start
+included, alternating in fresh processes: `orjson.loads` of the file against `tracetui summary --no-cache`,
+and prints the median of each and their ratio.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,7 +66,32 @@ async def first_paint(path: Path) -> float:
         return time.perf_counter() - t0
 
 
+def whole_commands(trace: Path, rounds: int) -> None:
+    """orjson.loads against the first summary, each a whole fresh process, `rounds` times alternating."""
+    from benchmarks.probe import environment, run, tracetui
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        data = trace.read_bytes()
+        path.write_bytes(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+        env = environment(Path(tmp) / "cache")
+        base_code = f"import orjson; d = orjson.loads(open({str(path)!r}, 'rb').read()); n = len(d['traceEvents'])"
+        base, ours = [], []
+        for _ in range(rounds):
+            base.append(run([sys.executable, "-c", base_code], env).seconds)
+            ours.append(tracetui("summary", str(path), "--no-cache", env=env).seconds)
+        b, o = statistics.median(base), statistics.median(ours)
+        print(f"{trace.name}: {path.stat().st_size / 1e6:.0f} MB, {rounds} rounds, whole processes (start included)")
+        print(f"  orjson.loads             median {b:.2f} s  ({min(base):.2f}-{max(base):.2f})")
+        print(f"  summary --no-cache       median {o:.2f} s  ({min(ours):.2f}-{max(ours):.2f}) = {o / b:.2f}x orjson")
+
+
 def main() -> None:
+    if "--trace" in sys.argv:
+        at = sys.argv.index("--trace")
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 7
+        whole_commands(Path(sys.argv[at + 1]), rounds)
+        return
     copies = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with tempfile.TemporaryDirectory() as tmp:
         path = tile_json(copies, Path(tmp) / "tiled.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -20,6 +21,13 @@ class Run:
     seconds: float
     peak_gb: float
     out: str
+    cpu: float = 0.0  # user + system seconds of the whole tree: steadier than wall time on a shared machine
+
+
+def children_cpu() -> float:
+    """User + system seconds of every child process reaped so far (workers included, once reaped by theirs)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def tree_rss(proc: psutil.Process) -> int:
@@ -37,11 +45,11 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
-def run(argv: list[str], env: dict | None = None, every_s: float = 0.02) -> Run:
+def run(argv: list[str], env: dict | None = None, every_s: float = 0.02, cwd: Path | None = None) -> Run:
     """Wall seconds from start to exit, and the peak RSS of the tree sampled every 20 ms."""
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), children_cpu()
     child = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ.copy()
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ.copy(), cwd=cwd
     )
     proc, peak, done = psutil.Process(child.pid), [0], threading.Event()
 
@@ -58,7 +66,7 @@ def run(argv: list[str], env: dict | None = None, every_s: float = 0.02) -> Run:
     sampler.join()
     if child.returncode:
         raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {err.strip()[-500:]}")
-    return Run(seconds, peak[0] / 1e9, out)
+    return Run(seconds, peak[0] / 1e9, out, children_cpu() - cpu0)
 
 
 def python(code: str, env: dict | None = None) -> Run:

@@ -216,3 +216,19 @@ def test_the_launch_links_come_back_from_the_cache_memory_mapped(tmp_path):
     again = _results(path).links
     assert isinstance(again.launcher, np.memmap) and np.array_equal(again.launcher, links.launcher)
     assert (again.flows_paired, again.flows_agree) == (links.flows_paired, links.flows_agree)
+
+
+def test_what_a_killed_run_left_in_the_cache_goes_after_a_day(isolated_cache, tmp_path):
+    import os
+    import time
+
+    from tui.model.load import cache
+
+    old, fresh = isolated_cache / ".parts-old", isolated_cache / ".parts-fresh"
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / "part-1.bin").write_bytes(b"x")
+    day_ago = time.time() - 2 * 24 * 3600
+    os.utime(old, (day_ago, day_ago))
+    cache.prune(isolated_cache)
+    assert not old.exists() and fresh.exists()  # a decode may be writing the fresh one right now

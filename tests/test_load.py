@@ -190,3 +190,66 @@ def test_a_folder_warns_about_unknown_phases_as_one_file_does(tmp_path):
     both = load_trace(tmp_path, use_cache=False).report.warning()
     assert one and "1 'O'" in one
     assert both and "2 'O'" in both
+
+
+def _quick(path) -> bool:
+    """Does the quick way (head and tail only) find the events of this file?"""
+    from tui.model.load.locate import _locate_fast, first_byte
+    from tui.model.load.source import Source, map_file
+
+    src = Source(path, map_file(path))
+    return _locate_fast(src, first_byte(src.buf)[0])
+
+
+def _same_as_whole_decode(path):
+    """The events and top-level keys found the quick way (head and tail) equal those of a whole decode."""
+    import tui.model.load.locate as locate
+
+    quick = load_trace(path, use_cache=False)
+    real = locate._locate_fast
+    try:
+        locate._locate_fast = lambda src, pos: False  # the whole object decoded instead
+        whole = load_trace(path, use_cache=False)
+    finally:
+        locate._locate_fast = real
+    assert quick.n == whole.n and quick.names == whole.names and quick.devices == whole.devices
+    assert quick.report.warning() == whole.report.warning()
+    return quick
+
+
+def test_events_followed_by_an_array_of_objects_end_where_they_end(tmp_path):
+    """The last ']' of the file closes deviceProperties, not the events: its last element is no event."""
+    events = [X("a", 1, 1), X("b]}", 2, 1, Input_Dims=[[1, 2]])]
+    path = tmp_path / "t.json"
+    devices = [{"id": 0, "name": "GPU ]}", "computeMajor": 9}, {"id": 1, "name": "x", "computeMajor": 9}]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events, "deviceProperties": devices}))
+    t = _same_as_whole_decode(path)
+    assert _quick(path)
+    assert t.n == 2 and t.names == ["a", "b]}"] and [d["name"] for d in t.devices] == ["GPU ]}", "x"]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [{"traceName": "traceEvents"}, {"metadata": {"traceEvents": [1, 2]}}],
+    ids=["a value", "a nested key"],
+)
+def test_a_head_naming_trace_events_elsewhere_is_read_the_whole_way(tmp_path, head):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({**head, "traceEvents": [X("a", 1, 1)]}))
+    assert not _quick(path)  # that "traceEvents" does not open the events: the whole object is decoded
+    assert _same_as_whole_decode(path).n == 1
+
+
+def test_an_empty_events_array_with_keys_after_it(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('{"traceEvents": [ ], "deviceProperties": [{"id": 0}], "baseTimeNanoseconds": 5}')
+    with pytest.raises(Exception, match="no trace events"):
+        load_trace(path, use_cache=False)
+
+
+def test_the_quick_way_agrees_with_the_whole_decode_on_the_samples(tmp_path):
+    for name in ("h100-bert-small.json.gz", "v100-2021-small.json.gz", "cpu-only-gloo.json.gz"):
+        plain = tmp_path / name.removesuffix(".gz")
+        plain.write_bytes(gzip.decompress((SAMPLES / name).read_bytes()))
+        assert _quick(plain), name
+        _same_as_whole_decode(plain)

@@ -93,7 +93,8 @@ def test_odd_types_are_tolerated(tmp_path):
             "dur": 1,
             "args": {"correlation": 10159970886766084423, "grid": "grid(1,)", "memory bandwidth (GB/s)": "N/A"},
         },
-        {"ph": "X", "name": 5},
+        {"ph": "X", "name": 5, "ts": "30"},
+        {"ph": "X", "name": "no time", "dur": 1},
         {"no": "phase"},
     ]
     path = tmp_path / "t.json"
@@ -101,6 +102,10 @@ def test_odd_types_are_tolerated(tmp_path):
     t = load_trace(path, use_cache=False)
     assert t.n == 3
     assert t.x.ext.tolist()[0] == 9 and t.x.corr.tolist()[1] == -1
+    assert t.name_of(2) == "5" and t.x.ts.tolist() == [12500, 20000, 30000]
+    # an event without a time is left out and named: at time 0 it would stretch the timeline from 1970
+    assert t.report.untimed == 1
+    assert "skipped 1 event(s) without a numeric start time" in t.report.warning()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 
 from .keymap import first_open
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
-from .screens.loading import LoadingScreen
+from .screens.loading import LoadingScreen, lanes_first
 from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
 from .widgets.failures import ReportsFailedWorkers
 from .widgets.plain import PlainNotifications
@@ -170,7 +170,8 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         def job() -> TraceLoaded:
             start = time.perf_counter()
             progress = self._reporter("decode")
-            trace, self.told = load_credited(path, self.use_cache, self.graph_capture, progress)
+            with lanes_first(self):  # the loading screen paints the lanes decoded so far
+                trace, self.told = load_credited(path, self.use_cache, self.graph_capture, progress)
             self.captures = captures_beside(path)
             analysis = Results(trace)
             nested = self._reporter("nest")

@@ -180,8 +180,9 @@ class Analysis:
     def lane_arrays(self) -> LaneArrays:
         """The nested events by (track, display row, start), with their start, end and running busy time."""
         x, nesting = self.trace.x, self.nesting
-        shown = nesting.order
-        order = shown[np.lexsort((x.ts[shown], nesting.row[shown], x.track[shown]))].astype(np.int32)
+        shown = nesting.order  # by (track, start, -end): a stable sort by (track, row) keeps it within a row
+        track, row = x.track[shown].astype(np.int64), nesting.row[shown].astype(np.int64)
+        order = shown[np.argsort(track * (int(row.max(initial=0)) + 1) + row, kind="stable")].astype(np.int32)
         starts, ends = x.ts[order], self.end[order]
         track, row = x.track[order], nesting.row[order]
         cuts = np.concatenate([[0], np.flatnonzero((np.diff(track) != 0) | (np.diff(row) != 0)) + 1, [len(order)]])
@@ -217,7 +218,8 @@ class Analysis:
         parent = self.nesting.parent
         kids = np.flatnonzero(parent >= 0)
         kids = kids[np.lexsort((self.trace.x.ts[kids], parent[kids]))].astype(np.int32)
-        starts = np.searchsorted(parent[kids], np.arange(self.trace.n + 1)).astype(np.int32)
+        counts = np.bincount(parent[kids], minlength=self.trace.n)  # children per event: their run in kids
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
         return kids, starts
 
     def children(self, i: int) -> np.ndarray:
@@ -245,12 +247,21 @@ class Analysis:
     def links(self) -> Links:
         return link(self.trace)
 
+    @stored(Arrays())
+    def tree_depth(self) -> np.ndarray:
+        """Each event's depth in the display nesting (Python frames re-hung by their ids; 0: a root)."""
+        return depth_of(self.nesting.parent)
+
     @computed("link")
     def _launch_tree(self) -> tuple[np.ndarray, np.ndarray]:
         """The display nesting with GPU work cut off its lane's annotations, and its depths."""
         x = self.trace.x
-        parent = np.where(np.isin(x.cat, [int(c) for c in BUSY_CATS]), -1, self.nesting.parent)
-        return parent, depth_of(parent)
+        busy = np.isin(x.cat, [int(c) for c in BUSY_CATS])
+        parent = np.where(busy, -1, self.nesting.parent)
+        under_busy = busy[np.maximum(parent, 0)] & (parent >= 0)
+        if under_busy.any():  # GPU work holding other events (not seen in real traces): depths from scratch
+            return parent, depth_of(parent)
+        return parent, np.where(busy, 0, self.tree_depth).astype(np.int32)  # cut leaves: the rest keeps its depth
 
     @stored(Arrays(), phase="link")
     def gpu_below(self) -> np.ndarray:

@@ -28,6 +28,8 @@ from .cats import Cat
 from .trace import keyed, rank_of_events
 
 _BLOCK = 32
+_REDUCE_SPANS = 64  # spans adding up to at most this many times n are reduced directly
+_TS_BITS = 44  # a (track, start) sort key: starts within 2**44 ns (4.9 h) of each other
 _LOW = np.iinfo(np.int64).min
 
 
@@ -49,7 +51,7 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     """Nest the events selected by mask (all when None) within each track."""
     n = len(ts)
     idx = np.arange(n) if mask is None else np.flatnonzero(mask)
-    order = idx[np.lexsort((-end[idx], ts[idx], track[idx]))]
+    order = visiting_order(ts, end, track, idx)
     s, e, t = ts[order], end[order], track[order]
     bounds = np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]])
     parent_pos = np.full(len(order), -1, np.int64)
@@ -72,6 +74,24 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
     return Nesting(parent, row, order.astype(np.int32), depth, parent, kills, pos, span_end)
+
+
+def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """idx sorted by (track, start, -end), then index: one stable sort of a (track, start) key, which runs
+    in about linear time on events written in time order, then the few ties by their ends."""
+    if not len(idx):
+        return idx
+    t0, span = int(ts[idx].min()), int(ts[idx].max()) - int(ts[idx].min())
+    if span >= 1 << _TS_BITS or int(track[idx].max()) >= 1 << (62 - _TS_BITS):
+        return idx[np.lexsort((-end[idx], ts[idx], track[idx]))]
+    key = track[idx].astype(np.int64) << _TS_BITS | (ts[idx] - t0)
+    perm = np.argsort(key, kind="stable")
+    order, key = idx[perm], key[perm]
+    tie = np.flatnonzero(key[1:] == key[:-1])
+    if len(tie):
+        at = np.union1d(tie, tie + 1)  # every position of a tied group: the groups are runs
+        order[at] = order[at][np.lexsort((-end[order[at]], key[at]))]
+    return order
 
 
 def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -104,25 +124,49 @@ def _open_before(s: np.ndarray, ends: np.ndarray, positive: np.ndarray) -> np.nd
 
 
 def _killers(s: np.ndarray, e: np.ndarray, positive: np.ndarray, closes: np.ndarray) -> np.ndarray:
-    """Per event, the position of the first later event that partially overlaps it (-1: none)."""
+    """Per event, the position of the first later event that partially overlaps it (-1: none).
+
+    Only an event whose subtree span [j + 1, closes[j]) holds a later end can have one: the span maxima
+    come from one reduceat when the spans add up to a few times n (stacks tens of levels deep), else from
+    range-maximum queries; the few events that have one are then searched by halving their spans.
+    """
     n = len(s)
     pos = np.arange(n)
     cand = np.flatnonzero(positive & (closes > pos + 1))
     out = np.full(n, -1, np.int64)
     if not len(cand):
         return out
-    table = _RangeMax(e)
+    spans = int((closes[cand] - cand - 1).sum())
+    table = _SpanMax(e) if spans <= _REDUCE_SPANS * n else _RangeMax(e)
     hit = table.query(cand + 1, closes[cand]) > e[cand]
     cand = cand[hit]
     if not len(cand):
         return out
-    lo, hi = cand + 1, closes[cand]  # the first m in [lo, hi) with e[m] > e[j]: binary search on range maxima
-    while (hi - lo > 0).any():
-        mid = (lo + hi) // 2
-        left = table.query(cand + 1, mid + 1) > e[cand]
-        hi, lo = np.where(left, mid, hi), np.where(left, lo, mid + 1)
+    lo, hi = cand + 1, closes[cand]  # the first m in [lo, hi) with e[m] > e[j]: halve [lo, hi) on range maxima
+    live = np.flatnonzero(hi > lo)
+    while len(live):
+        mid = (lo[live] + hi[live]) // 2
+        left = table.query(lo[live], mid + 1) > e[cand[live]]
+        hi[live], lo[live] = np.where(left, mid, hi[live]), np.where(left, lo[live], mid + 1)
+        live = live[hi[live] > lo[live]]
     out[cand] = lo
     return out
+
+
+class _SpanMax:
+    """Maxima of v over [lo, hi) ranges by one np.maximum.reduceat: work in proportion to the ranges' lengths."""
+
+    def __init__(self, v: np.ndarray) -> None:
+        self.v = np.append(v, _LOW)  # hi may be len(v)
+
+    def query(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        out = np.full(len(lo), _LOW, np.int64)
+        some = np.flatnonzero(hi > lo)
+        if len(some):
+            bounds = np.empty(2 * len(some), np.int64)
+            bounds[0::2], bounds[1::2] = lo[some], hi[some]
+            out[some] = np.maximum.reduceat(self.v, bounds)[0::2]
+        return out
 
 
 def _dead_open(n: int, killed_at: np.ndarray, closes: np.ndarray) -> np.ndarray:
@@ -136,20 +180,21 @@ def _dead_open(n: int, killed_at: np.ndarray, closes: np.ndarray) -> np.ndarray:
 def _level_parent(depth: np.ndarray, positive: np.ndarray, by_level: np.ndarray) -> np.ndarray:
     """The latest earlier event one level up (only positive durations can be parents).
 
-    by_level lists positions by (depth, position); asking in that order keeps the queries sorted.
+    by_level lists positions by (depth, position): level by level, each level's events are searched
+    among the positive events of the level above (both sorted).
     """
-    n = len(depth)
-    parent = np.full(n, -1, np.int64)
-    cand = by_level[positive[by_level]]
-    if not len(cand):
+    parent = np.full(len(depth), -1, np.int64)
+    if not len(depth):
         return parent
-    keys = depth[cand].astype(np.int64) * (n + 1) + cand
-    want = (depth[by_level].astype(np.int64) - 1) * (n + 1) + by_level
-    k = np.searchsorted(keys, want, side="left") - 1
-    ok = (depth[by_level] > 0) & (k >= 0)
-    k = np.maximum(k, 0)
-    ok &= keys[k] // (n + 1) == depth[by_level] - 1
-    parent[by_level] = np.where(ok, cand[k], -1)
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(depth[by_level].astype(np.int64)))]).tolist()
+    for d in range(1, len(bounds) - 1):
+        kids = by_level[bounds[d] : bounds[d + 1]]
+        ups = by_level[bounds[d - 1] : bounds[d]]
+        ups = ups[positive[ups]]
+        if not len(kids) or not len(ups):
+            continue
+        k = np.searchsorted(ups, kids) - 1
+        parent[kids] = np.where(k >= 0, ups[np.maximum(k, 0)], -1)
     return parent
 
 
@@ -175,27 +220,51 @@ def _rows(
     holder = np.repeat(dead, lengths)  # (holder, event) pairs: the event starts while the dead holder runs
     event = np.repeat(killer[dead] - np.cumsum(lengths) + lengths, lengths) + np.arange(len(holder))
     busy = np.flatnonzero(_dead_open(n, killer[dead], closes[dead]) > 0)
-    row = depth.copy()
+    at = np.searchsorted(busy, event)  # each pair's event among busy (every such event is busy)
+    ups = np.maximum(parent[busy], 0)
+    shifts = _Shifts(depth)
     last = np.zeros(len(busy), np.int32)
     for _ in range(len(busy) + 1):  # each pass settles at least the earliest unsettled event
-        start = np.where(parent[busy] >= 0, row[np.maximum(parent[busy], 0)] + 1, 0)
-        placed = np.zeros(n, np.int32)
-        placed[busy] = start
+        start = np.where(parent[busy] >= 0, shifts.row(ups) + 1, 0)
+        placed = start.copy()
+        held = shifts.row(holder)
         while True:
-            taken = row[holder] == placed[event]
+            taken = held == placed[at]
             if not taken.any():
                 break
-            placed[event[taken]] += 1  # a row holds one running event, so no event repeats here
-        bump = placed[busy] - start
+            placed[at[taken]] += 1  # a row holds one running event, so no event repeats here
+        bump = placed - start
         if np.array_equal(bump, last):
-            return row
+            break
         last = bump
         moved = np.flatnonzero(bump)
-        shift = np.zeros(n + 1, np.int32)
-        np.add.at(shift, busy[moved], bump[moved])
-        np.add.at(shift, subtree_end[busy[moved]], -bump[moved])
-        row = depth + np.cumsum(shift[:-1]).astype(np.int32)
-    return row
+        shifts.set(busy[moved], subtree_end[busy[moved]], bump[moved])
+    return shifts.rows(n)
+
+
+class _Shifts:
+    """Rows as depth plus the pushes of moved subtrees ([start, end) += bump), read only where asked."""
+
+    def __init__(self, depth: np.ndarray) -> None:
+        self.depth = depth
+        self.pos = np.empty(0, np.int64)
+        self.total = np.empty(0, np.int64)
+
+    def set(self, starts: np.ndarray, ends: np.ndarray, bumps: np.ndarray) -> None:
+        pos = np.concatenate([starts, ends])
+        order = np.argsort(pos, kind="stable")
+        self.pos = pos[order]
+        self.total = np.cumsum(np.concatenate([bumps, -bumps])[order])
+
+    def row(self, where: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(self.pos, where, side="right")
+        pushed = np.where(k > 0, self.total[np.maximum(k - 1, 0)], 0) if len(self.pos) else 0
+        return self.depth[where] + pushed
+
+    def rows(self, n: int) -> np.ndarray:
+        shift = np.zeros(n + 1, np.int64)
+        np.add.at(shift, self.pos, np.diff(self.total, prepend=0))
+        return (self.depth + np.cumsum(shift[:-1])).astype(np.int32)
 
 
 class _RangeMax:
@@ -279,12 +348,12 @@ def _encloses(nesting: Nesting, candidate: np.ndarray, start: np.ndarray) -> np.
 def depth_of(parent: np.ndarray) -> np.ndarray:
     """Tree depth of every node (0 for roots), by pointer jumping: log2(depth) passes, not one per level."""
     depth = (parent >= 0).astype(np.int32)
-    up = parent.copy()
+    up = parent.astype(np.int32)
     live = np.flatnonzero(up >= 0)
     while len(live):
-        hop = up[live]
-        depth[live] += np.where(hop >= 0, depth[np.maximum(hop, 0)], 0)  # right-hand sides read before writing
-        up[live] = np.where(hop >= 0, up[np.maximum(hop, 0)], -1)
+        hop = up[live]  # every live node still has an ancestor to jump to
+        depth[live] += depth[hop]  # the right-hand side is read before writing: one synchronous jump
+        up[live] = up[hop]
         live = live[up[live] >= 0]
     return depth
 
@@ -308,7 +377,8 @@ def subtree_sum(parent: np.ndarray, values: np.ndarray, depth: np.ndarray | None
 def subtree_reduce(parent: np.ndarray, values: np.ndarray, op: np.ufunc, depth: np.ndarray | None = None) -> np.ndarray:
     """op over each node and its descendants (values is updated in place and returned), deepest level first."""
     depth = depth_of(parent) if depth is None else depth
-    order = np.argsort(depth, kind="stable")
+    small = int(depth.max(initial=0)) < np.iinfo(np.int16).max
+    order = np.argsort(depth.astype(np.int16) if small else depth, kind="stable")  # 16 bits: a radix sort
     levels = np.searchsorted(depth[order], np.arange(int(depth.max(initial=0)) + 2))
     for d in range(len(levels) - 2, 0, -1):
         level = order[levels[d] : levels[d + 1]]

@@ -27,6 +27,8 @@ class LoadReport:
     unknown_phases: dict[str, int] = field(default_factory=dict)
     bad_memory: int = 0  # [memory] samples without numeric Bytes / Device Type: left out of the memory views
     bad_counters: int = 0  # counter samples without a numeric value
+    untimed: int = 0  # events without a numeric start time: left out (at time 0 they would stretch the timeline)
+    damaged: list[str] = field(default_factory=list)  # what salvaging a damaged head lost (see load/locate.py)
     from_cache: bool = False
     cache_problem: str = ""
     notes: list[str] = field(default_factory=list)  # what loading a folder of ranks noticed (left-out files, ...)
@@ -42,12 +44,14 @@ class LoadReport:
         self.inexact_chunks += other.inexact_chunks
         self.bad_memory += other.bad_memory
         self.bad_counters += other.bad_counters
+        self.untimed += other.untimed
+        self.damaged += [d for d in other.damaged if d not in self.damaged]
         for ph, n in other.unknown_phases.items():
             self.unknown_phases[ph] = self.unknown_phases.get(ph, 0) + n
 
     def warning(self) -> str | None:
         """One line saying what was skipped, or None for a clean load."""
-        parts = []
+        parts = list(self.damaged)
         if self.truncated or self.gz_truncated:
             cut = "gzip stream" if self.gz_truncated else "JSON"
             parts.append(
@@ -56,6 +60,8 @@ class LoadReport:
             )
         if self.skipped:
             parts.append(f"skipped {self.skipped:,} malformed event(s)")
+        if self.untimed:
+            parts.append(f"skipped {self.untimed:,} event(s) without a numeric start time (ts)")
         if self.repaired:
             parts.append(f"repaired {self.repaired:,} event(s) with bad characters")
         odd = self.unknown_phases

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -226,6 +227,7 @@ def prune(root: Path, keep: int | None = None) -> None:
     or beyond the disk budget (KEEP_GB, or TRACETUI_CACHE_MAX_GB)."""
     keep = KEEP_ENTRIES if keep is None else keep
     budget = _budget_bytes()
+    _drop_leftovers(root)
     entries = sorted(
         (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
         key=lambda p: p.stat().st_mtime,
@@ -237,6 +239,17 @@ def prune(root: Path, keep: int | None = None) -> None:
         if k >= keep or (k > 0 and used > budget):
             shutil.rmtree(entry, ignore_errors=True)
             entry.with_suffix(".src.json").unlink(missing_ok=True)
+
+
+def _drop_leftovers(root: Path, older_s: float = 24 * 3600) -> None:
+    """Remove what a killed run left behind: half-written entries and decode parts older than a day."""
+    now = time.time()
+    for left in (*root.glob(".tmp-*"), *root.glob(".parts-*")):
+        try:
+            if now - left.stat().st_mtime > older_s:
+                shutil.rmtree(left, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def _budget_bytes() -> float:

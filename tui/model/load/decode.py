@@ -1,21 +1,36 @@
-"""Decode chunks of the events array into events, falling back event by event."""
+"""Decode chunks of the events array into typed events, falling back event by event."""
 
 from __future__ import annotations
 
 import gc
 import math
-import mmap
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 import orjson
 
-from .schema import Args, Event
+from .schema import (
+    BY_PHASE,
+    NO_TIME,
+    RAW,
+    AnyEvent,
+    Counter,
+    Duration,
+    Event,
+    FlowStart,
+    Instant,
+    LinkArgs,
+    MemoryArgs,
+    MetaArgs,
+    Metadata,
+    Unknown,
+)
 from .source import split_events
 
-_EVENTS = msgspec.json.Decoder(list[Event])
-_ONE = msgspec.json.Decoder(Event)
+_EVENTS = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
+_ONE = msgspec.json.Decoder(AnyEvent)
 _BAD_ESCAPE = re.compile(rb'\\(?!["\\/bfnrtu])')
 _CONTROL = re.compile(rb"[\x00-\x1f]")
 _ERRORS = (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError, ValueError, TypeError)
@@ -32,24 +47,21 @@ class Decoded:
     dropped_tail: bool = False
 
 
-def decode_chunk(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) -> Decoded:
-    """Decode one chunk: typed in one go, else orjson, else event by event."""
-    data = bytearray(end - start + 2)  # "[" + the chunk + "]", copied once
-    data[0], data[-1] = 0x5B, 0x5D
-    data[1:-1] = memoryview(buf)[start:end]
+def decode_chunk(data: bytearray | memoryview, start: int, is_last: bool) -> Decoded:
+    """Decode one chunk ('[' + its bytes + ']', which start at `start` in the file): typed in one go,
+    else orjson, else event by event."""
+    end = start + len(data) - 2
     try:
-        events = _EVENTS.decode(data)
-        return Decoded(events, [(start, end, 0)])
+        return Decoded(_EVENTS.decode(data), [(start, end, 0)])
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass
     try:
-        events = _lenient_list(data)
-        return Decoded(events, [(start, end, 0)])
+        return Decoded(_lenient_list(data), [(start, end, 0)])
     except _ERRORS:
-        return _decode_each(buf, start, end, is_last)
+        return _decode_each(data, start, is_last)
 
 
-def _lenient_list(data: bytes | bytearray) -> list[Event]:
+def _lenient_list(data: bytes | bytearray | memoryview) -> list[Event]:
     """Decode with orjson (GC off) and coerce each dict, skipping none."""
     was = gc.isenabled()
     gc.disable()
@@ -64,12 +76,13 @@ def _lenient_list(data: bytes | bytearray) -> list[Event]:
     return events  # type: ignore[return-value]
 
 
-def _decode_each(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) -> Decoded:
+def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Decoded:
     """Decode a damaged chunk one event at a time, repairing what can be repaired."""
     out = Decoded([])
-    spans = split_events(buf, start, end)
+    shift = start - 1  # data holds '[' before the chunk's first byte
+    spans = split_events(data, 1, len(data) - 1)
     for i, (s, e) in enumerate(spans):
-        raw = bytes(buf[s:e]).strip().rstrip(b",")
+        raw = bytes(data[s:e]).strip().rstrip(b",")
         event, repaired = decode_one(raw)
         if event is None:
             if is_last and i == len(spans) - 1:
@@ -78,7 +91,7 @@ def _decode_each(buf: bytes | mmap.mmap, start: int, end: int, is_last: bool) ->
                 out.skipped += 1
             continue
         out.repaired += repaired
-        out.spans.append((s, e, len(out.events)))
+        out.spans.append((s + shift, e + shift, len(out.events)))
         out.events.append(event)
     return out
 
@@ -122,17 +135,17 @@ def _int(value: object) -> int | None:
     return None
 
 
-def _num(value: object) -> int | float:
-    """A finite number from a number or numeric string; 0 otherwise."""
+def _num(value: object, default: float = 0) -> int | float:
+    """A finite number from a number or numeric string; `default` otherwise."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value if math.isfinite(value) else 0
+        return value if math.isfinite(value) else default
     if isinstance(value, str):
         try:
             number = float(value)
         except ValueError:
-            return 0
-        return number if math.isfinite(number) else 0
-    return 0
+            return default
+        return number if math.isfinite(number) else default
+    return default
 
 
 def _key(value: object) -> int | str:
@@ -142,48 +155,76 @@ def _key(value: object) -> int | str:
 
 
 def coerce(item: object) -> Event | None:
-    """Build an Event from any decoded JSON value, tolerating odd types."""
-    if not isinstance(item, dict) or not isinstance(item.get("ph"), str):
+    """Build the typed event of any decoded JSON value, tolerating odd types (None: not an event).
+
+    An object without "ph" is an event of no known phase (counted, not kept), as the typed
+    decode of that one event reads it; a "ph" that is not a string makes it no event.
+    """
+    if not isinstance(item, dict):
         return None
+    ph = item.get("ph", "")
+    if not isinstance(ph, str):
+        return None
+    common: dict[str, Any] = {
+        "name": str(item.get("name", "")),
+        "pid": _key(item.get("pid")),
+        "tid": _key(item.get("tid")),
+        "ts": _num(item.get("ts"), NO_TIME),
+    }
+    cls = BY_PHASE.get(ph)
+    if cls is None:
+        return Unknown(phase=ph, **common)
     raw_args = item.get("args")
-    args = _coerce_args(raw_args) if isinstance(raw_args, dict) else Args()
-    ident = item.get("id")
-    return Event(
-        ph=item["ph"],
-        name=str(item.get("name", "")),
-        cat=str(item.get("cat", "") or ""),
-        pid=_key(item.get("pid")),
-        tid=_key(item.get("tid")),
-        ts=_num(item.get("ts")),
-        dur=_num(item.get("dur")),
-        id=ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None,
-        args=args,
-    )
+    args = raw_args if isinstance(raw_args, dict) else {}
+    if cls is Duration:
+        cat = str(item.get("cat", "") or "")
+        return Duration(cat=cat, dur=_num(item.get("dur")), args=_link_args(args), **common)
+    if issubclass(cls, Instant):
+        return cls(args=_memory_args(args), **common)  # type: ignore[call-arg]
+    if cls is Counter:
+        return Counter(args=msgspec.Raw(orjson.dumps(raw_args)) if "args" in item else RAW, **common)
+    if issubclass(cls, FlowStart):
+        ident = item.get("id")
+        ident = ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None
+        return cls(cat=str(item.get("cat", "") or ""), id=ident, **common)  # type: ignore[call-arg]
+    if cls is Metadata:
+        return Metadata(args=_meta_args(args), **common)
+    return cls(**common)
 
 
 def _or_none(value: int | None) -> int:
     return -1 if value is None else value
 
 
-def _coerce_args(raw: dict) -> Args:
+def _link_args(raw: dict) -> LinkArgs:
     dims = raw.get("Input Dims", raw.get("Input dims"))
-    name, labels = raw.get("name"), raw.get("labels")
-    return Args(
+    return LinkArgs(
         external_id=_or_none(_int(raw.get("External id"))),
         external_id_legacy=_or_none(_int(raw.get("external id"))),
         correlation=_or_none(_int(raw.get("correlation"))),
         python_id=_or_none(_int(raw.get("Python id"))),
         python_parent_id=_int(raw.get("Python parent id")),
-        input_dims=msgspec.Raw(orjson.dumps(dims)) if dims is not None else msgspec.Raw(),
-        name=name if isinstance(name, str) else None,
-        labels=labels if isinstance(labels, str) else None,
-        sort_index=_int(raw.get("sort_index")),
+        input_dims=msgspec.Raw(orjson.dumps(dims)) if dims is not None else RAW,
+    )
+
+
+def _memory_args(raw: dict) -> MemoryArgs:
+    return MemoryArgs(
         bytes=_or_zero(_int(raw.get("Bytes"))),
         device_type=_or_none(_int(raw.get("Device Type"))),
         device_id=_or_none(_int(raw.get("Device Id"))),
         total_allocated=_or_none(_int(raw.get("Total Allocated"))),
         total_reserved=_or_none(_int(raw.get("Total Reserved"))),
         addr=_or_none(_int(raw.get("Addr"))),
+    )
+
+
+def _meta_args(raw: dict) -> MetaArgs:
+    name, labels = raw.get("name"), raw.get("labels")
+    return MetaArgs(
+        name=name if isinstance(name, str) else None,
+        labels=labels if isinstance(labels, str) else None,
+        sort_index=_int(raw.get("sort_index")),
     )
 
 

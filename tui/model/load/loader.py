@@ -15,9 +15,11 @@ from ..trace import Trace
 from ..tracks import build_tracks
 from . import cache
 from .folder import merge_ranks
-from .parts import Part, decode_parallel, decode_range, merge_parts, worker_count
+from .locate import open_source
+from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
-from .source import Source, open_source, split_chunks
+from .source import ChunkReader, Source, split_chunks
+from .stream import watcher
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -118,22 +120,41 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     chunks = split_chunks(src)
     workers = worker_count(src.end - src.start)
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
+    partial = _partial(path, src, gunzip_to)
     parts = None
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
         try:
-            parts = decode_parallel(on_disk, chunks, workers, progress)
+            parts = decode_parallel(on_disk, chunks, workers, progress, partial)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
             parts = None
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
-        parts = [decode_range(src.buf, chunks, len(chunks) - 1, 0, step)]
+        with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
+            parts = [decode_range(read, chunks, len(chunks) - 1, 0, step, partial)]
     merged = merge_parts(parts)
     if merged.report.events == 0:  # nothing to show: say so, rather than an empty "CPU only" verdict
         cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""
         raise TraceError(path, f"no trace events in the file{cut}")
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
+    merged.report.damaged = src.notes
     return _assemble(path, src, merged, gunzip_to)
+
+
+def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
+    """What hands the events decoded so far to whoever asked for partial traces (see stream.py); None: nobody."""
+    watching = watcher()
+    if watching is None:
+        return None
+
+    def partial(parts_so_far: Callable[[], list[Part]], fraction: float) -> None:
+        if watching.due():
+            watching.hand(lambda: _so_far(merge_parts(parts_so_far(), keep=True)), fraction)
+
+    def _so_far(merged: Part) -> Trace | None:
+        return _assemble(path, src, merged, unzipped) if merged.report.events else None
+
+    return partial
 
 
 def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Trace:

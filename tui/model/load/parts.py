@@ -1,32 +1,45 @@
-"""Decode the chunks of a file in parts, in worker processes when the file is big, and merge the parts.
+"""Decode the chunks of a file in parts: in this process, and in worker processes beside it when the file is big.
 
-Each part interns its own strings and tracks; merging re-interns them in part order, so the
-result is the same as one pass over all chunks (tests check that).
+Each part interns its own strings and tracks; merging re-interns them in part order (once per distinct
+value), so the result is the same as one pass over all chunks (tests check that). A worker hands its
+columns back in a file (spill.py), never as pickled Python objects, and the parent reads them straight
+into the merged columns. The parent decodes parts too, so no core waits while workers start.
 """
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
+import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from ..columns import Events, Flows, Instants
+from ..columns import Events, Flows, Instants, Table
 from ..trace import LoadReport
 from ..tracks import Meta
 from .build import Builder, Interner
 from .decode import decode_chunk
-from .merge import merge, remap
+from .merge import remap
+from .source import ChunkReader
+from .spill import Spill, scratch_folder, spill
 
 PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
+JOB_CHUNKS = 4  # chunks per job handed to a process: small enough that the processes finish together
+TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
 
 @dataclass
 class Part:
-    """The columns of a run of chunks, with string, track and chunk-row ids local to the part."""
+    """The columns of a run of chunks, with string, track and chunk-row ids local to the part.
+
+    A worker's part arrives spilled: its tables are empty here and its columns lie in `spilled`.
+    """
 
     x: Events
     inst: Instants
@@ -38,41 +51,61 @@ class Part:
     meta: Meta
     rows: list[tuple[int, int, int]]  # chunk rows: (start, end, first event)
     report: LoadReport = field(default_factory=LoadReport)
+    spilled: Spill | None = None
+
+    def length(self, table: str) -> int:
+        return self.spilled.length(table) if self.spilled else len(getattr(self, table))
+
+    def fill(self, table: str, key: str, out: np.ndarray) -> None:
+        if self.spilled:
+            self.spilled.fill(table, key, out)
+        else:
+            out[:] = getattr(self, table).column(key)
+
+
+Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk, the first chunk's index
+# Called as partial(parts_so_far, fraction) after each chunk or job: see stream.py (it builds the parts only when due).
+Partial = Callable[[Callable[[], list[Part]], float], None]
 
 
 def decode_range(
-    buf, chunks: list[tuple[int, int]], last: int, first_index: int = 0, progress: Callable[[int], None] | None = None
+    read: ChunkReader,
+    chunks: list[tuple[int, int]],
+    last: int,
+    first_index: int = 0,
+    progress: Callable[[int], None] | None = None,
+    partial: Partial | None = None,
 ) -> Part:
     """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
     for k, (start, end) in enumerate(chunks):
-        decoded = decode_chunk(buf, start, end, is_last=first_index + k == last)
+        data = read(start, end)
+        decoded = decode_chunk(data, start, is_last=first_index + k == last)
         ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
-        text = (lambda start=start, end=end: bytes(buf[start:end])) if len(decoded.spans) == 1 else None
+        text = (lambda data=data: bytes(data[1:-1])) if len(decoded.spans) == 1 else None
         builder.add(decoded.events, ids, pos, text)
         report.events += len(decoded.events)
         report.skipped += decoded.skipped
         report.repaired += decoded.repaired
         report.dropped_tail |= decoded.dropped_tail
+        del decoded, data
         if progress:
             progress(k + 1)
-    report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, builder.unknown
+        if partial and k + 1 < len(chunks):
+            partial(lambda: [_part(builder, list(rows), replace(report))], (k + 1) / len(chunks))
+    return _part(builder, rows, report)
+
+
+def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport) -> Part:
+    """The part the builder holds so far (it can go on adding chunks after)."""
+    report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, dict(builder.unknown)
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
+    report.untimed = builder.untimed
     x, inst, flow = builder.finish()
-    return Part(
-        x,
-        inst,
-        flow,
-        builder.names.values,
-        builder.cats.values,
-        builder.shapes.values,
-        builder.tracks.values,
-        builder.meta,
-        rows,
-        report,
-    )
+    b = builder
+    return Part(x, inst, flow, b.names.values, b.cats.values, b.shapes.values, b.tracks.values, b.meta, rows, report)
 
 
 def _chunk_ids(spans, count: int, rows: list) -> tuple[np.ndarray, np.ndarray]:
@@ -109,62 +142,167 @@ def _size(path: Path) -> int:
 
 
 def worker_count(size: int) -> int:
-    """How many processes to decode `size` bytes of events with (1: none)."""
-    if size < PARALLEL_MIN_BYTES or os.environ.get("TRACETUI_DECODE_PROCS") == "1":
+    """How many processes to decode `size` bytes of events with, this one included (1: no workers).
+
+    One per core up to MAX_WORKERS; TRACETUI_DECODE_PROCS=N sets it (1 in a pool that converts ranks side by side).
+    """
+    if size < PARALLEL_MIN_BYTES:
         return 1
+    asked = os.environ.get("TRACETUI_DECODE_PROCS", "")
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 
 
-def _work(job: tuple[str, list[tuple[int, int]], int, int]) -> Part:
-    """In a worker: map the file itself and decode a run of chunks."""
-    from .source import map_file
-
-    path, chunks, last, first = job
-    return decode_range(map_file(Path(path)), chunks, last, first)
+def _work(path: str, folder: str, job: Job) -> Part:
+    """In a worker: decode a run of chunks of the file and spill the columns into a file in folder."""
+    chunks, last, first = job
+    gc.disable()  # the decode makes no cycles; collections would only walk what it makes
+    with ChunkReader(Path(path)) as read:
+        part = decode_range(read, chunks, last, first)
+    part.spilled = spill({name: getattr(part, name) for name in TABLES}, folder)
+    part.x, part.inst, part.flow = Events(), Instants(), Flows()
+    return part
 
 
 def decode_parallel(
-    path: Path, chunks: list[tuple[int, int]], workers: int, progress: Callable[[float], None] | None
+    path: Path,
+    chunks: list[tuple[int, int]],
+    workers: int,
+    progress: Callable[[float], None] | None,
+    partial: Partial | None = None,
 ) -> list[Part]:
-    """Decode contiguous runs of chunks of a file on disk in worker processes, in file order.
+    """Decode a file on disk in `workers` processes (this one and workers - 1 spawned), in file order.
 
-    Workers are spawned, not forked: the app loads from a thread, and forking a threaded
-    process can deadlock. Each worker maps the file by path, so nothing big is pickled in.
+    Jobs of a few chunks are handed out as processes free up, this process taking one between its
+    checks, so a worker that starts late (or never: a sandbox) only does less. Workers are spawned, not
+    forked: the app loads from a thread, and forking a threaded process can deadlock. Each reads the
+    file by path.
     """
-    size = -(-len(chunks) // (workers * 4))
-    jobs = [(str(path), chunks[k : k + size], len(chunks) - 1, k) for k in range(0, len(chunks), size)]
-    parts = []
-    # An executor, not a Pool: a worker that cannot start (a __main__ read from stdin, a sandbox)
-    # breaks the executor with an error instead of being restarted forever.
+    jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], len(chunks) - 1, k) for k in range(0, len(chunks), JOB_CHUNKS)]
     import multiprocessing  # here: a cached or small trace never pays for importing the pool
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for done, part in enumerate(pool.map(_work, jobs), 1):
-            parts.append(part)
-            if progress:
-                progress(done / len(jobs))
-    return parts
+    from .cache import cache_root
+
+    folder = scratch_folder(cache_root())  # the spilled parts' files: merge_parts removes them
+    try:
+        with (
+            ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn")) as pool,
+            ChunkReader(path) as read,
+        ):
+            run = _Run(jobs, read, progress, partial)
+            try:
+                run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
+            except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
+                pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
+                raise
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return run.parts  # type: ignore[return-value]
 
 
-def merge_parts(parts: list[Part]) -> Part:
-    """One Part with global ids: strings and (pid, tid) keys re-interned in part order."""
-    keys = Interner()
-    merged = merge(parts, [remap(keys, p.tracks) for p in parts], [len(p.rows) for p in parts])
+class _Run:
+    """The jobs of one parallel decode and the parts they became, in job order."""
+
+    def __init__(
+        self, jobs: list[Job], read: ChunkReader, progress: Callable[[float], None] | None, partial: Partial | None
+    ) -> None:
+        self.jobs, self.read, self.progress, self.partial = jobs, read, progress, partial
+        self.parts: list[Part | None] = [None] * len(jobs)
+        self.done = 0
+
+    def schedule(self, pool, remote: Callable[[Job], Part], workers: int) -> None:
+        """Keep two jobs queued per worker and take the next one here, until every job is done."""
+        todo = list(range(len(self.jobs)))[::-1]  # popped from the end: file order
+        pending: dict[Future, int] = {}
+        broken = False
+        while todo or pending:
+            while todo and not broken and len(pending) < 2 * workers:
+                try:
+                    pending[pool.submit(remote, self.jobs[todo[-1]])] = todo[-1]
+                    todo.pop()
+                except (BrokenExecutor, RuntimeError, OSError):  # no workers here: this process does it all
+                    broken = True
+            if todo:
+                self.here(todo.pop())
+                ready = [f for f in pending if f.done()]
+            else:
+                ready = list(wait(list(pending), return_when=FIRST_COMPLETED).done)
+            for f in ready:
+                self.collect(f, pending.pop(f))
+
+    def here(self, k: int) -> None:
+        self.finish(k, decode_range(self.read, *self.jobs[k]))
+
+    def collect(self, future: Future, k: int) -> None:
+        try:
+            part = future.result()
+        except (BrokenExecutor, OSError):  # the worker could not start or died: this process does the job
+            part = decode_range(self.read, *self.jobs[k])
+        self.finish(k, part)
+
+    def finish(self, k: int, part: Part) -> None:
+        self.parts[k] = part
+        self.done += 1
+        if self.progress:
+            self.progress(self.done / len(self.jobs))
+        if self.partial and self.done < len(self.jobs):
+            self.partial(lambda: [p for p in self.parts if p is not None], self.done / len(self.jobs))
+
+
+def merge_parts(parts: list[Part], keep: bool = False) -> Part:
+    """One Part with global ids: strings and (pid, tid) keys re-interned in part order (once per distinct value),
+    each column filled part by part straight into its place. Spilled parts' files are removed unless `keep`."""
+    names, cats, shapes, keys = Interner(), Interner(), Interner(), Interner()
+    maps = [
+        {
+            "name": remap(names, p.names),
+            "cat_str": remap(cats, p.cat_names),
+            "shape": remap(shapes, p.shapes),
+            "track": remap(keys, p.tracks),
+        }
+        for p in parts
+    ]
+    offsets = np.cumsum([0] + [len(p.rows) for p in parts])
+    try:
+        tables = {name: _merged(name, cls, parts, maps, offsets) for name, cls in TABLES.items()}
+    finally:
+        for p in parts:
+            if p.spilled and not keep:
+                p.spilled.remove()
     meta, report = Meta(), LoadReport()
     for p in parts:
         meta.update(p.meta)
         report.add(p.report)
     rows = [row for p in parts for row in p.rows]
-    return Part(
-        merged.x,
-        merged.inst,
-        merged.flow,
-        merged.names,
-        merged.cat_names,
-        merged.shapes,
-        keys.values,
-        meta,
-        rows,
-        report,
-    )
+    x, inst, flow = tables["x"], tables["inst"], tables["flow"]
+    return Part(x, inst, flow, names.values, cats.values, shapes.values, keys.values, meta, rows, report)  # type: ignore[arg-type]
+
+
+def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], offsets: np.ndarray) -> Table:
+    """One table of the merged part: each column allocated once and filled part by part, ids remapped in place."""
+    sizes = [p.length(table) for p in parts]
+    bounds = np.cumsum([0] + sizes).tolist()
+    cols = {}
+    for key, dtype in cls.dtypes().items():
+        out = np.empty(bounds[-1], dtype)
+        for k, p in enumerate(parts):
+            piece = out[bounds[k] : bounds[k + 1]]
+            p.fill(table, key, piece)
+            if key in maps[k] and len(piece):
+                _remap(piece, maps[k][key], key == "shape")
+            elif key == "chunk":
+                piece += offsets[k]
+        cols[key] = out
+    return cls(**cols)
+
+
+def _remap(piece: np.ndarray, mapping: np.ndarray, optional: bool) -> None:
+    """Local ids to global ones, in place (-1 stays -1 where ids are optional)."""
+    if optional:
+        has = piece >= 0
+        piece[has] = mapping[piece[has]]
+    else:
+        np.take(mapping, piece, out=piece)

@@ -1,4 +1,4 @@
-"""Bytes of a trace file: mmap or gunzip, then locate and split the events array."""
+"""Bytes of a trace file: mmap or gunzip, chunks of the events array, and reading them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
-import numpy as np
-
 from ..errors import TraceError
 from .schema import TopLevel
 
@@ -19,7 +16,6 @@ CHUNK_BYTES = 4 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 # The boundary between two events: a closing brace, a comma, the next opening brace.
 EVENT_CUT = re.compile(rb"\}\s*,\s*(?=\{)")
-_TOP = msgspec.json.Decoder(TopLevel)
 
 
 @dataclass
@@ -34,6 +30,7 @@ class Source:
     truncated: bool = False
     gz: bool = False
     gz_truncated: bool = False
+    notes: list[str] = field(default_factory=list)  # what salvaging its head lost (see locate.py)
 
 
 def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
@@ -74,107 +71,47 @@ def map_file(path: Path) -> bytes | mmap.mmap:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-def open_source(path: Path, gunzip_to: Path | None) -> Source:
-    """Open a trace file (plain or gzip, by magic bytes) and find its events."""
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(2)
-    except OSError as exc:
-        raise TraceError(path, exc.strerror or str(exc)) from None
-    gz_truncated = False
-    if magic == GZIP_MAGIC:
-        buf, gz_truncated = gunzip(path, gunzip_to)
-    else:
-        buf = map_file(path)
-    src = Source(path=path, buf=buf, gz=magic == GZIP_MAGIC, gz_truncated=gz_truncated)
-    locate_events(src)
-    return src
+class ChunkReader:
+    """Reads chunks of a trace as '[' + their bytes + ']' (a JSON array), copied once into one reused buffer.
 
+    From a file it reads with pread, so nothing of the file stays mapped in the process (its pages are
+    the page cache's, not the process's); from a buffer (an unzipped trace kept in memory) it copies.
+    The view it returns holds until the next read: whatever must outlive the chunk is copied out of it
+    (the decode keeps no msgspec.Raw past the chunk's columns).
+    """
 
-def first_byte(buf: bytes | mmap.mmap) -> tuple[int, bytes]:
-    """The offset and value of the first non-whitespace byte."""
-    head = bytes(buf[:4096])
-    bom = 3 if head.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark, as some editors save
-    stripped = head[bom:].lstrip()
-    if not stripped:
-        return -1, b""
-    pos = len(head) - len(stripped)
-    return pos, stripped[:1]
+    def __init__(self, path: Path | None = None, buf: bytes | mmap.mmap | None = None) -> None:
+        self.buf = buf
+        self.fd = os.open(path, os.O_RDONLY) if path is not None else -1
+        self.space = bytearray()  # grown to the largest chunk; reused, so its pages are touched once
 
+    def __call__(self, start: int, end: int) -> memoryview:
+        size = end - start + 2
+        if len(self.space) < size:
+            self.space = bytearray(size + (size >> 3))
+        data = memoryview(self.space)[:size]
+        data[0], data[-1] = 0x5B, 0x5D
+        if self.fd < 0:
+            data[1:-1] = memoryview(self.buf)[start:end]  # type: ignore[arg-type]
+            return data
+        view, done = data[1:-1], 0
+        while done < len(view):
+            got = os.preadv(self.fd, [view[done:]], start + done)
+            if got <= 0:
+                raise OSError(f"the file ended {end - start - done} bytes early (it changed while being read)")
+            done += got
+        return data
 
-def locate_events(src: Source) -> None:
-    """Set src.start/end to the inside of the events array, salvaging damage."""
-    pos, ch = first_byte(src.buf)
-    if pos < 0:
-        if src.gz_truncated:
-            raise TraceError(src.path, "the gzip stream is cut before any JSON")
-        raise TraceError(src.path, "empty trace (no JSON in the file)")
-    if ch == b"[":
-        src.start, src.end = pos + 1, _array_end(src, pos)
-        return
-    if ch != b"{":
-        raise TraceError(
-            src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
-        )
-    try:
-        src.top = _TOP.decode(memoryview(src.buf)[pos:] if pos else src.buf)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        _locate_damaged(src)
-        return
-    raw = src.top.traceEvents
-    if len(memoryview(raw)) == 0:
-        raise TraceError(src.path, "no 'traceEvents' array in the JSON object")
-    offset = np.frombuffer(raw, np.uint8).ctypes.data - np.frombuffer(src.buf, np.uint8).ctypes.data
-    src.top.traceEvents = msgspec.Raw()
-    if bytes(src.buf[offset : offset + 1]) != b"[":
-        raise TraceError(src.path, "'traceEvents' is not an array")
-    src.start, src.end = offset + 1, offset + len(memoryview(raw)) - 1
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
+    def __enter__(self) -> ChunkReader:
+        return self
 
-def _array_end(src: Source, open_pos: int) -> int:
-    """The end of a top-level array: the last ']' (or EOF when truncated)."""
-    lo = max(open_pos + 1, len(src.buf) - 64)
-    tail = bytes(src.buf[lo:]).rstrip()
-    if tail.endswith(b"]"):
-        return lo + len(tail) - 1
-    src.truncated = True
-    return len(src.buf)
-
-
-def _locate_damaged(src: Source) -> None:
-    """Find the events array by hand when the whole object does not decode."""
-    key = src.buf.find(b'"traceEvents"')
-    if key < 0:
-        raise TraceError(src.path, "not a trace: no 'traceEvents' key, and the JSON does not decode")
-    bracket = src.buf.find(b"[", key)
-    if bracket < 0:
-        raise TraceError(src.path, "'traceEvents' has no array")
-    src.start = bracket + 1
-    head = bytes(src.buf[:key]).rstrip().rstrip(b",") + b"}"
-    try:
-        src.top = _TOP.decode(head)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        pass
-    src.end = _damaged_end(src)
-
-
-def _damaged_end(src: Source) -> int:
-    """Probe the last ']' candidates for one that closes the array; else EOF."""
-    size = len(src.buf)
-    pos = size
-    floor = max(src.start, size - CHUNK_BYTES)
-    for _ in range(64):
-        pos = src.buf.rfind(b"]", floor, pos)
-        if pos < 0:
-            break
-        try:
-            src.top = _TOP.decode(b'{"traceEvents":[]' + bytes(src.buf[pos + 1 :]))
-            src.top.traceEvents = msgspec.Raw()
-            return pos
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-    src.truncated = True
-    return size
+    def __exit__(self, *_exc) -> None:
+        self.close()
 
 
 def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int, int]]:
@@ -192,7 +129,7 @@ def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int,
     return cuts
 
 
-def split_events(buf: bytes | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
+def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
     """Cut a byte range into single events (used only where a chunk failed to decode)."""
     spans = []
     begin = start

@@ -1,0 +1,74 @@
+"""Lanes first in the viewer: the loading screen paints the lanes of the events decoded so far (issue 29, item 3)."""
+
+from __future__ import annotations
+
+import gzip
+
+from conftest import SAMPLES, wait_for_main
+
+from tui.app import TraceApp
+from tui.screens import loading
+from tui.screens.loading import LoadingScreen
+from tui.screens.main import MainScreen
+from tui.widgets.timeline import Timeline
+
+
+async def test_the_loading_screen_paints_the_lanes_decoded_so_far(tmp_path, monkeypatch):
+    import tui.model.load.source
+
+    monkeypatch.setattr(tui.model.load.source, "CHUNK_BYTES", 16 << 10)
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_S", 0.0)
+    monkeypatch.setattr(loading, "PREVIEW_EVERY_S", 0.0)
+    monkeypatch.setattr(loading, "PREVIEW_PACE", 0.0)
+    painted: list = []
+    real = LoadingScreen.preview
+
+    async def preview(self, analysis, lanes, fraction):
+        await real(self, analysis, lanes, fraction)
+        shown = self.query_one("#loading-lanes", Timeline)
+        painted.append((analysis.trace.n, fraction, len(shown.lines), str(self.query_one("#loading-label").render())))
+
+    monkeypatch.setattr(LoadingScreen, "preview", preview)
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    app = TraceApp([str(plain)], use_cache=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await wait_for_main(pilot)
+        assert isinstance(screen, MainScreen) and screen.timeline.analysis.trace.n == 2060
+    assert len(painted) >= 2, "the lanes were not painted (and painted again) while loading"
+    events, fraction, lines, label = painted[0]
+    assert 0 < events < 2060 and 0 < fraction < 1 and lines > 0
+    assert "decoded so far" in label
+    assert [n for n, *_ in painted] == sorted(n for n, *_ in painted)  # each preview holds more
+
+
+async def test_a_failing_preview_never_fails_the_load(tmp_path, monkeypatch):
+    import tui.model.load.source
+
+    monkeypatch.setattr(tui.model.load.source, "CHUNK_BYTES", 16 << 10)
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_S", 0.0)
+
+    async def broken(self, *args):
+        raise RuntimeError("a broken preview")
+
+    monkeypatch.setattr(LoadingScreen, "preview", broken)
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    app = TraceApp([str(plain)], use_cache=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await wait_for_main(pilot)
+        assert isinstance(screen, MainScreen) and screen.timeline.analysis.trace.n == 2060
+
+
+async def test_a_cached_trace_goes_straight_to_the_main_screen(tmp_path, monkeypatch):
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_S", 0.0)
+    painted: list = []
+    monkeypatch.setattr(LoadingScreen, "preview", lambda *a: painted.append(a))
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    for _ in range(2):  # the first open writes the cache
+        app = TraceApp([str(plain)], use_cache=True)
+        painted.clear()
+        async with app.run_test(size=(120, 30)) as pilot:
+            await wait_for_main(pilot)
+    assert painted == []

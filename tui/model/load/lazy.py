@@ -1,0 +1,127 @@
+"""Args the first pass does not decode, decoded in bulk by column the first time an analysis asks, then kept.
+
+The first pass reads only what the first screen needs (link ids, shapes, allocator fields, names);
+every other arg stays in the file, reachable through each event's chunk row and position. arg_column
+reads one key for every duration event chunk by chunk (msgspec skips everything else), interns the
+values, and keeps the column in the trace's cache entry, so a re-opened trace maps it. A chunk the
+typed decode cannot read (a damaged one) is read event by event as the details panel reads it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from urllib.parse import quote
+
+import msgspec
+import numpy as np
+import orjson
+
+from ..trace import Trace
+from .args import event_args
+from .source import ChunkReader
+
+VERSION = 1  # of how a column is kept: part of its name in the store
+_LOCK = threading.Lock()
+
+
+@dataclass
+class ArgColumn:
+    """args[key] of every duration event: ids[i] indexes values (-1: the event has no such arg)."""
+
+    key: str
+    ids: np.ndarray
+    values: list  # the distinct values, decoded from JSON
+
+    def of(self, i: int) -> object:
+        k = int(self.ids[i])
+        return self.values[k] if k >= 0 else None
+
+
+def arg_column(trace: Trace, key: str) -> ArgColumn:
+    """args[key] of every duration event, from the trace's store when kept there, else decoded now and kept."""
+    with _LOCK:
+        kept = vars(trace).setdefault("_arg_columns", {})  # not a field: a Trace made from this one does not share it
+        if key not in kept:
+            kept[key] = _stored(trace, key) or _decoded(trace, key)
+        return kept[key]
+
+
+def _name(key: str) -> str:
+    """The column's name in the store: the key quoted into a file name (a key may hold '/': "memory bandwidth (GB/s)")."""
+    return f"args.{quote(key, safe=' ()')}@{VERSION}"
+
+
+def _stored(trace: Trace, key: str) -> ArgColumn | None:
+    store = trace.store
+    if store is None:
+        return None
+    arrays, blob = store.get_arrays(_name(key)), store.get_blob(_name(key))
+    if arrays is None or blob is None or len(arrays.get("ids", ())) != trace.n:
+        return None
+    try:
+        texts = msgspec.msgpack.decode(blob, type=list[bytes])
+        values = [orjson.loads(t) for t in texts]
+    except (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError):
+        return None
+    ids = arrays["ids"]
+    if len(ids) and int(ids.max(initial=-1)) >= len(values):
+        return None
+    return ArgColumn(key, ids, values)
+
+
+def _decoded(trace: Trace, key: str) -> ArgColumn:
+    """Read the key chunk by chunk; keep the column in the store (its texts as written, interned)."""
+    texts: dict[bytes, int] = {}
+    ids = np.full(trace.n, -1, np.int32)
+    by_chunk = np.argsort(trace.x.chunk, kind="stable")
+    bounds = np.searchsorted(trace.x.chunk[by_chunk], np.arange(len(trace.chunks) + 1))
+    readers: dict[int, ChunkReader] = {}
+    try:
+        for c in np.flatnonzero(np.diff(bounds)).tolist():
+            events = by_chunk[bounds[c] : bounds[c + 1]]
+            ids[events] = _chunk_ids(trace, key, c, events, texts, readers)
+    finally:
+        for r in readers.values():
+            r.close()
+    column = ArgColumn(key, ids, [orjson.loads(t) for t in texts])
+    if trace.store is not None:
+        trace.store.put_arrays(_name(key), {"ids": ids})
+        trace.store.put_blob(_name(key), msgspec.msgpack.encode(list(texts)))
+    return column
+
+
+def _chunk_ids(trace: Trace, key: str, c: int, events: np.ndarray, texts: dict, readers: dict) -> np.ndarray:
+    """The ids of key's values for the events of chunk row c (interned into texts)."""
+    start, end, _first, src = (int(v) for v in trace.chunks[c])
+    try:
+        items = _decoder(key).decode(_reader(trace, src, readers)(start, end))
+        raws = [items[p].args.value for p in trace.x.pos[events].tolist()]
+        found = [bytes(r) if r else None for r in raws]
+    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, OSError):
+        found = [_salvaged(trace, int(i), key) for i in events.tolist()]  # as the details panel reads a damaged chunk
+    return np.array([-1 if t is None else texts.setdefault(t, len(texts)) for t in found], np.int32)
+
+
+def _salvaged(trace: Trace, i: int, key: str) -> bytes | None:
+    args = event_args(trace, i)
+    return orjson.dumps(args[key]) if key in args else None
+
+
+def _reader(trace: Trace, src: int, readers: dict) -> ChunkReader:
+    if src not in readers:
+        buf = trace.buffers.get(src)
+        readers[src] = ChunkReader(buf=buf) if buf is not None else ChunkReader(Path(trace.sources[src]))
+    return readers[src]
+
+
+@cache
+def _decoder(key: str) -> msgspec.json.Decoder:
+    """A decoder of a chunk that reads args[key] of each event as raw JSON and skips the rest."""
+    args = msgspec.defstruct(
+        "KeyArgs", [("value", msgspec.Raw, msgspec.field(default=msgspec.Raw(), name=key))], gc=False
+    )
+    event = msgspec.defstruct("KeyEvent", [("args", args, msgspec.field(default_factory=args))], gc=False)
+    return msgspec.json.Decoder(list[event])  # type: ignore[valid-type]

@@ -1,0 +1,78 @@
+"""A decoded part's columns handed from a worker process to the parent in a file, never pickled.
+
+The worker writes every column of its part, one after another, into one file and sends back only
+where each lies; the parent reads each straight into its slice of the merged column (readinto: no
+copy in between, nothing mapped) and removes the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..columns import Table
+
+
+@dataclass
+class Spill:
+    """Where a part's columns lie in its file: (table, column) -> (offset, dtype, length)."""
+
+    path: str
+    layout: dict[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
+
+    def length(self, table: str) -> int:
+        return next((n for (t, _), (_, _, n) in self.layout.items() if t == table), 0)
+
+    def fill(self, table: str, key: str, out: np.ndarray) -> None:
+        """Read one column into `out` (its length and dtype as written)."""
+        offset, dtype, n = self.layout[(table, key)]
+        if n != len(out) or np.dtype(dtype) != out.dtype:
+            raise ValueError(f"{table}.{key} was spilled as {n} {dtype}, not {len(out)} {out.dtype}")
+        view, done = memoryview(out).cast("B"), 0  # type: ignore[arg-type]
+        with open(self.path, "rb", buffering=0) as f:
+            f.seek(offset)
+            while done < len(view):
+                got = f.readinto(view[done:])
+                if not got:
+                    raise OSError(f"{self.path} ended early")
+                done += got
+
+    def remove(self) -> None:
+        """Remove the file, and its folder once it is empty."""
+        path = Path(self.path)
+        path.unlink(missing_ok=True)
+        try:
+            path.parent.rmdir()
+        except OSError:
+            pass  # other parts' files are still there
+
+
+def spill(tables: dict[str, Table], folder: str) -> Spill:
+    """Write the tables' columns into a new file in folder."""
+    fd, path = tempfile.mkstemp(prefix="part-", suffix=".bin", dir=folder)
+    out = Spill(path)
+    offset = 0
+    with os.fdopen(fd, "wb") as f:
+        for name, table in tables.items():
+            for key, arr in table.columns().items():
+                data = np.ascontiguousarray(arr)
+                f.write(memoryview(data).cast("B") if data.size else b"")  # type: ignore[arg-type]
+                out.layout[(name, key)] = (offset, data.dtype.str, len(data))
+                offset += data.nbytes
+    return out
+
+
+def scratch_folder(preferred: Path | None) -> str:
+    """A new folder for spilled parts: in `preferred` (the cache directory) when it can be written, else
+    in the system's temporary directory."""
+    if preferred is not None:
+        try:
+            preferred.mkdir(parents=True, exist_ok=True)
+            return tempfile.mkdtemp(prefix=".parts-", dir=preferred)
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="tracetui-parts-")
