@@ -158,15 +158,7 @@ def _event_waits(s: Scope) -> EdgeList:
         if pair is not None:
             src.append(pair[0])
             dst.append(pair[1])
-    k = np.array(dst, np.int64)
-    return edges(
-        s.dev.end_node[np.array(src, np.int64)],
-        s.dev.start_node[k],
-        Edge.WAIT,
-        Bound.KERNEL_KERNEL_OVERHEAD,
-        Kind.WAIT,
-        s.dev.ev[k],
-    )
+    return _device_waits(s, src, dst)
 
 
 def _replay_waits(s: Scope) -> EdgeList:
@@ -186,6 +178,11 @@ def _replay_waits(s: Scope) -> EdgeList:
             if p >= 0 and end[mine[p]] > s.base[g]:
                 src.append(int(mine[p]))
                 dst.append(g)
+    return _device_waits(s, src, dst)
+
+
+def _device_waits(s: Scope, src: list[int], dst: list[int]) -> EdgeList:
+    """Wait edges from the end of each device activity src[i] to the start of dst[i] (indices into the scope's device work)."""
     k = np.array(dst, np.int64)
     return edges(
         s.dev.end_node[np.array(src, np.int64)],
