@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
+from . import pace
 from .keymap import first_open
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen
@@ -88,6 +89,13 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help: keys and legend", key_display="?", id="app.help"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Command palette: views, other captures, ranks, the theme, a screenshot",
+            show=False,
+            id="app.palette",
+        ),
     ]
 
     def __init__(
@@ -159,7 +167,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             return
         except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
             message = LoadFailed(exc)
-        self.post_message(message)
+        pace.post(self, message)
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:

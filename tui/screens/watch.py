@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from .. import pace
 from ..fmt import fmt_time
 from ..model.errors import TraceError
 from ..model.watch import CaptureRow, Watcher, summarize
@@ -84,7 +85,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         try:
             ready, notes = self.watcher.poll()
         except TraceError as exc:
-            self.app.call_from_thread(self._note, [str(exc)])
+            pace.call_from(self.app, self._note, [str(exc)])
             return
         for f in ready:
             try:
@@ -93,9 +94,9 @@ class WatchScreen(ReportsFailedWorkers, Screen):
                 self.watcher.mark_bad(f)
                 notes.append(f"{f.name} skipped: {exc.problem}")
                 continue
-            self.app.call_from_thread(self._add, f, row)
+            pace.call_from(self.app, self._add, f, row)
         if notes:
-            self.app.call_from_thread(self._note, notes)
+            pace.call_from(self.app, self._note, notes)
 
     def _add(self, path: Path, row: CaptureRow) -> None:
         self.rows.append(row)
@@ -135,12 +136,12 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         try:
             s = Results(load_trace(self.paths[k], use_cache=self.use_cache)).summary
         except TraceError as exc:
-            self.app.call_from_thread(self._body, str(exc))
+            pace.call_from(self.app, self._body, str(exc))
             return
         rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
         steps = [[st.name, fmt_time(st.dur_us)] for st in S.shown_steps(s.steps)[0]]
         text = f"{self.paths[k].name}\n\n{grid(['Summary', ''], rows)}\nWhy: {s.reason}"
-        self.app.call_from_thread(self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
+        pace.call_from(self.app, self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
 
     def _body(self, text: str) -> None:
         self.query_one("#watch-shown", Static).update(text)
@@ -162,7 +163,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         head = "\n".join(D.head_lines(d, (a.name, b.name)))
         body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
         ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])
-        self.app.call_from_thread(self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
+        pace.call_from(self.app, self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
 
     def action_open(self) -> None:
         k = self.shown()

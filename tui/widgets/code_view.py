@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from .. import pace
 from ..model.analyses.code import CodeTable
 from ..model.analyses.results import Results
 from ..model.view.icicle import Icicle
@@ -16,7 +17,7 @@ from ..tables import code as C
 from ..tables.base import Column
 from .failures import ReportsFailedWorkers
 from .icicle import IcicleView
-from .rows_view import RowsView
+from .rows_view import RowsView, sort_bindings
 
 
 class FramesTable(RowsView):
@@ -27,14 +28,7 @@ class FramesTable(RowsView):
     DEFAULT_SORT = C.DEFAULT_SORT
     NAME_MAX = 90
     FRAMES = True
-    BINDINGS = [
-        Binding("s", "sort('self_device')", "Sort by self device", id="code.sort_self_device"),
-        Binding("t", "sort('device_total')", "Sort by device total", id="code.sort_device_total"),
-        Binding("c", "sort('self_cpu')", "Sort by self CPU", id="code.sort_self_cpu"),
-        Binding("u", "sort('cpu_total')", "Sort by CPU total", id="code.sort_cpu_total"),
-        Binding("n", "sort('count')", "Sort by calls", show=False, id="code.sort_count"),
-        Binding("f", "sort('frame')", "Sort by frame", show=False, id="code.sort_frame"),
-    ]
+    BINDINGS = sort_bindings(C.SORTS, "code")
 
     def __init__(self, table: CodeTable, **kwargs) -> None:
         self.code = table
@@ -86,7 +80,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     def action_focus_icicle(self) -> None:
         if self.query(IcicleView):
-            self.query_one(IcicleView).focus()
+            self.screen.set_focus(self.query_one(IcicleView))
 
     def action_icicle_width(self) -> None:
         if self.query(IcicleView):
@@ -99,7 +93,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     @work(thread=True, exclusive=True, group="code", description="Time per frame", exit_on_error=False)
     def refold(self, fold: bool) -> None:
-        self.post_message(self.Folded(self.analysis.code if fold else self.analysis.code_all))
+        pace.post(self, self.Folded(self.analysis.code if fold else self.analysis.code_all))
 
     def on_code_view_folded(self, message: Folded) -> None:
         self.table = message.table
