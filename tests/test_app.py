@@ -119,8 +119,7 @@ async def test_mark_aggregates_the_range(app):
         assert panel.display and tl.mark == (int(a.trace.x.ts[step]), int(a.end[step]))
         inside = [i for i in a.nesting.order if a.trace.x.ts[i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
         linear = [i for i in inside if a.trace.name_of(i) == "aten::linear"]
-        rows = [[str(c) for c in panel.get_row_at(k)] for k in range(panel.row_count)]
-        row = next(r for r in rows if r[0] == "aten::linear")
+        row = next(r for r in panel.cells() if r[0] == "aten::linear")
         assert int(row[1]) == len(linear)
         await pilot.press("m")
         assert tl.mark is None and not panel.display

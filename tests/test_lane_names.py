@@ -50,7 +50,29 @@ def test_memory_lanes_say_allocated_or_reserved_at_any_width():
     for room in range(1, 30):
         alloc, resv = (series_label(s, room) for s in cuda)
         assert len(alloc) <= room and len(resv) <= room and alloc != resv
-        assert alloc in ("cuda:0 allocated", "cuda:0 alloc", "allocated", "alloc", "A"), alloc
-        assert resv in ("cuda:0 reserved", "cuda:0 resv", "reserved", "resv", "R"), resv
-    assert series_label(cuda[0], 9) == "allocated" and series_label(cuda[1], 9) == "reserved"
+        assert alloc in ("cuda:0 allocated", "cuda:0 alloc", "cuda:0 A", "allocated", "alloc", "A"), alloc
+        assert resv in ("cuda:0 reserved", "cuda:0 resv", "cuda:0 R", "reserved", "resv", "R"), resv
+    assert series_label(cuda[0], 9) == "cuda:0 A" and series_label(cuda[1], 9) == "cuda:0 R"  # the device kept
+    assert series_label(cuda[0], 7) == "alloc" and series_label(cuda[1], 7) == "resv"
     assert np.array_equal(cuda[0].values, a.memory_curves[1].allocated.astype(float))
+
+
+def test_memory_lanes_keep_their_value_at_80_columns():
+    """At 80x24 the gutter is 16 columns: each memory lane keeps its device, its kind and its value at the cursor."""
+    from tui.fmt import fmt_memory_short
+    from tui.widgets.timeline import Timeline, gutter_for
+
+    a = Results(load_trace(str(BERT), use_cache=False))
+    g = gutter_for(79)
+    for s in memory_series(a.memory_curves):
+        value = Timeline.format_value(s, float(s.values.max()), short=True)
+        assert value == fmt_memory_short(s.values.max()) and len(value) <= 5
+        label = series_label(s, g - len(value) - 2)
+        assert s.label.split()[0] in label or len(s.label.split()[0]) > g - len(value) - 4, (label, value)
+    assert [fmt_memory_short(b) for b in (0, 512 << 10, 87.5 * 2**20, 116 * 2**20, 1.25 * 2**30)] == [
+        "0B",
+        "512K",
+        "87.5M",
+        "116M",
+        "1.25G",
+    ]

@@ -27,6 +27,17 @@ def fmt_memory(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
+def fmt_memory_short(nbytes: float) -> str:
+    """Bytes in at most five characters, for a lane's gutter: 0B, 512K, 87.5M, 116M, 1.25G."""
+    value = float(nbytes)
+    for unit, scale in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if abs(value) >= scale:
+            value /= scale
+            text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+            return f"{text}{unit}"
+    return f"{value:.0f}B"
+
+
 def fmt_dur(ns: float) -> str:
     """A compact duration for labels and rulers, from nanoseconds."""
     ns = float(ns)

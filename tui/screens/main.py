@@ -32,10 +32,12 @@ from ..widgets.details import DetailsPanel
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.phases import PhaseBars
+from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
 from .planner import DETAILS, STRUCTURE, plan
+from .room import share
 from .showing import ShowsViews
 from .views import MAIN, key_bindings, spec_of
 
@@ -70,6 +72,8 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
         self.details_wanted = True  # the user has not closed the details panel
+        self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
+        self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.pending_search: str | None = None  # run once the nesting with frames is ready
 
     @property
@@ -82,6 +86,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
             for spec in MAIN:
                 yield ViewPane(spec, self)
         yield DetailsPanel(id="details")
+        yield SelectionLine(id="selection")
         yield PhaseBars(("link", "aggregate"), id="background")
         yield KeyBar()
 
@@ -89,7 +94,8 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         self.sub_title = self.title_text
         self.query_one("#search", Input).display = False
         self.range_panel.display = False
-        self.details.show(None)
+        self._show_details(-1)
+        self.call_after_refresh(self.fit_panels)
         self.analyze(self.view_name)
         await self.settle_view(take_focus=True)
 
@@ -145,7 +151,9 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
     def progress(self, phase: str, fraction: float) -> None:
         bars = self.query_one("#background", PhaseBars)
         bars.progress(phase, fraction)
-        bars.display = not bars.done
+        if bars.display == bars.done:
+            bars.display = not bars.done
+            self.fit_panels()
 
     def on_load_progress(self, message: LoadProgress) -> None:
         message.stop()
@@ -177,7 +185,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         """The details panel beside the views that have it; the tree, once made, at the selection."""
         from ..widgets.tree_view import CallTreeView
 
-        self.details.display = pane.spec.details and self.details_wanted
+        self.fit_panels()
         if pane.id == "tree" and self.reveal_pending and pane.showing:
             self.reveal_pending = False
             if self.selected >= 0:
@@ -195,34 +203,75 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         self._show_details(message.event)
 
     def _show_details(self, event: int) -> None:
-        panel, a = self.details, self.structure
+        """The event in the details panel (from its top when it is another event) and in the selection line."""
+        self.shown_details = self._details_of(event)
+        self.details.show(*self.shown_details)
+        if event != self.details_event:
+            self.details_event = event
+            self.details.scroll_home(animate=False)
+        self.query_one(SelectionLine).show(self.structure, event, self.origin)
+
+    def _details_of(self, event: int) -> tuple:
+        """What the details panel shows of an event: all of it once the links are ready, its basics before."""
+        a = self.structure
         if event < 0:
-            panel.show(None)
-        elif all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links):
-            notes = self.analysis.peek(Results.notes)
-            full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
-            details = describe(a, event, self.origin, frames=full)
-            curves = self.analysis.peek(Results.memory_curves)
-            memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
-            roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
-            at = roofline_at(roof, event) if roof is not None else None
-            panel.show(details, notes.notes(event) if notes is not None else None, memory, at)
-        else:
-            panel.show(brief(a, event, self.origin), None)
+            return (None,)
+        if not (all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links)):
+            return (brief(a, event, self.origin), None)
+        notes = self.analysis.peek(Results.notes)
+        full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
+        details = describe(a, event, self.origin, frames=full)
+        curves = self.analysis.peek(Results.memory_curves)
+        memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
+        roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
+        at = roofline_at(roof, event) if roof is not None else None
+        return (details, notes.notes(event) if notes is not None else None, memory, at)
+
+    def fit_panels(self) -> None:
+        """Share the rows (room.py): the timeline keeps six lane rows; the details panel, or one line, below."""
+        if not self.is_mounted:
+            return
+        pane = self.pane(self.view_name)
+        bars = self.query_one("#background", PhaseBars)
+        rows = share(
+            self.size.height,
+            2 if bars.display else 0,
+            pane.id == "timeline",
+            bool(self.range_panel.display),
+            bool(self.query_one("#search", Input).display),
+        )
+        if rows.range:
+            self.range_panel.styles.height = rows.range
+        panel = self.details
+        panel.display = pane.spec.details and self.details_wanted and rows.details > 0
+        if panel.display:
+            panel.styles.max_height = rows.details
+        self.query_one(SelectionLine).display = pane.spec.details and not panel.display
+
+    def on_resize(self) -> None:
+        self.fit_panels()
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
-        """Enter: open the details panel, or (open already) move into it to scroll."""
+        """Enter: open the details panel at its top (over the timeline when there is no room below it), or (open
+        already) move into it to scroll."""
         panel = self.details
-        if not panel.display:
-            self.details_wanted = panel.display = True
-        else:
+        if panel.display:
             self.set_focus(panel)
+            return
+        self.details_wanted = True
+        self.fit_panels()
+        panel.scroll_home(animate=False)
+        if not panel.display:
+            from .details_overlay import DetailsOverlay
+
+            self.app.push_screen(DetailsOverlay(self.shown_details))
 
     def action_close_details(self) -> None:
         if self.query_one("#search", Input).has_focus:
             self._close_search()
             return
-        self.details_wanted = self.details.display = False
+        self.details_wanted = False
+        self.fit_panels()
         self.focus_view()
 
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
@@ -235,6 +284,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
     def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
         panel = self.range_panel
         panel.display = message.span is not None
+        self.fit_panels()
         if message.span is not None:
             panel.computing(message.span)
             self.aggregate(message.span)
@@ -252,6 +302,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
     def on_timeline_search_requested(self, _message: Timeline.SearchRequested) -> None:
         box = self.query_one("#search", Input)
         box.display = True
+        self.fit_panels()
         self.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -273,6 +324,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
 
     def _close_search(self) -> None:
         self.query_one("#search", Input).display = False
+        self.fit_panels()
         self.focus_view()
 
     @work(thread=True, exclusive=True, group="search", description="Searching event names", exit_on_error=False)

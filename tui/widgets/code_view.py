@@ -19,6 +19,9 @@ from .failures import ReportsFailedWorkers
 from .icicle import IcicleView
 from .rows_view import RowsView, sort_bindings
 
+TABLE_ROWS = 8  # the table's rows never fewer than this: the icicle below gives way
+ICICLE_ROWS = 12
+
 
 class FramesTable(RowsView):
     """The rows of a CodeTable; Enter shows the frame's calls on the timeline."""
@@ -74,6 +77,20 @@ class CodeView(ReportsFailedWorkers, Vertical):
         yield FramesTable(self.table, id="frames")
         yield Static("", id="icicle-status", markup=False)
         yield IcicleView(Icicle(self.table.tree), id="icicle")
+
+    def on_resize(self) -> None:
+        """The table keeps TABLE_ROWS rows at least; the icicle takes what is left, up to ICICLE_ROWS (none below 3)."""
+        if not self.table.frames:
+            return
+        width = max(self.size.width - 2, 20)  # the status line's padding
+        lines = self.query_one(FramesTable).status().split("\n")
+        status_rows = min(sum(-(-max(len(line), 1) // width) for line in lines), 5)  # wrapped, at most 5 (app.tcss)
+        rows = self.size.height - status_rows - 1 - TABLE_ROWS - 1  # the table's header, the icicle's status line
+        icicle = self.query_one(IcicleView)
+        shown = rows >= 3
+        icicle.display = self.query_one("#icicle-status").display = shown
+        if shown:
+            icicle.styles.height = min(rows, ICICLE_ROWS)
 
     def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
         self.query_one("#icicle-status", Static).update(message.text)

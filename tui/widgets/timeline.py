@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..fmt import fmt_dur, fmt_memory
+from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -217,17 +217,18 @@ class Timeline(ScrollView, can_focus=True):
         """The label and the value at the cursor in the gutter, then the sparkline (scaled to the series' top)."""
         g = self.name_cols
         value, _ = value_at(s, self.cursor_time())
-        shown = "" if value != value else self.format_value(s, value)
-        label = series_label(s, g - len(shown) - 3)
-        gutter = (label + " " + shown).ljust(g - 1)[: g - 1] + "│"
+        shown = "–" if value != value else self.format_value(s, value, short=g < GUTTER)  # – before a sample
+        label = series_label(s, g - len(shown) - 2)
+        gutter = (label + " " + shown.rjust(g - 2 - len(label)))[: g - 1] + "│"  # the value whole, right-aligned
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
         line = sparkline(values, s.low, s.high)
         return [Segment(gutter, self._component("gutter")), Segment(line, self._component(s.kind))]
 
     @staticmethod
-    def format_value(s: Series, value: float) -> str:
+    def format_value(s: Series, value: float, short: bool = False) -> str:
+        """A value lane's value at the cursor; short: in five characters, for a narrow gutter."""
         if s.kind == "memory":
-            return fmt_memory(int(value))
+            return fmt_memory_short(value) if short else fmt_memory(int(value))
         return f"{value:.3g}"
 
     def _gutter(self, line: Line) -> Segment:
