@@ -218,3 +218,54 @@ async def test_compare_ranks_and_back(size, result_delay):
         assert focused_in(compare, LazyTable)
         await pilot.press("escape")
         assert app.screen is screen and screen.focused is screen.timeline
+
+
+async def test_watch_open_a_capture_and_come_back(size, result_delay, tmp_path):
+    """watch is a home: o opens the shown capture over the strip, Esc (once nothing else is open) or q comes
+    back to the strip, which kept following the folder meanwhile; q on the strip quits."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from textual.widgets import DataTable
+
+    from tui.screens.watch import WatchScreen
+
+    tb = Path(__file__).parent / "data" / "tb-repeat2"
+    older, newer = sorted(tb.iterdir())
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(older, folder / older.name)
+    app = TraceApp([], use_cache=False, watch=folder, interval=0.1)
+    async with app.run_test(size=size) as pilot:
+        strip_screen = app.screen
+        assert isinstance(strip_screen, WatchScreen)
+        strip = strip_screen.query_one(DataTable)
+        await until(pilot, lambda: strip.row_count == 1, "the capture in the strip")
+        assert strip_screen.focused is strip
+
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), "o: the viewer")
+        viewer = app.screen
+        assert viewer.title_text == str(folder / older.name) and viewer.focused is viewer.timeline
+        await pilot.press("l")
+        assert viewer.timeline.selected >= 0
+        shutil.copy(newer, folder / newer.name)  # training writes the next capture meanwhile
+        os.utime(folder / newer.name, (1_000_000_000, 1_000_000_000))
+        await until(pilot, lambda: strip.row_count == 2, "the strip follows the folder under the viewer")
+        await pilot.press("q")
+        assert app.screen is strip_screen and app.is_running and strip_screen.focused is strip
+
+        strip.move_cursor(row=1)
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), "o: the newer capture")
+        assert app.screen.title_text == str(folder / newer.name)
+        viewer = app.screen
+        await until(pilot, lambda: viewer.focused is viewer.timeline, "the timeline focused")
+        for _ in range(3):  # Esc closes what is open first (the details panel), then comes back
+            if app.screen is strip_screen:
+                break
+            await pilot.press("escape")
+        assert app.screen is strip_screen and app.is_running
+        await pilot.press("q")
+    assert app.return_code == 0

@@ -105,12 +105,16 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         compare: bool = False,
         initial_view: str = "timeline",
         graph_capture: str | None = None,
+        watch: str | Path | None = None,
+        interval: float = 2.0,
     ) -> None:
         super().__init__()
         from .model.load.parts import prepare_workers
 
-        prepare_workers(paths)  # before Textual captures stderr
+        prepare_workers([*paths, *([str(watch)] if watch else [])])  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
+        self.watch_folder = Path(watch) if watch else None  # watch: the strip is the home
+        self.interval = interval
         self.initial_view, self.graph_capture = initial_view, graph_capture
         self.told: list[str] = []  # what the load has to say (a graph capture refused, ...)
         self.captures: list[Path] = []  # the other captures of the folder the trace is in (the palette opens them)
@@ -129,6 +133,11 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.keymap_overrides, self.keymap_problem = load_keymap()
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
+        if self.watch_folder is not None:
+            from .screens.watch import WatchScreen
+
+            self.push_screen(WatchScreen(self.watch_folder, self.use_cache, self.interval))
+            return
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
         if self.compare:
             self.load_pair(self.paths[0], self.paths[1])
@@ -229,14 +238,43 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
     def on_load_failed(self, message: LoadFailed) -> None:
+        if self.home() is not None:  # a capture opened from the watch strip: say why, and go on watching
+            self.notify(f"could not open it: {message.error}", severity="error", timeout=10)
+            self.back_home()
+            return
         self.load_error = message.error
         self.exit(return_code=2)
 
     def open_capture(self, path: Path) -> None:
-        """Show another capture of the same folder (from the palette)."""
+        """Show another capture of the same folder (from the palette), or one from the watch strip (over it)."""
         self.paths = [str(path)]
-        self.switch_screen(LoadingScreen(path.name))
+        loading = LoadingScreen(path.name)
+        if self.home() is self.screen:
+            self.push_screen(loading)
+        else:
+            self.switch_screen(loading)
         self.load(str(path))
+
+    def home(self):
+        """The watch strip under the viewer, when tracetui was started by `watch` (else None)."""
+        from .screens.watch import WatchScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, WatchScreen)), None)
+
+    def back_home(self) -> None:
+        """Close the viewer (and whatever is over it) and show the watch strip again; a load under way stops."""
+        home = self.home()
+        self.workers.cancel_group(self, "load")
+        while self.screen is not home and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        """q: from a capture opened from the watch strip, back to the strip; anywhere else, leave tracetui."""
+        home = self.home()
+        if home is not None and self.screen is not home:
+            self.back_home()
+        else:
+            self.exit()
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_sections

@@ -119,17 +119,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.format is None and (args.once or not sys.stdout.isatty()):
         args.format = "text"  # --once, or piped: lines, never a full-screen viewer into a pipe
     if args.format is None:
-        from .screens.watch import WatchApp
+        from .app import TraceApp  # the strip, and `o` opens a capture in the viewer over it
 
-        app = WatchApp(folder, use_cache=not args.no_cache, interval=args.interval)
-        chosen = app.run()
-        if not chosen:
-            return app.return_code or 0
-        from .cli import cmd_open  # `o`: the shown capture in the full viewer
-
-        opened = argparse.Namespace(traces=[chosen], compare=False, no_cache=args.no_cache, debug=args.debug)
-        opened.graph_capture = None
-        return cmd_open(opened)
+        app = TraceApp([], use_cache=not args.no_cache, watch=folder, interval=args.interval)
+        app.run()
+        return app.return_code or 0
     return watch_headless(folder, args.format, args.interval, args.once, not args.no_cache)
 
 
@@ -143,6 +137,8 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
         while True:
             ready, notes = watcher.poll()
             looks += 1
+            if looks == 1 and not ready and not notes and not watcher.writing():
+                print(_nothing(folder, once), file=sys.stderr, flush=True)
             for note in notes:
                 print(f"tracetui: note: {note}", file=sys.stderr, flush=True)
             for f in ready:
@@ -158,6 +154,13 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
             time.sleep(min(interval, SETTLE_S) if once else interval)
     except KeyboardInterrupt:
         return 0
+
+
+def _nothing(folder: Path, once: bool) -> str:
+    """What watch says of a folder with no capture in it yet."""
+    if once:
+        return f"tracetui: note: {folder}: no captures in it (no .json or .json.gz trace); nothing to report"
+    return f"tracetui: note: {folder}: no captures yet; waiting for the first (Ctrl-C stops)"
 
 
 def _line(row, fmt: str) -> str:

@@ -58,6 +58,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         Binding("p", "python(False)", "Show Python frames", id="main.show_python"),
         Binding("C", "compare_ranks", "Compare ranks", id="main.compare_ranks"),
         Binding("escape", "close_details", "Close the details panel", show=False, id="main.close_details"),
+        Binding("escape", "back_home", "Back to the watch", id="main.back_home"),
     ]
 
     def __init__(
@@ -247,6 +248,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         if panel.display:
             panel.styles.max_height = rows.details
         self.query_one(SelectionLine).display = pane.spec.details and not panel.display
+        self.refresh_bindings()  # Esc closes the panel, or goes back: the key bar says which
 
     def on_resize(self) -> None:
         self.fit_panels()
@@ -350,8 +352,16 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         if action == "compare_ranks":
             return len(self.ranks) > 1
         if action == "close_details":
-            return bool(self.details.display) or self.query_one("#search", Input).has_focus
+            return self._closable()
+        if action == "back_home":  # Esc backs out one level: what is open here first, then the viewer
+            return getattr(self.app, "home", lambda: None)() is not None and not self._closable()
         return True
+
+    def _closable(self) -> bool:
+        return bool(self.details.display) or self.query_one("#search", Input).has_focus
+
+    def action_back_home(self) -> None:
+        self.app.back_home()  # type: ignore[attr-defined]
 
     def action_python(self, hide: bool) -> None:
         if not self.analysis.peek(Results.frame_levels):

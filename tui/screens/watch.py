@@ -2,7 +2,8 @@
 
 The folder is polled in a worker thread (tui/model/watch.py says when a file is complete); each new
 capture is added to the strip and shown. `d` diffs the shown capture against the one before it,
-`o` leaves the watch and opens the shown capture in the full viewer.
+`o` opens the shown capture in the full viewer over the strip; Esc or q there comes back to the strip,
+which kept following the folder meanwhile. q on the strip quits.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import threading
 from pathlib import Path
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from .. import pace
 from ..fmt import fmt_time
@@ -24,9 +25,10 @@ from ..model.watch import CaptureRow, Watcher, summarize
 from ..tables import diff as D
 from ..tables import summary as S
 from ..widgets.failures import ReportsFailedWorkers
-from ..widgets.plain import PlainNotifications
+from ..widgets.keybar import KeyBar
 
 STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
+WAITING = "each *.pt.trace.json tensorboard_trace_handler writes is shown once complete"
 
 
 def change(rows: list[CaptureRow], k: int) -> str:
@@ -44,10 +46,10 @@ def grid(heads: list[str], rows: list[list[str]]) -> str:
 
 
 class WatchScreen(ReportsFailedWorkers, Screen):
+    HELP_NAME = "Watching a folder"
     BINDINGS = [
-        Binding("d", "diff", "Diff vs previous"),
-        Binding("o", "open", "Open in the viewer"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("o", "open", "Open in the viewer", id="watch.open"),
+        Binding("d", "diff", "Diff vs previous", id="watch.diff"),
     ]
 
     def __init__(self, folder: Path, use_cache: bool, interval: float) -> None:
@@ -64,12 +66,17 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         yield DataTable(id="watch-strip", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="watch-body"):
             yield Static("", id="watch-shown", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*STRIP_HEADS)
+        self.set_focus(self.query_one(DataTable))
         self.poll()
         self.set_interval(self.interval, self.poll)
+
+    def on_screen_resume(self) -> None:
+        """Back from the viewer: the strip, focused, with what arrived meanwhile."""
+        self.set_focus(self.query_one(DataTable))
 
     @work(thread=True, group="watch-poll", exit_on_error=False)
     def poll(self) -> None:
@@ -97,6 +104,8 @@ class WatchScreen(ReportsFailedWorkers, Screen):
             pace.call_from(self.app, self._add, f, row)
         if notes:
             pace.call_from(self.app, self._note, notes)
+        elif not ready and not self.rows:
+            self.app.call_from_thread(self._title)  # an empty folder: say it is waited on
 
     def _add(self, path: Path, row: CaptureRow) -> None:
         self.rows.append(row)
@@ -115,7 +124,10 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         self._title()
 
     def _title(self) -> str:
-        text = f"Watching {self.folder}: {len(self.rows)} captures" + "".join(f"\nnote: {n}" for n in self.notes)
+        text = f"Watching {self.folder}: " + (
+            f"{len(self.rows)} captures" if self.rows else f"no captures yet; waiting for the first ({WAITING})"
+        )
+        text += "".join(f"\nnote: {n}" for n in self.notes)
         self.query_one("#watch-title", Static).update(text)
         return text
 
@@ -168,17 +180,6 @@ class WatchScreen(ReportsFailedWorkers, Screen):
     def action_open(self) -> None:
         k = self.shown()
         if 0 <= k < len(self.paths):
-            self.app.exit(str(self.paths[k]))
-
-
-class WatchApp(PlainNotifications, ReportsFailedWorkers, App):
-    """The watch viewer on its own; exit() returns the capture to open in the full viewer, if any."""
-
-    TITLE = "tracetui watch"
-
-    def __init__(self, folder: Path, use_cache: bool = True, interval: float = 2.0) -> None:
-        super().__init__()
-        self.folder, self.use_cache, self.interval = folder, use_cache, interval
-
-    def on_mount(self) -> None:
-        self.push_screen(WatchScreen(self.folder, self.use_cache, self.interval))
+            self.app.open_capture(self.paths[k])  # type: ignore[attr-defined]  # over the strip (TraceApp)
+        else:
+            self.notify("o opens the shown capture: there is none yet", severity="warning", timeout=3)
