@@ -76,3 +76,23 @@ def test_memory_lanes_keep_their_value_at_80_columns():
         "116M",
         "1.25G",
     ]
+
+
+def test_a_thread_is_named_by_what_the_trace_says_not_called_the_main_thread():
+    """BERT's pid 0 is its GPU's; the Python frames Kineto put on its thread 0 are tqdm's monitor thread."""
+    a = Results(load_trace(str(BERT), use_cache=False))
+    tqdm = next(t for t in a.trace.tracks if t.kind == "cpu" and t.pid == 0 and t.tid == 0)
+    assert tqdm.name == "thread 0 (python3)"  # tid == pid, but pid 0 holds a GPU's streams: not a process's main
+    titles = LaneIndex(a).titles
+    assert titles[tqdm.id] == ("CPU tqdm thread", "thread 0 (python3)")
+    main = next(t for t in a.trace.tracks if t.name == "python main thread")
+    assert titles[main.id][0] == "CPU main thread" and main.pid == 19392
+
+
+def test_package_of_a_frame():
+    from tui.model.tracks import package_of
+
+    assert package_of("tqdm/_monitor.py(60): run") == "tqdm"
+    assert package_of("/usr/lib/python3/site-packages/torch/nn/modules/module.py(1501): _call_impl") == "torch"
+    assert package_of("threading.py(1032): _bootstrap") == ""  # the standard library's bootstrap says nothing
+    assert package_of("<string>(1): <module>") == "" and package_of("aten::mm") == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -107,6 +108,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         graph_capture: str | None = None,
         watch: str | Path | None = None,
         interval: float = 2.0,
+        screenshot_dir: str | None = None,
     ) -> None:
         super().__init__()
         from .model.load.parts import prepare_workers
@@ -115,6 +117,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
         self.watch_folder = Path(watch) if watch else None  # watch: the strip is the home
         self.interval = interval
+        self.screenshot_dir = screenshot_dir  # where the palette's Screenshot saves (None: the working directory)
         self.initial_view, self.graph_capture = initial_view, graph_capture
         self.told: list[str] = []  # what the load has to say (a graph capture refused, ...)
         self.captures: list[Path] = []  # the other captures of the folder the trace is in (the palette opens them)
@@ -147,12 +150,27 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     def get_system_commands(self, screen):
         """Textual's commands less the ones ours replace (its key panel: our help has the legend and the words)."""
         for command in super().get_system_commands(screen):
-            if command.title not in ("Keys", "Quit"):
+            if command.title not in ("Keys", "Quit", "Screenshot"):
                 yield command
+        where = self.screenshot_dir or "the working directory"
+        yield SystemCommand("Screenshot", f"save an SVG of the screen in {where}", self.save_screenshot_here)
         yield SystemCommand(
             "Keys and legend", "every key that works here, in words, and what the colours mean", self.action_help
         )
         yield SystemCommand("Quit", "leave tracetui", self.exit)
+
+    def save_screenshot_here(self) -> Path | None:
+        """Save an SVG of the screen in the screenshot folder; the notice names the file, or why it could not."""
+        folder = Path(self.screenshot_dir or os.getcwd()).expanduser()
+        name = f"tracetui-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        try:
+            saved = Path(self.save_screenshot(filename=name, path=str(folder)))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.notify(f"could not save the screenshot in {folder}: {reason}", title="Screenshot", severity="error")
+            return None
+        self.notify(f"saved {saved}", title="Screenshot", timeout=6)
+        return saved
 
     def _reporter(self, phase: str, offset: float = 0.0, scale: float = 1.0):
         """A progress callback for one phase: rate-limited messages, and a stop when cancelled."""

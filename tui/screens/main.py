@@ -210,7 +210,7 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         if event != self.details_event:
             self.details_event = event
             self.details.scroll_home(animate=False)
-        self.query_one(SelectionLine).show(self.structure, event, self.origin)
+        self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles)
 
     def _details_of(self, event: int) -> tuple:
         """What the details panel shows of an event: all of it once the links are ready, its basics before."""

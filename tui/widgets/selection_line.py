@@ -16,15 +16,15 @@ from ..model.tracks import lane_titles
 NOTHING = "Nothing selected: ← → (h l) or a click selects an event"
 
 
-def selection_text(analysis, event: int, origin: int, width: int = 200) -> str:
+def selection_text(analysis, event: int, origin: int, width: int = 200, titles: dict | None = None) -> str:
     """`aten::linear · 1.16ms · CPU main thread · at 2.41ms`: what, how long, where, when; the name cut in the
     middle (kernel names folded first) so the rest fits in width."""
     if event < 0:
         return NOTHING
     t = analysis.trace
     track = int(t.x.track[event])
-    titles = lane_titles([tr for tr in t.tracks if tr.rank == t.tracks[track].rank])
-    lane = titles.get(track, (t.tracks[track].name, ""))[0]
+    titles = titles if titles is not None else lane_titles([tr for tr in t.tracks if tr.events])
+    lane = titles.get(track, (t.tracks[track].name, ""))[0]  # as the timeline titles it
     start = int(t.x.ts[event]) - origin
     rest = f" · {fmt_dur(int(t.x.dur[event]))} · {lane} · at {fmt_dur(start)}"
     name = short_name(t.name_of(event), 60)
@@ -41,11 +41,11 @@ class SelectionLine(Static):
         self.text = NOTHING
         self.shown: tuple | None = None
 
-    def show(self, analysis, event: int, origin: int) -> None:
-        self.shown = (analysis, event, origin)
+    def show(self, analysis, event: int, origin: int, titles: dict | None = None) -> None:
+        self.shown = (analysis, event, origin, titles)
         width = (self.size.width or self.app.size.width) - 2 - 2  # the padding, the ▸
         hint = "  (Enter: details)" if event >= 0 and width >= 90 else ""
-        self.text = selection_text(analysis, event, origin, width - len(hint))
+        self.text = selection_text(analysis, event, origin, width - len(hint), titles)
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▸ ", style="bold")
         line.append(self.text)

@@ -144,6 +144,7 @@ class Timeline(ScrollView, can_focus=True):
         self.match_pos = -1
         self.mark: tuple[int, int] | None = None
         self._fitted = False
+        self._whole: Viewport | None = None  # the view that shows the whole trace, at the last fit
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
@@ -192,12 +193,21 @@ class Timeline(ScrollView, can_focus=True):
         return gutter_for(self.scrollable_content_region.width)
 
     def on_resize(self, event: events.Resize) -> None:
+        """A new width shows the same span of time: the whole trace if it was shown whole, else the same window."""
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lines))
-        self.view = resize(self.view, self.cells_width)
+        width = self.cells_width
         if not self._fitted and self.lanes.rows:
             self._fitted = True
-            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+            self._fit_all()
+        elif width != self.view.width:
+            whole = self.view == self._whole
+            self.view = fit(self.view.t0, self.view.t1, width, margin=0) if self.lanes.rows else resize(self.view, width)
+            if whole:
+                self._fit_all()
         self._changed()
+
+    def _fit_all(self) -> None:
+        self.view = self._whole = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
 
     # ---- drawing ---------------------------------------------------------------------------
 
@@ -332,7 +342,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_reset(self) -> None:
         if self.lanes.rows:
-            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+            self._fit_all()
         self._changed()
 
     def action_fit(self) -> None:
