@@ -201,7 +201,9 @@ class Timeline(ScrollView, can_focus=True):
             self._fit_all()
         elif width != self.view.width:
             whole = self.view == self._whole
-            self.view = fit(self.view.t0, self.view.t1, width, margin=0) if self.lanes.rows else resize(self.view, width)
+            self.view = (
+                fit(self.view.t0, self.view.t1, width, margin=0) if self.lanes.rows else resize(self.view, width)
+            )
             if whole:
                 self._fit_all()
         self._changed()
