@@ -21,11 +21,11 @@ TABLES = [(OpsView, [RowsView]), (KernelsView, [RowsView]), (FramesTable, [RowsV
 
 def sorts_of(cls) -> dict[str, str]:
     """letter -> the sort key its binding sorts by."""
-    out = {}
+    out: dict[str, str] = {}
     for b in cls.BINDINGS:
         _, action, params = parse(b.action)
         if action == "sort":
-            out[b.key] = params[0]
+            out[b.key] = str(params[0])
     return out
 
 

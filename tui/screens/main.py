@@ -21,9 +21,6 @@ from textual.worker import get_current_worker
 from .. import faults, pace
 from ..gcpolicy import keep_long_lived
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
-from ..model.analyses.achieved import roofline_at
-from ..model.analyses.details import brief, describe
-from ..model.analyses.memory import memory_at
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -35,9 +32,9 @@ from ..widgets.phases import PhaseBars
 from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
+from .details_side import ShowsDetails
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
 from .planner import DETAILS, STRUCTURE, plan
-from .room import share
 from .showing import ShowsViews
 from .views import MAIN, key_bindings, spec_of
 
@@ -48,7 +45,7 @@ if TYPE_CHECKING:
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
 
 
-class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
+class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
     HELP_NAME = "Everywhere"
@@ -203,79 +200,6 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         self.selected = message.event
         self._show_details(message.event)
 
-    def _show_details(self, event: int) -> None:
-        """The event in the details panel (from its top when it is another event) and in the selection line."""
-        self.shown_details = self._details_of(event)
-        self.details.show(*self.shown_details)
-        if event != self.details_event:
-            self.details_event = event
-            self.details.scroll_home(animate=False)
-        self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles)
-
-    def _details_of(self, event: int) -> tuple:
-        """What the details panel shows of an event: all of it once the links are ready, its basics before."""
-        a = self.structure
-        if event < 0:
-            return (None,)
-        if not (all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links)):
-            return (brief(a, event, self.origin), None)
-        notes = self.analysis.peek(Results.notes)
-        full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
-        details = describe(a, event, self.origin, frames=full)
-        curves = self.analysis.peek(Results.memory_curves)
-        memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
-        roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
-        at = roofline_at(roof, event) if roof is not None else None
-        return (details, notes.notes(event) if notes is not None else None, memory, at)
-
-    def fit_panels(self) -> None:
-        """Share the rows (room.py): the timeline keeps six lane rows; the details panel, or one line, below."""
-        if not self.is_mounted:
-            return
-        pane = self.pane(self.view_name)
-        bars = self.query_one("#background", PhaseBars)
-        rows = share(
-            self.size.height,
-            2 if bars.display else 0,
-            pane.id == "timeline",
-            bool(self.range_panel.display),
-            bool(self.query_one("#search", Input).display),
-        )
-        if rows.range:
-            self.range_panel.styles.height = rows.range
-        panel = self.details
-        panel.display = pane.spec.details and self.details_wanted and rows.details > 0
-        if panel.display:
-            panel.styles.max_height = rows.details
-        self.query_one(SelectionLine).display = pane.spec.details and not panel.display
-        self.refresh_bindings()  # Esc closes the panel, or goes back: the key bar says which
-
-    def on_resize(self) -> None:
-        self.fit_panels()
-
-    def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
-        """Enter: open the details panel at its top (over the timeline when there is no room below it), or (open
-        already) move into it to scroll."""
-        panel = self.details
-        if panel.display:
-            self.set_focus(panel)
-            return
-        self.details_wanted = True
-        self.fit_panels()
-        panel.scroll_home(animate=False)
-        if not panel.display:
-            from .details_overlay import DetailsOverlay
-
-            self.app.push_screen(DetailsOverlay(self.shown_details))
-
-    def action_close_details(self) -> None:
-        if self.query_one("#search", Input).has_focus:
-            self._close_search()
-            return
-        self.details_wanted = False
-        self.fit_panels()
-        self.focus_view()
-
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
         from ..widgets.ruler import Ruler
 
@@ -356,9 +280,6 @@ class MainScreen(ShowsViews, ReportsFailedWorkers, Screen):
         if action == "back_home":  # Esc backs out one level: what is open here first, then the viewer
             return getattr(self.app, "home", lambda: None)() is not None and not self._closable()
         return True
-
-    def _closable(self) -> bool:
-        return bool(self.details.display) or self.query_one("#search", Input).has_focus
 
     def action_back_home(self) -> None:
         self.app.back_home()  # type: ignore[attr-defined]
