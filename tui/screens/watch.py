@@ -125,7 +125,9 @@ class WatchScreen(ReportsFailedWorkers, Screen):
 
     def _title(self) -> str:
         text = f"Watching {self.folder}: " + (
-            f"{len(self.rows)} capture{'s' * (len(self.rows) != 1)}" if self.rows else f"no captures yet; waiting for the first ({WAITING})"
+            f"{len(self.rows)} capture{'s' * (len(self.rows) != 1)}"
+            if self.rows
+            else f"no captures yet; waiting for the first ({WAITING})"
         )
         text += "".join(f"\nnote: {n}" for n in self.notes)
         self.query_one("#watch-title", Static).update(text)
