@@ -37,9 +37,9 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("workload", metavar="WORKLOAD")
+    p.add_argument("workload", metavar="WORKLOAD", help="a built-in workload (tracetui workloads), or FILE.py:function")
     p.add_argument("--device", choices=("cuda", "cpu"), help="default: cuda when available, else cpu")
-    p.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16")
+    p.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="the tensors' dtype (default bf16)")
     p.add_argument("--compile", action="store_true", help="wrap the workload in torch.compile")
     p.add_argument(
         "--compile-mode",
@@ -58,7 +58,7 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
         help="record the ops' input shapes (default: on; the roofline needs them)",
     )
     p.add_argument("--with-stack", action="store_true", help="record Python stacks (tracetui's own frames dropped)")
-    p.add_argument("--profile-memory", action="store_true")
+    p.add_argument("--profile-memory", action="store_true", help="record allocations (memory lanes, tracetui memory)")
     p.add_argument(
         "-o", "--output", metavar="PATH", help="trace path (.json or .json.gz); default traces/<workload>/<tag>.json"
     )
@@ -68,7 +68,7 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
     g = p.add_argument_group("workload options (defaults: the series' sizes on CUDA, small ones on the CPU)")
     size = {"type": positive_int, "metavar": "N"}
     g.add_argument("--size", **size, help="matmul_add: the side of the square tensors")
-    g.add_argument("--batch", **size)
+    g.add_argument("--batch", **size, help="linear/mlp/attention: batch size")
     g.add_argument("--seq", **size, help="mlp/attention: sequence length")
     g.add_argument("--dim", **size, help="mlp: model dim")
     g.add_argument("--hidden", **size, help="mlp: hidden dim")

@@ -27,14 +27,38 @@ class Reader(Protocol):
     def open(self, trace: Path) -> int: ...
 
 
-TORCH_HINT = "torch is not installed; install it with: pip install 'tracetui[profile]' (or your own torch build)"
+CHECKOUT_HINT = (
+    "torch is not installed; from this checkout ({root}): pip install -e '.[profile]' 'torch==2.13.0' "
+    "(pinned: the CPU build; an unpinned torch pulls a multi-GB CUDA build; on a GPU server install the torch "
+    "built for its CUDA instead)"
+)
+OWN_TORCH_HINT = (
+    "torch is not installed; tracetui profile runs your own torch: install the build for this machine "
+    "(pytorch.org lists the pip command for each CUDA version, and the CPU-only one), then run it again"
+)
+
+
+def checkout_root() -> Path | None:
+    """The source checkout this package runs from (its pyproject.toml names tracetui), or None when installed."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        text = (root / "pyproject.toml").read_text("utf-8")
+    except OSError:
+        return None
+    return root if 'name = "tracetui"' in text else None
+
+
+def torch_hint() -> str:
+    """How to get torch, for how tracetui was installed: a checkout, or a package (bring your own torch)."""
+    root = checkout_root()
+    return CHECKOUT_HINT.format(root=root) if root is not None else OWN_TORCH_HINT
 
 
 def import_torch():
     try:
         import torch
     except ImportError:
-        raise ProfileError(TORCH_HINT) from None
+        raise ProfileError(torch_hint()) from None
     return torch
 
 

@@ -170,7 +170,8 @@ def mode_tag(args) -> str:
 
     The series' defaults (record_shapes, 3 steps, no stack, no memory) add nothing, so their names stay.
     """
-    compiled = "compiled" + (f"-{args.compile_mode}" if getattr(args, "compile_mode", "default") != "default" else "")
+    mode = getattr(args, "compile_mode", None)  # None when --compile comes without --compile-mode
+    compiled = "compiled" + (f"-{mode}" if mode and mode != "default" else "")
     parts = ["warm" if args.warmup else "cold", compiled if args.compile else "eager"]
     parts += ["stack"] * bool(args.with_stack) + ["mem"] * bool(args.profile_memory)
     parts += ["noshapes"] * (not args.record_shapes) + ([f"steps{args.steps}"] if args.steps != DEFAULT_STEPS else [])

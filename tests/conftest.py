@@ -70,7 +70,9 @@ async def wait_for_main(pilot, settled: bool = True):
     from tui.screens.compare import CompareScreen
     from tui.screens.main import MainScreen
 
-    await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group == "load"])
+    loading = [w for w in pilot.app.workers if w.group == "load"]
+    if loading:  # an empty list would wait for every worker, the background analyses too
+        await pilot.app.workers.wait_for_complete(loading)
     deadline = time.monotonic() + 30  # generous: CI machines can be busy
     while not isinstance(pilot.app.screen, (MainScreen, CompareScreen)) and time.monotonic() < deadline:
         await pilot.pause(0.02)
@@ -107,3 +109,24 @@ async def press_settled(pilot, *keys: str) -> None:
     await pilot.press(*keys)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(pilot, check, what: str = "", timeout: float = 30.0) -> None:
+    """Let the app run until check() holds, as a user waits for the answer on screen (a busy machine is slow)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        await pilot.pause(0.02)
+
+
+@pytest.fixture(params=[0.0, 0.04], ids=["prompt", "slowed"])
+def result_delay(request):
+    """Each worker's result held back (tui/pace.py) or not: the orders a busy machine produces, on every run."""
+    from tui import pace
+
+    pace.set_delay(request.param)
+    yield request.param
+    pace.set_delay(0.0)

@@ -119,8 +119,7 @@ async def test_mark_aggregates_the_range(app):
         assert panel.display and tl.mark == (int(a.trace.x.ts[step]), int(a.end[step]))
         inside = [i for i in a.nesting.order if a.trace.x.ts[i] >= tl.mark[0] and a.end[i] <= tl.mark[1]]
         linear = [i for i in inside if a.trace.name_of(i) == "aten::linear"]
-        rows = [[str(c) for c in panel.get_row_at(k)] for k in range(panel.row_count)]
-        row = next(r for r in rows if r[0] == "aten::linear")
+        row = next(r for r in panel.cells() if r[0] == "aten::linear")
         assert int(row[1]) == len(linear)
         await pilot.press("m")
         assert tl.mark is None and not panel.display
@@ -348,17 +347,16 @@ async def test_a_view_says_computing_until_its_data_is_ready(monkeypatch):
     monkeypatch.setattr(results, "ops_table", slow_ops)
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=(120, 35)) as pilot:
-        screen = await wait_for_main(pilot, settled=False)
-        await pilot.press("3")
-        await pilot.pause()
-        note = screen.query(".computing")
-        assert note and "computing" in str(note.first().render()) and "ops" in str(note.first().render()), str(
-            note.first().render()
-        )
-        assert not screen.query(OpsView)
-        await pilot.press("1", "l", "w")  # the rest of the app keeps answering meanwhile
-        assert screen.active_view == "timeline" and screen.timeline.selected >= 0
-        gate.set()
+        try:
+            screen = await wait_for_main(pilot, settled=False)  # once waited for the gated analyses too
+            await pilot.press("3")
+            notes = [str(n.render()) for n in screen.query("ViewPane#ops .computing")]
+            assert notes and "computing" in notes[0] and "ops" in notes[0], notes
+            assert not screen.query(OpsView)
+            await pilot.press("1", "l", "w")  # the rest of the app keeps answering meanwhile
+            assert screen.active_view == "timeline" and screen.timeline.selected >= 0
+        finally:
+            gate.set()  # a failure above must not leave the analyses waiting
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("3")

@@ -166,12 +166,13 @@ def test_complete_means_a_whole_document(tmp_path):
 async def test_watch_viewer_shows_a_strip_switches_to_new_captures_and_diffs(tmp_path):
     from textual.widgets import DataTable, Static
 
-    from tui.screens.watch import WatchApp, WatchScreen
+    from tui.app import TraceApp
+    from tui.screens.watch import WatchScreen
 
     folder = tmp_path / "run"
     folder.mkdir()
     shutil.copy(OLDER, folder / OLDER.name)
-    app = WatchApp(folder, use_cache=False, interval=0.2)
+    app = TraceApp([], use_cache=False, watch=folder, interval=0.2)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, WatchScreen)
@@ -195,3 +196,26 @@ async def test_watch_viewer_shows_a_strip_switches_to_new_captures_and_diffs(tmp
             if "Median step" in str(body.render()):
                 break
         assert f"A: {OLDER.name}" in str(body.render()) and f"B: {NEWER.name}" in str(body.render())
+
+
+def test_watch_on_an_empty_folder_says_there_is_nothing(tmp_path, capsys):
+    code, out, err = run_cli(capsys, "watch", str(tmp_path), "--once", "--format", "json")
+    assert code == 0 and out == "" and err.count("\n") == 1
+    assert f"{tmp_path}: no captures in it" in err and "nothing to report" in err
+
+
+async def test_the_watch_strip_on_an_empty_folder_says_it_is_waiting(tmp_path):
+    from textual.widgets import Static
+
+    from tui.app import TraceApp
+
+    app = TraceApp([], use_cache=False, watch=tmp_path, interval=0.1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        title = app.screen.query_one("#watch-title", Static)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "waiting" in str(title.render()):
+                break
+        assert "no captures yet; waiting for the first" in str(title.render())
+        await pilot.press("o")  # nothing to open: said, not an exit
+        assert app.is_running

@@ -207,3 +207,99 @@ def test_csv_header_is_the_json_keys_even_without_rows(capsys, tmp_path):
     )
     _, empty_ops, _ = run(capsys, "ops", str(marker), "--format", "csv")
     assert empty_ops == "name,count,self_cpu_us,cpu_total_us,self_device_us,device_total_us,kind\n"
+
+
+def _parsers():
+    from tui.cli import build_parser
+
+    root = build_parser()
+    sub = next(a for a in root._actions if a.dest == "command")
+    return [("", root), *sub.choices.items()]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_every_help_line_fits_80_columns_and_every_argument_is_described(monkeypatch, columns):
+    import argparse
+
+    monkeypatch.setenv("COLUMNS", columns)  # a wide terminal once gave help lines of 113 columns
+    for name, parser in _parsers():
+        text = parser.format_help()
+        long = [line for line in text.splitlines() if len(line) > 80]
+        assert not long, (name, long)
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._VersionAction | argparse._SubParsersAction):
+                continue
+            assert action.help and (action.help == argparse.SUPPRESS or len(action.help) > 8), (name, action.dest)
+
+
+def test_a_negative_percentage_is_a_usage_error(capsys):
+    code = None
+    with pytest.raises(SystemExit) as exit_:
+        main(["diff", BERT, BERT, "--fail-if-slower", "-5"])
+    err = capsys.readouterr().err
+    code = exit_.value.code
+    assert code == 2 and err.count("\n") == 1 and "--fail-if-slower: must be 0 or more, got -5" in err
+    assert run(capsys, "diff", BERT, BERT, "--fail-if-slower", "0")[0] == 0  # identical traces pass a 0% gate
+
+
+@pytest.mark.parametrize(
+    "name, entry",
+    [
+        ("a100", "A100 SXM4 80GB"),  # one GPU in four forms: its SXM part, said on stderr
+        ("h100 sxm", "H100 SXM"),
+        ("SXM H100", "H100 SXM"),
+        ("h100-pcie", "H100 PCIe"),
+        ("H100", "H100 SXM"),
+        ("mi250", "MI250 (one GCD)"),  # the MI250 itself, not also the MI250X
+        ("mi250x", "MI250X (one GCD)"),
+        ("4090", "GeForce RTX 4090"),
+        ("a10", "A10"),
+        ("b200", "B200"),
+    ],
+)
+def test_gpu_names_match_on_any_unambiguous_part(name, entry):
+    from tui.cli_gpu import match_gpu
+
+    device, note = match_gpu(name)
+    assert device.name == entry
+    assert bool(note) == (name.lower() in ("a100", "h100")), note
+
+
+def test_an_ambiguous_gpu_lists_its_candidates_one_per_line(capsys):
+    code, out, err = run(capsys, "roofline", BERT, "--gpu", "mi3")
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == "tracetui: error: --gpu 'mi3' matches 3 GPUs; name one of them:"
+    assert [line.strip() for line in lines[1:]] == ["MI300X", "MI325X", "MI355X"]
+    code, out, err = run(capsys, "roofline", BERT, "--gpu", "tpu")
+    assert code == 2 and err.count("\n") == 1 and len(err) < 200 and "A100, A10," in err
+
+
+def test_gpu_a100_prints_the_a100s_roofs_and_says_which(capsys):
+    code, out, err = run(capsys, "roofline", BERT, "--gpu", "a100", "--format", "json")
+    assert code == 0 and json.loads(out)["device"]["name"] == "A100 SXM4 80GB"
+    assert "taken as the A100 SXM4 80GB" in err and "A100 PCIe 40GB" in err
+
+
+async def test_the_palettes_screenshot_goes_to_the_working_directory_or_the_one_given(tmp_path, monkeypatch):
+    from conftest import wait_for_main
+
+    from tui.app import TraceApp
+
+    monkeypatch.chdir(tmp_path)
+    for given, where in [(None, tmp_path), (str(tmp_path / "shots"), tmp_path / "shots")]:
+        (tmp_path / "shots").mkdir(exist_ok=True)
+        app = TraceApp([CPU], use_cache=False, screenshot_dir=given)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for_main(pilot)
+            saved = app.save_screenshot_here()
+            assert saved is not None and saved.parent == where and saved.suffix == ".svg" and saved.exists()
+            await pilot.pause()
+            assert any(str(saved) in n.message for n in app._notifications)
+    app = TraceApp([CPU], use_cache=False, screenshot_dir=str(tmp_path / "no" / "such"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_main(pilot)
+        assert app.save_screenshot_here() is None
+        await pilot.pause()
+        said = [n.message for n in app._notifications if n.severity == "error"]
+        assert said and str(tmp_path / "no" / "such") in said[0] and "No such file or directory" in said[0]

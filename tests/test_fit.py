@@ -272,3 +272,15 @@ def test_an_op_at_several_shapes_keeps_its_shapes_in_the_name_when_the_column_ca
     wide = fit(R.COLUMNS, rows, t, 400)  # room for the column: the name stays the name
     assert "Input shapes" in wide.headers and [row[0] for row in wide.cells] == ["aten::addmm"] * len(rows)
     assert compact_shapes("[[512], [141, 512], [], []]") == "[[512],[141,512]]"
+
+
+@pytest.mark.parametrize("width", (24, 34, 40))
+def test_sibling_elementwise_kernels_keep_what_they_apply(width, kernel_names):
+    """At 80 columns BERT's add read `…elementwise_kernel<…BFloat16, …>…` and GELU nearly the same: the function's
+    name, which every sibling shares, now gives way to the functor that tells them apart."""
+    names = [n for n in kernel_names[BERT] if "elementwise_kernel" in n]
+    short = dict(zip(names, shorten_names(names, width), strict=True))
+    told = {"CUDAFunctor_add": "add", "GeluCUDAKernelImpl": "Gelu", "CompareEqFunctor": "CompareEq"}
+    for name, s in short.items():
+        word = next(w for w in told if w in name)
+        assert told[word] in s, (width, s)

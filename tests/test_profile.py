@@ -172,11 +172,20 @@ def test_missing_torch_gives_an_install_hint(tmp_path):
         f"sys.exit(main(['profile', 'matmul_add', '--no-open', '-o', {str(tmp_path / 't.json')!r}]))"
     )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert proc.returncode == 2
-    assert (
-        proc.stderr.strip()
-        == "tracetui: error: torch is not installed; install it with: pip install 'tracetui[profile]' (or your own torch build)"
-    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    root = Path(__file__).resolve().parents[1]
+    assert proc.stderr.startswith(f"tracetui: error: torch is not installed; from this checkout ({root}): ")
+    assert "pip install -e '.[profile]' 'torch==2.13.0'" in proc.stderr and "CUDA build" in proc.stderr
+    assert "tracetui[profile]" not in proc.stderr  # from a checkout that name installs nothing useful
+
+
+def test_installed_as_a_package_the_hint_says_bring_your_own_torch(tmp_path, monkeypatch):
+    from profiler_runner import runner
+
+    monkeypatch.setattr(runner, "__file__", str(tmp_path / "site-packages" / "profiler_runner" / "runner.py"))
+    assert runner.checkout_root() is None
+    hint = runner.torch_hint()
+    assert "your own torch" in hint and "pytorch.org" in hint and "-e '.[profile]'" not in hint
 
 
 def test_flash_and_cudnn_need_half_precision_on_cuda():
@@ -400,6 +409,8 @@ def test_compile_modes_are_in_the_tag_and_the_samples_list():
     )
     assert mode_tag(args) == "warm_compiled-reduce-overhead"
     args.compile_mode = "default"
+    assert mode_tag(args) == "warm_compiled"
+    args.compile_mode = None  # --compile alone: the tag never says None
     assert mode_tag(args) == "warm_compiled"
     names = capture_samples.captures()
     assert names["mlp_fwd_compiled_reduce_overhead"] == ["mlp", "--compile-mode", "reduce-overhead"]

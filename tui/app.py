@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
+from . import pace
 from .keymap import first_open
 from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen, lanes_first
@@ -88,6 +90,13 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help: keys and legend", key_display="?", id="app.help"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Command palette: views, other captures, ranks, the theme, a screenshot",
+            show=False,
+            id="app.palette",
+        ),
     ]
 
     def __init__(
@@ -97,12 +106,18 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         compare: bool = False,
         initial_view: str = "timeline",
         graph_capture: str | None = None,
+        watch: str | Path | None = None,
+        interval: float = 2.0,
+        screenshot_dir: str | None = None,
     ) -> None:
         super().__init__()
         from .model.load.parts import prepare_workers
 
-        prepare_workers(paths)  # before Textual captures stderr
+        prepare_workers([*paths, *([str(watch)] if watch else [])])  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
+        self.watch_folder = Path(watch) if watch else None  # watch: the strip is the home
+        self.interval = interval
+        self.screenshot_dir = screenshot_dir  # where the palette's Screenshot saves (None: the working directory)
         self.initial_view, self.graph_capture = initial_view, graph_capture
         self.told: list[str] = []  # what the load has to say (a graph capture refused, ...)
         self.captures: list[Path] = []  # the other captures of the folder the trace is in (the palette opens them)
@@ -121,6 +136,11 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.keymap_overrides, self.keymap_problem = load_keymap()
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
+        if self.watch_folder is not None:
+            from .screens.watch import WatchScreen
+
+            self.push_screen(WatchScreen(self.watch_folder, self.use_cache, self.interval))
+            return
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
         if self.compare:
             self.load_pair(self.paths[0], self.paths[1])
@@ -130,12 +150,27 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     def get_system_commands(self, screen):
         """Textual's commands less the ones ours replace (its key panel: our help has the legend and the words)."""
         for command in super().get_system_commands(screen):
-            if command.title not in ("Keys", "Quit"):
+            if command.title not in ("Keys", "Quit", "Screenshot"):
                 yield command
+        where = self.screenshot_dir or "the working directory"
+        yield SystemCommand("Screenshot", f"save an SVG of the screen in {where}", self.save_screenshot_here)
         yield SystemCommand(
             "Keys and legend", "every key that works here, in words, and what the colours mean", self.action_help
         )
         yield SystemCommand("Quit", "leave tracetui", self.exit)
+
+    def save_screenshot_here(self) -> Path | None:
+        """Save an SVG of the screen in the screenshot folder; the notice names the file, or why it could not."""
+        folder = Path(self.screenshot_dir or os.getcwd()).expanduser()
+        name = f"tracetui-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        try:
+            saved = Path(self.save_screenshot(filename=name, path=str(folder)))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.notify(f"could not save the screenshot in {folder}: {reason}", title="Screenshot", severity="error")
+            return None
+        self.notify(f"saved {saved}", title="Screenshot", timeout=6)
+        return saved
 
     def _reporter(self, phase: str, offset: float = 0.0, scale: float = 1.0):
         """A progress callback for one phase: rate-limited messages, and a stop when cancelled."""
@@ -159,7 +194,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             return
         except Exception as exc:  # noqa: BLE001 - reported by the CLI as one line
             message = LoadFailed(exc)
-        self.post_message(message)
+        pace.post(self, message)
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
@@ -222,14 +257,43 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
     def on_load_failed(self, message: LoadFailed) -> None:
+        if self.home() is not None:  # a capture opened from the watch strip: say why, and go on watching
+            self.notify(f"could not open it: {message.error}", severity="error", timeout=10)
+            self.back_home()
+            return
         self.load_error = message.error
         self.exit(return_code=2)
 
     def open_capture(self, path: Path) -> None:
-        """Show another capture of the same folder (from the palette)."""
+        """Show another capture of the same folder (from the palette), or one from the watch strip (over it)."""
         self.paths = [str(path)]
-        self.switch_screen(LoadingScreen(path.name))
+        loading = LoadingScreen(path.name)
+        if self.home() is self.screen:
+            self.push_screen(loading)
+        else:
+            self.switch_screen(loading)
         self.load(str(path))
+
+    def home(self):
+        """The watch strip under the viewer, when tracetui was started by `watch` (else None)."""
+        from .screens.watch import WatchScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, WatchScreen)), None)
+
+    def back_home(self) -> None:
+        """Close the viewer (and whatever is over it) and show the watch strip again; a load under way stops."""
+        home = self.home()
+        self.workers.cancel_group(self, "load")
+        while self.screen is not home and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        """q: from a capture opened from the watch strip, back to the strip; anywhere else, leave tracetui."""
+        home = self.home()
+        if home is not None and self.screen is not home:
+            self.back_home()
+        else:
+            self.exit()
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_sections

@@ -13,7 +13,7 @@ from profiler_runner.errors import ProfileError, UserCodeError
 
 from .cli_captures import CaptureUsage, cmd_watch
 from .cli_captures import run as run_command
-from .cli_help import count
+from .cli_help import Help, count, percent
 from .cli_mcp import add_parser as add_mcp_parser
 from .cli_mcp import cmd_mcp
 from .cli_sql import add_parser as add_sql_parser
@@ -41,10 +41,17 @@ def _trace_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
+TRACE_HELP = "a trace (.json or .json.gz), or a folder: of per-rank traces (one job), or of captures (the newest)"
+
+
+def _format_opt(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    p.add_argument("--format", choices=formats, default="text", help="how to print it (default: text)")
+
+
 def _one_trace(sub, name: str, text: str, formats: tuple[str, ...] = FORMATS) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=text)
-    p.add_argument("trace", metavar="TRACE")
-    p.add_argument("--format", choices=formats, default="text")
+    p.add_argument("trace", metavar="TRACE", help=TRACE_HELP)
+    _format_opt(p, formats)
     _trace_opts(p)
     return p
 
@@ -59,51 +66,66 @@ def _capture_opt(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
-def _table_opts(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sort", help="column to sort by (descending)")
+def _screenshot_opt(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where the palette's Screenshot saves its SVG (default: the working directory)",
+    )
+
+
+def _table_opts(p: argparse.ArgumentParser, sorts: str) -> None:
+    p.add_argument("--sort", metavar="KEY", help=f"the column to sort by, largest first: {sorts}")
     p.add_argument("--limit", type=count, default=0, metavar="N", help="rows to print (0: all)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = OneLineParser(
-        prog="tracetui", description="A terminal viewer for PyTorch profiler traces."
+        prog="tracetui", description="A terminal viewer for PyTorch profiler traces.", formatter_class=Help
     )
     from .cli_help import version
 
     parser.add_argument("--version", action="version", version=f"tracetui {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("open", help="open a trace (.json, .json.gz or a folder of per-rank traces) in the viewer")
-    p.add_argument("traces", nargs="+", metavar="TRACE")
-    p.add_argument("--compare", action="store_true", help="compare two traces")
+    p.add_argument("traces", nargs="+", metavar="TRACE", help=TRACE_HELP + "; two with --compare")
+    p.add_argument("--compare", action="store_true", help="compare two traces side by side")
+    _screenshot_opt(p)
     _trace_opts(p)
     _capture_opt(p)
     _capture_opt(_one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md")))
+    from .tables import code, kernels, ops, roofline
+
     p = _capture_opt(_one_trace(sub, "ops", "print the key_averages() table"))
-    _table_opts(p)
+    _table_opts(p, ", ".join(ops.SORTS) + " (or torch's names: cuda_time_total, ...)")
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
     p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
-    _table_opts(_capture_opt(_one_trace(sub, "kernels", "print per-kernel GPU statistics")))
+    _table_opts(_capture_opt(_one_trace(sub, "kernels", "print per-kernel GPU statistics")), ", ".join(kernels.SORTS))
     p = _capture_opt(
         _one_trace(
             sub, "code", "print time per function at its def line (Python frames), with the GPU time launched from it"
         )
     )
-    _table_opts(p)
+    _table_opts(p, ", ".join(code.SORTS))
     p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")
     _one_trace(sub, "memory", "print peak memory per device, the ops that allocate most, what is never freed")
     p = _capture_opt(
         _one_trace(sub, "roofline", "print FLOPs, bytes and achieved TFLOP/s and GB/s per op against the GPU's roofs")
     )
-    _table_opts(p)
-    p.add_argument("--gpu", metavar="NAME", help="the GPU whose roofs to use (default: the trace's deviceProperties)")
+    _table_opts(p, ", ".join(roofline.SORTS))
+    p.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="the GPU whose roofs to use, any part of its name: a100, 'h100 sxm' (default: the trace's own GPU)",
+    )
     p.add_argument(
         "--peaks",
         metavar="FILE",
         help="measured roofs: JSON/TOML with peak_gbps, peak_tflops (or TraceLens's arch JSON)",
     )
     p = sub.add_parser("ranks", help="one row per rank of a folder of per-rank traces: stragglers, collectives")
-    p.add_argument("trace", metavar="DIR")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("trace", metavar="DIR", help="a folder of per-rank traces (one file per rank)")
+    _format_opt(p, FORMATS)
     p.add_argument(
         "--engine", choices=("local", "dask"), default="local", help="a local process pool, or a Dask cluster"
     )
@@ -111,12 +133,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=0, metavar="N", help="local processes (0: one per core)")
     _trace_opts(p)
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
-    p.add_argument("trace_a", metavar="A")
-    p.add_argument("trace_b", metavar="B", nargs="?", help="(none: A is a folder of captures, its newest two)")
-    p.add_argument("--format", choices=("text", "json", "md"), default="text")
+    p.add_argument("trace_a", metavar="A", help="the trace to compare against (or a folder of captures)")
+    p.add_argument("trace_b", metavar="B", nargs="?", help="the trace compared (none: A's newest two captures)")
+    _format_opt(p, ("text", "json", "md"))
     p.add_argument("--limit", type=count, default=20, metavar="N", help="op and kernel rows to print (0: all)")
     p.add_argument(
-        "--fail-if-slower", type=float, metavar="PCT", help="exit 3 if B's typical step is PCT%% slower than A's"
+        "--fail-if-slower",
+        type=percent,
+        metavar="PCT",
+        help="exit 3 if B's typical step is more than PCT%% slower than A's (PCT >= 0)",
     )
     _trace_opts(p)
     _one_trace(
@@ -229,16 +254,19 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
 
 def cmd_roofline(args: argparse.Namespace) -> int:
-    from .model.analyses.peaks import PeaksError, by_name, read_peaks
+    from .cli_gpu import match_gpu
+    from .model.analyses.peaks import PeaksError, read_peaks
     from .model.analyses.roofline import with_device
     from .reports import render_roofline
     from .tables import roofline
 
     roofline.resolve_sort(args.sort)
     try:
-        device = read_peaks(args.peaks) if args.peaks else by_name(args.gpu) if args.gpu else None
+        device, note = (read_peaks(args.peaks), "") if args.peaks else match_gpu(args.gpu) if args.gpu else (None, "")
     except PeaksError as exc:
         raise UsageError(str(exc)) from None
+    if note:
+        print(f"tracetui: note: {note}", file=sys.stderr)
     table = load(args.trace, args.no_cache, args.graph_capture).roofline
     if not table.has_shapes:
         raise UsageError(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
@@ -305,6 +333,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         compare=args.compare,
         initial_view=getattr(args, "initial_view", None) or "timeline",
         graph_capture=getattr(args, "graph_capture", None),
+        screenshot_dir=getattr(args, "screenshot_dir", None),
     )
     app.run()
     if app.load_error:

@@ -20,9 +20,10 @@ OTHERS_SHOWN = 5  # of the other captures, named in the text output
 WATCH_EPILOG = """\
 prints: with --format json, one line per capture (capture, steps, step_us, verdict, reason, written), every
 capture already there first, then each new one once its file is complete; --format text, the same as a table
-row. Without --format: the viewer, a strip of the captures with their step times and verdicts (d: diff the
-shown capture against the one before it). Files still being written, or corrupt, are skipped with a note.
-defaults: poll every 2 s, until Ctrl-C (--once: the captures already there, then exit).
+row. Without --format: a strip of the captures with their step times and verdicts (d: diff the shown
+capture against the one before it; o: open it in the viewer, q or Esc there comes back to the strip). Files
+still being written, or corrupt, are skipped with a note; an empty folder is waited on.
+defaults: poll every 2 s, until Ctrl-C (--once: the captures already there, then exit; none: says so).
 example: tracetui watch runs/profile --format json >> profile.log"""
 
 
@@ -101,10 +102,13 @@ def add_watch_parser(sub) -> argparse.ArgumentParser:
         epilog=WATCH_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("trace", metavar="DIR")
+    p.add_argument("trace", metavar="DIR", help="the folder the training run writes its captures to")
     p.add_argument("--format", choices=("text", "json"), help="headless: one line per capture (default: the viewer)")
     p.add_argument("--interval", type=float, default=2.0, metavar="S", help="seconds between looks (default 2)")
     p.add_argument("--once", action="store_true", help="report the captures already there, then exit")
+    p.add_argument(
+        "--screenshot-dir", metavar="DIR", help="where the palette's Screenshot saves (default: the working directory)"
+    )
     p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
@@ -119,17 +123,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.format is None and (args.once or not sys.stdout.isatty()):
         args.format = "text"  # --once, or piped: lines, never a full-screen viewer into a pipe
     if args.format is None:
-        from .screens.watch import WatchApp
+        from .app import TraceApp  # the strip, and `o` opens a capture in the viewer over it
 
-        app = WatchApp(folder, use_cache=not args.no_cache, interval=args.interval)
-        chosen = app.run()
-        if not chosen:
-            return app.return_code or 0
-        from .cli import cmd_open  # `o`: the shown capture in the full viewer
-
-        opened = argparse.Namespace(traces=[chosen], compare=False, no_cache=args.no_cache, debug=args.debug)
-        opened.graph_capture = None
-        return cmd_open(opened)
+        app = TraceApp(
+            [], use_cache=not args.no_cache, watch=folder, interval=args.interval, screenshot_dir=args.screenshot_dir
+        )
+        app.run()
+        return app.return_code or 0
     return watch_headless(folder, args.format, args.interval, args.once, not args.no_cache)
 
 
@@ -143,6 +143,8 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
         while True:
             ready, notes = watcher.poll()
             looks += 1
+            if looks == 1 and not ready and not notes and not watcher.writing():
+                print(_nothing(folder, once), file=sys.stderr, flush=True)
             for note in notes:
                 print(f"tracetui: note: {note}", file=sys.stderr, flush=True)
             for f in ready:
@@ -158,6 +160,13 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
             time.sleep(min(interval, SETTLE_S) if once else interval)
     except KeyboardInterrupt:
         return 0
+
+
+def _nothing(folder: Path, once: bool) -> str:
+    """What watch says of a folder with no capture in it yet."""
+    if once:
+        return f"tracetui: note: {folder}: no captures in it (no .json or .json.gz trace); nothing to report"
+    return f"tracetui: note: {folder}: no captures yet; waiting for the first (Ctrl-C stops)"
 
 
 def _line(row, fmt: str) -> str:

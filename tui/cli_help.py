@@ -1,9 +1,14 @@
-"""The command line's manners: --version, counts that must not be negative, and each command's --help epilog."""
+"""The command line's manners: --version, counts and percentages that must not be negative, each command's --help
+epilog, and help that fits 80 columns."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import textwrap
 from importlib import metadata
+
+HELP_WIDTH = 80  # no help line is wider (a narrower terminal gets narrower ones)
 
 EPILOGS = {
     "open": (
@@ -81,11 +86,51 @@ def count(text: str) -> int:
     return value
 
 
+def percent(text: str) -> float:
+    """argparse type: a percentage, 0 or more; a negative one is a usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 5 or 2.5, got {text!r}") from None
+    if not value >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+class Help(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, at most HELP_WIDTH columns; descriptions and epilogs are wrapped line by line, so their
+    layout (prints:, defaults:, example:) stays and a wrapped line is indented under its label."""
+
+    def __init__(self, prog: str) -> None:
+        width = min(HELP_WIDTH, shutil.get_terminal_size((HELP_WIDTH, 24)).columns)
+        super().__init__(prog, width=width, max_help_position=30)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = []
+        for para in _paragraphs(text):
+            label = para.split(" ", 1)[0].endswith(":")
+            lines += textwrap.wrap(para, width, initial_indent=indent, subsequent_indent=indent + "  " * label) or [""]
+        return "\n".join(lines)
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Lines joined into paragraphs: a new one at each `label:` line (prints:, defaults:, example:) or blank line."""
+    out: list[str] = []
+    for line in text.splitlines():
+        words = line.strip()
+        if not words or not out or words.split(" ", 1)[0].endswith(":") or not out[-1]:
+            out.append(words)
+        else:
+            out[-1] += " " + words
+    return out
+
+
 def add_epilogs(sub) -> None:
-    """Give each command's --help what it prints, its defaults and one example (commands with their own keep it)."""
+    """Give each command's --help what it prints, its defaults and one example (commands with their own keep it),
+    all of it within HELP_WIDTH columns."""
     for name, parser in sub.choices.items():
+        parser.formatter_class = Help
         if name not in EPILOGS or parser.epilog:
             continue
         prints, defaults, example = EPILOGS[name]
         parser.epilog = f"prints: {prints}\ndefaults: {defaults}\nexample: {example}"
-        parser.formatter_class = argparse.RawDescriptionHelpFormatter

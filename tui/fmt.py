@@ -27,6 +27,17 @@ def fmt_memory(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
+def fmt_memory_short(nbytes: float) -> str:
+    """Bytes in at most five characters, for a lane's gutter: 0B, 512K, 87.5M, 116M, 1.25G."""
+    value = float(nbytes)
+    for unit, scale in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if abs(value) >= scale:
+            value /= scale
+            text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+            return f"{text}{unit}"
+    return f"{value:.0f}B"
+
+
 def fmt_dur(ns: float) -> str:
     """A compact duration for labels and rulers, from nanoseconds."""
     ns = float(ns)
@@ -384,7 +395,49 @@ def _shorten(shape: _Shape, width: int, counts: dict[str, int], local: dict[str,
     text, parted = _fill(shape, width, plan, False, local is None)
     if not parted:
         text, _ = _fill(shape, width, plan, True, False)
+    best = _telling(plan)
+    if best is not None and not _shown(text, best[1]) and len(plan.tail) > 1:
+        plan.tail = plan.tail[:1]  # the function's name is shared by the rows: give its room to what tells them apart
+        shorter, _ = _fill(shape, width, plan, not parted, local is None)
+        text = shorter if _shown(shorter, best[1]) > _shown(text, best[1]) else text
     return text or _plain_cut(_flat_name(shape), width)
+
+
+def _telling(plan: _Plan) -> _Unit | None:
+    """A C++ name's word that best tells it from the other rows of its function: its rarest named argument
+    (`CUDAFunctor_add`, `GeluCUDAKernelImpl`), when it has one."""
+    if not plan.cxx or not plan.picks or not plan.picks[0]:
+        return None
+    first = plan.picks[0][0]
+    return first if first[3] else None
+
+
+def _shown(text: str, word: str) -> int:
+    """How much of the word the text shows: all of it, or the part before its cut (`CUDAFunctor…`), or 0."""
+    if word in text:
+        return len(word)
+    return max((len(c) - 1 for c in _cuts(word) if c in text), default=0)
+
+
+def _cuts(word: str) -> list[str]:
+    """A word cut shorter, most telling first: its start and its last snake_case part (`CUDA…add`), longest first,
+    then its start alone (`CUDAFunctor…`, `GeluCUDA…`)."""
+    last = word.rsplit("_", 1)[1] if "_" in word.strip("_") else ""
+    heads = _prefixes(word)
+    ends = [f"{h}{ELLIPSIS}{last}" for h in heads if last and not h.endswith(last)]
+    return [c for c in ends if len(c) < len(word)] + [h + ELLIPSIS for h in heads]
+
+
+def _prefixes(word: str) -> list[str]:
+    """A word's leading parts, longest first, cut at underscores or capitals (`GeluCUDAKernelImpl`: `GeluCUDAKernel`,
+    `GeluCUDA`, `Gelu`)."""
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|_", word)
+    out = []
+    for j in range(len(parts) - 1, 0, -1):
+        head = "".join(parts[:j]).rstrip("_")
+        if head and head not in out:
+            out.append(head)
+    return out
 
 
 def _fill(shape: _Shape, width: int, plan: _Plan, local_first: bool, first_pass: bool) -> tuple[str, bool]:
@@ -405,15 +458,14 @@ def _fill(shape: _Shape, width: int, plan: _Plan, local_first: bool, first_pass:
         return uid in kept
 
     def keep(uid: int, text: str) -> bool:
-        """The word, or a whole name's first words (`direct_copy…`)."""
-        if fits(uid, text) or "_" not in text:
-            return uid in kept
-        parts = text.split("_")
-        for j in range(len(parts) - 1, 0, -1):
-            cut[uid] = "_".join(parts[:j]) + ELLIPSIS
-            if fits(uid, cut[uid]):
+        """The word, or a whole name's first words (`direct_copy…`, `GeluCUDA…`)."""
+        if fits(uid, text):
+            return True
+        for short in _cuts(text):
+            cut[uid] = short
+            if fits(uid, short):
                 return True
-        del cut[uid]
+        cut.pop(uid, None)
         return False
 
     for units, most in plan.phases(local_first):

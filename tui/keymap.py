@@ -34,8 +34,10 @@ def bound_classes() -> list[Any]:
     """Every class of the app with key bindings: the screens and the widgets of every view."""
     from .app import TraceApp
     from .screens.compare import CompareScreen
+    from .screens.details_overlay import DetailsOverlay
     from .screens.help import HelpScreen
     from .screens.main import MainScreen
+    from .screens.watch import WatchScreen
     from .widgets import (
         code_view,
         details,
@@ -49,7 +51,8 @@ def bound_classes() -> list[Any]:
         tree_view,
     )
 
-    classes: list[Any] = [TraceApp, MainScreen, CompareScreen, HelpScreen, timeline.Timeline, tree_view.CallTreeView]
+    classes: list[Any] = [TraceApp, MainScreen, CompareScreen, HelpScreen, WatchScreen, DetailsOverlay]
+    classes += [timeline.Timeline, tree_view.CallTreeView]
     classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
     classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
     return classes + [roofline_view.RooflineView]

@@ -59,14 +59,15 @@ def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: M
         weird = np.isin(cat_col, [int(Cat.OVERHEAD), int(Cat.TRACE)])
         weird_counts = np.bincount(track_col[weird], minlength=len(keys))
         meta_only = (counts > 0) & (counts == weird_counts)
+    devices = {pid for (pid, _), is_gpu in zip(keys, gpu, strict=True) if is_gpu}  # a GPU's pid is not a process
     out = []
     for i, (pid, tid) in enumerate(keys):
         kind: TrackKind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
-        out.append(replace(_track(i, rank, pid, tid, kind, meta), events=int(counts[i])))
+        out.append(replace(_track(i, rank, pid, tid, kind, meta, pid in devices), events=int(counts[i])))
     return out
 
 
-def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
+def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta, device: bool = False) -> Track:
     order: tuple
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
@@ -81,7 +82,7 @@ def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
             str(tid),
         )
     elif kind == "cpu":
-        name = _thread_label(pid, tid, tname)
+        name = _thread_label(pid, tid, tname, device)
         process = f"{meta.process_name.get(pid, 'process')} {pid}".strip()
         main_first = 0 if name == "python main thread" else 1
         order = (0, _num(pid), main_first, meta.thread_sort.get((pid, tid), _num(tid)), str(tid))
@@ -92,13 +93,15 @@ def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta) -> Track:
     return Track(i, rank, pid, tid, kind, name, process, order)
 
 
-def lane_titles(tracks: list[Track]) -> dict[int, tuple[str, str]]:
+def lane_titles(tracks: list[Track], runs: dict[int, str] | None = None) -> dict[int, tuple[str, str]]:
     """Per track id, the timeline's (title, subtitle): a CPU lane is titled CPU, its thread's name below it.
 
     `CPU main thread` over `python main thread · tid 19392`; a GPU lane keeps its name (`GPU 0 stream 7`).
+    runs: per track, the Python frame its first event is (`tqdm/_monitor.py(60): run`): a thread other than
+    the main one is then titled by the package it runs (`CPU tqdm thread`), as the trace says.
     Two lanes of one rank never share a title: alike ones add their thread id, then their process id.
     """
-    out = {t.id: _title(t) for t in tracks}
+    out = {t.id: _title(t, (runs or {}).get(t.id, "")) for t in tracks}
     for extra in (lambda t: f"tid {t.tid}", lambda t: f"pid {t.pid}"):
         seen: dict[tuple[int, str], list[Track]] = {}
         for t in tracks:
@@ -109,18 +112,39 @@ def lane_titles(tracks: list[Track]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _title(t: Track) -> tuple[str, str]:
+def _title(t: Track, runs: str = "") -> tuple[str, str]:
     if t.kind != "cpu":
         return t.name, ""
-    what = t.name.removeprefix("python ")
+    package = package_of(runs) if t.name != "python main thread" else ""
+    what = f"{package} thread" if package else _generic(t.name).removeprefix("python ")
     return f"CPU {what}", f"{t.name} · tid {t.tid}" if str(t.tid) not in t.name else t.name
 
 
-def _thread_label(pid, tid, tname: str) -> str:
+def package_of(frame: str) -> str:
+    """The top package of a Python frame's file (`tqdm/_monitor.py(60): run` -> `tqdm`; '' when not a frame)."""
+    path = frame.split("(", 1)[0] if ".py(" in frame else ""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if len(parts) < 2:
+        return ""
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts[:-1]:
+            return parts[parts.index(marker) + 1].removesuffix(".py")
+    return parts[0] if not parts[0].startswith(("<", ".")) else ""
+
+
+def _generic(name: str) -> str:
+    """Kineto's `thread 0 (python3)` as `thread 0`: the process is said by the header above."""
+    head, _, rest = name.partition(" (")
+    return head if head.startswith("thread ") and rest.endswith(")") else name
+
+
+def _thread_label(pid, tid, tname: str, device: bool = False) -> str:
+    """What the trace says of a CPU thread: autograd's, the main thread (tid == pid of a real process: a GPU's
+    pid 0 holding a thread 0 is not one), else its own name."""
     low = tname.lower()
     if "autograd" in low:
         return "autograd thread" + (f" ({tid})" if tid != pid else "")
-    if tid == pid or "pt_main_thread" in low:
+    if (tid == pid and not device) or "pt_main_thread" in low:
         return "python main thread"
     return tname or f"thread {tid}"
 

@@ -12,11 +12,12 @@ from ..model.analyses.diff import Diff
 from ..tables import diff as D
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
-from ..widgets.view_pane import ViewPane, focus_target
+from ..widgets.view_pane import ViewPane
+from .showing import ShowsViews
 from .views import COMPARE, key_bindings
 
 
-class CompareScreen(ReportsFailedWorkers, Screen):
+class CompareScreen(ShowsViews, ReportsFailedWorkers, Screen):
     HELP_NAME = "Comparing two traces"
     BINDINGS = [
         *key_bindings(COMPARE, "compare.view"),
@@ -28,6 +29,7 @@ class CompareScreen(ReportsFailedWorkers, Screen):
         self.diff, self.labels, self.pushed = d, labels, pushed
         self.failures: dict[str, tuple[str, object]] = {}
         self.analysis = self.structure = None  # the compare views read the diff, not an analysis
+        self.view_name = COMPARE[0].name  # the view shown, and where the focus goes (showing.py)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return self.pushed if action == "back" else True
@@ -45,17 +47,12 @@ class CompareScreen(ReportsFailedWorkers, Screen):
             id="compare-head",
             markup=False,
         )
-        with TabbedContent():  # the first pane (summary) is shown first
+        with TabbedContent(initial=self.view_name):
             for spec in COMPARE:
                 yield ViewPane(spec, self)
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         for pane in self.query(ViewPane):
-            pane.ensure()
-
-    def action_view(self, name: str) -> None:
-        self.query_one(TabbedContent).active = name
-        target = focus_target(self.query_one(f"ViewPane#{name}", ViewPane))
-        if target is not None:
-            target.focus()
+            pane.ensure()  # the diff is computed: every view can be made at once
+        await self.settle_view(take_focus=True)

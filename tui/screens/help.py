@@ -34,6 +34,8 @@ KEY_WORDS = {
     "left_square_bracket": "[",
     "right_square_bracket": "]",
     "ctrl+p": "Ctrl+P",
+    "tab": "Tab",
+    "shift+tab": "Shift+Tab",
 }
 
 Row = tuple[str, str, str]  # keys, what they do, the binding's id (for keymap.toml)
@@ -67,7 +69,7 @@ def _rows(node, overrides: dict[str, str], seen: set[str]) -> list[Row]:
         rows.append(
             (
                 b.key_display if b.key_display and keys == b.key else keys_in_words(",".join(fresh)),
-                b.description or b.action,
+                b.tooltip or b.description or b.action,
                 b.id or "",
             )
         )
@@ -119,7 +121,7 @@ class HelpScreen(ModalScreen):
             yield LazyTable(self._source())
 
     def on_mount(self) -> None:
-        self.query_one(LazyTable).focus()
+        self.set_focus(self.query_one(LazyTable))
 
     def action_ids(self) -> None:
         self.with_ids = not self.with_ids

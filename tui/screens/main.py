@@ -18,12 +18,9 @@ from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
 from textual.worker import get_current_worker
 
-from .. import faults
+from .. import faults, pace
 from ..gcpolicy import keep_long_lived
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
-from ..model.analyses.achieved import roofline_at
-from ..model.analyses.details import brief, describe
-from ..model.analyses.memory import memory_at
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -32,10 +29,13 @@ from ..widgets.details import DetailsPanel
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.phases import PhaseBars
+from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
+from .details_side import ShowsDetails
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
 from .planner import DETAILS, STRUCTURE, plan
+from .showing import ShowsViews
 from .views import MAIN, key_bindings, spec_of
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
 
 
-class MainScreen(ReportsFailedWorkers, Screen):
+class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
     HELP_NAME = "Everywhere"
@@ -55,6 +55,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         Binding("p", "python(False)", "Show Python frames", id="main.show_python"),
         Binding("C", "compare_ranks", "Compare ranks", id="main.compare_ranks"),
         Binding("escape", "close_details", "Close the details panel", show=False, id="main.close_details"),
+        Binding("escape", "back_home", "Back to the watch", id="main.back_home"),
     ]
 
     def __init__(
@@ -63,11 +64,14 @@ class MainScreen(ReportsFailedWorkers, Screen):
         super().__init__()
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
-        self.initial = initial
+        self.view_name = initial  # the view shown, and where the focus goes (tui/screens/showing.py)
+        self.reveal_pending = False  # the tree, once shown, moves to the selection
         self.origin = analysis.trace.origin  # time zero: never moved by showing or hiding frames
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
         self.details_wanted = True  # the user has not closed the details panel
+        self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
+        self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.pending_search: str | None = None  # run once the nesting with frames is ready
 
     @property
@@ -76,22 +80,22 @@ class MainScreen(ReportsFailedWorkers, Screen):
         return self.analysis.frameless if self.hide_python else self.analysis
 
     def compose(self) -> ComposeResult:
-        with TabbedContent(initial="timeline"):
+        with TabbedContent(initial=self.view_name):
             for spec in MAIN:
                 yield ViewPane(spec, self)
         yield DetailsPanel(id="details")
+        yield SelectionLine(id="selection")
         yield PhaseBars(("link", "aggregate"), id="background")
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.sub_title = self.title_text
         self.query_one("#search", Input).display = False
         self.range_panel.display = False
-        self.details.show(None)
-        self.timeline.focus()
-        self.analyze(self.initial)
-        if self.initial != "timeline":
-            self.show_view(self.initial)
+        self._show_details(-1)
+        self.call_after_refresh(self.fit_panels)
+        self.analyze(self.view_name)
+        await self.settle_view(take_focus=True)
 
     @property
     def timeline(self) -> Timeline:
@@ -107,9 +111,6 @@ class MainScreen(ReportsFailedWorkers, Screen):
 
         return self.query_one(RangePanel)
 
-    def pane(self, name: str) -> ViewPane:
-        return self.query_one(f"ViewPane#{name}", ViewPane)
-
     # ---- the background worker ---------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="analyses", description="Analysing the trace", exit_on_error=False)
@@ -123,13 +124,13 @@ class MainScreen(ReportsFailedWorkers, Screen):
             try:
                 source.compute(result)
             except Exception as exc:  # noqa: BLE001 - one failed result stays in the panes that need it
-                self.post_message(AnalysisFailed(result, faults.one_line(exc), faults.record(result.name, exc)))
+                pace.post(self, AnalysisFailed(result, faults.one_line(exc), faults.record(result.name, exc)))
             else:
-                self.post_message(AnalysisReady(result))
+                pace.post(self, AnalysisReady(result))
                 if result is Results.memory_curves:
                     from ..widgets.timeline import value_lanes
 
-                    self.post_message(SeriesReady(value_lanes(self.analysis)))
+                    pace.post(self, SeriesReady(value_lanes(self.analysis)))
             phase = result.phase
             done = sum(1 for _, r in jobs[: k + 1] if r.phase == phase) / sum(1 for _, r in jobs if r.phase == phase)
             self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
@@ -148,92 +149,56 @@ class MainScreen(ReportsFailedWorkers, Screen):
     def progress(self, phase: str, fraction: float) -> None:
         bars = self.query_one("#background", PhaseBars)
         bars.progress(phase, fraction)
-        bars.display = not bars.done
+        if bars.display == bars.done:
+            bars.display = not bars.done
+            self.fit_panels()
 
     def on_load_progress(self, message: LoadProgress) -> None:
         message.stop()
         self.progress(message.phase, message.fraction)
 
-    def on_analysis_failed(self, message: AnalysisFailed) -> None:
+    async def on_analysis_failed(self, message: AnalysisFailed) -> None:
         self.failures[message.result.name] = (message.line, message.log)
-        self._panes_changed()
+        await self._panes_changed()
 
-    def on_analysis_ready(self, message: AnalysisReady) -> None:
-        self._panes_changed()
+    async def on_analysis_ready(self, message: AnalysisReady) -> None:
         if message.result in DETAILS + (Results.notes, Results.links) and self.selected >= 0:
             self._show_details(self.selected)
+        await self._panes_changed()
 
-    def _panes_changed(self) -> None:
+    async def _panes_changed(self) -> None:
+        """Views visited while computing are made once their results are ready; the one shown takes the focus."""
         for pane in self.query(ViewPane):
-            if pane.visited and not pane.showing and pane.ensure() and pane.id == self.active_view:
-                self.call_after_refresh(self._focus_view, pane.id)
+            if pane.visited and not pane.showing and pane.id != self.view_name:
+                pane.ensure()
+        await self.settle_view()
 
     # ---- views -------------------------------------------------------------------------------
 
-    def action_view(self, name: str) -> None:
-        self.show_view(name)
+    async def show_view(self, name: str) -> None:
+        self.reveal_pending = name == "tree"
+        await super().show_view(name)
 
-    def show_view(self, name: str) -> None:
-        self.pane(name).ensure()
-        self.query_one(TabbedContent).active = name
-        self.call_after_refresh(self._focus_view, name)
-
-    def _focus_view(self, name: str) -> None:
+    def view_settled(self, pane: ViewPane) -> None:
+        """The details panel beside the views that have it; the tree, once made, at the selection."""
         from ..widgets.tree_view import CallTreeView
 
-        pane = self.pane(name)
-        if name == "tree" and self.selected >= 0 and pane.query(CallTreeView):
-            pane.query_one(CallTreeView).reveal(self.selected)
-        target = focus_target(pane)
-        if target is not None:
-            target.focus()
+        self.fit_panels()
+        if pane.id == "tree" and self.reveal_pending and pane.showing:
+            self.reveal_pending = False
+            if self.selected >= 0:
+                pane.query_one(CallTreeView).reveal(self.selected)
 
-    @property
-    def active_view(self) -> str:
-        return self.query_one(TabbedContent).active
-
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        pane = event.pane
-        if isinstance(pane, ViewPane):
-            pane.ensure()
-            self.details.display = pane.spec.details and self.details_wanted
+    def focus_view(self) -> None:
+        """The focus back in the view shown (from the details panel or the search box)."""
+        pane = self.pane(self.view_name)
+        self.set_focus(focus_target(pane) if pane.showing else None)
 
     # ---- the selection and the details panel -------------------------------------------------
 
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
         self.selected = message.event
         self._show_details(message.event)
-
-    def _show_details(self, event: int) -> None:
-        panel, a = self.details, self.structure
-        if event < 0:
-            panel.show(None)
-        elif all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links):
-            notes = self.analysis.peek(Results.notes)
-            full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
-            details = describe(a, event, self.origin, frames=full)
-            curves = self.analysis.peek(Results.memory_curves)
-            memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
-            roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
-            at = roofline_at(roof, event) if roof is not None else None
-            panel.show(details, notes.notes(event) if notes is not None else None, memory, at)
-        else:
-            panel.show(brief(a, event, self.origin), None)
-
-    def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
-        """Enter: open the details panel, or (open already) move into it to scroll."""
-        panel = self.details
-        if not panel.display:
-            self.details_wanted = panel.display = True
-        else:
-            panel.focus()
-
-    def action_close_details(self) -> None:
-        if self.query_one("#search", Input).has_focus:
-            self._close_search()
-            return
-        self.details_wanted = self.details.display = False
-        self.timeline.focus()
 
     def on_timeline_view_changed(self, message: Timeline.ViewChanged) -> None:
         from ..widgets.ruler import Ruler
@@ -245,6 +210,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
     def on_timeline_range_marked(self, message: Timeline.RangeMarked) -> None:
         panel = self.range_panel
         panel.display = message.span is not None
+        self.fit_panels()
         if message.span is not None:
             panel.computing(message.span)
             self.aggregate(message.span)
@@ -253,7 +219,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
     def aggregate(self, span: tuple[int, int]) -> None:
         from ..model.analyses.rangeagg import aggregate_range
 
-        self.post_message(RangeDone(span, aggregate_range(self.structure, *span)))
+        pace.post(self, RangeDone(span, aggregate_range(self.structure, *span)))
 
     def on_range_done(self, message: RangeDone) -> None:
         if self.timeline.mark == message.span:
@@ -262,7 +228,8 @@ class MainScreen(ReportsFailedWorkers, Screen):
     def on_timeline_search_requested(self, _message: Timeline.SearchRequested) -> None:
         box = self.query_one("#search", Input)
         box.display = True
-        box.focus()
+        self.fit_panels()
+        self.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "search":
@@ -283,17 +250,24 @@ class MainScreen(ReportsFailedWorkers, Screen):
 
     def _close_search(self) -> None:
         self.query_one("#search", Input).display = False
-        self.timeline.focus()
+        self.fit_panels()
+        self.focus_view()
 
     @work(thread=True, exclusive=True, group="search", description="Searching event names", exit_on_error=False)
     def find(self, pattern: str, rx: re.Pattern) -> None:
-        self.post_message(SearchDone(pattern, navigate.search(self.structure, rx)))
+        pace.post(self, SearchDone(pattern, navigate.search(self.structure, rx)))
 
     def on_search_done(self, message: SearchDone) -> None:
         self.timeline.set_matches(message.matches)
         self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
 
     # ---- Python frames shown or hidden -------------------------------------------------------
+
+    def keybar_state(self) -> list[tuple[str, str]]:
+        """Python frames hidden or shown, for the key bar (p changes it)."""
+        if not self.analysis.peek(Results.frame_levels):
+            return []
+        return [("p", "frames hidden" if self.hide_python else "frames shown")]
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "python":  # one of the two p bindings at a time: the footer says the state
@@ -302,8 +276,13 @@ class MainScreen(ReportsFailedWorkers, Screen):
         if action == "compare_ranks":
             return len(self.ranks) > 1
         if action == "close_details":
-            return bool(self.details.display) or self.query_one("#search", Input).has_focus
+            return self._closable()
+        if action == "back_home":  # Esc backs out one level: what is open here first, then the viewer
+            return getattr(self.app, "home", lambda: None)() is not None and not self._closable()
         return True
+
+    def action_back_home(self) -> None:
+        self.app.back_home()  # type: ignore[attr-defined]
 
     def action_python(self, hide: bool) -> None:
         if not self.analysis.peek(Results.frame_levels):
@@ -325,7 +304,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         for result in STRUCTURE:
             structure.compute(result)
         if not get_current_worker().is_cancelled:
-            self.post_message(StructureReady(hide, lanes))
+            pace.post(self, StructureReady(hide, lanes))
 
     async def on_structure_ready(self, message: StructureReady) -> None:
         self.hide_python, self.lanes = message.hide_python, message.lanes
@@ -336,7 +315,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         for ops in self.query("OpsView"):
             ops.set_hide_python(self.hide_python)  # type: ignore[attr-defined]
         self.refresh_bindings()
-        self.call_after_refresh(self._focus_view, self.active_view)  # a rebuilt view takes the focus back
+        await self.settle_view()  # a rebuilt view takes the focus back
         if self.pending_search is not None:
             self.search(self.pending_search)
             self.pending_search = None
@@ -348,8 +327,8 @@ class MainScreen(ReportsFailedWorkers, Screen):
         """The ranks of a folder opened as a job (empty for one file): the palette offers each."""
         return [int(info["rank"]) for info in self.analysis.trace.ranks] if self.analysis.trace.job else []
 
-    def go_to_rank(self, rank: int) -> None:
-        self.show_view("timeline")
+    async def go_to_rank(self, rank: int) -> None:
+        await self.show_view("timeline")
         self.timeline.go_to_rank(rank)
 
     def action_compare_ranks(self, rank: int | None = None) -> None:
@@ -367,7 +346,7 @@ class MainScreen(ReportsFailedWorkers, Screen):
         from ..model.jobs import compare_pair
 
         d, labels = compare_pair(self.analysis, rank)
-        self.post_message(RanksCompared(d, labels))
+        pace.post(self, RanksCompared(d, labels))
 
     def on_ranks_compared(self, message: RanksCompared) -> None:
         from .compare import CompareScreen
@@ -376,8 +355,8 @@ class MainScreen(ReportsFailedWorkers, Screen):
 
     # ---- from the views to the timeline -------------------------------------------------------
 
-    def on_rows_view_jump(self, message: RowsView.Jump) -> None:
-        self.show_view("timeline")
+    async def on_rows_view_jump(self, message: RowsView.Jump) -> None:
+        await self.show_view("timeline")
         pattern = "^" + re.escape(message.name) + "$"
         if self.hide_python and message.frame:  # a frame's calls: show the frames first
             self.pending_search = pattern
@@ -385,9 +364,9 @@ class MainScreen(ReportsFailedWorkers, Screen):
         else:
             self.search(pattern)
 
-    def on_roofline_view_jump(self, message) -> None:
+    async def on_roofline_view_jump(self, message) -> None:
         """An op of the roofline: its calls highlighted on the timeline, the one picked selected."""
-        self.show_view("timeline")
+        await self.show_view("timeline")
         self.search("^" + re.escape(message.name) + "$")
         if message.event >= 0:
             self.timeline.select(message.event)
@@ -398,6 +377,6 @@ class MainScreen(ReportsFailedWorkers, Screen):
         if node is not None and len(node.events):
             self._show_details(int(node.events[0]))
 
-    def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
-        self.show_view("timeline")
+    async def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
+        await self.show_view("timeline")
         self.timeline.select(message.event)

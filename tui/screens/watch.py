@@ -2,7 +2,8 @@
 
 The folder is polled in a worker thread (tui/model/watch.py says when a file is complete); each new
 capture is added to the strip and shown. `d` diffs the shown capture against the one before it,
-`o` leaves the watch and opens the shown capture in the full viewer.
+`o` opens the shown capture in the full viewer over the strip; Esc or q there comes back to the strip,
+which kept following the folder meanwhile. q on the strip quits.
 """
 
 from __future__ import annotations
@@ -11,21 +12,23 @@ import threading
 from pathlib import Path
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
+from .. import pace
 from ..fmt import fmt_time
 from ..model.errors import TraceError
 from ..model.watch import CaptureRow, Watcher, summarize
 from ..tables import diff as D
 from ..tables import summary as S
 from ..widgets.failures import ReportsFailedWorkers
-from ..widgets.plain import PlainNotifications
+from ..widgets.keybar import KeyBar
 
 STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
+WAITING = "each *.pt.trace.json tensorboard_trace_handler writes is shown once complete"
 
 
 def change(rows: list[CaptureRow], k: int) -> str:
@@ -43,10 +46,10 @@ def grid(heads: list[str], rows: list[list[str]]) -> str:
 
 
 class WatchScreen(ReportsFailedWorkers, Screen):
+    HELP_NAME = "Watching a folder"
     BINDINGS = [
-        Binding("d", "diff", "Diff vs previous"),
-        Binding("o", "open", "Open in the viewer"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("o", "open", "Open in the viewer", id="watch.open"),
+        Binding("d", "diff", "Diff vs previous", id="watch.diff"),
     ]
 
     def __init__(self, folder: Path, use_cache: bool, interval: float) -> None:
@@ -63,12 +66,17 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         yield DataTable(id="watch-strip", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="watch-body"):
             yield Static("", id="watch-shown", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*STRIP_HEADS)
+        self.set_focus(self.query_one(DataTable))
         self.poll()
         self.set_interval(self.interval, self.poll)
+
+    def on_screen_resume(self) -> None:
+        """Back from the viewer: the strip, focused, with what arrived meanwhile."""
+        self.set_focus(self.query_one(DataTable))
 
     @work(thread=True, group="watch-poll", exit_on_error=False)
     def poll(self) -> None:
@@ -84,7 +92,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         try:
             ready, notes = self.watcher.poll()
         except TraceError as exc:
-            self.app.call_from_thread(self._note, [str(exc)])
+            pace.call_from(self.app, self._note, [str(exc)])
             return
         for f in ready:
             try:
@@ -93,9 +101,11 @@ class WatchScreen(ReportsFailedWorkers, Screen):
                 self.watcher.mark_bad(f)
                 notes.append(f"{f.name} skipped: {exc.problem}")
                 continue
-            self.app.call_from_thread(self._add, f, row)
+            pace.call_from(self.app, self._add, f, row)
         if notes:
-            self.app.call_from_thread(self._note, notes)
+            pace.call_from(self.app, self._note, notes)
+        elif not ready and not self.rows:
+            self.app.call_from_thread(self._title)  # an empty folder: say it is waited on
 
     def _add(self, path: Path, row: CaptureRow) -> None:
         self.rows.append(row)
@@ -114,7 +124,12 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         self._title()
 
     def _title(self) -> str:
-        text = f"Watching {self.folder}: {len(self.rows)} captures" + "".join(f"\nnote: {n}" for n in self.notes)
+        text = f"Watching {self.folder}: " + (
+            f"{len(self.rows)} capture{'s' * (len(self.rows) != 1)}"
+            if self.rows
+            else f"no captures yet; waiting for the first ({WAITING})"
+        )
+        text += "".join(f"\nnote: {n}" for n in self.notes)
         self.query_one("#watch-title", Static).update(text)
         return text
 
@@ -135,12 +150,12 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         try:
             s = Results(load_trace(self.paths[k], use_cache=self.use_cache)).summary
         except TraceError as exc:
-            self.app.call_from_thread(self._body, str(exc))
+            pace.call_from(self.app, self._body, str(exc))
             return
         rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
         steps = [[st.name, fmt_time(st.dur_us)] for st in S.shown_steps(s.steps)[0]]
         text = f"{self.paths[k].name}\n\n{grid(['Summary', ''], rows)}\nWhy: {s.reason}"
-        self.app.call_from_thread(self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
+        pace.call_from(self.app, self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
 
     def _body(self, text: str) -> None:
         self.query_one("#watch-shown", Static).update(text)
@@ -162,22 +177,11 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         head = "\n".join(D.head_lines(d, (a.name, b.name)))
         body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
         ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])
-        self.app.call_from_thread(self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
+        pace.call_from(self.app, self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
 
     def action_open(self) -> None:
         k = self.shown()
         if 0 <= k < len(self.paths):
-            self.app.exit(str(self.paths[k]))
-
-
-class WatchApp(PlainNotifications, ReportsFailedWorkers, App):
-    """The watch viewer on its own; exit() returns the capture to open in the full viewer, if any."""
-
-    TITLE = "tracetui watch"
-
-    def __init__(self, folder: Path, use_cache: bool = True, interval: float = 2.0) -> None:
-        super().__init__()
-        self.folder, self.use_cache, self.interval = folder, use_cache, interval
-
-    def on_mount(self) -> None:
-        self.push_screen(WatchScreen(self.folder, self.use_cache, self.interval))
+            self.app.open_capture(self.paths[k])  # type: ignore[attr-defined]  # over the strip (TraceApp)
+        else:
+            self.notify("o opens the shown capture: there is none yet", severity="warning", timeout=3)

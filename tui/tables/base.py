@@ -20,11 +20,44 @@ class UnknownSort(ValueError):
 
 
 @dataclass(frozen=True)
+class Meaning:
+    """What a sort letter means in every table of the viewer: its key and its words."""
+
+    letter: str
+    words: str
+
+
+# The one vocabulary of sort letters: a letter means the same in every table (the ops, kernels and code
+# views derive their sort keys and their help from it; a table offers the meanings it has columns for).
+SORT_LETTERS: dict[str, Meaning] = {
+    "name": Meaning("n", "name"),
+    "calls": Meaning("c", "calls"),
+    "self_cpu": Meaning("s", "self CPU"),
+    "cpu_total": Meaning("t", "CPU total"),
+    "cpu_avg": Meaning("a", "CPU average"),
+    "self_device": Meaning("g", "self device"),
+    "device_total": Meaning("u", "device total"),
+    "device_avg": Meaning("d", "device average"),
+    "min": Meaning("m", "min"),
+    "max": Meaning("x", "max"),
+    "latency": Meaning("l", "launch latency"),
+}
+
+
+@dataclass(frozen=True)
 class SortKey:
-    """Sort by a row attribute, descending unless reverse is False (names sort ascending)."""
+    """Sort by a row attribute, descending unless reverse is False (names sort ascending).
+
+    means: its entry in SORT_LETTERS (the letter that sorts by it in the viewer), or "" for none.
+    """
 
     attr: str
     reverse: bool = True
+    means: str = ""
+
+    def __post_init__(self) -> None:
+        if self.means and self.means not in SORT_LETTERS:
+            raise ValueError(f"sort meaning {self.means!r} is not in SORT_LETTERS")
 
 
 FOLD = "\x00"  # between a name and the folded text joined to it, until the name is cut to its width

@@ -8,12 +8,12 @@ from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 90
 SORTS = {
-    "self_device": SortKey("self_device_us"),
-    "device_total": SortKey("device_total_us"),
-    "self_cpu": SortKey("self_cpu_us"),
-    "cpu_total": SortKey("cpu_total_us"),
-    "count": SortKey("count"),
-    "frame": SortKey("frame", False),
+    "self_device": SortKey("self_device_us", means="self_device"),
+    "device_total": SortKey("device_total_us", means="device_total"),
+    "self_cpu": SortKey("self_cpu_us", means="self_cpu"),
+    "cpu_total": SortKey("cpu_total_us", means="cpu_total"),
+    "count": SortKey("count", means="calls"),
+    "frame": SortKey("frame", False, "name"),
 }
 DEFAULT_SORT = "self_device"  # the functions that launch GPU work themselves first: the ones to look at
 CPU_SORT = "self_cpu"  # a CPU-only capture: the functions that spend CPU time themselves first

@@ -11,13 +11,13 @@ from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
 SORTS = {
-    "total": SortKey("total_us"),
-    "count": SortKey("count"),
-    "avg": SortKey("avg_us"),
-    "min": SortKey("min_us"),
-    "max": SortKey("max_us"),
-    "latency": SortKey("launch_latency_us"),
-    "name": SortKey("name", False),
+    "total": SortKey("total_us", means="device_total"),
+    "count": SortKey("count", means="calls"),
+    "avg": SortKey("avg_us", means="device_avg"),
+    "min": SortKey("min_us", means="min"),
+    "max": SortKey("max_us", means="max"),
+    "latency": SortKey("launch_latency_us", means="latency"),
+    "name": SortKey("name", False, "name"),
 }
 DEFAULT_SORT = "total"
 # The footprint from one example kernel's args: (header, args key).

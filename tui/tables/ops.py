@@ -9,14 +9,14 @@ from .base import KEEP, Column, Field, SortKey, UnknownSort
 NAME_WIDTH = 55  # torch's name column
 
 SORTS = {
-    "self_cpu": SortKey("self_cpu_us"),
-    "cpu_total": SortKey("cpu_total_us"),
-    "cpu_avg": SortKey("cpu_avg_us"),
-    "self_device": SortKey("self_device_us"),
-    "device_total": SortKey("device_total_us"),
-    "device_avg": SortKey("device_avg_us"),
-    "count": SortKey("count"),
-    "name": SortKey("name", False),
+    "self_cpu": SortKey("self_cpu_us", means="self_cpu"),
+    "cpu_total": SortKey("cpu_total_us", means="cpu_total"),
+    "cpu_avg": SortKey("cpu_avg_us", means="cpu_avg"),
+    "self_device": SortKey("self_device_us", means="self_device"),
+    "device_total": SortKey("device_total_us", means="device_total"),
+    "device_avg": SortKey("device_avg_us", means="device_avg"),
+    "count": SortKey("count", means="calls"),
+    "name": SortKey("name", False, "name"),
 }
 VIEWER_SORTS = SORTS  # the viewer's columns hold torch's numbers too
 # torch's sort_by spellings, and cuda/gpu for device.

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from .. import pace
 from ..model.analyses.code import CodeTable
 from ..model.analyses.results import Results
 from ..model.view.icicle import Icicle
@@ -16,7 +17,10 @@ from ..tables import code as C
 from ..tables.base import Column
 from .failures import ReportsFailedWorkers
 from .icicle import IcicleView
-from .rows_view import RowsView
+from .rows_view import RowsView, sort_bindings
+
+TABLE_ROWS = 8  # the table's rows never fewer than this: the icicle below gives way
+ICICLE_ROWS = 12
 
 
 class FramesTable(RowsView):
@@ -27,14 +31,7 @@ class FramesTable(RowsView):
     DEFAULT_SORT = C.DEFAULT_SORT
     NAME_MAX = 90
     FRAMES = True
-    BINDINGS = [
-        Binding("s", "sort('self_device')", "Sort by self device", id="code.sort_self_device"),
-        Binding("t", "sort('device_total')", "Sort by device total", id="code.sort_device_total"),
-        Binding("c", "sort('self_cpu')", "Sort by self CPU", id="code.sort_self_cpu"),
-        Binding("u", "sort('cpu_total')", "Sort by CPU total", id="code.sort_cpu_total"),
-        Binding("n", "sort('count')", "Sort by calls", show=False, id="code.sort_count"),
-        Binding("f", "sort('frame')", "Sort by frame", show=False, id="code.sort_frame"),
-    ]
+    BINDINGS = sort_bindings(C.SORTS, "code")
 
     def __init__(self, table: CodeTable, **kwargs) -> None:
         self.code = table
@@ -82,12 +79,26 @@ class CodeView(ReportsFailedWorkers, Vertical):
         yield Static("", id="icicle-status", markup=False)
         yield IcicleView(Icicle(self.table.tree), id="icicle")
 
+    def on_resize(self) -> None:
+        """The table keeps TABLE_ROWS rows at least; the icicle takes what is left, up to ICICLE_ROWS (none below 3)."""
+        if not self.table.frames:
+            return
+        width = max(self.size.width - 2, 20)  # the status line's padding
+        lines = self.query_one(FramesTable).status().split("\n")
+        status_rows = min(sum(-(-max(len(line), 1) // width) for line in lines), 5)  # wrapped, at most 5 (app.tcss)
+        rows = self.size.height - status_rows - 1 - TABLE_ROWS - 1  # the table's header, the icicle's status line
+        icicle = self.query_one(IcicleView)
+        shown = rows >= 3
+        icicle.display = self.query_one("#icicle-status").display = shown
+        if shown:
+            icicle.styles.height = min(rows, ICICLE_ROWS)
+
     def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
         self.query_one("#icicle-status", Static).update(message.text)
 
     def action_focus_icicle(self) -> None:
         if self.query(IcicleView):
-            self.query_one(IcicleView).focus()
+            self.screen.set_focus(self.query_one(IcicleView))
 
     def action_icicle_width(self) -> None:
         if self.query(IcicleView):
@@ -100,7 +111,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
 
     @work(thread=True, exclusive=True, group="code", description="Time per frame", exit_on_error=False)
     def refold(self, fold: bool) -> None:
-        self.post_message(self.Folded(self.analysis.code if fold else self.analysis.code_all))
+        pace.post(self, self.Folded(self.analysis.code if fold else self.analysis.code_all))
 
     def on_code_view_folded(self, message: Folded) -> None:
         self.table = message.table

@@ -16,6 +16,9 @@ from .paint import color_of, style, text_on
 BLANK = Style(bgcolor="#15181c")
 
 
+MOVE = Binding.Group("move")
+
+
 class IcicleView(Widget, can_focus=True):
     """Rows of frames, each as wide as its time; the selected frame is highlighted (attributes: set_tree)."""
 
@@ -24,10 +27,10 @@ class IcicleView(Widget, can_focus=True):
     BINDINGS = [
         Binding("enter", "zoom_in", "Zoom into frame", id="icicle.zoom_in"),
         Binding("backspace", "zoom_out", "Zoom out", id="icicle.zoom_out"),
-        Binding("left,h", "step(-1)", "Previous frame", show=False, id="icicle.prev"),
-        Binding("right,l", "step(1)", "Next frame", show=False, id="icicle.next"),
-        Binding("up,k", "up", "Parent frame", show=False, id="icicle.up"),
-        Binding("down,j", "down", "Child frame", show=False, id="icicle.down"),
+        Binding("left,h", "step(-1)", "Previous frame", id="icicle.prev", group=MOVE),
+        Binding("right,l", "step(1)", "Next frame", id="icicle.next", group=MOVE),
+        Binding("up,k", "up", "Parent frame", id="icicle.up", group=MOVE),
+        Binding("down,j", "down", "Child frame", id="icicle.down", group=MOVE),
     ]
 
     class Selected(Message):

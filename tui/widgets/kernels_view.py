@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from textual.binding import Binding
-
 from ..model.analyses.achieved import kernel_achieved
 from ..model.analyses.results import Results
 from ..tables import kernels as K
 from ..tables.base import Column
 from .roof_columns import roof_columns
-from .rows_view import RowsView
+from .rows_view import RowsView, sort_bindings
 
 
 class KernelsView(RowsView):
@@ -17,14 +15,7 @@ class KernelsView(RowsView):
     SORTS = K.SORTS
     DEFAULT_SORT = K.DEFAULT_SORT
     NAME_MAX = 70
-    BINDINGS = [
-        Binding("n", "sort('name')", "Sort by name", id="kernels.sort_name"),
-        Binding("t", "sort('total')", "Sort by total", id="kernels.sort_total"),
-        Binding("c", "sort('count')", "Sort by calls", id="kernels.sort_count"),
-        Binding("a", "sort('avg')", "Sort by average", id="kernels.sort_avg"),
-        Binding("x", "sort('max')", "Sort by max", show=False, id="kernels.sort_max"),
-        Binding("l", "sort('latency')", "Sort by launch latency", id="kernels.sort_latency"),
-    ]
+    BINDINGS = sort_bindings(K.SORTS, "kernels")
 
     def __init__(self, analysis: Results, **kwargs) -> None:
         self.analysis = analysis

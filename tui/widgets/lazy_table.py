@@ -114,7 +114,7 @@ class LazyTable(ScrollView, can_focus=True):
         self.cursor_row = min(self.cursor_row, max(len(self.order) - 1, 0))
         self.widths = self._measure()
         self.sep = getattr(self.source, "sep", 2)
-        self.virtual_size = Size(sum(self.widths) + self.sep * len(self.widths), len(self.order) + 1)
+        self.virtual_size = Size(sum(self.widths) + self.sep * max(len(self.widths) - 1, 0), len(self.order) + 1)
         if self.scroll_offset.x > self._max_side():
             self.scroll_to(x=self._max_side(), animate=False)
         self.refresh()

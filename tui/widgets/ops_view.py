@@ -11,20 +11,14 @@ from ..model.analyses.results import Results
 from ..tables import ops as O
 from ..tables.base import Column
 from .roof_columns import roof_columns
-from .rows_view import RowsView
+from .rows_view import RowsView, sort_bindings
 
 
 class OpsView(RowsView):
     HELP_NAME = "Ops table"
     SORTS = O.VIEWER_SORTS  # device times count each kernel once, spans not work
     BINDINGS = [
-        Binding("n", "sort('name')", "Sort by name", id="ops.sort_name"),
-        Binding("s", "sort('self_cpu')", "Sort by self CPU", id="ops.sort_self_cpu"),
-        Binding("t", "sort('cpu_total')", "Sort by CPU total", id="ops.sort_cpu_total"),
-        Binding("a", "sort('cpu_avg')", "Sort by CPU avg", show=False, id="ops.sort_cpu_avg"),
-        Binding("g", "sort('self_device')", "Sort by self CUDA", id="ops.sort_self_device"),
-        Binding("u", "sort('device_total')", "Sort by CUDA total", id="ops.sort_device_total"),
-        Binding("c", "sort('count')", "Sort by calls", id="ops.sort_count"),
+        *sort_bindings(O.VIEWER_SORTS, "ops"),
         Binding("b", "toggle_shapes", "Group by shape", id="ops.group_by_shape"),
     ]
 
@@ -62,7 +56,7 @@ class OpsView(RowsView):
         return roof_columns(lambda r: by_name.get(r.name))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action == "sort" and parameters and parameters[0] in ("self_device", "device_total"):
+        if action == "sort" and parameters and parameters[0] in ("self_device", "device_total", "device_avg"):
             return self.analysis.ops.has_device  # a CPU-only trace has no CUDA columns to sort by
         return super().check_action(action, parameters)
 
@@ -85,6 +79,10 @@ class OpsView(RowsView):
             + hidden
         )
 
+    def keybar_state(self) -> list[tuple[str, str]]:
+        return super().keybar_state() + ([("b", "by shape")] if self.by_shape else [])
+
     def action_toggle_shapes(self) -> None:
         self.by_shape = not self.by_shape
+        self.refresh_bindings()
         self.refill()

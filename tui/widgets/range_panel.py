@@ -1,12 +1,17 @@
-"""The marked range: the time each name holds inside it, self time on the CPU and on the GPU apart."""
+"""The marked range: the time each name holds inside it, self time on the CPU and on the GPU apart.
+
+The table (tui/tables/rangeagg.py) is fitted to the panel's width: the numbers stay, the names are cut
+in the middle first, so an 80-column terminal still reads the counts and times.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.widgets import DataTable
-
 from ..fmt import fmt_dur
 from ..model.analyses.rangeagg import RangeRow
+from ..tables.base import fit
+from ..tables.rangeagg import COLUMNS
+from .lazy_table import LazyTable, TextColumns
+from .rows_view import FittedSource
 
 MAX_ROWS = 500
 
@@ -23,29 +28,40 @@ def range_title(rows: list[RangeRow], span: tuple[int, int] | None) -> str:
 
 
 def range_cells(r: RangeRow) -> tuple[str, ...]:
-    """A row's cells: name, count, self CPU and self GPU inside the range, and its whole time inside it."""
-
-    def dur(ns: int) -> str:
-        return fmt_dur(ns) if ns else "-"
-
-    return (r.name[:80], str(r.count), dur(r.cpu_self_ns), dur(r.gpu_self_ns), fmt_dur(r.total_ns))
+    """A row's cells in full: name, count, self CPU and self GPU inside the range, and its whole time inside it."""
+    return tuple(c.text(r, None, 0) for c in COLUMNS)
 
 
-class RangePanel(DataTable):
-    """count, self CPU and self GPU time in the range, and the total in the range, by name."""
+class RangePanel(LazyTable):
+    """count, self CPU and self GPU time in the range, and the total in the range, by name (attributes: show)."""
 
     DEFAULT_CSS = "RangePanel { height: 10; }"
 
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.add_columns("Name", "Count", "Self CPU in range", "Self GPU in range", "Total in range")
+    def __init__(self, **kwargs) -> None:
+        super().__init__(TextColumns([c.header for c in COLUMNS], []), **kwargs)
+        self.rows: list[RangeRow] = []
 
     def computing(self, span: tuple[int, int]) -> None:
-        self.clear()
+        self.rows = []
+        self._refit()
         self.border_title = f"Marked range: {fmt_dur(span[1] - span[0])} · computing …"
 
     def show(self, rows: list[RangeRow], span: tuple[int, int] | None) -> None:
-        self.clear()
+        self.rows = rows[:MAX_ROWS]
         self.border_title = range_title(rows, span)
-        for r in rows[:MAX_ROWS]:
-            self.add_row(*(Text(c) for c in range_cells(r)))
+        self.cursor_row = 0
+        self._refit()
+
+    def on_resize(self) -> None:
+        self._refit()
+
+    def _refit(self) -> None:
+        width = self.scrollable_content_region.width - 3  # the last gap and the scrollbar
+        if width < 20 or not self.rows:
+            self.set_source(TextColumns([c.header for c in COLUMNS], [range_cells(r) for r in self.rows]))
+            return
+        self.set_source(FittedSource(fit(COLUMNS, self.rows, None, width)))
+
+    def cells(self) -> list[list[str]]:
+        """The rows as shown, in order (for tests and a screen reader's sake)."""
+        return [[self.source.cell(k, c) for c in range(len(self.source.headers))] for k in self.order]

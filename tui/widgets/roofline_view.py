@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .. import pace
 from ..fmt import fmt_time
 from ..model.analyses.peaks import peak
 from ..model.analyses.results import Results
@@ -30,6 +31,9 @@ TEXT = Style(color="#d7dae0", bgcolor="#15181c")
 LEFT = 9  # the y axis: tick labels and the axis line
 BRAILLE = 0x2800
 DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # [row][column] of a 2x4 braille cell
+
+
+MOVE = Binding.Group("move")
 
 
 @dataclass(frozen=True)
@@ -107,10 +111,10 @@ class RooflineView(Widget, can_focus=True):
     HELP_NAME = "Roofline"
 
     BINDINGS = [
-        Binding("left,h", "step(-1)", "Lower intensity", show=False, id="roofline.prev"),
-        Binding("right,l", "step(1)", "Higher intensity", show=False, id="roofline.next"),
-        Binding("up,k", "rank(-1)", "More device time", show=False, id="roofline.up"),
-        Binding("down,j", "rank(1)", "Less device time", show=False, id="roofline.down"),
+        Binding("left,h", "step(-1)", "Lower intensity", id="roofline.prev", group=MOVE),
+        Binding("right,l", "step(1)", "Higher intensity", id="roofline.next", group=MOVE),
+        Binding("up,k", "rank(-1)", "More device time", id="roofline.up", group=MOVE),
+        Binding("down,j", "rank(1)", "Less device time", id="roofline.down", group=MOVE),
         Binding("enter", "jump", "Show on timeline", id="roofline.jump"),
     ]
 
@@ -140,7 +144,7 @@ class RooflineView(Widget, can_focus=True):
     def _compute(self) -> None:
         assert isinstance(self.results, Results)
         table = self.results.compute(Results.roofline)
-        self.app.call_from_thread(self.set_table, table)
+        pace.call_from(self.app, self.set_table, table)
 
     def set_table(self, table: Roofline) -> None:
         """Show another roofline (another device's roofs, another trace)."""

@@ -19,7 +19,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ..tables.base import KEEP, Column, Fitted, SortKey, fit
+from .. import pace
+from ..tables.base import KEEP, SORT_LETTERS, Column, Fitted, SortKey, fit
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable
 
@@ -32,6 +33,26 @@ def fitted_table(rows: list, columns: list[Column], context: Any, width: int) ->
     fitted = fit(readable, rows, context, width)
     kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
     return fit(columns, rows, context, width) if kept else fitted
+
+
+SORT = Binding.Group("sort")
+
+
+def sort_bindings(sorts: dict[str, SortKey], prefix: str) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
+    """A table's sort keys, each with the letter and words its meaning has in every table (SORT_LETTERS), in the
+    vocabulary's order; the binding ids (`ops.sort_self_cpu`) are what a keymap file remaps."""
+    order = list(SORT_LETTERS)
+    keyed = sorted(((k, s) for k, s in sorts.items() if s.means), key=lambda ks: order.index(ks[1].means))
+    return [
+        Binding(
+            SORT_LETTERS[s.means].letter,
+            f"sort('{k}')",
+            f"Sort by {SORT_LETTERS[s.means].words}",
+            id=f"{prefix}.sort_{k}",
+            group=SORT,
+        )
+        for k, s in keyed
+    ]
 
 
 def name_room(width: int) -> int:
@@ -108,10 +129,16 @@ class RowsView(ReportsFailedWorkers, Vertical):
     FRAMES = False  # the rows are Python frames
     OTHER_COLUMNS_WIDTH = 60  # room kept for the numbers before the name is shortened
     BINDINGS = [
-        Binding("/", "filter", "Filter by name", id="table.filter"),
+        Binding("enter", "jump", "Timeline", tooltip="Show the row's calls on the timeline", id="table.jump"),
+        Binding("/", "filter", "Filter", tooltip="Filter the rows by name (a regular expression)", id="table.filter"),
         Binding("escape", "clear_filter", "Clear the filter", id="table.clear_filter"),
-        Binding("enter", "jump", "Show on the timeline", id="table.jump"),
-        Binding("e", "every_column", "Every column, in full (← → scroll) / fit the width", id="table.every_column"),
+        Binding(
+            "e",
+            "every_column",
+            "Every column",
+            tooltip="Every column, in full (← → scroll) / fit the width",
+            id="table.every_column",
+        ),
     ]
 
     class Jump(Message):
@@ -186,7 +213,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
 
     @work(thread=True, exclusive=True, group="fit", description="Fitting the table to the width", exit_on_error=False)
     def fit_table(self, rows: list, columns: list[Column], context: Any, width: int) -> None:
-        self.post_message(TableFitted(fitted_table(rows, columns, context, width), width, rows))
+        pace.post(self, TableFitted(fitted_table(rows, columns, context, width), width, rows))
 
     def on_table_fitted(self, message: TableFitted) -> None:
         message.stop()
@@ -198,7 +225,13 @@ class RowsView(ReportsFailedWorkers, Vertical):
 
     def action_every_column(self) -> None:
         self.every_column = not self.every_column
+        self.refresh_bindings()
         self._refit()
+
+    def keybar_state(self) -> list[tuple[str, str]]:
+        """The filter and the every-column mode, for the key bar."""
+        out = [("/", f"filter /{self.pattern.pattern}/")] if self.pattern is not None else []
+        return out + ([("e", "every column")] if self.every_column else [])
 
     def status(self) -> str:
         keys = ", ".join(
@@ -265,7 +298,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def action_filter(self) -> None:
         box = self.query_one(Input)
         box.display = True
-        box.focus()
+        self.screen.set_focus(box)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "clear_filter":
@@ -277,7 +310,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
         box = self.query_one(Input)
         box.value, box.display = "", False
         self.reorder()
-        self.table_widget.focus()
+        self.refresh_bindings()
+        self.screen.set_focus(self.table_widget)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -288,7 +322,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
             return
         self.query_one(Input).display = bool(event.value)
         self.reorder()
-        self.table_widget.focus()
+        self.refresh_bindings()
+        self.screen.set_focus(self.table_widget)
 
     def current(self):
         table = self.table_widget

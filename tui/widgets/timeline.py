@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..fmt import fmt_memory
+from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -53,6 +53,10 @@ def short_label(label: str, cols: int) -> str:
     return label.removeprefix("python ")
 
 
+MOVE, ZOOM, PAN = Binding.Group("move"), Binding.Group("zoom"), Binding.Group("pan")
+FLOW, RANK = Binding.Group("launch⇄kernel"), Binding.Group("rank")
+
+
 class Timeline(ScrollView, can_focus=True):
     """Lanes of one trace; owns its view, selection, search matches and marked range."""
 
@@ -76,30 +80,30 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--counter { color: $success; background: $surface; }
     """
 
-    BINDINGS = [
-        Binding("w", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
-        Binding("s", "zoom(1)", "Zoom out", id="timeline.zoom_out"),
-        Binding("a", "pan(-1)", "Pan left", id="timeline.pan_left"),
-        Binding("d", "pan(1)", "Pan right", id="timeline.pan_right"),
-        Binding("A", "pan(-4)", "Pan left (big)", show=False, id="timeline.pan_left_big"),
-        Binding("D", "pan(4)", "Pan right (big)", show=False, id="timeline.pan_right_big"),
-        Binding("left,h", "step(-1)", "Previous event", show=False, id="timeline.prev"),
-        Binding("right,l", "step(1)", "Next event", show=False, id="timeline.next"),
-        Binding("up,k", "parent", "Parent", show=False, id="timeline.parent"),
-        Binding("down,j", "child", "Child", show=False, id="timeline.child"),
+    BINDINGS = [  # most useful first: the key bar shows as many as fit, in this order
+        Binding("enter", "details", "Details", id="timeline.details"),
+        Binding("left,h", "step(-1)", "Previous event", id="timeline.prev", group=MOVE),
+        Binding("right,l", "step(1)", "Next event", id="timeline.next", group=MOVE),
+        Binding("up,k", "parent", "Parent", id="timeline.parent", group=MOVE),
+        Binding("down,j", "child", "Child", id="timeline.child", group=MOVE),
+        Binding("w", "zoom(-1)", "Zoom in", id="timeline.zoom_in", group=ZOOM),
+        Binding("s", "zoom(1)", "Zoom out", id="timeline.zoom_out", group=ZOOM),
+        Binding("a", "pan(-1)", "Pan left", id="timeline.pan_left", group=PAN),
+        Binding("d", "pan(1)", "Pan right", id="timeline.pan_right", group=PAN),
+        Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward", group=FLOW),
+        Binding("[", "flow(False)", "Kernel → launch", id="timeline.flow_back", group=FLOW),
+        Binding("/", "search", "Search", id="timeline.search"),
+        Binding("m", "mark", "Mark range", id="timeline.mark"),
         Binding("f", "fit", "Fit selection", id="timeline.fit"),
         Binding("0,z", "reset", "Reset view", id="timeline.reset"),
-        Binding("/", "search", "Search", id="timeline.search"),
+        Binding("c", "collapse", "Collapse lane", id="timeline.collapse"),
+        Binding("r", "rank(1)", "Next rank", id="timeline.next_rank", group=RANK),
+        Binding("R", "rank(-1)", "Previous rank", id="timeline.prev_rank", group=RANK),
+        Binding("o", "only_rank", "Only this rank", id="timeline.only_rank"),
+        Binding("A", "pan(-4)", "Pan left (big)", show=False, id="timeline.pan_left_big"),
+        Binding("D", "pan(4)", "Pan right (big)", show=False, id="timeline.pan_right_big"),
         Binding("n", "next_match(1)", "Next match", show=False, id="timeline.next_match"),
         Binding("N", "next_match(-1)", "Previous match", show=False, id="timeline.prev_match"),
-        Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward"),
-        Binding("[", "flow(False)", "Kernel → launch", show=False, id="timeline.flow_back"),
-        Binding("m", "mark", "Mark range", id="timeline.mark"),
-        Binding("c", "collapse", "Collapse lane", show=False, id="timeline.collapse"),
-        Binding("r", "rank(1)", "Next rank", id="timeline.next_rank"),
-        Binding("R", "rank(-1)", "Previous rank", show=False, id="timeline.prev_rank"),
-        Binding("o", "only_rank", "Only this rank", id="timeline.only_rank"),
-        Binding("enter", "details", "Details", id="timeline.details"),
     ]
     PAN_CELLS = 8  # one press pans width / PAN_CELLS
 
@@ -140,6 +144,7 @@ class Timeline(ScrollView, can_focus=True):
         self.match_pos = -1
         self.mark: tuple[int, int] | None = None
         self._fitted = False
+        self._whole: Viewport | None = None  # the view that shows the whole trace, at the last fit
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
@@ -161,6 +166,15 @@ class Timeline(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.SelectionChanged(self.selected))
 
+    def keybar_state(self) -> list[tuple[str, str]]:
+        """What is on, for the key bar: the marked range, the search matches."""
+        out = []
+        if self.mark is not None:
+            out.append(("m", f"mark {fmt_dur(self.mark[1] - self.mark[0])}"))
+        if len(self.matches):
+            out.append(("n", f"match {self.match_pos + 1}/{len(self.matches):,}"))
+        return out
+
     # ---- geometry --------------------------------------------------------------------------
 
     @property
@@ -179,12 +193,23 @@ class Timeline(ScrollView, can_focus=True):
         return gutter_for(self.scrollable_content_region.width)
 
     def on_resize(self, event: events.Resize) -> None:
+        """A new width shows the same span of time: the whole trace if it was shown whole, else the same window."""
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lines))
-        self.view = resize(self.view, self.cells_width)
+        width = self.cells_width
         if not self._fitted and self.lanes.rows:
             self._fitted = True
-            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+            self._fit_all()
+        elif width != self.view.width:
+            whole = self.view == self._whole
+            self.view = (
+                fit(self.view.t0, self.view.t1, width, margin=0) if self.lanes.rows else resize(self.view, width)
+            )
+            if whole:
+                self._fit_all()
         self._changed()
+
+    def _fit_all(self) -> None:
+        self.view = self._whole = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
 
     # ---- drawing ---------------------------------------------------------------------------
 
@@ -204,17 +229,18 @@ class Timeline(ScrollView, can_focus=True):
         """The label and the value at the cursor in the gutter, then the sparkline (scaled to the series' top)."""
         g = self.name_cols
         value, _ = value_at(s, self.cursor_time())
-        shown = "" if value != value else self.format_value(s, value)
-        label = series_label(s, g - len(shown) - 3)
-        gutter = (label + " " + shown).ljust(g - 1)[: g - 1] + "│"
+        shown = "–" if value != value else self.format_value(s, value, short=g < GUTTER)  # – before a sample
+        label = series_label(s, g - len(shown) - 2)
+        gutter = (label + " " + shown.rjust(g - 2 - len(label)))[: g - 1] + "│"  # the value whole, right-aligned
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
         line = sparkline(values, s.low, s.high)
         return [Segment(gutter, self._component("gutter")), Segment(line, self._component(s.kind))]
 
     @staticmethod
-    def format_value(s: Series, value: float) -> str:
+    def format_value(s: Series, value: float, short: bool = False) -> str:
+        """A value lane's value at the cursor; short: in five characters, for a narrow gutter."""
         if s.kind == "memory":
-            return fmt_memory(int(value))
+            return fmt_memory_short(value) if short else fmt_memory(int(value))
         return f"{value:.3g}"
 
     def _gutter(self, line: Line) -> Segment:
@@ -318,7 +344,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_reset(self) -> None:
         if self.lanes.rows:
-            self.view = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+            self._fit_all()
         self._changed()
 
     def action_fit(self) -> None:
@@ -402,6 +428,7 @@ class Timeline(ScrollView, can_focus=True):
         else:
             self.mark = (self.view.t0, self.view.t1)
         self.post_message(self.RangeMarked(self.mark))
+        self.refresh_bindings()
         self._changed()
 
     def action_collapse(self) -> None:
@@ -494,6 +521,7 @@ class Timeline(ScrollView, can_focus=True):
         self.match_pos = -1
         if len(matches):
             self.action_next_match(1)
+        self.refresh_bindings()
         self.refresh()
 
     def action_next_match(self, step: int) -> None:
@@ -501,6 +529,7 @@ class Timeline(ScrollView, can_focus=True):
             return
         self.match_pos = (self.match_pos + step) % len(self.matches)
         self.select(int(self.matches[self.match_pos]))
+        self.refresh_bindings()
 
     # ---- mouse -------------------------------------------------------------------------------
 

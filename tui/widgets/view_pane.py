@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static, TabPane
 
 
@@ -21,6 +21,14 @@ class ViewPane(TabPane):
         self.spec, self.host = spec, host
         self.view: Widget | None = None
         self.visited = spec.eager
+
+    def _on_descendant_focus(self, event) -> None:
+        """Focus that lands in a view not shown (Textual moving it off a view as it hides) does not switch back to
+        that view's tab; the host puts it in the view shown."""
+        if getattr(self.host, "view_name", self.id) == self.id:
+            super()._on_descendant_focus(event)
+        elif hasattr(self.host, "settle_view"):
+            self.host.call_later(self.host.settle_view)
 
     def compose(self):
         if self.spec.eager:
@@ -69,6 +77,15 @@ class ViewPane(TabPane):
         self.view = view
         self.mount(view)
         return True
+
+    async def shown(self) -> bool:
+        """ensure(), then wait until the view is mounted (its children too), so it can take the focus."""
+        if not self.ensure():
+            return False
+        view = self.view
+        if view is not None and not view.is_mounted:
+            await AwaitMount(self, [view])
+        return self.view is view
 
     async def rebuild(self) -> None:
         """Drop the view (its data changed: frames shown or hidden) and make it again if it was visited."""

@@ -14,7 +14,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..analysis import Analysis
-from ..tracks import lane_titles
+from ..cats import Cat
+from ..tracks import lane_titles, package_of
 
 EMPTY = -1
 BUSY = -2
@@ -60,6 +61,8 @@ class LaneIndex:
                 track, depth, lanes.order[a:b], lanes.starts[a:b], lanes.ends[a:b], lanes.prefix[a : b + 1]
             )
             self.depths[track] = max(self.depths.get(track, 0), depth + 1)
+        self.runs = first_frames(analysis.trace)  # what each thread runs, to title its lane (tracks.lane_titles)
+        self.titles = lane_titles([t for t in analysis.trace.tracks if t.kind != "meta" and t.events], self.runs)
 
     def row(self, track: int, depth: int) -> Row | None:
         return self.rows.get((track, depth))
@@ -71,6 +74,24 @@ class LaneIndex:
             return -1
         k = int(np.searchsorted(r.starts, t, side="right")) - 1
         return int(r.events[k]) if k >= 0 and r.ends[k] >= t else -1
+
+
+def first_frames(trace, look: int = 50) -> dict[int, str]:
+    """Per track, its first Python frame in a package (`tqdm/_monitor.py(60): run`, past the standard library's
+    `threading.py` bootstrap), among its first `look` frames; tracks without one left out."""
+    x = trace.x
+    frames = np.flatnonzero(x.cat == int(Cat.PYTHON))
+    if not len(frames):
+        return {}
+    frames = frames[np.lexsort((x.ts[frames], x.track[frames]))]
+    tracks, first = np.unique(x.track[frames], return_index=True)
+    out = {}
+    for t, k in zip(tracks.tolist(), first.tolist(), strict=True):
+        names = (trace.name_of(int(i)) for i in frames[k : k + look] if x.track[i] == t)
+        found = next((n for n in names if package_of(n)), "")
+        if found:
+            out[int(t)] = found
+    return out
 
 
 def quantize(span_ns: float, width: int) -> int:
@@ -128,7 +149,7 @@ def layout_lines(lanes: LaneIndex, collapsed: frozenset[int] = frozenset()) -> l
     tracks.sort(key=lambda t: (t.rank, 0 if t.is_gpu else 1, t.order))
     lines: list[Line] = []
     process = None
-    titles = lane_titles(tracks)
+    titles = lanes.titles
     for t in tracks:
         if (t.rank, t.process) != process:
             process = (t.rank, t.process)

@@ -49,8 +49,9 @@ def memory_series(curves: list) -> list[Series]:
 def series_label(s: Series, room: int) -> str:
     """The lane's label within room columns; a memory lane always says whether it is allocated or reserved.
 
-    `cuda:0 allocated`, then `allocated`, `alloc` or `A` (`reserved`, `resv`, `R`) as room shrinks;
-    other labels are cut with an ellipsis.
+    `cuda:0 allocated`, then `cuda:0 alloc`, `cuda:0 A` (the device kept while it fits: two GPUs' lanes stay
+    apart), then `allocated`, `alloc` or `A` (`reserved`, `resv`, `R`) as room shrinks; other labels are cut
+    with an ellipsis.
     """
     room = max(room, 1)
     if len(s.label) <= room:
@@ -58,7 +59,7 @@ def series_label(s: Series, room: int) -> str:
     if s.kind == "memory":
         device, _, what = s.label.rpartition(" ")
         short = {"allocated": ("alloc", "A"), "reserved": ("resv", "R")}.get(what, (what[:4], what[:1]))
-        for text in (f"{device} {short[0]}", what, short[0], short[1]):
+        for text in (f"{device} {short[0]}", f"{device} {short[1]}", what, short[0], short[1]):
             if len(text) <= room:
                 return text
         return short[1]

@@ -1,0 +1,134 @@
+"""The details panel beside the timeline and the tree, and the line that names the selection when it is closed.
+
+Mixed into the main screen. The panel shows everything about the selected event (all of it once the
+launch links are ready, its basics before), from its top whenever the event changes. Its rows are shared
+with the lanes by room.share: the lanes keep six rows at least; with too little room the panel is a line
+naming the selection, and Enter opens the details over the lanes (DetailsOverlay).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
+from textual.widgets import Input
+
+from ..model.analyses.achieved import roofline_at
+from ..model.analyses.details import brief, describe
+from ..model.analyses.memory import memory_at
+from ..model.analyses.results import Results
+from ..widgets.phases import PhaseBars
+from ..widgets.selection_line import SelectionLine
+from ..widgets.timeline import Timeline
+from .planner import DETAILS
+from .room import share
+
+if TYPE_CHECKING:
+    from ..model.analysis import Analysis
+    from ..model.view.lanes import LaneIndex
+    from ..widgets.details import DetailsPanel
+    from ..widgets.view_pane import ViewPane
+
+    _Screen = Screen
+else:
+    _Screen = object
+
+
+class ShowsDetails(_Screen):
+    """The main screen's details panel and selection line (it sets details_wanted, shown_details, details_event)."""
+
+    details_wanted: bool
+    shown_details: tuple
+    details_event: int
+    analysis: Results
+    origin: int
+    lanes: LaneIndex
+    view_name: str
+
+    if TYPE_CHECKING:
+
+        @property
+        def structure(self) -> Analysis: ...
+        @property
+        def details(self) -> DetailsPanel: ...
+        @property
+        def range_panel(self) -> Any: ...
+        def pane(self, name: str) -> ViewPane: ...
+        def _close_search(self) -> None: ...
+        def focus_view(self) -> None: ...
+
+    def _show_details(self, event: int) -> None:
+        """The event in the details panel (from its top when it is another event) and in the selection line."""
+        self.shown_details = self._details_of(event)
+        self.details.show(*self.shown_details)
+        if event != self.details_event:
+            self.details_event = event
+            self.details.scroll_home(animate=False)
+        self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles)
+
+    def _details_of(self, event: int) -> tuple:
+        """What the details panel shows of an event: all of it once the links are ready, its basics before."""
+        a = self.structure
+        if event < 0:
+            return (None,)
+        if not (all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links)):
+            return (brief(a, event, self.origin), None)
+        notes = self.analysis.peek(Results.notes)
+        full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
+        details = describe(a, event, self.origin, frames=full)
+        curves = self.analysis.peek(Results.memory_curves)
+        memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
+        roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
+        at = roofline_at(roof, event) if roof is not None else None
+        return (details, notes.notes(event) if notes is not None else None, memory, at)
+
+    def fit_panels(self) -> None:
+        """Share the rows (room.py): the timeline keeps six lane rows; the details panel, or one line, below."""
+        if not self.is_mounted:
+            return
+        pane = self.pane(self.view_name)
+        bars = self.query_one("#background", PhaseBars)
+        rows = share(
+            self.size.height,
+            2 if bars.display else 0,
+            pane.id == "timeline",
+            bool(self.range_panel.display),
+            bool(self.query_one("#search", Input).display),
+        )
+        if rows.range:
+            self.range_panel.styles.height = rows.range
+        panel = self.details
+        panel.display = pane.spec.details and self.details_wanted and rows.details > 0
+        if panel.display:
+            panel.styles.max_height = rows.details
+        self.query_one(SelectionLine).display = pane.spec.details and not panel.display
+        self.refresh_bindings()  # Esc closes the panel, or goes back: the key bar says which
+
+    def on_resize(self) -> None:
+        self.fit_panels()
+
+    def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
+        """Enter: open the details panel at its top (over the timeline when there is no room below it), or (open
+        already) move into it to scroll."""
+        panel = self.details
+        if panel.display:
+            self.set_focus(panel)
+            return
+        self.details_wanted = True
+        self.fit_panels()
+        panel.scroll_home(animate=False)
+        if not panel.display:
+            from .details_overlay import DetailsOverlay
+
+            self.app.push_screen(DetailsOverlay(self.shown_details))
+
+    def action_close_details(self) -> None:
+        if self.query_one("#search", Input).has_focus:
+            self._close_search()
+            return
+        self.details_wanted = False
+        self.fit_panels()
+        self.focus_view()
+
+    def _closable(self) -> bool:
+        return bool(self.details.display) or self.query_one("#search", Input).has_focus
