@@ -13,6 +13,7 @@ from profiler_runner.errors import ProfileError, UserCodeError
 
 from .cli_captures import CaptureUsage, cmd_watch
 from .cli_captures import run as run_command
+from .cli_common import TRACE_HELP, format_opt, load, trace_opts
 from .cli_help import Help, count, percent
 from .cli_mcp import add_parser as add_mcp_parser
 from .cli_mcp import cmd_mcp
@@ -36,23 +37,11 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"tracetui: error: {message} (see {where})\n")
 
 
-def _trace_opts(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-
-
-TRACE_HELP = "a trace (.json or .json.gz), or a folder: of per-rank traces (one job), or of captures (the newest)"
-
-
-def _format_opt(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
-    p.add_argument("--format", choices=formats, default="text", help="how to print it (default: text)")
-
-
 def _one_trace(sub, name: str, text: str, formats: tuple[str, ...] = FORMATS) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=text)
     p.add_argument("trace", metavar="TRACE", help=TRACE_HELP)
-    _format_opt(p, formats)
-    _trace_opts(p)
+    format_opt(p, formats)
+    trace_opts(p)
     return p
 
 
@@ -91,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("traces", nargs="+", metavar="TRACE", help=TRACE_HELP + "; two with --compare")
     p.add_argument("--compare", action="store_true", help="compare two traces side by side")
     _screenshot_opt(p)
-    _trace_opts(p)
+    trace_opts(p)
     _capture_opt(p)
     _capture_opt(_one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md")))
     from .tables import code, kernels, ops, roofline
@@ -125,17 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p = sub.add_parser("ranks", help="one row per rank of a folder of per-rank traces: stragglers, collectives")
     p.add_argument("trace", metavar="DIR", help="a folder of per-rank traces (one file per rank)")
-    _format_opt(p, FORMATS)
+    format_opt(p, FORMATS)
     p.add_argument(
         "--engine", choices=("local", "dask"), default="local", help="a local process pool, or a Dask cluster"
     )
     p.add_argument("--scheduler", default="", metavar="ADDR", help="the Dask scheduler (with --engine dask)")
     p.add_argument("--workers", type=int, default=0, metavar="N", help="local processes (0: one per core)")
-    _trace_opts(p)
+    trace_opts(p)
     p = sub.add_parser("diff", help="compare two traces (ops, kernels, steps, summaries)")
     p.add_argument("trace_a", metavar="A", help="the trace to compare against (or a folder of captures)")
     p.add_argument("trace_b", metavar="B", nargs="?", help="the trace compared (none: A's newest two captures)")
-    _format_opt(p, ("text", "json", "md"))
+    format_opt(p, ("text", "json", "md"))
     p.add_argument("--limit", type=count, default=20, metavar="N", help="op and kernel rows to print (0: all)")
     p.add_argument(
         "--fail-if-slower",
@@ -143,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PCT",
         help="exit 3 if B's typical step is more than PCT%% slower than A's (PCT >= 0)",
     )
-    _trace_opts(p)
+    trace_opts(p)
     _one_trace(
         sub,
         "explain",
@@ -195,16 +184,6 @@ def _critical_parser(sub) -> None:
         metavar="SPEC",
         help="kernel:REGEX=F, op:REGEX=F, launch=0, sync:REGEX=0 or cpu=F (F times faster); repeat to combine",
     )
-
-
-def load(path: str, no_cache: bool, graph_capture: str | None = None):
-    """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
-    from .model.loading import open_trace
-
-    opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
-    for notice in opened.notices:
-        print(f"tracetui: {notice}", file=sys.stderr)
-    return opened.results
 
 
 def cmd_summary(args: argparse.Namespace) -> int:

@@ -15,6 +15,8 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from .cli_common import trace_opts
+
 if TYPE_CHECKING:
     from tracetui import Trace
 
@@ -41,8 +43,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    trace_opts(p)
     return p
 
 

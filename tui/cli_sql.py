@@ -10,6 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from .cli_common import TRACE_HELP, format_opt, trace_opts
 from .model.errors import QueryError, TraceError
 
 if TYPE_CHECKING:
@@ -41,13 +42,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("trace", metavar="TRACE")
+    p.add_argument("trace", metavar="TRACE", help=TRACE_HELP)
     p.add_argument("query", metavar="QUERY", nargs="?", help="the query (none: a prompt, or the statements on stdin)")
     p.add_argument("--schema", action="store_true", help="list every table and column with what it means")
-    p.add_argument("--format", choices=("text", "csv", "json", "md"), default="text")
+    format_opt(p, ("text", "csv", "json", "md"))
     p.add_argument("--max-rows", type=int, default=1000, metavar="N", help="rows shown as text or md (0: all)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    trace_opts(p)
     return p
 
 
@@ -60,7 +60,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         print(json.dumps(schema_document(), indent=2) if args.format == "json" else schema_text())
         return 0
     _check_duckdb()
-    from .cli import load
+    from .cli_common import load
 
     session = Session(load(args.trace, args.no_cache))
     if args.query is not None:
