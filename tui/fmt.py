@@ -345,6 +345,7 @@ class _Plan:
     def __init__(self, shape: _Shape, counts: list[dict[str, int]]) -> None:
         outer = [u for u in shape.units if u[2] is shape.root]
         self.cxx = shape.cxx
+        self.shared = counts[0].get("", 0) > 1  # other rows have its function: cut words to tell it from them
         if not shape.cxx:
             self.rest = _by(outer[1:-1], counts)
             self.picks = [[u for u in _by(outer, c) if _rare(u, c[0])] for c in [counts[1:]] if c]
@@ -396,7 +397,7 @@ def _shorten(shape: _Shape, width: int, counts: dict[str, int], local: dict[str,
     if not parted:
         text, _ = _fill(shape, width, plan, True, False)
     best = _telling(plan)
-    if best is not None and not _shown(text, best[1]) and len(plan.tail) > 1:
+    if best is not None and plan.shared and not _shown(text, best[1]) and len(plan.tail) > 1:
         plan.tail = plan.tail[:1]  # the function's name is shared by the rows: give its room to what tells them apart
         shorter, _ = _fill(shape, width, plan, not parted, local is None)
         text = shorter if _shown(shorter, best[1]) > _shown(text, best[1]) else text
@@ -428,10 +429,10 @@ def _cuts(word: str) -> list[str]:
     return [c for c in ends if len(c) < len(word)] + [h + ELLIPSIS for h in heads]
 
 
-def _prefixes(word: str) -> list[str]:
+def _prefixes(word: str, at: str = "") -> list[str]:
     """A word's leading parts, longest first, cut at underscores or capitals (`GeluCUDAKernelImpl`: `GeluCUDAKernel`,
-    `GeluCUDA`, `Gelu`)."""
-    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|_", word)
+    `GeluCUDA`, `Gelu`), or at underscores alone with at="_" (`direct_copy_kernel`: `direct_copy`, `direct`)."""
+    parts = re.split(r"(_)", word) if at == "_" else re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|_", word)
     out = []
     for j in range(len(parts) - 1, 0, -1):
         head = "".join(parts[:j]).rstrip("_")
@@ -461,7 +462,7 @@ def _fill(shape: _Shape, width: int, plan: _Plan, local_first: bool, first_pass:
         """The word, or a whole name's first words (`direct_copy…`, `GeluCUDA…`)."""
         if fits(uid, text):
             return True
-        for short in _cuts(text):
+        for short in _cuts(text) if plan.shared else [h + ELLIPSIS for h in _prefixes(text, "_")]:
             cut[uid] = short
             if fits(uid, short):
                 return True
