@@ -131,9 +131,10 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         release()
 
     def on_mount(self) -> None:
+        from .bindings import known_ids
         from .keymap import load_keymap
 
-        self.keymap_overrides, self.keymap_problem = load_keymap()
+        self.keymap_overrides, self.keymap_problem = load_keymap(known_ids(type(self)))
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         if self.watch_folder is not None:
@@ -198,7 +199,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
-        from .model.analyses.graph_capture import load_credited
+        from .model.analyses.graphs.capture import load_credited
         from .model.analyses.results import Results
         from .model.view.lanes import LaneIndex
 
