@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace_opts(p)
     _capture_opt(p)
     _capture_opt(_one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md")))
+    _capture_opt(_one_trace(sub, "steps", "print each ProfilerStep: CPU span, GPU busy, elapsed, launches"))
     from .tables import code, kernels, ops, roofline
 
     p = _capture_opt(_one_trace(sub, "ops", "print the key_averages() table"))
@@ -190,6 +191,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from .reports import render_summary
 
     print(render_summary(load(args.trace, args.no_cache, args.graph_capture), args.format))
+    return 0
+
+
+def cmd_steps(args: argparse.Namespace) -> int:
+    from .reports import render_steps
+
+    print(render_steps(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 
@@ -383,6 +391,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "summary": cmd_summary,
+    "steps": cmd_steps,
     "explain": cmd_explain,
     "critical": cmd_critical,
     "ops": cmd_ops,
