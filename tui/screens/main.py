@@ -127,16 +127,22 @@ class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
                 pace.post(self, AnalysisFailed(result, faults.one_line(exc), faults.record(result.name, exc)))
             else:
                 pace.post(self, AnalysisReady(result))
-                if result is Results.memory_curves:
-                    from ..widgets.timeline import value_lanes
-
-                    pace.post(self, SeriesReady(value_lanes(self.analysis)))
+                if result is Results.memory_curves or result is Results.launch_queues:
+                    pace.post(self, SeriesReady(self._value_lanes()))
             phase = result.phase
             done = sum(1 for _, r in jobs[: k + 1] if r.phase == phase) / sum(1 for _, r in jobs if r.phase == phase)
             self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
         for scaffold in (Results.op_times, Results._launch_tree):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
         keep_long_lived()
+
+    def _value_lanes(self) -> list:
+        """The value lanes whose results are ready (memory and counters, launch queues); in the worker."""
+        from ..widgets.timeline import launch_queue_lanes, value_lanes
+
+        a = self.analysis
+        memory = value_lanes(a) if a.ready(Results.memory_curves) else []
+        return memory + (launch_queue_lanes(a) if a.ready(Results.launch_queues) else [])
 
     def record_failure(self, what: str, exc: BaseException) -> object:
         """Log a failure of the UI's own (a view that could not be built); the log's path."""

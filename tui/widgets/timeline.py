@@ -13,6 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..model.analyses.critical.queue import queue_series
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -22,6 +23,7 @@ from ..model.view.series import (
     cell_values,
     counter_series,
     memory_series,
+    queue_lanes,
     series_label,
     sparkline,
     value_at,
@@ -40,6 +42,7 @@ def gutter_for(width: int) -> int:
 SERIES_TITLE = {
     "memory": "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
     "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
+    "queue": "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most (█)",
 }
 BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
 
@@ -69,6 +72,7 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--busy",
         "timeline--memory",
         "timeline--counter",
+        "timeline--queue",
     }
     DEFAULT_CSS = """
     Timeline > .timeline--header { background: $panel-lighten-2; color: $text; text-style: bold; }
@@ -78,6 +82,7 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--busy { color: $text-muted; }
     Timeline > .timeline--memory { color: $secondary; background: $surface; }
     Timeline > .timeline--counter { color: $success; background: $surface; }
+    Timeline > .timeline--queue { color: $warning; background: $surface; }
     """
 
     BINDINGS = [  # most useful first: the key bar shows as many as fit, in this order
@@ -241,6 +246,8 @@ class Timeline(ScrollView, can_focus=True):
         """A value lane's value at the cursor; short: in five characters, for a narrow gutter."""
         if s.kind == "memory":
             return fmt_memory_short(value) if short else fmt_memory(int(value))
+        if s.kind == "queue":
+            return f"{int(value):,}"
         return f"{value:.3g}"
 
     def _gutter(self, line: Line) -> Segment:
@@ -574,3 +581,8 @@ class Timeline(ScrollView, can_focus=True):
 def value_lanes(a: Results) -> list[Series]:
     """Memory (allocated and reserved per device) and counter lanes of a trace; computed in a worker."""
     return memory_series(a.memory_curves) + counter_series(a.trace)
+
+
+def launch_queue_lanes(a: Results) -> list[Series]:
+    """A lane per stream of its launch queue's length (launches not yet started); computed in a worker."""
+    return queue_lanes(a.trace, queue_series(a.trace, a.links.launcher))

@@ -19,6 +19,7 @@ from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..nesting import subtree_reduce
 from ..steps import STEP_NAME, cold_first, typical
 from .explain_graphs import GRAPH_RULES
+from .explain_queue import QUEUE_RULES
 from .explain_roofline import ROOFLINE_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .kernel_roles import role
@@ -456,6 +457,7 @@ RULES = [
     Rule("kernel-names", kernel_hints),
     *GRAPH_RULES,
     *ROOFLINE_RULES,
+    *QUEUE_RULES,
 ]
 
 
