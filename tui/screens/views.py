@@ -151,7 +151,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Kernels",
         "time per GPU kernel, with its footprint",
         _kernels,
-        needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline),
+        needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline, Results.launch_queues),
         focus="KernelsView LazyTable",
         unavailable=_no_gpu,
     ),
