@@ -32,6 +32,7 @@ from ..widgets.phases import PhaseBars
 from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
+from .critical_side import ShowsCritical
 from .details_side import ShowsDetails
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
 from .planner import DETAILS, STRUCTURE, plan
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
 
 
-class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
+class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
     HELP_NAME = "Everywhere"

@@ -98,6 +98,16 @@ class Timeline(ScrollView, can_focus=True):
         Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward", group=FLOW),
         Binding("[", "flow(False)", "Kernel → launch", id="timeline.flow_back", group=FLOW),
         Binding("/", "search", "Search", id="timeline.search"),
+        Binding(
+            "b", "critical", "Critical path", tooltip="Mark the critical path of the step here", id="timeline.critical"
+        ),
+        Binding(
+            "x",
+            "what_if",
+            "If 2× faster",
+            tooltip="What the step saves if this event ran 2× faster",
+            id="timeline.what_if",
+        ),
         Binding("m", "mark", "Mark range", id="timeline.mark"),
         Binding("f", "fit", "Fit selection", id="timeline.fit"),
         Binding("0,z", "reset", "Reset view", id="timeline.reset"),
@@ -130,6 +140,23 @@ class Timeline(ScrollView, can_focus=True):
     class SearchRequested(Message):
         pass
 
+    class CriticalRequested(Message):
+        """b: the critical path of the step under the cursor (the selection's, else the view's middle), on a rank."""
+
+        def __init__(self, at: int, rank: int) -> None:
+            super().__init__()
+            self.at, self.rank = at, rank
+
+    class CriticalCleared(Message):
+        """b again: the critical path is no longer marked."""
+
+    class WhatIfRequested(Message):
+        """x: what the step saves if the selected event ran twice as fast."""
+
+        def __init__(self, event: int) -> None:
+            super().__init__()
+            self.event = event
+
     class DetailsRequested(Message):
         def __init__(self, event: int) -> None:
             super().__init__()
@@ -153,6 +180,8 @@ class Timeline(ScrollView, can_focus=True):
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
+        self.path_mask: np.ndarray | None = None  # the critical path marked (b): a mask over every event
+        self._path_rows: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (track, row) -> starts, ends
         self._reindex()
 
     def set_structure(self, analysis, lanes: LaneIndex) -> None:
@@ -178,6 +207,8 @@ class Timeline(ScrollView, can_focus=True):
             out.append(("m", f"mark {fmt_dur(self.mark[1] - self.mark[0])}"))
         if len(self.matches):
             out.append(("n", f"match {self.match_pos + 1}/{len(self.matches):,}"))
+        if self.path_mask is not None:
+            out.append(("b", "critical path"))
         return out
 
     # ---- geometry --------------------------------------------------------------------------
@@ -300,8 +331,35 @@ class Timeline(ScrollView, can_focus=True):
             and self.analysis.nesting.row[self.selected] == line.depth
         ):
             mark_col = int(self.view.col_of(int(self.analysis.trace.x.ts[self.selected])))
-        segments = paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col)
+        path, hot = self.path_mask, self._hot(line) if self.path_mask is not None else None
+        segments = paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col, path, hot)
         return self._bracketed(segments, line) if track.is_gpu else segments
+
+    def _hot(self, line: Line) -> np.ndarray | None:
+        """The cells of this row that a critical path event covers (merged cells show the path through them)."""
+        found = self._path_rows.get((line.track, line.depth))
+        if found is None:
+            return None
+        starts, ends = found
+        width, v = self.view.width, self.view
+        hot = np.zeros(width + 1, np.int64)
+        seen = (ends >= v.t0) & (starts <= v.t1)
+        first = np.clip((starts[seen] - v.t0) // v.bucket, 0, width)
+        last = np.clip((ends[seen] - v.t0) // v.bucket + 1, 0, width)
+        np.add.at(hot, first, 1)
+        np.add.at(hot, last, -1)
+        return np.cumsum(hot)[:width] > 0
+
+    def set_path(self, events: np.ndarray | None) -> None:
+        """Mark a critical path (its events highlighted, the rest dimmed), or clear it (None)."""
+        self.path_mask, self._path_rows = None, {}
+        if events is not None:
+            a = self.analysis
+            self.path_mask = np.zeros(a.trace.n, bool)
+            self.path_mask[events] = True
+            self._path_rows = path_rows(a, np.unique(events))
+        self.refresh_bindings()
+        self.refresh()
 
     def _bracketed(self, segments: list[Segment], line: Line) -> list[Segment]:
         """A [ ] on the GPU lane around the selected graph launch's replay (its first start to its last end)."""
@@ -422,6 +480,24 @@ class Timeline(ScrollView, can_focus=True):
     def action_flow(self, forward: bool) -> None:
         if self.selected >= 0 and self._ready(Analysis.links, Analysis.child_index):
             self.select(navigate.follow_flow(self.analysis, self.selected, forward))
+
+    def action_critical(self) -> None:
+        if self.path_mask is not None:
+            self.set_path(None)
+            self.post_message(self.CriticalCleared())
+            return
+        at = self.cursor_time()
+        if self.selected >= 0:  # a kernel is in the step it was launched from
+            a = self.analysis
+            launcher = int(a.links.launcher[self.selected]) if a.ready(Analysis.links) else -1
+            at = int(a.trace.x.ts[launcher if launcher >= 0 else self.selected])
+        self.post_message(self.CriticalRequested(at, self.current_rank()))
+
+    def action_what_if(self) -> None:
+        if self.selected < 0:
+            self.notify("select an event first (← → or a click), then x says what 2× faster would save", timeout=3)
+            return
+        self.post_message(self.WhatIfRequested(self.selected))
 
     def action_details(self) -> None:
         if self.selected >= 0:
@@ -586,3 +662,13 @@ def value_lanes(a: Results) -> list[Series]:
 def launch_queue_lanes(a: Results) -> list[Series]:
     """A lane per stream of its launch queue's length (launches not yet started); computed in a worker."""
     return queue_lanes(a.trace, queue_series(a.trace, a.links.launcher))
+
+
+def path_rows(a: Analysis, events: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+    """Per (track, nesting row): the starts and ends of the path's events drawn in it."""
+    x, row = a.trace.x, a.nesting.row
+    out = {}
+    for key in {(int(t), int(r)) for t, r in zip(x.track[events], row[events], strict=True)}:
+        mine = events[(x.track[events] == key[0]) & (row[events] == key[1])]
+        out[key] = (x.ts[mine].astype(np.int64), a.end[mine].astype(np.int64))
+    return out
