@@ -6,8 +6,8 @@ import io
 
 import numpy as np
 import pytest
-from rich.console import Console
 from conftest import SAMPLES, press_settled, until, wait_for_main
+from rich.console import Console
 
 from tui.app import TraceApp
 from tui.fmt import fmt_time
@@ -17,7 +17,6 @@ from tui.model.analyses.critical.queue import launch_latency, name_latency, stre
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.tables import critical as C
-from tui.tables import kernels as K
 from tui.widgets.critical_view import CriticalPathTable
 from tui.widgets.kernels_view import KernelsView
 
@@ -119,7 +118,9 @@ async def test_a_queue_lane_per_stream_with_its_deepest_queue():
         tl, a = screen.timeline, screen.analysis
         await until(pilot, lambda: any(s.kind == "queue" for s in tl.series), "the queue lanes")
         lanes = {s.label: s.high for s in tl.series if s.kind == "queue"}
-        expected = {f"{a.trace.tracks[q.track].name} queue": q.max_length for q in stream_queues(a.trace, a.links.launcher)}
+        expected = {
+            f"{a.trace.tracks[q.track].name} queue": q.max_length for q in stream_queues(a.trace, a.links.launcher)
+        }
         assert lanes == expected and len(lanes) == 4 and max(lanes.values()) == 1338
         line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "GPU 1 stream 7 queue")
         tl.scroll_to(y=max(line - 3, 0), animate=False)
