@@ -101,6 +101,8 @@ class Timeline(ScrollView, can_focus=True):
         Binding(
             "b", "critical", "Critical path", tooltip="Mark the critical path of the step here", id="timeline.critical"
         ),
+        Binding("m", "mark", "Mark range", id="timeline.mark"),
+        Binding("f", "fit", "Fit selection", id="timeline.fit"),
         Binding(
             "x",
             "what_if",
@@ -108,8 +110,6 @@ class Timeline(ScrollView, can_focus=True):
             tooltip="What the step saves if this event ran 2× faster",
             id="timeline.what_if",
         ),
-        Binding("m", "mark", "Mark range", id="timeline.mark"),
-        Binding("f", "fit", "Fit selection", id="timeline.fit"),
         Binding("0,z", "reset", "Reset view", id="timeline.reset"),
         Binding("c", "collapse", "Collapse lane", id="timeline.collapse"),
         Binding("r", "rank(1)", "Next rank", id="timeline.next_rank", group=RANK),
