@@ -16,7 +16,8 @@ MAIN_SHARE = 0.2  # a stream named holds at least this share of the launched dev
 
 def launch_queue(a: Analysis, s: Summary) -> list[Finding]:
     """Per stream with enough launched work: its queue always empty (starved) or always full, with its figures."""
-    queues = stream_queues(a.trace, a.links.launcher)
+    kept = getattr(a, "launch_queues", None)  # Results keeps them (the kernels view's too); a bare Analysis does not
+    queues = kept.streams if kept is not None else stream_queues(a.trace, a.links.launcher)
     busy = _busy_per_track(a, [q.track for q in queues])
     total = sum(busy.values()) or 1
     out = []

@@ -135,7 +135,7 @@ class Results(Analysis):
         """The critical path of the slowest step, or of the whole trace without steps (critical/)."""
         return critical_path(self, find_window(self.trace), self.graph_owner)
 
-    @stored(Blob(LaunchQueues), phase="link")
+    @stored(Blob(LaunchQueues), phase="aggregate")
     def launch_queues(self) -> LaunchQueues:
         """Per stream: its launch queue's depth, how often it ran dry or stayed full; per kernel name, its
         launch-to-start latency (critical/queue.py)."""
