@@ -160,7 +160,7 @@ def test_name_latency_is_the_median_p95_and_max_of_each_names_launches():
 
 @pytest.mark.parametrize(("trace", "verdict"), [(BERT, "empty"), (GRAPHS, "full")])
 def test_the_launch_queue_rule_names_the_stream_with_queue_py_figures(trace, verdict):
-    from tui.model.analyses.explain_queue import launch_queue
+    from tui.model.analyses.explain.queue import launch_queue
     from tui.tables.explain import note
 
     a = Results(load_trace(trace, use_cache=False))
@@ -173,7 +173,7 @@ def test_the_launch_queue_rule_names_the_stream_with_queue_py_figures(trace, ver
 
 
 def test_a_collective_stream_is_not_said_to_starve():
-    from tui.model.analyses.explain_queue import launch_queue
+    from tui.model.analyses.explain.queue import launch_queue
 
     a = Results(load_trace(SAMPLES / "a100-ddp-nccl.json.gz", use_cache=False))
     starved = [q for q in stream_queues(a.trace, a.links.launcher) if q.verdict == "empty"]

@@ -10,8 +10,8 @@ import numpy as np
 from textual import work
 
 from .. import faults, pace
-from ..fmt import short_name
 from ..model.analyses.results import Results
+from ..names import short_name
 from ..widgets.critical_line import CriticalLine
 from ..widgets.timeline import Timeline
 from .messages import CriticalDone, WhatIfDone

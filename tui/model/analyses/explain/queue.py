@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import Analysis
-from .critical.queue import StreamQueue, stream_queues
+from ...analysis import Analysis
+from ..critical.queue import StreamQueue, stream_queues
+from ..kernel_roles import role
+from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
-from .kernel_roles import role
-from .summary import Summary
 
 MAIN_SHARE = 0.2  # a stream named holds at least this share of the launched device time (a side stream says little)
 
