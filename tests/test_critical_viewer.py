@@ -191,3 +191,30 @@ async def test_the_overview_verdict_gains_the_paths_breakdown():
         p = screen.analysis.critical
         assert f"Critical path of {p.window}: {C.when(p.length_ns)}, bound by CPU work (100%) (8 shows it)" in body
         assert "CPU work ████████ 100%" in body
+
+
+def test_the_launch_queues_kept_in_the_cache_read_back_as_computed(isolated_cache):
+    from tui.model.analyses.critical.queue import launch_queues
+
+    first = Results(load_trace(GRAPHS)).launch_queues
+    again = Results(load_trace(GRAPHS))
+    kept = again.launch_queues
+    assert kept == first == launch_queues(again.trace, again.links.launcher)
+    assert kept.stream_names[kept.streams[0].track] == "GPU 1 stream 7"
+
+
+async def test_the_marked_path_follows_python_frames_shown_or_hidden():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl = screen.timeline
+        tl.select(first_named(screen.analysis, "aten::linear"))
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: tl.path_mask is not None, "the path marked")
+        marked, hidden = tl.path_mask.copy(), screen.hide_python
+        await press_settled(pilot, "p")
+        await until(pilot, lambda: screen.hide_python != hidden, "frames shown or hidden")
+        s = tl.analysis
+        shown = [int(e) for e in np.flatnonzero(marked) if s.nesting.pos[e] >= 0]
+        rows = {(int(s.trace.x.track[e]), int(s.nesting.row[e])) for e in shown}
+        assert (tl.path_mask == marked).all() and rows <= set(tl._path_rows)

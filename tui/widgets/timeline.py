@@ -193,6 +193,8 @@ class Timeline(ScrollView, can_focus=True):
         self.analysis, self.lanes = analysis, lanes
         self.lines = self._layout()
         self._reindex()
+        if self.path_mask is not None:  # the path's events sit in other rows of this nesting
+            self._path_rows = path_rows(analysis, np.flatnonzero(self.path_mask))
         pos = analysis.nesting.pos
         while keep >= 0 and pos[keep] < 0:
             keep = int(parent[keep])
