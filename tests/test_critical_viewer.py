@@ -17,6 +17,7 @@ from tui.model.analyses.critical.queue import launch_latency, name_latency, stre
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.tables import critical as C
+from tui.tables import kernels as K
 from tui.widgets.critical_view import CriticalPathTable
 from tui.widgets.kernels_view import KernelsView
 
@@ -218,3 +219,15 @@ async def test_the_marked_path_follows_python_frames_shown_or_hidden():
         shown = [int(e) for e in np.flatnonzero(marked) if s.nesting.pos[e] >= 0]
         rows = {(int(s.trace.x.track[e]), int(s.nesting.row[e])) for e in shown}
         assert (tl.path_mask == marked).all() and rows <= set(tl._path_rows)
+
+
+def test_the_kernels_footer_names_each_streams_latency_outliers():
+    from tui.names import short_name
+
+    a = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False))
+    lines = K.queue_footers(a.launch_queues, a.trace.name_of)
+    busiest = max(a.launch_queues.streams, key=lambda q: q.activities)
+    assert busiest.outlier_count > 0 and lines[0].startswith(f"GPU 3 stream 7: {busiest.activities:,} launches")
+    slowest = [short_name(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
+    assert lines[0].endswith(f"{busiest.outlier_count:,} outlier(s) ≥10× the median, slowest: {', '.join(slowest)}")
+    assert lines[-1] == f"… and {len(a.launch_queues.streams) - 3} more stream(s) with launched work"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..fmt import fmt_number, fmt_time, truncate
 from ..model.analyses.critical.queue import LaunchQueues, NameLatency, StreamQueue
 from ..model.analyses.kernels import KernelRow
+from ..names import short_name
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
@@ -117,9 +118,14 @@ def totals(rows: list[KernelRow]) -> dict[str, float]:
 VERDICT = {"empty": "always empty: the CPU cannot keep it fed", "full": "always full: the CPU waits on it"}
 
 
-def queue_footers(queues: LaunchQueues, name_of: Callable[[int], str], most: int = 3) -> list[str]:
-    """Per stream: its launch queue's depth, launch-to-start latency and its outliers, named (the viewer's footer)."""
-    return [_queue_line(q, queues.stream_names.get(q.track, str(q.track)), name_of, most) for q in queues.streams]
+def queue_footers(queues: LaunchQueues, name_of: Callable[[int], str], most: int = 3, streams: int = 3) -> list[str]:
+    """Per stream, the busiest first: its launch queue's depth, launch-to-start latency and its outliers, named
+    (the viewer's footer; `streams` of them, then how many more)."""
+    ranked = sorted(queues.streams, key=lambda q: (not q.verdict, -q.activities))
+    out = [_queue_line(q, queues.stream_names.get(q.track, str(q.track)), name_of, most) for q in ranked[:streams]]
+    if len(ranked) > streams:
+        out.append(f"… and {len(ranked) - streams} more stream(s) with launched work")
+    return out
 
 
 def _queue_line(q: StreamQueue, stream: str, name_of: Callable[[int], str], most: int) -> str:
@@ -129,6 +135,6 @@ def _queue_line(q: StreamQueue, stream: str, name_of: Callable[[int], str], most
         f"launch→start {fmt_time(q.median_latency_ns / 1000)} median, {fmt_time(q.p90_latency_ns / 1000)} p90"
     )
     if q.outlier_count:
-        named = ", ".join(truncate(name_of(e), 40) for e in q.outliers[:most])
+        named = ", ".join(short_name(name_of(e), 40) for e in q.outliers[:most])
         line += f"; {q.outlier_count:,} outlier(s) ≥10× the median, slowest: {named}"
     return line

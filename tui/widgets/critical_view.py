@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
@@ -67,11 +68,11 @@ class CriticalPathTable(RowsView):
         self.post_message(CriticalView.Jump(row.event))
 
 
-class CriticalView(Static):
+class CriticalView(Vertical):
     """The breakdown above, the path's table below."""
 
     DEFAULT_CSS = """
-    CriticalView { layout: vertical; height: 1fr; }
+    CriticalView { height: 1fr; }
     CriticalView > #critical-breakdown { height: auto; padding: 0 1; }
     CriticalView > CriticalPathTable { height: 1fr; }
     """
