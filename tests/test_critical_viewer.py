@@ -94,8 +94,9 @@ async def test_x_says_what_2x_faster_saves_on_and_off_the_path():
         assert off.saving_ns == 0 and kernel not in path_events(off.before)
         tl.select(kernel)
         await press_settled(pilot, "x")
-        await until(pilot, lambda: "not on the critical path" in screen.critical_line.text, "why it saves nothing")
-        assert "saves nothing of" in screen.critical_line.text
+        await until(pilot, lambda: "off the critical path" in screen.critical_line.text, "why it saves nothing")
+        assert screen.critical_line.text == C.event_saving(off, False)
+        assert f"saves nothing: it is off the critical path of {off.before.window} (" in screen.critical_line.text
 
 
 async def test_enter_in_the_path_view_selects_that_event_on_the_timeline():

@@ -394,7 +394,9 @@ def event_saving(w: WhatIf, event_on_path: bool) -> str:
     """What the what-if key says: the saving, or why there is none (an event off the path saves nothing)."""
     if w.saving_ns > 0 or event_on_path:
         return sentence(w)
-    before = when(w.before.length_ns)
-    return f"{_change(w.specs[0], w.matched[0])} saves nothing of {before}: it is not on the critical path of " + (
-        f"{w.before.window} (the path runs mostly through {THROUGH.get(w.before.bound_by, w.before.bound_by)})"
+    p = w.before
+    through = THROUGH.get(p.bound_by, p.bound_by)
+    return (
+        f"{_change(w.specs[0], w.matched[0])} saves nothing: it is off the critical path of {p.window} "
+        f"({when(p.length_ns)}, mostly through {through})"
     )
