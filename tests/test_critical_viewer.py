@@ -232,3 +232,12 @@ def test_the_kernels_footer_names_each_streams_latency_outliers():
     slowest = [short_name(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
     assert lines[0].endswith(f"{busiest.outlier_count:,} outlier(s) ≥10× the median, slowest: {', '.join(slowest)}")
     assert lines[-1] == f"… and {len(a.launch_queues.streams) - 3} more stream(s) with launched work"
+
+
+def test_the_critical_line_keeps_the_lanes_six_rows_at_any_height():
+    from tui.screens.room import MIN_LANES, share
+
+    for height in (24, 30, 45):
+        without, with_line = share(height, 0, True, False, False), share(height, 0, True, False, False, status=2)
+        assert with_line.lanes >= MIN_LANES and with_line.details > 0
+        assert with_line.details + with_line.lanes + 2 == without.details + without.lanes  # its two rows are counted

@@ -36,6 +36,7 @@ class ShowsCritical(_Screen):
         @property
         def timeline(self) -> Timeline: ...
         async def show_view(self, name: str) -> None: ...
+        def fit_panels(self) -> None: ...
 
     @property
     def critical_line(self) -> CriticalLine:
@@ -43,7 +44,7 @@ class ShowsCritical(_Screen):
 
     def _say_critical(self, text: str, kind: str = "done") -> None:
         self.critical_line.say(text, kind)
-        getattr(self, "fit_panels", lambda: None)()
+        self.fit_panels()  # the line takes its rows from the details panel, never from the lanes' six
 
     def on_timeline_critical_requested(self, message: Timeline.CriticalRequested) -> None:
         self._say_critical("computing the critical path of the step under the cursor …", "computing")
