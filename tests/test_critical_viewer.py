@@ -241,3 +241,26 @@ def test_the_critical_line_keeps_the_lanes_six_rows_at_any_height():
         without, with_line = share(height, 0, True, False, False), share(height, 0, True, False, False, status=2)
         assert with_line.lanes >= MIN_LANES and with_line.details > 0
         assert with_line.details + with_line.lanes + 2 == without.details + without.lanes  # its two rows are counted
+
+
+async def test_the_path_view_shows_the_step_b_marked_until_b_clears_it():
+    from tui.model.steps import step_events
+
+    app = TraceApp([str(SAMPLES / "mi250-rocm-train.json.gz")], use_cache=False)  # two steps
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        a, tl = screen.analysis, screen.timeline
+        slowest = a.critical.window
+        other = next(int(s) for s in step_events(a.trace) if a.trace.name_of(int(s)) != slowest)
+        await press_settled(pilot, "8")
+        assert screen.query_one(CriticalPathTable).path.window == slowest
+        await press_settled(pilot, "1")
+        tl.select(other)
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: tl.path_mask is not None, "the path marked")
+        marked = critical_path(a, window_of(a, other), a.graph_owner)
+        table = screen.query_one(CriticalPathTable)
+        assert table.path.window == a.trace.name_of(other) != slowest
+        assert [(it.event, it.dur_ns) for it in table.shown] == [(it.event, it.dur_ns) for it in marked.items]
+        await press_settled(pilot, "b")
+        assert screen.query_one(CriticalPathTable).path is a.critical

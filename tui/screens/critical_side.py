@@ -19,6 +19,7 @@ from .messages import CriticalDone, WhatIfDone
 if TYPE_CHECKING:
     from textual.screen import Screen as _Screen
 
+    from ..model.analyses.critical import CriticalPath
     from ..widgets.critical_view import CriticalView
 else:
     _Screen = object
@@ -30,6 +31,7 @@ class ShowsCritical(_Screen):
     """b, x and the critical path view's jumps (the screen holds analysis and a timeline)."""
 
     analysis: Results
+    marked_path: CriticalPath | None  # the path b marked last (the path view shows it)
 
     if TYPE_CHECKING:
 
@@ -51,8 +53,13 @@ class ShowsCritical(_Screen):
         self.critical_at(message.at, message.rank)
 
     def on_timeline_critical_cleared(self, _message: Timeline.CriticalCleared) -> None:
+        from ..widgets.critical_view import CriticalView
+
         self.workers.cancel_group(self, "critical")
         self._say_critical("")
+        self.marked_path = None
+        for view in self.query(CriticalView):  # back to the slowest step's
+            view.set_path(self.analysis.critical)
 
     @work(thread=True, exclusive=True, group="critical", description="The critical path", exit_on_error=False)
     def critical_at(self, at: int, rank: int) -> None:
@@ -73,8 +80,13 @@ class ShowsCritical(_Screen):
         if message.path is None:
             self._say_critical(f"critical path: {message.error}", "failed")
             return
+        from ..widgets.critical_view import CriticalView
+
+        self.marked_path = message.path
         events = np.array(sorted({it.event for it in message.path.items if it.event >= 0}), np.int64)
         self.timeline.set_path(events)
+        for view in self.query(CriticalView):
+            view.set_path(message.path)
         self._say_critical(status(message.path) + " (b clears)")
 
     def on_timeline_what_if_requested(self, message: Timeline.WhatIfRequested) -> None:

@@ -74,6 +74,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.pending_search: str | None = None  # run once the nesting with frames is ready
+        self.marked_path = None  # the critical path b marked last (critical_side.py)
 
     @property
     def structure(self) -> Analysis:

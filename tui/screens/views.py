@@ -93,7 +93,7 @@ def _roofline(screen) -> Widget:
 def _critical(screen) -> Widget:
     from ..widgets.critical_view import CriticalView
 
-    return CriticalView(screen.analysis.critical)
+    return CriticalView(screen.marked_path or screen.analysis.critical)
 
 
 def _no_shapes(screen) -> str | None:
@@ -195,7 +195,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "critical",
         "8",
         "Path",
-        "the critical path of the slowest step: what bounds it, then the path to walk (Enter: on the timeline)",
+        "the critical path of the slowest step (or of the one b marked): what bounds it, then the path to walk",
         _critical,
         needs=(Results.critical,),
         focus="CriticalView LazyTable",

@@ -1,6 +1,7 @@
-"""The critical path view: what bounds the slowest step (a bar per class), then the path as a table to walk.
+"""The critical path view: what bounds a step (a bar per class), then the path as a table to walk.
 
-Attributes down: the path (Results.critical, computed in the background before this view is made).
+Attributes down: the path (the step b marked on the timeline, else Results.critical: the slowest step,
+computed in the background before this view is made).
 Messages up: Enter on a row posts Jump with its event; the screen selects it on the timeline.
 """
 
@@ -91,3 +92,11 @@ class CriticalView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(breakdown_renderable(self.path), id="critical-breakdown")
         yield CriticalPathTable(self.path)
+
+    def set_path(self, path: CriticalPath) -> None:
+        """Show another path (the step b marked on the timeline)."""
+        self.path = path
+        self.query_one("#critical-breakdown", Static).update(breakdown_renderable(path))
+        table = self.query_one(CriticalPathTable)
+        table.path = path
+        table.refill()
