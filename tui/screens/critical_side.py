@@ -121,4 +121,4 @@ class ShowsCritical(_Screen):
     async def on_critical_view_jump(self, message: CriticalView.Jump) -> None:
         """Enter on a row of the critical path view: that event selected on the timeline."""
         await self.show_view("timeline")
-        self.timeline.select(message.event)
+        self.timeline.select(message.event, jump=True)

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from .. import faults, pace
 from ..gcpolicy import keep_long_lived
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
+from ..model.analyses.ops import table_name
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -44,6 +45,12 @@ if TYPE_CHECKING:
     from ..widgets.tree_view import CallTreeView
 
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
+STEP_ROW = table_name("ProfilerStep#1")  # the one row the ops table gives every ProfilerStep#N
+
+
+def row_pattern(name: str) -> str:
+    """The events a table row's name stands for: the row itself, or every ProfilerStep#N for its one row."""
+    return r"^ProfilerStep#\d+$" if name == STEP_ROW else "^" + re.escape(name) + "$"
 
 
 class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, Screen):
@@ -368,7 +375,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
 
     async def on_rows_view_jump(self, message: RowsView.Jump) -> None:
         await self.show_view("timeline")
-        pattern = "^" + re.escape(message.name) + "$"
+        pattern = row_pattern(message.name)
         if self.hide_python and message.frame:  # a frame's calls: show the frames first
             self.pending_search = pattern
             self.restructure(False)
@@ -380,7 +387,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         await self.show_view("timeline")
         self.search("^" + re.escape(message.name) + "$")
         if message.event >= 0:
-            self.timeline.select(message.event)
+            self.timeline.select(message.event, jump=True)
 
     def on_tree_node_highlighted(self, event) -> None:
         """The tree's cursor: its node's first event in the details panel."""
@@ -390,4 +397,4 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
 
     async def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         await self.show_view("timeline")
-        self.timeline.select(message.event)
+        self.timeline.select(message.event, jump=True)

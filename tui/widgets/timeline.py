@@ -28,7 +28,7 @@ from ..model.view.series import (
     sparkline,
     value_at,
 )
-from ..model.view.viewport import Viewport, fit, pan, resize, zoom
+from ..model.view.viewport import Viewport, fit, frame, pan, resize, span_view, zoom
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
@@ -177,6 +177,7 @@ class Timeline(ScrollView, can_focus=True):
         self.mark: tuple[int, int] | None = None
         self._fitted = False
         self._whole: Viewport | None = None  # the view that shows the whole trace, at the last fit
+        self._wanted: tuple[int, int] | None = None  # the span the user last chose: a resize keeps it
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
@@ -239,11 +240,12 @@ class Timeline(ScrollView, can_focus=True):
             self._fit_all()
         elif width != self.view.width:
             whole = self.view == self._whole
-            self.view = (
-                fit(self.view.t0, self.view.t1, width, margin=0) if self.lanes.rows else resize(self.view, width)
-            )
+            span = self._wanted or (self.view.t0, self.view.t1)
+            self.view = span_view(*span, width) if self.lanes.rows else resize(self.view, width)
             if whole:
                 self._fit_all()
+            self._changed(resized=True)
+            return
         self._changed()
 
     def _fit_all(self) -> None:
@@ -387,7 +389,10 @@ class Timeline(ScrollView, can_focus=True):
     def _event_name(self, i: int) -> str:
         return self.analysis.trace.names[int(self.analysis.trace.x.name[i])]
 
-    def _changed(self) -> None:
+    def _changed(self, resized: bool = False) -> None:
+        """The view moved: redrawn, the ruler told; unless by a resize, its span is the one a resize keeps."""
+        if not resized:
+            self._wanted = (self.view.t0, self.view.t1)
         self.refresh()
         self.post_message(self.ViewChanged(self.view, self.mark, self.name_cols))
 
@@ -422,18 +427,23 @@ class Timeline(ScrollView, can_focus=True):
 
     # ---- selection actions -------------------------------------------------------------------
 
-    def select(self, event: int, reveal: bool = True) -> None:
-        """Select an event (attribute down from the screen, or from a key here)."""
+    def select(self, event: int, reveal: bool = True, jump: bool = False) -> None:
+        """Select an event (attribute down from the screen, or from a key here).
+
+        jump: from afar (a search match, the tree, a table), so zoomed to when too narrow or too wide to see.
+        """
         self.selected = int(event)
         if reveal and event >= 0:
-            self._reveal(event)
+            self._reveal(event, jump)
         self.refresh()
         self.post_message(self.SelectionChanged(self.selected))
 
-    def _reveal(self, event: int) -> None:
+    def _reveal(self, event: int, jump: bool = False) -> None:
         x = self.analysis.trace.x
         start, end = int(x.ts[event]), int(self.analysis.end[event])
-        if not self.view.visible(start, end):
+        if jump:
+            self.view = frame(self.view, start, end)
+        elif not self.view.visible(start, end):
             self.view = pan(self.view, int(self.view.col_of((start + end) // 2) - self.view.width // 2))
         track = int(x.track[event])
         if track in self.collapsed:
@@ -613,7 +623,7 @@ class Timeline(ScrollView, can_focus=True):
         if not len(self.matches):
             return
         self.match_pos = (self.match_pos + step) % len(self.matches)
-        self.select(int(self.matches[self.match_pos]))
+        self.select(int(self.matches[self.match_pos]), jump=True)
         self.refresh_bindings()
 
     # ---- mouse -------------------------------------------------------------------------------

@@ -61,5 +61,32 @@ def resize(v: Viewport, width: int) -> Viewport:
     return replace(v, width=max(width, 1))
 
 
+def span_view(start: int, end: int, width: int) -> Viewport:
+    """The window of width cells nearest to showing [start, end], centered on it (a resize keeps the span).
+
+    The bucket is the fewest whole ns per cell that show it, not quantized: the window of the width
+    [start, end] was drawn at is [start, end] itself, so going back to a width gives back its view.
+    """
+    width = max(width, 1)
+    bucket = min(max(-(-(end - start) // width), MIN_BUCKET), MAX_BUCKET)
+    return _align((start + end) // 2 - bucket * width // 2, bucket, width)
+
+
+JUMP_SHARE = 3  # a jumped-to event that has to be zoomed to spans a third of the view
+MIN_JUMP_CELLS = 2  # narrower than this, a jumped-to event is zoomed in on
+
+
+def frame(v: Viewport, start: int, end: int) -> Viewport:
+    """The view after a jump to [start, end]: zoomed so it spans a third of the view, centered, when it would be
+    narrower than two cells or wider than the view; else panned to its middle when not wholly in view; else v."""
+    dur = end - start
+    if dur > 0 and (dur < MIN_JUMP_CELLS * v.bucket or dur > v.t1 - v.t0):
+        bucket = quantize(dur * JUMP_SHARE, v.width)
+        return _align((start + end) // 2 - bucket * v.width // 2, bucket, v.width)
+    if start >= v.t0 and end <= v.t1:
+        return v
+    return pan(v, int(v.col_of((start + end) // 2) - v.width // 2))
+
+
 def _align(t0: int, bucket: int, width: int) -> Viewport:
     return Viewport((t0 // bucket) * bucket, bucket, max(width, 1))

@@ -1,0 +1,105 @@
+"""What a new user tripped on in the viewer (fresh-eyes trial, 2026-12-04): each fixed, each asserted here."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SAMPLES, press_settled, until, wait_for_main
+
+from tui.app import TraceApp
+from tui.model.view.viewport import Viewport, frame, span_view
+from tui.widgets.ops_view import OpsView
+
+BERT = str(SAMPLES / "h100-bert-small.json.gz")  # H100: a 5.5 ms window, two ProfilerSteps
+CPU = str(SAMPLES / "cpu-only-gloo.json.gz")
+SIZES = [(160, 45), (80, 24)]
+
+
+def shows_well(view: Viewport, start: int, end: int) -> bool:
+    """Wholly in view, at least two cells wide."""
+    return view.t0 <= start and end <= view.t1 and end - start >= 2 * view.bucket
+
+
+# ---- 1. a jump zooms to the event when it is too narrow or too wide to see ----------------------
+
+
+def test_a_jump_frames_a_narrow_or_wide_event_and_only_pans_to_one_well_visible():
+    v = Viewport(0, 40_000, 136)  # 5.44 ms
+    narrow = frame(v, 1_000_000, 1_005_970)  # a 5.97 us call: a sixth of a cell
+    assert shows_well(narrow, 1_000_000, 1_005_970)
+    assert narrow.t1 - narrow.t0 <= 4 * 5_970  # about a third of the view, not the whole trace
+    zoomed = Viewport(0, 50, 136)  # 6.8 us
+    wide = frame(zoomed, 10_000, 46_000)  # a 36 us op
+    assert shows_well(wide, 10_000, 46_000)
+    assert frame(v, 1_000_000, 2_000_000) == v  # well visible: unchanged
+    far = frame(v, 9_000_000, 10_000_000)  # the right size, out of view: panned, not zoomed
+    assert far.bucket == v.bucket and shows_well(far, 9_000_000, 10_000_000)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_search_and_next_match_show_the_event_found(size):
+    """/cudaDeviceSynchronize from the whole 5.5 ms trace selected a 6 us call a sixth of a cell wide."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        x, end = tl.analysis.trace.x, tl.analysis.end
+        await pilot.press("/", *"cudaDeviceSynchronize", "enter")
+        await until(pilot, lambda: len(tl.matches) == 2 and tl.selected >= 0, "the search selects a match")
+        for _ in range(2):
+            i = tl.selected
+            assert shows_well(tl.view, int(x.ts[i]), int(end[i]))
+            await press_settled(pilot, "n")
+        # zoomed far in, a jump to a whole step zooms out to show it
+        await press_settled(pilot, *"wwwwwwwwww")
+        await pilot.press("/", *"^ProfilerStep#", "enter")
+        await until(pilot, lambda: len(tl.matches) == 2, "two steps found")
+        await until(pilot, lambda: shows_well(tl.view, int(x.ts[tl.selected]), int(end[tl.selected])), "step shown")
+
+
+# ---- 2. Enter on the ops table's ProfilerStep* row finds the steps -------------------------------
+
+
+async def test_enter_on_the_profiler_step_row_finds_every_step():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "3")
+        ops = screen.query_one(OpsView)
+        await until(pilot, lambda: bool(ops.shown), "the ops table")
+        await pilot.press("/", *"^ProfilerStep", "enter")
+        await until(pilot, lambda: {r.name for r in ops.shown} == {"ProfilerStep*"}, "the step rows alone")
+        await pilot.press("enter")  # (its CPU op row, then its GPU annotation row)
+        tl = screen.timeline
+        await until(pilot, lambda: len(tl.matches) >= 2, "Enter finds the ProfilerStep#N")
+        names = {tl.analysis.trace.name_of(int(i)) for i in tl.matches}
+        assert names == {"ProfilerStep#6"}, names  # its CPU op and its GPU annotation
+
+
+# ---- 3. a resize keeps the span of time shown ------------------------------------------------------
+
+
+def test_a_view_drawn_at_a_width_comes_back_from_its_span():
+    v = Viewport(1_000_000 // 28 * 28, 28, 136)
+    assert span_view(v.t0, v.t1, 136) == v
+    narrow = span_view(v.t0, v.t1, 56)
+    assert v.t1 - v.t0 <= narrow.t1 - narrow.t0 < v.t1 - v.t0 + narrow.bucket
+
+
+async def test_resizing_back_and_forth_keeps_the_zoomed_span_exactly():
+    """After f then w, four round trips between 160x45 and 80x24 drifted from 4.1 us to 8.19 us."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        await press_settled(pilot, "l", "f", "w")
+        before = tl.view
+        span = before.t1 - before.t0
+        for _ in range(4):
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            small = tl.view
+            assert small.width < before.width
+            assert span <= small.t1 - small.t0 < span + small.bucket  # the same span, to a cell
+            await pilot.resize_terminal(160, 45)
+            await pilot.pause()
+            assert tl.view == before
