@@ -103,3 +103,51 @@ async def test_resizing_back_and_forth_keeps_the_zoomed_span_exactly():
             await pilot.resize_terminal(160, 45)
             await pilot.pause()
             assert tl.view == before
+
+
+# ---- 4. ] and [ on a trace without links: not offered, and say why when pressed -------------------
+
+
+async def test_flow_keys_on_a_cpu_only_trace_are_not_offered_and_say_why():
+    app = TraceApp([CPU], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        offered = {k for e in screen.query_one("KeyBar").shown for k in e.keys}
+        assert "/" in offered and not {"]", "["} & offered
+        assert not screen.timeline.check_action("flow", (True,))
+        await press_settled(pilot, "l", "]")
+        assert any("no launch or kernel links" in str(n.message) for n in app._notifications)
+
+
+async def test_flow_keys_on_a_cuda_trace_are_offered():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        assert screen.timeline.check_action("flow", (True,)) is True
+        assert screen.timeline.check_action("no_flow", ()) is False
+
+
+# ---- 5. the code view of a CPU-only capture: CPU time, no device sort ----------------------------
+
+CPU_STACKS = str(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")  # CPU only, with Python frames
+
+
+async def test_the_code_view_of_a_cpu_only_capture_is_by_cpu_time():
+    from tui.widgets.code_view import CodeView, FramesTable
+    from tui.widgets.icicle import IcicleView
+
+    app = TraceApp([CPU_STACKS], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "6")
+        await until(pilot, lambda: bool(screen.query(FramesTable)), "the code view")
+        table, icicle = screen.query_one(FramesTable), screen.query_one(IcicleView)
+        assert icicle.by == "cpu" and icicle._rows and icicle._rows[0]  # the icicle is drawn, by CPU time
+        status = str(screen.query_one("#icicle-status").render())
+        assert "of CPU time" in status and "device time launched" not in status
+        assert table.sort_key == "self_cpu"
+        assert table.check_action("sort", ("self_device",)) is False
+        assert table.check_action("sort", ("self_cpu",)) is True
+        assert screen.query_one(CodeView).check_action("icicle_width", ()) is False
+        offered = {k for e in screen.query_one("KeyBar").shown for k in e.keys}
+        assert "g" not in offered and "v" not in offered

@@ -179,6 +179,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     async def on_analysis_ready(self, message: AnalysisReady) -> None:
         if message.result in DETAILS + (Results.notes, Results.links) and self.selected >= 0:
             self._show_details(self.selected)
+        if message.result is Results.links:  # ] and [ offered, or not, once the links are known
+            self.timeline.refresh_bindings()
         if message.result is Results.critical:  # the overview's verdict gains the path's breakdown
             for overview in self.query("OverviewView"):
                 overview.redraw()  # type: ignore[attr-defined]

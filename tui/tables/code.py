@@ -15,6 +15,7 @@ SORTS = {
     "count": SortKey("count", means="calls"),
     "frame": SortKey("frame", False, "name"),
 }
+DEVICE_MEANS = ("self_device", "device_total")  # the sorts a CPU-only capture has nothing for
 DEFAULT_SORT = "self_device"  # the functions that launch GPU work themselves first: the ones to look at
 CPU_SORT = "self_cpu"  # a CPU-only capture: the functions that spend CPU time themselves first
 NO_FRAMES = (

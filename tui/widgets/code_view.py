@@ -50,6 +50,11 @@ class FramesTable(RowsView):
     def status(self) -> str:
         return super().status() + "\n" + " · ".join(C.footers(self.code, unfold="a"))  # keys first, as in ops
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "sort" and not C.has_device(self.code):  # a CPU-only capture: no device sorts offered
+            return C.SORTS[parameters[0]].means not in C.DEVICE_MEANS
+        return super().check_action(action, parameters)
+
 
 class CodeView(ReportsFailedWorkers, Vertical):
     """The table above, the icicle below; a folds or unfolds library frames."""
@@ -77,7 +82,7 @@ class CodeView(ReportsFailedWorkers, Vertical):
             return
         yield FramesTable(self.table, id="frames")
         yield Static("", id="icicle-status", markup=False)
-        yield IcicleView(Icicle(self.table.tree), id="icicle")
+        yield IcicleView(Icicle(self.table.tree), by="device" if C.has_device(self.table) else "cpu", id="icicle")
 
     def on_resize(self) -> None:
         """The table keeps TABLE_ROWS rows at least; the icicle takes what is left, up to ICICLE_ROWS (none below 3)."""
@@ -92,6 +97,11 @@ class CodeView(ReportsFailedWorkers, Vertical):
         icicle.display = self.query_one("#icicle-status").display = shown
         if shown:
             icicle.styles.height = min(rows, ICICLE_ROWS)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "icicle_width":  # a CPU-only capture has no device time to switch to
+            return C.has_device(self.table)
+        return True
 
     def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
         self.query_one("#icicle-status", Static).update(message.text)

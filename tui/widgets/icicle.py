@@ -38,10 +38,11 @@ class IcicleView(Widget, can_focus=True):
             super().__init__()
             self.text = text
 
-    def __init__(self, icicle: Icicle, **kwargs) -> None:
+    def __init__(self, icicle: Icicle, by: str = "device", **kwargs) -> None:
         super().__init__(**kwargs)
         self.icicle = icicle
-        self.root, self.selected, self.by = ALL, ALL, "device"
+        self.root, self.selected, self.by = ALL, ALL, by  # by: what the width is (device or cpu time)
+        self.cpu_only = by == "cpu"  # a CPU-only capture: no device time to show (v not offered)
         self._rows: list[list[Span]] = []
 
     def set_tree(self, icicle: Icicle) -> None:
@@ -127,7 +128,8 @@ class IcicleView(Widget, can_focus=True):
         what = "device time launched from beneath it" if by == "device" else "CPU time"
         self.post_message(
             self.Selected(
-                f"{self.icicle.name(self.selected)}: {fmt_dur(value)} of {what}{share} · width = {by} time (v)"
+                f"{self.icicle.name(self.selected)}: {fmt_dur(value)} of {what}{share} · width = {by} time "
+                + ("(no device time in this trace)" if self.cpu_only else "(v)")
             )
         )
 

@@ -97,6 +97,7 @@ class Timeline(ScrollView, can_focus=True):
         Binding("d", "pan(1)", "Pan right", id="timeline.pan_right", group=PAN),
         Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward", group=FLOW),
         Binding("[", "flow(False)", "Kernel → launch", id="timeline.flow_back", group=FLOW),
+        Binding("],[", "no_flow", "Launch ⇄ kernel: none here", show=False, id="timeline.no_flow"),
         Binding("/", "search", "Search", id="timeline.search"),
         Binding(
             "b", "critical", "Critical path", tooltip="Mark the critical path of the step here", id="timeline.critical"
@@ -543,7 +544,21 @@ class Timeline(ScrollView, can_focus=True):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("rank", "only_rank"):
             return len(self.ranks) > 1
+        if action in ("flow", "no_flow"):  # ] and [ offered where there are links, else they say why not
+            return (self.no_links() is None) == (action == "flow")
         return True
+
+    def no_links(self) -> str | None:
+        """Why ] and [ have nothing to follow in this trace, or None when they have (or may have: still linking)."""
+        a = self.analysis
+        if not any(t.is_gpu for t in a.trace.tracks):
+            return "it has no device records"
+        if a.ready(Analysis.links) and not (a.links.launcher >= 0).any():
+            return "its device records have no launch correlations"
+        return None
+
+    def action_no_flow(self) -> None:
+        self.notify(f"no launch or kernel links in this trace: {self.no_links()}", timeout=3)
 
     def current_rank(self) -> int:
         """The rank of the selection, else of the first lane in view."""
