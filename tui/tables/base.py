@@ -121,7 +121,7 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     """The columns that fit in width, the name column cut in the middle to what is left.
 
     width None: every column, names cut at name_width (torch's layout). width 0: every column, names in
-    full. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
+    full, or cut in the middle to name_width when it is given. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
     (the footer says its value); then, while the name at its min_width does not fit, the gaps narrow to
     two spaces and columns are dropped, the highest priority number (the rightmost among equals) first
     and KEEP columns last of all. The name takes the room that is left.
@@ -130,8 +130,9 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     if width is None:
         return _tagged(Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width), rows)
     full = [[c.text(r, context, FULL) for c in cols] for r in rows]
-    if width <= 0:
-        return _tagged(Fitted(cols, full, 0), rows)
+    if width <= 0:  # every column; the names whole, or cut in the middle to name_width
+        room = max(name_width - _tags(cols, rows), 1) if name_width > 0 else 0
+        return _tagged(_fitted(cols, full, room, [], []), rows)
     tags = _tags(cols, rows)
     full = [[t + " " * tags if c.name else t for c, t in zip(cols, row, strict=True)] for row in full]
     constant = _constant(cols, full) if len(rows) > 1 else []

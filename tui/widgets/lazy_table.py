@@ -50,6 +50,11 @@ class TextColumns:
         return col >= self.right_from
 
 
+def frozen_room(width: int) -> int:
+    """The most the name column takes when every column is shown in full: half the width, 20 at least."""
+    return max(width // 2, 20)
+
+
 class LazyTable(ScrollView, can_focus=True):
     """Rows of a Source in a given order, with a cursor; Enter posts RowSelected."""
 
@@ -212,7 +217,7 @@ class LazyTable(ScrollView, can_focus=True):
 
     def _frozen_width(self, width: int) -> int:
         """The name column, kept in place: at most half the width when every column is shown in full."""
-        return min(self.widths[0], max(width // 2, 20)) if self.widths else 0
+        return min(self.widths[0], frozen_room(width)) if self.widths else 0
 
     def _max_side(self) -> int:
         """How far the columns after the name can scroll: only as far as there is more to see."""

@@ -22,17 +22,30 @@ from textual.widgets import Input, Static
 from .. import pace
 from ..tables.base import KEEP, SORT_LETTERS, Column, Fitted, SortKey, fit
 from .failures import ReportsFailedWorkers
-from .lazy_table import LazyTable
+from .lazy_table import LazyTable, frozen_room
 
 FIT_HERE_ROWS = 300  # fitting a table this small takes a few ms on the UI thread; larger ones fit in a worker
 
 
-def fitted_table(rows: list, columns: list[Column], context: Any, width: int) -> Fitted:
-    """The table fitted to width, the name given a third of it unless that would cost a column that must stay."""
+def fitted_table(rows: list, columns: list[Column], context: Any, width: int, sort: str = "", every: int = 0) -> Fitted:
+    """The table fitted to width, the name given a third of it unless that would cost a column that must stay.
+
+    The column the rows are sorted by is never dropped. width 0: every column in full, the names cut in the
+    middle (rows told apart) to every cells, the room the table keeps for them (0: whole).
+    """
+    if width <= 0:
+        return fit(columns, rows, context, 0, name_width=every)
+    columns = kept_sorted(columns, sort)
     readable = [replace(c, min_width=name_room(width)) if c.name else c for c in columns]
     fitted = fit(readable, rows, context, width)
     kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
     return fit(columns, rows, context, width) if kept else fitted
+
+
+def kept_sorted(columns: list[Column], sort: str) -> list[Column]:
+    """The columns with the first one the rows are sorted by made one never dropped to fit."""
+    k = next((k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name), None)
+    return columns if k is None else [*columns[:k], replace(columns[k], priority=KEEP), *columns[k + 1 :]]
 
 
 SORT = Binding.Group("sort")
@@ -84,9 +97,9 @@ class FittedSource:
 class TableFitted(Message):
     """A table's layout for a width is ready (posted by the fitting worker)."""
 
-    def __init__(self, fitted: Fitted, width: int, rows: list) -> None:
+    def __init__(self, fitted: Fitted, width: tuple, rows: list) -> None:
         super().__init__()
-        self.fitted, self.width, self.rows = fitted, width, rows
+        self.fitted, self.width, self.rows = fitted, width, rows  # width: the layout's key (RowsView._refit)
 
 
 class RowSource:
@@ -160,7 +173,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self.shown: list = []
         self.every_column = False
         self.fitted: Fitted | None = None
-        self._fit_width = -1
+        self._fit_width: tuple = ()  # (width, sort key, name room with every column) of the layout asked for
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="table-status", markup=False)
@@ -201,22 +214,24 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self._refit()
 
     def _refit(self) -> None:
-        width = 0 if self.every_column else max(self.size.width - 2, 20)  # the cursor's margin and the scrollbar
-        if width != self._fit_width and self.is_mounted:
-            self._fit_width = width
+        fitted = max(self.size.width - 2, 20)  # the cursor's margin and the scrollbar
+        every = frozen_room(self.size.width - 2) if self.every_column else 0
+        key = (0 if self.every_column else fitted, self.sort_key, every)
+        if key != self._fit_width and self.is_mounted:
+            self._fit_width = key
             if len(self.rows) <= FIT_HERE_ROWS:  # a few ms: no worker, the table is fitted before it is drawn
                 try:
-                    fitted = fitted_table(self.rows, self.columns(), self.context(), width)
+                    table = fitted_table(self.rows, self.columns(), self.context(), *key)
                 except Exception as exc:  # as a failed fitting worker would: one line, the app goes on
                     self.report_failure("fitting the table to the width", exc)
                     return
-                self.on_table_fitted(TableFitted(fitted, width, self.rows))
+                self.on_table_fitted(TableFitted(table, key, self.rows))
             else:
-                self.fit_table(self.rows, self.columns(), self.context(), width)
+                self.fit_table(self.rows, self.columns(), self.context(), key)
 
     @work(thread=True, exclusive=True, group="fit", description="Fitting the table to the width", exit_on_error=False)
-    def fit_table(self, rows: list, columns: list[Column], context: Any, width: int) -> None:
-        pace.post(self, TableFitted(fitted_table(rows, columns, context, width), width, rows))
+    def fit_table(self, rows: list, columns: list[Column], context: Any, key: tuple) -> None:
+        pace.post(self, TableFitted(fitted_table(rows, columns, context, *key), key, rows))
 
     def on_table_fitted(self, message: TableFitted) -> None:
         message.stop()
@@ -280,7 +295,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def refill(self) -> None:
         """The rows changed (another table, frames shown or hidden): a new source, in the current order."""
         self.rows = self.source_rows()
-        self.fitted, self._fit_width = None, -1
+        self.fitted, self._fit_width = None, ()
         self.reorder(new_source=True)
         self._refit()
 
@@ -298,6 +313,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def action_sort(self, key: str) -> None:
         self.sort_key = key
         self.reorder()
+        self._refit()  # the sorted column is one the fitting keeps
 
     def action_filter(self) -> None:
         box = self.query_one(Input)
