@@ -151,3 +151,61 @@ async def test_the_code_view_of_a_cpu_only_capture_is_by_cpu_time():
         assert screen.query_one(CodeView).check_action("icicle_width", ()) is False
         offered = {k for e in screen.query_one("KeyBar").shown for k in e.keys}
         assert "g" not in offered and "v" not in offered
+
+
+# ---- 6. kernels at 80 columns: the sorted column stays; every column cuts names in the middle -------
+
+
+async def test_kernels_at_80_columns_keep_the_sorted_column_and_tell_names_apart():
+    from tui.widgets.kernels_view import KernelsView
+    from tui.widgets.lazy_table import LazyTable
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "4")
+        kernels = screen.query_one(KernelsView)
+        await until(pilot, lambda: kernels.fitted is not None, "the kernels table fitted")
+        assert "Min" not in kernels.fitted.headers  # dropped to fit 80 columns
+        await press_settled(pilot, "m")
+        await until(pilot, lambda: "Min" in kernels.fitted.headers, "m keeps the Min column shown")
+        assert "sorted by min" in kernels.status()
+        await press_settled(pilot, "e")
+        table = kernels.query_one(LazyTable)
+        await until(pilot, lambda: kernels.fitted is not None and not kernels.fitted.dropped, "every column")
+        frozen = table._frozen_width(table.scrollable_content_region.width)
+        names = [kernels.fitted.cells[k][0] for k in table.order]
+        assert len(names) > 5 and all(len(n) <= frozen for n in names)  # cut to the room, never by the table
+        shown = [table.render_line(1 + k).text[:frozen] for k in range(len(names))][: table.size.height - 1]
+        assert len(set(shown)) == len(shown)  # no two rows read alike
+
+
+# ---- 7. the details panel's full names are whole ------------------------------------------------
+
+
+def plain(renderable, width: int) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(renderable)
+    return "".join(console.export_text().split())  # wrapped over lines: compared without the white space
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_kernels_full_name_in_the_details_is_whole_at_any_width(full):
+    from tui.model.analyses.details import describe
+    from tui.model.analyses.results import Results
+    from tui.model.cats import Cat
+    from tui.model.load import load_trace
+    from tui.names import short_name
+    from tui.widgets.details import details_renderable
+
+    a = Results(load_trace(BERT, use_cache=False))
+    x = a.trace.x
+    kernel = max((i for i in range(a.trace.n) if x.cat[i] == Cat.KERNEL), key=lambda i: len(a.trace.name_of(i)))
+    d = describe(a, kernel, a.trace.origin)
+    assert short_name(d.name) != d.name and len(d.name) > 100
+    text = plain(details_renderable(d, full=full), 60)
+    assert "".join(d.name.split()) in text
+    if full:  # f: the name row itself is the whole name, no second copy
+        assert text.count("".join(d.name.split())) == 1

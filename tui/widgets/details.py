@@ -90,8 +90,8 @@ def details_renderable(
 ) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
-    grid.add_column()
-    grid.add_row("name", Text(short_name(d.name), style="bold"))
+    grid.add_column(overflow="fold")  # a long name wraps over lines, never ends in …
+    grid.add_row("name", Text(d.name if full else short_name(d.name), style="bold"))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
     grid.add_row("time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} ({own})"))
@@ -128,7 +128,7 @@ def details_renderable(
         grid.add_row("memory", memory_text(memory))
     for note in notes or []:
         grid.add_row("note", Text(explain_note(note), style="italic #e5c07b"))
-    if short_name(d.name) != d.name:
+    if short_name(d.name) != d.name and not full:  # (f: the name row is the full name)
         grid.add_row("full name", Text(d.name, style="dim"))
     for key, value in d.args.items():
         text = str(value)
