@@ -75,7 +75,7 @@ def test_markdown_and_what_if_in_text(capsys, tmp_path):
     code, out, _ = run(capsys, str(gpu_bound(tmp_path)), "--format", "md", "--what-if", "kernel:K3=2")
     assert code == 0
     assert "| Bound by | Class | Time | Share |  |" in out
-    assert "* a 2× faster K3 saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute" in out
+    assert "* K3 2× faster saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute" in out
 
 
 def test_what_if_json_gives_the_new_length_saving_and_breakdown(capsys, tmp_path):
@@ -84,7 +84,7 @@ def test_what_if_json_gives_the_new_length_saving_and_breakdown(capsys, tmp_path
     assert (w["specs"], w["matched"]) == (["kernel:K3=2", "kernel:K2=2"], [["K3"], ["K2"]])
     assert (w["length_us"], w["saving_us"], w["bound_by"]) == (105.0, 50.0, "gpu_compute_bound")
     assert sum(w["breakdown"].values()) == pytest.approx(w["length_us"])
-    assert w["sentence"].startswith("a 2× faster K3 and a 2× faster K2 saves 50.0 us of 0.15 ms (32%)")
+    assert w["sentence"].startswith("K3 2× faster and K2 2× faster saves 50.0 us of 0.15 ms (32%)")
 
 
 @pytest.mark.parametrize(

@@ -29,9 +29,7 @@ def test_a_faster_kernel_on_the_path_saves_what_it_loses(tmp_path):
     }
     assert sum(w.after.breakdown.values()) == w.after.length_ns
     assert w.matched == [["K3"]]
-    assert (
-        sentence(w) == "a 2× faster K3 saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute"
-    )
+    assert sentence(w) == "K3 2× faster saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute"
 
 
 def test_kernels_gone_leave_their_launches_with_the_typical_launch_delay(tmp_path):
@@ -72,7 +70,7 @@ def test_a_change_off_the_path_saves_nothing_and_a_slower_one_costs(tmp_path):
     assert solved(trace, "op:ProfilerStep=1").saving_ns == 0
     slower = solved(trace, "kernel:K1=0.5")
     assert slower.saving_ns == -80_000
-    assert sentence(slower).startswith("a 2× slower K1 costs 80.0 us more than 0.20 ms (40%)")
+    assert sentence(slower).startswith("K1 2× slower costs 80.0 us more than 0.20 ms (40%)")
 
 
 def test_what_if_for_one_event_runs_in_the_step_that_holds_it(tmp_path):

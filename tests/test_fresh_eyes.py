@@ -209,3 +209,26 @@ def test_a_kernels_full_name_in_the_details_is_whole_at_any_width(full):
     assert "".join(d.name.split()) in text
     if full:  # f: the name row itself is the whole name, no second copy
         assert text.count("".join(d.name.split())) == 1
+
+
+# ---- 11. tracetui critical on a CPU-only capture: CPU advice; a what-if that leaves no path ----------
+
+
+def test_critical_on_a_cpu_only_capture_advises_on_cpu_work_and_handles_a_path_of_no_time():
+    from tui.model.analyses.results import Results
+    from tui.model.load import load_trace
+    from tui.reports.critical import render_critical
+
+    a = Results(load_trace(CPU, use_cache=False))
+    out = render_critical(a, "text", what_if=["cpu=0"])
+    assert "no device activity" in out and "CPU work is 100% of the path" in out
+    assert "GPU waits" not in out and "CUDA graphs" not in out
+    assert "the window would take no time: nothing else is on its path" in out
+    assert "runs mostly through \n" not in out + "\n" and "After" not in out and "Total: 0.0 us" not in out
+
+
+def test_a_what_if_names_what_it_changes_first():
+    from tui.model.analyses.critical.whatif import parse_spec
+    from tui.tables.critical import _change
+
+    assert _change(parse_spec("kernel:gemm=2"), ["a", "b"]) == "kernels matching /gemm/ 2× faster"

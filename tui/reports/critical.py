@@ -45,7 +45,8 @@ def render_path(a: Results, fmt: str, report, width: int | None) -> str:
     if report.whatif is not None:
         w = report.whatif
         out += _prose("What if", [C.sentence(w)], fmt, width)
-        out += ["", _breakdown(fmt, w.after, width, "After")]
+        if w.after.length_ns > 0:  # a path of no time has no breakdown to show
+            out += ["", _breakdown(fmt, w.after, width, "After")]
     return "\n".join(out)
 
 

@@ -74,6 +74,12 @@ ADVICE = {
     "idle": "{time} of the path ({share}) has nothing recorded on it: no thread or stream of the trace "
     "explains that stretch.",
 }
+# A capture without device activity: the CPU advice is about CPU work (no GPU waits for it).
+CPU_ONLY_ADVICE = (
+    "CPU work is {share} of the path ({time}): with no device activity recorded, the step lasts as long as its CPU "
+    "work. Most of it: {top}. Make that work cheaper: fewer and larger ops, less Python per op, torch.compile, "
+    "intra-op threads (torch.set_num_threads)."
+)
 NOTES = {
     "job_rank": "a job of several ranks: this is the path of rank {n}",
     "device_records_missing": "the trace made {n:,} launch calls but recorded no device activity: the path is "
@@ -238,7 +244,7 @@ def when(ns: float) -> str:
 
 
 def sentence(w: WhatIf) -> str:
-    """a 2× faster sm90_xmma_gemm… saves 0.31 ms of 2.18 ms (14%); the path then runs through the CPU"""
+    """sm90_xmma_gemm… 2× faster saves 0.31 ms of 2.18 ms (14%); the path then runs through the CPU"""
     change = " and ".join(_change(s, names) for s, names in zip(w.specs, w.matched, strict=True))
     before, saving = w.before.length_ns, w.saving_ns
     share = f"{saving / before:.0%}" if before else "0%"
@@ -250,6 +256,8 @@ def sentence(w: WhatIf) -> str:
         effect = f"saves nothing of {when(before)}: it is not on the path, or what replaces it is as long"
     old, new = w.before.bound_by, w.after.bound_by
     through = THROUGH.get(new, new)
+    if w.after.length_ns <= 0:  # nothing else on the path: no class to run through
+        return f"{change} {effect}; the window would take no time: nothing else is on its path"
     tail = (
         f"the path then runs mostly through {through}"
         if new != old
@@ -266,7 +274,7 @@ def _change(s: Spec, names: list[str]) -> str:
         return "no launch overhead (as with CUDA graphs)" if s.factor == 0 else f"{_times(s.factor)} launches"
     if s.factor == 0:
         return f"without {what}"
-    return f"a {_times(s.factor)} {what}"
+    return f"{what} {_times(s.factor)}"
 
 
 def _times(factor: float) -> str:
@@ -315,6 +323,11 @@ def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int
     return [(n, k, b, ns) for (n, k, b), ns in ranked]
 
 
+def cpu_only(p: CriticalPath) -> bool:
+    """A path of a capture with no device activity at all."""
+    return any(code == "cpu_only" for code, _n in p.caveats)
+
+
 def advice(p: CriticalPath) -> list[str]:
     """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers."""
     total = p.length_ns or 1
@@ -324,7 +337,8 @@ def advice(p: CriticalPath) -> list[str]:
             continue
         tops = [n for n, _k, b, _ns in top_items(p, 50) if b == cls][:3]
         top = ", ".join(_cut(t, 50) for t in tops) or "-"
-        out.append(ADVICE[cls].format(share=f"{ns / total:.0%}", time=when(ns), top=top))
+        text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
+        out.append(text.format(share=f"{ns / total:.0%}", time=when(ns), top=top))
     return out
 
 
