@@ -232,3 +232,22 @@ def test_a_what_if_names_what_it_changes_first():
     from tui.tables.critical import _change
 
     assert _change(parse_spec("kernel:gemm=2"), ["a", "b"]) == "kernels matching /gemm/ 2× faster"
+
+
+# ---- 10. the overview says what a launch buys once ------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_overview_says_what_each_launch_buys_once(size):
+    from rich.console import Console
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "5")
+        await until(pilot, lambda: bool(screen.query("#overview-body")), "the overview")
+        console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(screen.query_one("#overview-body").content)
+        text = " ".join(console.export_text().split())
+        assert "Verdict" in text
+        assert text.count("each launch buys") == 1 and text.count("of GPU work for") == 1

@@ -81,14 +81,15 @@ def per_launch(s: Summary) -> str:
 def overhead_reading(s: Summary) -> str:
     """Why the GPU waits, naming the real cause: the launches themselves, or the CPU's other work."""
     head = f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
-    if launches_cost_more(s):
+    if launches_cost_more(s):  # (the launch reading gives the figures, once)
         return head + (
-            f"Launching is the cost: {per_launch(s)}. Bigger work per launch, torch.compile or CUDA graphs would help."
+            "Launching is the cost: a launch takes more CPU time than the GPU work it buys. Bigger work per launch, "
+            "torch.compile or CUDA graphs would help."
         )
     busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
-        f"The launches are cheap ({per_launch(s)}); the CPU's other work holds the GPU up. While no GPU worked, the "
-        f"CPU ran: {busy}. Speed that up, or overlap it with GPU work."
+        "The launches are cheap (they buy more GPU work than their CPU time); the CPU's other work holds the GPU up. "
+        f"While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
     )
 
 
@@ -137,7 +138,7 @@ def fact_readings(s: Summary) -> dict[str, str]:
     if s.cpu_only or s.device_records_missing:
         return out
     keeps_up = "the CPU cannot keep up" if launches_cost_more(s) else "the GPU has work to hide the launches"
-    launches = f"{per_launch(s)} (median launch {_us(s.median_launch_us)}): {keeps_up}" if s.launches else ""
+    launches = f"CPU time in launch calls: {keeps_up}" if s.launches else ""  # (the launch reading has the figures)
     out |= {
         "gpu_busy_us": "time at least one kernel or copy was running on the GPU",
         "gpu_idle_us": "time the GPU had nothing to do: gaps on the GPU lanes"
