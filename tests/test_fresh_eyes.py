@@ -251,3 +251,21 @@ async def test_the_overview_says_what_each_launch_buys_once(size):
         text = " ".join(console.export_text().split())
         assert "Verdict" in text
         assert text.count("each launch buys") == 1 and text.count("of GPU work for") == 1
+
+
+# ---- 9. the tree says that self holds the hidden Python frames' time -------------------------------
+
+
+async def test_the_tree_says_self_includes_hidden_python_frames():
+    from tui.screens.views import TREE_FRAMES_HIDDEN
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        assert screen.hide_python  # BERT's deep stacks: frames hidden at first
+        await press_settled(pilot, "2")
+        await until(pilot, lambda: len(screen.query(".tree-note")) == 1, "the note above the tree")
+        note = screen.query_one(".tree-note")
+        assert str(note.render()) == TREE_FRAMES_HIDDEN and note.size.height == 1
+        await press_settled(pilot, "p")
+        await until(pilot, lambda: not screen.hide_python and not screen.query(".tree-note"), "frames shown: no note")

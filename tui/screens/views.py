@@ -53,11 +53,22 @@ def _timeline(screen) -> Widget:
     return Vertical(Ruler(screen.origin), timeline, search, CriticalLine(), RangePanel())
 
 
+TREE_FRAMES_HIDDEN = "self includes the hidden Python frames' time; p shows them"  # (the ops table's Self CPU: not)
+
+
 def _tree(screen) -> Widget:
+    """The call tree; with Python frames hidden, a line above it says an op's self holds its hidden frames' time."""
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
     from ..model.analyses.calltree import CallTree
+    from ..model.analyses.results import Results
     from ..widgets.tree_view import CallTreeView
 
-    return CallTreeView(CallTree(screen.structure))
+    tree = CallTreeView(CallTree(screen.structure))
+    if not (screen.hide_python and screen.analysis.peek(Results.frame_levels)):
+        return tree
+    return Vertical(Static(TREE_FRAMES_HIDDEN, classes="table-status tree-note", markup=False), tree)
 
 
 def _ops(screen) -> Widget:
