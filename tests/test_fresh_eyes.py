@@ -269,3 +269,20 @@ async def test_the_tree_says_self_includes_hidden_python_frames():
         assert str(note.render()) == TREE_FRAMES_HIDDEN and note.size.height == 1
         await press_settled(pilot, "p")
         await until(pilot, lambda: not screen.hide_python and not screen.query(".tree-note"), "frames shown: no note")
+
+
+# ---- 8. help lists the command palette and itself ----------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_help_lists_ctrl_p_and_the_help_key(size):
+    from tui.screens.help import HelpScreen
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_for_main(pilot)
+        await press_settled(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        rows = {row[0]: row[1] for _, rows in app.screen.sections for row in rows}
+        assert "Ctrl+P" in rows and "palette" in rows["Ctrl+P"].lower()
+        assert "?" in rows and "help" in rows["?"].lower()
