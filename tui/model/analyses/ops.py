@@ -132,7 +132,7 @@ class OpTimes:
 
     host: np.ndarray
     device: np.ndarray
-    order: np.ndarray  # host and device events by (start, -end): the order rows first appear in
+    order: np.ndarray  # the host and device events (by index); rows appear in order of (start, -end, index)
     names: np.ndarray  # the table name of every name id (ProfilerStep#N reads ProfilerStep*)
     cols: dict[str, np.ndarray]
     device_link: str
@@ -149,11 +149,10 @@ def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | 
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
     end = x.ts + x.dur
     parent, depth = host_parent(trace, host, end, shown)
-    cols, device_link = _host_times(trace, host, device, names[x.name], end, launcher, parent, depth)
-    idx = np.flatnonzero(host | device)
-    idx = idx[np.lexsort((-end[idx], x.ts[idx]))]
+    label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
+    cols, device_link = _host_times(trace, host, device, label[x.name], end, launcher, parent, depth)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
-    return OpTimes(host, device, idx, names, cols, device_link, has_memory)
+    return OpTimes(host, device, np.flatnonzero(host | device), names, cols, device_link, has_memory)
 
 
 def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
@@ -345,19 +344,48 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
     label, name_id = np.unique(names, return_inverse=True)  # ProfilerStep#N all read ProfilerStep*
     kind = name_id[x.name[idx]].astype(np.int64) * 4 + is_dev * 2 + is_ann
-    key = kind * (len(trace.shapes) + 2) + shapes + 1
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    by_first = np.argsort(first, kind="stable")
-    group = np.argsort(by_first)[inverse]
-    heads = idx[first[by_first]], first[by_first]
+    key = kind * (len(trace.shapes) + 2) + shapes + 1 if group_by_shape else kind
+    group, heads = _groups(key, idx, x.ts, x.ts + x.dur)
     keys = [
         (str(label[name_id[x.name[i]]]), bool(is_dev[k]), bool(is_ann[k]), int(shapes[k]))
-        for i, k in zip(*heads, strict=True)
+        for i, k in zip(idx[heads].tolist(), heads.tolist(), strict=True)
     ]
     rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
-    for row, i in zip(rows, heads[0].tolist(), strict=True):
+    for row, i in zip(rows, idx[heads].tolist(), strict=True):
         row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
     return rows
+
+
+def _groups(key: np.ndarray, idx: np.ndarray, ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's group, groups numbered in order of first appearance by (start, -end, index), and the
+    position of each group's first event: no sort of the events, only of the few that start a group first."""
+    dense, count = _dense(key)
+    start = ts[idx]
+    first_ts = np.full(count, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(first_ts, dense, start)
+    cand = np.flatnonzero(start == first_ts[dense])  # the events starting when their group first starts
+    cand = cand[np.lexsort((cand, -end[idx[cand]], dense[cand]))]  # within a group: the longest, then the first
+    lead = np.ones(len(cand), bool)
+    lead[1:] = dense[cand[1:]] != dense[cand[:-1]]
+    heads = cand[lead]  # one per group, by group number
+    by_first = np.lexsort((heads, -end[idx[heads]], start[heads]))
+    rank = np.empty(count, np.int64)
+    rank[by_first] = np.arange(count)
+    return rank[dense], heads[by_first]
+
+
+def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Keys renumbered 0..count-1 (any order): by a table of the keys' range when it is small, else by sorting."""
+    if not len(key):
+        return key, 0
+    low, high = int(key.min()), int(key.max())
+    if high - low > max(4 * len(key), 1 << 20):
+        uniq, inverse = np.unique(key, return_inverse=True)
+        return inverse.reshape(-1), len(uniq)
+    present = np.zeros(high - low + 1, bool)
+    present[key - low] = True
+    number = np.cumsum(present) - 1
+    return number[key - low], int(number[-1]) + 1
 
 
 def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
