@@ -137,6 +137,7 @@ class OpTimes:
     cols: dict[str, np.ndarray]
     device_link: str
     has_memory: bool
+    host_roots: np.ndarray  # host events under no other: every host event lies within one of them
 
 
 def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None) -> OpTimes:
@@ -149,17 +150,18 @@ def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | 
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
     end = x.ts + x.dur
     parent, depth = host_parent(trace, host, end, shown)
+    roots = np.flatnonzero(host & (parent < 0))
     label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
     cols, device_link = _host_times(trace, host, device, label[x.name], end, launcher, parent, depth)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
-    return OpTimes(host, device, np.flatnonzero(host | device), names, cols, device_link, has_memory)
+    return OpTimes(host, device, np.flatnonzero(host | device), names, cols, device_link, has_memory, roots)
 
 
 def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
     """Aggregate a trace the way key_averages() aggregates the same run."""
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
-    rows += _memory_rows(trace, times.host, end)
+    rows += _memory_rows(trace, times.host_roots, end)
     self_cpu = float(sum(r.self_cpu_us for r in rows))
     self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
     return OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
@@ -414,14 +416,15 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     return rows
 
 
-def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
-    """[memory] records outside every host event become a row of their own, as in torch."""
+def _memory_rows(trace: Trace, roots, end) -> list[OpRow]:
+    """[memory] records outside every host event become a row of their own, as in torch (roots: the host events
+    under no other, which hold every other; each nested event lies within its parent)."""
     mem = _memory_records(trace)
     if not len(mem):
         return []
     inst = trace.inst
     ts = inst.ts[mem]
-    starts, ends = trace.x.ts[host], end[host]
+    starts, ends = trace.x.ts[roots], end[roots]
     order = np.argsort(starts)
     starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
     pos = np.searchsorted(starts, ts, side="right") - 1
