@@ -47,7 +47,7 @@ def test_a_reopen_reads_the_names_back_and_the_same_values(trace, monkeypatch):
 
 
 def test_other_source_files_walk_the_code_again_and_keep_one_alias(trace, monkeypatch):
-    Results(load_trace(trace)).summary
+    assert Results(load_trace(trace)).summary is not None
     monkeypatch.setattr(analysis, "stamp", lambda: "0123456789abcdef")  # a source file changed
     walked = _walks(monkeypatch)
     assert Results(load_trace(trace)).summary is not None
@@ -57,10 +57,10 @@ def test_other_source_files_walk_the_code_again_and_keep_one_alias(trace, monkey
 
 
 def test_forget_turns_the_shortcut_off(trace, monkeypatch):
-    Results(load_trace(trace)).summary
+    assert Results(load_trace(trace)).summary is not None
     code_id.forget()  # the running code may differ from its files (tests that patch code)
     walked = _walks(monkeypatch)
-    Results(load_trace(trace)).summary
+    assert Results(load_trace(trace)).summary is not None
     assert "summary" in walked
 
 
