@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import orjson
@@ -30,6 +31,7 @@ import orjson
 from ..cats import GPU_CATS, HOST_CATS, Cat
 from ..links import link
 from ..nesting import Nesting, children_total, nest, subtree_sum
+from ..threads import side_by_side
 from ..trace import Trace, keyed, rank_of_events
 
 FILTERED = {
@@ -198,10 +200,23 @@ def host_parent(
 
 
 def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str]:
-    """Per event: self/total CPU and self/total device time in ns, after dup removal.
+    """Per event: self/total CPU and self/total device time in ns, after dup removal, and the memory columns.
 
-    depth is any level that grows from parent to child (the nesting's depth before folding does).
+    depth is any level that grows from parent to child (the nesting's depth before folding does). The memory
+    sums read no nesting: they run side by side with the times (threads.py).
     """
+    (cols, device_link, alive, parent), (cpu_mem, dev_mem) = side_by_side(
+        lambda: _times(trace, host, device, names, launcher, parent, depth),
+        lambda: _memory_usage(trace, host, end),
+    )
+    cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
+    cols["self_cpu_mem"] = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
+    cols["self_dev_mem"] = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
+    return cols, device_link
+
+
+def _times(trace: Trace, host, device, names, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str, Any, Any]:
+    """The time columns, how device time was linked, which host events stay after dup removal, and their parents."""
     x = trace.x
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
     kernels, device_link = _kernel_sums(trace, host, work), "External id"
@@ -213,18 +228,14 @@ def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth)
     dur = np.where(alive & host, x.dur, 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
-    cpu_mem, dev_mem = _memory_usage(trace, host, end)
-    return {
-        "cpu_mem": cpu_mem,
-        "self_cpu_mem": cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0)),
-        "dev_mem": dev_mem,
-        "self_dev_mem": dev_mem - children_total(parent, np.where(alive, dev_mem, 0)),
+    cols = {
         "alive": alive,
         "self_cpu": dur - children_total(parent, dur),
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
         "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
-    }, device_link
+    }
+    return cols, device_link, alive, parent
 
 
 CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
