@@ -11,7 +11,7 @@ from conftest import SAMPLES, raw_events, shared_traces
 from lost_records import lost_records
 
 from tui.model import load_trace
-from tui.model.analyses.readings import readings
+from tui.model.analyses.explain.readings import readings
 from tui.model.analyses.results import Results
 
 BUSY = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}

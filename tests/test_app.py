@@ -249,9 +249,9 @@ async def test_details_show_the_explain_note_and_overview_lists_findings():
 
 
 def test_every_binding_has_an_id_and_a_description():
-    from tui.keymap import bound_classes
+    from tui.bindings import bound_classes
 
-    classes = bound_classes()
+    classes = bound_classes(TraceApp)
     for cls in classes:
         for b in cls.BINDINGS:
             assert b.id and b.description, (cls.__name__, b.key)
@@ -410,7 +410,7 @@ async def test_no_analysis_runs_on_the_ui_thread(monkeypatch):
 
 
 def test_long_kernel_names_are_folded_in_the_details_panel():
-    from tui.fmt import short_name
+    from tui.names import short_name
 
     name = (
         "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor"

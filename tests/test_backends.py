@@ -221,7 +221,7 @@ def test_one_slow_launch_does_not_skew_the_verdict_and_is_named(tmp_path, capsys
 
 
 def test_overhead_reading_names_launches_only_when_they_cost_more_than_the_gpu_work(tmp_path):
-    from tui.model.analyses.readings import overhead_reading
+    from tui.model.analyses.explain.readings import overhead_reading
 
     # launch-bound: 9 us launches buying 2 us kernels, with CPU gaps between them
     events = []

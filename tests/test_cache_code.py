@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 
-import tui.model.analyses.explain as explain_rules
+import tui.model.analyses.explain.rules as explain_rules
 import tui.model.analyses.ops as ops_module
 from tui.model import code_id, load_trace
 from tui.model.analyses.results import Results

@@ -11,7 +11,7 @@ from conftest import SAMPLES, X, press_settled, shared_traces, wait_for_main, wr
 from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.code import frame_kind, frame_label
-from tui.model.analyses.graph_capture import load_credited
+from tui.model.analyses.graphs.capture import load_credited
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 

@@ -10,8 +10,8 @@ from conftest import SAMPLES, SHARED, X, write_trace
 from lost_records import lost_records
 
 from tui.model import load_trace
-from tui.model.analyses.explain import RULES, NoteIndex
-from tui.model.analyses.findings import Finding, Quantity
+from tui.model.analyses.explain.findings import Finding, Quantity
+from tui.model.analyses.explain.rules import RULES, NoteIndex
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.tables.explain import note

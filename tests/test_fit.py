@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, SHARED
 
-from tui.fmt import ELLIPSIS, fmt_number, shorten_names
+from tui.fmt import fmt_number
 from tui.model.analyses.diff import diff
 from tui.model.analyses.results import Results
 from tui.model.jobs import run_job
 from tui.model.load import load_trace
+from tui.names import ELLIPSIS, shorten_names
 from tui.reports import (
     render_code,
     render_diff,

@@ -15,8 +15,8 @@ from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.calltree import CallTree
 from tui.model.analyses.details import describe
-from tui.model.analyses.graph_capture import CaptureMismatch, credit, load_credited
-from tui.model.analyses.graphs import CreditedTrace, graph_launches, replay_of
+from tui.model.analyses.graphs.capture import CaptureMismatch, credit, load_credited
+from tui.model.analyses.graphs.replay import CreditedTrace, graph_launches, replay_of
 from tui.model.analyses.results import Results
 from tui.model.view import navigate
 from tui.tables.explain import note

@@ -18,7 +18,7 @@ from textual.binding import Binding
 
 from tui import faults
 from tui.app import TraceApp
-from tui.keymap import bound_classes
+from tui.bindings import bound_classes
 from tui.screens.compare import CompareScreen
 from tui.screens.main import MainScreen
 
@@ -32,7 +32,13 @@ EXTRA = ["ctrl+p", "escape", "enter", "tab", "question_mark", "p", "2", "p", "sp
 
 def live_keys() -> list[str]:
     """Every key some binding of the app's screens and widgets answers to."""
-    keys = {k.strip() for c in bound_classes() for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")}
+    keys = {
+        k.strip()
+        for c in bound_classes(TraceApp)
+        for b in c.BINDINGS
+        if isinstance(b, Binding)
+        for k in b.key.split(",")
+    }
     return sorted(keys)
 
 

@@ -15,7 +15,7 @@ from lost_records import lost_records
 from matmul_add import matmul_add
 
 from tui.cli import main
-from tui.model.analyses.explain import explain
+from tui.model.analyses.explain.rules import explain
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.model.load import load_trace

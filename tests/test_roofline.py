@@ -13,12 +13,12 @@ from conftest import SAMPLES, SHARED, X, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
-from tui.model.analyses.explain_roofline import fp32_gemm, gemm_roof, memory_bound, tiny_gemm
-from tui.model.analyses.flops import OpArgs, Unmodelled, model
-from tui.model.analyses.graph_capture import load_credited
-from tui.model.analyses.peaks import PeaksError, by_name, detect, peak, read_peaks, table
+from tui.model.analyses.explain.roofline import fp32_gemm, gemm_roof, memory_bound, tiny_gemm
+from tui.model.analyses.graphs.capture import load_credited
 from tui.model.analyses.results import Results
-from tui.model.analyses.roofline import with_device
+from tui.model.analyses.roofline.flops import OpArgs, Unmodelled, model
+from tui.model.analyses.roofline.peaks import PeaksError, by_name, detect, peak, read_peaks, table
+from tui.model.analyses.roofline.points import with_device
 from tui.tables.explain import note
 
 DATA = Path(__file__).parent / "data"
@@ -426,7 +426,7 @@ async def test_roofline_view_without_shapes_says_how_to_get_them():
 def test_bf16_vector_work_is_measured_on_the_fp32_units_and_says_why(capsys):
     """No datasheet here prints a non-tensor bf16 rate but the RTX 4090's (the fp32 rate); PyTorch computes bf16
     elementwise, reduction and norm math in fp32, so the fp32 units are the roof, named as such."""
-    from tui.model.analyses.peaks import roof_dtype
+    from tui.model.analyses.roofline.peaks import roof_dtype
     from tui.tables.roofline import footers
 
     h100 = by_name("H100 SXM")
@@ -450,7 +450,7 @@ def test_bf16_vector_work_is_measured_on_the_fp32_units_and_says_why(capsys):
 def test_every_gpu_says_what_its_source_gives_for_vector_bf16_and_fp16():
     """Each entry of gpus.toml has its '# vector bf16/fp16:' line, and lists such a rate only when the line says the
     source gives one."""
-    from tui.model.analyses.peaks import GPU_TABLE
+    from tui.model.analyses.roofline.peaks import GPU_TABLE
 
     entries = GPU_TABLE.split("[[gpu]]")[1:]
     assert len(entries) == len(table())

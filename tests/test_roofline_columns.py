@@ -11,10 +11,10 @@ import pytest
 from conftest import SAMPLES, press_settled, wait_for_main
 
 from tui.model import load_trace
-from tui.model.analyses.achieved import kernel_achieved, op_achieved, roofline_at, row_achieved
 from tui.model.analyses.details import launched_events
 from tui.model.analyses.results import Results
-from tui.model.analyses.roofline import Roofline, with_device
+from tui.model.analyses.roofline.achieved import kernel_achieved, op_achieved, roofline_at, row_achieved
+from tui.model.analyses.roofline.points import Roofline, with_device
 from tui.model.cats import BUSY_CATS
 
 BERT = SAMPLES / "h100-bert-small.json.gz"  # shapes, kernels, an H100

@@ -168,7 +168,7 @@ def test_utf8_byte_order_mark_is_skipped(tmp_path):
 
 def test_a_gpu_trace_cut_before_its_gpu_records_is_not_called_cpu_only_without_a_warning(tmp_path):
     """torch writes the kernels after the CPU events: a cut file can hold none, and the verdict must say why."""
-    from tui.model.analyses.readings import verdict_reading
+    from tui.model.analyses.explain.readings import verdict_reading
     from tui.model.analyses.results import Results
 
     text = gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()).decode()

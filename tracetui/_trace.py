@@ -117,8 +117,8 @@ class Trace:
         self, sort: str | None = None, limit: int = 0, gpu: str | None = None, peaks: str | None = None
     ) -> dict:
         """FLOPs, bytes, achieved TFLOP/s and GB/s per op against the GPU's roofs (`tracetui roofline`)."""
-        from tui.model.analyses.peaks import PeaksError, by_name, read_peaks
-        from tui.model.analyses.roofline import with_device
+        from tui.model.analyses.roofline.peaks import PeaksError, by_name, read_peaks
+        from tui.model.analyses.roofline.points import with_device
         from tui.reports.roofline import roofline_document
         from tui.tables.roofline import HOW_TO_SHAPES, resolve_sort
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -19,6 +20,9 @@ from .screens.loading import LoadingScreen, lanes_first
 from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
 from .widgets.failures import ReportsFailedWorkers
 from .widgets.plain import PlainNotifications
+
+if TYPE_CHECKING:
+    from .model.loading import Notice
 
 PROGRESS_EVERY_S = 0.1
 
@@ -119,7 +123,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.interval = interval
         self.screenshot_dir = screenshot_dir  # where the palette's Screenshot saves (None: the working directory)
         self.initial_view, self.graph_capture = initial_view, graph_capture
-        self.told: list[str] = []  # what the load has to say (a graph capture refused, ...)
+        self.notices: list[Notice] = []  # what the load has to say (salvaged, a graph capture refused, ...)
         self.captures: list[Path] = []  # the other captures of the folder the trace is in (the palette opens them)
         self.load_error: Exception | None = None
         self.keymap_problem: str | None = None
@@ -131,9 +135,10 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         release()
 
     def on_mount(self) -> None:
+        from .bindings import known_ids
         from .keymap import load_keymap
 
-        self.keymap_overrides, self.keymap_problem = load_keymap()
+        self.keymap_overrides, self.keymap_problem = load_keymap(known_ids(type(self)))
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         if self.watch_folder is not None:
@@ -198,17 +203,17 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
-        from .model.analyses.graph_capture import load_credited
-        from .model.analyses.results import Results
+        from .model.loading import open_trace
         from .model.view.lanes import LaneIndex
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
             progress = self._reporter("decode")
             with lanes_first(self):  # the loading screen paints the lanes decoded so far
-                trace, self.told = load_credited(path, self.use_cache, self.graph_capture, progress)
-            self.captures = captures_beside(path)
-            analysis = Results(trace)
+                opened = open_trace(path, cache=self.use_cache, graph_capture=self.graph_capture, progress=progress)
+            self.notices = opened.notices
+            self.captures = captures_beside(opened.capture or path)
+            analysis = opened.results
             nested = self._reporter("nest")
             nested(0.0)
             hide = analysis.frame_levels > FRAME_LEVELS_SHOWN  # deep Python stacks would bury the ops
@@ -221,12 +226,11 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     @work(thread=True, exclusive=True, group="load", description="Loading two traces", exit_on_error=False)
     def load_pair(self, a: str, b: str) -> None:
         from .model.analyses.diff import diff
-        from .model.analyses.results import Results
-        from .model.load import load_trace
+        from .model.loading import open_trace
 
         def job() -> CompareLoaded:
-            first = Results(load_trace(a, use_cache=self.use_cache, progress=self._reporter("decode", 0.0, 0.5)))
-            second = Results(load_trace(b, use_cache=self.use_cache, progress=self._reporter("decode", 0.5, 0.5)))
+            first = open_trace(a, cache=self.use_cache, progress=self._reporter("decode", 0.0, 0.5)).results
+            second = open_trace(b, cache=self.use_cache, progress=self._reporter("decode", 0.5, 0.5)).results
             return CompareLoaded(diff(first, second), (a, b))
 
         self._run_load(job)
@@ -241,14 +245,12 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             self.screen.progress(message.phase, message.fraction)
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
-        warning = message.analysis.trace.report.warning()
         main = MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view)
         self.switch_screen(main)
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
-        if warning:
-            self.notify(warning, title="salvaged", severity="warning", timeout=8)
-        for line in self.told:
-            self.notify(line, title="graph capture", severity="warning", timeout=10)
+        for notice in self.notices:  # what the load has to say: salvaged, a graph capture refused, a job of ranks
+            severity = "warning" if notice.level == "warning" else "information"
+            self.notify(notice.text, title=notice.level, severity=severity, timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
         if first_open():

@@ -258,8 +258,8 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
 def cmd_roofline(args: argparse.Namespace) -> int:
     from .cli_gpu import match_gpu
-    from .model.analyses.peaks import PeaksError, read_peaks
-    from .model.analyses.roofline import with_device
+    from .model.analyses.roofline.peaks import PeaksError, read_peaks
+    from .model.analyses.roofline.points import with_device
     from .reports import render_roofline
     from .tables import roofline
 

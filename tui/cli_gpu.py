@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .model.analyses.peaks import Device, PeaksError, table
+from .model.analyses.roofline.peaks import Device, PeaksError, table
 
 
 def _key(text: str) -> str:

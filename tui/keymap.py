@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import tomllib
 
@@ -30,43 +29,8 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("tracetui"))
 
 
-def bound_classes() -> list[Any]:
-    """Every class of the app with key bindings: the screens and the widgets of every view."""
-    from .app import TraceApp
-    from .screens.compare import CompareScreen
-    from .screens.details_overlay import DetailsOverlay
-    from .screens.help import HelpScreen
-    from .screens.main import MainScreen
-    from .screens.watch import WatchScreen
-    from .widgets import (
-        code_view,
-        details,
-        icicle,
-        kernels_view,
-        lazy_table,
-        ops_view,
-        roofline_view,
-        rows_view,
-        timeline,
-        tree_view,
-    )
-
-    classes: list[Any] = [TraceApp, MainScreen, CompareScreen, HelpScreen, WatchScreen, DetailsOverlay]
-    classes += [timeline.Timeline, tree_view.CallTreeView]
-    classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
-    classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
-    return classes + [roofline_view.RooflineView]
-
-
-def known_ids() -> set[str]:
-    """Every binding id of the app's widgets and screens (the keymap may name only these)."""
-    from textual.binding import Binding
-
-    return {b.id for c in bound_classes() for b in c.BINDINGS if isinstance(b, Binding) and b.id}
-
-
-def load_keymap() -> tuple[dict[str, str], str | None]:
-    """The remapped keys by binding id, and a one-line problem to show (or None)."""
+def load_keymap(known: set[str]) -> tuple[dict[str, str], str | None]:
+    """The remapped keys by binding id (only the known ids), and a one-line problem to show (or None)."""
     path = config_dir() / KEYMAP
     if not path.is_file():
         return {}, None
@@ -75,7 +39,7 @@ def load_keymap() -> tuple[dict[str, str], str | None]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return {}, f"{path}: not read ({exc}); the default keys apply"
     keymap = {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
-    unknown = sorted(set(keymap) - known_ids())
+    unknown = sorted(set(keymap) - known)
     for k in unknown:
         del keymap[k]
     problem = f"{path}: no binding has the id {', '.join(unknown)} (? lists the ids)" if unknown else None

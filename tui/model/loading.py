@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .analyses.graph_capture import load_credited
+from .analyses.graphs.capture import load_credited
 from .analyses.results import Results
 from .load.folder import list_captures
 

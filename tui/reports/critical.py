@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..fmt import short_name
 from ..model.analyses.critical import CLASSES, Spec
 from ..model.analyses.results import Results
+from ..names import short_name
 from ..tables import critical as C
 from ..tables.critical import critical_document as critical_document  # the API and the MCP server call it
 from .formats import grid, terminal_width, to_json, wrap_prose

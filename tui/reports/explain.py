@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..fmt import shorten
 from ..model.analyses.results import Results
+from ..names import shorten
 from ..tables.explain import fields, note
 from .formats import grid, terminal_width, to_json, wrap_prose
 

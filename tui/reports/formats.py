@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from ..fmt import shorten
+from ..names import shorten
 from ..tables.base import SEP, Column, Field, fit
 
 

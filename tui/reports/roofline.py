@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model.analyses.roofline import Roofline
+from ..model.analyses.roofline.points import Roofline
 from ..tables import roofline as R
 from ..tables.base import limit, sort_rows
 from .formats import table, terminal_width, to_csv, to_json

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 from textual.widgets import Input
 
-from ..model.analyses.achieved import roofline_at
 from ..model.analyses.details import brief, describe
 from ..model.analyses.memory import memory_at
 from ..model.analyses.results import Results
+from ..model.analyses.roofline.achieved import roofline_at
 from ..widgets.phases import PhaseBars
 from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline

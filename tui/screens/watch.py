@@ -142,13 +142,12 @@ class WatchScreen(ReportsFailedWorkers, Screen):
     @work(thread=True, exclusive=True, group="watch-show", exit_on_error=False)
     def show(self, k: int) -> None:
         """The capture's summary lines, its verdict and steps."""
-        from ..model.analyses.results import Results
-        from ..model.load import load_trace
+        from ..model.loading import open_trace
 
         if not 0 <= k < len(self.paths):
             return
         try:
-            s = Results(load_trace(self.paths[k], use_cache=self.use_cache)).summary
+            s = open_trace(self.paths[k], cache=self.use_cache).results.summary
         except TraceError as exc:
             pace.call_from(self.app, self._body, str(exc))
             return
@@ -170,10 +169,9 @@ class WatchScreen(ReportsFailedWorkers, Screen):
     @work(thread=True, exclusive=True, group="watch-show", exit_on_error=False)
     def diff(self, a: Path, b: Path) -> None:
         from ..model.analyses.diff import diff
-        from ..model.analyses.results import Results
-        from ..model.load import load_trace
+        from ..model.loading import open_trace
 
-        d = diff(*(Results(load_trace(p, use_cache=self.use_cache)) for p in (a, b)))
+        d = diff(*(open_trace(p, cache=self.use_cache).results for p in (a, b)))
         head = "\n".join(D.head_lines(d, (a.name, b.name)))
         body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
         ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])

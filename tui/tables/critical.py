@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from ..fmt import short_name
 from ..model.analyses import critical as model
 from ..model.analyses.critical import (
     CLASSES,
@@ -29,6 +28,7 @@ from ..model.analyses.results import Results
 from ..model.cats import Cat
 from ..model.steps import STEP_NAME
 from ..model.trace import Trace
+from ..names import short_name
 
 TITLES = {
     "cpu_bound": "CPU work",

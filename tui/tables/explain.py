@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.analyses.findings import Figure, Finding, Quantity
+from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
 

@@ -1,4 +1,4 @@
-"""The notes of the CUDA/HIP graph explain rules (tui/model/analyses/explain_graphs.py), as templates."""
+"""The notes of the CUDA/HIP graph explain rules (tui/model/analyses/explain/graphs.py), as templates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The notes of the roofline explain rules (tui/model/analyses/explain_roofline.py), as templates."""
+"""The notes of the roofline explain rules (tui/model/analyses/explain/roofline.py), as templates."""
 
 from __future__ import annotations
 

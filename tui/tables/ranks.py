@@ -5,8 +5,9 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from ..fmt import fmt_time, shorten
+from ..fmt import fmt_time
 from ..model.analyses.ranks import Job, RankRow
+from ..names import shorten
 from .base import KEEP, Column, Field
 from .summary import step_fields
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..fmt import compact_shapes, fmt_time, truncate
-from ..model.analyses.roofline import NO_SHAPES, Roofline, RooflineRow
+from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 60

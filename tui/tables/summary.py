@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..fmt import fmt_time
-from ..model.analyses.graphs import GraphStats
+from ..model.analyses.graphs.replay import GraphStats
 from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step

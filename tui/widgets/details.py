@@ -9,11 +9,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory, fmt_number, short_name, shorten, shorten_names
-from ..model.analyses.achieved import EventRoof
+from ..fmt import fmt_dur, fmt_memory, fmt_number
 from ..model.analyses.details import Details, Launched
-from ..model.analyses.explain import Finding
+from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
+from ..model.analyses.roofline.achieved import EventRoof
+from ..names import short_name, shorten, shorten_names
 from ..tables.explain import note as explain_note
 from ..tables.roofline import fmt_count, fmt_rate
 

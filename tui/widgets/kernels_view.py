@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..model.analyses.achieved import kernel_achieved
 from ..model.analyses.results import Results
+from ..model.analyses.roofline.achieved import kernel_achieved
 from ..tables import kernels as K
 from ..tables.base import Column
 from .roof_columns import roof_columns

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from ..fmt import fmt_time
-from ..model.analyses.achieved import op_achieved
 from ..model.analyses.ops import OpsTable
 from ..model.analyses.results import Results
+from ..model.analyses.roofline.achieved import op_achieved
 from ..tables import ops as O
 from ..tables.base import Column
 from .roof_columns import roof_columns

@@ -8,10 +8,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time, shorten, shorten_names
-from ..model.analyses.readings import fact_readings, readings
+from ..fmt import fmt_memory, fmt_time
+from ..model.analyses.explain.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical
+from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
 from ..tables.summary import has_device_steps, shown_steps

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..model.analyses.achieved import Achieved
+from ..model.analyses.roofline.achieved import Achieved
 from ..tables.base import Column
 from ..tables.roofline import fmt_rate
 

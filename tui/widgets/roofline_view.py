@@ -18,9 +18,9 @@ from textual.widget import Widget
 
 from .. import pace
 from ..fmt import fmt_time
-from ..model.analyses.peaks import peak
 from ..model.analyses.results import Results
-from ..model.analyses.roofline import NO_SHAPES, Roofline, RooflineRow, roof_words
+from ..model.analyses.roofline.peaks import peak
+from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
 
 BLANK = Style(bgcolor="#15181c")
 AXIS = Style(color="#8a8f98", bgcolor="#15181c")

@@ -60,6 +60,9 @@ def name_room(width: int) -> int:
     return max(20, min(50, width // 3))
 
 
+KEYS_IN_STATUS = 120  # the sort keys are spelled out in the status from this width (the key bar lists their letters)
+
+
 class FittedSource:
     """The cells of a table fitted to a width: computed once in a worker, drawn by position."""
 
@@ -249,7 +252,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
             left += f" · not shown to fit: {named} (e shows every column)"
         elif self.every_column:
             left = " · every column (← → scroll; e fits the width)"
-        return f"{len(self.shown)} rows · sorted by {self._sort_words()}{filt} · keys: {keys}{left}"
+        keys = f" · keys: {keys}" if self.size.width >= KEYS_IN_STATUS else ""  # narrower: the key bar's letters
+        return f"{len(self.shown)} rows · sorted by {self._sort_words()}{filt}{keys}{left}"
 
     def _sort_words(self) -> str:
         """The sort key as its key's words say it ("CUDA total", not device_total)."""

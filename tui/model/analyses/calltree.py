@@ -14,7 +14,7 @@ import numpy as np
 from ..analysis import Analysis
 from ..cats import Cat
 from ..steps import step_events
-from .graphs import is_graph_launch
+from .graphs.replay import is_graph_launch
 
 NodeKind = Literal["cpu", "runtime", "gpu", "step", "thread", "steps"]
 STEPS_PER_GROUP = 50  # more steps than this: grouped, so the tree opens at once on long captures

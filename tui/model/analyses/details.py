@@ -10,7 +10,7 @@ from ..analysis import Analysis
 from ..cats import BUSY_CATS, GPU_CATS, Cat
 from ..load.args import event_args
 from .code import frame_kind
-from .graphs import Replay, graph_owner, is_copy, is_graph_launch, replay_of
+from .graphs.replay import Replay, graph_owner, is_copy, is_graph_launch, replay_of
 
 TOP_LAUNCHED = 5  # the kernels (by name) a selection's details list, the most device time first
 FOOTPRINT_KEYS = (

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cats import BUSY_CATS, Cat
 from ..trace import Trace, keyed, rank_of_events
-from .graphs import graph_owner, synthetic_mask
+from .graphs.replay import graph_owner, synthetic_mask
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 

@@ -14,13 +14,13 @@ from ..store import Blob
 from .code import CodeTable, code_table, python_levels
 from .critical import CriticalPath, critical_path, find_window
 from .details import footprint
-from .explain import Finding, NoteIndex, explain
-from .graphs import graph_owner, replay_extents
+from .explain.rules import Finding, NoteIndex, explain
+from .graphs.replay import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
 from .ops import OpsTable, OpTimes, op_times, ops_table
 from .ranks import Alignment, Job, RankRow, job, rank_row
-from .roofline import Roofline, roofline
+from .roofline.points import Roofline, roofline
 from .summary import Summary, summarize
 
 
@@ -49,7 +49,7 @@ class Results(Analysis):
 
     @stored(Blob(list[Finding]), phase="aggregate")
     def findings(self) -> list[Finding]:
-        """What the explain rules say about this trace (see explain.py)."""
+        """What the explain rules say about this trace (see explain/rules.py)."""
         return explain(self, self.summary)
 
     @derived
@@ -111,7 +111,7 @@ class Results(Analysis):
 
     @computed("link")
     def graph_owner(self) -> np.ndarray:
-        """Per event: the graph launch whose correlation id it shares (-1: none), for device activities (graphs.py)."""
+        """Per event: the graph launch whose correlation id it shares (-1: none), for device activities (graphs/replay.py)."""
         return graph_owner(self.trace)
 
     @computed("link")
@@ -126,7 +126,7 @@ class Results(Analysis):
 
     @stored(Blob(Roofline), phase="aggregate")
     def roofline(self) -> Roofline:
-        """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline.py)."""
+        """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline/points.py)."""
         return roofline(self)
 
     @stored(Blob(CriticalPath), phase="aggregate")

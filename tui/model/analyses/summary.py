@@ -15,7 +15,7 @@ from ..steps import Step, steps
 from ..threads import side_by_side
 from ..trace import Trace
 from .device_work import DeviceWork, device_work
-from .graphs import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
+from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
 from .launches import RuntimeCalls, device_callers, launch_calls, other_runtime
 from .ops import OpsTable
 

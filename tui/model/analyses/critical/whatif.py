@@ -19,7 +19,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...steps import step_events
-from ..graphs import graph_owner
+from ..graphs.replay import graph_owner
 from .classes import Edge, Kind
 from .graph import Graph
 from .path import CriticalPath, graph, path_of

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import orjson
 
-from ..analysis import Analysis
-from ..cats import BUSY_CATS, Cat
-from ..load import args as lazy_args
-from ..trace import Trace
+from ...analysis import Analysis
+from ...cats import BUSY_CATS, Cat
+from ...load import args as lazy_args
+from ...trace import Trace
+from ..ops import shape_label
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
-from .ops import shape_label
 from .peaks import Device, detect, gpu_name, peak, roof_dtype
 
 SAMPLE = 4  # the first and last calls of one (op, shapes) whose args are read; all of them when these disagree

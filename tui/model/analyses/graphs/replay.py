@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cats import BUSY_CATS, Cat
-from ..trace import Trace, keyed, rank_of_events
+from ...cats import BUSY_CATS, Cat
+from ...trace import Trace, keyed, rank_of_events
 
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:Ex)?(?:_v\d+)?(?:_ptsz|_spt)?$")
 BEGIN_CAPTURE = re.compile(r"^(?:cuda|hip|cu)StreamBeginCapture")
@@ -19,7 +19,7 @@ TOP_KERNELS = 5
 
 @dataclass
 class Credit:
-    """What crediting a capture to the replay did (graph_capture.py): matched kernels stay linked to their capture."""
+    """What crediting a capture to the replay did (capture.py): matched kernels stay linked to their capture."""
 
     source: str  # the capture's path ("" for a capture recorded in the replay itself)
     matched: int = 0  # replayed device activities credited to the ops that captured them
@@ -90,7 +90,7 @@ class GraphStats:
     eager_median_us: float = 0.0  # the median CPU cost of an eager launch call (0: none in the trace)
     captures: int = 0  # stream captures recorded inside the window (Begin/EndCapture pairs)
     empty_examples: list[int] = field(default_factory=list)
-    credited: int = 0  # replayed activities credited to the ops that captured them (graph_capture.py)
+    credited: int = 0  # replayed activities credited to the ops that captured them (capture.py)
 
     @property
     def share(self) -> float:

@@ -14,17 +14,17 @@ import statistics
 
 import numpy as np
 
-from ..analysis import Analysis
-from ..cats import BUSY_CATS, GPU_CATS, Cat
-from ..nesting import subtree_reduce
-from ..steps import STEP_NAME, cold_first, typical
-from .explain_graphs import GRAPH_RULES
-from .explain_roofline import ROOFLINE_RULES
+from ...analysis import Analysis
+from ...cats import BUSY_CATS, GPU_CATS, Cat
+from ...nesting import subtree_reduce
+from ...steps import STEP_NAME, cold_first, typical
+from ..kernel_roles import role
+from ..launches import launch_calls
+from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
-from .kernel_roles import role
-from .launches import launch_calls
+from .graphs import GRAPH_RULES
 from .readings import launches_cost_more
-from .summary import Summary
+from .roofline import ROOFLINE_RULES
 
 METADATA_OPS = {
     "aten::t",

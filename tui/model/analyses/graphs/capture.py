@@ -32,14 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis import Analysis
-from ..cats import Cat
-from ..columns import Events, Flows, Instants
-from ..errors import TraceError
-from ..load.args import event_args
-from ..load.merge import merge
-from ..trace import Trace
-from .graphs import (
+from ...analysis import Analysis
+from ...cats import Cat
+from ...columns import Events, Flows, Instants
+from ...errors import TraceError
+from ...load.args import event_args
+from ...load.merge import merge
+from ...trace import Trace
+from .replay import (
     BEGIN_CAPTURE,
     EAGER_LAUNCH,
     END_CAPTURE,
@@ -379,7 +379,7 @@ def load_credited(
     """Load a replay and credit its graph kernels to their capture: the one given, vLLM's capture_traces/
     beside it, or the capture recorded in the replay itself. Returns the trace and what to tell the user
     (a refused capture is told, and the replay is returned as it is)."""
-    from ..load.loader import load_trace
+    from ...load.loader import load_trace
 
     replay = load_trace(path, use_cache=use_cache, progress=progress)
     if not len(graph_launches(replay)):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .roofline import Roofline, RooflineRow
+from .points import Roofline, RooflineRow
 
 
 @dataclass(frozen=True)

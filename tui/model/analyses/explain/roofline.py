@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import Analysis
+from ...analysis import Analysis
+from ..roofline.peaks import peak
+from ..roofline.points import Roofline, RooflineRow, ridge, roof_words, roofline
+from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
-from .peaks import peak
-from .roofline import Roofline, RooflineRow, ridge, roof_words, roofline
-from .summary import Summary
 
 TOP_GEMMS = 3  # GEMM / conv / attention shapes told about, the most device time first
 MIN_SHARE = 0.01  # ... each with at least this share of the modelled device time

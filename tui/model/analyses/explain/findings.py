@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..analysis import Analysis
-    from .summary import Summary
+    from ...analysis import Analysis
+    from ..summary import Summary
 
 
 @dataclass

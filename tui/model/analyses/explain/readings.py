@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..steps import cold_first, typical
-from .summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
+from ...steps import cold_first, typical
+from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 
 
 def _us(v: float) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import Analysis
-from ..cats import Cat
+from ...analysis import Analysis
+from ...cats import Cat
+from ..graphs.replay import BEGIN_CAPTURE, CreditedTrace, graph_launches, graph_owner, graph_stats, name_mask
+from ..launches import launch_calls
+from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
-from .graphs import BEGIN_CAPTURE, CreditedTrace, graph_launches, graph_owner, graph_stats, name_mask
-from .launches import launch_calls
-from .summary import Summary
 
 MAX_MARKED = 10_000  # events a finding marks (the details panel's notes), at most
 
