@@ -74,16 +74,24 @@ def pick_device(torch, asked: str | None) -> tuple[str, str]:
 
 
 def output_path(args, workload: str, tag: str) -> tuple[Path, Path | None]:
-    """Where to write, and the name that was taken when another was picked (never a refusal)."""
+    """Where to write, and the name that was taken when another was picked (never a refusal). Checked before the
+    run (a folder that cannot be made fails at once), made only when there is a trace to write (make_folder)."""
     asked = Path(args.output) if args.output else Path("traces") / workload / f"{tag}.json"
     out = asked if args.force else free_name(asked)
+    existing = next(p for p in (out.parent, *out.parent.parents) if p.exists() or p == Path(p.anchor or "."))
+    if not existing.is_dir():
+        raise ProfileError(f"{out.parent}: cannot create the output folder ({existing} is not a folder)")
+    if not os.access(existing, os.W_OK):
+        raise ProfileError(f"{out.parent}: not writable")
+    return out, (asked if out != asked else None)
+
+
+def make_folder(out: Path) -> None:
+    """The output's folder, made once the capture succeeded (a failed run leaves no empty folder behind)."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ProfileError(f"{out.parent}: cannot create the output folder ({exc.strerror})") from None
-    if not os.access(out.parent, os.W_OK):
-        raise ProfileError(f"{out.parent}: not writable")
-    return out, (asked if out != asked else None)
 
 
 def free_name(path: Path) -> Path:
@@ -132,6 +140,7 @@ def run_profile(args, reader: Reader) -> int:
             if device == "cuda":
                 torch.cuda.synchronize()
         prof = capture(torch, step, target.label, device, args)
+    make_folder(out)
     write_trace(prof, out, args.with_stack)
     note = write_table(prof, out, device, reader, args.with_stack)
     where = f"tracetui: wrote {out} and {table_path(out)}"

@@ -44,6 +44,7 @@ COMMANDS = {
     "roofline": ["roofline"],
     "roofline-json": ["roofline", "--format", "json"],
     "critical": ["critical"],
+    "steps": ["steps"],
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 

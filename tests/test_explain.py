@@ -171,6 +171,7 @@ FIRES_ON = {
     "roofline-memory": "h100-bert-small.json.gz",
     "roofline-fp32-gemm": "mi250-rocm-train.json.gz",
     "roofline-tiny-gemm": "b300-moe-small.json.gz",
+    "launch-queue": "h100-bert-small.json.gz",
 }
 
 

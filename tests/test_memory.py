@@ -197,7 +197,7 @@ async def test_timeline_draws_memory_lanes_and_details_show_the_bytes():
                 break
             await pilot.pause(0.05)
         tl = screen.timeline
-        labels = [s.label for s in tl.series]
+        labels = [s.label for s in tl.series if s.kind == "memory"]
         assert labels == ["cpu allocated", "cuda:0 allocated", "cuda:0 reserved"]
         line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "cuda:0 allocated")
         tl.scroll_to(y=max(line - 5, 0), animate=False)

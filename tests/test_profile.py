@@ -266,7 +266,7 @@ def test_a_bug_in_your_function_is_yours(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _user_file(tmp_path, WORK)
     code, out, io = _profile(tmp_path, capsys, "mycode/work.py:boom")
-    assert code == 2 and not out.exists()
+    assert code == 2 and not out.exists() and not out.parent.exists()  # no empty output folder left behind
     lines = io.err.splitlines()
     assert lines[0] == (
         "tracetui: error in your code: mycode/work.py:17 in helper2: RuntimeError: "

@@ -104,3 +104,7 @@ def test_code_80x24_snapshot(snap_compare, legend_seen):
 
 def test_roofline_80x24_snapshot(snap_compare, legend_seen):
     assert _at_80x24(snap_compare, "7")
+
+
+def test_critical_path_80x24_snapshot(snap_compare, legend_seen):
+    assert _at_80x24(snap_compare, "8")  # the breakdown's bars, then the path to walk

@@ -200,6 +200,13 @@ def test_statements_on_stdin(monkeypatch, capsys):
     assert capsys.readouterr().out == "a\n1\nn\n1\n"
 
 
+def test_several_statements_in_the_query_are_each_answered(capsys):
+    query = "SELECT count(*) AS n FROM events WHERE cat = 'kernel'; SELECT count(*) AS k FROM kernels"
+    assert main(["sql", str(BERT), query, "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "n" and out[2] == "k" and int(out[1]) > 0 and int(out[3]) > 0
+
+
 def test_the_prompt_survives_errors_and_keeps_history(monkeypatch, capsys, isolated_cache):
     """A bad query is one line and the prompt stays; a statement may span lines; history is kept in the cache."""
     lines = iter(

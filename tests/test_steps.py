@@ -121,3 +121,33 @@ def test_diff_compares_the_steps_as_the_user_waits(tmp_path):
     row = D.step_rows(d.steps_a, d.steps_b)[1]
     assert row == ["step 2", "90.000us", "87.000us", "2.810us", "2.182ms", "90.000us", "2.184ms", "2", "2"]
     assert D.STEP_HEADS[5:7] == ["Elapsed A", "Elapsed B"]
+
+
+def test_the_steps_command_the_api_and_sql_give_the_same_rows(capsys):
+    """`tracetui steps` prints the SQL steps table's rows (and the API returns them), in every format."""
+    import tracetui
+
+    trace = SAMPLES / "a100-ddp-nccl.json.gz"
+    assert main(["steps", str(trace), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["steps"]
+    assert rows == tracetui.load(trace).steps()
+    assert [r["name"] for r in rows] == sorted((r["name"] for r in rows), key=lambda n: int(n.split("#")[1]))
+    assert all(r["elapsed_us"] >= r["dur_us"] - 1e-6 and r["launches"] > 0 for r in rows)
+    sql = tracetui.load(trace).sql("SELECT name, elapsed_us FROM steps ORDER BY rank, number")
+    assert [(r["name"], r["elapsed_us"]) for r in rows] == [(r["name"], r["elapsed_us"]) for r in sql["rows"]]
+    assert main(["steps", str(trace)]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].split() == [
+        "Step",
+        "Start",
+        "CPU",
+        "span",
+        "GPU",
+        "busy",
+        "Ended",
+        "Elapsed",
+        "Launches",
+    ]
+    assert sum(line.startswith("ProfilerStep#") for line in text.splitlines()) == len(rows)
+    assert main(["steps", str(SAMPLES / "cpu-only-gloo.json.gz"), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("id,name,number,rank,start_us,")

@@ -157,10 +157,11 @@ class Trace:
         return self._doc(doc)
 
     def steps(self) -> list[dict]:
-        """One row per ProfilerStep#N: its event id, number, rank, start, duration and end (the SQL steps table)."""
-        from tui.model.query.tables import steps
+        """One row per ProfilerStep#N: its event id, number, rank, CPU span, device work, end and elapsed time
+        (what `tracetui steps --format json` prints under "steps"; the SQL steps table)."""
+        from tui.reports.steps import step_rows
 
-        return _rows(steps(self.results))
+        return step_rows(self.results)
 
     def events(
         self,

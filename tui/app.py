@@ -249,8 +249,10 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.switch_screen(main)
         self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
         for notice in self.notices:  # what the load has to say: salvaged, a graph capture refused, a job of ranks
-            severity = "warning" if notice.level == "warning" else "information"
-            self.notify(notice.text, title=notice.level, severity=severity, timeout=10)
+            if notice.level == "warning":
+                self.notify(notice.text, title="warning", severity="warning", timeout=10)
+            else:
+                self.notify(notice.text, title="note", timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
         if first_open():

@@ -110,6 +110,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     trace_opts(p)
     _capture_opt(p)
     _capture_opt(_one_trace(sub, "summary", "print the summary and verdict", ("text", "json", "md")))
+    _capture_opt(_one_trace(sub, "steps", "print each ProfilerStep: CPU span, GPU busy, elapsed, launches"))
     p = _capture_opt(_one_trace(sub, "ops", "print the key_averages() table"))
     _table_opts(p, _sorts("ops", command))
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
@@ -215,6 +216,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from .reports import render_summary
 
     print(render_summary(load(args.trace, args.no_cache, args.graph_capture), args.format))
+    return 0
+
+
+def cmd_steps(args: argparse.Namespace) -> int:
+    from .reports import render_steps
+
+    print(render_steps(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 
@@ -408,6 +416,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "summary": cmd_summary,
+    "steps": cmd_steps,
     "explain": cmd_explain,
     "critical": cmd_critical,
     "ops": cmd_ops,
@@ -432,7 +441,7 @@ def _command(argv: Sequence[str] | None) -> str | None:
     return words[0] if words and words[0] in COMMANDS else None
 
 
-HEADLESS = {"summary", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
+HEADLESS = {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,6 +20,11 @@ EPILOGS = {
         "--format text; on a folder of captures, the newest (its JSON adds capture and other_captures)",
         "tracetui summary trace.json.gz --format json",
     ),
+    "steps": (
+        "one row per ProfilerStep#N: its start, CPU span, GPU busy time, when it ended, elapsed time, launches",
+        "--format text; times from the trace's first event; the same rows as SQL's steps table",
+        "tracetui steps trace.json.gz --format csv",
+    ),
     "ops": (
         "torch's key_averages() table from the trace: one row per op, self and total CPU and device time",
         "sorted by device total (CPU total on CPU-only traces), every row (--limit 0), --format text",

@@ -31,6 +31,8 @@ sql runs DuckDB over tables events, ops, kernels, launches, steps, memory, count
 Times are microseconds from the trace's first event."""
 EPILOG = """\
 prints: nothing; speaks the Model Context Protocol on stdin and stdout until the client closes it.
+tools: summary, explain, ops, kernels, code, memory, roofline, critical (what_if), diff, steps,
+  search_events, events_in_range, event, sql (with tracetui[sql]); each takes `trace`, the path of a trace.
 add it to an agent: claude mcp add tracetui -- tracetui mcp
 example: tracetui mcp   (started by the agent, not by hand)"""
 

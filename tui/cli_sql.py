@@ -63,9 +63,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from .cli_common import load
 
     session = Session(load(args.trace, args.no_cache))
-    if args.query is not None:
-        print(render(session.query(args.query, _fetch(args)), args.format, args.max_rows))
-        return 0
+    if args.query is not None:  # one statement or several, each answered in turn
+        return run_script(session, args.query, args)
     if not sys.stdin.isatty():
         return run_script(session, sys.stdin.read(), args)
     return Prompt(session, args).loop()

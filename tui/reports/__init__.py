@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .memory import render_memory
     from .ranks import render_ranks
     from .roofline import render_roofline
+    from .steps import render_steps
     from .summary import render_summary
     from .tables import render_code, render_kernels, render_ops
 
@@ -28,6 +29,7 @@ HOMES = {
     "render_ops": "tables",
     "render_ranks": "ranks",
     "render_roofline": "roofline",
+    "render_steps": "steps",
     "render_summary": "summary",
 }
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "render_ops",
     "render_ranks",
     "render_roofline",
+    "render_steps",
     "render_summary",
 ]
 

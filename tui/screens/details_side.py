@@ -94,6 +94,7 @@ class ShowsDetails(_Screen):
             pane.id == "timeline",
             bool(self.range_panel.display),
             bool(self.query_one("#search", Input).display),
+            self._status_rows(),
         )
         if rows.range:
             self.range_panel.styles.height = rows.range
@@ -103,6 +104,13 @@ class ShowsDetails(_Screen):
             panel.styles.max_height = rows.details
         self.query_one(SelectionLine).display = pane.spec.details and not panel.display
         self.refresh_bindings()  # Esc closes the panel, or goes back: the key bar says which
+
+    def _status_rows(self) -> int:
+        """The critical path's line under the lanes: two rows at most while it shows."""
+        from ..widgets.critical_line import CriticalLine
+
+        lines = self.query(CriticalLine)
+        return 2 if lines and lines.first().display else 0
 
     def on_resize(self) -> None:
         self.fit_panels()

@@ -32,6 +32,7 @@ from ..widgets.phases import PhaseBars
 from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
 from ..widgets.view_pane import ViewPane, focus_target
+from .critical_side import ShowsCritical
 from .details_side import ShowsDetails
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
 from .planner import DETAILS, STRUCTURE, plan
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 FRAME_LEVELS_SHOWN = 3  # deeper Python stacks than this are hidden by default (p shows them)
 
 
-class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
+class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, Screen):
     """Attributes down to the widgets, messages up from them."""
 
     HELP_NAME = "Everywhere"
@@ -73,6 +74,7 @@ class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.pending_search: str | None = None  # run once the nesting with frames is ready
+        self.marked_path = None  # the critical path b marked last (critical_side.py)
 
     @property
     def structure(self) -> Analysis:
@@ -127,16 +129,22 @@ class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
                 pace.post(self, AnalysisFailed(result, faults.one_line(exc), faults.record(result.name, exc)))
             else:
                 pace.post(self, AnalysisReady(result))
-                if result is Results.memory_curves:
-                    from ..widgets.timeline import value_lanes
-
-                    pace.post(self, SeriesReady(value_lanes(self.analysis)))
+                if result is Results.memory_curves or result is Results.launch_queues:
+                    pace.post(self, SeriesReady(self._value_lanes()))
             phase = result.phase
             done = sum(1 for _, r in jobs[: k + 1] if r.phase == phase) / sum(1 for _, r in jobs if r.phase == phase)
             self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
         for scaffold in (Results.op_times, Results._launch_tree):  # per-event intermediates the tables no longer need
             self.analysis.forget(scaffold)
         keep_long_lived()
+
+    def _value_lanes(self) -> list:
+        """The value lanes whose results are ready (memory and counters, launch queues); in the worker."""
+        from ..widgets.timeline import launch_queue_lanes, value_lanes
+
+        a = self.analysis
+        memory = value_lanes(a) if a.ready(Results.memory_curves) else []
+        return memory + (launch_queue_lanes(a) if a.ready(Results.launch_queues) else [])
 
     def record_failure(self, what: str, exc: BaseException) -> object:
         """Log a failure of the UI's own (a view that could not be built); the log's path."""
@@ -164,6 +172,9 @@ class MainScreen(ShowsDetails, ShowsViews, ReportsFailedWorkers, Screen):
     async def on_analysis_ready(self, message: AnalysisReady) -> None:
         if message.result in DETAILS + (Results.notes, Results.links) and self.selected >= 0:
             self._show_details(self.selected)
+        if message.result is Results.critical:  # the overview's verdict gains the path's breakdown
+            for overview in self.query("OverviewView"):
+                overview.redraw()  # type: ignore[attr-defined]
         await self._panes_changed()
 
     async def _panes_changed(self) -> None:

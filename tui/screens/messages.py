@@ -39,3 +39,19 @@ class RanksCompared(Message):
     def __init__(self, diff, labels: tuple[str, str]) -> None:
         super().__init__()
         self.diff, self.labels = diff, labels
+
+
+class CriticalDone(Message):
+    """The critical path of the step under the cursor is computed (path), or could not be (error, one line)."""
+
+    def __init__(self, path, error: str = "") -> None:
+        super().__init__()
+        self.path, self.error = path, error
+
+
+class WhatIfDone(Message):
+    """What making one event faster saves (line: the sentence, or the error in one line)."""
+
+    def __init__(self, event: int, line: str, saving_ns: int = 0) -> None:
+        super().__init__()
+        self.event, self.line, self.saving_ns = event, line, saving_ns

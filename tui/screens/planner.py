@@ -13,7 +13,13 @@ from .views import MAIN, ViewSpec
 
 STRUCTURE: tuple[derived, ...] = (Analysis.child_index, Analysis.self_ns, Analysis.launches_below, Analysis.gpu_below)
 DETAILS: tuple[derived, ...] = (Analysis.child_index, Analysis.self_ns, Analysis.launches_below)
-EXTRA: tuple[derived, ...] = (Results.links, Results.memory_curves, Results.findings, Results.notes)
+EXTRA: tuple[derived, ...] = (
+    Results.links,
+    Results.memory_curves,
+    Results.launch_queues,
+    Results.findings,
+    Results.notes,
+)
 
 
 def plan(results: Results, shown: Analysis, first: ViewSpec) -> list[tuple[Analysis, derived]]:

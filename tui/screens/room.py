@@ -2,7 +2,7 @@
 
 Pure arithmetic on the terminal's height, so the rule is tested without a terminal. Fixed rows: the tab
 bar (2), the key bar (1), the background progress bars while they run (up to 2); in the timeline view
-the ruler (2), the search box while it is open (3) and the marked range's table. What is left, less the
+the ruler (2), the search box while it is open (3), the critical path's line (b, x) and the marked range's table. What is left, less the
 lanes' six rows, is the details panel's: shown below the lanes when it has MIN_DETAILS rows or more, else
 a one-line summary of the selection (Enter then opens the details over the timeline).
 """
@@ -27,10 +27,11 @@ class Rows:
     lanes: int
 
 
-def share(height: int, bars: int, timeline: bool, marked: bool, searching: bool) -> Rows:
-    """The range table's and the details panel's rows, leaving the lanes (or the tree) MIN_LANES at least."""
+def share(height: int, bars: int, timeline: bool, marked: bool, searching: bool, status: int = 0) -> Rows:
+    """The range table's and the details panel's rows, leaving the lanes (or the tree) MIN_LANES at least;
+    status: the rows of the critical path's line under the lanes while it shows."""
     body = height - TABS - KEYBAR - bars
-    fixed = (RULER + (SEARCH if searching else 0)) if timeline else 0
+    fixed = (RULER + (SEARCH if searching else 0) + status) if timeline else 0
     range_rows = 0
     if timeline and marked:
         range_rows = max(RANGE_MIN, min(RANGE_MAX, (body - fixed - MIN_LANES) // 2))

@@ -42,13 +42,15 @@ def _timeline(screen) -> Widget:
     from textual.containers import Vertical
     from textual.widgets import Input
 
+    from ..widgets.critical_line import CriticalLine
     from ..widgets.range_panel import RangePanel
     from ..widgets.ruler import Ruler
     from ..widgets.timeline import Timeline
 
     search = Input(placeholder="search event names (regular expression); Enter to search, Esc to cancel")
     search.id = "search"
-    return Vertical(Ruler(screen.origin), Timeline(screen.structure, screen.lanes), search, RangePanel())
+    timeline = Timeline(screen.structure, screen.lanes)
+    return Vertical(Ruler(screen.origin), timeline, search, CriticalLine(), RangePanel())
 
 
 def _tree(screen) -> Widget:
@@ -86,6 +88,12 @@ def _roofline(screen) -> Widget:
     from ..widgets.roofline_view import RooflineView
 
     return RooflineView(screen.analysis)
+
+
+def _critical(screen) -> Widget:
+    from ..widgets.critical_view import CriticalView
+
+    return CriticalView(screen.marked_path or screen.analysis.critical)
 
 
 def _no_shapes(screen) -> str | None:
@@ -151,7 +159,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Kernels",
         "time per GPU kernel, with its footprint",
         _kernels,
-        needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline),
+        needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline, Results.launch_queues),
         focus="KernelsView LazyTable",
         unavailable=_no_gpu,
     ),
@@ -182,6 +190,15 @@ MAIN: tuple[ViewSpec, ...] = (
         needs=(Results.roofline,),
         focus="RooflineView",
         unavailable=_no_shapes,
+    ),
+    ViewSpec(
+        "critical",
+        "8",
+        "Path",
+        "the critical path of the slowest step (or of the one b marked): what bounds it, then the path to walk",
+        _critical,
+        needs=(Results.critical,),
+        focus="CriticalView LazyTable",
     ),
 )
 

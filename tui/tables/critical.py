@@ -16,6 +16,7 @@ from ..model.analyses import critical as model
 from ..model.analyses.critical import (
     CLASSES,
     CriticalPath,
+    PathItem,
     Spec,
     WhatIf,
     WhatIfError,
@@ -29,6 +30,7 @@ from ..model.cats import Cat
 from ..model.steps import STEP_NAME
 from ..model.trace import Trace
 from ..names import short_name
+from .base import KEEP, Column
 
 TITLES = {
     "cpu_bound": "CPU work",
@@ -337,3 +339,64 @@ def job_verdict(job: JobPath) -> str:
     if held[bound]:
         return f"Rank {bound} bounds the job's step: the other ranks' paths wait {when(held[bound])} for it in their collectives; {mostly}"
     return f"Rank {bound} has the longest path ({when(job.paths[bound].length_ns)}), and no rank waits for another on its path; {mostly}"
+
+
+# ---- the viewer: the status line, the breakdown as bars, the path as a table -------------------------------
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(share: float, width: int) -> str:
+    """A bar of share (0..1) of width cells, in eighths."""
+    eighths = round(max(share, 0.0) * width * 8)
+    return "█" * (eighths // 8) + (EIGHTHS[eighths % 8] if eighths % 8 else "")
+
+
+def status(p: CriticalPath) -> str:
+    """critical path of ProfilerStep#6: 2.18 ms, bound by GPU compute (64%)"""
+    cls = p.bound_by
+    share = f" ({p.breakdown[cls] / p.length_ns:.0%})" if cls and p.length_ns else ""
+    bound = f", bound by {TITLES.get(cls, cls)}{share}" if cls else ", with nothing on it"
+    return f"critical path of {p.window}: {when(p.length_ns)}{bound}"
+
+
+def breakdown_rows(p: CriticalPath) -> list[tuple[str, str, float]]:
+    """(title, time, share) per class on the path, the most first (classes with no time left out)."""
+    total = p.length_ns or 1
+    shown = sorted((c for c in CLASSES if p.breakdown.get(c, 0) > 0), key=lambda c: -p.breakdown[c])
+    return [(TITLES[c], when(p.breakdown[c]), p.breakdown[c] / total) for c in shown]
+
+
+def breakdown_line(p: CriticalPath, most: int = 3) -> str:
+    """The breakdown in one line: GPU compute 64% · CPU work 30% · Launch delays 6%."""
+    rows = breakdown_rows(p)
+    line = " · ".join(f"{title} {share:.0%}" for title, _time, share in rows[:most])
+    return line + (f" · {len(rows) - most} more" if len(rows) > most else "")
+
+
+def path_columns() -> list[Column[PathItem, CriticalPath]]:
+    """The path as a table, in time order: what, when from the window's start, how long, what bounds it."""
+
+    def share(r: PathItem, p: CriticalPath) -> str:
+        return f"{r.dur_ns / p.length_ns:.1%}" if p.length_ns else "-"
+
+    return [
+        Column("On the path", lambda r, p, w: short_name(r.name, max(w, 16)), name=True, priority=KEEP, min_width=20),
+        Column("Kind", lambda r, p, w: r.kind, priority=3, left=True),
+        Column("At", lambda r, p, w: "+" + when(r.start_ns - p.start_ns), priority=2),
+        Column("Time", lambda r, p, w: when(r.dur_ns), priority=KEEP),
+        Column("Share", lambda r, p, w: share(r, p), priority=1),
+        Column("Bound by", lambda r, p, w: TITLES.get(r.bound_by, r.bound_by), priority=KEEP, left=True),
+    ]
+
+
+def event_saving(w: WhatIf, event_on_path: bool) -> str:
+    """What the what-if key says: the saving, or why there is none (an event off the path saves nothing)."""
+    if w.saving_ns > 0 or event_on_path:
+        return sentence(w)
+    p = w.before
+    through = THROUGH.get(p.bound_by, p.bound_by)
+    return (
+        f"{_change(w.specs[0], w.matched[0])} saves nothing: it is off the critical path of {p.window} "
+        f"({when(p.length_ns)}, mostly through {through})"
+    )

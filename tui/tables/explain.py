@@ -108,7 +108,18 @@ COMPILE_TEMPLATES = {
     f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
     for prefix, what in COMPILE_WHAT.items()
 }
-TEMPLATES = OWN_TEMPLATES | COMPILE_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES
+QUEUE_TEMPLATES = {
+    "queue-empty": "{stream}'s launch queue is always empty: {idle} of its {activities:,} device activities ({share} of "
+    "the launched device time) were launched onto an idle stream, never more than {max_length:,} waiting at once, "
+    "{median_latency:.1f} from launch call to start (median). The CPU cannot keep the GPU fed: each kernel waits for "
+    "its launch and the GPU idles between them. Fewer, larger kernels (fusion, torch.compile), CUDA graphs "
+    "(mode='reduce-overhead') or less Python per op keep it fed.",
+    "queue-full": "{stream}'s launch queue is always full: up to {max_length:,} launches wait to start, and the queue "
+    "is at least half that deep {full} of the time (mean {mean_length:.0f}; {median_latency:long} from launch call to "
+    "start, median). The CPU runs far ahead and waits on the full queue: launch calls block until a slot frees, so "
+    "the GPU's own work bounds the run; make the kernels faster, not the launches.",
+}
+TEMPLATES = OWN_TEMPLATES | COMPILE_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
 
 
 def took(value: float) -> str:

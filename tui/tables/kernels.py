@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..fmt import fmt_number, fmt_time, truncate
+from ..model.analyses.critical.queue import LaunchQueues, NameLatency, StreamQueue
 from ..model.analyses.kernels import KernelRow
+from ..names import short_name
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
@@ -32,9 +34,11 @@ FOOTPRINT = (
 
 @dataclass(frozen=True)
 class Footprint:
-    """How the viewer reads an example kernel's args (the headless table leaves them out)."""
+    """How the viewer reads an example kernel's args and its launch-to-start latency (the headless table leaves
+    them out)."""
 
     arg: Callable[[int, str], str]  # (event, args key) -> text
+    latency: dict[str, NameLatency] | None = None  # per kernel name (critical/queue.py); None: the mean column
 
 
 def resolve_sort(key: str | None) -> str:
@@ -59,11 +63,27 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Min", lambda r, c, w: fmt_time(r.min_us), "min", 3),
         Column("Max", lambda r, c, w: fmt_time(r.max_us), "max", 3),
         Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total", 1),
-        Column("Launch→start avg", lambda r, c, w: _latency(r), "latency", 2),
     ]
+    if footprint is not None and footprint.latency is not None:
+        cols += _latency_columns(footprint.latency)
+    else:
+        cols.append(Column("Launch→start avg", lambda r, c, w: _latency(r), "latency", 2))
     if footprint is not None:
         cols += [_footprint_column(header, key) for header, key in FOOTPRINT]
     return cols
+
+
+def _latency_columns(latency: dict[str, NameLatency]) -> list[Column[KernelRow, Footprint | None]]:
+    """Launch-to-start latency per kernel name: its median (kept longer) and its 95th percentile."""
+
+    def shown(r: KernelRow, pick: Callable[[NameLatency], int]) -> str:
+        found = latency.get(r.name)
+        return "-" if found is None else fmt_time(pick(found) / 1000)
+
+    return [
+        Column("Launch→start med", lambda r, c, w: shown(r, lambda n: n.median_ns), "latency", 2),
+        Column("Launch→start p95", lambda r, c, w: shown(r, lambda n: n.p95_ns), priority=3),
+    ]
 
 
 def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | None]:
@@ -93,3 +113,28 @@ def footers(rows: list[KernelRow]) -> list[str]:
 
 def totals(rows: list[KernelRow]) -> dict[str, float]:
     return {"gpu_time_us": sum(r.total_us for r in rows)}
+
+
+VERDICT = {"empty": "always empty: the CPU cannot keep it fed", "full": "always full: the CPU waits on it"}
+
+
+def queue_footers(queues: LaunchQueues, name_of: Callable[[int], str], most: int = 3, streams: int = 3) -> list[str]:
+    """Per stream, the busiest first: its launch queue's depth, launch-to-start latency and its outliers, named
+    (the viewer's footer; `streams` of them, then how many more)."""
+    ranked = sorted(queues.streams, key=lambda q: (not q.verdict, -q.activities))
+    out = [_queue_line(q, queues.stream_names.get(q.track, str(q.track)), name_of, most) for q in ranked[:streams]]
+    if len(ranked) > streams:
+        out.append(f"… and {len(ranked) - streams} more stream(s) with launched work")
+    return out
+
+
+def _queue_line(q: StreamQueue, stream: str, name_of: Callable[[int], str], most: int) -> str:
+    verdict = f", {VERDICT[q.verdict]}" if q.verdict else ""
+    line = (
+        f"{stream}: {q.activities:,} launches, queue up to {q.max_length:,} (mean {q.mean_length:.1f}){verdict}; "
+        f"launch→start {fmt_time(q.median_latency_ns / 1000)} median, {fmt_time(q.p90_latency_ns / 1000)} p90"
+    )
+    if q.outlier_count:
+        named = ", ".join(short_name(name_of(e), 40) for e in q.outliers[:most])
+        line += f"; {q.outlier_count:,} outlier(s) ≥10× the median, slowest: {named}"
+    return line

@@ -21,7 +21,9 @@ class KernelsView(RowsView):
         self.analysis = analysis
         super().__init__(**kwargs)
         prints = analysis.kernel_footprints  # computed in the background before this view is made
-        self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
+        self.queues = analysis.peek(Results.launch_queues)  # its needs, made before this view
+        latency = self.queues.by_name() if self.queues is not None else None
+        self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"), latency)
         roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
         self.achieved = kernel_achieved(roof) if roof is not None and roof.rows else None
 
@@ -35,3 +37,9 @@ class KernelsView(RowsView):
 
     def source_rows(self) -> list:
         return self.analysis.kernels
+
+    def status(self) -> str:
+        """The rows and sort keys, then each stream's launch queue and its latency outliers, named."""
+        if self.queues is None or not self.queues.streams:
+            return super().status()
+        return super().status() + "\n" + "\n".join(K.queue_footers(self.queues, self.analysis.trace.name_of))

@@ -112,6 +112,7 @@ def overview_renderable(a: Results) -> Group:
     parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
     if a.job is not None:
         parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
+    parts += _critical_lines(a)
     parts += [Text("• " + r) for r in readings(s)]
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
@@ -136,6 +137,20 @@ def overview_renderable(a: Results) -> Group:
         _findings(a),
     ]
     return Group(*parts)
+
+
+def _critical_lines(a: Results) -> list:
+    """The critical path's breakdown under the verdict: its length and a small bar per class (8 shows the path)."""
+    p = a.peek(Results.critical)  # computed in the background; the overview is redrawn when it is ready
+    if p is None or not p.length_ns:
+        return []
+    from ..tables import critical as C
+
+    line = Text(C.status(p)[0].upper() + C.status(p)[1:] + " (8 shows it):", style="#e5c07b")
+    for title, _time, share in C.breakdown_rows(p)[:4]:
+        if share >= 0.005:
+            line.append(f"  {title} ").append(C.bar(share, 8) or "▏", style="#ff5f87").append(f" {share:.0%}")
+    return [line]
 
 
 def _findings(a: Results) -> Table | Text:
@@ -178,3 +193,7 @@ class OverviewView(VerticalScroll):
 
     def compose(self):
         yield Static(overview_renderable(self.analysis), id="overview-body")
+
+    def redraw(self) -> None:
+        """A result it shows became ready after it was made (the critical path): draw it again."""
+        self.query_one("#overview-body", Static).update(overview_renderable(self.analysis))

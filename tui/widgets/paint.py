@@ -36,6 +36,8 @@ PALETTE = [
 ]
 SELECTED = Color.parse("#ffffff")  # the selection and matches keep their meaning in every theme
 MATCH = Color.parse("#ffd700")
+ON_PATH = Color.parse("#ff5f87")  # the critical path's events (b); the rest dimmed
+DIMMED = Color.parse("#3a3f47")
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,18 @@ def text_on(bg: Color) -> Color:
 
 
 def paint_row(
-    cells: Cells, name_of, selected: int, matches: np.ndarray | None, gpu: bool, mark_col: int = -1
+    cells: Cells,
+    name_of,
+    selected: int,
+    matches: np.ndarray | None,
+    gpu: bool,
+    mark_col: int = -1,
+    path: np.ndarray | None = None,
+    hot: np.ndarray | None = None,
 ) -> list[Segment]:
     """Segments for one row: name_of(event) gives its name; the selection and matches (a mask over
-    all events, or None) are highlighted.
+    all events, or None) are highlighted; with a critical path (a mask over all events), its events
+    stand out and the others are dimmed; hot marks the cells a path event covers (a merged cell shows it).
 
     mark_col is the cell where the selected event starts; if that cell is merged (busy), it is
     drawn in the selection colour so a tiny selected event stays visible at any zoom.
@@ -91,22 +101,24 @@ def paint_row(
             run = k
             while run < width and events[run] == ev and cells.head[run] == 0 and cells.tail[run] == 0:
                 run += 1
-            out.append(_label_run(name_of(ev), run - k, _fill(ev, name_of, selected, matches)))
+            out.append(_label_run(name_of(ev), run - k, _fill(ev, name_of, selected, matches, path)))
             k = run
             continue
         if k == mark_col and ev == BUSY:
             out.append(("▮", style(SELECTED, bg)))
         else:
-            out.append(_cell(ev, cells, k, name_of, selected, matches, bg))
+            out.append(_cell(ev, cells, k, name_of, selected, matches, bg, path, hot))
         k += 1
     return _merge(out, bg)
 
 
-def _fill(ev: int, name_of, selected: int, matches: np.ndarray | None) -> Color:
+def _fill(ev: int, name_of, selected: int, matches: np.ndarray | None, path: np.ndarray | None = None) -> Color:
     if ev == selected:
         return SELECTED
     if matches is not None and matches[ev]:
         return MATCH
+    if path is not None:
+        return ON_PATH if path[ev] else DIMMED
     return color_of(name_of(ev))
 
 
@@ -115,13 +127,17 @@ def _label_run(name: str, length: int, color: Color) -> tuple[str, Style]:
     return text.ljust(length), style(text_on(color), color)
 
 
-def _cell(ev: int, cells: Cells, k: int, name_of, selected, matches, bg: Color) -> tuple[str, Style]:
+def _cell(
+    ev: int, cells: Cells, k: int, name_of, selected, matches, bg: Color, path=None, hot=None
+) -> tuple[str, Style]:
     if ev == EMPTY:
         return " ", style(None, bg)
     if ev == BUSY:
         shade = SHADES[min(int(cells.cover[k] * len(SHADES)), len(SHADES) - 1)]
-        return shade, style(LANES[0].busy_fg, bg)
-    color = _fill(ev, name_of, selected, matches)
+        if path is None:
+            return shade, style(LANES[0].busy_fg, bg)
+        return shade, style(ON_PATH if hot is not None and hot[k] else DIMMED, bg)
+    color = _fill(ev, name_of, selected, matches, path)
     head, tail = float(cells.head[k]), float(cells.tail[k])
     if head > 0 and tail > 0:  # starts and ends inside this cell
         return LEFT[max(1, round(cells.cover[k] * 8))], style(color, bg)

@@ -13,6 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..model.analyses.critical.queue import queue_series
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.view import navigate
@@ -22,6 +23,7 @@ from ..model.view.series import (
     cell_values,
     counter_series,
     memory_series,
+    queue_lanes,
     series_label,
     sparkline,
     value_at,
@@ -40,6 +42,7 @@ def gutter_for(width: int) -> int:
 SERIES_TITLE = {
     "memory": "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
     "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
+    "queue": "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most (█)",
 }
 BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
 
@@ -69,6 +72,7 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--busy",
         "timeline--memory",
         "timeline--counter",
+        "timeline--queue",
     }
     DEFAULT_CSS = """
     Timeline > .timeline--header { background: $panel-lighten-2; color: $text; text-style: bold; }
@@ -78,6 +82,7 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--busy { color: $text-muted; }
     Timeline > .timeline--memory { color: $secondary; background: $surface; }
     Timeline > .timeline--counter { color: $success; background: $surface; }
+    Timeline > .timeline--queue { color: $warning; background: $surface; }
     """
 
     BINDINGS = [  # most useful first: the key bar shows as many as fit, in this order
@@ -93,8 +98,18 @@ class Timeline(ScrollView, can_focus=True):
         Binding("]", "flow(True)", "Launch → kernel", id="timeline.flow_forward", group=FLOW),
         Binding("[", "flow(False)", "Kernel → launch", id="timeline.flow_back", group=FLOW),
         Binding("/", "search", "Search", id="timeline.search"),
+        Binding(
+            "b", "critical", "Critical path", tooltip="Mark the critical path of the step here", id="timeline.critical"
+        ),
         Binding("m", "mark", "Mark range", id="timeline.mark"),
         Binding("f", "fit", "Fit selection", id="timeline.fit"),
+        Binding(
+            "x",
+            "what_if",
+            "If 2× faster",
+            tooltip="What the step saves if this event ran 2× faster",
+            id="timeline.what_if",
+        ),
         Binding("0,z", "reset", "Reset view", id="timeline.reset"),
         Binding("c", "collapse", "Collapse lane", id="timeline.collapse"),
         Binding("r", "rank(1)", "Next rank", id="timeline.next_rank", group=RANK),
@@ -125,6 +140,23 @@ class Timeline(ScrollView, can_focus=True):
     class SearchRequested(Message):
         pass
 
+    class CriticalRequested(Message):
+        """b: the critical path of the step under the cursor (the selection's, else the view's middle), on a rank."""
+
+        def __init__(self, at: int, rank: int) -> None:
+            super().__init__()
+            self.at, self.rank = at, rank
+
+    class CriticalCleared(Message):
+        """b again: the critical path is no longer marked."""
+
+    class WhatIfRequested(Message):
+        """x: what the step saves if the selected event ran twice as fast."""
+
+        def __init__(self, event: int) -> None:
+            super().__init__()
+            self.event = event
+
     class DetailsRequested(Message):
         def __init__(self, event: int) -> None:
             super().__init__()
@@ -148,6 +180,8 @@ class Timeline(ScrollView, can_focus=True):
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
+        self.path_mask: np.ndarray | None = None  # the critical path marked (b): a mask over every event
+        self._path_rows: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (track, row) -> starts, ends
         self._reindex()
 
     def set_structure(self, analysis, lanes: LaneIndex) -> None:
@@ -159,6 +193,8 @@ class Timeline(ScrollView, can_focus=True):
         self.analysis, self.lanes = analysis, lanes
         self.lines = self._layout()
         self._reindex()
+        if self.path_mask is not None:  # the path's events sit in other rows of this nesting
+            self._path_rows = path_rows(analysis, np.flatnonzero(self.path_mask))
         pos = analysis.nesting.pos
         while keep >= 0 and pos[keep] < 0:
             keep = int(parent[keep])
@@ -173,6 +209,8 @@ class Timeline(ScrollView, can_focus=True):
             out.append(("m", f"mark {fmt_dur(self.mark[1] - self.mark[0])}"))
         if len(self.matches):
             out.append(("n", f"match {self.match_pos + 1}/{len(self.matches):,}"))
+        if self.path_mask is not None:
+            out.append(("b", "critical path"))
         return out
 
     # ---- geometry --------------------------------------------------------------------------
@@ -241,6 +279,8 @@ class Timeline(ScrollView, can_focus=True):
         """A value lane's value at the cursor; short: in five characters, for a narrow gutter."""
         if s.kind == "memory":
             return fmt_memory_short(value) if short else fmt_memory(int(value))
+        if s.kind == "queue":
+            return f"{int(value):,}"
         return f"{value:.3g}"
 
     def _gutter(self, line: Line) -> Segment:
@@ -293,8 +333,35 @@ class Timeline(ScrollView, can_focus=True):
             and self.analysis.nesting.row[self.selected] == line.depth
         ):
             mark_col = int(self.view.col_of(int(self.analysis.trace.x.ts[self.selected])))
-        segments = paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col)
+        path, hot = self.path_mask, self._hot(line) if self.path_mask is not None else None
+        segments = paint_row(cells, self._event_name, self.selected, self.match_mask, track.is_gpu, mark_col, path, hot)
         return self._bracketed(segments, line) if track.is_gpu else segments
+
+    def _hot(self, line: Line) -> np.ndarray | None:
+        """The cells of this row that a critical path event covers (merged cells show the path through them)."""
+        found = self._path_rows.get((line.track, line.depth))
+        if found is None:
+            return None
+        starts, ends = found
+        width, v = self.view.width, self.view
+        hot = np.zeros(width + 1, np.int64)
+        seen = (ends >= v.t0) & (starts <= v.t1)
+        first = np.clip((starts[seen] - v.t0) // v.bucket, 0, width)
+        last = np.clip((ends[seen] - v.t0) // v.bucket + 1, 0, width)
+        np.add.at(hot, first, 1)
+        np.add.at(hot, last, -1)
+        return np.cumsum(hot)[:width] > 0
+
+    def set_path(self, events: np.ndarray | None) -> None:
+        """Mark a critical path (its events highlighted, the rest dimmed), or clear it (None)."""
+        self.path_mask, self._path_rows = None, {}
+        if events is not None:
+            a = self.analysis
+            self.path_mask = np.zeros(a.trace.n, bool)
+            self.path_mask[events] = True
+            self._path_rows = path_rows(a, np.unique(events))
+        self.refresh_bindings()
+        self.refresh()
 
     def _bracketed(self, segments: list[Segment], line: Line) -> list[Segment]:
         """A [ ] on the GPU lane around the selected graph launch's replay (its first start to its last end)."""
@@ -415,6 +482,24 @@ class Timeline(ScrollView, can_focus=True):
     def action_flow(self, forward: bool) -> None:
         if self.selected >= 0 and self._ready(Analysis.links, Analysis.child_index):
             self.select(navigate.follow_flow(self.analysis, self.selected, forward))
+
+    def action_critical(self) -> None:
+        if self.path_mask is not None:
+            self.set_path(None)
+            self.post_message(self.CriticalCleared())
+            return
+        at = self.cursor_time()
+        if self.selected >= 0:  # a kernel is in the step it was launched from
+            a = self.analysis
+            launcher = int(a.links.launcher[self.selected]) if a.ready(Analysis.links) else -1
+            at = int(a.trace.x.ts[launcher if launcher >= 0 else self.selected])
+        self.post_message(self.CriticalRequested(at, self.current_rank()))
+
+    def action_what_if(self) -> None:
+        if self.selected < 0:
+            self.notify("select an event first (← → or a click), then x says what 2× faster would save", timeout=3)
+            return
+        self.post_message(self.WhatIfRequested(self.selected))
 
     def action_details(self) -> None:
         if self.selected >= 0:
@@ -574,3 +659,18 @@ class Timeline(ScrollView, can_focus=True):
 def value_lanes(a: Results) -> list[Series]:
     """Memory (allocated and reserved per device) and counter lanes of a trace; computed in a worker."""
     return memory_series(a.memory_curves) + counter_series(a.trace)
+
+
+def launch_queue_lanes(a: Results) -> list[Series]:
+    """A lane per stream of its launch queue's length (launches not yet started); computed in a worker."""
+    return queue_lanes(a.trace, queue_series(a.trace, a.links.launcher))
+
+
+def path_rows(a: Analysis, events: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+    """Per (track, nesting row): the starts and ends of the path's events drawn in it."""
+    x, row = a.trace.x, a.nesting.row
+    out = {}
+    for key in {(int(t), int(r)) for t, r in zip(x.track[events], row[events], strict=True)}:
+        mine = events[(x.track[events] == key[0]) & (row[events] == key[1])]
+        out[key] = (x.ts[mine].astype(np.int64), a.end[mine].astype(np.int64))
+    return out

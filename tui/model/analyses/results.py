@@ -13,6 +13,7 @@ from ..load.args import event_args
 from ..store import Blob
 from .code import CodeTable, code_table, python_levels
 from .critical import CriticalPath, critical_path, find_window
+from .critical.queue import LaunchQueues, launch_queues
 from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
 from .graphs.replay import graph_owner, replay_extents
@@ -133,3 +134,9 @@ class Results(Analysis):
     def critical(self) -> CriticalPath:
         """The critical path of the slowest step, or of the whole trace without steps (critical/)."""
         return critical_path(self, find_window(self.trace), self.graph_owner)
+
+    @stored(Blob(LaunchQueues), phase="aggregate")
+    def launch_queues(self) -> LaunchQueues:
+        """Per stream: its launch queue's depth, how often it ran dry or stayed full; per kernel name, its
+        launch-to-start latency (critical/queue.py)."""
+        return launch_queues(self.trace, self.links.launcher)

@@ -19,7 +19,7 @@ BLOCKS = " ▁▂▃▄▅▆▇█"
 @dataclass(frozen=True, eq=False)
 class Series:
     label: str
-    kind: str  # "memory" or "counter"
+    kind: str  # "memory", "counter" or "queue" (a stream's launches not yet started)
     ts: np.ndarray  # ns, sorted
     values: np.ndarray  # float
     ops: np.ndarray | None = None  # per sample, the event that made it (memory: the allocating op)
@@ -63,6 +63,12 @@ def series_label(s: Series, room: int) -> str:
             if len(text) <= room:
                 return text
         return short[1]
+    if (
+        s.kind == "queue" and " stream " in s.label
+    ):  # the title says these are queues; the stream is what tells them apart
+        stream = "stream " + s.label.split(" stream ", 1)[1].removesuffix(" queue")
+        if len(stream) <= room:
+            return stream
     return s.label[: room - 1] + "…"
 
 
@@ -108,4 +114,13 @@ def counter_series(trace: Trace) -> list[Series]:
         idx = sel[inst.name[sel] == name]
         idx = idx[np.argsort(inst.ts[idx], kind="stable")]
         out.append(Series(trace.names[name], "counter", inst.ts[idx], inst.value[idx]))
+    return out
+
+
+def queue_lanes(trace: Trace, queues: list) -> list[Series]:
+    """One lane per stream with launched work (critical.queue.QueueSeries): launches not yet started."""
+    out = []
+    for q in queues:
+        name = trace.tracks[q.track].name
+        out.append(Series(f"{name} queue", "queue", q.ts, q.length.astype(float)))
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .classes import CLASSES, Bound
 from .path import CriticalPath, PathItem, critical_path
-from .whatif import Spec, WhatIf, WhatIfError, parse_spec, what_if, what_if_for_event
+from .whatif import Spec, WhatIf, WhatIfError, parse_spec, what_if, what_if_for_event, window_at, window_of
 from .window import Window, WindowError, find_window, span_window
 
 __all__ = [
@@ -28,4 +28,6 @@ __all__ = [
     "span_window",
     "what_if",
     "what_if_for_event",
+    "window_at",
+    "window_of",
 ]

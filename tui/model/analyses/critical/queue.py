@@ -139,3 +139,53 @@ def _idle_launches(trace: Trace, ev: np.ndarray, lts: np.ndarray) -> float:
     ends = np.maximum.accumulate(x.ts[ev] + x.dur[ev])
     before = np.r_[np.iinfo(np.int64).min, ends[:-1]]
     return float((before <= lts).mean()) if len(ev) else 0.0
+
+
+@dataclass
+class NameLatency:
+    """One device activity name's launch-to-start latency (ns) over its launched calls."""
+
+    name: str
+    count: int
+    median_ns: int
+    p95_ns: int
+    max_ns: int
+
+
+@dataclass
+class LaunchQueues:
+    """Every stream's queue facts, and the launch-to-start latency of every activity name (the slowest median first)."""
+
+    streams: list[StreamQueue] = field(default_factory=list)
+    latency: list[NameLatency] = field(default_factory=list)
+    stream_names: dict[int, str] = field(default_factory=dict)  # track -> the stream's lane name
+
+    def by_name(self) -> dict[str, NameLatency]:
+        """The latency of each activity name (a name absent: never launched from a recorded call)."""
+        return {n.name: n for n in self.latency}
+
+
+def name_latency(trace: Trace, launcher: np.ndarray) -> list[NameLatency]:
+    """Per device activity name with a launch call: count, median, 95th percentile and max launch-to-start (ns)."""
+    dev, latency = launch_latency(trace, launcher)
+    if not len(dev):
+        return []
+    names = trace.x.name[dev]
+    order = np.lexsort((latency, names))
+    names, latency = names[order], latency[order]
+    first = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+    bounds = np.r_[first, len(names)]
+    out = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        lat = latency[a:b]
+        med, p95 = np.percentile(lat, [50, 95])
+        out.append(NameLatency(trace.names[int(names[a])], b - a, int(med), int(p95), int(lat[-1])))
+    out.sort(key=lambda n: -n.median_ns)
+    return out
+
+
+def launch_queues(trace: Trace, launcher: np.ndarray) -> LaunchQueues:
+    """The queue facts of every stream and the latency of every activity name (Results.launch_queues)."""
+    streams = stream_queues(trace, launcher)
+    names = {s.track: trace.tracks[s.track].name for s in streams}
+    return LaunchQueues(streams, name_latency(trace, launcher), names)

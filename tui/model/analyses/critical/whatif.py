@@ -188,7 +188,12 @@ def window_of(a: Analysis, event: int) -> Window:
     x = a.trace.x
     launcher = int(a.links.launcher[event])
     t = int(x.ts[launcher if launcher >= 0 else event])
-    rank = a.trace.track_of(event).rank
+    return window_at(a, t, a.trace.track_of(event).rank)
+
+
+def window_at(a: Analysis, t: int, rank: int) -> Window:
+    """The ProfilerStep of a rank that holds the instant t (ns, raw clock); the whole trace outside any step."""
+    x = a.trace.x
     steps = step_events(a.trace, rank)
     inside = steps[(x.ts[steps] <= t) & (x.ts[steps] + x.dur[steps] >= t)]
-    return span_window(a.trace, int(inside[0])) if len(inside) else whole_trace(a.trace)
+    return span_window(a.trace, int(inside[0])) if len(inside) else whole_trace(a.trace, rank)

@@ -23,6 +23,7 @@ from ..launches import launch_calls
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
+from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
 
@@ -456,6 +457,7 @@ RULES = [
     Rule("kernel-names", kernel_hints),
     *GRAPH_RULES,
     *ROOFLINE_RULES,
+    *QUEUE_RULES,
 ]
 
 

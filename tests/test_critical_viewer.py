@@ -1,0 +1,266 @@
+"""The critical path and the launch queue in the viewer (issue 27, items 4 and 5), on real traces."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from conftest import SAMPLES, press_settled, until, wait_for_main
+from rich.console import Console
+
+from tui.app import TraceApp
+from tui.fmt import fmt_time
+from tui.model import load_trace
+from tui.model.analyses.critical import critical_path, what_if_for_event, window_of
+from tui.model.analyses.critical.queue import launch_latency, name_latency, stream_queues
+from tui.model.analyses.results import Results
+from tui.model.cats import Cat
+from tui.tables import critical as C
+from tui.tables import kernels as K
+from tui.widgets.critical_view import CriticalPathTable
+from tui.widgets.kernels_view import KernelsView
+
+BERT = str(SAMPLES / "h100-bert-small.json.gz")  # CPU bound: its kernels are off the path
+GRAPHS = str(SAMPLES / "v100-cudagraph-test.json.gz")  # four streams, one always full
+
+
+def first_named(a, name: str) -> int:
+    return int(np.flatnonzero([a.trace.names[n] == name for n in a.trace.x.name])[0])
+
+
+def path_events(p) -> set[int]:
+    return {it.event for it in p.items if it.event >= 0}
+
+
+async def opened(pilot):
+    screen = await wait_for_main(pilot)
+    await pilot.app.workers.wait_for_complete()
+    return screen
+
+
+async def test_b_marks_the_path_of_the_selected_step_and_b_again_clears_it():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl, a = screen.timeline, screen.analysis
+        op = first_named(a, "aten::linear")
+        tl.select(op)
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: tl.path_mask is not None, "the path marked")
+        expected = critical_path(a, window_of(a, op), a.graph_owner)
+        assert set(np.flatnonzero(tl.path_mask).tolist()) == path_events(expected)
+        assert expected.window.startswith("ProfilerStep#")
+        line = screen.critical_line.text
+        assert line.startswith(f"critical path of {expected.window}: {C.when(expected.length_ns)}, bound by CPU work")
+        assert ("b", "critical path") in tl.keybar_state()
+        await press_settled(pilot, "b")
+        assert tl.path_mask is None and not screen.critical_line.display
+
+
+async def test_a_failing_path_stays_in_the_line_and_the_app_goes_on(monkeypatch):
+    import tui.model.analyses.critical as critical
+
+    def broken(*_args):
+        raise RuntimeError("no graph today")
+
+    monkeypatch.setattr(critical, "critical_path", broken)
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: "failed" in screen.critical_line.classes, "the failure said")
+        assert "no graph today" in screen.critical_line.text and screen.timeline.path_mask is None
+        await press_settled(pilot, "l")  # still answers keys
+        assert screen.timeline.selected >= 0 and "no graph today" in screen.critical_line.text
+
+
+async def test_x_says_what_2x_faster_saves_on_and_off_the_path():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl, a = screen.timeline, screen.analysis
+        op = first_named(a, "aten::linear")
+        model = what_if_for_event(a, op, 2.0, a.graph_owner)
+        assert model.saving_ns > 0
+        tl.select(op)
+        await press_settled(pilot, "x")
+        await until(pilot, lambda: "saves" in screen.critical_line.text, "the saving said")
+        text = screen.critical_line.text
+        assert text == C.event_saving(model, op in path_events(model.before))
+        assert f"saves {C.when(model.saving_ns)} of {C.when(model.before.length_ns)}" in text
+        kernel = int(np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))[10])
+        off = what_if_for_event(a, kernel, 2.0, a.graph_owner)
+        assert off.saving_ns == 0 and kernel not in path_events(off.before)
+        tl.select(kernel)
+        await press_settled(pilot, "x")
+        await until(pilot, lambda: "off the critical path" in screen.critical_line.text, "why it saves nothing")
+        assert screen.critical_line.text == C.event_saving(off, False)
+        assert f"saves nothing: it is off the critical path of {off.before.window} (" in screen.critical_line.text
+
+
+async def test_enter_in_the_path_view_selects_that_event_on_the_timeline():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "8")
+        table = screen.query_one(CriticalPathTable)
+        p = screen.analysis.critical
+        assert table.path is p and len(table.shown) == len(p.items)
+        k = next(k for k, it in enumerate(p.items) if it.event >= 0 and k >= 5)
+        await press_settled(pilot, *["down"] * k)
+        await press_settled(pilot, "enter")
+        assert screen.view_name == "timeline" and screen.timeline.selected == p.items[k].event
+
+
+async def test_a_queue_lane_per_stream_with_its_deepest_queue():
+    app = TraceApp([GRAPHS], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl, a = screen.timeline, screen.analysis
+        await until(pilot, lambda: any(s.kind == "queue" for s in tl.series), "the queue lanes")
+        lanes = {s.label: s.high for s in tl.series if s.kind == "queue"}
+        expected = {
+            f"{a.trace.tracks[q.track].name} queue": q.max_length for q in stream_queues(a.trace, a.links.launcher)
+        }
+        assert lanes == expected and len(lanes) == 4 and max(lanes.values()) == 1338
+        line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "GPU 1 stream 7 queue")
+        tl.scroll_to(y=max(line - 3, 0), animate=False)
+        await pilot.pause()
+        text = "".join(seg.text for seg in tl.render_line(line - tl.scroll_offset.y))
+        assert text.startswith("GPU 1 stream 7 queue") and "█" in text
+
+
+async def test_the_kernels_view_shows_launch_to_start_as_queue_py_measures_it():
+    app = TraceApp([GRAPHS], use_cache=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "4")
+        view = screen.query_one(KernelsView)
+        a = screen.analysis
+        headers = [c.header for c in view.columns()]
+        assert "Launch→start med" in headers and "Launch→start p95" in headers
+        med, p95 = headers.index("Launch→start med"), headers.index("Launch→start p95")
+        latency = {n.name: n for n in name_latency(a.trace, a.links.launcher)}
+        source = view._source()
+        for k, row in enumerate(view.rows[:20]):
+            n = latency[row.name]
+            assert source.cell(k, med) == fmt_time(n.median_ns / 1000)
+            assert source.cell(k, p95) == fmt_time(n.p95_ns / 1000)
+        status = view.status()
+        assert "GPU 1 stream 7: 14,526 launches, queue up to 1,338" in status and "always full" in status
+
+
+def test_name_latency_is_the_median_p95_and_max_of_each_names_launches():
+    a = Results(load_trace(GRAPHS, use_cache=False))
+    dev, lat = launch_latency(a.trace, a.links.launcher)
+    for n in name_latency(a.trace, a.links.launcher)[:10]:
+        mine = lat[[a.trace.name_of(int(i)) == n.name for i in dev]]
+        assert n.count == len(mine) and n.max_ns == mine.max()
+        assert n.median_ns == int(np.percentile(mine, 50)) and n.p95_ns == int(np.percentile(mine, 95))
+
+
+@pytest.mark.parametrize(("trace", "verdict"), [(BERT, "empty"), (GRAPHS, "full")])
+def test_the_launch_queue_rule_names_the_stream_with_queue_py_figures(trace, verdict):
+    from tui.model.analyses.explain.queue import launch_queue
+    from tui.tables.explain import note
+
+    a = Results(load_trace(trace, use_cache=False))
+    [finding] = launch_queue(a, a.summary)
+    [q] = [q for q in stream_queues(a.trace, a.links.launcher) if q.verdict == verdict]
+    assert finding.figures["stream"] == a.trace.tracks[q.track].name
+    assert finding.figures["max_length"] == q.max_length and finding.figures["activities"] == q.activities
+    assert f"always {verdict}" in note(finding) and f"{q.max_length:,}" in note(finding)
+    assert a.findings.count(finding) == 1  # one of the trace's findings
+
+
+def test_a_collective_stream_is_not_said_to_starve():
+    from tui.model.analyses.explain.queue import launch_queue
+
+    a = Results(load_trace(SAMPLES / "a100-ddp-nccl.json.gz", use_cache=False))
+    starved = [q for q in stream_queues(a.trace, a.links.launcher) if q.verdict == "empty"]
+    assert starved and not launch_queue(a, a.summary)  # the NCCL stream waits for the other ranks
+
+
+async def test_the_overview_verdict_gains_the_paths_breakdown():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "5")
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(screen.query_one("#overview-body").content)
+        body = console.export_text()
+        p = screen.analysis.critical
+        assert f"Critical path of {p.window}: {C.when(p.length_ns)}, bound by CPU work (100%) (8 shows it)" in body
+        assert "CPU work ████████ 100%" in body
+
+
+def test_the_launch_queues_kept_in_the_cache_read_back_as_computed(isolated_cache):
+    from tui.model.analyses.critical.queue import launch_queues
+
+    first = Results(load_trace(GRAPHS)).launch_queues
+    again = Results(load_trace(GRAPHS))
+    kept = again.launch_queues
+    assert kept == first == launch_queues(again.trace, again.links.launcher)
+    assert kept.stream_names[kept.streams[0].track] == "GPU 1 stream 7"
+
+
+async def test_the_marked_path_follows_python_frames_shown_or_hidden():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl = screen.timeline
+        tl.select(first_named(screen.analysis, "aten::linear"))
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: tl.path_mask is not None, "the path marked")
+        marked, hidden = tl.path_mask.copy(), screen.hide_python
+        await press_settled(pilot, "p")
+        await until(pilot, lambda: screen.hide_python != hidden, "frames shown or hidden")
+        s = tl.analysis
+        shown = [int(e) for e in np.flatnonzero(marked) if s.nesting.pos[e] >= 0]
+        rows = {(int(s.trace.x.track[e]), int(s.nesting.row[e])) for e in shown}
+        assert (tl.path_mask == marked).all() and rows <= set(tl._path_rows)
+
+
+def test_the_kernels_footer_names_each_streams_latency_outliers():
+    from tui.names import short_name
+
+    a = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False))
+    lines = K.queue_footers(a.launch_queues, a.trace.name_of)
+    busiest = max(a.launch_queues.streams, key=lambda q: q.activities)
+    assert busiest.outlier_count > 0 and lines[0].startswith(f"GPU 3 stream 7: {busiest.activities:,} launches")
+    slowest = [short_name(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
+    assert lines[0].endswith(f"{busiest.outlier_count:,} outlier(s) ≥10× the median, slowest: {', '.join(slowest)}")
+    assert lines[-1] == f"… and {len(a.launch_queues.streams) - 3} more stream(s) with launched work"
+
+
+def test_the_critical_line_keeps_the_lanes_six_rows_at_any_height():
+    from tui.screens.room import MIN_LANES, share
+
+    for height in (24, 30, 45):
+        without, with_line = share(height, 0, True, False, False), share(height, 0, True, False, False, status=2)
+        assert with_line.lanes >= MIN_LANES and with_line.details > 0
+        assert with_line.details + with_line.lanes + 2 == without.details + without.lanes  # its two rows are counted
+
+
+async def test_the_path_view_shows_the_step_b_marked_until_b_clears_it():
+    from tui.model.steps import step_events
+
+    app = TraceApp([str(SAMPLES / "mi250-rocm-train.json.gz")], use_cache=False)  # two steps
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        a, tl = screen.analysis, screen.timeline
+        slowest = a.critical.window
+        other = next(int(s) for s in step_events(a.trace) if a.trace.name_of(int(s)) != slowest)
+        await press_settled(pilot, "8")
+        assert screen.query_one(CriticalPathTable).path.window == slowest
+        await press_settled(pilot, "1")
+        tl.select(other)
+        await press_settled(pilot, "b")
+        await until(pilot, lambda: tl.path_mask is not None, "the path marked")
+        marked = critical_path(a, window_of(a, other), a.graph_owner)
+        table = screen.query_one(CriticalPathTable)
+        assert table.path.window == a.trace.name_of(other) != slowest
+        assert [(it.event, it.dur_ns) for it in table.shown] == [(it.event, it.dur_ns) for it in marked.items]
+        await press_settled(pilot, "b")
+        assert screen.query_one(CriticalPathTable).path is a.critical
