@@ -94,11 +94,10 @@ def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> list[int]:
     cuts = [0]
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         want = min(thread_count(), (b - a) // PIECE_EVENTS)
-        if want > 1:
-            free = a + 1 + np.flatnonzero(s[a + 1 : b] >= np.maximum.accumulate(e[a : b - 1]))
+        free = a + 1 + np.flatnonzero(s[a + 1 : b] >= np.maximum.accumulate(e[a : b - 1])) if want > 1 else []
+        if len(free):
             targets = a + (b - a) * np.arange(1, want) // want
-            at = np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]) if len(free) else []
-            cuts += [int(k) for k in at]
+            cuts += np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
         cuts.append(b)
     return sorted(set(cuts))
 
