@@ -222,4 +222,8 @@ def test_two_captures_of_the_same_code_have_no_row_on_one_side_only(tmp_path, ca
         raw[1] = {e["name"] for e in raw_events(paths[1]) if " at 0x" in str(e.get("name", ""))}
     assert raw[0] != raw[1]  # the same code, objects at other addresses
     d = _diff(*paths)
-    assert not [r.name for r in d.ops if r.status != "both"]
+    # every object-bound row is matched with its twin; a first run may still call something once that the
+    # second does not (a lazy open on first use, `<frozen os>: fdopen`): a real difference, not an address
+    twins = [r for r in d.ops if "object at" in r.name]
+    assert twins and all(r.status == "both" for r in twins)
+    assert not [r.name for r in d.ops if r.status != "both" and ("object" in r.name or "0x" in r.name)]
