@@ -139,7 +139,7 @@ def summarize(
     table, (busy, gpus), (owner, launch, step_list), idle, work = side_by_side(
         ops if callable(ops) else lambda: ops,
         lambda: _gpu_busy(trace, busy_mask),
-        lambda: _launches_and_steps(trace, launcher, t0),
+        lambda: _launches_and_steps(trace, launcher),
         lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
         lambda: device_work(trace),
     )
@@ -181,11 +181,12 @@ def summarize(
     return s
 
 
-def _launches_and_steps(trace: Trace, launcher: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray, list[Step]]:
-    """The graph owner of each event, the launch calls, and the steps with the device work each launched."""
+def _launches_and_steps(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[Step]]:
+    """The graph owner of each event, the launch calls, and the steps with the device work each launched (times
+    from the trace's origin, as every time shown: the steps command, SQL and the viewer agree)."""
     owner = graph_owner(trace)
     launch = launch_calls(trace, launcher, owner)
-    return owner, launch, steps(trace, t0, callers=device_callers(trace, launcher, owner))
+    return owner, launch, steps(trace, trace.origin, callers=device_callers(trace, launcher, owner))
 
 
 def device_union(trace: Trace, mask: np.ndarray) -> tuple[int, int]:
