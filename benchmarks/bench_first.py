@@ -4,7 +4,7 @@ Each round runs, in fresh processes and in turn: orjson.loads of the file, then 
 load_trace(no cache) alone and `tracetui summary --no-cache`, each side from its own tree (the earlier
 commit in a git worktree), so that the machine's drift falls on all of them. Prints the medians of
 wall time, CPU time (the process tree's user + system) and peak RSS of the tree, and the ratios.
-Run: python benchmarks/bench_first.py TRACE [--base REV] [--rounds 3]
+Run: python benchmarks/bench_first.py TRACE [--base REV] [--rounds 3] [--cached]
 (TRACE: e.g. the 1 GB file that `bench_big.py --keep DIR` leaves in DIR)
 """
 
@@ -26,14 +26,20 @@ LOAD = "from tui.model import load_trace; t = load_trace({path!r}, use_cache=Fal
 ORJSON = "import orjson; d = orjson.loads(open({path!r}, 'rb').read()); print(len(d['traceEvents']))"
 
 
-def measure(sides: dict[str, Path], trace: Path, scratch: Path) -> dict[str, Run]:
-    """One round: orjson, then each side's load alone and its first summary."""
+def measure(sides: dict[str, Path], trace: Path, scratch: Path, cached: bool = False) -> dict[str, Run]:
+    """One round: orjson, then each side's load alone and its first summary (with cached: then its cached summary
+    and ops table, each side with its own cache, written by an uncounted `summary` and `ops` first)."""
     got = {"orjson.loads": run([sys.executable, "-c", ORJSON.format(path=str(trace))], environment(scratch))}
     for side, tree in sides.items():  # run from the side's tree: `-c` and `-m` put the working directory first
         env = {**environment(scratch / f"cache-{side}"), "PYTHONPATH": str(tree)}
         got[f"{side}: load_trace"] = run([sys.executable, "-c", LOAD.format(path=str(trace))], env, cwd=tree)
         summary = [sys.executable, "-m", "tui", "summary", str(trace), "--no-cache"]
         got[f"{side}: summary --no-cache"] = run(summary, env, cwd=tree)
+        if cached:
+            ops = [sys.executable, "-m", "tui", "ops", str(trace), "--limit", "0", "--format", "json"]
+            run(summary[:-1], env, cwd=tree), run(ops, env, cwd=tree)  # write the cache, uncounted
+            got[f"{side}: summary, cached"] = run(summary[:-1], env, cwd=tree)
+            got[f"{side}: ops json, cached"] = run(ops, env, cwd=tree)
     return got
 
 
@@ -42,11 +48,12 @@ def main() -> None:
     opts.add_argument("trace", type=Path)
     opts.add_argument("--base", default="main", help="the commit to compare with")
     opts.add_argument("--rounds", type=int, default=3)
+    opts.add_argument("--cached", action="store_true", help="also time cached summary and ops per side")
     args = opts.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="tracetui-first-"))
     sides = {"base": worktree(args.base, scratch / "base"), "now": ROOT}
     try:
-        rounds = [measure(sides, args.trace.resolve(), scratch) for _ in range(args.rounds)]
+        rounds = [measure(sides, args.trace.resolve(), scratch, args.cached) for _ in range(args.rounds)]
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(sides["base"])], check=False)
     report(rounds, args.trace, args.base)

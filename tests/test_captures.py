@@ -219,3 +219,16 @@ async def test_the_watch_strip_on_an_empty_folder_says_it_is_waiting(tmp_path):
         assert "no captures yet; waiting for the first" in str(title.render())
         await pilot.press("o")  # nothing to open: said, not an exit
         assert app.is_running
+
+
+def test_a_stray_file_among_captures_is_not_taken_for_the_newest(tmp_path, capsys):
+    import os
+    import shutil
+    import zlib
+
+    shutil.copy(SAMPLES / "h100-bert-small.json.gz", tmp_path / "run.json.gz")
+    stray = tmp_path / "notes.json.gz"
+    stray.write_bytes(zlib.compress(b"not a trace", wbits=31))
+    os.utime(tmp_path / "run.json.gz", (1, 1))  # the stray file is the newest
+    assert main(["summary", str(tmp_path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["capture"].endswith("run.json.gz")

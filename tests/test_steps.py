@@ -151,3 +151,16 @@ def test_the_steps_command_the_api_and_sql_give_the_same_rows(capsys):
     assert sum(line.startswith("ProfilerStep#") for line in text.splitlines()) == len(rows)
     assert main(["steps", str(SAMPLES / "cpu-only-gloo.json.gz"), "--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("id,name,number,rank,start_us,")
+
+
+@pytest.mark.parametrize("name", ["h100-bert-small.json.gz", "a100-ddp-nccl.json.gz"])
+def test_the_summary_and_the_steps_command_count_step_times_from_one_origin(name, capsys):
+    """Every time shown counts from the trace's first event (Python frames included): the summary's steps read
+    as the steps command's, SQL's and the API's (the summary counted from the first non-frame event)."""
+    assert main(["summary", str(SAMPLES / name), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["steps"]
+    assert main(["steps", str(SAMPLES / name), "--format", "json"]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    assert [(s["name"], s["start_us"], s["end_us"]) for s in summary] == [
+        (s["name"], s["start_us"], s["end_us"]) for s in steps
+    ]

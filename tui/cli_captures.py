@@ -16,7 +16,6 @@ from .model.errors import TraceError
 
 PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline")
 ONCE_LOOKS = 4  # --once: files still being written are looked at again this many times, then left
-OTHERS_SHOWN = 5  # of the other captures, named in the text output
 WATCH_EPILOG = """\
 prints: with --format json, one line per capture (capture, steps, step_us, verdict, reason, written), every
 capture already there first, then each new one once its file is complete; --format text, the same as a table
@@ -38,6 +37,13 @@ def captures_of(path: str) -> list[Path]:
     return list_captures(path) if os.path.isdir(path) else []
 
 
+def captures_note(folder: str, found: list[Path]) -> str:
+    """The front door's note on a folder of captures (imported when needed: the CLI starts without the model)."""
+    from .model.loading import captures_note as note
+
+    return note(folder, found)
+
+
 def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run a command, first turning a folder of captures into its newest capture (or its newest two for diff)."""
     name = args.command
@@ -46,7 +52,7 @@ def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) 
     if name == "diff":
         _diff_targets(args)
     elif name == "open" and len(args.traces) == 1 and (found := captures_of(args.traces[0])):
-        print(f"tracetui: note: {_told(args.traces[0], found)}", file=sys.stderr)
+        print(f"tracetui: note: {captures_note(args.traces[0], found)}", file=sys.stderr)
         args.traces = [str(found[0])]
     elif name == "ranks" and (found := captures_of(args.trace)):
         raise CaptureUsage(
@@ -54,13 +60,6 @@ def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) 
             f"tracetui summary {args.trace} reports the newest, tracetui diff {args.trace} compares the newest two"
         )
     return command(args)
-
-
-def _told(folder: str, found: list[Path]) -> str:
-    others = ", ".join(f.name for f in found[1 : OTHERS_SHOWN + 1]) + (" ..." if len(found) > OTHERS_SHOWN + 1 else "")
-    return f"{folder} is a folder of {len(found)} captures; this is the newest, {found[0].name}" + (
-        f" (the others, newest first: {others})" if others else ""
-    )
 
 
 def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Namespace, found: list[Path]) -> int:
@@ -76,9 +75,9 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
         text = json.dumps({"capture": args.trace, "other_captures": [str(f) for f in found[1:]], **doc}, indent=2)
         text += "\n"
     elif fmt in ("text", "md") and text:
-        text = f"Capture: {_told(folder, found)}\n\n" + text
+        text = f"Capture: {captures_note(folder, found)}\n\n" + text
     else:
-        print(f"tracetui: note: {_told(folder, found)}", file=sys.stderr)
+        print(f"tracetui: note: {captures_note(folder, found)}", file=sys.stderr)
     sys.stdout.write(text)
     return code
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
-from importlib import metadata
 
 HELP_WIDTH = 80  # no help line is wider (a narrower terminal gets narrower ones)
 
@@ -72,6 +71,8 @@ EPILOGS = {
 
 def version() -> str:
     """tracetui's version from the installed package's metadata (the source's when it is not installed)."""
+    from importlib import metadata  # here, not at the top: 20 ms of every start, for --version only
+
     try:
         return metadata.version("tracetui")
     except metadata.PackageNotFoundError:

@@ -16,10 +16,11 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 
 from .cats import BUSY_CATS, Cat
-from .code_id import fingerprint
+from .code_id import files_name_the_code, fingerprint
+from .code_stamp import stamp
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
-from .store import Arrays, Codec
+from .store import Arrays, Codec, Store
 from .trace import Trace
 
 T = TypeVar("T")
@@ -84,13 +85,26 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         """The name the value is kept under in a store: its name, @, the fingerprint of its code."""
         return f"{prefix}{self.name}@{fingerprint((self, owner), [self], owner)}"
 
+    def _known_name(self, store: Store, owner: type, prefix: str) -> str:
+        """stored_name, read back from the store when the source files are as they were when it was kept there
+        (walking the code for the fingerprint is most of a cached command's own time)."""
+        if not files_name_the_code():
+            return self.stored_name(owner, prefix)
+        alias = f"{prefix}{self.name}#{owner.__module__}.{owner.__qualname__}@{stamp()}"
+        known = store.get_blob(alias)
+        if known is not None:
+            return known.decode()
+        name = self.stored_name(owner, prefix)
+        store.put_blob(alias, name.encode())
+        return name
+
     def _restore(self, obj: Analysis) -> T:
         if obj.base is not None and self.name in obj.SHARED:
             return getattr(obj.base, self.name)
         store = obj.trace.store
         if self.codec is None or store is None:
             return self.fn(obj)
-        name = self.stored_name(type(obj), obj.prefix)
+        name = self._known_name(store, type(obj), obj.prefix)
         value = self.codec.load(store, name, obj.trace.n)
         if value is None:
             value = self.fn(obj)

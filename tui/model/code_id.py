@@ -32,7 +32,6 @@ import re
 import types
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, get_args, get_origin
 
 import numpy as np
@@ -41,6 +40,7 @@ PACKAGE = __name__.split(".")[0]
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DEPTH = 8  # nested data deeper than this counts by its type
 _MEMO: dict[Any, str] = {}
+_FILES_NAME_THE_CODE = True  # False once forget() said the running code may differ from the files
 _PIECES: dict[Any, _Piece] = {}
 _SKIP = {"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
 
@@ -58,13 +58,23 @@ def fingerprint(key: Any, roots: Iterable[Any], owner: type) -> str:
 
 def forget() -> None:
     """Compute every fingerprint again (as a new process would): for tests that change code."""
+    global _FILES_NAME_THE_CODE  # noqa: PLW0603 - one flag for the process, as _MEMO is one memo
     _MEMO.clear()
     _PIECES.clear()
+    _FILES_NAME_THE_CODE = False
     linecache.clearcache()
+
+
+def files_name_the_code() -> bool:
+    """May a fingerprint found under the stamp of the source files (code_stamp.py) be trusted? Not once forget()
+    was called: tests change code under a running program, which no file shows."""
+    return _FILES_NAME_THE_CODE
 
 
 @functools.cache
 def version() -> str:
+    from importlib import metadata  # here: 20 ms that a re-open which finds its fingerprints never spends
+
     try:
         return metadata.version("tracetui")
     except metadata.PackageNotFoundError:

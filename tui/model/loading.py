@@ -96,6 +96,7 @@ def _notice(line: str) -> Notice:
 def captures_note(folder: str, found: list[Path]) -> str:
     """A folder of captures: which one is reported, and the others, newest first."""
     others = ", ".join(f.name for f in found[1 : OTHERS_NAMED + 1]) + (" ..." if len(found) > OTHERS_NAMED + 1 else "")
-    return f"{folder} is a folder of {len(found)} captures; this is the newest, {found[0].name}" + (
-        f" (the others, newest first: {others})" if others else ""
+    return (
+        f"{folder} is a folder of {len(found)} capture{'s' if len(found) != 1 else ''}; this is the newest, {found[0].name}"
+        + (f" (the others, newest first: {others})" if others else "")
     )

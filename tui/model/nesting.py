@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cats import Cat
+from .threads import side_by_side, thread_count
 from .trace import keyed, rank_of_events
 
 _BLOCK = 32
@@ -47,24 +48,34 @@ class Nesting:
     span_end: np.ndarray  # the position after the last event of its subtree by time
 
 
+PIECE_EVENTS = 250_000  # a track longer than this is nested in pieces, side by side (threads.py)
+
+
 def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | None = None) -> Nesting:
-    """Nest the events selected by mask (all when None) within each track."""
+    """Nest the events selected by mask (all when None) within each track.
+
+    A long track is cut into pieces where nothing is open (every earlier event has ended by the next start):
+    the pieces nest alone exactly as the whole would, so they are nested side by side in threads.
+    """
     n = len(ts)
     idx = np.arange(n) if mask is None else np.flatnonzero(mask)
     order = visiting_order(ts, end, track, idx)
     s, e, t = ts[order], end[order], track[order]
-    bounds = np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]])
+    bounds = _pieces(s, e, np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]]))
     parent_pos = np.full(len(order), -1, np.int64)
     depth_pos = np.zeros(len(order), np.int32)
     row_pos = np.zeros(len(order), np.int32)
     kills = np.zeros(n, bool)
     span_end = np.full(n, -1, np.int32)
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+
+    def piece(a: int, b: int) -> None:  # writes only positions a:b (and the events there)
         p, d, r, killer, end_pos = nest_track(s[a:b], e[a:b])
         parent_pos[a:b] = np.where(p >= 0, p + a, -1)
         depth_pos[a:b], row_pos[a:b] = d, r
         kills[order[a + killer[killer >= 0]]] = True
         span_end[order[a:b]] = end_pos + a
+
+    side_by_side(*(lambda a=a, b=b: piece(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)))
     parent = np.full(n, -1, np.int32)  # event indices fit in 32 bits: half the memory of the viewer's arrays
     row = np.zeros(n, np.int32)
     depth = np.zeros(n, np.int32)
@@ -74,6 +85,21 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
     return Nesting(parent, row, order.astype(np.int32), depth, parent, kills, pos, span_end)
+
+
+def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> list[int]:
+    """The bounds of the pieces to nest: each track's, and inside a track longer than PIECE_EVENTS, cuts where
+    nothing is open (a start at or after every earlier end), near equal shares, one per thread or so."""
+    bounds = tracks.tolist()
+    cuts = [0]
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        want = min(thread_count(), (b - a) // PIECE_EVENTS)
+        free = a + 1 + np.flatnonzero(s[a + 1 : b] >= np.maximum.accumulate(e[a : b - 1])) if want > 1 else []
+        if len(free):
+            targets = a + (b - a) * np.arange(1, want) // want
+            cuts += np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
+        cuts.append(b)
+    return sorted(set(cuts))
 
 
 def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import orjson
@@ -30,6 +31,7 @@ import orjson
 from ..cats import GPU_CATS, HOST_CATS, Cat
 from ..links import link
 from ..nesting import Nesting, children_total, nest, subtree_sum
+from ..threads import side_by_side
 from ..trace import Trace, keyed, rank_of_events
 
 FILTERED = {
@@ -132,11 +134,12 @@ class OpTimes:
 
     host: np.ndarray
     device: np.ndarray
-    order: np.ndarray  # host and device events by (start, -end): the order rows first appear in
+    order: np.ndarray  # the host and device events (by index); rows appear in order of (start, -end, index)
     names: np.ndarray  # the table name of every name id (ProfilerStep#N reads ProfilerStep*)
     cols: dict[str, np.ndarray]
     device_link: str
     has_memory: bool
+    host_roots: np.ndarray  # host events under no other: every host event lies within one of them
 
 
 def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None) -> OpTimes:
@@ -149,18 +152,18 @@ def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | 
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
     end = x.ts + x.dur
     parent, depth = host_parent(trace, host, end, shown)
-    cols, device_link = _host_times(trace, host, device, names[x.name], end, launcher, parent, depth)
-    idx = np.flatnonzero(host | device)
-    idx = idx[np.lexsort((-end[idx], x.ts[idx]))]
+    roots = np.flatnonzero(host & (parent < 0))
+    label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
+    cols, device_link = _host_times(trace, host, device, label[x.name], end, launcher, parent, depth)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
-    return OpTimes(host, device, idx, names, cols, device_link, has_memory)
+    return OpTimes(host, device, np.flatnonzero(host | device), names, cols, device_link, has_memory, roots)
 
 
 def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
     """Aggregate a trace the way key_averages() aggregates the same run."""
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
-    rows += _memory_rows(trace, times.host, end)
+    rows += _memory_rows(trace, times.host_roots, end)
     self_cpu = float(sum(r.self_cpu_us for r in rows))
     self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
     return OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
@@ -197,10 +200,23 @@ def host_parent(
 
 
 def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str]:
-    """Per event: self/total CPU and self/total device time in ns, after dup removal.
+    """Per event: self/total CPU and self/total device time in ns, after dup removal, and the memory columns.
 
-    depth is any level that grows from parent to child (the nesting's depth before folding does).
+    depth is any level that grows from parent to child (the nesting's depth before folding does). The memory
+    sums read no nesting: they run side by side with the times (threads.py).
     """
+    (cols, device_link, alive, parent), (cpu_mem, dev_mem) = side_by_side(
+        lambda: _times(trace, host, device, names, launcher, parent, depth),
+        lambda: _memory_usage(trace, host, end),
+    )
+    cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
+    cols["self_cpu_mem"] = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
+    cols["self_dev_mem"] = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
+    return cols, device_link
+
+
+def _times(trace: Trace, host, device, names, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str, Any, Any]:
+    """The time columns, how device time was linked, which host events stay after dup removal, and their parents."""
     x = trace.x
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
     kernels, device_link = _kernel_sums(trace, host, work), "External id"
@@ -212,18 +228,14 @@ def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth)
     dur = np.where(alive & host, x.dur, 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
-    cpu_mem, dev_mem = _memory_usage(trace, host, end)
-    return {
-        "cpu_mem": cpu_mem,
-        "self_cpu_mem": cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0)),
-        "dev_mem": dev_mem,
-        "self_dev_mem": dev_mem - children_total(parent, np.where(alive, dev_mem, 0)),
+    cols = {
         "alive": alive,
         "self_cpu": dur - children_total(parent, dur),
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
         "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
-    }, device_link
+    }
+    return cols, device_link, alive, parent
 
 
 CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
@@ -345,19 +357,48 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
     label, name_id = np.unique(names, return_inverse=True)  # ProfilerStep#N all read ProfilerStep*
     kind = name_id[x.name[idx]].astype(np.int64) * 4 + is_dev * 2 + is_ann
-    key = kind * (len(trace.shapes) + 2) + shapes + 1
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    by_first = np.argsort(first, kind="stable")
-    group = np.argsort(by_first)[inverse]
-    heads = idx[first[by_first]], first[by_first]
+    key = kind * (len(trace.shapes) + 2) + shapes + 1 if group_by_shape else kind
+    group, heads = _groups(key, idx, x.ts, x.ts + x.dur)
     keys = [
         (str(label[name_id[x.name[i]]]), bool(is_dev[k]), bool(is_ann[k]), int(shapes[k]))
-        for i, k in zip(*heads, strict=True)
+        for i, k in zip(idx[heads].tolist(), heads.tolist(), strict=True)
     ]
     rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
-    for row, i in zip(rows, heads[0].tolist(), strict=True):
+    for row, i in zip(rows, idx[heads].tolist(), strict=True):
         row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
     return rows
+
+
+def _groups(key: np.ndarray, idx: np.ndarray, ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's group, groups numbered in order of first appearance by (start, -end, index), and the
+    position of each group's first event: no sort of the events, only of the few that start a group first."""
+    dense, count = _dense(key)
+    start = ts[idx]
+    first_ts = np.full(count, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(first_ts, dense, start)
+    cand = np.flatnonzero(start == first_ts[dense])  # the events starting when their group first starts
+    cand = cand[np.lexsort((cand, -end[idx[cand]], dense[cand]))]  # within a group: the longest, then the first
+    lead = np.ones(len(cand), bool)
+    lead[1:] = dense[cand[1:]] != dense[cand[:-1]]
+    heads = cand[lead]  # one per group, by group number
+    by_first = np.lexsort((heads, -end[idx[heads]], start[heads]))
+    rank = np.empty(count, np.int64)
+    rank[by_first] = np.arange(count)
+    return rank[dense], heads[by_first]
+
+
+def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Keys renumbered 0..count-1 (any order): by a table of the keys' range when it is small, else by sorting."""
+    if not len(key):
+        return key, 0
+    low, high = int(key.min()), int(key.max())
+    if high - low > max(4 * len(key), 1 << 20):
+        uniq, inverse = np.unique(key, return_inverse=True)
+        return inverse.reshape(-1), len(uniq)
+    present = np.zeros(high - low + 1, bool)
+    present[key - low] = True
+    number = np.cumsum(present) - 1
+    return number[key - low], int(number[-1]) + 1
 
 
 def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
@@ -386,14 +427,15 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     return rows
 
 
-def _memory_rows(trace: Trace, host, end) -> list[OpRow]:
-    """[memory] records outside every host event become a row of their own, as in torch."""
+def _memory_rows(trace: Trace, roots, end) -> list[OpRow]:
+    """[memory] records outside every host event become a row of their own, as in torch (roots: the host events
+    under no other, which hold every other; each nested event lies within its parent)."""
     mem = _memory_records(trace)
     if not len(mem):
         return []
     inst = trace.inst
     ts = inst.ts[mem]
-    starts, ends = trace.x.ts[host], end[host]
+    starts, ends = trace.x.ts[roots], end[roots]
     order = np.argsort(starts)
     starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
     pos = np.searchsorted(starts, ts, side="right") - 1

@@ -46,7 +46,7 @@ class Results(Analysis):
 
     @stored(Blob(Summary), phase="aggregate")
     def summary(self) -> Summary:
-        return summarize(self.trace, self.ops, self.nesting.parent, self.links.launcher)
+        return summarize(self.trace, lambda: self.ops, lambda: self.nesting.parent, self.links.launcher)
 
     @stored(Blob(list[Finding]), phase="aggregate")
     def findings(self) -> list[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -11,6 +12,7 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat
 from ..links import link
 from ..steps import Step, steps
+from ..threads import side_by_side
 from ..trace import Trace
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
@@ -118,20 +120,29 @@ def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
 
 
 def summarize(
-    trace: Trace, ops: OpsTable, parent: np.ndarray | None = None, launcher: np.ndarray | None = None
+    trace: Trace,
+    ops: OpsTable | Callable[[], OpsTable],
+    parent: np.ndarray | Callable[[], np.ndarray] | None = None,
+    launcher: np.ndarray | None = None,
 ) -> Summary:
     """Compute the summary and the verdict with the numbers that decide it (parent: the nesting, for self times;
-    launcher: the launch links, computed here when not given)."""
+    launcher: the launch links, computed here when not given). ops and parent may be functions that make them:
+    they then run side by side with the summary's own passes (threads.py)."""
+    parents: Callable[[], np.ndarray | None] = parent if callable(parent) else lambda: parent
     x = trace.x
     kinds = np.array([t.kind for t in trace.tracks] or ["cpu"])
     real = kinds[x.track] != "meta" if trace.n else np.zeros(0, bool)
     t0 = int(x.ts[real].min()) if real.any() else 0
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
-    busy, gpus = _gpu_busy(trace, busy_mask)
     launcher = link(trace).launcher if launcher is None else launcher
-    owner = graph_owner(trace)
-    launch = launch_calls(trace, launcher, owner)
+    table, (busy, gpus), (owner, launch, step_list), idle, work = side_by_side(
+        ops if callable(ops) else lambda: ops,
+        lambda: _gpu_busy(trace, busy_mask),
+        lambda: _launches_and_steps(trace, launcher),
+        lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
+        lambda: device_work(trace),
+    )
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
@@ -143,32 +154,39 @@ def summarize(
         cpu_launch_us=float(x.dur[launch].sum()) / 1000.0,
         launches=int(launch.sum()),
         kernels=int(kern.sum()),
-        device_self_total_us=ops.self_device_total_us,
-        cpu_self_total_us=ops.self_cpu_total_us,
+        device_self_total_us=table.self_device_total_us,
+        cpu_self_total_us=table.self_cpu_total_us,
         verdict="",
         reason="",
         cpu_only=False,
         gpus=gpus,
         device_records_missing=False,
-        steps=steps(trace, t0, callers=device_callers(trace, launcher, owner)),
+        steps=step_list,
         avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
         avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
     )
     _launch_stats(trace, launch, s)
     s.other_runtime = other_runtime(trace, launch)
-    s.work = device_work(trace)
+    s.work = work
     _device_side(trace, busy_mask, launch, s)
     s.graphs = graph_stats(trace, owner, launch)
-    if busy_mask.any():
-        s.cpu_while_idle = cpu_while_idle(trace, busy_mask, t0, t1, parent)
+    s.cpu_while_idle = idle
     s.cut_short = trace.report.truncated or trace.report.gz_truncated
-    s.verdict, s.reason = _cpu_verdict(trace, ops, s, parent) if s.cpu_only else _gpu_verdict(s)
+    s.verdict, s.reason = _cpu_verdict(trace, table, s, parents()) if s.cpu_only else _gpu_verdict(s)
     if s.cpu_only and s.cut_short:
         s.reason += f"; {CUT_SHORT}"
     if s.device_records_missing:
         s.verdict, s.reason = "device-records-missing", _missing_reason(s)
     s.reason += graph_note(s.graphs)
     return s
+
+
+def _launches_and_steps(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[Step]]:
+    """The graph owner of each event, the launch calls, and the steps with the device work each launched (times
+    from the trace's origin, as every time shown: the steps command, SQL and the viewer agree)."""
+    owner = graph_owner(trace)
+    launch = launch_calls(trace, launcher, owner)
+    return owner, launch, steps(trace, trace.origin, callers=device_callers(trace, launcher, owner))
 
 
 def device_union(trace: Trace, mask: np.ndarray) -> tuple[int, int]:

@@ -212,10 +212,10 @@ class Builder:
 
     def _track_ids(self, group: list) -> np.ndarray:
         """Track ids of events, interned in order of first appearance (pids and tids coded to small ints first,
-        so nothing is made per event)."""
+        so nothing is made per event, and each (pid, tid) pair is found through a table of the pairs, unsorted)."""
         pid = self.pid_codes.field(_PID, group).astype(np.int64)
         tid = self.tid_codes.field(_TID, group)
-        _, first, inverse = np.unique(pid << 32 | tid, return_index=True, return_inverse=True)
+        pairs, first = _first_seen(pid * len(self.tid_codes.ids) + tid)
         ids = np.empty(len(first), np.int32)
         pids, tids = self.pid_codes.values, self.tid_codes.values
         for k in np.argsort(first).tolist():
@@ -224,7 +224,7 @@ class Builder:
             if ident is None:
                 ident = self.raw_tracks[(p, t)] = self.tracks((_norm(p), _norm(t)))
             ids[k] = ident
-        return ids[inverse.reshape(-1)]
+        return ids[pairs]
 
     def finish(self) -> tuple[Events, Instants, Flows]:
         """Concatenate the per-chunk pieces into typed tables."""
@@ -234,6 +234,20 @@ class Builder:
         inst = Instants.from_columns({k: _joined(self.inst, k, dt) for k, dt in Instants.dtypes().items()})
         flow = Flows.from_columns({k: _joined(self.flow, k, dt) for k, dt in Flows.dtypes().items()})
         return x, inst, flow
+
+
+def _first_seen(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Small non-negative keys numbered 0..k-1 (any order), and the first position of each number."""
+    n, size = len(key), int(key.max()) + 1
+    if size > max(4 * n, 1 << 16):  # a wide range of keys: by sorting them
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return inverse.reshape(-1), first
+    at = np.full(size, n, np.int64)
+    np.minimum.at(at, key, np.arange(n))
+    present = np.flatnonzero(at < n)
+    number = np.zeros(size, np.int64)
+    number[present] = np.arange(len(present))
+    return number[key], at[present]
 
 
 def _norm(key: int | str) -> int | str:

@@ -205,21 +205,48 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
 
 
 def write(path: Path, trace: Trace) -> bool:
-    """Write the entry atomically (temp dir, then rename) and give the trace its store; False if it failed."""
+    """Write the entry atomically (temp dir, then rename) and give the trace its store; False if it failed.
+
+    Processes opening one trace together each write an entry; the first sound one in place stays (it is the
+    same file's), so no process removes an entry that another is using or adding derived values to.
+    """
     entry = entry_dir(path)
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
-        _write_entry(tmp, trace)
-        if entry.exists():
-            shutil.rmtree(entry, ignore_errors=True)
-        os.replace(tmp, entry)
+        if read(path) is None:
+            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+            _write_entry(tmp, trace)
+            _put_in_place(path, tmp, entry)
         prune(entry.parent)
     except OSError:
         shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
         return False
     trace.store = EntryStore(entry)
     return True
+
+
+def _put_in_place(path: Path, tmp: Path, entry: Path) -> None:
+    """Rename the written entry into place. An entry already there is kept when it reads back (another process
+    wrote it meanwhile); else it is moved aside first, in one rename, and removed (a stale or broken entry)."""
+    try:
+        os.replace(tmp, entry)
+        return
+    except OSError:
+        if read(path) is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return
+    aside = Path(tempfile.mkdtemp(prefix=".tmp-old-", dir=entry.parent))
+    try:
+        os.replace(entry, aside / "entry")
+    except FileNotFoundError:
+        pass
+    shutil.rmtree(aside, ignore_errors=True)
+    try:
+        os.replace(tmp, entry)
+    except OSError:
+        if read(path) is None:
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def prune(root: Path, keep: int | None = None) -> None:

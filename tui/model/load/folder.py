@@ -220,4 +220,10 @@ def list_captures(folder: str | Path) -> list[Path]:
     if not p.is_dir():
         return []
     kind = folder_kind(p)
-    return kind.files if kind.kind == "captures" else []
+    return [f for f in kind.files if looks_like_json(f)] if kind.kind == "captures" else []
+
+
+def looks_like_json(path: Path) -> bool:
+    """Does the file (gunzipped) start as JSON does? A stray file among captures (a note, a cut download) is not
+    taken for the newest capture; a damaged trace that starts right is, and its salvage says what it skipped."""
+    return head(path).lstrip()[:1] in (b"{", b"[")

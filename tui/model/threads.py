@@ -1,0 +1,43 @@
+"""Independent passes side by side in threads: numpy's sorts, searches and ufuncs release the GIL.
+
+Used where a result is made of passes that read the same columns and write nothing shared (a summary's
+device side and its CPU side, an ops table's memory sums and its time sums). TRACETUI_THREADS=N sets how
+many threads (1: one pass after the other, in order, in the calling thread); the results never depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+MAX_THREADS = 8
+
+
+def thread_count() -> int:
+    """Threads for side-by-side passes: TRACETUI_THREADS, else one per core up to MAX_THREADS."""
+    asked = os.environ.get("TRACETUI_THREADS", "")
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
+    return max(1, min(os.cpu_count() or 1, MAX_THREADS))
+
+
+def side_by_side(*jobs: Callable[[], Any]) -> list[Any]:
+    """Each job's result, in order; the first runs in this thread, the others in as many more as allowed.
+
+    An exception from any job is raised here (after every job has finished, so none outlives the call).
+    """
+    threads = min(thread_count(), len(jobs))
+    if threads <= 1:
+        return [job() for job in jobs]
+    with ThreadPoolExecutor(threads - 1, thread_name_prefix="tracetui-pass") as pool:
+        rest = [pool.submit(job) for job in jobs[1:]]
+        try:
+            first = jobs[0]()
+        finally:
+            done = [f.exception() for f in rest]  # wait for all of them, whatever happened here
+        for failed in done:
+            if failed is not None:
+                raise failed
+        return [first, *(f.result() for f in rest)]
