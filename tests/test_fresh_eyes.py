@@ -286,3 +286,17 @@ async def test_help_lists_ctrl_p_and_the_help_key(size):
         rows = {row[0]: row[1] for _, rows in app.screen.sections for row in rows}
         assert "Ctrl+P" in rows and "palette" in rows["Ctrl+P"].lower()
         assert "?" in rows and "help" in rows["?"].lower()
+
+
+async def test_p_in_the_tree_leaves_the_focus_in_the_rebuilt_tree():
+    """p rebuilds the tree; the focus went to the tab bar, so the arrows moved between tabs."""
+    from tui.widgets.tree_view import CallTreeView
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "2")
+        await until(pilot, lambda: isinstance(screen.focused, CallTreeView), "the focus in the tree")
+        await press_settled(pilot, "p")
+        await until(pilot, lambda: not screen.hide_python and bool(screen.query(CallTreeView)), "frames shown")
+        await until(pilot, lambda: isinstance(screen.focused, CallTreeView), "the focus back in the rebuilt tree")

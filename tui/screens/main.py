@@ -329,13 +329,15 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     async def on_structure_ready(self, message: StructureReady) -> None:
         self.hide_python, self.lanes = message.hide_python, message.lanes
         self.timeline.set_structure(self.structure, message.lanes)
+        shown = self.pane(self.view_name)
+        had_focus = self.focused is not None and shown in self.focused.ancestors_with_self  # (a rebuild loses it)
         for pane in self.query(ViewPane):
             if pane.spec.restructure:
                 await pane.rebuild()
         for ops in self.query("OpsView"):
             ops.set_hide_python(self.hide_python)  # type: ignore[attr-defined]
         self.refresh_bindings()
-        await self.settle_view()  # a rebuilt view takes the focus back
+        await self.settle_view(take_focus=had_focus)  # a rebuilt view takes the focus back
         if self.pending_search is not None:
             self.search(self.pending_search)
             self.pending_search = None
