@@ -130,3 +130,13 @@ def result_delay(request):
     pace.set_delay(request.param)
     yield request.param
     pace.set_delay(0.0)
+
+
+def copy_sample(tmp_path, name="b300-moe-small.json.gz"):
+    """A sample trace copied into tmp_path/traces (a cache test may write beside it, or change it)."""
+    import shutil
+
+    dst = tmp_path / "traces" / name
+    dst.parent.mkdir(exist_ok=True)
+    shutil.copy(SAMPLES / name, dst)
+    return dst

@@ -7,21 +7,14 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, copy_sample
 
 from tui.model import load_trace
 from tui.model.load.cache import entry_dir
 
 
-def _copy(tmp_path, name="b300-moe-small.json.gz"):
-    dst = tmp_path / "traces" / name
-    dst.parent.mkdir()
-    shutil.copy(SAMPLES / name, dst)
-    return dst
-
-
 def test_second_open_comes_from_the_cache_with_the_same_columns(tmp_path, isolated_cache):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     first = load_trace(path)
     second = load_trace(path)
     assert not first.report.from_cache and second.report.from_cache
@@ -33,20 +26,20 @@ def test_second_open_comes_from_the_cache_with_the_same_columns(tmp_path, isolat
 
 
 def test_cache_is_never_written_beside_the_trace(tmp_path):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     load_trace(path)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
 def test_stale_entry_is_rebuilt_when_the_file_changes(tmp_path):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     load_trace(path)
     os.utime(path, ns=(1, 1))
     assert not load_trace(path).report.from_cache
 
 
 def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     load_trace(path)
     (entry_dir(path) / "x.ts.npy").write_bytes(b"garbage")
     again = load_trace(path)
@@ -55,7 +48,7 @@ def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path):
 
 
 def test_no_cache_writes_nothing(tmp_path, isolated_cache):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     load_trace(path, use_cache=False)
     assert list(isolated_cache.iterdir()) == []
 
@@ -64,7 +57,7 @@ def test_unwritable_cache_dir_still_loads(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker / "sub"))
-    assert load_trace(_copy(tmp_path)).n == 270
+    assert load_trace(copy_sample(tmp_path)).n == 270
 
 
 def test_plain_json_is_cached_and_args_still_read_from_the_trace(tmp_path):
@@ -129,7 +122,7 @@ def _results(path):
 def test_derived_data_is_kept_and_read_back_without_recomputing(tmp_path, monkeypatch):
     import tui.model.analyses.results as results
 
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     first = _results(path)
     ops, summary, parent = first.ops, first.summary, np.array(first.nesting.parent)
 
@@ -146,7 +139,7 @@ def test_derived_data_is_kept_and_read_back_without_recomputing(tmp_path, monkey
 def test_summary_of_a_cached_trace_touches_only_the_summary(tmp_path, monkeypatch):
     import tui.model.analysis as analysis
 
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     assert _results(path).summary.verdict
 
     def forbidden(*args, **kwargs):
@@ -157,7 +150,7 @@ def test_summary_of_a_cached_trace_touches_only_the_summary(tmp_path, monkeypatc
 
 
 def test_a_truncated_derived_file_is_recomputed_not_trusted(tmp_path):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     parent = np.array(_results(path).nesting.parent)
     (stored,) = (entry_dir(path) / "derived").glob("nesting@*.parent.npy")  # under the fingerprint of its code
     stored.write_bytes(stored.read_bytes()[:-100])
@@ -169,7 +162,7 @@ def test_a_truncated_derived_file_is_recomputed_not_trusted(tmp_path):
 def test_an_altered_entry_is_ignored_and_rebuilt(tmp_path, how):
     import json
 
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     load_trace(path)
     entry = entry_dir(path)
     if how == "dtype":
@@ -188,7 +181,7 @@ def test_two_processes_opening_one_trace_leave_a_sound_entry(tmp_path, isolated_
     import subprocess
     import sys
 
-    path = _copy(tmp_path, "h100-bert-small.json.gz")
+    path = copy_sample(tmp_path, "h100-bert-small.json.gz")
     code = f"from tui.model.analyses.results import Results; from tui.model import load_trace; print(Results(load_trace({str(path)!r})).summary.verdict)"
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate()[0].strip() for p in procs]
@@ -204,14 +197,14 @@ def test_an_unwritable_cache_dir_is_one_warning_not_a_failure(tmp_path, monkeypa
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker / "sub"))
-    assert main(["summary", str(_copy(tmp_path)), "--format", "json"]) == 0
+    assert main(["summary", str(copy_sample(tmp_path)), "--format", "json"]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be written" in err and str(blocker / "sub") in err
 
 
 def test_the_launch_links_come_back_from_the_cache_memory_mapped(tmp_path):
     """Links hold three counters besides their arrays; the whole value must read back (it once never did)."""
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     links = _results(path).links
     again = _results(path).links
     assert isinstance(again.launcher, np.memmap) and np.array_equal(again.launcher, links.launcher)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-
-from conftest import SAMPLES
+from conftest import copy_sample
 
 from tui.model import load_trace
 from tui.model.analyses.results import Results
@@ -12,15 +10,8 @@ from tui.model.load import cache
 from tui.model.load.cache import entry_dir
 
 
-def _copy(tmp_path, name="b300-moe-small.json.gz"):
-    dst = tmp_path / "traces" / name
-    dst.parent.mkdir()
-    shutil.copy(SAMPLES / name, dst)
-    return dst
-
-
 def test_a_sound_entry_in_place_is_kept_with_what_another_process_added(tmp_path, isolated_cache):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     first = Results(load_trace(path))
     summary = first.summary  # kept in the entry's derived/, as a process that opened it first would
     kept = {f.name for f in (entry_dir(path) / "derived").iterdir()}
@@ -35,7 +26,7 @@ def test_a_sound_entry_in_place_is_kept_with_what_another_process_added(tmp_path
 
 
 def test_a_broken_entry_is_moved_aside_and_replaced(tmp_path, isolated_cache):
-    path = _copy(tmp_path)
+    path = copy_sample(tmp_path)
     assert Results(load_trace(path)).summary is not None
     (entry_dir(path) / "meta.json").unlink()  # what a removal half done leaves: derived/ without its entry
     assert load_trace(path).report.from_cache is False
