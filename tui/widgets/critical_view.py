@@ -33,7 +33,7 @@ def breakdown_renderable(p: CriticalPath, width: int = BAR) -> Group:
     for title, time, share in C.breakdown_rows(p):
         grid.add_row(title, time, f"{share:.0%}", C.bar(share, width))
     head = Text(C.status(p)[0].upper() + C.status(p)[1:], style="bold #e5c07b")
-    hint = Text("Enter: the row's event on the timeline · b there marks another step's path", style="dim")
+    hint = Text("b on the timeline marks another step's path", style="dim")
     return Group(head, grid, hint)
 
 
@@ -57,7 +57,7 @@ class CriticalPathTable(RowsView):
         return self.path.items
 
     def status(self) -> str:
-        return f"{len(self.shown):,} stretches of the path, in time order · Enter: on the timeline · / filters"
+        return f"{len(self.shown):,} stretches of the path, in time order · Enter: the row's event on the timeline · / filters"
 
     def action_jump(self) -> None:
         row = self.current()
