@@ -250,13 +250,6 @@ def _page(ids: np.ndarray, offset: int, limit: int) -> np.ndarray:
     return ids[start : start + limit] if _count(limit) else ids[start:]
 
 
-def _rows(rel: Relation) -> list[dict]:
-    """A relation's rows as dicts of plain Python values."""
-    names = list(rel.columns)
-    cols = [rel.columns[k].tolist() for k in names]
-    return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
-
-
 def load(path: str | os.PathLike[str], *, cache: bool = True, graph_capture: str | None = None) -> Trace:
     """Open a trace: a .json or .json.gz file, a folder of per-rank traces (one job), or a folder of captures
     (its newest). Through the on-disk cache unless cache=False. Raises TraceError (one line naming the file)."""

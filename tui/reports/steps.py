@@ -21,25 +21,17 @@ ORIGIN_NOTE = "Start and Ended count from the trace's first event, as every time
 
 
 def step_rows(a: Results) -> list[dict]:
-    """The steps as dicts of plain values, in rank then step order."""
-    rel = steps_relation(a)
-    names = list(rel.columns)
-    cols = [rel.columns[k].tolist() for k in names]
-    return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
-
-
-def steps_document(a: Results) -> dict:
-    """What `tracetui steps --format json` prints, as data."""
-    return {"steps": step_rows(a)}
+    """The steps as dicts of plain values, in rank then step order (what --format json prints under "steps")."""
+    return steps_relation(a).rows()
 
 
 def render_steps(a: Results, fmt: str) -> str:
-    rows = step_rows(a)
+    rel = steps_relation(a)
+    rows = rel.rows()
     if fmt == "json":
         return to_json({"steps": rows})
-    keys = list(steps_relation(a).columns) if not rows else list(rows[0])
     if fmt == "csv":
-        return to_csv([Field(k, itemgetter(k)) for k in keys], rows)
+        return to_csv([Field(k, itemgetter(k)) for k in rel.columns], rows)
     if not rows:
         return NO_STEPS
     ranks = len({r["rank"] for r in rows}) > 1

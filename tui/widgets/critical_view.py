@@ -32,7 +32,8 @@ def breakdown_renderable(p: CriticalPath, width: int = BAR) -> Group:
     grid.add_column(no_wrap=True, style="#ff5f87")
     for title, time, share in C.breakdown_rows(p):
         grid.add_row(title, time, f"{share:.0%}", C.bar(share, width))
-    head = Text(C.status(p)[0].upper() + C.status(p)[1:], style="bold #e5c07b")
+    said = C.status(p)
+    head = Text(said[:1].upper() + said[1:], style="bold #e5c07b")
     hint = Text("b on the timeline marks another step's path", style="dim")
     return Group(head, grid, hint)
 

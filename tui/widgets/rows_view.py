@@ -252,11 +252,6 @@ class RowsView(ReportsFailedWorkers, Vertical):
         return out + ([("e", "every column")] if self.every_column else [])
 
     def status(self) -> str:
-        keys = ", ".join(
-            f"{b.key} {b.description.removeprefix('Sort by ')}"
-            for b, params in self._sort_bindings()
-            if self.check_action("sort", params) is not False
-        )
         filt = f" · filter /{self.pattern.pattern}/ (Esc clears)" if self.pattern else ""
         left = ""
         if self.fitted is not None and self.fitted.constant:
@@ -267,8 +262,18 @@ class RowsView(ReportsFailedWorkers, Vertical):
             left += f" · not shown to fit: {named} (e shows every column)"
         elif self.every_column:
             left = " · every column (← → scroll; e fits the width)"
-        keys = f" · keys: {keys}" if self.size.width >= KEYS_IN_STATUS else ""  # narrower: the key bar's letters
+        keys = (
+            f" · keys: {self._sort_keys()}" if self.size.width >= KEYS_IN_STATUS else ""
+        )  # narrower: the key bar has the letters
         return f"{len(self.shown)} rows · sorted by {self._sort_words()}{filt}{keys}{left}"
+
+    def _sort_keys(self) -> str:
+        """The sort keys this table offers, each with its words ("c calls, s self CPU, ...")."""
+        return ", ".join(
+            f"{b.key} {b.description.removeprefix('Sort by ')}"
+            for b, params in self._sort_bindings()
+            if self.check_action("sort", params) is not False
+        )
 
     def _sort_words(self) -> str:
         """The sort key as its key's words say it ("CUDA total", not device_total)."""

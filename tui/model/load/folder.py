@@ -226,4 +226,4 @@ def list_captures(folder: str | Path) -> list[Path]:
 def looks_like_json(path: Path) -> bool:
     """Does the file (gunzipped) start as JSON does? A stray file among captures (a note, a cut download) is not
     taken for the newest capture; a damaged trace that starts right is, and its salvage says what it skipped."""
-    return head(path).lstrip()[:1] in (b"{", b"[")
+    return head(path, 1 << 12).lstrip()[:1] in (b"{", b"[")  # 4 KB: enough to see the first character

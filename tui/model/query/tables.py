@@ -40,6 +40,12 @@ class Relation:
     def __len__(self) -> int:
         return len(next(iter(self.columns.values()))) if self.columns else 0
 
+    def rows(self) -> list[dict]:
+        """The rows as dicts of plain Python values."""
+        names = list(self.columns)
+        cols = [self.columns[k].tolist() for k in names]
+        return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
+
 
 def _num(value: object) -> int | None:
     """A pid or tid as an int when it is one ("stream 7" is stream 7)."""
