@@ -1,7 +1,7 @@
 """Drop tracetui's own Python frames (entry point, tui/, profiler_runner/, runpy) from a with_stack capture.
 
 torch records every frame on the stack when the profiler starts, so the command that ran the capture
-heads every stack: `tracetui(8): <module>`, `tui/cli.py(...): main`, `profiler_runner/runner.py(...): capture`.
+heads every stack: `tracetui(8): <module>`, `tui/cli/commands.py(...): main`, `profiler_runner/runner.py(...): capture`.
 The frames dropped are those of our files, every frame above them (the entry point, a test runner),
 and the profiler's own calls made from them (prof.step(), record_function's enter and exit). The
 frames of the user's function, and of the built-in workloads, stay; a kept frame whose parent was

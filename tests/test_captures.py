@@ -17,7 +17,7 @@ import pytest
 from conftest import SAMPLES
 
 from tui.cli import build_parser, main
-from tui.cli_help import EPILOGS
+from tui.cli.help import EPILOGS
 from tui.model.load.folder import folder_kind, list_captures
 from tui.model.watch import Watcher, is_complete, summarize
 

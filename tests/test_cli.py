@@ -258,7 +258,7 @@ def test_a_negative_percentage_is_a_usage_error(capsys):
     ],
 )
 def test_gpu_names_match_on_any_unambiguous_part(name, entry):
-    from tui.cli_gpu import match_gpu
+    from tui.cli.gpu import match_gpu
 
     device, note = match_gpu(name)
     assert device.name == entry

@@ -7,7 +7,7 @@ import gc
 import pytest
 from conftest import SAMPLES
 
-import tui.cli as cli
+import tui.cli.commands as cli
 
 
 @pytest.mark.parametrize(("command", "off"), [("summary", True), ("ops", True), ("workloads", False)])

@@ -14,7 +14,7 @@ from profiler_runner.frames import clean_trace_file, dropped
 from profiler_runner.usercode import as_user_error, their_errors
 
 ROOT = Path(profiler_runner.__file__).resolve().parents[1]
-CLI = f"{ROOT}/tui/cli.py(281): main"
+CLI = f"{ROOT}/tui/cli/commands.py(93): main"
 RUNNER = f"{ROOT}/profiler_runner/runner.py(118): capture"
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, SAMPLES
 
 import tracetui
-from tui.cli_mcp import page
+from tui.cli.mcp.traces import page
 
 pytest.importorskip("mcp")
 pytest.importorskip("duckdb")

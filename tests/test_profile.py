@@ -347,7 +347,7 @@ def test_with_stack_drops_tracetuis_frames_from_trace_table_and_code_view(tmp_pa
     assert "USDT:" not in io.err and "user line on stderr" in io.err  # torch's noise filtered, the user's output kept
     frames = [e["name"] for e in json.loads(out.read_text())["traceEvents"] if e.get("cat") == "python_function"]
     step, helper = (next(f for f in frames if f.endswith(name)) for name in ("work.py(8): step", "work.py(5): helper"))
-    ours = ("tui/cli.py", "profiler_runner/", "runpy", "_pytest/", "pluggy/", "torch/profiler/profiler.py")
+    ours = ("tui/cli/", "profiler_runner/", "runpy", "_pytest/", "pluggy/", "torch/profiler/profiler.py")
     assert not [f for f in frames if any(o in f for o in ours)]
     table = out.with_suffix(".txt").read_text()
     assert "ProfilerStep*" in table and not any(o in table for o in ours)  # (torch cuts long frame names)
@@ -418,10 +418,10 @@ def test_compile_modes_are_in_the_tag_and_the_samples_list():
 
 
 def test_after_profile_the_viewer_opens_on_the_overview(tmp_path, capsys, monkeypatch):
-    from tui import cli
+    from tui.cli import view
 
     seen = {}
-    monkeypatch.setattr(cli, "cmd_open", lambda args: seen.setdefault("args", args) and 0)
+    monkeypatch.setattr(view, "cmd_open", lambda args: seen.setdefault("args", args) and 0)
     code = main(
         ["profile", "matmul_add", "--size", "8", "--steps", "1", "--device", "cpu", "-o", str(tmp_path / "t.json")]
     )

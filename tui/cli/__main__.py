@@ -1,0 +1,7 @@
+"""`python -m tui.cli`: the tracetui command line."""
+
+import sys
+
+from .commands import main
+
+sys.exit(main())

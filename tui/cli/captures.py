@@ -1,0 +1,80 @@
+"""The command line on a folder of captures: the newest reported (others listed), and `diff DIR` its newest two."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .options import UsageError
+
+PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline")
+
+
+def captures_of(path: str) -> list[Path]:
+    """The captures of a folder, newest first ([] when path is a file or a job of ranks)."""
+    from ..model.load.folder import list_captures
+
+    return list_captures(path) if os.path.isdir(path) else []
+
+
+def captures_note(folder: str, found: list[Path]) -> str:
+    """The front door's note on a folder of captures (imported when needed: the CLI starts without the model)."""
+    from ..model.loading import captures_note as note
+
+    return note(folder, found)
+
+
+def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command, first turning a folder of captures into its newest capture (or its newest two for diff)."""
+    name = args.command
+    if name in PER_CAPTURE and (found := captures_of(args.trace)):
+        return _on_newest(command, args, found)
+    if name == "diff":
+        _diff_targets(args)
+    elif name == "open" and len(args.traces) == 1 and (found := captures_of(args.traces[0])):
+        print(f"tracetui: note: {captures_note(args.traces[0], found)}", file=sys.stderr)
+        args.traces = [str(found[0])]
+    elif name == "ranks" and (found := captures_of(args.trace)):
+        raise UsageError(
+            f"{args.trace}: a folder of {len(found)} captures, not a job of ranks (no file names a rank); "
+            f"tracetui summary {args.trace} reports the newest, tracetui diff {args.trace} compares the newest two"
+        )
+    return command(args)
+
+
+def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Namespace, found: list[Path]) -> int:
+    """The command on the newest capture; its JSON gains "capture" and "other_captures", its text a first line."""
+    folder, args.trace = args.trace, str(found[0])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = command(args)
+    text = out.getvalue()
+    fmt = getattr(args, "format", "text")
+    if fmt == "json" and text.strip():
+        doc = json.loads(text)
+        text = json.dumps({"capture": args.trace, "other_captures": [str(f) for f in found[1:]], **doc}, indent=2)
+        text += "\n"
+    elif fmt in ("text", "md") and text:
+        text = f"Capture: {captures_note(folder, found)}\n\n" + text
+    else:
+        print(f"tracetui: note: {captures_note(folder, found)}", file=sys.stderr)
+    sys.stdout.write(text)
+    return code
+
+
+def _diff_targets(args: argparse.Namespace) -> None:
+    """`diff DIR`: the newest two captures (A the older); `diff A B`: as given."""
+    if args.trace_b is not None:
+        return
+    found = captures_of(args.trace_a)
+    if len(found) < 2:
+        what = "a folder of 1 capture" if found else "a job of ranks" if os.path.isdir(args.trace_a) else "one trace"
+        raise UsageError(f"diff takes two traces, or a folder of two captures or more ({args.trace_a} is {what})")
+    args.trace_a, args.trace_b = str(found[1]), str(found[0])
+    print(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}", file=sys.stderr)

@@ -1,0 +1,49 @@
+"""`tracetui mcp`: a Model Context Protocol server over stdio, so an agent can read traces as tools.
+
+Every tool takes the trace's path and answers with the JSON the matching command prints (the same
+figures, the same event ids), large tables paged by limit and offset with how much is left. A bad
+path, regex, id or query comes back as a tool error of one line; the server keeps running. It reads
+the paths the client names (for a folder, the traces in it; for a graph replay, capture_traces/ beside
+it), writes only its cache, and runs no command; its sql tool runs DuckDB with no file access.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..options import Command, trace_opts
+
+EPILOG = """\
+prints: nothing; speaks the Model Context Protocol on stdin and stdout until the client closes it.
+tools: summary, explain, ops, kernels, code, memory, roofline, critical (what_if), diff, steps,
+  search_events, events_in_range, event, sql (with tracetui[sql]); each takes `trace`, the path of a trace.
+add it to an agent: claude mcp add tracetui -- tracetui mcp
+example: tracetui mcp   (started by the agent, not by hand)"""
+
+
+def add_mcp(sub, command: str | None) -> argparse.ArgumentParser:
+    """Register `tracetui mcp`."""
+    p = sub.add_parser(
+        "mcp",
+        help="serve the trace tools to an agent over stdio (Model Context Protocol)",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    trace_opts(p)
+    return p
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ...model.errors import QueryError
+
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise QueryError("tracetui mcp needs the MCP SDK: pip install 'tracetui[mcp]'") from None
+    from .server import build_server
+
+    build_server(cache=not args.no_cache, debug=args.debug).run("stdio")
+    return 0
+
+
+COMMANDS = {"mcp": Command(add_mcp, cmd_mcp)}

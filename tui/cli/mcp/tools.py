@@ -1,0 +1,163 @@
+"""The MCP server's tools: typed functions whose docstrings are what the agent reads about them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .traces import page
+
+if TYPE_CHECKING:
+    from .traces import Traces
+
+TRACE = "trace: the path of a .json or .json.gz trace, or of a folder of per-rank traces."
+
+
+def tools(traces: Traces) -> list:
+    """Every tool but sql, bound to the server's open traces."""
+
+    def summary(trace: str) -> dict[str, Any]:
+        """The window, GPU busy time and utilization, launch calls, kernels, steps, and the verdict
+        (overhead-bound, compute-bound, mixed, or a CPU-only verdict) with its reason. As `tracetui summary`."""
+        return traces.get(trace).summary()
+
+    def explain(trace: str) -> dict[str, Any]:
+        """What the patterns in the trace mean (cold start, launch overhead, idle GPU, syncs, kernel names, ...),
+        each finding with its figures as numbers with units. As `tracetui explain`."""
+        return traces.get(trace).explain()
+
+    def ops(
+        trace: str,
+        sort: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        group_by_shape: bool = False,
+        hide_python: bool = False,
+    ) -> dict[str, Any]:
+        """torch's key_averages() table: per op, calls, self and total CPU time, self and total device time.
+        sort: self_cpu, cpu_total, cpu_avg, self_device, device_total, device_avg, count, name (default: device
+        total, or CPU total without GPU work). As `tracetui ops`."""
+        doc = traces.get(trace).ops(sort=sort, group_by_shape=group_by_shape, hide_python=hide_python)
+        return page(doc, "rows", limit, offset)
+
+    def kernels(trace: str, sort: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """Per GPU kernel (and memcpy, memset) name: its role, count, total, average, min, max, % of GPU time and
+        launch latency. sort: total, count, avg, min, max, latency, name. As `tracetui kernels`."""
+        return page(traces.get(trace).kernels(sort=sort), "rows", limit, offset)
+
+    def code(
+        trace: str, sort: str | None = None, limit: int = 50, offset: int = 0, all_frames: bool = False
+    ) -> dict[str, Any]:
+        """Time per source line and nn.Module of a with_stack trace, with the device time launched from beneath
+        it; library frames fold into your code's unless all_frames. As `tracetui code`."""
+        return page(traces.get(trace).code(sort=sort, all_frames=all_frames), "rows", limit, offset)
+
+    def memory(trace: str) -> dict[str, Any]:
+        """Per device: peak allocated and reserved bytes, when and in which op, the ops that allocate most, what
+        is never freed (needs profile_memory=True). As `tracetui memory`."""
+        return traces.get(trace).memory()
+
+    def roofline(
+        trace: str, sort: str | None = None, limit: int = 50, offset: int = 0, gpu: str | None = None
+    ) -> dict[str, Any]:
+        """Per (op, input shapes, dtype): FLOPs, bytes, achieved TFLOP/s and GB/s, the roof it sits under and the
+        % of it (needs record_shapes=True). gpu: another GPU's roofs (H100, MI300X, ...). As `tracetui roofline`."""
+        return page(traces.get(trace).roofline(sort=sort, gpu=gpu), "rows", limit, offset)
+
+    def critical(
+        trace: str,
+        step: int | None = None,
+        annotation: str | None = None,
+        instance: int = 0,
+        what_if: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """The critical path of a step (step: ProfilerStep#N; default the slowest step, or the whole trace without
+        steps) or of the instance-th span whose name holds annotation: what bounds it, class by class (cpu_bound,
+        gpu_compute_bound, gpu_kernel_launch_overhead, ...), the path's events (ids usable with `event`), and
+        what-if estimates. what_if specs: 'kernel:REGEX=2' (those kernels 2x faster), 'op:REGEX=2' (CPU ops' self
+        time), 'launch=0' (no launch overhead), 'sync:REGEX=0' (a synchronize removed), 'cpu=2' (all CPU work);
+        they combine. The path is paged by limit and offset. As `tracetui critical`."""
+        t = traces.get(trace)
+        doc = t.critical(step=step, annotation=annotation, instance=instance, what_if=what_if or ())
+        return page(doc, "path", limit, offset) if "path" in doc else doc
+
+    def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
+        """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).
+        As `tracetui diff A B`."""
+        import tracetui
+
+        return tracetui.diff(traces.get(a), traces.get(b), limit=limit)
+
+    def steps(trace: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        """One row per ProfilerStep#N: its event id, number, rank, start, duration and end (us). Paged: limit
+        rows from offset; the page says how many are left and the next offset."""
+        return page({"steps": traces.get(trace).steps()}, "steps", limit, offset)
+
+    def search_events(
+        trace: str,
+        name: str,
+        cat: str | None = None,
+        start_us: float | None = None,
+        end_us: float | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """Events whose name matches a regular expression (case-insensitive, anywhere in the name), in time
+        order, each with its id for the event tool. cat: kernel, cpu_op, cuda_runtime, user_annotation, ...;
+        start_us/end_us: keep those overlapping the window (us from the first event). Paged: limit
+        rows from offset; the page says how many are left and the next offset."""
+        return _events(traces.get(trace), name, cat, start_us, end_us, limit, offset)
+
+    def events_in_range(
+        trace: str, start_us: float, end_us: float, cat: str | None = None, limit: int = 50, offset: int = 0
+    ) -> dict[str, Any]:
+        """The events that overlap [start_us, end_us] (us from the trace's first event), in time order, each with
+        its id for the event tool. cat: kernel, cpu_op, cuda_runtime, user_annotation, ... Paged: limit
+        rows from offset; the page says how many are left and the next offset."""
+        return _events(traces.get(trace), None, cat, start_us, end_us, limit, offset)
+
+    def event(trace: str, id: int) -> dict[str, Any]:  # noqa: A002 - the id, as every table names it
+        """One event by id: its row, self time and args; its parents (outermost first) and children; for device
+        work the runtime call that launched it, for a host event the kernels launched from beneath it; and its
+        flow arrows (each with the event at the other end)."""
+        return traces.get(trace).event(id)
+
+    for tool in (summary, explain, ops, kernels, code, memory, roofline, critical, steps, search_events,
+                 events_in_range, event):  # fmt: skip
+        tool.__doc__ = f"{tool.__doc__} {TRACE}"
+    return [summary, explain, ops, kernels, code, memory, roofline, critical, diff, steps, search_events,
+            events_in_range, event]  # fmt: skip
+
+
+def _events(t, name, cat, start_us, end_us, limit: int, offset: int) -> dict[str, Any]:
+    ids = t._find(name, cat, start_us, end_us)
+    doc = page({"events": ids}, "events", limit, offset)
+    doc["events"] = t._rows_of(doc["events"])
+    return doc
+
+
+def sql_tool(traces: Traces):
+    """The sql tool: DuckDB over the trace's tables, no file access, settings locked."""
+
+    def sql(trace: str, query: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        """Run a DuckDB SQL query over the trace's tables: events (id, name, cat, kind, ph, pid, tid, lane, rank,
+        ts_us, dur_us, depth, parent_id, correlation, external_id, stream, device, step), ops, kernels, launches
+        (launch_id, activity_id, latency_us), steps, memory, counters, flows (flow_id, kind, from_id, to_id, ...).
+        Ids join across tables (events.id). No file can be read or written. Paged: limit rows from offset; more
+        says whether rows are left."""
+        if limit < 1 or offset < 0:
+            raise ValueError(f"limit must be 1 or more and offset 0 or more (got limit {limit}, offset {offset})")
+        answer = traces.get(trace)._locked.query(query, max_rows=offset + limit + 1)
+        rows = answer.rows[offset : offset + limit]
+        more = len(answer.rows) > offset + limit
+        info = {"offset": offset, "returned": len(rows), "more": more} | (
+            {"next_offset": offset + limit} if more else {}
+        )
+        return {
+            "columns": answer.columns,
+            "rows": [dict(zip(answer.columns, r, strict=True)) for r in rows],
+            "page": info,
+        }
+
+    return sql

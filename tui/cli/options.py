@@ -1,0 +1,104 @@
+"""What the commands share (pip's cmdoptions): the trace and format arguments, counts and percentages that must
+not be negative, a command's entry in the table, the usage error, and the front door that loads a trace."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+FORMATS = ("text", "csv", "json", "md")
+TRACE_HELP = "a trace (.json or .json.gz), or a folder: of per-rank traces (one job), or of captures (the newest)"
+
+
+class UsageError(Exception):
+    """Bad usage that argparse could not catch; exit 2 with one line."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of a group module: how it adds its parser (given the subparsers and the command being run,
+    None when building them all) and the function that runs it."""
+
+    add: Callable[[Any, str | None], argparse.ArgumentParser | None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def trace_opts(p: argparse.ArgumentParser) -> None:
+    """--no-cache and --debug, which every command that reads a trace takes."""
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def format_opt(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    """--format, one of formats (text by default)."""
+    p.add_argument("--format", choices=formats, default="text", help="how to print it (default: text)")
+
+
+def one_trace(sub, name: str, text: str, formats: tuple[str, ...] = FORMATS) -> argparse.ArgumentParser:
+    """A command over one TRACE with --format, --no-cache and --debug."""
+    p = sub.add_parser(name, help=text)
+    p.add_argument("trace", metavar="TRACE", help=TRACE_HELP)
+    format_opt(p, formats)
+    trace_opts(p)
+    return p
+
+
+def capture_opt(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--graph-capture PATH."""
+    p.add_argument(
+        "--graph-capture",
+        metavar="PATH",
+        help="a graph capture trace (file or folder) to credit replayed graph kernels to the code that captured them "
+        "(default: capture_traces/ beside the trace, or the capture recorded in it)",
+    )
+    return p
+
+
+def screenshot_opt(p: argparse.ArgumentParser) -> None:
+    """--screenshot-dir DIR."""
+    p.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where the palette's Screenshot saves its SVG (default: the working directory)",
+    )
+
+
+def table_opts(p: argparse.ArgumentParser, sorts: str) -> None:
+    """--sort KEY and --limit N."""
+    p.add_argument("--sort", metavar="KEY", help=f"the column to sort by, largest first: {sorts}")
+    p.add_argument("--limit", type=count, default=0, metavar="N", help="rows to print (0: all)")
+
+
+def count(text: str) -> int:
+    """argparse type: a count of rows, 0 or more (0: all); a negative one is a usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all) or more, got {value}")
+    return value
+
+
+def percent(text: str) -> float:
+    """argparse type: a percentage, 0 or more; a negative one is a usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 5 or 2.5, got {text!r}") from None
+    if not value >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def load(path: str, no_cache: bool, graph_capture: str | None = None):
+    """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
+    from ..model.loading import open_trace
+
+    opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
+    for notice in opened.notices:
+        print(f"tracetui: {notice}", file=sys.stderr)
+    return opened.results

@@ -1,0 +1,69 @@
+"""`tracetui profile` and `tracetui workloads`: capture a workload (profiler_runner, the only code that imports
+torch), print torch's table and the verdict, and open the viewer on it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .options import Command, load
+
+
+def add_profile(sub, command: str | None) -> argparse.ArgumentParser:
+    from profiler_runner.cli_args import add_profile_parser
+
+    return add_profile_parser(sub)
+
+
+def add_workloads(sub, command: str | None) -> argparse.ArgumentParser:
+    p = sub.add_parser("workloads", help="list the built-in workloads")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def cmd_workloads(args: argparse.Namespace) -> int:
+    from profiler_runner.registry import describe
+
+    print(describe())
+    return 0
+
+
+class CaptureReader:
+    """What `tracetui profile` asks of tracetui after a capture; the new trace is loaded once."""
+
+    def __init__(self, debug: bool) -> None:
+        self.debug = debug
+        self._loaded: dict[Path, object] = {}
+
+    def _results(self, trace: Path):
+        if trace not in self._loaded:
+            self._loaded[trace] = load(str(trace), no_cache=False)
+        return self._loaded[trace]
+
+    def table(self, trace: Path, sort: str, rows: int) -> str:
+        from ..reports import render_ops
+
+        return render_ops(self._results(trace), "text", sort, rows, False)  # type: ignore[arg-type]
+
+    def verdict(self, trace: Path) -> list[str]:
+        s = self._results(trace).summary  # type: ignore[attr-defined]
+        steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
+        return [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
+
+    def open(self, trace: Path) -> int:
+        from . import view
+
+        args = argparse.Namespace(
+            traces=[str(trace)], compare=False, no_cache=False, debug=self.debug, graph_capture=None
+        )
+        args.initial_view = "overview"  # the view that shows the verdict just printed
+        return view.cmd_open(args)
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from profiler_runner.runner import run_profile
+
+    return run_profile(args, CaptureReader(args.debug))
+
+
+COMMANDS = {"profile": Command(add_profile, cmd_profile), "workloads": Command(add_workloads, cmd_workloads)}

@@ -1,0 +1,47 @@
+"""`tracetui open`: the viewer on a trace, a folder of ranks, or two traces side by side."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .options import TRACE_HELP, Command, UsageError, capture_opt, screenshot_opt, trace_opts
+
+
+def add_open(sub, command: str | None) -> argparse.ArgumentParser:
+    p = sub.add_parser("open", help="open a trace (.json, .json.gz or a folder of per-rank traces) in the viewer")
+    p.add_argument("traces", nargs="+", metavar="TRACE", help=TRACE_HELP + "; two with --compare")
+    p.add_argument("--compare", action="store_true", help="compare two traces side by side")
+    screenshot_opt(p)
+    trace_opts(p)
+    capture_opt(p)
+    return p
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from ..model.errors import TraceError
+
+    for path in args.traces:
+        if not os.path.exists(path):
+            raise TraceError(path, "no such file")
+    if args.compare and len(args.traces) != 2:
+        raise UsageError("--compare takes exactly two traces")
+    if not args.compare and len(args.traces) > 1:
+        raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
+    from ..app import TraceApp
+
+    app = TraceApp(
+        args.traces,
+        use_cache=not args.no_cache,
+        compare=args.compare,
+        initial_view=getattr(args, "initial_view", None) or "timeline",
+        graph_capture=getattr(args, "graph_capture", None),
+        screenshot_dir=getattr(args, "screenshot_dir", None),
+    )
+    app.run()
+    if app.load_error:
+        raise app.load_error
+    return app.return_code or 0
+
+
+COMMANDS = {"open": Command(add_open, cmd_open)}

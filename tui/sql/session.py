@@ -1,0 +1,145 @@
+"""A DuckDB session on one trace's tables (schema.py), each registered when a query first names it, so a query pays
+only for what it reads.
+
+A locked session (the MCP server's) runs with DuckDB's external access off and its settings locked: a query
+reads and writes no file, and cannot turn that back on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..model.analyses.results import Results
+from ..model.errors import QueryError
+from ..model.query import tables as R
+from .schema import TABLES
+
+if TYPE_CHECKING:
+    import duckdb
+
+ALL_TABLES = re.compile(r"\b(information_schema|duckdb_\w+|show|describe|summarize|pragma)\b", re.IGNORECASE)
+
+
+@dataclass
+class Answer:
+    """A query's result: column names and rows of plain Python values."""
+
+    columns: list[str]
+    rows: list[tuple]
+
+
+class Session:
+    """One DuckDB connection over one trace's tables (locked: no file access, settings fixed)."""
+
+    def __init__(self, results: Results, locked: bool = False) -> None:
+        import duckdb
+
+        self.results: Results = results
+        config: dict[str, str | bool | int | float | list[str]] = {}
+        if locked:
+            config = {"enable_external_access": False, "autoinstall_known_extensions": False}
+        self.con: duckdb.DuckDBPyConnection = duckdb.connect(":memory:", config=config)
+        if locked:
+            self.con.execute("SET lock_configuration = true")
+        self.built: set[str] = set()
+        self._event_columns: R.EventColumns | None = None
+        self._tracks: R.Relation | None = None
+
+    @property
+    def event_columns(self) -> R.EventColumns:
+        if self._event_columns is None:
+            self._event_columns = R.event_columns(self.results)
+        return self._event_columns
+
+    @property
+    def tracks(self) -> R.Relation:
+        if self._tracks is None:
+            self._tracks = R.tracks(self.results.trace)
+        return self._tracks
+
+    def register(self, name: str, columns: dict[str, Any]) -> None:
+        """Hand numpy columns to DuckDB to scan in place (not copied)."""
+        self.con.register(name, columns)
+
+    def rows_table(self, name: str, rows: list, types: dict[str, str]) -> None:
+        """A table of Python rows (None as NULL), with these column types."""
+        body = ", ".join(f'"{k}" {t}' for k, t in types.items())
+        self.con.execute(f'CREATE TABLE "{name}" ({body})')
+        if rows:
+            lists = [list(col) for col in zip(*rows, strict=True)]
+            unnest = ", ".join(f"unnest(${k + 1})" for k in range(len(types)))
+            self.con.execute(f'INSERT INTO "{name}" SELECT * FROM (SELECT {unnest})', lists)
+
+    def view(self, name: str, source: str) -> None:
+        """The user's table: its columns computed from the registered data, in their documented order."""
+        origin = self.results.trace.origin
+        parts = [
+            f'CAST({(c.expr or c.name).replace("{origin}", str(origin))} AS {c.type}) AS "{c.name}"'
+            for c in TABLES[name].columns
+        ]
+        self.con.execute(f'CREATE VIEW "{name}" AS SELECT {", ".join(parts)} {source}')
+
+    def ensure(self, names: list[str]) -> None:
+        """Register these tables if not done yet."""
+        for name in names:
+            if name not in self.built:
+                TABLES[name].register(self)
+                self.built.add(name)
+
+    def tables_named(self, query: str) -> list[str]:
+        """The tables a query may read: those it names (every one when it asks the catalog)."""
+        if ALL_TABLES.search(query):
+            return list(TABLES)
+        return [t for t in TABLES if re.search(rf"\b{t}\b", query, re.IGNORECASE)]
+
+    def query(self, sql: str, max_rows: int | None = None) -> Answer:
+        """Run a query; QueryError (one line) when DuckDB refuses it. max_rows: fetch no more than this."""
+        import duckdb
+
+        self.ensure(self.tables_named(sql))
+        try:
+            return self._run(sql, max_rows)
+        except duckdb.CatalogException as exc:
+            if self.built >= set(TABLES):
+                raise QueryError(one_line(exc)) from None
+        self.ensure(list(TABLES))  # a name the query hides (or misspells): every table, then once more
+        try:
+            return self._run(sql, max_rows)
+        except duckdb.CatalogException as exc:
+            raise QueryError(one_line(exc)) from None
+
+    def _run(self, sql: str, max_rows: int | None) -> Answer:
+        import duckdb
+
+        try:
+            cur = self.con.execute(sql)
+            if cur.description is None:
+                return Answer([], [])
+            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+        except duckdb.CatalogException:
+            raise
+        except duckdb.Error as exc:
+            raise QueryError(one_line(exc)) from None
+        return Answer([d[0] for d in cur.description], [tuple(plain(v) for v in r) for r in rows])
+
+
+def one_line(exc: Exception) -> str:
+    """DuckDB's message in one line: its first line and its suggestion, less the LINE/caret context it adds."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    hint = next((line for line in lines[1:] if line.startswith(("Did you mean", "Candidate bindings"))), "")
+    return " ".join([lines[0], hint]).strip() if lines else type(exc).__name__
+
+
+def plain(value: Any) -> Any:
+    """A DuckDB value as JSON-ready Python: decimals as floats, other odd types as text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    from decimal import Decimal
+
+    return float(value) if isinstance(value, Decimal) else str(value)
