@@ -251,8 +251,9 @@ def _page(ids: np.ndarray, offset: int, limit: int) -> np.ndarray:
 
 
 def load(path: str | os.PathLike[str], *, cache: bool = True, graph_capture: str | None = None) -> Trace:
-    """Open a trace: a .json or .json.gz file, a folder of per-rank traces (one job), or a folder of captures
-    (its newest). Through the on-disk cache unless cache=False. Raises TraceError (one line naming the file)."""
+    """Open a trace: a .json or .json.gz file, a folder of per-rank traces (one job), a folder of captures (its
+    newest), or demo:NAME, a sample shipped with tracetui (`tracetui demo --list`). Through the on-disk cache
+    unless cache=False. Raises TraceError (one line naming the file)."""
     return Trace(open_trace(Path(path), cache=cache, graph_capture=graph_capture))
 
 
@@ -300,11 +301,12 @@ def ranks(
     "local" (a process pool of workers processes, 0: one per core) or "dask" (scheduler: the cluster's address)."""
     from tui.model.jobs import run_job
     from tui.model.load.folder import list_captures
+    from tui.model.samples import resolve
     from tui.reports.ranks import ranks_document
 
-    path = str(folder)
+    path = resolve(folder)  # demo:NAME: a shipped sample
     if not os.path.exists(path):
-        raise TraceError(path, "no such file or folder")
+        raise TraceError(folder, "no such file or folder")
     if engine not in ("local", "dask"):
         raise UsageError(f"engine must be local or dask, got {engine!r}")
     if scheduler and engine != "dask":

@@ -20,7 +20,14 @@ def captures_of(path: str) -> list[Path]:
     """The captures of a folder, newest first ([] when path is a file or a job of ranks)."""
     from ..model.load.folder import list_captures
 
+    path = _resolve(path)  # demo:NAME: a shipped sample (none is a folder of captures)
     return list_captures(path) if os.path.isdir(path) else []
+
+
+def _resolve(named: str) -> str:
+    from ..model.samples import resolve
+
+    return resolve(named)
 
 
 def captures_note(folder: str, found: list[Path]) -> str:
@@ -74,7 +81,8 @@ def _diff_targets(args: argparse.Namespace) -> None:
         return
     found = captures_of(args.trace_a)
     if len(found) < 2:
-        what = "a folder of 1 capture" if found else "a job of ranks" if os.path.isdir(args.trace_a) else "one trace"
+        folder = os.path.isdir(_resolve(args.trace_a))
+        what = "a folder of 1 capture" if found else "a job of ranks" if folder else "one trace"
         raise UsageError(f"diff takes two traces, or a folder of two captures or more ({args.trace_a} is {what})")
     args.trace_a, args.trace_b = str(found[1]), str(found[0])
     print(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}", file=sys.stderr)

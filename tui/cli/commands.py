@@ -20,6 +20,7 @@ from .options import Command, UsageError
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
     "open": "view",
+    "demo": "demo",
     "summary": "tables",
     "steps": "tables",
     "ops": "tables",
@@ -54,15 +55,16 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """--version, reading the package's metadata only when asked (importlib.metadata costs every start 20 ms)."""
+    """--version (tracetui's, Python's, torch's), reading metadata only when asked (importlib.metadata costs every
+    start 20 ms)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None) -> None:  # noqa: A002
         super().__init__(option_strings, dest, nargs=0, default=default, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from .help import version
+        from .help import versions
 
-        print(f"tracetui {version()}")
+        print(versions())
         parser.exit()
 
 

@@ -80,6 +80,46 @@ def version() -> str:
         return __version__
 
 
+def versions() -> str:
+    """--version: tracetui's version (the package's metadata), the Python running it, and the torch that
+    `tracetui profile` would import in this Python: found and read from its metadata, never imported (seconds)."""
+    import platform
+    import sys
+
+    return "\n".join(
+        [f"tracetui {version()}", f"Python {platform.python_version()} ({sys.executable})", torch_version()]
+    )
+
+
+def torch_version() -> str:
+    """The torch this Python would import: its version, what it was built for, where it is; or that there is none."""
+    from importlib import metadata, util
+    from pathlib import Path
+
+    spec = util.find_spec("torch")  # the first torch on sys.path, as `import torch` finds it, not imported
+    if spec is None or not spec.origin:
+        return "torch: not installed in this Python (only tracetui profile needs it)"
+    folder = Path(spec.origin).parent
+    try:
+        number = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        number = "of unknown version"
+    return f"torch {number}{_built_for(folder)} ({folder}): what tracetui profile runs"
+
+
+def _built_for(folder) -> str:
+    """', CUDA 12.4' (or ROCm, XPU, CPU only) from the torch/version.py beside the package, '' when unreadable."""
+    import re
+
+    try:
+        text = (folder / "version.py").read_text("utf-8")
+    except OSError:
+        return ""
+    builds = dict(re.findall(r"^(cuda|hip|xpu)\b[^=\n]*=\s*'([^']+)'", text, re.MULTILINE))
+    names = {"cuda": "CUDA", "hip": "ROCm (HIP)", "xpu": "XPU"}
+    return ", " + (", ".join(f"{names[k]} {v}" for k, v in builds.items()) or "CPU only")
+
+
 class Help(argparse.RawDescriptionHelpFormatter):
     """argparse's help, at most HELP_WIDTH columns; descriptions and epilogs are wrapped line by line, so their
     layout (prints:, defaults:, example:) stays and a wrapped line is indented under its label."""

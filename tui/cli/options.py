@@ -4,13 +4,17 @@ not be negative, a command's entry in the table, the usage error, and the front 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 FORMATS = ("text", "csv", "json", "md")
-TRACE_HELP = "a trace (.json or .json.gz), or a folder: of per-rank traces (one job), or of captures (the newest)"
+TRACE_HELP = (
+    "a trace (.json or .json.gz), or a folder: of per-rank traces (one job), or of captures (the newest); "
+    "demo:NAME: a sample shipped with tracetui (tracetui demo --list)"
+)
 
 
 class UsageError(Exception):
@@ -92,6 +96,19 @@ def percent(text: str) -> float:
     if not value >= 0:  # also NaN
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
+
+
+def trace_path(named: str) -> str:
+    """A trace as named on the command line, as a path on disk (demo:NAME: its shipped sample's); TraceError, naming
+    it as the user did, when nothing is there. Commands that load through load() need not call it: the front door
+    reads demo:NAME too."""
+    from ..model.errors import TraceError
+    from ..model.samples import resolve
+
+    path = resolve(named)
+    if not os.path.exists(path):
+        raise TraceError(named, "no such file or folder")
+    return path
 
 
 def load(path: str, no_cache: bool, graph_capture: str | None = None):

@@ -6,12 +6,11 @@ import argparse
 import csv
 import io
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
-from ..model.errors import QueryError, TraceError
-from .options import TRACE_HELP, Command, format_opt, load, trace_opts
+from ..model.errors import QueryError
+from .options import TRACE_HELP, Command, format_opt, load, trace_opts, trace_path
 
 if TYPE_CHECKING:
     from ..sql import Answer, Session
@@ -52,8 +51,7 @@ def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.trace):
-        raise TraceError(args.trace, "no such file or folder")
+    trace_path(args.trace)  # a missing trace is said first, even with --schema
     from ..sql import Session, schema_document, schema_text
 
     if args.schema:

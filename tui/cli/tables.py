@@ -4,7 +4,6 @@ diff and ranks. Each prints what its report in tui/reports renders; the model is
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from .options import (
@@ -19,6 +18,7 @@ from .options import (
     percent,
     table_opts,
     trace_opts,
+    trace_path,
 )
 
 TEXT_JSON_MD = ("text", "json", "md")
@@ -237,15 +237,13 @@ def cmd_memory(args: argparse.Namespace) -> int:
 
 
 def cmd_ranks(args: argparse.Namespace) -> int:
-    from ..model.errors import TraceError
     from ..model.jobs import run_job
     from ..reports import render_ranks
 
-    if not os.path.exists(args.trace):
-        raise TraceError(args.trace, "no such file or folder")
+    path = trace_path(args.trace)
     if args.scheduler and args.engine != "dask":
         raise UsageError("--scheduler goes with --engine dask")
-    report = run_job(args.trace, not args.no_cache, args.engine, args.scheduler, args.workers)
+    report = run_job(path, not args.no_cache, args.engine, args.scheduler, args.workers)
     for warning in report.job.warnings:
         print(f"tracetui: warning: {args.trace}: {warning}", file=sys.stderr)
     print(render_ranks(report, args.format))

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-from .options import TRACE_HELP, Command, UsageError, capture_opt, screenshot_opt, trace_opts
+from .options import TRACE_HELP, Command, UsageError, capture_opt, screenshot_opt, trace_opts, trace_path
 
 
 def add_open(sub, command: str | None) -> argparse.ArgumentParser:
@@ -19,11 +18,7 @@ def add_open(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from ..model.errors import TraceError
-
-    for path in args.traces:
-        if not os.path.exists(path):
-            raise TraceError(path, "no such file")
+    paths = [trace_path(named) for named in args.traces]  # the viewer reads files: demo:NAME is its sample's
     if args.compare and len(args.traces) != 2:
         raise UsageError("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
@@ -31,7 +26,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     from ..app import TraceApp
 
     app = TraceApp(
-        args.traces,
+        paths,
         use_cache=not args.no_cache,
         compare=args.compare,
         initial_view=getattr(args, "initial_view", None) or "timeline",

@@ -1,7 +1,7 @@
 """The front door of loading: one function that opens a trace for the CLI, the app, the API and the MCP server.
 
-open_trace() takes what a user names (a .json, a .json.gz, a folder of per-rank traces, or a folder of
-captures), loads it through the on-disk cache, credits replayed graph kernels to their capture, and
+open_trace() takes what a user names (a .json, a .json.gz, a folder of per-rank traces, a folder of
+captures, or demo:NAME, a sample shipped in the package), loads it through the on-disk cache, credits replayed graph kernels to their capture, and
 returns the Results with what loading has to tell, as data: each Notice is a warning (something was
 skipped or refused) or a note (a fact about what was opened). The caller decides how to say them: the
 CLI prints `tracetui: warning: ...` lines on stderr, the viewer notifies, the API keeps them on the trace.
@@ -17,6 +17,7 @@ from typing import Literal
 from .analyses.graphs.capture import load_credited
 from .analyses.results import Results
 from .load.folder import list_captures
+from .samples import resolve
 
 Level = Literal["warning", "note"]
 OTHERS_NAMED = 5  # of a folder's other captures, named in its note
@@ -59,26 +60,29 @@ def open_trace(
     graph_capture: str | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> Opened:
-    """Open a trace file, a folder of ranks (one job) or a folder of captures (its newest), through the cache.
+    """Open a trace file, a folder of ranks (one job), a folder of captures (its newest) or demo:NAME (a shipped
+    sample), through the cache. What loading tells names the trace as the caller did.
 
     Raises TraceError (one line naming the file) when nothing can be read.
     """
     named = str(path)
-    found = list_captures(named)
-    target = str(found[0]) if found else named
+    real = resolve(named)
+    found = list_captures(real)
+    target = str(found[0]) if found else real
     trace, told = load_credited(target, cache, graph_capture, progress)
     notices = [_notice(line) for line in told]
     if found:
         notices.insert(0, Notice("note", captures_note(named, found)))
     warning = trace.report.warning()
+    said = target if found else named  # demo:NAME, not the sample's path in the package
     if warning:
-        notices.append(Notice("warning", f"{target}: {warning}"))
+        notices.append(Notice("warning", f"{said}: {warning}"))
     if trace.job:
         notices.append(
             Notice(
                 "note",
-                f"{target} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
-                f"(tracetui ranks {target} compares them)",
+                f"{said} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
+                f"(tracetui ranks {said} compares them)",
             )
         )
     others = [str(f) for f in found[1:]]

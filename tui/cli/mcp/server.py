@@ -8,7 +8,8 @@ from .tools import sql_tool, tools
 from .traces import Traces
 
 INSTRUCTIONS = """\
-tracetui reads PyTorch profiler (Kineto) traces: .json, .json.gz, or a folder of per-rank traces.
+tracetui reads PyTorch profiler (Kineto) traces: .json, .json.gz, or a folder of per-rank traces; demo:NAME
+names a sample shipped with tracetui (demo:h100-bert-small, an H100 BERT inference run), to try the tools on.
 Start with summary (the verdict: overhead-bound or compute-bound, and why) and explain (what the patterns
 mean). ops is torch's key_averages() table, kernels the GPU kernels, code the time per source line. To dig
 into events: search_events (a name regex) or events_in_range give event rows with ids; event(id) gives one

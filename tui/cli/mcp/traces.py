@@ -24,11 +24,13 @@ class Traces:
     def get(self, path: str) -> Trace:
         import tracetui
 
+        from ...model.samples import resolve
+
         try:
-            st = os.stat(path)
+            st = os.stat(resolve(path))  # demo:NAME: its shipped sample
         except OSError:
             return tracetui.load(path, cache=self.cache)  # raises the loader's one line (no such file, ...)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        key = (os.path.abspath(resolve(path)), st.st_size, st.st_mtime_ns)
         with self.lock:
             if key in self.open:
                 self.open.move_to_end(key)
