@@ -181,3 +181,30 @@ def test_no_module_imports_its_caller():
                 circles.append(" -> ".join([module, *back]))
     assert circles == []
     assert {"tui.cli.demo", "tui.cli.commands", "tui.sql.session", "tui.model.samples"} <= graph.modules
+
+
+@pytest.mark.parametrize("argv", [["mcp", "--help"], ["mcp"]])
+def test_mcp_without_its_sdk_names_the_extra_in_one_line(argv, monkeypatch, capsys):
+    """A wheel installed without [mcp]: `tracetui mcp` and its --help say which extra to install, exit 2."""
+    import importlib.util
+
+    from tui.cli import main
+
+    find = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else find(name, *a))
+    monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails as it does where it is not installed
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err == "tracetui: error: tracetui mcp needs the MCP SDK: pip install 'tracetui[mcp]'\n"
+
+
+def test_sql_without_duckdb_names_the_extra_in_one_line(monkeypatch, capsys):
+    from tui.cli import main
+
+    monkeypatch.setitem(sys.modules, "duckdb", None)
+    assert main(["sql", "demo:cpu-matmul-eager", "SELECT 1"]) == 2
+    assert capsys.readouterr().err == "tracetui: error: tracetui sql needs DuckDB: pip install 'tracetui[sql]'\n"
+    assert main(["sql", "demo:cpu-matmul-eager", "--schema"]) == 0  # the schema needs no DuckDB

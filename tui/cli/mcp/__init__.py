@@ -10,6 +10,7 @@ it), writes only its cache, and runs no command; its sql tool runs DuckDB with n
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 from ..options import Command, trace_opts
 
@@ -21,14 +22,32 @@ add it to an agent: claude mcp add tracetui -- tracetui mcp
 example: tracetui mcp   (started by the agent, not by hand)"""
 
 
+NEEDS_SDK = "tracetui mcp needs the MCP SDK: pip install 'tracetui[mcp]'"
+
+
+class _NeedsSDK(argparse.Action):
+    """--help without the MCP SDK: the one line that says which extra to install (the help describes a server
+    that cannot start here), exit 2."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None) -> None:  # noqa: A002
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.exit(2, f"tracetui: error: {NEEDS_SDK}\n")
+
+
 def add_mcp(sub, command: str | None) -> argparse.ArgumentParser:
-    """Register `tracetui mcp`."""
+    """Register `tracetui mcp`; when it is the command run and the SDK is missing, its --help says so."""
+    missing = command == "mcp" and importlib.util.find_spec("mcp") is None  # found, not imported
     p = sub.add_parser(
         "mcp",
         help="serve the trace tools to an agent over stdio (Model Context Protocol)",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=not missing,
     )
+    if missing:
+        p.add_argument("-h", "--help", action=_NeedsSDK, help="show this help message and exit")
     trace_opts(p)
     return p
 
@@ -39,7 +58,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise QueryError("tracetui mcp needs the MCP SDK: pip install 'tracetui[mcp]'") from None
+        raise QueryError(NEEDS_SDK) from None
     from .server import build_server
 
     build_server(cache=not args.no_cache, debug=args.debug).run("stdio")
