@@ -27,7 +27,8 @@ class Sample:
 
     @property
     def path(self) -> Path:
-        return FOLDER / (self.name if self.ranks else f"{self.name}.json.gz")
+        """Each sample in a folder of its own: the viewer offers a trace's neighbours as other captures of its run."""
+        return FOLDER / self.name if self.ranks else FOLDER / self.name / f"{self.name}.json.gz"
 
     @property
     def size(self) -> int:
