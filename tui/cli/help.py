@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HELP_WIDTH = 80  # no help line is wider (a narrower terminal gets narrower ones)
 
@@ -82,7 +86,7 @@ def version() -> str:
 
 def versions() -> str:
     """--version: tracetui's version (the package's metadata), the Python running it, and the torch that
-    `tracetui profile` would import in this Python: found and read from its metadata, never imported (seconds)."""
+    `tracetui profile` would import in this Python: found and read from its metadata, never imported (that takes seconds)."""
     import platform
     import sys
 
@@ -107,7 +111,7 @@ def torch_version() -> str:
     return f"torch {number}{_built_for(folder)} ({folder}): what tracetui profile runs"
 
 
-def _built_for(folder) -> str:
+def _built_for(folder: Path) -> str:
     """', CUDA 12.4' (or ROCm, XPU, CPU only) from the torch/version.py beside the package, '' when unreadable."""
     import re
 

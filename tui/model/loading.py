@@ -1,10 +1,11 @@
 """The front door of loading: one function that opens a trace for the CLI, the app, the API and the MCP server.
 
 open_trace() takes what a user names (a .json, a .json.gz, a folder of per-rank traces, a folder of
-captures, or demo:NAME, a sample shipped in the package), loads it through the on-disk cache, credits replayed graph kernels to their capture, and
-returns the Results with what loading has to tell, as data: each Notice is a warning (something was
-skipped or refused) or a note (a fact about what was opened). The caller decides how to say them: the
-CLI prints `tracetui: warning: ...` lines on stderr, the viewer notifies, the API keeps them on the trace.
+captures, or demo:NAME, a sample shipped in the package), loads it through the on-disk cache, credits
+replayed graph kernels to their capture, and returns the Results with what loading has to tell, as data:
+each Notice is a warning (something was skipped or refused) or a note (a fact about what was opened). The
+caller decides how to say them: the CLI prints `tracetui: warning: ...` lines on stderr, the viewer
+notifies, the API keeps them on the trace.
 """
 
 from __future__ import annotations
