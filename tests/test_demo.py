@@ -137,7 +137,7 @@ HEADLESS = [
     ["ranks", "demo:hta-2rank", "--workers", "1"],
     ["summary", "demo:hta-2rank"],
     ["summary", "demo:v100-2021-small"],
-    ["sql", BERT, "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC", "--format", "csv"],
+    ["sql", BERT, "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind", "--format", "csv"],
 ]
 
 
