@@ -53,6 +53,11 @@ class Trace:
         return self._opened.notes
 
     @property
+    def _read(self) -> str:
+        """The file a table was read from, as errors name it: a folder of captures' newest (as the CLI says)."""
+        return self._opened.capture or str(self.path)
+
+    @property
     def capture(self) -> str | None:
         """A folder of captures: the newest, the one opened (None for a file or a job of ranks)."""
         return self._opened.capture
@@ -100,7 +105,7 @@ class Trace:
         resolve_sort(sort)
         table = self.results.code_all if all_frames else self.results.code
         if not table.frames:
-            raise UsageError(f"{self.path}: {NO_FRAMES}")
+            raise UsageError(f"{self._read}: {NO_FRAMES}")
         return self._doc(code_document(table, sort, _count(limit)))
 
     def memory(self) -> dict:
@@ -110,7 +115,7 @@ class Trace:
 
         devices = self.results.memory
         if not devices:
-            raise TraceError(self.path, NO_MEMORY)
+            raise TraceError(self._read, NO_MEMORY)
         return self._doc(memory_document(devices))
 
     def roofline(
@@ -129,7 +134,7 @@ class Trace:
             raise UsageError(str(exc)) from None
         table = self.results.roofline
         if not table.has_shapes:
-            raise UsageError(f"{self.path}: {HOW_TO_SHAPES}")
+            raise UsageError(f"{self._read}: {HOW_TO_SHAPES}")
         return self._doc(roofline_document(with_device(table, device) if device else table, sort, _count(limit)))
 
     def explain(self) -> dict:
