@@ -91,9 +91,15 @@ async def test_every_tool_answers_with_the_apis_figures(isolated_cache):
         )
         assert await call(client, "event", trace=BERT, id=first["id"]) == t.event(first["id"])
         answer = await call(
-            client, "sql", trace=BERT, query="SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind"
+            client,
+            "sql",
+            trace=BERT,
+            query="SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind",
         )
-        assert answer["rows"] == t.sql("SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind")["rows"]
+        assert (
+            answer["rows"]
+            == t.sql("SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind")["rows"]
+        )
 
 
 async def test_search_then_event_then_its_kernel_round_trips(isolated_cache):
