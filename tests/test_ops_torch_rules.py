@@ -115,7 +115,7 @@ def test_with_python_frames_it_is_async_and_ends_with_the_event_it_started_in(tm
     t = _results(tmp_path, OPEN).op_table(python_frames=True)
     rows = _rows(t)
     assert rows["never_ends"] == (1, 0.0, 50.0)  # torch 2.13: async, its end that of step1
-    assert rows["step1"] == (1, 70.0, 100.0) and rows["step2"] == (1, 90.0, 100.0)
+    assert rows["step1"] == (1, 60.0, 100.0) and rows["step2"] == (1, 90.0, 100.0)
     assert O.totals(t)["python_frames"] is True and O.totals(t)["open_events"] == 1
 
 
