@@ -63,6 +63,7 @@ class OpRow:
     is_annotation: bool
     input_shapes: str | None = None
     is_python: bool = False  # a Python frame (with_stack): a row only in the table with frames (python_frames)
+    is_async: bool = False  # torch keeps its events out of the tree (a collective's annotation): self CPU 0
     cpu_mem: int = 0  # bytes allocated (net) during the calls, children included
     self_cpu_mem: int = 0
     device_mem: int = 0
@@ -288,6 +289,7 @@ def _times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, dep
     dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
     cols = {
         "alive": alive,
+        "loose": ev.loose,
         "self_cpu": np.where(ev.loose, 0, dur - children_total(parent, dur)),
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
@@ -424,6 +426,7 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
     for row, i in zip(rows, idx[heads].tolist(), strict=True):
         row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
+        row.is_async = bool(t["loose"][i])
     return rows
 
 
