@@ -250,7 +250,7 @@ def test_a_with_stack_capture_on_cuda(tmp_path, by_shape):
 
 
 @CUDA
-def test_an_nccl_world_of_one(tmp_path):
+def test_an_nccl_world_of_one_on_cuda(tmp_path):
     """NCCL's annotations (nccl:all_reduce, nccl:broadcast) are async: their time stays in record_param_comms."""
     from torch.profiler import record_function
 
