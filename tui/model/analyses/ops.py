@@ -35,6 +35,7 @@ from ..nesting import Nesting, children_total, nest, subtree_sum
 from ..threads import side_by_side
 from ..trace import Trace, keyed, rank_of_events
 from .op_events import OpEvents, op_events, torch_ends
+from .op_memory import loose_memory, memory_records, memory_usage
 
 FILTERED = {
     "[memory]",
@@ -172,39 +173,24 @@ def op_times(
     roots = np.flatnonzero(ev.host & (parent < 0))
     label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
     cols, device_link = _host_times(trace, ev, device, label[x.name], end, launcher, parent, depth)
-    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
+    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(memory_records(trace)))
     frames = int(np.count_nonzero(x.cat == int(Cat.PYTHON)))
     order = np.flatnonzero(ev.host | device)
-    return OpTimes(
-        ev.host,
-        device,
-        order,
-        names,
-        cols,
-        device_link,
-        has_memory,
-        roots,
-        python_frames,
-        frames,
-        int(ev.unfinished.sum()),
-    )
+    times = OpTimes(ev.host, device, order, names, cols, device_link, has_memory, roots)
+    times.python_frames, times.frame_events, times.open_events = python_frames, frames, int(ev.unfinished.sum())
+    return times
 
 
 def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
     """Aggregate a trace the way key_averages() aggregates the same run."""
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
-    rows += _memory_rows(trace, times.host_roots, end)
+    rows += _memory_row(trace, times.host_roots, end)
     self_cpu = float(sum(r.self_cpu_us for r in rows))
     self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
-    torch = str((trace.ranks[0] if trace.ranks else {}).get("torch") or "")
-    table = OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
-    table.python_frames, table.frame_events, table.open_events = (
-        times.python_frames,
-        times.frame_events,
-        times.open_events,
-    )
-    table.torch = torch
+    table = OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory, times.python_frames)
+    table.frame_events, table.open_events = times.frame_events, times.open_events
+    table.torch = str((trace.ranks[0] if trace.ranks else {}).get("torch") or "")  # where the file names it
     return table
 
 
@@ -261,7 +247,7 @@ def _host_times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent
     """
     (cols, device_link, alive, parent), (cpu_mem, dev_mem) = side_by_side(
         lambda: _times(trace, ev, device, names, end, launcher, parent, depth),
-        lambda: _memory_usage(trace, ev.host, end),
+        lambda: memory_usage(trace, ev.host, end),
     )
     cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
     self_cpu = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
@@ -296,36 +282,6 @@ def _times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, dep
         "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
     }
     return cols, device_link, alive, parent
-
-
-CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
-DEVICE_MEMORY_DEVICES = (1, 6, 12, 20)  # CUDA, HIP, XPU, PrivateUse1
-
-
-def _memory_records(trace: Trace) -> np.ndarray:
-    """Indices of the [memory] instants (allocations > 0, frees < 0)."""
-    if "[memory]" not in trace.names or not len(trace.inst.ts):
-        return np.empty(0, np.int64)
-    return np.flatnonzero(trace.inst.name == trace.names.index("[memory]"))
-
-
-def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
-    """Per host event: net bytes of the [memory] records inside [start, end] (any thread), as torch counts."""
-    out = np.zeros(trace.n, np.int64), np.zeros(trace.n, np.int64)
-    mem = _memory_records(trace)
-    if not len(mem):
-        return out
-    inst = trace.inst
-    order = mem[np.argsort(inst.ts[mem], kind="stable")]
-    ts = inst.ts[order]
-    events = np.flatnonzero(host)
-    lo = np.searchsorted(ts, trace.x.ts[events], side="left")
-    hi = np.searchsorted(ts, end[events], side="right")
-    for target, kinds in zip(out, (CPU_MEMORY_DEVICES, DEVICE_MEMORY_DEVICES), strict=True):
-        counted = np.where(np.isin(inst.dev_type[order], kinds), inst.bytes[order], 0)
-        prefix = np.concatenate([[0], np.cumsum(counted)])
-        target[events] = prefix[hi] - prefix[lo]
-    return out
 
 
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
@@ -488,24 +444,12 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     return rows
 
 
-def _memory_rows(trace: Trace, roots, end) -> list[OpRow]:
-    """[memory] records outside every host event become a row of their own, as in torch (roots: the host events
-    under no other, which hold every other; each nested event lies within its parent)."""
-    mem = _memory_records(trace)
-    if not len(mem):
+def _memory_row(trace: Trace, roots, end) -> list[OpRow]:
+    """torch's [memory] row: the allocations and frees outside every host event (none when there are none)."""
+    count, cpu, device = loose_memory(trace, roots, end)
+    if not count:
         return []
-    inst = trace.inst
-    ts = inst.ts[mem]
-    starts, ends = trace.x.ts[roots], end[roots]
-    order = np.argsort(starts)
-    starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
-    pos = np.searchsorted(starts, ts, side="right") - 1
-    covered = (pos >= 0) & (run_end[np.maximum(pos, 0)] >= ts) if len(starts) else np.zeros(len(ts), bool)
-    loose = mem[~covered]
-    if not len(loose):
-        return []
-    row = OpRow("[memory]", len(loose), 0.0, 0.0, 0.0, 0.0, False, False)
-    kinds = inst.dev_type[loose]
-    row.cpu_mem = row.self_cpu_mem = int(inst.bytes[loose][np.isin(kinds, CPU_MEMORY_DEVICES)].sum())
-    row.device_mem = row.self_device_mem = int(inst.bytes[loose][np.isin(kinds, DEVICE_MEMORY_DEVICES)].sum())
+    row = OpRow("[memory]", count, 0.0, 0.0, 0.0, 0.0, False, False)
+    row.cpu_mem = row.self_cpu_mem = cpu
+    row.device_mem = row.self_device_mem = device
     return [row]
