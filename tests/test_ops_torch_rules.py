@@ -161,7 +161,14 @@ def test_the_torch_that_wrote_a_trace_where_the_file_says_so(tmp_path, top, vers
     if version.startswith("2.13"):
         assert "its own table lists them" in note
     if version.startswith("2.14"):
-        assert "hides the frame rows but not their time" in note
+        assert "its table hides the frame rows but not their time" in note and "open" not in note
+    if version.startswith("2.6"):
+        assert "this is its table" in note
+
+
+def test_torch_2_14s_table_lists_the_events_left_open(tmp_path):
+    note = O.frames_notes(_results(tmp_path, OPEN, torch_version="2.14.1").ops)[0]
+    assert note.endswith("torch 2.14.1 wrote this trace: its table lists the open events)")
 
 
 def test_the_command_line_api_and_the_deprecated_hide_python(tmp_path, capsys):

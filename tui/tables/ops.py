@@ -219,6 +219,8 @@ def _writer(t: OpsTable) -> str:
         return ""
     if FRAME_ROWS[0] <= release < FRAME_ROWS[1]:
         return f"; torch {t.torch} wrote this trace: its own table lists them"
-    if release >= FRAME_ROWS[1] and t.frame_events:
-        return f"; torch {t.torch} wrote this trace: its table hides the frame rows but not their time off the op above"
-    return f"; torch {t.torch} wrote this trace: this is its table"
+    if release < FRAME_ROWS[0]:
+        return f"; torch {t.torch} wrote this trace: this is its table"
+    hides = "hides the frame rows but not their time off the op above"  # torch 2.14 on (pytorch/pytorch#188631)
+    its = [w for w, n in ((hides, t.frame_events), ("lists the open events", t.open_events)) if n]
+    return f"; torch {t.torch} wrote this trace: its table {' and '.join(its)}"
