@@ -52,7 +52,7 @@ def test_ops_text_is_laid_out_like_torch_with_footers(capsys):
         "inside it are counted in their own rows, so its Self CUDA % can pass 100%. As in torch, the Self CUDA total "
         "leaves it out, and a CPU op's CUDA time counts only the kernels, copies and sets launched under it.)",
         "(Python frames: no rows, as torch's table up to 2.11, a frame's time in the self time of the op it ran under; "
-        "--python-frames lists them, as 2.12-2.13 do; torch 2.6.0+cu124 wrote this trace: this is its table)",
+        "--python-frames lists them, as 2.12-2.13 do; torch 2.6.0+cu124 wrote this trace: its table has no such rows)",
     ]  # torch's footers, why the GPU-side ProfilerStep*'s Self CUDA passes 100%, and which table this is
 
 

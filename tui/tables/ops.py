@@ -204,7 +204,7 @@ def frames_notes(t: OpsTable, viewer: bool = False) -> list[str]:
         return [f"{what}: {shown}"]
     if t.python_frames:
         return [
-            f"({what}: rows, as torch 2.12-2.13 print them; without --python-frames: its table up to 2.11{_writer(t)})"
+            f"({what}: rows, as torch 2.12-2.13 print them; without --python-frames: torch's table up to 2.11{_writer(t)})"
         ]
     where = ", a frame's time in the self time of the op it ran under" if t.frame_events else ""
     return [
@@ -213,14 +213,15 @@ def frames_notes(t: OpsTable, viewer: bool = False) -> list[str]:
 
 
 def _writer(t: OpsTable) -> str:
-    """What the file says of the torch that wrote it, for the frames note ('' when it says nothing)."""
+    """What the file says of the torch that wrote it, and what that torch's own table holds ('' if it says nothing)."""
     release = torch_release(t.torch) if t.torch else None
     if release is None:
         return ""
-    if FRAME_ROWS[0] <= release < FRAME_ROWS[1]:
-        return f"; torch {t.torch} wrote this trace: its own table lists them"
     if release < FRAME_ROWS[0]:
-        return f"; torch {t.torch} wrote this trace: this is its table"
-    hides = "hides the frame rows but not their time off the op above"  # torch 2.14 on (pytorch/pytorch#188631)
-    its = [w for w, n in ((hides, t.frame_events), ("lists the open events", t.open_events)) if n]
-    return f"; torch {t.torch} wrote this trace: its table {' and '.join(its)}"
+        said = "has no such rows"
+    elif release < FRAME_ROWS[1]:
+        said = "lists them as rows"
+    else:  # torch 2.14 on (pytorch/pytorch#188631)
+        hides = "hides the frame rows but not their time off the op above"
+        said = " and ".join(w for w, n in ((hides, t.frame_events), ("lists the open events", t.open_events)) if n)
+    return f"; torch {t.torch} wrote this trace: its table {said}"
