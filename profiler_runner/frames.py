@@ -5,7 +5,7 @@ heads every stack: `tracetui(8): <module>`, `tui/cli/commands.py(...): main`, `p
 The frames dropped are those of our files, every frame above them (the entry point, a test runner),
 and the profiler's own calls made from them (prof.step(), record_function's enter and exit). The
 frames of the user's function, and of the built-in workloads, stay; a kept frame whose parent was
-dropped becomes a root. The same rule serves the trace file and torch's key_averages table.
+dropped becomes a root. (The table written beside the trace has no frame rows: runner.key_averages.)
 """
 
 from __future__ import annotations
@@ -118,37 +118,3 @@ def _kept_parent(parent, drop: set, nodes: dict):
     while parent is not None and parent in drop:
         parent = nodes[parent][0] if parent in nodes else None
     return parent
-
-
-def clean_events(events: list) -> list:
-    """torch's FunctionEvents without our frames (by the same Python ids as the file), re-linked in place: a
-    dropped frame's children go to its parent, so each kept event's self time is what tracetui computes."""
-    frames = {
-        e.python_id: e
-        for e in events
-        if getattr(e, "is_python_function", False) and isinstance(getattr(e, "python_id", None), int)
-    }
-    nodes = {k: (_parent_id(e), e.name) for k, e in frames.items()}
-    drop = {id(frames[k]) for k in dropped(nodes)}
-    if not drop:
-        return list(events)
-    kept = [e for e in events if id(e) not in drop]
-    for e in kept:
-        e.cpu_children = _kept_children(e, drop)
-        parent = e.cpu_parent
-        while parent is not None and id(parent) in drop:
-            parent = parent.cpu_parent
-        e.cpu_parent = parent
-    return kept
-
-
-def _parent_id(e) -> int | None:
-    parent = getattr(e, "python_parent_id", None)
-    return parent if isinstance(parent, int) and parent >= 0 else None
-
-
-def _kept_children(e, drop: set) -> list:
-    out = []
-    for child in e.cpu_children:
-        out += _kept_children(child, drop) if id(child) in drop else [child]
-    return out

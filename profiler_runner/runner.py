@@ -6,6 +6,7 @@ This package never imports tracetui's viewer or model: what it needs of them aft
 
 from __future__ import annotations
 
+import copy
 import gzip
 import os
 import shutil
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import ProfileError
-from .frames import clean_events, clean_trace_file
+from .frames import clean_trace_file
 from .quiet import quiet_usdt
 
 
@@ -173,7 +174,9 @@ def capture(torch, step, label: str, device: str, args):
             profile_memory=args.profile_memory,
         ) as prof,
     ):
-        for _ in range(args.steps + 2):
+        for k in range(args.steps + 2):
+            if k == 2:  # the first active step: the profiler takes metadata only while it records
+                prof.add_metadata("torch_version", str(torch.__version__))  # which torch wrote the trace
             with record_function(label):
                 step()
             prof.step()
@@ -203,7 +206,7 @@ def write_trace(prof, out: Path, with_stack: bool = False) -> None:
 
 
 def write_table(prof, out: Path, device: str, reader: Reader, with_stack: bool = False) -> str | None:
-    """torch's key_averages table (without our frames); if torch fails, the same table from tracetui's model."""
+    """torch's key_averages table (without Python frames); if torch fails, the same table from tracetui's model."""
     sort = "cuda_time_total" if device == "cuda" else "cpu_time_total"
     note = None
     try:
@@ -216,21 +219,39 @@ def write_table(prof, out: Path, device: str, reader: Reader, with_stack: bool =
     return note
 
 
-def key_averages(prof, with_stack: bool):
-    """prof.key_averages(), leaving out tracetui's own frames when stacks were recorded."""
-    if not with_stack:
+def key_averages(prof, with_stack: bool = False):
+    """torch's key_averages() with no Python-frame rows, as torch up to 2.11 prints it on every torch.
+
+    torch 2.12 and 2.13 list a with_stack capture's frames as rows; 2.14 hides them
+    (include_python_functions=False) but keeps them in its tree, so the op above a frame loses the frame's time.
+    Here torch's own tree and averages run over its events less the frames, as 2.11's did: a frame's time is
+    the self time of the op it ran under, and tracetui's ops table is the same.
+    """
+    events = prof.profiler.function_events
+    if not with_stack or not any(getattr(e, "is_python_function", False) for e in events):
         return prof.key_averages()
+    return frameless(events).key_averages()
+
+
+def frameless(events):
+    """An EventList of copies of torch's events less the Python frames, its tree built again by torch."""
     from torch.autograd.profiler_util import EventList
 
-    events = prof.profiler.function_events
-    kept = EventList(
-        clean_events(list(events)),
+    kept = []
+    for e in events:
+        if getattr(e, "is_python_function", False):
+            continue
+        c = copy.copy(e)  # the profiler's own events keep their tree
+        c.cpu_children, c.cpu_parent, c.kernels = [], None, list(e.kernels)
+        kept.append(c)
+    out = EventList(
+        kept,
         use_device=getattr(events, "_use_device", None),
         profile_memory=getattr(events, "_profile_memory", False),
         with_flops=getattr(events, "_with_flops", False),
     )
-    kept._tree_built = True  # the parents and children torch linked stay as they were
-    return kept.key_averages()
+    out._build_tree()
+    return out
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -50,8 +50,10 @@ def test_ops_text_is_laid_out_like_torch_with_footers(capsys):
     assert lines[9:] == [
         "(ProfilerStep* on the GPU: a GPU-side annotation row, timed by the span it covers on the GPU; the kernels "
         "inside it are counted in their own rows, so its Self CUDA % can pass 100%. As in torch, the Self CUDA total "
-        "leaves it out, and a CPU op's CUDA time counts only the kernels, copies and sets launched under it.)"
-    ]  # torch's footers, then why the GPU-side ProfilerStep*'s Self CUDA passes 100%
+        "leaves it out, and a CPU op's CUDA time counts only the kernels, copies and sets launched under it.)",
+        "(Python frames: no rows, as torch's table up to 2.11, a frame's time in the self time of the op it ran under; "
+        "--python-frames lists them, as 2.12-2.13 do; torch 2.6.0+cu124 wrote this trace: its table has no such rows)",
+    ]  # torch's footers, why the GPU-side ProfilerStep*'s Self CUDA passes 100%, and which table this is
 
 
 def test_ops_json_sorted_and_limited(capsys):
@@ -59,7 +61,7 @@ def test_ops_json_sorted_and_limited(capsys):
     rows = json.loads(out)["rows"]
     assert set(rows[0]) >= {"name", "count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us"}
     values = [r["self_cpu_us"] for r in rows]
-    assert values == sorted(values, reverse=True) and len(rows) > 100
+    assert values == sorted(values, reverse=True) and len(rows) == 54  # every row: --limit 0
 
 
 def test_ops_accepts_torch_sort_names(capsys):

@@ -1,4 +1,4 @@
-"""Python frames in their place: the code view, --hide-python, frames hidden in the viewer, the code stack."""
+"""Python frames in their place: the code view, ops --python-frames, frames hidden in the viewer, the code stack."""
 
 from __future__ import annotations
 
@@ -46,18 +46,21 @@ def test_frames_are_told_apart(name, kind):
 
 
 @pytest.mark.parametrize("path", WITH_STACK, ids=lambda p: p.parent.name)
-def test_hiding_frames_leaves_torchs_other_rows_and_all_device_time(path, capsys):
-    """ops --hide-python lists no frame, keeps every other row as it is, and Self CUDA still adds up."""
-    _, full, _ = run(capsys, "ops", path, "--format", "json")
-    _, hidden, _ = run(capsys, "ops", path, "--format", "json", "--hide-python")
-    full_doc, hidden_doc = json.loads(full), json.loads(hidden)
+def test_frames_are_rows_only_with_python_frames_and_device_time_is_the_same(path, capsys):
+    """ops lists no frame (torch's table up to 2.11); --python-frames lists every frame as a row (2.12-2.13's), the
+    other rows' names are the same, and no frame holds device time: Self CUDA adds up the same either way."""
+    _, plain, _ = run(capsys, "ops", path, "--format", "json")
+    _, framed, _ = run(capsys, "ops", path, "--format", "json", "--python-frames")
+    plain_doc, framed_doc = json.loads(plain), json.loads(framed)
     a = Results(load_credited(str(path), use_cache=False)[0])  # as the command loads it: graph captures credited
     frames = {a.trace.names[n] for n in np.unique(a.trace.x.name[a.trace.x.cat == int(Cat.PYTHON)])}
-    assert frames and not frames & {r["name"] for r in hidden_doc["rows"]}
-    assert hidden_doc["rows"] == [r for r in full_doc["rows"] if r["name"] not in frames]
-    assert hidden_doc["self_device_total_us"] == full_doc["self_device_total_us"] > 0
+    plain_names, framed_names = ({r["name"] for r in doc["rows"]} for doc in (plain_doc, framed_doc))
+    assert frames and not frames & plain_names and frames <= framed_names
+    assert framed_names - frames == plain_names - {"[memory]"}  # allocations under a frame alone: torch's [memory] row
+    assert plain_doc["python_frames"] is False and framed_doc["python_frames"] is True
+    assert plain_doc["self_device_total_us"] == framed_doc["self_device_total_us"] > 0
     for kind in ("host", "device"):  # no frame held device time: every op's Self CUDA is still there
-        sums = [sum(r["self_device_us"] for r in doc["rows"] if r["kind"] == kind) for doc in (hidden_doc, full_doc)]
+        sums = [sum(r["self_device_us"] for r in doc["rows"] if r["kind"] == kind) for doc in (plain_doc, framed_doc)]
         assert sums[0] == pytest.approx(sums[1], rel=1e-12)
 
 

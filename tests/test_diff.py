@@ -186,8 +186,8 @@ def test_names_that_differ_only_by_an_object_address_or_a_triton_counter_are_one
         return write_trace(
             tmp_path / name,
             [
-                X(f"<built-in method append of list object at {address}>", 0, 5, cat="python_function"),
-                X(f"<built-in method append of list object at {address}>", 10, 5, cat="python_function"),
+                X(f"<built-in method append of list object at {address}>", 0, 5),  # a frame is no ops row now: an
+                X(f"<built-in method append of list object at {address}>", 10, 5),  # op's name follows the same rule
                 X(f"triton_poi_fused_add_{counter}", 20, 5),
                 X(f"triton_poi_fused_add_{counter}", 30, 5, cat="kernel", pid=0, tid=7),
             ],

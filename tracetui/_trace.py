@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -80,14 +81,29 @@ class Trace:
         return self._doc(summary_document(self.results))
 
     def ops(
-        self, sort: str | None = None, limit: int = 0, group_by_shape: bool = False, hide_python: bool = False
+        self,
+        sort: str | None = None,
+        limit: int = 0,
+        group_by_shape: bool = False,
+        python_frames: bool = False,
+        hide_python: bool | None = None,
     ) -> dict:
-        """torch's key_averages() table (`tracetui ops`): rows sorted by sort (torch's names too), limit rows (0: all)."""
+        """torch's key_averages() table (`tracetui ops`): rows sorted by sort (torch's names too), limit rows (0: all).
+
+        python_frames: Python frames as rows, as torch 2.12 and 2.13 print them (default: torch's table up to 2.11,
+        a frame's time in the self time of the op it ran under). hide_python is deprecated: it is the default now.
+        """
         from tui.reports.tables import ops_document
         from tui.tables.ops import check_sort
 
+        if hide_python is not None:
+            warnings.warn(
+                "hide_python is deprecated: Python frames are no rows by default now; python_frames=True lists them",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         check_sort(sort)
-        return self._doc(ops_document(self.results, sort, _count(limit), group_by_shape, hide_python))
+        return self._doc(ops_document(self.results, sort, _count(limit), group_by_shape, python_frames))
 
     def kernels(self, sort: str | None = None, limit: int = 0) -> dict:
         """One row per GPU kernel, memcpy and memset name (`tracetui kernels`)."""

@@ -48,7 +48,12 @@ def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
     p = capture_opt(one_trace(sub, "ops", "print the key_averages() table"))
     table_opts(p, _sorts("ops", command))
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
-    p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
+    p.add_argument(
+        "--python-frames",
+        action="store_true",
+        help="Python frames (with_stack) as rows, as torch 2.12 and 2.13 print them (default: torch's table up to 2.11)",
+    )
+    p.add_argument("--hide-python", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default now
     return p
 
 
@@ -175,9 +180,17 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from ..tables import ops
 
     ops.check_sort(args.sort)  # before loading: a typo costs nothing
+    if args.hide_python:
+        print(HIDE_PYTHON_NOTE, file=sys.stderr)
     a = load(args.trace, args.no_cache, args.graph_capture)
-    print(render_ops(a, args.format, args.sort, args.limit, args.group_by_shape, args.hide_python))
+    print(render_ops(a, args.format, args.sort, args.limit, args.group_by_shape, args.python_frames))
     return 0
+
+
+HIDE_PYTHON_NOTE = (
+    "tracetui: --hide-python is deprecated: Python frames are no rows by default now (torch's table up to 2.11); "
+    "--python-frames lists them"
+)
 
 
 def cmd_code(args: argparse.Namespace) -> int:

@@ -12,28 +12,24 @@ from .formats import table as fitted
 from .formats import terminal_width, to_csv, to_json
 
 
-def ops_document(a: Results, sort: str | None, n: int, grouped: bool, hide_python: bool = False) -> dict:
-    """What `tracetui ops --format json` prints, as data."""
-    table = a.ops_by_shape if grouped else a.ops
-    table = table.without_python() if hide_python else table
+def ops_document(a: Results, sort: str | None, n: int, grouped: bool, python_frames: bool = False) -> dict:
+    """What `tracetui ops --format json` prints, as data (python_frames: frames as rows, as torch 2.12-2.13)."""
+    table = a.op_table(grouped, python_frames)
     rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
     fields = O.fields(grouped, table.has_memory)
     return {"rows": [{f.key: f.value(r) for f in fields} for r in rows], **O.totals(table)}
 
 
-def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, hide_python: bool = False) -> str:
+def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, python_frames: bool = False) -> str:
     if fmt == "json":
-        return to_json(ops_document(a, sort, n, grouped, hide_python))
-    table = a.ops_by_shape if grouped else a.ops
-    hidden = [r for r in table.rows if r.is_python] if hide_python else []
-    table = table.without_python() if hide_python else table
+        return to_json(ops_document(a, sort, n, grouped, python_frames))
+    table = a.op_table(grouped, python_frames)
     rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
     fields = O.fields(grouped, table.has_memory)
     if fmt == "csv":
         return to_csv(fields, rows)
     columns = O.columns(table, grouped)
-    footers = O.footers(table) + ([O.hidden_note(hidden)] if hidden else [])
-    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, footers, terminal_width())
+    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, O.footers(table), terminal_width())
 
 
 def kernels_document(a: Results, sort: str | None, n: int) -> dict:

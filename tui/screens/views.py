@@ -161,7 +161,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Ops",
         "the key_averages() table: time per op",
         _ops,
-        needs=(Results.ops, Results.ops_by_shape, Results.roofline),
+        needs=(Results.ops, Results.ops_by_shape, Results.ops_frames, Results.ops_by_shape_frames, Results.roofline),
         focus="OpsView LazyTable",
     ),
     ViewSpec(

@@ -92,7 +92,7 @@ EVENT_TYPES = {
     "step": "BIGINT",
 }
 OPS = {
-    "name": "the op (aten::mm, a user annotation, a Python frame, ...), as torch's key_averages() names it",
+    "name": "the op (aten::mm, a user annotation, a kernel, ...), as torch's key_averages() names it",
     "count": "# of Calls",
     "self_cpu_us": "Self CPU: CPU time in the op less the ops below it",
     "cpu_total_us": "CPU total: CPU time in the op and below",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
 from ..model.analyses.ops import OpRow, OpsTable
 from .base import KEEP, Column, Field, SortKey, UnknownSort
@@ -135,8 +137,9 @@ def fields(grouped: bool, memory: bool) -> list[Field[OpRow]]:
 
 
 def footers(t: OpsTable, viewer: bool = False) -> list[str]:
-    """torch's footer lines, how device time was attributed when it is not torch's way, and what a GPU annotation
-    row's CUDA time is (the viewer's note is short: its share column says span)."""
+    """torch's footer lines, how device time was attributed when it is not torch's way, what a GPU annotation
+    row's CUDA time is, and which of torch's tables this is for Python frames (the viewer's notes are short: its
+    share column says span, and p shows or hides the frames)."""
     lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
     if t.has_device:
         lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
@@ -144,7 +147,7 @@ def footers(t: OpsTable, viewer: bool = False) -> list[str]:
         lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
     if t.spans:
         lines.append(viewer_span_note(t) if viewer else span_note(t))
-    return lines
+    return lines + frames_notes(t, viewer)
 
 
 def _span_names(t: OpsTable) -> str:
@@ -165,12 +168,60 @@ def span_note(t: OpsTable) -> str:
     )
 
 
-def totals(t: OpsTable) -> dict[str, float]:
-    """The footers as JSON fields."""
-    return {"self_cpu_total_us": t.self_cpu_total_us, "self_device_total_us": t.self_device_total_us}
+def totals(t: OpsTable) -> dict[str, object]:
+    """The footers as JSON fields; which table this is where the trace has Python frames or events left open
+    (python_frames: frames as rows, as torch 2.12 and 2.13 print them), and the torch that wrote it if known."""
+    out: dict[str, object] = {"self_cpu_total_us": t.self_cpu_total_us, "self_device_total_us": t.self_device_total_us}
+    if t.frame_events or t.open_events:
+        out["python_frames"] = t.python_frames
+    if t.open_events:
+        out["open_events"] = t.open_events
+    if t.torch:
+        out["torch_version"] = t.torch
+    return out
 
 
-def hidden_note(hidden: list[OpRow]) -> str:
-    """Say what --hide-python left out (the footers above still count it, as torch's do)."""
-    own = sum(r.self_cpu_us for r in hidden)
-    return f"({len(hidden):,} Python-frame rows hidden, {fmt_time(own)} of self CPU; the totals above include them)"
+# Which torch releases list Python frames as rows (pytorch/pytorch#178168 in 2.12; #188631 in 2.14 hides them again).
+FRAME_ROWS = ((2, 12), (2, 14))
+
+
+def torch_release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a torch version string such as 2.13.0+cu130 or 2.12.0.dev20260414; None if unreadable."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def frames_notes(t: OpsTable, viewer: bool = False) -> list[str]:
+    """Which of torch's tables this is where the trace has Python frames or events left open, and how to get the
+    other: up to torch 2.11 a frame is no row (its time counts in the op it ran under) and an event still open at
+    the window's end is left out; 2.12 and 2.13 list both as rows. The viewer's note is short (p switches)."""
+    if not (t.frame_events or t.open_events):
+        return []
+    still = f"{t.open_events:,} event{'s' if t.open_events != 1 else ''} still open at the window's end"
+    what = " and ".join(w for w, n in (("Python frames", t.frame_events), (still, t.open_events)) if n)
+    if viewer:
+        shown = "rows, as torch 2.12-2.13 (p: as ≤2.11)" if t.python_frames else "no rows, as torch ≤2.11 (p: rows)"
+        return [f"{what}: {shown}"]
+    if t.python_frames:
+        return [
+            f"({what}: rows, as torch 2.12-2.13 print them; without --python-frames: torch's table up to 2.11{_writer(t)})"
+        ]
+    where = ", a frame's time in the self time of the op it ran under" if t.frame_events else ""
+    return [
+        f"({what}: no rows, as torch's table up to 2.11{where}; --python-frames lists them, as 2.12-2.13 do{_writer(t)})"
+    ]
+
+
+def _writer(t: OpsTable) -> str:
+    """What the file says of the torch that wrote it, and what that torch's own table holds ('' if it says nothing)."""
+    release = torch_release(t.torch) if t.torch else None
+    if release is None:
+        return ""
+    if release < FRAME_ROWS[0]:
+        said = "has no such rows"
+    elif release < FRAME_ROWS[1]:
+        said = "lists them as rows"
+    else:  # torch 2.14 on (pytorch/pytorch#188631)
+        hides = "hides the frame rows but not their time off the op above"
+        said = " and ".join(w for w, n in ((hides, t.frame_events), ("lists the open events", t.open_events)) if n)
+    return f"; torch {t.torch} wrote this trace: its table {said}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from ..fmt import fmt_time
 from ..model.analyses.ops import OpsTable
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.achieved import op_achieved
@@ -35,11 +34,11 @@ class OpsView(RowsView):
 
     @property
     def table(self) -> OpsTable:
-        table = self.analysis.ops_by_shape if self.by_shape else self.analysis.ops
-        return table.without_python() if self.hide_python else table
+        """Frames shown (p): the table with frames as rows (torch 2.12, 2.13); hidden: torch's table up to 2.11."""
+        return self.analysis.op_table(self.by_shape, python_frames=not self.hide_python)
 
     def set_hide_python(self, hide: bool) -> None:
-        """Leave out the Python-frame rows (p), or show them again, as torch lists them."""
+        """Python frames hidden (p): torch's table up to 2.11, a frame's time in the op above it; shown: frames as rows."""
         self.hide_python = hide
         self.refill()
 
@@ -67,16 +66,11 @@ class OpsView(RowsView):
         return self.table.rows
 
     def status(self) -> str:
-        hidden = ""
-        if self.hide_python and self.analysis.ops.has_python:
-            shown = sum(r.self_cpu_us for r in self.rows)
-            hidden = f" · Python-frame rows hidden (p shows them); without them, self CPU adds up to {fmt_time(shown)}"
         return (  # the rows, sort keys and columns left out first: a narrow terminal cuts the last lines
             super().status()
             + "\n"
             + " · ".join(O.footers(self.table, viewer=True))
             + (" · grouped by input shape" if self.by_shape else "")
-            + hidden
         )
 
     def keybar_state(self) -> list[tuple[str, str]]:

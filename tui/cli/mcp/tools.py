@@ -31,12 +31,14 @@ def tools(traces: Traces) -> list:
         limit: int = 50,
         offset: int = 0,
         group_by_shape: bool = False,
-        hide_python: bool = False,
+        python_frames: bool = False,
     ) -> dict[str, Any]:
         """torch's key_averages() table: per op, calls, self and total CPU time, self and total device time.
         sort: self_cpu, cpu_total, cpu_avg, self_device, device_total, device_avg, count, name (default: device
-        total, or CPU total without GPU work). As `tracetui ops`."""
-        doc = traces.get(trace).ops(sort=sort, group_by_shape=group_by_shape, hide_python=hide_python)
+        total, or CPU total without GPU work). python_frames: Python frames as rows, as torch 2.12 and 2.13 print
+        them (default: torch's table up to 2.11, a frame's time in the self time of the op it ran under). As
+        `tracetui ops`."""
+        doc = traces.get(trace).ops(sort=sort, group_by_shape=group_by_shape, python_frames=python_frames)
         return page(doc, "rows", limit, offset)
 
     def kernels(trace: str, sort: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
 - events named [memory], [OutOfMemory], profiler::_record_function_enter(_new)/_exit,
   aten::is_leaf, aten::output_nr and aten::_version are dropped before anything else;
 - ProfilerStep#N is renamed ProfilerStep*;
-- host events nest per thread by time containment (see nesting.py);
+- host events nest per thread by time containment (see nesting.py); which host events torch sees, and
+  where it puts Python frames, async collectives, events still open at the window's end and runtime calls
+  linked to no op, is op_events.py's;
 - a child with its parent's name, when it is the parent's only child, is removed: the
   parent takes its children and its kernels (_remove_dup_nodes);
 - each frontend event (a host event not linked to an op) gets, as kernels, the device
@@ -22,17 +24,18 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import orjson
 
-from ..cats import GPU_CATS, HOST_CATS, Cat
+from ..cats import GPU_CATS, Cat
 from ..links import link
 from ..nesting import Nesting, children_total, nest, subtree_sum
 from ..threads import side_by_side
 from ..trace import Trace, keyed, rank_of_events
+from .op_events import OpEvents, op_events, torch_ends
+from .op_memory import loose_memory, memory_records, memory_usage
 
 FILTERED = {
     "[memory]",
@@ -60,7 +63,8 @@ class OpRow:
     is_device: bool
     is_annotation: bool
     input_shapes: str | None = None
-    is_python: bool = False  # a Python frame (with_stack): torch lists these; --hide-python does not
+    is_python: bool = False  # a Python frame (with_stack): a row only in the table with frames (python_frames)
+    is_async: bool = False  # torch keeps its events out of the tree (a collective's annotation): self CPU 0
     cpu_mem: int = 0  # bytes allocated (net) during the calls, children included
     self_cpu_mem: int = 0
     device_mem: int = 0
@@ -90,6 +94,10 @@ class OpsTable:
     self_device_total_us: float
     device_link: str = "External id"  # or "launch call" for traces whose GPU events name no op
     has_memory: bool = False  # profile_memory was on: the table gets torch's memory columns
+    python_frames: bool = False  # Python frames and events open at the window's end are rows (torch 2.12, 2.13)
+    frame_events: int = 0  # Python frames in the trace (with_stack): rows only with python_frames
+    open_events: int = 0  # events still open when the window closed: rows only with python_frames
+    torch: str = ""  # the torch that wrote the trace, where the file says so
 
     @property
     def has_device_memory(self) -> bool:
@@ -107,10 +115,6 @@ class OpsTable:
     def spans(self) -> list[OpRow]:
         """The GPU-side annotation rows with a span: their Self CUDA is that span, over kernels counted in their rows."""
         return [r for r in self.rows if r.is_gpu_annotation and r.self_device_us > 0]
-
-    def without_python(self) -> OpsTable:
-        """The same table less the Python-frame rows; torch's other rows and the footers as they are."""
-        return replace(self, rows=[r for r in self.rows if not r.is_python])
 
 
 def table_name(name: str) -> str:
@@ -140,49 +144,84 @@ class OpTimes:
     device_link: str
     has_memory: bool
     host_roots: np.ndarray  # host events under no other: every host event lies within one of them
+    python_frames: bool = False  # as OpsTable's
+    frame_events: int = 0
+    open_events: int = 0
+
+    @property
+    def other_differs(self) -> bool:
+        """Would the table of the other choice of python_frames differ (the trace has frames or open events)?"""
+        return bool(self.frame_events or self.open_events)
 
 
-def op_times(trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None) -> OpTimes:
-    """The per-event quantities; launcher and the display nesting are reused when the caller has them."""
+def op_times(
+    trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None, python_frames: bool = False
+) -> OpTimes:
+    """The per-event quantities; launcher and the display nesting are reused when the caller has them.
+
+    python_frames: the table of torch 2.12 and 2.13 (Python frames and events open at the window's end are
+    rows); else torch's intended one, as 2.11 prints it (see op_events.py).
+    """
     x = trace.x
     names = np.array([table_name(n) for n in trace.names] + [""], dtype=object)
     keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
     name_ok = keep_name[x.name]
-    host = np.isin(x.cat, [int(c) for c in HOST_CATS]) & name_ok
+    ev = op_events(trace, name_ok, python_frames)
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
-    end = x.ts + x.dur
-    parent, depth = host_parent(trace, host, end, shown)
-    roots = np.flatnonzero(host & (parent < 0))
+    end = torch_ends(trace, ev) if python_frames else x.ts + x.dur
+    parent, depth = host_parent(trace, ev, end, shown)
+    roots = np.flatnonzero(ev.host & (parent < 0))
     label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
-    cols, device_link = _host_times(trace, host, device, label[x.name], end, launcher, parent, depth)
-    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(_memory_records(trace)))
-    return OpTimes(host, device, np.flatnonzero(host | device), names, cols, device_link, has_memory, roots)
+    cols, device_link = _host_times(trace, ev, device, label[x.name], end, launcher, parent, depth)
+    has_memory = bool(trace.flags.get("profile_memory")) or bool(len(memory_records(trace)))
+    frames = int(np.count_nonzero(x.cat == int(Cat.PYTHON)))
+    order = np.flatnonzero(ev.host | device)
+    times = OpTimes(ev.host, device, order, names, cols, device_link, has_memory, roots)
+    times.python_frames, times.frame_events, times.open_events = python_frames, frames, int(ev.unfinished.sum())
+    return times
 
 
 def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
     """Aggregate a trace the way key_averages() aggregates the same run."""
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
-    rows += _memory_rows(trace, times.host_roots, end)
+    rows += _memory_row(trace, times.host_roots, end)
     self_cpu = float(sum(r.self_cpu_us for r in rows))
     self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
-    return OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory)
+    table = OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory, times.python_frames)
+    table.frame_events, table.open_events = times.frame_events, times.open_events
+    table.torch = str((trace.ranks[0] if trace.ranks else {}).get("torch") or "")  # where the file names it
+    return table
 
 
-def host_parent(
-    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None
-) -> tuple[np.ndarray, np.ndarray]:
+def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | None) -> tuple[np.ndarray, np.ndarray]:
     """Each host event's parent when host events alone are nested per thread, as torch nests them.
 
-    The display nesting (time only, before Python ids re-hang frames) already holds it on every
-    track where the events torch leaves out are leaves that overlap nothing partially: leaving out
-    such an event changes no other event's parent. Other tracks are nested again, host events only.
+    The events torch keeps out of the tree (ev.loose) have none and are none's; the runtime calls linked to no op
+    (ev.detached) nest only among themselves. The display nesting (time only, before Python ids re-hang frames)
+    already holds the rest on every track where the events torch leaves out are leaves that overlap nothing
+    partially: leaving out such an event changes no other event's parent. Other tracks are nested again.
     Returns the parents and each event's depth in that nesting.
     """
     x = trace.x
-    if shown is None:
+    tree = ev.host & ~ev.loose & ~ev.detached
+    parent, depth = _tree_parent(trace, tree, end, shown)
+    if ev.detached.any():
+        alone = nest(x.ts, end, x.track, ev.detached)
+        parent[ev.detached] = alone.parent[ev.detached]
+        depth[ev.detached] = alone.depth[ev.detached]
+    parent[ev.loose] = -1
+    return parent, depth
+
+
+def _tree_parent(
+    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The parents and depths of the host events nested per thread (from the display nesting where it holds)."""
+    x = trace.x
+    if shown is None or not np.array_equal(end, x.ts + x.dur):
         alone = nest(x.ts, end, x.track, host)
-        return alone.parent, alone.depth
+        return alone.parent.copy(), alone.depth.copy()
     in_shown = np.zeros(trace.n, bool)
     in_shown[shown.order] = True
     extra = in_shown & ~host
@@ -199,73 +238,50 @@ def host_parent(
     return parent, depth
 
 
-def _host_times(trace: Trace, host, device, names, end, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str]:
+def _host_times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, depth):
     """Per event: self/total CPU and self/total device time in ns, after dup removal, and the memory columns.
 
     depth is any level that grows from parent to child (the nesting's depth before folding does). The memory
-    sums read no nesting: they run side by side with the times (threads.py).
+    sums read no nesting: they run side by side with the times (threads.py). An event torch keeps out of its
+    tree (ev.loose) has no self memory, as it has no self time.
     """
     (cols, device_link, alive, parent), (cpu_mem, dev_mem) = side_by_side(
-        lambda: _times(trace, host, device, names, launcher, parent, depth),
-        lambda: _memory_usage(trace, host, end),
+        lambda: _times(trace, ev, device, names, end, launcher, parent, depth),
+        lambda: memory_usage(trace, ev.host, end),
     )
     cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
-    cols["self_cpu_mem"] = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
-    cols["self_dev_mem"] = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
+    self_cpu = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
+    self_dev = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
+    cols["self_cpu_mem"] = np.where(ev.loose, 0, self_cpu)
+    cols["self_dev_mem"] = np.where(ev.loose, 0, self_dev)
     return cols, device_link
 
 
-def _times(trace: Trace, host, device, names, launcher, parent, depth) -> tuple[dict[str, np.ndarray], str, Any, Any]:
-    """The time columns, how device time was linked, which host events stay after dup removal, and their parents."""
-    x = trace.x
+def _times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, depth):
+    """The time columns, how device time was linked, which host events stay after dup removal, and their parents.
+
+    An async event (ev.loose) has torch's times: no self CPU, its span as CPU total, no device time."""
+    x, host = trace.x, ev.host
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
     kernels, device_link = _kernel_sums(trace, host, work), "External id"
     if work.any() and launcher is None:
         launcher = link(trace).launcher
     if work.any() and not _external_ids_name_ops(trace, work, parent, launcher):
         kernels, device_link = _kernel_sums_by_launch(trace, work, parent, launcher), "launch call"
+    kernels[ev.loose] = 0
     alive = _remove_dup_nodes(parent, names, kernels, host)
-    dur = np.where(alive & host, x.dur, 0)
+    dur = np.where(alive & host, end - x.ts, 0)
     parent = np.where(alive, parent, -1)
     dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
     cols = {
         "alive": alive,
-        "self_cpu": dur - children_total(parent, dur),
+        "loose": ev.loose,
+        "self_cpu": np.where(ev.loose, 0, dur - children_total(parent, dur)),
         "cpu_total": dur,
         "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
         "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
     }
     return cols, device_link, alive, parent
-
-
-CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
-DEVICE_MEMORY_DEVICES = (1, 6, 12, 20)  # CUDA, HIP, XPU, PrivateUse1
-
-
-def _memory_records(trace: Trace) -> np.ndarray:
-    """Indices of the [memory] instants (allocations > 0, frees < 0)."""
-    if "[memory]" not in trace.names or not len(trace.inst.ts):
-        return np.empty(0, np.int64)
-    return np.flatnonzero(trace.inst.name == trace.names.index("[memory]"))
-
-
-def _memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
-    """Per host event: net bytes of the [memory] records inside [start, end] (any thread), as torch counts."""
-    out = np.zeros(trace.n, np.int64), np.zeros(trace.n, np.int64)
-    mem = _memory_records(trace)
-    if not len(mem):
-        return out
-    inst = trace.inst
-    order = mem[np.argsort(inst.ts[mem], kind="stable")]
-    ts = inst.ts[order]
-    events = np.flatnonzero(host)
-    lo = np.searchsorted(ts, trace.x.ts[events], side="left")
-    hi = np.searchsorted(ts, end[events], side="right")
-    for target, kinds in zip(out, (CPU_MEMORY_DEVICES, DEVICE_MEMORY_DEVICES), strict=True):
-        counted = np.where(np.isin(inst.dev_type[order], kinds), inst.bytes[order], 0)
-        prefix = np.concatenate([[0], np.cumsum(counted)])
-        target[events] = prefix[hi] - prefix[lo]
-    return out
 
 
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
@@ -366,6 +382,7 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
     rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
     for row, i in zip(rows, idx[heads].tolist(), strict=True):
         row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
+        row.is_async = bool(t["loose"][i])
     return rows
 
 
@@ -427,24 +444,12 @@ def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
     return rows
 
 
-def _memory_rows(trace: Trace, roots, end) -> list[OpRow]:
-    """[memory] records outside every host event become a row of their own, as in torch (roots: the host events
-    under no other, which hold every other; each nested event lies within its parent)."""
-    mem = _memory_records(trace)
-    if not len(mem):
+def _memory_row(trace: Trace, roots, end) -> list[OpRow]:
+    """torch's [memory] row: the allocations and frees outside every host event (none when there are none)."""
+    count, cpu, device = loose_memory(trace, roots, end)
+    if not count:
         return []
-    inst = trace.inst
-    ts = inst.ts[mem]
-    starts, ends = trace.x.ts[roots], end[roots]
-    order = np.argsort(starts)
-    starts, run_end = starts[order], np.maximum.accumulate(ends[order]) if len(order) else ends
-    pos = np.searchsorted(starts, ts, side="right") - 1
-    covered = (pos >= 0) & (run_end[np.maximum(pos, 0)] >= ts) if len(starts) else np.zeros(len(ts), bool)
-    loose = mem[~covered]
-    if not len(loose):
-        return []
-    row = OpRow("[memory]", len(loose), 0.0, 0.0, 0.0, 0.0, False, False)
-    kinds = inst.dev_type[loose]
-    row.cpu_mem = row.self_cpu_mem = int(inst.bytes[loose][np.isin(kinds, CPU_MEMORY_DEVICES)].sum())
-    row.device_mem = row.self_device_mem = int(inst.bytes[loose][np.isin(kinds, DEVICE_MEMORY_DEVICES)].sum())
+    row = OpRow("[memory]", count, 0.0, 0.0, 0.0, 0.0, False, False)
+    row.cpu_mem = row.self_cpu_mem = cpu
+    row.device_mem = row.self_device_mem = device
     return [row]

@@ -40,6 +40,31 @@ class Results(Analysis):
     def ops_by_shape(self) -> OpsTable:
         return ops_table(self.trace, self.op_times, group_by_shape=True)
 
+    @computed("aggregate")
+    def op_times_frames(self) -> OpTimes:
+        """The per-event quantities of the table with Python frames as rows (torch 2.12 and 2.13's)."""
+        return op_times(self.trace, self.links.launcher, self.nesting, python_frames=True)
+
+    @stored(Blob(OpsTable), phase="aggregate")
+    def ops_frames(self) -> OpsTable:
+        """The ops table with Python frames (and events still open at the window's end) as rows."""
+        if not self.op_times.other_differs:
+            return self.ops
+        return ops_table(self.trace, self.op_times_frames)
+
+    @stored(Blob(OpsTable), phase="aggregate")
+    def ops_by_shape_frames(self) -> OpsTable:
+        """ops_frames, one row per (name, input shapes)."""
+        if not self.op_times.other_differs:
+            return self.ops_by_shape
+        return ops_table(self.trace, self.op_times_frames, group_by_shape=True)
+
+    def op_table(self, by_shape: bool = False, python_frames: bool = False) -> OpsTable:
+        """The ops table asked for: by input shape or not, Python frames as rows (torch 2.12, 2.13) or not."""
+        if python_frames:
+            return self.ops_by_shape_frames if by_shape else self.ops_frames
+        return self.ops_by_shape if by_shape else self.ops
+
     @stored(Blob(list[KernelRow]), phase="aggregate")
     def kernels(self) -> list[KernelRow]:
         return kernel_rows(self.trace, self.links)

@@ -337,8 +337,10 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
     op = np.flatnonzero(op_mask)
     s.cpu_in_ops_us = union_length(x.ts[op], x.ts[op] + x.dur[op]) / 1000.0
     names = {trace.names[int(k)] for k in np.unique(x.name[op])}
-    shown = [r for r in ops.rows if r.name in names and not r.is_device and r.self_cpu_us > 0]
-    s.cpu_top_self = [(r.name, float(r.self_cpu_us)) for r in sorted(shown, key=lambda r: -r.self_cpu_us)[:CPU_TOP]]
+    # a row's own time; an async region's (gloo:all_reduce, self CPU 0 in torch's table) is its span
+    own = {r.name: r.cpu_total_us if r.is_async else r.self_cpu_us for r in ops.rows if not r.is_device}
+    shown = [n for n in own if n in names and own[n] > 0]
+    s.cpu_top_self = [(n, float(own[n])) for n in sorted(shown, key=lambda n: -own[n])[:CPU_TOP]]
     if not len(op):
         return "cpu-only", "CPU only; no ops in the trace"
     aten = [r for r in ops.rows if r.name.startswith("aten::") and not r.is_device]

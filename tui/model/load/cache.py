@@ -30,7 +30,7 @@ from ..tracks import Track
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 14  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
+FORMAT_VERSION = 15  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
 KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 

@@ -20,6 +20,7 @@ from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, wo
 from .pool import pool_size, spawn_pool
 from .source import ChunkReader, Source, split_chunks
 from .stream import watcher
+from .writer import torch_version
 
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -178,13 +179,22 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
         chunks=np.array([(s, e, f, 0) for s, e, f in part.rows], dtype=np.int64).reshape(-1, 4),
         sources=[source],
         devices=top.deviceProperties or top.computeProperties or [],
-        ranks=[{**(top.distributedInfo or {}), "rank": rank, "rank_from": rank_from, "clock": _clock(top, part.x.ts)}],
+        ranks=[
+            {**(top.distributedInfo or {}), "rank": rank, "rank_from": rank_from, "clock": _clock(top, part.x.ts)}
+            | _writer(top)
+        ],
         flags={k: v for k in ("record_shapes", "with_stack", "profile_memory") if (v := getattr(top, k))},
         report=part.report,
     )
     if src.gz and unzipped is None:
         trace.buffers[0] = src.buf
     return trace
+
+
+def _writer(top) -> dict[str, str]:
+    """{"torch": version} where the file names the torch that wrote it (writer.py), else {}."""
+    version = torch_version(top)
+    return {"torch": version} if version else {}
 
 
 def _rank(path: Path, info: dict | None) -> tuple[int, str]:

@@ -9,7 +9,7 @@ falls back to the lenient path (decode.py).
 
 from __future__ import annotations
 
-from typing import ClassVar, Union
+from typing import Any, ClassVar, Union
 
 import msgspec
 
@@ -149,6 +149,8 @@ class TopLevel(msgspec.Struct):
     record_shapes: int | None = None
     with_stack: int | None = None
     profile_memory: int | None = None
+    torch_version: Any = None  # written by tracetui profile (prof.add_metadata); read leniently (writer.py)
+    metadata: Any = None  # a run's metadata some tools embed (TraceLens: system.torch_env_info.torch_version)
 
 
 class PhaseOnly(msgspec.Struct):
