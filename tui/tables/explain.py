@@ -108,6 +108,16 @@ COMPILE_TEMPLATES = {
     f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
     for prefix, what in COMPILE_WHAT.items()
 }
+COMPILING_TEMPLATES = {
+    "compiling": "torch.compile compiled for {us:long} of the {wall:long} window ({share}): {frames:,} frame compile(s), "
+    "{graphs:,} compiled graph(s) called. Compiling is paid once per shape, before the compiled code runs: a window "
+    "that holds it measures the compiler, not the model.",
+    "compiling-recompiles": "{recompiles:,} of the frame compiles are recompiles: a guard failed (a new input shape, "
+    "dtype or Python value), so Dynamo compiled the frame again. torch._logging.set_logs(recompiles=True) says which "
+    "guard; mark changing sizes dynamic (torch._dynamo.mark_dynamic) or pad them to a few sizes.",
+    "compiling-steps": "{steps:,} step(s) compiled: they are left out of the typical step, as a cold first step is. "
+    "Profile after warm-up steps (a schedule with warmup, or tracetui profile --warmup).",
+}
 QUEUE_TEMPLATES = {
     "queue-empty": "{stream}'s launch queue is always empty: {idle} of its {activities:,} device activities ({share} of "
     "the launched device time) were launched onto an idle stream, never more than {max_length:,} waiting at once, "
@@ -119,7 +129,9 @@ QUEUE_TEMPLATES = {
     "start, median). The CPU runs far ahead and waits on the full queue: launch calls block until a slot frees, so "
     "the GPU's own work bounds the run; make the kernels faster, not the launches.",
 }
-TEMPLATES = OWN_TEMPLATES | COMPILE_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
+TEMPLATES = (
+    OWN_TEMPLATES | COMPILE_TEMPLATES | COMPILING_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
+)
 
 
 def took(value: float) -> str:

@@ -21,6 +21,7 @@ from ...steps import STEP_NAME, cold_first, typical
 from ..kernel_roles import role
 from ..launches import launch_calls
 from ..summary import Summary
+from .compiling import COMPILING_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
@@ -454,6 +455,7 @@ RULES = [
     Rule("sync-records", sync_records),
     Rule("setup-gap", setup_gap),
     Rule("compile-runtime", compile_runtime),
+    *COMPILING_RULES,
     Rule("kernel-names", kernel_hints),
     *GRAPH_RULES,
     *ROOFLINE_RULES,
