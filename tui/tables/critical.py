@@ -316,6 +316,8 @@ def sentence(w: WhatIf) -> str:
 
 def _change(s: Spec, names: list[str]) -> str:
     what = _what(s, names)
+    if s.what == "graphs" and s.event >= 0:
+        return f"{_region(s, names)} as one CUDA graph replay (its CPU work replaced by the replay's)"
     if s.what == "graphs":
         return f"{_region(s, names)} as CUDA graph replays (their CPU work replaced by one replay each)"
     if s.what == "sync":
@@ -331,8 +333,10 @@ def _change(s: Spec, names: list[str]) -> str:
 
 def _region(s: Spec, names: list[str]) -> str:
     """What a graphs what-if replays: the compiled graphs, the forward and backward, or the spans it names."""
+    if s.event >= 0 or (s.pattern and len(set(names)) == 1):
+        return _cut(names[0]) if names else "the region"
     if s.pattern:
-        return _cut(names[0]) if len(set(names)) == 1 else f"the spans matching /{s.pattern}/"
+        return f"the spans matching /{s.pattern}/"
     if names and all(n.startswith("## Call CompiledFxGraph") for n in names):
         return "the compiled graphs"
     return "the step's forward and backward"

@@ -42,15 +42,16 @@ OWN_TEMPLATES = {
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but takes {per_launch_cpu} "
-    "of CPU time (median {median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use "
-    "torch.compile, or CUDA graphs.",
-    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of CPU); "
-    "while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical path, or overlap "
-    "it with GPU work.",
+    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but costs the step "
+    "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
+    "{median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
+    "graphs.",
+    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of the "
+    "step's CPU work); while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical "
+    "path, or overlap it with GPU work.",
     "overhead-cpu-unseen": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of "
-    "CPU); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it off the "
-    "critical path, or overlap it with GPU work.",
+    "the step's CPU work); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it "
+    "off the critical path, or overlap it with GPU work.",
     "slow-kernel": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
     "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy module loading on a kernel's first use "
     "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "

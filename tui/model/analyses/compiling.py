@@ -1,7 +1,7 @@
 """torch.compile compiling inside the window: how long, how many frames and graphs, recompiles, which steps.
 
 Dynamo and Inductor record their work as spans (`dynamo`, `entire_frame_compile`, `compile_attempt_0`,
-`backend_compile`, `… (dynamo_timed)`; critical/classes.py COMPILE names them), on the thread that called the
+`backend_compile`, `… (dynamo_timed)`; COMPILE names them), on the thread that called the
 compiled function, and on the autograd engine's thread for a backward compiled on first use. The compiled code
 running (`Torch-Compiled Region: 0/1`, `CompiledFunction`, `## Call CompiledFxGraph … ##`) is not compiling.
 A frame compile is an outermost compile span that is one of Dynamo's frame spans; a recompile is a frame compile
@@ -19,8 +19,13 @@ import numpy as np
 
 from ..cats import GPU_CATS
 from ..trace import Trace
-from .critical.classes import COMPILE
 
+# torch.compile compiling (Dynamo's and Inductor's spans; not the compiled code running: Torch-Compiled Region,
+# CompiledFunction, ## Call CompiledFxGraph ... ## are the graph running)
+COMPILE = re.compile(
+    r"^(dynamo|entire_frame_compile|compile_attempt_\d+|backend_compile|inductor_compile|compile_fx_inner)$"
+    r"| \(dynamo_timed\)$"
+)
 FRAME = re.compile(r"^(dynamo|entire_frame_compile|_compile\.compile_inner \(dynamo_timed\))$")
 REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)$")
 GRAPH = re.compile(r"^## Call CompiledFxGraph (\w+) ##$")

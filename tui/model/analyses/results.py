@@ -113,8 +113,9 @@ class Results(Analysis):
 
     @stored(Blob(RankRow), phase="aggregate")
     def rank_row(self) -> RankRow:
-        """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py)."""
-        return rank_row(self)
+        """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py), and its
+        verdict, the summary's."""
+        return replace(rank_row(self), verdict=self.summary.verdict, bound_by=self.summary.bound_by)
 
     @computed("aggregate")
     def rank_rows(self) -> list[RankRow]:

@@ -85,12 +85,6 @@ BLOCKING_COPY = re.compile(r"^(?:cuda|hip|cu)Memcpy(?!Peer)")  # waits for its c
 STREAM_WAIT = re.compile(r"^(?:cuda|hip|cu)StreamWaitEvent")
 EVENT_RECORD = re.compile(r"^(?:cuda|hip|cu)EventRecord")
 DATA_LOADER = re.compile(r"DataLoader|dataloader|data_loader")
-# torch.compile compiling (Dynamo's and Inductor's spans; not the compiled code running: Torch-Compiled Region,
-# CompiledFunction, ## Call CompiledFxGraph ... ## are the graph running)
-COMPILE = re.compile(
-    r"^(dynamo|entire_frame_compile|compile_attempt_\d+|backend_compile|inductor_compile|compile_fx_inner)$"
-    r"| \(dynamo_timed\)$"
-)
 # the CPU side of a collective: record_function labels and the c10d ops (gloo runs its collectives on the CPU;
 # NCCL's CPU side launches and waits)
 COLLECTIVE_OP = re.compile(r"^(gloo|nccl|mpi|ucc|xccl|hccl):|^c10d::|^record_param_comms$|^ProcessGroup\w*::")

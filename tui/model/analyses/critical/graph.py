@@ -193,8 +193,8 @@ def _ends(s: Scope, ts: np.ndarray) -> np.ndarray:
     x = s.trace.x
     span_end = lookup(s.cpu.ev, s.cpu.end_node, np.array([s.window.event]))
     lts = np.where(s.launcher >= 0, x.ts[np.maximum(s.launcher, 0)], np.iinfo(np.int64).min)
-    inside = (s.launcher >= 0) & (lts >= s.w0) & (lts < s.window.end)
-    return np.concatenate([span_end[span_end >= 0], s.dev.end_node[inside]])
+    launched = (s.launcher >= 0) & (lts >= s.w0) & (lts < s.window.end)
+    return np.concatenate([span_end[span_end >= 0], s.dev.end_node[launched]])
 
 
 def _launch_calls(s: Scope) -> np.ndarray:

@@ -32,11 +32,11 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import Cat
+from ..compiling import GRAPH as COMPILED_GRAPH
 from ..graphs.replay import GRAPH_LAUNCH
 from .classes import DATA_LOADER, Edge
 from .graph import Graph
 
-COMPILED_GRAPH = re.compile(r"^## Call CompiledFxGraph \w+ ##$")
 NOT_CAPTURED = re.compile(r"^Optimizer\.(step|zero_grad)#|^ProfilerStep#")
 LAUNCH_CPU_NS = 10_000  # one cudaGraphLaunch's CPU time when the trace has none to measure (10 us)
 TREES_CALL_NS = 100_000  # one warm call of a compiled graph under reduce-overhead, graph launch included (0.1 ms)
@@ -101,10 +101,12 @@ def _trees_call(a: Analysis, launches: np.ndarray) -> int:
     return int(np.median(calls)) if calls else 0
 
 
-def regions(a: Analysis, g: Graph, pattern: str) -> np.ndarray:
-    """The CPU spans of the window the replay would take: those named by pattern, or the default region."""
+def regions(a: Analysis, g: Graph, pattern: str, event: int = -1) -> np.ndarray:
+    """The CPU spans of the window the replay would take: the event, those named by pattern, or the default."""
     x, names = a.trace.x, a.trace.names
     cpu = np.unique(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
+    if event >= 0:
+        return np.array([event], np.int64) if _under(a.nesting.time_parent, cpu, np.array([event])).any() else cpu[:0]
     if pattern:
         rx = re.compile(pattern)
         return _outermost(a, cpu[[bool(rx.search(names[int(x.name[i])])) for i in cpu]])
@@ -131,9 +133,9 @@ def _outermost(a: Analysis, spans: np.ndarray) -> np.ndarray:
     return spans[~_under(parent, parent[spans].astype(np.int64), spans)] if len(spans) else spans
 
 
-def replayed(a: Analysis, g: Graph, pattern: str) -> Replayed:
+def replayed(a: Analysis, g: Graph, pattern: str, event: int = -1) -> Replayed:
     """The region's edges re-weighted as one graph replay per instance (an empty result: no region found)."""
-    spans = regions(a, g, pattern)
+    spans = regions(a, g, pattern, event)
     if not len(spans):
         return Replayed(np.empty(0, np.int64), np.empty(0))
     compiled = all(COMPILED_GRAPH.match(a.trace.name_of(int(i))) for i in spans)
@@ -171,7 +173,7 @@ def _first_edges(g: Graph, spans: np.ndarray) -> np.ndarray:
     """Per region instance: the CPU stretch that starts at its start (where the graph launch goes)."""
     e = g.e
     start_nodes = np.flatnonzero(np.isin(g.event, spans) & (np.arange(len(g.ts)) < len(g.ts) - 1))
-    first_of = {}
+    first_of: dict[int, int] = {}
     for node in start_nodes.tolist():
         ev = int(g.event[node])
         if ev not in first_of or g.ts[node] < g.ts[first_of[ev]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analysis import Analysis
+from ...cats import BUSY_CATS
 from ...steps import step_events
 from ..graphs.replay import graph_owner
 from .classes import Edge, Kind
@@ -29,6 +30,7 @@ from .replay import Replayed, replayed
 from .solve import solve
 from .window import Window, span_window, whole_trace
 
+DEVICE_CATS = tuple(int(c) for c in BUSY_CATS)
 WHATS = ("kernel", "op", "sync", "launch", "cpu", "graphs")
 _FACTOR = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×]?\s*$")
 
@@ -143,7 +145,10 @@ def _replay_cost(r: Replayed) -> str:
 
 
 def _replay(a: Analysis, g: Graph, spec: Spec, window: Window) -> Replayed:
-    found = replayed(a, g, spec.pattern)
+    found = replayed(a, g, spec.pattern, spec.event)
+    if not len(found.regions) and spec.event >= 0:
+        name = a.trace.name_of(spec.event)[:40]
+        raise WhatIfError(f"{name} has no CPU work on the critical path graph of {window.name}: nothing to replay")
     if not len(found.regions):
         what = f"no span matching /{spec.pattern}/" if spec.pattern else "no step work or compiled graph"
         raise WhatIfError(f"--what-if {spec.text!r}: {window.name} has {what} to replay as a CUDA graph")
@@ -214,12 +219,17 @@ def _event_edges(a: Analysis, g: Graph, event: int) -> np.ndarray:
     return under
 
 
-def what_if_for_event(a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None) -> WhatIf:
+def what_if_for_event(
+    a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None, graph: bool = False
+) -> WhatIf:
     """If one event were factor times faster (0: gone): a device activity's span, or a CPU event and what runs
-    under it on its thread; solved in the ProfilerStep that holds it (the whole trace outside any step)."""
+    under it on its thread; with graph, a CPU event (an op, a module, an annotation) replayed as one CUDA graph;
+    solved in the ProfilerStep that holds it (the whole trace outside any step)."""
     owner = graph_owner(a.trace) if replayed_by is None else replayed_by
     name = a.trace.name_of(event)
-    spec = Spec(f"{name}={factor:g}", "event", "", factor, event)
+    if graph and (a.trace.x.cat[event] in DEVICE_CATS or a.trace.track_of(event).kind == "gpu"):
+        raise WhatIfError(f"{name[:40]} is on a GPU lane: select the op or module on a CPU lane that launched it")
+    spec = Spec(f"graphs:{name}" if graph else f"{name}={factor:g}", "graphs" if graph else "event", "", factor, event)
     return what_if(a, window_of(a, event), [spec], owner)
 
 

@@ -34,7 +34,8 @@ class Window:
 def find_window(
     trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0, rank: int | None = None
 ) -> Window:
-    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace);
+    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace; the
+    default window the viewer and the verdict read is the typical step, Results.typical_window);
     of one rank, if given (a folder of ranks: every rank's otherwise)."""
     if step is not None:
         return _step(trace, step, rank)

@@ -194,8 +194,9 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
         "launches": s.launches,
-        "per_launch_gpu": us(s.gpu_per_launch_us),
-        "per_launch_cpu": us(s.typical_launch_us),
+        "per_launch_gpu": us(s.gpu_per_kernel_us),
+        "per_launch_cpu": us(s.cpu_per_kernel_us),
+        "call_cpu": us(s.typical_launch_us),
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
