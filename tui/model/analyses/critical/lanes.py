@@ -15,7 +15,8 @@ import numpy as np
 
 from ...cats import Cat
 from ...trace import Trace
-from .classes import COLLECTIVE_OP, COMPILE, DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
+from ..compiling import COMPILE
+from .classes import COLLECTIVE_OP, DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
 from .edges import EdgeList, concat, edges
 
 
