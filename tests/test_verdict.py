@@ -234,3 +234,33 @@ def test_a_blocking_copy_is_a_wait_not_a_launch_outlier(tmp_path):
     s = results(write_trace(tmp_path / "copy.json", events)).summary
     assert not s.launch_outliers and [c.name for c in s.blocking_copies] == ["cudaMemcpyAsync"]
     assert s.cpu_launch_us == 5
+
+
+def test_hidden_waits_on_a_shared_trace_wait_for_a_stream():
+    """The sampled 2-rank trace's rank 1 has copies and an optimizer step that sit until the device drains."""
+    path = next(iter(p for p in shared_traces() if p.name == "sampled_rank-1.json.gz"), None)
+    if path is None:
+        pytest.skip("../shared is not here")
+    p = results(path).critical
+    hidden = dict(p.caveats).get("hidden_waits", 0)
+    assert hidden >= 1
+    waits = [it for it in p.items if it.bound_by == "sync"]
+    assert waits and all(it.waits_for.startswith("GPU ") for it in waits)
+
+
+@pytest.mark.parametrize("path", shared_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_threads_that_do_no_work_never_hold_the_path(path):
+    """On every shared trace: no stretch of the typical path belongs to a thread that launches nothing and runs no
+    op, and without steps the window is the extent of the work."""
+    from tui.model.analyses.critical.window import working_tracks
+
+    a = results(path)
+    try:
+        p = a.critical
+    except Exception as exc:  # noqa: BLE001 - a trace with nothing to walk says so elsewhere
+        pytest.skip(f"no path: {exc}")
+    t = a.trace
+    working = working_tracks(t, p.rank)
+    idle_lanes = {tr.id for tr in t.tracks if tr.rank == p.rank and tr.kind == "cpu" and not working[tr.id]}
+    on_idle = [it for it in p.items if it.event >= 0 and int(t.x.track[it.event]) in idle_lanes]
+    assert not [it for it in on_idle if it.event != p.event]  # (a step's own span is the window, wherever it is)

@@ -107,8 +107,18 @@ def judge(s: Summary, path: CriticalPath | None, compiled: Compiling, step: Step
     if s.cpu_only and verdict == "overhead-bound":
         verdict = s.verdict if s.verdict in ("cpu-in-ops", "cpu-between-ops") else verdict
     s.verdict = verdict  # type: ignore[assignment]
-    s.reason = path_reason(s) + "; " + (s.reason if s.cpu_only else busy_numbers(s))
+    s.reason = path_reason(s) + "; " + _numbers(s)
     return s
+
+
+def _numbers(s: Summary) -> str:
+    """The reasons under the verdict: the busy shares and launches, or a CPU-only trace's own (its ops' self time,
+    which threads waiting side by side in collectives would add up past the window: left out when they bound it)."""
+    if not s.cpu_only:
+        return busy_numbers(s)
+    if s.verdict in ("cpu-in-ops", "cpu-between-ops"):
+        return s.reason
+    return f"CPU only; {TITLE.get(s.bound_by, s.bound_by)} {s.bound_share:.0%} of the path"
 
 
 def path_reason(s: Summary) -> str:

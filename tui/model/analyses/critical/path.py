@@ -122,13 +122,16 @@ def _items(a: Analysis, g: Graph, k: np.ndarray, start: np.ndarray, dur: np.ndar
     first = np.flatnonzero(new)
     total = np.add.reduceat(dur, first)
     names = a.trace.names
-    x = a.trace.x
+    evs = owner[first]
+    name_ids = np.where(evs >= 0, a.trace.x.name[np.maximum(evs, 0)], -1).tolist()  # one read of the column
     other = _waited_lanes(a, g, k)
+    classes = [CLASS_NAMES[b] for b in Bound]  # by the class's number: no enum built per item
+    kinds = [KIND_NAMES[kd] for kd in Kind]
     out = []
-    for f, d in zip(first.tolist(), total.tolist(), strict=True):
-        ev, b, kd = int(owner[f]), Bound(int(bound[f])), Kind(int(kind[f]))
-        name = names[int(x.name[ev])] if ev >= 0 else _unnamed(b, kd)
-        out.append(PathItem(ev, name, KIND_NAMES[kd], int(start[f]), int(d), CLASS_NAMES[b], other[f]))
+    rows = zip(first.tolist(), total.tolist(), evs.tolist(), name_ids, bound[first].tolist(), kind[first].tolist())
+    for f, d, ev, nid, b, kd in rows:
+        name = names[nid] if ev >= 0 else _unnamed(Bound(b), Kind(kd))
+        out.append(PathItem(ev, name, kinds[kd], int(start[f]), int(d), classes[b], other[f]))
     return out
 
 

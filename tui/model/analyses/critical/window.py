@@ -9,7 +9,7 @@ import numpy as np
 from ...cats import GPU_CATS, Cat
 from ...steps import STEP_NAME, step_events
 from ...trace import Trace
-from .classes import LAUNCH_CALL
+from .classes import COLLECTIVE_OP, LAUNCH_CALL
 
 
 class WindowError(ValueError):
@@ -67,15 +67,17 @@ def whole_trace(trace: Trace, rank: int | None = None) -> Window:
 
 def working_tracks(trace: Trace, rank: int) -> np.ndarray:
     """Per track: does it do the rank's work? Its streams, and the CPU threads that launch device work (on a trace
-    without launches, the threads that run ops; without ops either, every thread). A thread that launches nothing
+    without launches, the threads that run ops or collectives; without ops either, every thread). A thread that launches nothing
     and runs no op (Python frames and annotations only: a watchdog's wait, tqdm's monitor) is left out."""
     x, tracks = trace.x, trace.tracks
     mine = np.array([t.rank == rank and t.kind != "meta" for t in tracks] or [False])
     gpu = mine & np.array([t.kind == "gpu" for t in tracks] or [False])
     cpu = mine & ~gpu
     launch_names = np.array([bool(LAUNCH_CALL.search(n)) for n in trace.names] or [False])
+    collective = np.array([bool(COLLECTIVE_OP.search(n)) for n in trace.names] or [False])
     runtime = x.cat == int(Cat.RUNTIME)
-    for test in (runtime & launch_names[x.name], np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)])):
+    ops = np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)]) | collective[x.name]  # gloo's threads: collectives
+    for test in (runtime & launch_names[x.name], ops):
         doing = np.zeros(len(tracks), bool)
         doing[np.unique(x.track[test])] = True
         if (doing & cpu).any():
