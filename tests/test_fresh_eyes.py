@@ -219,9 +219,9 @@ def test_critical_on_a_cpu_only_capture_advises_on_cpu_work_and_handles_a_path_o
     from tui.model.load import load_trace
     from tui.reports.critical import render_critical
 
-    a = Results(load_trace(CPU, use_cache=False))
+    a = Results(load_trace(CPU, use_cache=False))  # the gloo rank: its step waits on gloo's all-reduce threads
     out = render_critical(a, "text", what_if=["cpu=0"])
-    assert "no device activity" in out and "CPU work is 100% of the path" in out
+    assert "no device activity" in out and "Waiting on other ranks in collectives is 81% of the path" in out
     assert "GPU waits" not in out and "CUDA graphs" not in out
     assert "the window would take no time: nothing else is on its path" in out
     assert "runs mostly through \n" not in out + "\n" and "After" not in out and "Total: 0.0 us" not in out
