@@ -128,7 +128,8 @@ def _items(a: Analysis, g: Graph, k: np.ndarray, start: np.ndarray, dur: np.ndar
     classes = [CLASS_NAMES[b] for b in Bound]  # by the class's number: no enum built per item
     kinds = [KIND_NAMES[kd] for kd in Kind]
     out = []
-    rows = zip(first.tolist(), total.tolist(), evs.tolist(), name_ids, bound[first].tolist(), kind[first].tolist())
+    cols = (first.tolist(), total.tolist(), evs.tolist(), name_ids, bound[first].tolist(), kind[first].tolist())
+    rows = zip(*cols, strict=True)
     for f, d, ev, nid, b, kd in rows:
         name = names[nid] if ev >= 0 else _unnamed(Bound(b), Kind(kd))
         out.append(PathItem(ev, name, kinds[kd], int(start[f]), int(d), classes[b], other[f]))
