@@ -70,7 +70,12 @@ def test_serial_cpu_is_all_cpu_and_attributes_each_stretch_to_its_innermost_op(t
 def test_a_device_synchronize_waits_for_the_last_kernel_and_the_path_runs_through_the_stream(tmp_path, record):
     p = path_of(gpu_bound(tmp_path, record))
     covers(p)
-    assert us(p) == {"cpu_bound": 10, "gpu_compute_bound": 138, "gpu_kernel_launch_overhead": 7}
+    assert us(p) == {
+        "cpu_bound": 8,
+        "gpu_compute_bound": 138,
+        "gpu_kernel_launch_overhead": 7,
+        "sync": 2,
+    }  # sync: its tail
     assert [n for n, *_ in steps(p)] == [
         "ProfilerStep#1",
         "K1",  # the launch delay, named for the kernel that waited
@@ -96,12 +101,12 @@ def test_launch_bound_tiny_kernels_leave_the_path_on_the_cpu_until_the_last_laun
 def test_a_sync_in_the_middle_hands_the_path_to_the_gpu_and_back(tmp_path):
     p = path_of(sync_middle(tmp_path))
     covers(p)
-    assert us(p) == {"cpu_bound": 110, "gpu_compute_bound": 80, "gpu_kernel_launch_overhead": 10}
+    assert us(p) == {"cpu_bound": 108, "gpu_compute_bound": 80, "gpu_kernel_launch_overhead": 10, "sync": 2}
     assert steps(p) == [
         ("ProfilerStep#1", "cpu_bound", 0, 10),
         ("K1", "gpu_kernel_launch_overhead", 10, 10),
         ("K1", "gpu_compute_bound", 20, 80),
-        ("cudaStreamSynchronize", "cpu_bound", 100, 2),
+        ("cudaStreamSynchronize", "sync", 100, 2),  # its own tail, back from the wait
         ("ProfilerStep#1", "cpu_bound", 102, 8),
         ("X", "cpu_bound", 110, 80),
         ("ProfilerStep#1", "cpu_bound", 190, 10),

@@ -39,7 +39,7 @@ def test_the_json_document_has_the_issues_keys_and_the_path_covers_the_window(ca
     assert d["length_us"] == pytest.approx(d["window"]["end_us"] - d["window"]["start_us"])
     t = d["window"]["start_us"]
     for item in d["path"]:
-        assert list(item) == ["id", "name", "kind", "start_us", "dur_us", "bound_by"]
+        assert list(item) == ["id", "name", "kind", "start_us", "dur_us", "bound_by", "waits_for"]
         assert item["kind"] in KINDS and item["bound_by"] in CLASSES
         assert item["start_us"] == pytest.approx(t, abs=1e-6)
         t = item["start_us"] + item["dur_us"]

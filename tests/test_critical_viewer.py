@@ -99,6 +99,25 @@ async def test_x_says_what_2x_faster_saves_on_and_off_the_path():
         assert f"saves nothing: it is off the critical path of {off.before.window} (" in screen.critical_line.text
 
 
+async def test_g_says_what_one_cuda_graph_replay_of_the_op_would_save():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        tl, a = screen.timeline, screen.analysis
+        op = first_named(a, "aten::linear")
+        model = what_if_for_event(a, op, 0.0, a.graph_owner, graph=True)
+        assert model.saving_ns > 0 and model.specs[0].what == "graphs"
+        tl.select(op)
+        await press_settled(pilot, "g")
+        await until(pilot, lambda: "CUDA graph replay" in screen.critical_line.text, "the replay's saving said")
+        assert screen.critical_line.text == C.sentence(model)
+        assert screen.critical_line.text.startswith("aten::linear as one CUDA graph replay")
+        kernel = int(np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))[10])
+        tl.select(kernel)
+        await press_settled(pilot, "g")
+        await until(pilot, lambda: "GPU lane" in screen.critical_line.text, "why a kernel has nothing to replay")
+
+
 async def test_enter_in_the_path_view_selects_that_event_on_the_timeline():
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -47,7 +47,9 @@ def test_bert_launches_are_the_61_calls_that_put_work_on_the_gpu(bert):
 def test_the_summary_says_launches_and_the_other_calls_beside_them(bert):
     lines = {key: text for key, _, text in S.lines(bert.summary)}
     assert lines["cpu_launch_us"].startswith("61 calls that put work on the GPU, 332.494us of CPU, median 4.940us")
-    assert lines["cpu_launch_us"].endswith("; 5.073us of GPU work per launch")
+    assert lines["cpu_launch_us"].endswith(
+        "; 5.073us of GPU work per launch, 72.303us of the step's CPU work per launch"
+    )
     assert lines["other_runtime_us"].startswith("71 calls, 56.261us of CPU, none put work on the GPU: ")
     doc = S.fields(bert.summary)
     assert doc["launches"] == 61 and doc["gpu_per_launch_us"] == pytest.approx(309.437 / 61)
@@ -102,7 +104,11 @@ def test_explain_never_contradicts_its_own_launch_figures(path):
 def test_explain_on_bert_compares_what_a_launch_costs_with_what_it_buys(bert):
     found = next(f for f in bert.findings if f.rule == "overhead-gaps")
     text = note(found)
-    assert "Each of the 61 launches buys 5.1 us of GPU work but takes 5.5 us of CPU time" in text
+    assert (
+        "Each of the 61 launches buys 5.1 us of GPU work but costs the step 72.3 us of CPU work on its critical path"
+        in text
+    )
+    assert "(the launch call itself takes 5.5 us, median 4.9 us)" in text
     assert found.parts[-1] == "overhead-launches"
 
 
@@ -112,4 +118,7 @@ def test_summary_json_and_text_agree_on_launches(capsys):
     assert doc["launches"] == 61 and doc["other_runtime_us"] == pytest.approx(56.261)
     assert main(["summary", str(BERT), "--no-cache"]) == 0
     out = capsys.readouterr().out
-    assert "61 launches, each buying 5.1 us of GPU work for 5.5 us of CPU" in " ".join(out.split())
+    assert (
+        "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us)"
+        in (" ".join(out.split()))
+    )

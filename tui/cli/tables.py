@@ -128,9 +128,11 @@ def add_explain(sub, command: str | None) -> argparse.ArgumentParser:
 
 CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the ops and kernels on the path
 with their share, a line of advice per class that matters; with --what-if, the saving and the new breakdown
-defaults: the slowest ProfilerStep (the whole trace without steps), --format text
+defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
+steps), --format text
 what-if specs (F: times faster, 0: gone; repeat --what-if to combine):
-  kernel:REGEX=F  op:REGEX=F (self time)  launch=0 (as with CUDA graphs)  sync:REGEX=0  cpu=F
+  kernel:REGEX=F  op:REGEX=F (self time)  launch=0 (the launch calls and delays)  sync:REGEX=0  cpu=F
+  graphs, graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph replays)
 example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
 
 
@@ -140,7 +142,7 @@ def add_critical(sub, command: str | None) -> argparse.ArgumentParser:
     p.epilog, p.formatter_class = CRITICAL_EPILOG, argparse.RawDescriptionHelpFormatter
     window = p.add_mutually_exclusive_group()
     window.add_argument(
-        "--step", type=int, metavar="N", help="ProfilerStep#N (default: the slowest step, else the trace)"
+        "--step", type=int, metavar="N", help="ProfilerStep#N (default: the typical step, else the trace)"
     )
     window.add_argument("--annotation", metavar="NAME", help="a span whose name holds NAME (the first; see --instance)")
     p.add_argument("--instance", type=count, default=0, metavar="K", help="with --annotation: the K-th span, from 0")
@@ -149,7 +151,8 @@ def add_critical(sub, command: str | None) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="SPEC",
-        help="kernel:REGEX=F, op:REGEX=F, launch=0, sync:REGEX=0 or cpu=F (F times faster); repeat to combine",
+        help="kernel:REGEX=F, op:REGEX=F, launch=0, sync:REGEX=0, cpu=F (F times faster) or graphs[:REGEX]; repeat to "
+        "combine",
     )
     return p
 

@@ -145,6 +145,18 @@ def typical(durations: list[float]) -> float:
     return statistics.median(durations) if durations else 0.0
 
 
+def typical_step(steps: list[Step], skip: set[int] | frozenset[int] = frozenset()) -> Step | None:
+    """The step the verdict reads: of the warm steps (a slow first step, a cold start, left out, and the steps whose
+    events are in skip: those that compiled), the one whose elapsed time is the median (the lower of the two middle
+    ones); when every step is left out, of them all. None without steps."""
+    if not steps:
+        return None
+    warm = steps[1:] if cold_first([st.elapsed_us for st in steps]) is not None else steps
+    chosen = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or steps
+    ranked = sorted(chosen, key=lambda st: st.elapsed_us)
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def is_slow(dur_us: float, typical_us: float) -> bool:
     """The one criterion for a slow step, shared by the overview's bars, explain and the readings."""
     return typical_us > 0 and dur_us >= SLOW_FACTOR * typical_us and dur_us - typical_us >= SLOW_MIN_EXCESS_US

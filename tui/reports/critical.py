@@ -40,11 +40,11 @@ def render_path(a: Results, fmt: str, report, width: int | None) -> str:
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
-    out = [head, "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
+    out = [head, C.verdict_line(a, p), "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
     out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
-        out += _prose("What if", [C.sentence(w)], fmt, width)
+        out += _prose("What if", [C.sentence(w), *C.whatif_notes(w)], fmt, width)
         if w.after.length_ns > 0:  # a path of no time has no breakdown to show
             out += ["", _breakdown(fmt, w.after, width, "After")]
     return "\n".join(out)
@@ -91,8 +91,14 @@ def _top(a: Results, fmt: str, p, width: int | None) -> str:
     total = p.length_ns or 1
     room = NAME_WIDTH if width is None else max(24, min(NAME_WIDTH, width - 40))
     rows = [
-        [short_name(name, room) + C.own_time(a.trace, name, kind), kind, C.when(ns), f"{ns / total:.1%}", C.TITLES[b]]
-        for name, kind, b, ns in C.top_items(p)
+        [
+            short_name(name, room) + C.own_time(a.trace, name, kind, w),
+            kind,
+            C.when(ns),
+            f"{ns / total:.1%}",
+            C.TITLES[b],
+        ]
+        for name, kind, b, ns, w in C.top_items(p)
     ]
     more = len({(it.name, it.kind, it.bound_by) for it in p.items}) - len(rows)
     foot = [f"… {more:,} more (--format json lists the whole path: {len(p.items):,} items)"] if more > 0 else []

@@ -1,5 +1,6 @@
 """The main screen's critical path keys: b marks the path of the step under the cursor, x asks what 2× faster
-would save, and the critical path view's Enter goes to an event. The paths are computed in workers; the line
+would save, g what one CUDA graph replay of the selected op or module would, and the critical path view's Enter
+goes to an event. The paths are computed in workers; the line
 under the timeline says "computing …", then the result, or the error."""
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ShowsCritical(_Screen):
         self.workers.cancel_group(self, "critical")
         self._say_critical("")
         self.marked_path = None
-        for view in self.query(CriticalView):  # back to the slowest step's
+        for view in self.query(CriticalView):  # back to the typical step's
             view.set_path(self.analysis.critical)
 
     @work(thread=True, exclusive=True, group="critical", description="The critical path", exit_on_error=False)
@@ -90,28 +91,35 @@ class ShowsCritical(_Screen):
         self._say_critical(status(message.path) + " (b clears)")
 
     def on_timeline_what_if_requested(self, message: Timeline.WhatIfRequested) -> None:
-        name = self.analysis.trace.name_of(message.event)
-        self._say_critical(f"computing what a {WHAT_IF_FACTOR:g}× faster {name[:40]} would save …", "computing")
-        self.what_if_event(message.event)
+        name = self.analysis.trace.name_of(message.event)[:40]
+        what = f"one CUDA graph replay of {name}" if message.graph else f"a {WHAT_IF_FACTOR:g}× faster {name}"
+        self._say_critical(f"computing what {what} would save …", "computing")
+        self.what_if_event(message.event, message.graph)
 
     @work(thread=True, exclusive=True, group="what-if", description="What if it were faster", exit_on_error=False)
-    def what_if_event(self, event: int) -> None:
+    def what_if_event(self, event: int, graph: bool = False) -> None:
         from ..model.analyses.critical import WhatIfError, what_if_for_event
         from ..tables.critical import event_saving
 
         a = self.analysis
         try:
-            w = what_if_for_event(a, event, WHAT_IF_FACTOR, a.graph_owner)
-        except WhatIfError:  # nothing of the step's graph is this event's own (a GPU lane's copy of an annotation)
+            w = what_if_for_event(a, event, 0.0 if graph else WHAT_IF_FACTOR, a.graph_owner, graph)
+        except (
+            WhatIfError
+        ) as exc:  # nothing of the step's graph is this event's own (a GPU lane's copy of an annotation)
             name = short_name(a.trace.name_of(event), 40)
-            line = f"{name} saves nothing: it has no time of its own on the step's critical path graph"
+            line = (
+                str(exc)
+                if graph
+                else f"{name} saves nothing: it has no time of its own on the step's critical path graph"
+            )
             pace.post(self, WhatIfDone(event, line, 0))
             return
         except Exception as exc:  # noqa: BLE001 - said in the line under the timeline, the app goes on
             faults.record("the what-if", exc)
             pace.post(self, WhatIfDone(event, f"what-if: {faults.one_line(exc)}", 0))
             return
-        on_path = any(it.event == event for it in w.before.items)
+        on_path = graph or any(it.event == event for it in w.before.items)
         pace.post(self, WhatIfDone(event, event_saving(w, on_path), w.saving_ns))
 
     def on_what_if_done(self, message: WhatIfDone) -> None:

@@ -206,7 +206,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "critical",
         "8",
         "Path",
-        "the critical path of the slowest step (or of the one b marked): what bounds it, then the path to walk",
+        "the critical path of the typical step (or of the one b marked): what bounds it, then the path to walk",
         _critical,
         needs=(Results.critical,),
         focus="CriticalView LazyTable",

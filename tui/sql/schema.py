@@ -181,6 +181,39 @@ def _ops_document(a: Results) -> dict:
     return ops_document(a, None, 0, False)
 
 
+SUMMARY = {
+    "verdict": "the verdict, read from the typical step's critical path (overhead-bound, compute-bound, ...)",
+    "bound_by": "the path class with the most time in the verdict's group (cpu_bound, gpu_compute_bound, ...)",
+    "bound_share": "the verdict's group's share of the path (0..1)",
+    "path_window": "the path's window: the typical step (its name), or the whole trace",
+    "path_us": "the path's length",
+    "reason": "the verdict's reasons, as tracetui summary prints them",
+    "wall_us": "the profiled window",
+    "gpu_busy_us": "time any device activity ran (overlaps once)",
+    "gpu_utilization": "gpu_busy_us over the window (0..1)",
+    "launches": "the calls that put work on the device",
+    "cpu_per_kernel_us": "the CPU work on the typical step's path per launch in it",
+    "compile_us": "torch.compile compiling in the trace",
+}
+SUMMARY_TYPES = (
+    dict.fromkeys(SUMMARY, "DOUBLE")
+    | {k: "VARCHAR" for k in ("verdict", "bound_by", "path_window", "reason")}
+    | {"launches": "BIGINT"}
+)
+
+
+def _summary_document(a: Results) -> dict:
+    from ..tables.summary import fields
+
+    doc = fields(a.summary)
+    row = {k: doc.get(k) for k in SUMMARY} | {
+        "path_window": doc["path"]["window"],
+        "path_us": doc["path"]["length_us"],
+        "compile_us": doc["compiling"]["us"],
+    }
+    return {"rows": [row]}
+
+
 def _kernels_document(a: Results) -> dict:
     from ..reports.tables import kernels_document
 
@@ -223,6 +256,12 @@ TABLES: dict[str, Table] = {
             "the rows of tracetui kernels, all of them",
             _cols(KERNELS, KERNELS_TYPES),
             _rows("kernels", _kernels_document, KERNELS_TYPES),
+        ),
+        Table(
+            "summary",
+            "one row: the verdict and the figures tracetui summary prints (JSON fields of the same names)",
+            _cols(SUMMARY, SUMMARY_TYPES),
+            _rows("summary", _summary_document, SUMMARY_TYPES),
         ),
         Table(
             "launches",

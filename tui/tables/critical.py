@@ -24,8 +24,10 @@ from ..model.analyses.critical import (
     find_window,
     parse_spec,
 )
+from ..model.analyses.critical.classes import COLLECTIVE_OP
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.results import Results
+from ..model.analyses.verdict import verdict_words
 from ..model.cats import Cat
 from ..model.steps import STEP_NAME
 from ..model.trace import Trace
@@ -41,6 +43,9 @@ TITLES = {
     "gpu_kernel_kernel_overhead": "Gaps between kernels",
     "data_loading": "Data loading",
     "idle": "Nothing recorded",
+    "sync": "Back from a wait",
+    "compiling": "Compiling",
+    "communication": "Waits on other ranks",
 }
 THROUGH = {  # "the path then runs through ..."
     "cpu_bound": "the CPU",
@@ -51,6 +56,9 @@ THROUGH = {  # "the path then runs through ..."
     "gpu_kernel_kernel_overhead": "gaps between kernels",
     "data_loading": "data loading",
     "idle": "unrecorded time",
+    "sync": "returns from waits on the device",
+    "compiling": "torch.compile compiling",
+    "communication": "waits on other ranks",
 }
 ADVICE_MIN = 0.05  # a class gets a line of advice from this share of the path on
 TOP = 10  # items of the path listed, the most time first
@@ -73,6 +81,14 @@ ADVICE = {
     "pin_memory=True, prefetching.",
     "idle": "{time} of the path ({share}) has nothing recorded on it: no thread or stream of the trace "
     "explains that stretch.",
+    "sync": "The CPU coming back from waits on the device is {share} of the path ({time}): {top}. The waits "
+    "themselves follow the device work they waited for; fewer synchronizations (no .item(), .cpu() or printing "
+    "of GPU values inside the step) let the CPU run ahead.",
+    "compiling": "torch.compile compiling is {share} of the path ({time}): {top}. It is paid once per shape: "
+    "profile after warm-up steps, and mark changing sizes dynamic (or pad them) to avoid recompiles.",
+    "communication": "Waiting on other ranks in collectives is {share} of the path ({time}): {top}. The slowest "
+    "rank sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP "
+    "bucket size, gradient accumulation with no_sync, FSDP prefetch).",
 }
 # A capture without device activity: the CPU advice is about CPU work (no GPU waits for it).
 CPU_ONLY_ADVICE = (
@@ -87,10 +103,25 @@ NOTES = {
     "cpu_only": "no device activity: the path runs through the CPU threads",
     "graph_replays": "{n:,} graph replay(s): their kernels run in order on their streams after the graph launch",
     "unlinked_device": "{n:,} device activities have no launch call recorded: their stream alone explains their start",
-    "syncs_inferred": "{n:,} synchronize call(s) have no cuda_sync record (torch before 2.2): what they waited for is "
-    "inferred from their own spans",
+    "syncs_inferred": "{n:,} synchronize call(s) have no cuda_sync record: what they waited for is inferred from "
+    "their own spans (the records are opt-in: torch.profiler.profile(experimental_config="
+    "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)), torch 2.2 and later)",
+    "hidden_waits": "{n:,} stretch(es) of CPU time inside an op end when the device finished the work queued before "
+    "them, with no synchronize recorded (a spin or a hidden sync): the path follows the device work they waited for",
     "launch_skew": "{n:,} device activities start before their launch call (the GPU's clock runs ahead): their "
     "launch edges are left out",
+}
+
+
+WHATIF_NOTES = {
+    "graph_syncs": "the region holds {n:,} blocking call(s) (a synchronize, a copy to the host): a CUDA graph cannot "
+    "capture them, so the prediction keeps their waits; take them out of the region before capturing it",
+    "replay_cpu_trace_trees": "each replay costs {us} of CPU, as this trace's own reduce-overhead replays do",
+    "replay_cpu_trace": "each replay costs {us} of CPU, this trace's median graph launch",
+    "replay_cpu_trees": "each replay costs {us} of CPU: a warm call of torch.compile's CUDA-graph trees (mode="
+    "'reduce-overhead') measured on an H200; inputs that are not parameters or buffers are also copied into the "
+    "graph's memory before each replay, which the prediction leaves out",
+    "replay_cpu_launch": "each replay costs {us} of CPU (one cudaGraphLaunch; the trace has none to measure)",
 }
 
 
@@ -121,7 +152,8 @@ def compute(
         return Report(job.paths[job.bound_rank], job=job)
     if step is None and annotation is None and not specs:
         return Report(results.critical)
-    window = find_window(results.trace, step, annotation, instance)
+    asked = step is not None or annotation is not None
+    window = find_window(results.trace, step, annotation, instance) if asked else results.typical_window
     if not specs:
         return Report(critical_path(results, window, results.graph_owner))
     found = model.what_if(results, window, specs, results.graph_owner)
@@ -195,6 +227,7 @@ def path_document(report: Report) -> dict[str, Any]:
                 "start_us": us(it.start_ns),
                 "dur_us": us(it.dur_ns),
                 "bound_by": it.bound_by,
+                "waits_for": it.waits_for,
             }
             for it in p.items
         ],
@@ -230,7 +263,22 @@ def whatif_fields(w: WhatIf) -> dict[str, Any]:
         "breakdown": {c: us(a.breakdown.get(c, 0)) for c in CLASSES},
         "bound_by": a.bound_by,
         "sentence": sentence(w),
+        "notes": whatif_notes(w),
     }
+
+
+def whatif_notes(w: WhatIf) -> list[str]:
+    """What a what-if could not model, and where its figures come from."""
+    return [WHATIF_NOTES[code].format(n=n, us=when(n)) for code, n in w.caveats if code in WHATIF_NOTES]
+
+
+def verdict_line(results: Results, p: CriticalPath) -> str:
+    """Verdict: overhead-bound (CPU work 97% of the path): the one verdict, as the summary reads it for its step."""
+    words = verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0})
+    typical = (
+        " (the typical step: the summary's verdict)" if p.event >= 0 and p.event == results.summary.path.event else ""
+    )
+    return f"Verdict: {words}{typical}"
 
 
 def when(ns: float) -> str:
@@ -268,13 +316,30 @@ def sentence(w: WhatIf) -> str:
 
 def _change(s: Spec, names: list[str]) -> str:
     what = _what(s, names)
+    if s.what == "graphs" and s.event >= 0:
+        return f"{_region(s, names)} as one CUDA graph replay (its CPU work replaced by the replay's)"
+    if s.what == "graphs":
+        return f"{_region(s, names)} as CUDA graph replays (their CPU work replaced by one replay each)"
     if s.what == "sync":
         return f"without the waits of {what}"
     if s.what == "launch":
-        return "no launch overhead (as with CUDA graphs)" if s.factor == 0 else f"{_times(s.factor)} launches"
+        return (
+            "no launch overhead (the launch calls and delays gone)" if s.factor == 0 else f"{_times(s.factor)} launches"
+        )
     if s.factor == 0:
         return f"without {what}"
     return f"{what} {_times(s.factor)}"
+
+
+def _region(s: Spec, names: list[str]) -> str:
+    """What a graphs what-if replays: the compiled graphs, the forward and backward, or the spans it names."""
+    if s.event >= 0 or (s.pattern and len(set(names)) == 1):
+        return _cut(names[0]) if names else "the region"
+    if s.pattern:
+        return f"the spans matching /{s.pattern}/"
+    if names and all(n.startswith("## Call CompiledFxGraph") for n in names):
+        return "the compiled graphs"
+    return "the step's forward and backward"
 
 
 def _times(factor: float) -> str:
@@ -300,9 +365,12 @@ def _cut(name: str, width: int = 40) -> str:
     return short_name(name, width) if len(name) > width else name
 
 
-def own_time(trace: Trace, name: str, kind: str) -> str:
-    """What a span's own stretch on the path is: a step's or an annotation's is the time between its ops."""
-    if kind != "cpu_op" or not (STEP_NAME.match(name) or name in _annotations(trace)):
+def own_time(trace: Trace, name: str, kind: str, waits_for: str = "") -> str:
+    """What a stretch on the path is: a wait names what it waited for; a step's or an annotation's own stretch is
+    the time between its ops (a collective's annotation is the collective itself)."""
+    if waits_for:
+        return f" (waits for {waits_for})"
+    if kind != "cpu_op" or COLLECTIVE_OP.search(name) or not (STEP_NAME.match(name) or name in _annotations(trace)):
         return ""
     return " (between its ops)"
 
@@ -313,14 +381,15 @@ def _annotations(trace: Trace) -> set[str]:
     return {trace.names[int(k)] for k in ids}
 
 
-def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int]]:
-    """The path's items summed by (name, kind, class), the most time first: (name, kind, class, ns)."""
-    sums: dict[tuple[str, str, str], int] = {}
+def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int, str]]:
+    """The path's items summed by (name, kind, class, what a wait waited for), the most time first:
+    (name, kind, class, ns, waits_for)."""
+    sums: dict[tuple[str, str, str, str], int] = {}
     for it in p.items:
-        key = (it.name, it.kind, it.bound_by)
+        key = (it.name, it.kind, it.bound_by, it.waits_for)
         sums[key] = sums.get(key, 0) + it.dur_ns
     ranked = sorted(sums.items(), key=lambda kv: -kv[1])[:most]
-    return [(n, k, b, ns) for (n, k, b), ns in ranked]
+    return [(n, k, b, ns, w) for (n, k, b, w), ns in ranked]
 
 
 def cpu_only(p: CriticalPath) -> bool:
@@ -335,7 +404,7 @@ def advice(p: CriticalPath) -> list[str]:
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
         if ns / total < ADVICE_MIN:
             continue
-        tops = [n for n, _k, b, _ns in top_items(p, 50) if b == cls][:3]
+        tops = [n for n, _k, b, _ns, _w in top_items(p, 50) if b == cls][:3]
         top = ", ".join(_cut(t, 50) for t in tops) or "-"
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
         out.append(text.format(share=f"{ns / total:.0%}", time=when(ns), top=top))

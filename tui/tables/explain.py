@@ -42,15 +42,16 @@ OWN_TEMPLATES = {
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but takes {per_launch_cpu} "
-    "of CPU time (median {median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use "
-    "torch.compile, or CUDA graphs.",
-    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of CPU); "
-    "while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical path, or overlap "
-    "it with GPU work.",
+    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but costs the step "
+    "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
+    "{median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
+    "graphs.",
+    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of the "
+    "step's CPU work); while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical "
+    "path, or overlap it with GPU work.",
     "overhead-cpu-unseen": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of "
-    "CPU); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it off the "
-    "critical path, or overlap it with GPU work.",
+    "the step's CPU work); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it "
+    "off the critical path, or overlap it with GPU work.",
     "slow-kernel": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
     "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy module loading on a kernel's first use "
     "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "
@@ -108,6 +109,16 @@ COMPILE_TEMPLATES = {
     f"compile-runtime/{prefix}": f"torch.compile runtime: {what}. CPU time here is the price of calling compiled code."
     for prefix, what in COMPILE_WHAT.items()
 }
+COMPILING_TEMPLATES = {
+    "compiling": "torch.compile compiled for {us:long} of the {wall:long} window ({share}): {frames:,} frame compile(s), "
+    "{graphs:,} compiled graph(s) called. Compiling is paid once per shape, before the compiled code runs: a window "
+    "that holds it measures the compiler, not the model.",
+    "compiling-recompiles": "{recompiles:,} of the frame compiles are recompiles: a guard failed (a new input shape, "
+    "dtype or Python value), so Dynamo compiled the frame again. torch._logging.set_logs(recompiles=True) says which "
+    "guard; mark changing sizes dynamic (torch._dynamo.mark_dynamic) or pad them to a few sizes.",
+    "compiling-steps": "{steps:,} step(s) compiled: they are left out of the typical step, as a cold first step is. "
+    "Profile after warm-up steps (a schedule with warmup, or tracetui profile --warmup).",
+}
 QUEUE_TEMPLATES = {
     "queue-empty": "{stream}'s launch queue is always empty: {idle} of its {activities:,} device activities ({share} of "
     "the launched device time) were launched onto an idle stream, never more than {max_length:,} waiting at once, "
@@ -119,7 +130,9 @@ QUEUE_TEMPLATES = {
     "start, median). The CPU runs far ahead and waits on the full queue: launch calls block until a slot frees, so "
     "the GPU's own work bounds the run; make the kernels faster, not the launches.",
 }
-TEMPLATES = OWN_TEMPLATES | COMPILE_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
+TEMPLATES = (
+    OWN_TEMPLATES | COMPILE_TEMPLATES | COMPILING_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
+)
 
 
 def took(value: float) -> str:

@@ -34,6 +34,7 @@ COLUMNS: list[Column[RankRow, None]] = [
     Column("Hidden comm", lambda r, c, w: fmt_time(r.overlap_us), priority=3),
     Column("Idle", lambda r, c, w: fmt_time(r.idle_us), priority=2),
     Column("Straggler", lambda r, c, w: "STRAGGLER" if r.straggler else "", priority=1),
+    Column("Verdict", lambda r, c, w: r.verdict or "-", priority=2, left=True),
 ]
 NAME_WIDTH = 40
 
@@ -52,6 +53,8 @@ FIELDS: list[Field[RankRow]] = [
     Field("straggler", lambda r: r.straggler),
     Field("collectives", lambda r: r.collectives),
     Field("rank_from", lambda r: r.rank_from),
+    Field("verdict", lambda r: r.verdict),
+    Field("bound_by", lambda r: r.bound_by),
 ]
 CSV_FIELDS = [f for f in FIELDS if f.key not in ("steps", "collectives")]
 

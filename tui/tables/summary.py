@@ -36,6 +36,7 @@ LABELS = {
     "cpu_in_ops_us": "CPU time inside ops",
     "cpu_self_total_us": "Self CPU time total",
     "device_self_total_us": "Self CUDA time total",
+    "compiling": "torch.compile compiling",
     "verdict": "Verdict",
 }
 
@@ -69,11 +70,26 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
     if not s.cpu_only and not s.device_records_missing:
         rows += [("kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}")]
         rows += [("graphs", graph_line(s.graphs))] if s.graph_launches else []
+    rows += [("compiling", compile_line(s))] if s.compiling.compiled else []
     rows += [("cpu_self_total_us", fmt_time(s.cpu_self_total_us))]
     if not s.cpu_only and not s.device_records_missing:
         rows.append(("device_self_total_us", fmt_time(s.device_self_total_us)))
     rows.append(("verdict", f"{s.verdict}: {s.reason}"))
     return [(key, LABELS[key], text) for key, text in rows]
+
+
+def compile_line(s: Summary) -> str:
+    """17.0 s of the 18.0 s window: 1 frame compile, 1 recompile, 2 graphs; 2 steps compiled (left out of the typical)"""
+    c = s.compiling
+    parts = [f"{c.frames:,} frame compile{'s' if c.frames != 1 else ''}"]
+    parts += [f"{c.recompiles:,} recompile{'s' if c.recompiles != 1 else ''}"] if c.recompiles else []
+    parts += [f"{c.graphs:,} graph{'s' if c.graphs != 1 else ''} called"] if c.graphs else []
+    steps = (
+        f"; {len(c.steps):,} step{'s' if len(c.steps) != 1 else ''} compiled, left out of the typical step"
+        if c.steps
+        else ""
+    )
+    return f"{fmt_time(c.us)} of the {fmt_time(s.wall_us)} window: {', '.join(parts)}{steps}"
 
 
 def launch_line(s: Summary) -> str:
@@ -83,7 +99,16 @@ def launch_line(s: Summary) -> str:
     calls = "calls" if s.device_records_missing else "calls that put work on the GPU"
     line = f"{s.launches:,} {calls}, {fmt_time(s.cpu_launch_us)} of CPU, median {fmt_time(s.median_launch_us)}"
     line += outlier_note(s)
-    return line if s.device_records_missing else line + f"; {fmt_time(s.gpu_per_launch_us)} of GPU work per launch"
+    if s.blocking_copies:
+        waited = sum(c.dur_us for c in s.blocking_copies)
+        line += (
+            f"; {len(s.blocking_copies):,} blocking cop{'y' if len(s.blocking_copies) == 1 else 'ies'} waited "
+            f"{fmt_time(waited)} for the device (a wait, not launch time)"
+        )
+    if s.device_records_missing:
+        return line
+    line += f"; {fmt_time(s.gpu_per_kernel_us)} of GPU work per launch"
+    return line + (f", {fmt_time(s.cpu_per_kernel_us)} of the step's CPU work per launch" if s.path.launches else "")
 
 
 def other_runtime_line(s: Summary, top: int = OTHER_RUNTIME_NAMED) -> str:
@@ -140,7 +165,13 @@ def fields(s: Summary) -> dict[str, Any]:
         "device_self_total_us": s.device_self_total_us,
         "cpu_self_total_us": s.cpu_self_total_us,
         "verdict": s.verdict,
+        "bound_by": s.bound_by,
+        "bound_share": s.bound_share,
         "reason": s.reason,
+        "path": path_fields(s),
+        "compiling": compile_fields(s),
+        "cpu_per_kernel_us": s.cpu_per_kernel_us,
+        "blocking_copies": [{"name": c.name, "dur_us": c.dur_us} for c in s.blocking_copies],
         "cpu_only": s.cpu_only,
         "device_records_missing": s.device_records_missing,
         "cut_short": s.cut_short,
@@ -160,6 +191,18 @@ def fields(s: Summary) -> dict[str, Any]:
         "gpus": s.gpus,
         "steps": [step_fields(st) for st in s.steps],
     }
+
+
+def path_fields(s: Summary) -> dict[str, Any]:
+    """The critical path the verdict reads: its window, length and breakdown (class -> us, classes with time)."""
+    p = s.path
+    return {"window": p.window, "length_us": p.length_us, "breakdown": dict(p.breakdown), "launches": p.launches}
+
+
+def compile_fields(s: Summary) -> dict[str, Any]:
+    """torch.compile compiling in the trace (zeros without)."""
+    c = s.compiling
+    return {"us": c.us, "frames": c.frames, "recompiles": c.recompiles, "graphs": c.graphs, "steps": len(c.steps)}
 
 
 def step_fields(st: Step) -> dict[str, Any]:

@@ -111,6 +111,13 @@ class Timeline(ScrollView, can_focus=True):
             tooltip="What the step saves if this event ran 2× faster",
             id="timeline.what_if",
         ),
+        Binding(
+            "g",
+            "what_if(True)",
+            "As a CUDA graph",
+            tooltip="What the step saves if this op or module ran as one CUDA graph replay",
+            id="timeline.what_if_graph",
+        ),
         Binding("0,z", "reset", "Reset view", id="timeline.reset"),
         Binding("c", "collapse", "Collapse lane", id="timeline.collapse"),
         Binding("r", "rank(1)", "Next rank", id="timeline.next_rank", group=RANK),
@@ -152,11 +159,11 @@ class Timeline(ScrollView, can_focus=True):
         """b again: the critical path is no longer marked."""
 
     class WhatIfRequested(Message):
-        """x: what the step saves if the selected event ran twice as fast."""
+        """x: what the step saves if the selected event ran twice as fast; g: if it ran as one CUDA graph replay."""
 
-        def __init__(self, event: int) -> None:
+        def __init__(self, event: int, graph: bool = False) -> None:
             super().__init__()
-            self.event = event
+            self.event, self.graph = event, graph
 
     class DetailsRequested(Message):
         def __init__(self, event: int) -> None:
@@ -506,11 +513,12 @@ class Timeline(ScrollView, can_focus=True):
             at = int(a.trace.x.ts[launcher if launcher >= 0 else self.selected])
         self.post_message(self.CriticalRequested(at, self.current_rank()))
 
-    def action_what_if(self) -> None:
+    def action_what_if(self, graph: bool = False) -> None:
+        what = "g what one CUDA graph replay of it would save" if graph else "x what 2× faster would save"
         if self.selected < 0:
-            self.notify("select an event first (← → or a click), then x says what 2× faster would save", timeout=3)
+            self.notify(f"select an event first (← → or a click), then {what}", timeout=3)
             return
-        self.post_message(self.WhatIfRequested(self.selected))
+        self.post_message(self.WhatIfRequested(self.selected, graph))
 
     def action_details(self) -> None:
         if self.selected >= 0:

@@ -74,11 +74,11 @@ def tools(traces: Traces) -> list:
         limit: int = 50,
         offset: int = 0,
     ) -> dict[str, Any]:
-        """The critical path of a step (step: ProfilerStep#N; default the slowest step, or the whole trace without
+        """The critical path of a step (step: ProfilerStep#N; default the typical step, or the whole trace without
         steps) or of the instance-th span whose name holds annotation: what bounds it, class by class (cpu_bound,
         gpu_compute_bound, gpu_kernel_launch_overhead, ...), the path's events (ids usable with `event`), and
         what-if estimates. what_if specs: 'kernel:REGEX=2' (those kernels 2x faster), 'op:REGEX=2' (CPU ops' self
-        time), 'launch=0' (no launch overhead), 'sync:REGEX=0' (a synchronize removed), 'cpu=2' (all CPU work);
+        time), 'launch=0' (no launch overhead), 'graphs' or 'graphs:REGEX' (as CUDA graph replays), 'sync:REGEX=0' (a synchronize removed), 'cpu=2' (all CPU work);
         they combine. The path is paged by limit and offset. As `tracetui critical`."""
         t = traces.get(trace)
         doc = t.critical(step=step, annotation=annotation, instance=instance, what_if=what_if or ())

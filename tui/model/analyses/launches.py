@@ -93,3 +93,21 @@ def launch_calls(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = 
         return launch_mask(trace, launcher, owner)
     by_flow = flow_launch_mask(trace)
     return by_flow if by_flow.any() else named_launch_mask(trace)
+
+
+BLOCKING_COPY = re.compile(r"^(?:cuda|hip|cu)Memcpy(?!Peer)")
+
+
+def blocking_copies(trace: Trace, launcher: np.ndarray, launch: np.ndarray) -> np.ndarray:
+    """The launches that are copies the CPU waited for: a copy call whose copy ended inside the call (cudaMemcpy,
+    or cudaMemcpyAsync to or from pageable host memory). Its time is a wait on the device, not launch overhead."""
+    x = trace.x
+    copies = np.flatnonzero(np.isin(x.cat, [int(Cat.MEMCPY)]) & (launcher >= 0))
+    out = np.zeros(trace.n, bool)
+    if not len(copies):
+        return out
+    call = launcher[copies]
+    inside = (x.ts[copies] + x.dur[copies] <= x.ts[call] + x.dur[call]) & (x.ts[copies] + x.dur[copies] > x.ts[call])
+    named = np.array([bool(BLOCKING_COPY.search(n)) for n in trace.names] or [False])
+    out[call[inside & named[x.name[call]]]] = True
+    return out & launch

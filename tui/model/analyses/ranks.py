@@ -58,6 +58,8 @@ class RankRow:
     gpus: list[str] = field(default_factory=list)  # device names, to warn about mixed models
     step_starts: dict[int, int] = field(default_factory=dict)  # ProfilerStep number -> start (ns, raw clock)
     clock: str = ""  # how timestamps are written (relative to a base, or absolute)
+    verdict: str = ""  # the rank's own verdict, from its typical step's critical path ("" where not read)
+    bound_by: str = ""
 
 
 def collective_kind(name: str) -> str:

@@ -6,14 +6,19 @@ structure (Analysis) and what they need from each other as arguments, so none im
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..analysis import Analysis, computed, derived, stored
 from ..load.args import event_args
+from ..steps import Step, typical_step
 from ..store import Blob
 from .code import CodeTable, code_table, python_levels
-from .critical import CriticalPath, critical_path, find_window
+from .compiling import Compiling, compiling
+from .critical import CriticalPath, WindowError, critical_path, span_window
 from .critical.queue import LaunchQueues, launch_queues
+from .critical.window import Window, whole_trace
 from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
 from .graphs.replay import graph_owner, replay_extents
@@ -23,6 +28,7 @@ from .ops import OpsTable, OpTimes, op_times, ops_table
 from .ranks import Alignment, Job, RankRow, job, rank_row
 from .roofline.points import Roofline, roofline
 from .summary import Summary, summarize
+from .verdict import judge
 
 
 class Results(Analysis):
@@ -69,9 +75,31 @@ class Results(Analysis):
     def kernels(self) -> list[KernelRow]:
         return kernel_rows(self.trace, self.links)
 
+    @computed("aggregate")
+    def busy(self) -> Summary:
+        """The summary's figures before its verdict: busy shares, launches, steps (summary.py)."""
+        return summarize(self.trace, lambda: self.ops, lambda: self.nesting.parent, self.links.launcher)
+
+    @stored(Blob(Compiling), phase="aggregate")
+    def compiling(self) -> Compiling:
+        """torch.compile compiling in the trace: its time, frames, graphs, recompiles and steps (compiling.py)."""
+        return compiling(self.trace, self.nesting.parent, [st.event for st in self.busy.steps])
+
+    @computed("aggregate")
+    def typical(self) -> Step | None:
+        """The typical step (steps.py): the median warm step, those that compiled left out; None without steps."""
+        first = min((t.rank for t in self.trace.tracks), default=0)
+        mine = [st for st in self.busy.steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
+        return typical_step(mine, set(self.compiling.steps))
+
     @stored(Blob(Summary), phase="aggregate")
     def summary(self) -> Summary:
-        return summarize(self.trace, lambda: self.ops, lambda: self.nesting.parent, self.links.launcher)
+        """The summary with its verdict, read from the critical path of the typical step (verdict.py)."""
+        try:
+            path: CriticalPath | None = self.critical
+        except WindowError:
+            path = None
+        return judge(replace(self.busy), path, self.compiling, self.typical)
 
     @stored(Blob(list[Finding]), phase="aggregate")
     def findings(self) -> list[Finding]:
@@ -110,8 +138,9 @@ class Results(Analysis):
 
     @stored(Blob(RankRow), phase="aggregate")
     def rank_row(self) -> RankRow:
-        """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py)."""
-        return rank_row(self)
+        """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py), and its
+        verdict, the summary's."""
+        return replace(rank_row(self), verdict=self.summary.verdict, bound_by=self.summary.bound_by)
 
     @computed("aggregate")
     def rank_rows(self) -> list[RankRow]:
@@ -155,10 +184,16 @@ class Results(Analysis):
         """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline/points.py)."""
         return roofline(self)
 
+    @computed("aggregate")
+    def typical_window(self) -> Window:
+        """The window the verdict and the critical path read by default: the typical step, else the whole trace."""
+        step = self.typical
+        return span_window(self.trace, step.event) if step is not None else whole_trace(self.trace)
+
     @stored(Blob(CriticalPath), phase="aggregate")
     def critical(self) -> CriticalPath:
-        """The critical path of the slowest step, or of the whole trace without steps (critical/)."""
-        return critical_path(self, find_window(self.trace), self.graph_owner)
+        """The critical path of the typical step, or of the whole trace without steps (critical/)."""
+        return critical_path(self, self.typical_window, self.graph_owner)
 
     @stored(Blob(LaunchQueues), phase="aggregate")
     def launch_queues(self) -> LaunchQueues:

@@ -14,9 +14,10 @@ from ..links import link
 from ..steps import Step, steps
 from ..threads import side_by_side
 from ..trace import Trace
+from .compiling import Compiling
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
-from .launches import RuntimeCalls, device_callers, launch_calls, other_runtime
+from .launches import RuntimeCalls, blocking_copies, device_callers, launch_calls, other_runtime
 from .ops import OpsTable
 
 CUDA_LAUNCH = re.compile(r"^(cuda|hip|cu)[A-Z]")  # the CUDA and HIP runtime and driver calls
@@ -32,7 +33,17 @@ IDLE_TOP = 3  # CPU consumers named while the GPU waits
 # CPU only: cpu-in-ops (most of the window inside ops), cpu-between-ops (most of it between them), cpu-only (no ops).
 # device-records-missing: launch calls but no device records (CUPTI off or failed): not CPU only.
 # copy-bound: busy most of the window, mostly with copies and sets rather than kernels.
-GpuVerdict = Literal["compute-bound", "copy-bound", "overhead-bound", "mixed"]
+# From the critical path (verdict.py): also communication-bound, sync-bound, data-loading-bound and compiling.
+GpuVerdict = Literal[
+    "compute-bound",
+    "copy-bound",
+    "overhead-bound",
+    "mixed",
+    "communication-bound",
+    "sync-bound",
+    "data-loading-bound",
+    "compiling",
+]
 Verdict = GpuVerdict | Literal["cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""]
 CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
 CPU_TOP = 3  # CPU only: the ops named by self time
@@ -44,6 +55,25 @@ class LaunchOutlier:
     name: str
     dur_us: float
     event: int
+
+
+@dataclass
+class PathFacts:
+    """The critical path the verdict reads (verdict.py): its window (the typical step, or the whole trace), length and
+    breakdown (path class -> us, classes with time only), the launches in the window and the CPU work on the path."""
+
+    window: str = ""
+    event: int = -1  # the window's span (-1: the whole trace)
+    length_us: float = 0.0
+    breakdown: dict[str, float] = field(default_factory=dict)
+    launches: int = 0
+    cpu_us: float = 0.0
+    device_us: float = 0.0  # the device work launched in the window (busy time, overlaps once)
+
+    @property
+    def cpu_per_launch_us(self) -> float:
+        """The CPU work on the path per launch in the window: what each kernel costs the CPU when it is the cost."""
+        return self.cpu_us / self.launches if self.launches else 0.0
 
 
 @dataclass
@@ -68,6 +98,7 @@ class Summary:
     avg_launch_us: float = 0.0
     median_launch_us: float = 0.0
     launch_outliers: list[LaunchOutlier] = field(default_factory=list)  # the slowest first
+    blocking_copies: list[LaunchOutlier] = field(default_factory=list)  # copies the CPU waited for (not launch time)
     cpu_launch_typical_us: float = 0.0  # CPU time in launch calls, outliers left out
     cpu_while_idle: list[tuple[str, float]] = field(default_factory=list)  # (op, us) the CPU ran while no GPU worked
     graphs: GraphStats = field(default_factory=GraphStats)  # CUDA/HIP graph launches and what they replayed
@@ -79,6 +110,10 @@ class Summary:
     cut_short: bool = False  # the file ended before its last event: records written last (the GPU's) may be lost
     other_runtime: list[RuntimeCalls] = field(default_factory=list)  # runtime calls that launched nothing, per name
     work: DeviceWork = field(default_factory=DeviceWork)  # kernels, copies by direction, sets
+    path: PathFacts = field(default_factory=PathFacts)  # the critical path the verdict reads (none: busy shares)
+    bound_by: str = ""  # the path class with the most time in the verdict's group ("" without a path)
+    bound_share: float = 0.0  # the verdict group's share of the path
+    compiling: Compiling = field(default_factory=Compiling)  # torch.compile compiling in the trace
 
     @property
     def other_runtime_calls(self) -> int:
@@ -100,9 +135,22 @@ class Summary:
         return self.cpu_launch_typical_us / n if n > 0 else 0.0
 
     @property
+    def cpu_per_kernel_us(self) -> float:
+        """The CPU time a kernel costs the step: the CPU work on the typical step's critical path per launch in it
+        (the launch call's own time, typical_launch_us, when there is no path to read)."""
+        return self.path.cpu_per_launch_us if self.path.launches else self.typical_launch_us
+
+    @property
+    def gpu_per_kernel_us(self) -> float:
+        """The GPU work a launch buys: in the typical step when the path reads one, else over the window."""
+        p = self.path
+        return p.device_us / p.launches if p.launches else self.gpu_per_launch_us
+
+    @property
     def launches_cost_more(self) -> bool:
-        """Does a launch take more CPU time than the GPU work it buys? The one test behind every launch reading."""
-        return self.launches > 0 and self.typical_launch_us > self.gpu_per_launch_us
+        """Does a kernel cost the CPU more than the GPU work it buys? The one test behind every launch reading: the
+        CPU work on the critical path per launch (the launch call's own cost is only part of it)."""
+        return self.launches > 0 and self.cpu_per_kernel_us > self.gpu_per_kernel_us
 
     @property
     def graph_launches(self) -> int:
@@ -143,6 +191,8 @@ def summarize(
         lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
         lambda: device_work(trace),
     )
+    blocking = blocking_copies(trace, launcher, launch)
+    timed = launch & ~blocking  # a blocking copy's time is a wait on the device, not launch overhead
     wall = max(t1 - t0, 0) / 1000.0
     n_gpu = max(gpus, 1)
     util = busy / (wall * n_gpu) if wall else 0.0
@@ -151,7 +201,7 @@ def summarize(
         wall_us=wall,
         gpu_busy_us=busy,
         gpu_utilization=util,
-        cpu_launch_us=float(x.dur[launch].sum()) / 1000.0,
+        cpu_launch_us=float(x.dur[timed].sum()) / 1000.0,
         launches=int(launch.sum()),
         kernels=int(kern.sum()),
         device_self_total_us=table.self_device_total_us,
@@ -163,9 +213,10 @@ def summarize(
         device_records_missing=False,
         steps=step_list,
         avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
-        avg_launch_us=float(x.dur[launch].mean()) / 1000.0 if launch.any() else 0.0,
+        avg_launch_us=float(x.dur[timed].mean()) / 1000.0 if timed.any() else 0.0,
     )
-    _launch_stats(trace, launch, s)
+    _launch_stats(trace, timed, s)
+    s.blocking_copies = _named_calls(trace, np.flatnonzero(blocking))
     s.other_runtime = other_runtime(trace, launch)
     s.work = work
     _device_side(trace, busy_mask, launch, s)
@@ -217,12 +268,17 @@ def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
     s.median_launch_us = float(np.median(dur))
     out = dur >= max(OUTLIER_FACTOR * s.median_launch_us, OUTLIER_MIN_US)
     out &= ~name_mask(trace, GRAPH_LAUNCH)[idx]  # a graph launch is one call for all it replays: never an outlier
-    order = np.argsort(-dur[out], kind="stable")
-    s.launch_outliers = [
-        LaunchOutlier(trace.name_of(int(i)), float(d), int(i))
-        for i, d in zip(idx[out][order], dur[out][order], strict=True)
-    ]
+    s.launch_outliers = _named_calls(trace, idx[out])
     s.cpu_launch_typical_us = float(dur[~out].sum())
+
+
+def _named_calls(trace: Trace, calls: np.ndarray) -> list[LaunchOutlier]:
+    """Calls by name and CPU time, the slowest first."""
+    dur = trace.x.dur[calls] / 1000.0
+    order = np.argsort(-dur, kind="stable")
+    return [
+        LaunchOutlier(trace.name_of(int(i)), float(d), int(i)) for i, d in zip(calls[order], dur[order], strict=True)
+    ]
 
 
 def cpu_while_idle(
@@ -272,9 +328,18 @@ def _union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return s[new], np.maximum.reduceat(run, np.flatnonzero(new))
 
 
+def busy_numbers(s: Summary) -> str:
+    """GPU busy 34% of the 15,600 us window; 439 kernels averaging 12.4 us; 439 launches, ...: the reasons under a
+    GPU verdict."""
+    return (
+        f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; {work_phrase(s.work)}; "
+        + launch_phrase(s)
+    )
+
+
 def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
-    numbers = f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; {work_phrase(s.work)}; "
-    numbers += launch_phrase(s)
+    """The verdict by busy shares: used only where there is no critical path to read (verdict.py reads it)."""
+    numbers = busy_numbers(s)
     if s.gpu_utilization >= COMPUTE_BOUND_UTIL:
         return ("copy-bound" if s.work.mostly_copies else "compute-bound"), numbers
     if s.gpu_utilization < OVERHEAD_BOUND_UTIL:
@@ -305,13 +370,12 @@ def copy_kinds(w: DeviceWork) -> str:
 
 
 def launch_phrase(s: Summary) -> str:
-    """ "61 launches, each buying 5.1 us of GPU work for 5.5 us of CPU, median 4.9 us" """
+    """ "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us)" """
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
-    return (
-        f"{s.launches:,} launches, each buying {s.gpu_per_launch_us:,.1f} us of GPU work for "
-        f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us" + outlier_note(s)
-    )
+    per = f"{s.cpu_per_kernel_us:,.1f} us of the step's CPU work (the call itself {s.typical_launch_us:,.1f} us)"
+    per = per if s.path.launches else f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us"
+    return f"{s.launches:,} launches, each buying {s.gpu_per_kernel_us:,.1f} us of GPU work for {per}" + outlier_note(s)
 
 
 def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:

@@ -16,7 +16,9 @@ from ..kernel_roles import role
 
 
 class Bound(enum.IntEnum):
-    """What bounds a stretch of the path. The names are HTA's, plus memcpy and idle."""
+    """What bounds a stretch of the path. The names are HTA's, plus memcpy, idle, and three of ours: the CPU's own
+    time coming back from a wait on the device (sync), torch.compile compiling, and a CPU thread waiting on other
+    ranks inside a collective (communication)."""
 
     CPU = 0
     GPU_COMPUTE = 1
@@ -26,6 +28,9 @@ class Bound(enum.IntEnum):
     KERNEL_KERNEL_OVERHEAD = 5
     DATA_LOADING = 6
     IDLE = 7
+    SYNC = 8
+    COMPILING = 9
+    COMMUNICATION = 10
 
 
 CLASS_NAMES = {
@@ -37,6 +42,9 @@ CLASS_NAMES = {
     Bound.KERNEL_KERNEL_OVERHEAD: "gpu_kernel_kernel_overhead",
     Bound.DATA_LOADING: "data_loading",
     Bound.IDLE: "idle",
+    Bound.SYNC: "sync",
+    Bound.COMPILING: "compiling",
+    Bound.COMMUNICATION: "communication",
 }
 CLASSES = tuple(CLASS_NAMES[b] for b in Bound)  # the breakdown's keys, in this order
 
@@ -77,6 +85,9 @@ BLOCKING_COPY = re.compile(r"^(?:cuda|hip|cu)Memcpy(?!Peer)")  # waits for its c
 STREAM_WAIT = re.compile(r"^(?:cuda|hip|cu)StreamWaitEvent")
 EVENT_RECORD = re.compile(r"^(?:cuda|hip|cu)EventRecord")
 DATA_LOADER = re.compile(r"DataLoader|dataloader|data_loader")
+# the CPU side of a collective: record_function labels and the c10d ops (gloo runs its collectives on the CPU;
+# NCCL's CPU side launches and waits)
+COLLECTIVE_OP = re.compile(r"^(gloo|nccl|mpi|ucc|xccl|hccl):|^c10d::|^record_param_comms$|^ProcessGroup\w*::")
 LAUNCH_CALL = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)  # calls that put work on the device
 # ops run by the autograd engine's own thread: evaluate_function since torch 1.10, the node's name before
 ENGINE = re.compile(r"^autograd::engine::evaluate_function|^\w+Backward\d*$|^torch::autograd::AccumulateGrad$")

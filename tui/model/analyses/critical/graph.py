@@ -19,6 +19,7 @@ from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat
 from .classes import LAUNCH_CALL, Bound, Edge, Kind
 from .edges import EdgeList, concat, edges, lookup
+from .hidden import hidden_waits
 from .lanes import cpu_lanes, device_lanes
 from .sync import Scope, sync_edges, wait_edges
 from .wake import wake_edges
@@ -67,7 +68,7 @@ def build(a: Analysis, window: Window, replayed_by: np.ndarray) -> Graph:
     s = _scope(a, window, replayed_by)
     parts = [s.cpu.chain, s.dev.chain, _launch_edges(s)]
     s.base = _latest_in(s, concat(parts))
-    parts += [sync_edges(s), wait_edges(s), wake_edges(s)]
+    parts += [sync_edges(s), hidden_waits(s), wait_edges(s), wake_edges(s)]
     e = concat(parts)
     n_nodes = s.virtual + 1
     e = concat([e, _idle_edges(s, e, n_nodes)])
@@ -186,13 +187,14 @@ def _floors(g: Graph) -> np.ndarray:
 
 def _ends(s: Scope, ts: np.ndarray) -> np.ndarray:
     """The nodes that can end the window: its span's end and the ends of the device work launched inside it."""
-    if s.window.event < 0:
-        return np.flatnonzero(ts[:-1] >= ts[:-1].max()) if len(ts) > 1 else np.zeros(0, np.int64)
+    if s.window.event < 0:  # the whole trace: the last instant of the work (a waiting thread's later end is not)
+        inside = np.flatnonzero(ts[:-1] <= s.w1)
+        return inside[ts[inside] >= ts[inside].max()] if len(inside) else np.zeros(0, np.int64)
     x = s.trace.x
     span_end = lookup(s.cpu.ev, s.cpu.end_node, np.array([s.window.event]))
     lts = np.where(s.launcher >= 0, x.ts[np.maximum(s.launcher, 0)], np.iinfo(np.int64).min)
-    inside = (s.launcher >= 0) & (lts >= s.w0) & (lts < s.window.end)
-    return np.concatenate([span_end[span_end >= 0], s.dev.end_node[inside]])
+    launched = (s.launcher >= 0) & (lts >= s.w0) & (lts < s.window.end)
+    return np.concatenate([span_end[span_end >= 0], s.dev.end_node[launched]])
 
 
 def _launch_calls(s: Scope) -> np.ndarray:

@@ -15,7 +15,8 @@ import numpy as np
 
 from ...cats import Cat
 from ...trace import Trace
-from .classes import DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
+from ..compiling import COMPILE
+from .classes import COLLECTIVE_OP, DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
 from .edges import EdgeList, concat, edges
 
 
@@ -61,17 +62,23 @@ def cpu_lanes(trace: Trace, depth: np.ndarray, parent: np.ndarray, ev: np.ndarra
     return Lanes(ev, first + ids, first + n + ids, t, lane, chain, node, owner)
 
 
+# The classes of CPU work under a span, the first that matches winning: compiling inside a DataLoader span is compiling.
+UNDER = ((COMPILE, Bound.COMPILING), (COLLECTIVE_OP, Bound.COMMUNICATION), (DATA_LOADER, Bound.DATA_LOADING))
+
+
 def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per CPU stretch: its class (data loading under a DataLoader span, else CPU) and kind (op, runtime, sync)."""
+    """Per CPU stretch: its class (compiling under a torch.compile span, communication under a collective, data
+    loading under a DataLoader span, else CPU) and kind (op, runtime, sync)."""
     bound = np.full(len(owner), int(Bound.CPU), np.int8)
     kind = np.full(len(owner), int(Kind.CPU_OP), np.int8)
     if not len(owner):
         return bound, kind
     u, inv = np.unique(owner, return_inverse=True)
     has = u >= 0
-    loader = np.zeros(len(u), bool)
-    loader[has] = _under(trace, parent, u[has], DATA_LOADER)
-    bound[loader[inv]] = int(Bound.DATA_LOADING)
+    hits = np.zeros((len(UNDER), len(u)), bool)
+    hits[:, has] = _under(trace, parent, u[has], [pattern for pattern, _cls in UNDER])
+    for k in range(len(UNDER) - 1, -1, -1):  # the first pattern wins: write it last
+        bound[hits[k][inv]] = int(UNDER[k][1])
     x = trace.x
     runtime = np.zeros(len(u), bool)
     runtime[has] = x.cat[u[has]] == int(Cat.RUNTIME)
@@ -87,15 +94,16 @@ def _named(trace: Trace, ev: np.ndarray, test) -> np.ndarray:
     return np.array([bool(test(trace.names[int(k)])) for k in names])[inv] if len(ev) else np.zeros(0, bool)
 
 
-def _under(trace: Trace, parent: np.ndarray, ev: np.ndarray, pattern) -> np.ndarray:
-    """Per event: does its name, or an enclosing event's, match pattern?"""
-    match = np.array([bool(pattern.search(s)) for s in trace.names] or [False])
+def _under(trace: Trace, parent: np.ndarray, ev: np.ndarray, patterns) -> np.ndarray:
+    """Per pattern and event: does the event's name, or an enclosing event's, match it? (one walk up for all)"""
+    names = trace.names
+    match = np.array([[bool(p.search(s)) for s in names] or [False] for p in patterns]).reshape(len(patterns), -1)
     name = trace.x.name
-    hit = match[name[ev]]
+    hit = match[:, name[ev]]
     up = parent[ev].astype(np.int64)
     while (up >= 0).any():
-        live = up >= 0
-        hit[live] |= match[name[up[live]]]
+        live = np.flatnonzero(up >= 0)
+        hit[:, live] |= match[:, name[up[live]]]
         up[live] = parent[up[live]]
     return hit
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analysis import Analysis
-from .classes import CLASS_NAMES, CLASSES, KIND_NAMES, Bound, Kind
+from ...tracks import lane_titles
+from .classes import CLASS_NAMES, CLASSES, KIND_NAMES, Bound, Edge, Kind
 from .graph import Graph, Note, build
 from .window import Window, WindowError
 
@@ -26,6 +27,7 @@ class PathItem:
     start_ns: int
     dur_ns: int
     bound_by: str
+    waits_for: str = ""  # a wait's other end: the thread or stream it waited for ("" for work)
 
 
 @dataclass
@@ -120,12 +122,37 @@ def _items(a: Analysis, g: Graph, k: np.ndarray, start: np.ndarray, dur: np.ndar
     first = np.flatnonzero(new)
     total = np.add.reduceat(dur, first)
     names = a.trace.names
-    x = a.trace.x
+    evs = owner[first]
+    name_ids = np.where(evs >= 0, a.trace.x.name[np.maximum(evs, 0)], -1).tolist()  # one read of the column
+    other = _waited_lanes(a, g, k)
+    classes = [CLASS_NAMES[b] for b in Bound]  # by the class's number: no enum built per item
+    kinds = [KIND_NAMES[kd] for kd in Kind]
     out = []
-    for f, d in zip(first.tolist(), total.tolist(), strict=True):
-        ev, b, kd = int(owner[f]), Bound(int(bound[f])), Kind(int(kind[f]))
-        name = names[int(x.name[ev])] if ev >= 0 else _unnamed(b, kd)
-        out.append(PathItem(ev, name, KIND_NAMES[kd], int(start[f]), int(d), CLASS_NAMES[b]))
+    cols = (first.tolist(), total.tolist(), evs.tolist(), name_ids, bound[first].tolist(), kind[first].tolist())
+    rows = zip(*cols, strict=True)
+    for f, d, ev, nid, b, kd in rows:
+        name = names[nid] if ev >= 0 else _unnamed(Bound(b), Kind(kd))
+        out.append(PathItem(ev, name, kinds[kd], int(start[f]), int(d), classes[b], other[f]))
+    return out
+
+
+WAITS = (int(Edge.WAKE), int(Edge.SYNC), int(Edge.WAIT))
+
+
+def _waited_lanes(a: Analysis, g: Graph, k: np.ndarray) -> list[str]:
+    """Per edge: for a wait (a thread woken by another, the CPU back from the device, a kernel held by another
+    stream), what it waited for, in the lane titles the timeline shows ("" for the others)."""
+    rule, lane = g.e.rule[k], g.lane[g.e.src[k]]
+    waits = np.isin(rule, WAITS) & (lane >= 0)
+    if not waits.any():
+        return [""] * len(k)
+    tracks = a.trace.tracks
+    rank = tracks[int(lane[waits][0])].rank
+    titles = lane_titles([t for t in tracks if t.rank == rank and t.kind != "meta"])  # alike titles told apart
+    out = [""] * len(k)
+    for i in np.flatnonzero(waits).tolist():
+        title = titles[int(lane[i])][0]
+        out[i] = title.removeprefix("CPU ") if tracks[int(lane[i])].kind == "cpu" else title
     return out
 
 

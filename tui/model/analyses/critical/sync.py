@@ -13,6 +13,10 @@
   launch started, where nothing else explains the start).
 - In a graph replay, an activity waits for one of the same replay on another stream where that one ended
   last before it started and nothing else explains the start (the graph's own edges are not recorded).
+- Contention: an activity whose start neither its stream nor its launch explains, that started within
+  CONTENTION_LAG_NS of the end of an activity on another stream of its device which ran through most of its
+  delay, waited for that one: the device was busy with the other stream's work (GPU compute of that stream, not
+  a gap between kernels).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from .lanes import Lanes
 from .window import Window
 
 SCAN = 512  # activities looked at, latest end first, before a wait is given up as not found
+CONTENTION_MIN_NS = 20_000  # a start delayed by less than this is a gap, not contention (20 us)
+CONTENTION_LAG_NS = 10_000  # the delayed activity starts at most this long after the other one ends (10 us)
+CONTENTION_COVER = 0.5  # the other activity ran through at least this share of the delay
 NONE = np.iinfo(np.int64).min
 
 
@@ -69,7 +76,7 @@ class Scope:
 def sync_edges(s: Scope) -> EdgeList:
     """Blocking calls -> the device work they waited for."""
     if not len(s.dev.ev):
-        return edges(*(np.empty(0, np.int64),) * 2, Edge.SYNC, Bound.CPU, Kind.SYNC, np.empty(0, np.int64))
+        return edges(*(np.empty(0, np.int64),) * 2, Edge.SYNC, Bound.SYNC, Kind.SYNC, np.empty(0, np.int64))
     return concat([_synchronizes(s), _blocking_copies(s)])
 
 
@@ -110,7 +117,7 @@ def _synchronizes(s: Scope) -> EdgeList:
         dst.append(c)
         own.append(c)
     dst_node = lookup(s.cpu.ev, s.cpu.end_node, np.array(dst, np.int64))
-    return edges(np.array(src, np.int64), dst_node, Edge.SYNC, Bound.CPU, Kind.SYNC, np.array(own, np.int64))
+    return edges(np.array(src, np.int64), dst_node, Edge.SYNC, Bound.SYNC, Kind.SYNC, np.array(own, np.int64))
 
 
 def _awaited(s: Scope, found: _Finder, rec: int | None, s0: int) -> tuple[set[int] | None, int]:
@@ -134,7 +141,7 @@ def _blocking_copies(s: Scope) -> EdgeList:
     lend = np.where(mine, lts + x.dur[np.maximum(s.launcher, 0)], 0)
     k = np.flatnonzero(mine & (s.dev_end > lts) & (s.dev_end <= lend))
     dst = lookup(s.cpu.ev, s.cpu.end_node, s.launcher[k])
-    return edges(s.dev.end_node[k], dst, Edge.SYNC, Bound.CPU, Kind.SYNC, s.launcher[k])
+    return edges(s.dev.end_node[k], dst, Edge.SYNC, Bound.SYNC, Kind.SYNC, s.launcher[k])
 
 
 def wait_edges(s: Scope) -> EdgeList:
@@ -143,7 +150,7 @@ def wait_edges(s: Scope) -> EdgeList:
         return edges(
             *(np.empty(0, np.int64),) * 2, Edge.WAIT, Bound.KERNEL_KERNEL_OVERHEAD, Kind.WAIT, np.empty(0, np.int64)
         )
-    return concat([_event_waits(s), _replay_waits(s)])
+    return concat([_event_waits(s), _replay_waits(s), _contention(s)])
 
 
 def _event_waits(s: Scope) -> EdgeList:
@@ -178,6 +185,26 @@ def _replay_waits(s: Scope) -> EdgeList:
             if p >= 0 and end[mine[p]] > s.base[g]:
                 src.append(int(mine[p]))
                 dst.append(g)
+    return _device_waits(s, src, dst)
+
+
+def _contention(s: Scope) -> EdgeList:
+    """Per activity held back by another stream's work on its device: that work's end -> its start."""
+    ts, end, track = s.dev_ts, s.dev_end, s.trace.x.track[s.dev.ev]
+    delayed = np.flatnonzero((s.base > NONE) & (ts - s.base >= CONTENTION_MIN_NS))
+    if not len(delayed):
+        return _device_waits(s, [], [])
+    found = _Finder(s)
+    src, dst = [], []
+    for g in delayed.tolist():
+        others = found.device.get(str(s.trace.tracks[int(track[g])].pid), set()) - {int(track[g])}
+        j = found.last_end(int(ts[g]), np.iinfo(np.int64).max, others) if others else -1
+        if j < 0 or ts[g] - end[j] > CONTENTION_LAG_NS or end[j] <= s.base[g]:
+            continue
+        cover = min(int(end[j]), int(ts[g])) - max(int(ts[j]), int(s.base[g]))
+        if cover >= CONTENTION_COVER * (ts[g] - s.base[g]):
+            src.append(j)
+            dst.append(g)
     return _device_waits(s, src, dst)
 
 

@@ -1,8 +1,10 @@
-"""Threads that wait for each other: the autograd engine's thread and the thread that called backward().
+"""Threads that wait for each other: a helper thread (the autograd engine's, a collective's) and the thread it
+works for.
 
 Backward runs on the engine's own thread (mostly autograd::engine::evaluate_function: ... ops, or the nodes'
-names, MulBackward0, before torch 1.10), while the
-thread that called backward() sits idle inside it; nothing in the trace links the two. Two rules do:
+names, MulBackward0, before torch 1.10), while the thread that called backward() sits idle inside it; gloo runs
+DDP's all-reduces on threads of its own (gloo:all_reduce) while the step waits for them. Nothing in the trace
+links the two. Two rules do (engine below means either kind of helper thread):
 - the engine's thread, idle, starts work after another thread of the rank ended something while it was
   idle: that thread handed the work over (the latest end, on the thread busiest during the idle stretch);
 - a thread idle while an engine thread was busy for most of that stretch, that starts work after the
@@ -18,7 +20,7 @@ import numpy as np
 
 from ...cats import Cat
 from ...steps import STEP_NAME
-from .classes import ENGINE, Bound, Edge, Kind
+from .classes import COLLECTIVE_OP, ENGINE, Bound, Edge, Kind
 from .edges import EdgeList, edges
 from .sync import Scope
 
@@ -72,15 +74,23 @@ def wake_edges(s: Scope) -> EdgeList:
 
 
 def _engines(s: Scope) -> set[int]:
-    """The threads whose top-level events are mostly autograd engine ops (not a thread that also runs them)."""
-    x, cpu = s.trace.x, s.cpu
-    top = cpu.ev[s.a.nesting.time_parent[cpu.ev] < 0]
+    """The helper threads: those whose top-level events are mostly autograd engine ops or collectives (not a
+    thread that also runs them)."""
+    return helper_threads(s.trace, s.a.nesting.time_parent, s.cpu.ev, ENGINE) | helper_threads(
+        s.trace, s.a.nesting.time_parent, s.cpu.ev, COLLECTIVE_OP
+    )
+
+
+def helper_threads(trace, parent: np.ndarray, ev: np.ndarray, pattern) -> set[int]:
+    """The threads (of the events ev) whose top-level events mostly have a name matching pattern."""
+    x = trace.x
+    top = ev[parent[ev] < 0]
     if not len(top):
         return set()
-    names = s.trace.names
-    eng = np.array([bool(ENGINE.search(names[int(k)])) for k in x.name[top]], bool)
+    ids, inv_names = np.unique(x.name[top], return_inverse=True)
+    hit = np.array([bool(pattern.search(trace.names[int(k)])) for k in ids], bool)[inv_names]
     lanes, inv = np.unique(x.track[top], return_inverse=True)
-    share = np.bincount(inv, weights=eng) / np.bincount(inv)
+    share = np.bincount(inv, weights=hit) / np.bincount(inv)
     return set(lanes[share >= ENGINE_SHARE].tolist())
 
 
@@ -91,12 +101,16 @@ def _none() -> EdgeList:
 
 def _idle(s: Scope, owner: np.ndarray) -> np.ndarray:
     """Per stretch owner: is the thread idle there (no op open: nothing, an annotation, a Python frame, or a
-    ProfilerStep, whatever its category: 2021 builds wrote steps as operators)?"""
+    ProfilerStep, whatever its category: 2021 builds wrote steps as operators)? A collective's annotation is work,
+    not waiting: gloo records its all-reduce as one (gloo:all_reduce) with no op inside."""
     x = s.trace.x
-    step = np.array([bool(STEP_NAME.match(n)) for n in s.trace.names] or [False])
+    names = s.trace.names
+    step = np.array([bool(STEP_NAME.match(n)) for n in names] or [False])
+    collective = np.array([bool(COLLECTIVE_OP.search(n)) for n in names] or [False])
     safe = np.maximum(owner, 0)
     cat = x.cat[safe]
-    return (owner < 0) | (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.PYTHON)) | step[x.name[safe]]
+    label = ((cat == int(Cat.USER_ANNOTATION)) & ~collective[x.name[safe]]) | (cat == int(Cat.PYTHON))
+    return (owner < 0) | label | step[x.name[safe]]
 
 
 def _lanes(s: Scope, idle_owner: np.ndarray) -> dict[int, _Lane]:

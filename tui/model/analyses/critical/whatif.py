@@ -6,6 +6,8 @@ Specs (FACTOR: how many times faster; 0: gone):
   launch=FACTOR         the launch delays and the CPU time of the launch calls (0: as with CUDA graphs)
   sync:REGEX=0          the waits of the blocking calls whose name, or an enclosing op's, matches
   cpu=FACTOR            all CPU time on every thread
+  graphs[:REGEX]        the region (default: the compiled graphs, else the forward and backward) as one CUDA
+                        graph replay per instance: its CPU work gone, one graph launch instead (replay.py)
 Factors of several specs that touch one edge multiply. The order of work stays as recorded: a kernel still
 runs after the one before it on its stream, an op after the one before it on its thread.
 """
@@ -18,15 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analysis import Analysis
+from ...cats import BUSY_CATS
 from ...steps import step_events
 from ..graphs.replay import graph_owner
 from .classes import Edge, Kind
 from .graph import Graph
 from .path import CriticalPath, graph, path_of
+from .replay import Replayed, replayed
 from .solve import solve
 from .window import Window, span_window, whole_trace
 
-WHATS = ("kernel", "op", "sync", "launch", "cpu")
+DEVICE_CATS = tuple(int(c) for c in BUSY_CATS)
+WHATS = ("kernel", "op", "sync", "launch", "cpu", "graphs")
 _FACTOR = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×]?\s*$")
 
 
@@ -39,7 +44,7 @@ class Spec:
     """One change: what it touches, the pattern names must match ("" for all), the factor (times faster; 0: gone)."""
 
     text: str
-    what: str  # kernel | op | sync | launch | cpu | event
+    what: str  # kernel | op | sync | launch | cpu | graphs | event
     pattern: str = ""
     factor: float = 2.0
     event: int = -1  # what == "event": one event (a device activity, or a CPU event with what runs under it)
@@ -53,6 +58,7 @@ class WhatIf:
     before: CriticalPath
     after: CriticalPath
     matched: list[list[str]] = field(default_factory=list)
+    caveats: list[tuple[str, int]] = field(default_factory=list)  # what the changes could not model, with a count
 
     @property
     def saving_ns(self) -> int:
@@ -66,6 +72,8 @@ def parse_spec(text: str) -> Spec:
         what, _, rest = text.partition("=")
         what, rest = what.strip(), "=" + rest if "=" in text else ""
     what = what.strip()
+    if what == "graphs" and "=" not in rest:
+        return _graphs_spec(text, rest if sep else "")
     if what not in WHATS:
         raise WhatIfError(f"--what-if {text!r}: start it with one of {', '.join(WHATS)} (e.g. kernel:gemm=2)")
     pattern, eq, factor_text = rest.rpartition("=")
@@ -85,6 +93,15 @@ def parse_spec(text: str) -> Spec:
     return Spec(text, what, pattern, factor)
 
 
+def _graphs_spec(text: str, pattern: str) -> Spec:
+    """graphs, or graphs:REGEX: the region as CUDA graph replays (no factor: the region's CPU work is gone)."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise WhatIfError(f"--what-if {text!r}: bad regular expression: {exc}") from None
+    return Spec(text, "graphs", pattern, 0.0)
+
+
 def _factor(text: str, value: str) -> float:
     m = _FACTOR.match(value)
     if not m:
@@ -98,16 +115,44 @@ def what_if(a: Analysis, window: Window, specs: list[Spec], replayed_by: np.ndar
     before = path_of(a, g, None, None)
     scale = np.ones(len(g.e))
     alive = np.ones(len(g.e), bool)
-    matched = []
+    matched: list[list[str]] = []
+    replays: list[Replayed] = []
     for spec in specs:
+        if spec.what == "graphs":
+            replays.append(_replay(a, g, spec, window))
+            matched.append(replays[-1].names)
+            continue
         hit, gone, names = _match(a, g, spec)
         if not hit.any() and not gone.any():
             raise WhatIfError(f"--what-if {spec.text!r} matches nothing in {window.name}")
         scale[hit] *= 0.0 if spec.factor == 0 else 1.0 / spec.factor
         alive &= ~gone
         matched.append(names)
-    times, bind = solve(g, g.dp_weight() * scale, alive)
-    return WhatIf(specs, before, path_of(a, g, times, bind), matched)
+    weight = g.dp_weight() * scale
+    for r in replays:  # a replay sets its edges' weights outright (other specs' factors still apply on top)
+        weight[r.edges] = r.weights * scale[r.edges]
+    times, bind = solve(g, weight, alive)
+    caveats = [("graph_syncs", r.syncs) for r in replays if r.syncs]
+    caveats += [(_replay_cost(r), r.cpu_ns) for r in replays]
+    return WhatIf(specs, before, path_of(a, g, times, bind), matched, caveats)
+
+
+def _replay_cost(r: Replayed) -> str:
+    """Where a replay's CPU cost came from: this trace, or the default for a compiled graph or a bare launch."""
+    if r.measured:
+        return "replay_cpu_trace_trees" if r.compiled else "replay_cpu_trace"
+    return "replay_cpu_trees" if r.compiled else "replay_cpu_launch"
+
+
+def _replay(a: Analysis, g: Graph, spec: Spec, window: Window) -> Replayed:
+    found = replayed(a, g, spec.pattern, spec.event)
+    if not len(found.regions) and spec.event >= 0:
+        name = a.trace.name_of(spec.event)[:40]
+        raise WhatIfError(f"{name} has no CPU work on the critical path graph of {window.name}: nothing to replay")
+    if not len(found.regions):
+        what = f"no span matching /{spec.pattern}/" if spec.pattern else "no step work or compiled graph"
+        raise WhatIfError(f"--what-if {spec.text!r}: {window.name} has {what} to replay as a CUDA graph")
+    return found
 
 
 def _match(a: Analysis, g: Graph, spec: Spec) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -174,12 +219,17 @@ def _event_edges(a: Analysis, g: Graph, event: int) -> np.ndarray:
     return under
 
 
-def what_if_for_event(a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None) -> WhatIf:
+def what_if_for_event(
+    a: Analysis, event: int, factor: float = 2.0, replayed_by: np.ndarray | None = None, graph: bool = False
+) -> WhatIf:
     """If one event were factor times faster (0: gone): a device activity's span, or a CPU event and what runs
-    under it on its thread; solved in the ProfilerStep that holds it (the whole trace outside any step)."""
+    under it on its thread; with graph, a CPU event (an op, a module, an annotation) replayed as one CUDA graph;
+    solved in the ProfilerStep that holds it (the whole trace outside any step)."""
     owner = graph_owner(a.trace) if replayed_by is None else replayed_by
     name = a.trace.name_of(event)
-    spec = Spec(f"{name}={factor:g}", "event", "", factor, event)
+    if graph and (a.trace.x.cat[event] in DEVICE_CATS or a.trace.track_of(event).kind == "gpu"):
+        raise WhatIfError(f"{name[:40]} is on a GPU lane: select the op or module on a CPU lane that launched it")
+    spec = Spec(f"graphs:{name}" if graph else f"{name}={factor:g}", "graphs" if graph else "event", "", factor, event)
     return what_if(a, window_of(a, event), [spec], owner)
 
 

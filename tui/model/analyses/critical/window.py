@@ -9,6 +9,7 @@ import numpy as np
 from ...cats import GPU_CATS, Cat
 from ...steps import STEP_NAME, step_events
 from ...trace import Trace
+from .classes import COLLECTIVE_OP, LAUNCH_CALL
 
 
 class WindowError(ValueError):
@@ -33,7 +34,8 @@ class Window:
 def find_window(
     trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0, rank: int | None = None
 ) -> Window:
-    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace);
+    """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace; the
+    default window the viewer and the verdict read is the typical step, Results.typical_window);
     of one rank, if given (a folder of ranks: every rank's otherwise)."""
     if step is not None:
         return _step(trace, step, rank)
@@ -52,18 +54,40 @@ def span_window(trace: Trace, i: int) -> Window:
 
 
 def whole_trace(trace: Trace, rank: int | None = None) -> Window:
-    """Every event of one rank (the first, by default), from the first start to the last end."""
+    """The work of one rank (the first, by default), from its first start to its last end: the events of its
+    streams and of the threads that do the work (see working_tracks); a thread that only waits, such as a
+    watchdog asleep across the window, neither starts nor ends it."""
     x = trace.x
     rank = min(t.rank for t in trace.tracks) if rank is None else rank
-    mine = _on_rank(trace, rank)
-    if not mine.any():
+    if not _on_rank(trace, rank, None).any():
         raise WindowError("the trace holds no events" + (f" of rank {rank}" if trace.job else ""))
+    mine = _on_rank(trace, rank, working_tracks(trace, rank))
     return Window("the whole trace", int(x.ts[mine].min()), int((x.ts[mine] + x.dur[mine]).max()), -1, rank)
 
 
-def _on_rank(trace: Trace, rank: int) -> np.ndarray:
+def working_tracks(trace: Trace, rank: int) -> np.ndarray:
+    """Per track: does it do the rank's work? Its streams, and the CPU threads that launch device work (on a trace
+    without launches, the threads that run ops or collectives; without ops either, every thread). A thread that launches nothing
+    and runs no op (Python frames and annotations only: a watchdog's wait, tqdm's monitor) is left out."""
+    x, tracks = trace.x, trace.tracks
+    mine = np.array([t.rank == rank and t.kind != "meta" for t in tracks] or [False])
+    gpu = mine & np.array([t.kind == "gpu" for t in tracks] or [False])
+    cpu = mine & ~gpu
+    launch_names = np.array([bool(LAUNCH_CALL.search(n)) for n in trace.names] or [False])
+    collective = np.array([bool(COLLECTIVE_OP.search(n)) for n in trace.names] or [False])
+    runtime = x.cat == int(Cat.RUNTIME)
+    ops = np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)]) | collective[x.name]  # gloo's threads: collectives
+    for test in (runtime & launch_names[x.name], ops):
+        doing = np.zeros(len(tracks), bool)
+        doing[np.unique(x.track[test])] = True
+        if (doing & cpu).any():
+            return gpu | (doing & cpu)
+    return mine
+
+
+def _on_rank(trace: Trace, rank: int, tracks: np.ndarray | None) -> np.ndarray:
     ranks = np.array([t.rank == rank and t.kind != "meta" for t in trace.tracks] or [False])
-    return ranks[trace.x.track]
+    return (ranks if tracks is None else ranks & tracks)[trace.x.track]
 
 
 def _step(trace: Trace, number: int, rank: int | None = None) -> Window:

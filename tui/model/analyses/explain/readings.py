@@ -11,18 +11,82 @@ def _us(v: float) -> str:
 
 
 def verdict_reading(s: Summary) -> str:
-    if s.cpu_only:
-        return cpu_reading(s)
+    """What the verdict means, in words: what holds the typical step's critical path, and where the time is."""
     if s.device_records_missing:
         return missing_reading(s)
-    return {
-        "overhead-bound": overhead_reading(s),
-        "compute-bound": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU is the bottleneck. Faster kernels "
-        "(tensor cores, lower precision, fusion) are where the time is.",
-        "copy-bound": copy_reading(s),
-        "mixed": f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits part of the time. Look at the gaps on "
-        "the GPU lanes and at what the CPU does during them.",
-    }[s.verdict]
+    if s.cpu_only and s.verdict in ("cpu-in-ops", "cpu-between-ops", "cpu-only"):
+        return cpu_reading(s)
+    readings = {
+        "overhead-bound": overhead_reading,
+        "compute-bound": compute_reading,
+        "copy-bound": copy_reading,
+        "communication-bound": communication_reading,
+        "sync-bound": sync_reading,
+        "data-loading-bound": loading_reading,
+        "compiling": compiling_reading,
+        "mixed": mixed_reading,
+    }
+    return readings[s.verdict](s) if s.verdict in readings else ""
+
+
+def path_head(s: Summary) -> str:
+    """The critical path of ProfilerStep#6 (the typical step, 4.43 ms) is 97%"""
+    p = s.path
+    where = f"{p.window} (the typical step, {_us(p.length_us)})" if p.event >= 0 else f"{p.window} ({_us(p.length_us)})"
+    return f"The critical path of {where} is {s.bound_share:.0%}"
+
+
+def compute_reading(s: Summary) -> str:
+    return (
+        f"{path_head(s)} GPU compute: the kernels' own time sets the step (GPU busy {s.gpu_utilization:.0%} of the "
+        "window). Faster kernels (tensor cores, lower precision, fusion) shorten it; the roofline view shows how close "
+        "they run to the GPU's limits."
+    )
+
+
+def communication_reading(s: Summary) -> str:
+    return (
+        f"{path_head(s)} communication: collectives, and the CPU waiting on other ranks inside them. The slowest rank "
+        "sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP bucket "
+        "size, FSDP prefetch) and look at what the other ranks do meanwhile."
+    )
+
+
+def sync_reading(s: Summary) -> str:
+    return (
+        f"{path_head(s)} the CPU coming back from waits on the device: it stops and waits for the GPU (a synchronize, "
+        ".item(), a copy to the host) instead of queueing more work. Fewer synchronizations let the CPU run ahead."
+    )
+
+
+def loading_reading(s: Summary) -> str:
+    return (
+        f"{path_head(s)} data loading: the step waits for its input. More DataLoader workers, pin_memory=True and "
+        "prefetching hide it behind the GPU's work."
+    )
+
+
+def compiling_reading(s: Summary) -> str:
+    c = s.compiling
+    return (
+        f"{path_head(s)} torch.compile compiling ({_us(c.us)} in all, {c.frames:,} frame compile(s)): the window "
+        "shows compile time, not how the model runs. It is paid once per shape: profile after warm-up steps, and mark "
+        "changing sizes dynamic to avoid recompiles."
+    )
+
+
+def mixed_reading(s: Summary) -> str:
+    from ..verdict import TITLE
+
+    p = s.path
+    top = ", ".join(
+        f"{TITLE.get(c, c)} {t / p.length_us:.0%}" for c, t in sorted(p.breakdown.items(), key=lambda kv: -kv[1])[:3]
+    )
+    where = f"{p.window} (the typical step)" if p.event >= 0 else p.window
+    return (
+        f"No one kind of work holds half the critical path of {where}: {top}. Each part is worth a look: "
+        "tracetui critical shows the path, and --what-if what shortening each part would save."
+    )
 
 
 def copy_reading(s: Summary) -> str:
@@ -73,34 +137,43 @@ def launches_cost_more(s: Summary) -> bool:
     return s.launches_cost_more
 
 
-def per_launch(s: Summary) -> str:
-    """ "each launch buys 5.1 us of GPU work for 5.5 us of CPU": the two figures every launch reading compares."""
-    return f"each launch buys {_us(s.gpu_per_launch_us)} of GPU work for {_us(s.typical_launch_us)} of CPU"
-
-
 def overhead_reading(s: Summary) -> str:
-    """Why the GPU waits, naming the real cause: the launches themselves, or the CPU's other work."""
-    head = f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
+    """Why the GPU waits, naming the real cause: the CPU work per kernel on the path, or the CPU's other work."""
+    head = (
+        f"{path_head(s)} CPU work, launch delays and gaps between kernels: the GPU waits for the CPU (GPU busy "
+        f"{s.gpu_utilization:.0%} of the window). "
+        if s.path.length_us
+        else f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
+    )
     if launches_cost_more(s):  # (the launch reading gives the figures, once)
         return head + (
-            "Launching is the cost: a launch takes more CPU time than the GPU work it buys. Bigger work per launch, "
-            "torch.compile or CUDA graphs would help."
+            "Each kernel costs the CPU more time than the GPU work it buys: fewer, larger kernels (torch.compile) or "
+            "CUDA graphs (tracetui critical --what-if graphs says what they would save) are where the time is."
         )
     busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
-        "The launches are cheap (they buy more GPU work than their CPU time); the CPU's other work holds the GPU up. "
+        "The kernels buy more GPU work than the CPU spends on each; the CPU's other work holds the GPU up. "
         f"While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
     )
 
 
 def launch_reading(s: Summary) -> str | None:
+    """The CPU cost of a kernel as the step pays it (the path's CPU work per launch), beside the launch call's own."""
     if s.cpu_only or s.device_records_missing or not s.launches:
         return None
-    spent = f"The CPU spent {_us(s.cpu_launch_typical_us)} in {s.launches - len(s.launch_outliers):,} launches"
+    call = f"A launch call takes {_us(s.typical_launch_us)} of CPU (median {_us(s.median_launch_us)})"
+    p = s.path
+    if p.launches:
+        step = f"the step {p.window}" if p.event >= 0 else "the trace"
+        call += (
+            f", but the CPU work on the critical path of {step} comes to {_us(s.cpu_per_kernel_us)} per kernel "
+            f"launched ({_us(p.cpu_us)} over {p.launches:,} launches)"
+        )
+    buys = f"; each launch buys {_us(s.gpu_per_kernel_us)} of GPU work"
     outliers = launch_outliers_reading(s)
-    if launches_cost_more(s):
-        return f"{spent}: {per_launch(s)}, so launching costs more than the work launched." + outliers
-    return f"{spent}: {per_launch(s)}, enough GPU time to hide the cost of launching." + outliers
+    if s.verdict == "overhead-bound" or (not p.launches and launches_cost_more(s)):
+        return f"{call}{buys}: the CPU cannot keep the GPU fed." + outliers
+    return f"{call}{buys}: the GPU has enough work to hide the cost of launching." + outliers
 
 
 def launch_outliers_reading(s: Summary) -> str:

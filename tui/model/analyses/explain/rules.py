@@ -21,6 +21,7 @@ from ...steps import STEP_NAME, cold_first, typical
 from ..kernel_roles import role
 from ..launches import launch_calls
 from ..summary import Summary
+from .compiling import COMPILING_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
@@ -193,8 +194,9 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
         "launches": s.launches,
-        "per_launch_gpu": us(s.gpu_per_launch_us),
-        "per_launch_cpu": us(s.typical_launch_us),
+        "per_launch_gpu": us(s.gpu_per_kernel_us),
+        "per_launch_cpu": us(s.cpu_per_kernel_us),
+        "call_cpu": us(s.typical_launch_us),
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
@@ -454,6 +456,7 @@ RULES = [
     Rule("sync-records", sync_records),
     Rule("setup-gap", setup_gap),
     Rule("compile-runtime", compile_runtime),
+    *COMPILING_RULES,
     Rule("kernel-names", kernel_hints),
     *GRAPH_RULES,
     *ROOFLINE_RULES,
