@@ -226,6 +226,12 @@ def cmd_roofline(args: argparse.Namespace) -> int:
 
 def cmd_memory(args: argparse.Namespace) -> int:
     from ..model.errors import TraceError
+    from ..model.snapshot import is_snapshot
+
+    if is_snapshot(args.trace):  # an allocator snapshot (torch.cuda.memory._dump_snapshot), not a trace
+        from .snapshot import memory_of_snapshot
+
+        return memory_of_snapshot(args)
     from ..reports import render_memory
     from ..tables.memory import NO_MEMORY
 
@@ -254,7 +260,17 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..model.analyses.diff import diff
+    from ..model.snapshot import is_snapshot
     from ..reports import render_diff
+
+    snapshots = [is_snapshot(p) for p in (args.trace_a, args.trace_b)]
+    if any(snapshots):  # allocator snapshots: what grew, by frame
+        from .snapshot import diff_of_snapshots
+
+        if not all(snapshots):
+            one, other = (args.trace_a, args.trace_b) if snapshots[0] else (args.trace_b, args.trace_a)
+            raise UsageError(f"{one} is a memory snapshot and {other} is not: diff compares two of a kind")
+        return diff_of_snapshots(args)
 
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
     d = diff(a, b)

@@ -1,0 +1,29 @@
+"""Allocator snapshots (torch.cuda.memory._dump_snapshot): read safely, as columns, and what they say.
+
+read (no code of the file runs) -> columns (interned stacks, one row per trace entry) -> history (the
+allocations and the curves) -> state (segments and blocks at a moment) -> report, diff, join, and the
+viewer's stacked timeline (timeline.py). No Textual, no torch, no pickle.load of anything but plain data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .columns import Snapshot
+from .read import Progress, is_snapshot, read_plain
+
+__all__ = ["Snapshot", "is_snapshot", "open_snapshot"]
+READ_SHARE = 0.7  # of a load's progress: reading the file; the rest is building the columns
+
+
+def open_snapshot(path: str | Path, progress: Progress | None = None) -> Snapshot:
+    """A snapshot read into columns; TraceError (one line naming the file) when it cannot be."""
+    from .columns import build
+
+    read = (lambda f: progress(READ_SHARE * f)) if progress else None
+    doc = read_plain(path, read)
+    built = (lambda f: progress(READ_SHARE + (1 - READ_SHARE) * f)) if progress else None
+    snap = build(str(path), doc, built)
+    if progress:
+        progress(1.0)
+    return snap
