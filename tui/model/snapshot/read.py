@@ -123,8 +123,10 @@ def read_plain(path: str | Path, progress: Progress | None = None) -> dict:
 
 
 def _decode(p: Path, f, size: int, progress: Progress | None) -> Any:
-    first = f.peek(1)[:1] if hasattr(f, "peek") else b""
-    if first in (b"{", b"[", b" ", b"\n", b"\r", b"\t"):
+    head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+    if not head:
+        raise TraceError(p, "an empty file, not a memory snapshot")
+    if head[:1] in (b"{", b"[", b" ", b"\n", b"\r", b"\t"):
         return _json(p, f.read())
     reader = io.BufferedReader(_Counting(f, size, progress), buffer_size=1 << 20)
     try:
@@ -133,14 +135,19 @@ def _decode(p: Path, f, size: int, progress: Progress | None) -> Any:
         raise TraceError(
             p, f"refused: the pickle asks to import {exc} (a memory snapshot holds plain data only); nothing was run"
         ) from None
-    except EOFError:
-        raise TraceError(p, f"truncated: the pickle ends after {reader.tell():,} bytes, before its end") from None
-    except pickle.UnpicklingError as exc:
-        if "truncated" in str(exc):
+    except (EOFError, pickle.UnpicklingError) as exc:
+        if isinstance(exc, EOFError) or "truncated" in str(exc):
             raise TraceError(p, f"truncated: the pickle ends after {size:,} bytes, before its end") from None
-        raise TraceError(p, f"not a memory snapshot: not a pickle or JSON ({exc})") from None
+        raise TraceError(p, _damaged(head, exc)) from None
     except (ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError, RecursionError) as exc:
-        raise TraceError(p, f"not a memory snapshot: a damaged pickle ({type(exc).__name__}: {exc})") from None
+        raise TraceError(p, _damaged(head, exc)) from None
+
+
+def _damaged(head: bytes, exc: Exception) -> str:
+    """What to say of a file the unpickler could not read: a damaged pickle, or not a pickle at all."""
+    if head[:1] == b"\x80":  # a pickle of protocol 2 or later (torch writes these)
+        return f"a damaged pickle ({type(exc).__name__}: {exc})"
+    return f"not a memory snapshot: neither a pickle nor JSON (it starts with {head[:8]!r})"
 
 
 def _json(p: Path, data: bytes) -> Any:
