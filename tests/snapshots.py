@@ -36,7 +36,11 @@ def backward(node: str, inner: str = "mul_Tensor") -> list[dict]:
     return [
         *op(inner),
         {"name": f"torch::autograd::generated::{node}::apply(std::vector<at::Tensor>&&)", "filename": "??", "line": 0},
-        {"name": "torch::autograd::Engine::thread_main(std::shared_ptr<GraphTask> const&)", "filename": "??", "line": 0},
+        {
+            "name": "torch::autograd::Engine::thread_main(std::shared_ptr<GraphTask> const&)",
+            "filename": "??",
+            "line": 0,
+        },
     ]
 
 
@@ -58,6 +62,11 @@ class Builder:
     live: dict[int, dict] = field(default_factory=dict)  # address -> the alloc entry alive there
     time_us: int = 1_700_000_000_000_000
     step_us: int = 10
+
+    def clock(self, time_us: int) -> Builder:
+        """The next entry at this time (a Unix time in µs), not step_us after the last one."""
+        self.time_us = time_us - self.step_us
+        return self
 
     def _entry(self, action: str, addr: int, size: int, frames: list[dict], stream: int, **more) -> dict:
         self.time_us += self.step_us
@@ -108,7 +117,7 @@ class Builder:
 
     def snapshot(self, history: bool = True) -> dict:
         segments = [self._segment(s) for s in sorted(self.segments.values(), key=lambda s: s["address"])]
-        traces = [[] for _ in range(self.device)] + [list(self.entries) if history else []]
+        traces: list[list[dict]] = [[] for _ in range(self.device)] + [list(self.entries) if history else []]
         return {
             "segments": segments,
             "device_traces": traces,
@@ -122,7 +131,9 @@ class Builder:
         for a in sorted(k for k in self.live if start <= k < end):
             e = self.live[a]
             if a > addr:
-                blocks.append({"address": addr, "size": a - addr, "requested_size": 0, "state": "inactive", "frames": []})
+                blocks.append(
+                    {"address": addr, "size": a - addr, "requested_size": 0, "state": "inactive", "frames": []}
+                )
             size = max(-(-e["size"] // 512) * 512, 512)
             blocks.append(
                 {

@@ -81,7 +81,9 @@ def test_the_real_peak_and_who_holds_it(real):
     top = {r.frame: r for r in d.by_frame}
     assert sum(r.bytes for r in d.by_frame) == d.peak.requested_bytes
     assert top["LogsumexpBackward0 (backward)"].kind == "c++"  # the autograd thread: C++ frames only
-    assert top["forward (h200_capture.py:72)"].kind == "user" and top["forward (h200_capture.py:72)"].op == "aten::linear"
+    assert (
+        top["forward (h200_capture.py:72)"].kind == "user" and top["forward (h200_capture.py:72)"].op == "aten::linear"
+    )
     assert BEFORE_HISTORY in top  # 163 MB allocated before _record_memory_history was called
 
 
@@ -95,7 +97,10 @@ def test_a_leak_is_what_was_allocated_in_the_history_and_never_freed():
     assert [(r.frame, r.bytes, r.count) for r in d.never_freed] == [("remember (model.py:30)", 3 * MB, 3)]
     assert d.never_freed_bytes == 3 * MB and d.never_freed_count == 3
     assert d.peak is not None and (d.peak.requested_bytes, d.peak.allocations) == (7 * MB, 4)
-    assert [(r.frame, r.bytes) for r in d.by_frame] == [("forward (model.py:12)", 4 * MB), ("remember (model.py:30)", 3 * MB)]
+    assert [(r.frame, r.bytes) for r in d.by_frame] == [
+        ("forward (model.py:12)", 4 * MB),
+        ("remember (model.py:30)", 3 * MB),
+    ]
     assert d.allocated_bytes == 3 * MB and d.segments.free_bytes == d.segments.largest_free_bytes == 17 * MB
 
 
@@ -195,7 +200,9 @@ def test_a_snapshot_without_history_reports_its_segments_and_says_the_history_is
 def test_allocations_are_named_by_the_innermost_frame_of_your_code():
     namer = Namer(build("x", {"segments": [], "device_traces": []}).stacks)
     s = namer.stacks
-    user = s.intern(op("addmm") + py(("linear", "/venv/lib/python3.12/site-packages/torch/nn/functional.py", 9)) + at(7)[4:])
+    user = s.intern(
+        op("addmm") + py(("linear", "/venv/lib/python3.12/site-packages/torch/nn/functional.py", 9)) + at(7)[4:]
+    )
     assert namer.named(user) == ("forward (model.py:7)", "user")  # the library frame inside it passed over
     lib = s.intern(op("mm") + py(("step", "/usr/lib/python3.12/site-packages/torch/optim/adam.py", 5)))
     assert namer.named(lib) == ("step (/usr/lib/python3.12/site-packages/torch/optim/adam.py:5)", "library")

@@ -67,7 +67,14 @@ def add_code(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def add_memory(sub, command: str | None) -> argparse.ArgumentParser:
-    return one_trace(sub, "memory", "print peak memory per device, the ops that allocate most, what is never freed")
+    text = "print peak memory per device, the ops that allocate most, what is never freed (or a memory snapshot's)"
+    p = one_trace(sub, "memory", text)
+    p.add_argument(
+        "--snapshot",
+        metavar="SNAPSHOT",
+        help="a memory snapshot of the same run: the trace's allocations gain its frames (matched by address and time)",
+    )
+    return p
 
 
 def add_roofline(sub, command: str | None) -> argparse.ArgumentParser:
@@ -231,13 +238,21 @@ def cmd_memory(args: argparse.Namespace) -> int:
     if is_snapshot(args.trace):  # an allocator snapshot (torch.cuda.memory._dump_snapshot), not a trace
         from .snapshot import memory_of_snapshot
 
+        if args.snapshot:
+            raise UsageError("--snapshot joins a snapshot to a trace: give the trace as TRACE")
+
         return memory_of_snapshot(args)
     from ..reports import render_memory
     from ..tables.memory import NO_MEMORY
 
-    devices = load(args.trace, args.no_cache).memory
+    results = load(args.trace, args.no_cache)
+    devices = results.memory
     if not devices:
         raise TraceError(args.trace, NO_MEMORY)
+    if args.snapshot:  # the trace's allocations with the frames of a snapshot of the same run
+        from .snapshot import memory_with_snapshot
+
+        return memory_with_snapshot(args, results, devices)
     print(render_memory(devices, args.format))
     return 0
 

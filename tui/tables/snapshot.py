@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..fmt import fmt_memory, fmt_time, truncate
+from ..model.snapshot.join import Joined, JoinRow
 from ..model.snapshot.report import DeviceReport, FrameRow, OomRow, SnapshotReport
 from .base import KEEP, Column
 
@@ -103,7 +104,11 @@ def device_reading(d: DeviceReport) -> list[str]:
             f"Peak of the history: {fmt_memory(d.peak.requested_bytes)} requested by {d.peak.allocations:,} live "
             f"allocations at {fmt_time(_us(d.peak.time_ns))} (entry {d.peak.entry + 1:,} of {d.entries:,}), "
             f"{fmt_memory(d.peak.reserved_bytes)} reserved then"
-            + (f" (at most {fmt_memory(d.max_reserved_bytes)})." if d.max_reserved_bytes > d.peak.reserved_bytes else ".")
+            + (
+                f" (at most {fmt_memory(d.max_reserved_bytes)})."
+                if d.max_reserved_bytes > d.peak.reserved_bytes
+                else "."
+            )
         )
     out += [oom_reading(d, r) for r in d.ooms]
     return out + [f"{d.name}: {n}." for n in d.notes]
@@ -252,3 +257,32 @@ def footers(r: SnapshotReport) -> list[str]:
     if r.skipped:
         out.append(f"{r.skipped:,} entries or blocks were not readable and were skipped.")
     return out
+
+
+def join_line(j: Joined) -> str:
+    """How many of a device's allocations found their snapshot allocation, and the clocks' offset."""
+    if j.reason:
+        return f"{j.device}: none of the trace's {len(j.samples):,} allocations matched: {j.reason}."
+    return (
+        f"{j.device}: {j.matched:,} of the trace's {len(j.samples):,} allocations matched the snapshot's by address "
+        f"and time (the snapshot's clock {j.offset_ns / 1000:+,.1f} us from the trace's)."
+    )
+
+
+JOIN_COLUMNS: list[Column[JoinRow, None]] = [
+    Column("Frame (snapshot)", lambda r, c, w: truncate(r.frame, w), priority=KEEP, name=True, min_width=24),
+    Column("Op (trace)", lambda r, c, w: r.op, priority=1, left=True),
+    Column("Bytes", lambda r, c, w: fmt_memory(r.bytes), priority=KEEP),
+    Column("Count", lambda r, c, w: f"{r.count:,}", priority=KEEP),
+]
+
+
+def join_fields(j: Joined, rows: list[JoinRow]) -> dict[str, Any]:
+    return {
+        "device": j.device,
+        "allocations": len(j.samples),
+        "matched": j.matched,
+        "offset_us": j.offset_ns / 1000,
+        "reason": j.reason or None,
+        "by_frame": [{"frame": r.frame, "op": r.op, "bytes": r.bytes, "count": r.count} for r in rows],
+    }

@@ -8,11 +8,14 @@ viewer's stacked timeline (timeline.py). No Textual, no torch, no pickle.load of
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .columns import Snapshot
 from .read import Progress, is_snapshot, read_plain
 
-__all__ = ["Snapshot", "is_snapshot", "open_snapshot"]
+if TYPE_CHECKING:
+    from .columns import Snapshot
+
+__all__ = ["is_snapshot", "open_snapshot"]
 READ_SHARE = 0.7  # of a load's progress: reading the file; the rest is building the columns
 
 

@@ -218,7 +218,7 @@ def _history(device: int, entries: list, stacks: Stacks, texts: dict[str, int], 
         if not isinstance(e, dict):
             keep[i] = False
             continue
-        code = CODE.get(e.get("action"), OTHER)
+        code = CODE.get(str(e.get("action")), OTHER)
         action[i] = code
         cols["addr"][i] = _int(e.get("addr"))
         cols["size"][i] = _int(e.get("size"))
@@ -291,7 +291,7 @@ def _segments(raw: list, stacks: Stacks) -> tuple[Segments, Blocks, int]:
                 continue
             size = _int(b.get("size"))
             frames, requested = _block_extra(b)
-            state = STATE_CODE.get(b.get("state"), INACTIVE)
+            state = STATE_CODE.get(str(b.get("state")), INACTIVE)
             start = _int(b.get("address")) or addr  # older snapshots give no block address: they follow each other
             rows.append((k, start, size, requested if state != INACTIVE else 0, state, stacks.intern(frames)))
             addr = start + size

@@ -27,11 +27,30 @@ NO_FRAMES = "(no frames recorded)"
 _AUTOGRAD = re.compile(r"torch::autograd::generated::(\w+?)(?:_apply_functional)?(?:::apply)?\(")
 _ATEN = re.compile(r"at::_ops::(\w+)::(?:call|redispatch)\(")
 # memory_viz's frameFilter: the unwinder and the interpreter's own frames say nothing about your code.
-OMIT_FUNCTIONS = ("unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start", "__libc_start_main")
+OMIT_FUNCTIONS: tuple[str, ...] = (
+    "unwind::unwind",
+    "CapturedTraceback::gather",
+    "gather_with_cpp",
+    "_start",
+    "__libc_start_main",
+)
 OMIT_FUNCTIONS += ("PyEval_", "PyObject_", "PyFunction_")
-OMIT_FILES = ("core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/call.c")
+OMIT_FILES: tuple[str, ...] = (
+    "core/boxing",
+    "/Register",
+    "/Redispatch",
+    "pythonrun.c",
+    "Modules/main.c",
+    "Objects/call.c",
+)
 OMIT_FILES += ("Objects/methodobject.c", "pycore_ceval.h", "ceval.c", "cpython/abstract.h")
-PLUMBING = ("CachingAllocator", "c10::impl::", "at::detail::empty", "c10::Dispatcher", "wrap_kernel_functor")
+PLUMBING: tuple[str, ...] = (
+    "CachingAllocator",
+    "c10::impl::",
+    "at::detail::empty",
+    "c10::Dispatcher",
+    "wrap_kernel_functor",
+)
 PLUMBING += ("torch::unwind", "CapturedTraceback", "gather_with_cpp", "at::_ops::", "at::(anonymous namespace)::")
 PLUMBING += ("at::TensorIteratorBase", "at::empty", "std::", "pthread", "__clone", "torch::autograd::Engine")
 PLUMBING += ("torch::autograd::Node::operator", "torch::autograd::python::PythonEngine")

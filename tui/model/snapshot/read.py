@@ -63,8 +63,8 @@ class _Counting(io.RawIOBase):
 
     def _advance(self) -> None:
         if self.progress is not None:
-            where = self.raw.fileobj.tell() if isinstance(self.raw, gzip.GzipFile) else self.raw.tell()
-            self.progress(min(where / self.total, 1.0))
+            underlying: Any = getattr(self.raw, "fileobj", None) or self.raw  # a gzip file: its compressed bytes
+            self.progress(min(underlying.tell() / self.total, 1.0))
 
 
 def is_gzip(head: bytes) -> bool:

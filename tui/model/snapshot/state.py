@@ -90,8 +90,9 @@ def segment_spans(snap: Snapshot, device: int) -> SegmentSpans:
         for i in np.flatnonzero(np.isin(h.action, (SEGMENT_ALLOC, SEGMENT_FREE, SEGMENT_MAP, SEGMENT_UNMAP)))[::-1]:
             addr, size = int(h.addr[i]), int(h.size[i])
             if int(h.action[i]) in grows:
-                row = open_.pop(addr, None)
-                if row is None:  # made, then released before the end at an address with no recorded release
+                found = open_.pop(addr, [])
+                row = found
+                if not found:  # made, then released before the end at an address with no recorded release
                     row = [addr, size, int(h.stream[i]), size == SMALL_SEGMENT, int(i), int(i)]
                     rows.append(row)  # type: ignore[arg-type]
                 row[4] = int(i)
@@ -119,7 +120,12 @@ def state_at(snap: Snapshot, device: int, allocs: Allocations, spans: SegmentSpa
     seg = seg[np.argsort(spans.addr[seg], kind="stable")]
     live = np.flatnonzero(allocs.alive_at(entry))
     return _with_gaps(
-        spans.addr[seg], spans.size[seg], spans.stream[seg], spans.small[seg], allocs, live[np.argsort(allocs.addr[live])]
+        spans.addr[seg],
+        spans.size[seg],
+        spans.stream[seg],
+        spans.small[seg],
+        allocs,
+        live[np.argsort(allocs.addr[live])],
     )
 
 
@@ -151,7 +157,15 @@ def _with_gaps(
     blk_alloc = np.r_[live, np.full(int(keep.sum()), FREE, np.int64)]
     order = np.lexsort((blk_addr, blk_seg))
     return State(
-        seg_addr, seg_size, seg_stream, seg_small, blk_seg[order], blk_addr[order], blk_size[order], blk_alloc[order], False
+        seg_addr,
+        seg_size,
+        seg_stream,
+        seg_small,
+        blk_seg[order],
+        blk_addr[order],
+        blk_size[order],
+        blk_alloc[order],
+        False,
     )
 
 

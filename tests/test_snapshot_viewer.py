@@ -1,0 +1,145 @@
+"""`tracetui open SNAPSHOT`: the active-memory timeline, the segments, the tables, the details; bad input exits 2."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from conftest import SHARED, press_settled, until
+from snapshots import MB, Builder, at, write
+from textual.widgets import Static
+
+from tui import faults
+from tui.app import TraceApp
+from tui.model.errors import TraceError
+from tui.model.snapshot.timeline import EMPTY
+from tui.screens.snapshot import SnapshotScreen
+from tui.widgets.snapshot_frames import FrameTable
+from tui.widgets.snapshot_segments import SnapshotSegments
+from tui.widgets.snapshot_timeline import SnapshotTimeline
+
+REAL = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
+BASE = 0x7F00_0000_0000
+
+
+def fragmented_oom() -> dict:
+    b = Builder().segment(BASE, 20 * MB)
+    for k in range(5):
+        b.alloc(BASE + 4 * k * MB, 4 * MB, at(20 + k))
+    b.free(BASE + 4 * MB).free(BASE + 12 * MB).oom(6 * MB, 2 * MB, at(50))
+    return b.snapshot()
+
+
+async def opened(pilot) -> SnapshotScreen:
+    """The snapshot screen, once loaded and its timeline's first cells are drawn."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, SnapshotScreen) and pilot.app.screen.loaded, "loaded")
+    screen = pilot.app.screen
+    await until(pilot, lambda: bool(screen.query(SnapshotTimeline)), "the views")
+    timeline = screen.query_one(SnapshotTimeline)
+    if timeline.mem.curves is not None:
+        await until(pilot, lambda: timeline.cells is not None and not timeline.stale, "the timeline's cells")
+    await pilot.pause()
+    return screen
+
+
+def details(screen: SnapshotScreen) -> str:
+    return str(screen.query_one("#snap-text", Static).content)
+
+
+@pytest.mark.skipif(not REAL.is_file(), reason="../shared/traces/memory-snapshots is not here")
+async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_frames():
+    app = TraceApp([str(REAL)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await opened(pilot)
+        timeline = screen.query_one(SnapshotTimeline)
+        assert timeline.has_focus and "665.03 MB live in 233 allocations" in timeline.status()
+        assert not screen.has_class("narrow")
+        await press_settled(pilot, "up")
+        assert timeline.selected != EMPTY
+        for _ in range(6):  # up the stack to an allocation the history made (its frames recorded)
+            await press_settled(pilot, "up")
+        text = details(screen)
+        assert "requested" in text and "on stream" in text and "frame: " in text
+        await press_settled(pilot, "c")
+        assert screen.cpp
+        await press_settled(pilot, "2")
+        segments = screen.query_one(SnapshotSegments)
+        await until(pilot, lambda: segments.state is not None and segments.entry == timeline.cursor_entry())
+        assert segments.has_focus and "rebuilt from the history" in segments.head()
+        await press_settled(pilot, "down")
+        assert details(screen).startswith("Segment 0x") and "Held by" in details(screen)
+        await press_settled(pilot, "e")
+        assert "at the end" in segments.head() and "45 segments, 1.35 GB reserved" in segments.head()
+        await press_settled(pilot, "3")
+        table = screen.query_one("#frames-peak", FrameTable)
+        assert table.has_focus and table.row_count == 14
+        await press_settled(pilot, "down", "enter")  # the second row: the optimizer's state
+        assert timeline.highlight == "case_memory_snapshot (h200_capture.py:293)" and timeline.has_focus
+        await press_settled(pilot, "x")
+        assert timeline.highlight is None
+    assert app.load_error is None and not faults.log_path().exists()
+
+
+async def test_the_keys_move_zoom_and_jump_on_a_built_snapshot(tmp_path):
+    path = write(tmp_path / "oom.pickle", fragmented_oom())
+    app = TraceApp([str(path)], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await opened(pilot)
+        timeline = screen.query_one(SnapshotTimeline)
+        assert "1 OOM (o)" in str(screen.query_one("#snap-head", Static).content)
+        view = timeline.view
+        await press_settled(pilot, "w")
+        assert timeline.view is not None and view is not None and timeline.view.bucket < view.bucket
+        await press_settled(pilot, "0", "o")
+        assert timeline.cursor_entry() == 10  # the OOM entry: the memory the request met
+        await press_settled(pilot, "down")  # the top of the stack at the OOM: the last 4 MB block made
+        top = timeline.selected
+        assert top != EMPTY and int(timeline.mem.allocs.size[top]) == 4 * MB
+        await press_settled(pilot, "[")
+        assert timeline.cursor_entry() == int(timeline.mem.allocs.alloc_entry[top])
+        await press_settled(pilot, "f")
+        assert "never freed" in details(screen)
+        await press_settled(pilot, "2")
+        segments = screen.query_one(SnapshotSegments)
+        await until(pilot, lambda: segments.state is not None)
+        assert len(segments.state.seg_addr) == 1
+    assert app.load_error is None
+
+
+async def test_a_snapshot_without_history_opens_on_its_segments(tmp_path):
+    b = Builder().segment(BASE, 20 * MB, record=False).alloc(BASE, 5 * MB, at(4), record=False)
+    path = write(tmp_path / "state.pickle", b.snapshot(history=False))
+    app = TraceApp([str(path)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        assert screen.has_class("narrow")  # the details under the views at 80 columns
+        segments = screen.query_one(SnapshotSegments)
+        await until(pilot, lambda: segments.state is not None and segments.has_focus)
+        assert "1 segments, 20.00 MB reserved, 5.00 MB used" in segments.head()
+        await press_settled(pilot, "1")
+        assert "No history" in screen.query_one(SnapshotTimeline).render_line(0).text
+    assert app.load_error is None
+
+
+async def test_a_refused_pickle_ends_the_viewer_with_its_line(tmp_path):
+    import os
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {tmp_path / 'ran'}",))
+
+    bad = tmp_path / "evil.pickle"
+    bad.write_bytes(pickle.dumps({"segments": [Payload()]}))
+    app = TraceApp([str(bad)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.load_error is not None or not app.is_running, "the load failed")
+    assert isinstance(app.load_error, TraceError) and "refused" in str(app.load_error)
+    assert not (tmp_path / "ran").exists()
+
+
+def test_open_compare_refuses_snapshots(tmp_path, capsys):
+    from tui.cli import main
+
+    path = write(tmp_path / "a.pickle", fragmented_oom())
+    assert main(["open", str(path), str(path), "--compare"]) == 2
+    assert "tracetui diff A B says what grew" in capsys.readouterr().err

@@ -1,0 +1,280 @@
+"""The snapshot screen (`tracetui open SNAPSHOT`): it loads the snapshot in a worker with a progress bar, then shows
+the active-memory timeline (1), the segments at the timeline's cursor (2) and the tables (3), with a details panel
+for the selected allocation or segment."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Horizontal, Middle, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Label, ProgressBar, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from ..fmt import fmt_memory, fmt_time
+from ..messages import LoadFailed
+from ..model.snapshot.frames import Namer
+from ..model.snapshot.timeline import EMPTY
+from ..tables.snapshot import head_line
+from ..tables.snapshot_view import allocation_lines, segment_lines
+from ..widgets.failures import ReportsFailedWorkers
+from ..widgets.keybar import KeyBar
+from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
+from ..widgets.snapshot_segments import SnapshotSegments
+from ..widgets.snapshot_timeline import SnapshotTimeline
+
+NO_TIMES = np.zeros(0, np.int64)
+PROGRESS_EVERY_S = 0.1
+WIDE = 120  # from this many columns the details sit beside the views, else under them
+VIEWS = (("timeline", "1 Timeline"), ("segments", "2 Segments"), ("frames", "3 Frames"))
+
+
+class Loaded:
+    """What the worker made: the snapshot, each device's memory, the report, the namer."""
+
+    def __init__(self, snap, memories, report, seconds: float) -> None:
+        self.snap, self.memories, self.report, self.seconds = snap, memories, report, seconds
+        self.namer = Namer(snap.stacks)
+
+
+class SnapshotScreen(ReportsFailedWorkers, Screen):
+    HELP_NAME = "Snapshot"
+    DEFAULT_CSS = """
+    SnapshotScreen #snap-loading { height: 1fr; }
+    SnapshotScreen #snap-head { height: auto; color: $text-muted; padding: 0 1; }
+    SnapshotScreen #snap-body { height: 1fr; }
+    SnapshotScreen #snap-details { width: 46; border-left: solid $panel-lighten-2; padding: 0 1; }
+    SnapshotScreen.narrow #snap-body { layout: vertical; }
+    SnapshotScreen.narrow #snap-details { width: 1fr; height: 8; border-left: none; border-top: solid $panel-lighten-2; }
+    SnapshotScreen TabbedContent { height: 1fr; width: 1fr; }
+    SnapshotScreen TabPane { padding: 0; }
+    """
+    BINDINGS = [
+        Binding("1", "view('timeline')", "Timeline", id="snapshot_screen.timeline"),
+        Binding("2", "view('segments')", "Segments", id="snapshot_screen.segments"),
+        Binding("3", "view('frames')", "Frames", id="snapshot_screen.frames"),
+        Binding(
+            "c", "cpp", "C++ frames", tooltip="Show or hide the C++ frames in the details", id="snapshot_screen.cpp"
+        ),
+        Binding("g", "device", "Next GPU", id="snapshot_screen.device"),
+    ]
+
+    class Ready(Message):
+        def __init__(self, loaded: Loaded) -> None:
+            super().__init__()
+            self.loaded = loaded
+
+    class Progress(Message):
+        def __init__(self, fraction: float) -> None:
+            super().__init__()
+            self.fraction = fraction
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.loaded: Loaded | None = None
+        self.device_index = 0
+        self.cpp = False
+        self.shown: tuple = ()  # what the details panel shows: ("alloc", row) or ("segment", state, k)
+
+    # ---- loading ----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        if self.loaded is None:
+            with Middle(id="snap-loading"), Center():
+                yield Label(f"Loading the snapshot {Path(self.path).name} …", id="snap-label")
+                yield ProgressBar(total=100, show_eta=False, id="snap-progress")
+            return
+        yield Static(self._head(), id="snap-head", markup=False)
+        with Horizontal(id="snap-body"):
+            with TabbedContent(initial="timeline", id="snap-views"):
+                yield from self._panes()
+            with VerticalScroll(id="snap-details"):
+                yield Static("Select an allocation (↑ ↓ on the timeline) or a segment.", id="snap-text", markup=False)
+        yield KeyBar()
+
+    def _panes(self):
+        assert self.loaded is not None
+        ld, d = self.loaded, self.device
+        mem = ld.memories[d]
+        history = ld.snap.histories.get(d)
+        times = history.time_ns if history is not None else None
+        report = self.report
+        ooms = [r.entry for r in report.ooms]
+        with TabPane(VIEWS[0][1], id="timeline"):
+            yield SnapshotTimeline(mem, times if times is not None else NO_TIMES, ld.namer, ooms)
+        with TabPane(VIEWS[1][1], id="segments"):
+            yield SnapshotSegments(ld.snap, mem, ld.namer)
+        with TabPane(VIEWS[2][1], id="frames"):
+            yield SnapshotFrames(report)
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="snapshot-load", description="Loading the snapshot", exit_on_error=False)
+    def load(self) -> None:
+        from ..model.snapshot import open_snapshot
+        from ..model.snapshot.report import device_memory, report
+
+        worker, last = get_current_worker(), [0.0]
+        start = time.perf_counter()
+
+        def progress(fraction: float) -> None:
+            now = time.perf_counter()
+            if worker.is_cancelled:
+                raise _Cancelled
+            if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
+                last[0] = now
+                self.post_message(self.Progress(fraction))
+
+        try:
+            snap = open_snapshot(self.path, progress)
+            memories = {d: device_memory(snap, d) for d in snap.devices}
+            loaded = Loaded(snap, memories, report(snap, memories), time.perf_counter() - start)
+        except _Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001 - said in one line by the command line, as a trace's would be
+            self.app.post_message(LoadFailed(exc))
+            return
+        self.post_message(self.Ready(loaded))
+
+    def on_snapshot_screen_progress(self, message: Progress) -> None:
+        bars = self.query(ProgressBar)
+        if bars:
+            bars.first().update(progress=round(100 * message.fraction, 1))
+
+    async def on_snapshot_screen_ready(self, message: Ready) -> None:
+        self.loaded = message.loaded
+        if not self.loaded.snap.devices:
+            self.app.post_message(LoadFailed(ValueError(f"{self.path}: the snapshot holds no device")))
+            return
+        await self.recompose()
+        self._fit(self.size.width)
+        self.query_one(SnapshotTimeline).focus()
+        self.app.sub_title = f"{self.path} · loaded in {message.loaded.seconds:.2f}s"
+        if not self.loaded.snap.has_history:
+            self.notify(
+                "No history in this snapshot: segments only. Record one with "
+                "torch.cuda.memory._record_memory_history() before the run.",
+                title="note",
+                timeout=12,
+            )
+            self.action_view("segments")
+
+    # ---- the device and the head -------------------------------------------------------------------
+
+    @property
+    def device(self) -> int:
+        assert self.loaded is not None
+        return self.loaded.snap.devices[self.device_index]
+
+    @property
+    def report(self):
+        assert self.loaded is not None
+        return next(d for d in self.loaded.report.devices if d.device == self.device)
+
+    def _head(self) -> str:
+        assert self.loaded is not None
+        d = self.report
+        peak = (
+            f" · peak {fmt_memory(d.peak.requested_bytes)} requested at {fmt_time(d.peak.time_ns / 1000)}"
+            if d.peak
+            else ""
+        )
+        first = head_line(self.loaded.report)
+        return (
+            f"{first}\n{d.name}: reserved {fmt_memory(d.reserved_bytes)} · allocated {fmt_memory(d.allocated_bytes)}"
+            f" · free in segments {fmt_memory(d.segments.free_bytes)} (largest {fmt_memory(d.segments.largest_free_bytes)})"
+            f"{peak}" + (f" · {len(d.ooms)} OOM (o)" if d.ooms else "")
+        )
+
+    def on_resize(self, event) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        self.set_class(width < WIDE, "narrow")
+
+    # ---- messages up, attributes down --------------------------------------------------------------
+
+    def on_snapshot_timeline_selected(self, message: SnapshotTimeline.Selected) -> None:
+        for seg in self.query(SnapshotSegments):
+            seg.selected = message.alloc
+            seg.refresh()
+        self._details(("alloc", message.alloc) if message.alloc != EMPTY else ())
+
+    def on_snapshot_timeline_cursor_moved(self, message: SnapshotTimeline.CursorMoved) -> None:
+        for seg in self.query(SnapshotSegments):
+            seg.show_at(message.entry)
+
+    def on_snapshot_segments_picked(self, message: SnapshotSegments.Picked) -> None:
+        if self.query_one(TabbedContent).active == "segments":
+            self._details(("segment", message.state, message.segment))
+
+    def on_snapshot_frames_picked(self, message: SnapshotFrames.Picked) -> None:
+        timeline = self.query_one(SnapshotTimeline)
+        timeline.highlight = message.frame
+        timeline.refresh()
+        self.action_view("timeline")
+        self.notify(f"{message.frame}: its allocations are gold (x clears)", timeout=5)
+
+    def _details(self, what: tuple) -> None:
+        self.shown = what
+        if self.loaded is None:
+            return
+        mem = self.loaded.memories[self.device]
+        history = self.loaded.snap.histories.get(self.device)
+        t0 = int(history.time_ns[0]) if history is not None and len(history) else 0
+        if not what:
+            lines = ["Select an allocation (↑ ↓ on the timeline) or a segment."]
+        elif what[0] == "alloc":
+            lines = allocation_lines(mem.allocs, what[1], self.loaded.namer, t0, self.cpp)
+        else:
+            lines = segment_lines(what[1], what[2], mem.allocs, self.loaded.namer)
+        self.query_one("#snap-text", Static).update("\n".join(lines))
+
+    # ---- actions ----------------------------------------------------------------------------------
+
+    def action_view(self, name: str) -> None:
+        if self.loaded is None:
+            return
+        self.query_one(TabbedContent).active = name
+        if name == "frames":
+            tables = self.query_one(SnapshotFrames).query(FrameTable)
+            if tables:
+                tables.first().focus()
+        elif name == "segments":
+            self.query_one(SnapshotSegments).focus()
+        else:
+            self.query_one(SnapshotTimeline).focus()
+
+    def action_cpp(self) -> None:
+        self.cpp = not self.cpp
+        self._details(self.shown)
+
+    async def action_device(self) -> None:
+        if self.loaded is None or len(self.loaded.snap.devices) < 2:
+            return
+        self.device_index = (self.device_index + 1) % len(self.loaded.snap.devices)
+        self.shown = ()
+        await self.recompose()
+        self.query_one(SnapshotTimeline).focus()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if self.loaded is None:
+            return action not in ("view", "cpp", "device")
+        if action == "device":
+            return len(self.loaded.snap.devices) > 1
+        return True
+
+    def keybar_state(self) -> list[tuple[str, str]]:
+        return [("c", "C++ frames shown")] if self.cpp else []
+
+
+class _Cancelled(Exception):
+    """The screen went away while the snapshot was loading."""
