@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Label, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ..fmt import fmt_memory, fmt_time
+from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..messages import LoadFailed
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY
-from ..tables.snapshot import head_line
 from ..tables.snapshot_view import allocation_lines, segment_lines
 from ..widgets.failures import ReportsFailedWorkers
+from .help import HelpScreen, help_sections
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
 from ..widgets.snapshot_segments import SnapshotSegments
@@ -33,6 +33,21 @@ NO_TIMES = np.zeros(0, np.int64)
 PROGRESS_EVERY_S = 0.1
 WIDE = 120  # from this many columns the details sit beside the views, else under them
 VIEWS = (("timeline", "1 Timeline"), ("segments", "2 Segments"), ("frames", "3 Frames"))
+LEGEND = (
+    "The timeline stacks the allocations alive at each moment, the oldest at the bottom, each as tall as its bytes; "
+    "its colour stands for the frame that allocated it (grey: allocated before the history). A column shows the "
+    "moment of its time with the most bytes live, so a short peak never disappears. The segment view draws each "
+    "segment the allocator holds as its blocks: colour for a used block, · for a free one. White is the selected "
+    "allocation, gold the allocations of a frame picked in the tables (3)."
+)
+
+
+class SnapshotHelp(HelpScreen):
+    """The help, with the snapshot's legend instead of the trace's."""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#help-legend", Static).update(LEGEND)
 
 
 class Loaded:
@@ -51,7 +66,9 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
     SnapshotScreen #snap-body { height: 1fr; }
     SnapshotScreen #snap-details { width: 46; border-left: solid $panel-lighten-2; padding: 0 1; }
     SnapshotScreen.narrow #snap-body { layout: vertical; }
-    SnapshotScreen.narrow #snap-details { width: 1fr; height: 8; border-left: none; border-top: solid $panel-lighten-2; }
+    SnapshotScreen.narrow #snap-details { width: 1fr; height: 7; border-left: none; border-top: solid $panel-lighten-2; }
+    SnapshotScreen.big-details #snap-details { width: 2fr; }
+    SnapshotScreen.narrow.big-details #snap-details { width: 1fr; height: 2fr; }
     SnapshotScreen TabbedContent { height: 1fr; width: 1fr; }
     SnapshotScreen TabPane { padding: 0; }
     """
@@ -62,7 +79,15 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         Binding(
             "c", "cpp", "C++ frames", tooltip="Show or hide the C++ frames in the details", id="snapshot_screen.cpp"
         ),
+        Binding(
+            "enter",
+            "details",
+            "More details",
+            tooltip="Widen (or heighten) the details panel, or back",
+            id="snapshot_screen.details",
+        ),
         Binding("g", "device", "Next GPU", id="snapshot_screen.device"),
+        Binding("question_mark", "help", "Help: keys and legend", key_display="?", id="snapshot_screen.help"),
     ]
 
     class Ready(Message):
@@ -179,26 +204,31 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         assert self.loaded is not None
         return next(d for d in self.loaded.report.devices if d.device == self.device)
 
-    def _head(self) -> str:
+    def _head(self, width: int = WIDE) -> str:
+        """Two lines: the file and its history, then the device's figures (shorter on a narrow terminal)."""
         assert self.loaded is not None
-        d = self.report
-        peak = (
-            f" · peak {fmt_memory(d.peak.requested_bytes)} requested at {fmt_time(d.peak.time_ns / 1000)}"
-            if d.peak
-            else ""
+        d, r = self.report, self.loaded.report
+        mem = fmt_memory if width >= WIDE else fmt_memory_short
+        history = f"{d.entries:,} entries over {fmt_dur(d.span_ns)}" if d.entries else "no history"
+        first = f"{Path(self.path).name} · {d.name}" + (f" of {len(r.devices)}" if len(r.devices) > 1 else "")
+        figures = (
+            f"reserved {mem(d.reserved_bytes)} · allocated {mem(d.allocated_bytes)} · free "
+            f"{mem(d.segments.free_bytes)} (largest {mem(d.segments.largest_free_bytes)})"
         )
-        first = head_line(self.loaded.report)
-        return (
-            f"{first}\n{d.name}: reserved {fmt_memory(d.reserved_bytes)} · allocated {fmt_memory(d.allocated_bytes)}"
-            f" · free in segments {fmt_memory(d.segments.free_bytes)} (largest {fmt_memory(d.segments.largest_free_bytes)})"
-            f"{peak}" + (f" · {len(d.ooms)} OOM (o)" if d.ooms else "")
-        )
+        if d.peak:
+            figures += f" · peak {mem(d.peak.requested_bytes)} at {fmt_dur(d.peak.time_ns)}"
+        if d.ooms:
+            figures += f" · {len(d.ooms)} OOM (o)"
+        return f"{first} · {history}\n{figures}"
 
     def on_resize(self, event) -> None:
         self._fit(event.size.width)
 
     def _fit(self, width: int) -> None:
         self.set_class(width < WIDE, "narrow")
+        heads = self.query("#snap-head")
+        if heads and self.loaded is not None:
+            heads.first(Static).update(self._head(width))
 
     # ---- messages up, attributes down --------------------------------------------------------------
 
@@ -252,6 +282,12 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
             self.query_one(SnapshotSegments).focus()
         else:
             self.query_one(SnapshotTimeline).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(SnapshotHelp(help_sections(self, getattr(self.app, "keymap_overrides", {}))))
+
+    def action_details(self) -> None:
+        self.toggle_class("big-details")
 
     def action_cpp(self) -> None:
         self.cpp = not self.cpp

@@ -28,7 +28,7 @@ from .failures import ReportsFailedWorkers
 from .paint import SELECTED, color_of, style
 
 HEAD = 2  # the moment's line and the columns' header
-LEFT = 44  # the columns before the bar
+NARROW = 100  # below this many columns, the segment's columns are cut short
 FREE_FG = Color.parse("#4b5563")
 UNKNOWN = Color.parse("#6b7280")
 BACKGROUND = Color.parse("#1c1f24")
@@ -135,7 +135,10 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
         if y == 0:
             return Strip([Segment(self.head()[:width].ljust(width), DIM)], width)
         if y == 1:
-            cols = f" {'Segment':<15}{'Size':>9} {'Stream':<11}{'Pool':<6}{'Free':>6} {'Largest':>7}│"
+            if self.narrow:
+                cols = f" {'Segment':<9}{'Size':>6}   {'Free':>5} {'Max':>5}│"
+            else:
+                cols = f" {'Segment':<15}{'Size':>9} {'Stream':<11}{'Pool':<6}{'Free':>6} {'Largest':>7}│"
             return Strip([Segment((cols + " blocks: used by colour, free ·")[:width].ljust(width), DIM)], width)
         st = self.state
         k = self.top + y - HEAD
@@ -143,15 +146,25 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
             return Strip.blank(width)
         return Strip(self._segment_line(st, k, width), width)
 
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW
+
     def _segment_line(self, st: State, k: int, width: int) -> list[Segment]:
         mine = st.blk_seg == k
         free = mine & st.free
         largest = int(st.blk_size[free].max()) if free.any() else 0
-        text = (
-            f" {st.seg_addr[k]:#014x} {fmt_memory_short(st.seg_size[k]):>8} {stream_name(int(st.seg_stream[k]))[:10]:<11}"
-            f"{'small' if st.seg_small[k] else 'large':<6}{fmt_memory_short(st.blk_size[free].sum()):>6} "
-            f"{fmt_memory_short(largest):>7}│"
-        )
+        size, free_b = fmt_memory_short(st.seg_size[k]), fmt_memory_short(st.blk_size[free].sum())
+        if self.narrow:  # the address's last digits, the pool as a letter, no stream
+            pool = "S" if st.seg_small[k] else "L"
+            text = (
+                f" …{int(st.seg_addr[k]) & 0xFFFFFFFF:08x}{size:>5}{pool} {free_b:>5} {fmt_memory_short(largest):>5}│"
+            )
+        else:
+            text = (
+                f" {st.seg_addr[k]:#014x} {size:>8} {stream_name(int(st.seg_stream[k]))[:10]:<11}"
+                f"{'small' if st.seg_small[k] else 'large':<6}{free_b:>6} {fmt_memory_short(largest):>7}│"
+            )
         bar_w = max(width - len(text), 1)
         picked = k == self.row and self.has_focus
         out = [Segment(text, style(None, PICKED) + TEXT if picked else TEXT)]
