@@ -23,11 +23,11 @@ from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY
 from ..tables.snapshot_view import allocation_lines, segment_lines
 from ..widgets.failures import ReportsFailedWorkers
-from .help import HelpScreen, help_sections
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
 from ..widgets.snapshot_segments import SnapshotSegments
 from ..widgets.snapshot_timeline import SnapshotTimeline
+from .help import HelpScreen, help_sections
 
 NO_TIMES = np.zeros(0, np.int64)
 PROGRESS_EVERY_S = 0.1
