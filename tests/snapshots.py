@@ -167,3 +167,59 @@ class Builder:
 def write(path: Path, snap: dict) -> Path:
     path.write_bytes(pickle.dumps(snap))
     return path
+
+
+BASE = 0x7F00_0000_0000
+SIDE_STREAM = 0x5555
+
+
+def leak(steps: int = 3, line: int = 30) -> Builder:
+    """A training loop that keeps 1 MB a step in a list (never freed) beside a 4 MB activation it frees."""
+    b = Builder().segment(BASE, 20 * MB)
+    for k in range(steps):
+        b.alloc(BASE + k * MB, MB, at(line, "remember"))
+        b.alloc(BASE + 8 * MB, 4 * MB, at(12)).free(BASE + 8 * MB)
+    return b
+
+
+def fragmented(oom: int = 6 * MB) -> Builder:
+    """One 20 MB segment: five 4 MB blocks, the second and fourth freed (8 MB free in two 4 MB holes), then a
+    request of oom bytes that fails with 2 MB free on the device (0: none)."""
+    b = Builder().segment(BASE, 20 * MB)
+    for k in range(5):
+        b.alloc(BASE + 4 * k * MB, 4 * MB, at(20 + k))
+    b.free(BASE + 4 * MB).free(BASE + 12 * MB)
+    return b.oom(oom, 2 * MB, at(50, aten="empty")) if oom else b
+
+
+def two_streams() -> Builder:
+    """A side stream's segment full while the default stream's has 16 MB free: a request on the side stream fails."""
+    b = Builder().segment(BASE, 20 * MB).segment(BASE + 32 * MB, 20 * MB, stream=SIDE_STREAM)
+    b.alloc(BASE, 4 * MB, at(10))
+    b.alloc(BASE + 32 * MB, 10 * MB, at(11), stream=SIDE_STREAM).alloc(
+        BASE + 42 * MB, 10 * MB, at(12), stream=SIDE_STREAM
+    )
+    b.free_unseen(BASE + 8 * MB, MB)  # allocated before the history began
+    b.alloc(BASE + 12 * MB, 2 * MB, backward("MmBackward0", "mm"))
+    return b.oom(8 * MB, 0, at(13), stream=SIDE_STREAM)
+
+
+def no_history() -> Builder:
+    """Segments only: _record_memory_history was never called."""
+    return Builder().segment(BASE, 20 * MB, record=False).alloc(BASE, 5 * MB, at(4), record=False)
+
+
+BUILT = {  # the files of tests/data/snapshots/ (python tests/snapshots.py writes them)
+    "leak.pickle": lambda: leak().snapshot(),
+    "leak-more.pickle": lambda: leak(5, line=33).snapshot(),
+    "fragmented-oom.pickle": lambda: fragmented().snapshot(),
+    "two-streams.pickle": lambda: two_streams().snapshot(),
+    "no-history.pickle": lambda: no_history().snapshot(history=False),
+}
+
+
+if __name__ == "__main__":
+    folder = Path(__file__).resolve().parent / "data" / "snapshots"
+    for name, make in BUILT.items():
+        write(folder / name, make())
+        print(folder / name)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SHARED
-from snapshots import KB, MB, Builder, at, backward, op, py, write
+from conftest import ROOT, SHARED
+from snapshots import BASE, KB, MB, Builder, at, backward, fragmented, leak, op, py, write
 
 from tui.model.snapshot import open_snapshot
 from tui.model.snapshot.columns import ACTIONS, INACTIVE, NO_STACK, build
@@ -15,9 +15,7 @@ from tui.model.snapshot.history import BEFORE, BEFORE_ALIVE, IN_HISTORY
 from tui.model.snapshot.report import NO_HISTORY, device_memory, report
 from tui.model.snapshot.state import END, state_at
 
-REAL = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
-needs_real = pytest.mark.skipif(not REAL.is_file(), reason="../shared/traces/memory-snapshots is not here")
-BASE = 0x7F00_0000_0000
+REAL = ROOT / "tests" / "data" / "snapshots" / "h200-gpt-train.pickle.gz"  # the shared one, gzipped
 
 
 def snap_of(b: Builder, history: bool = True):
@@ -29,7 +27,6 @@ def real():
     return open_snapshot(REAL)
 
 
-@needs_real
 def test_the_real_snapshot_has_the_figures_its_readme_gives(real):
     """2,684 entries: 1,000 allocs, 839 frees requested and completed, 6 segment allocs; 45 segments; frames on
     every entry."""
@@ -40,15 +37,15 @@ def test_the_real_snapshot_has_the_figures_its_readme_gives(real):
     assert real.timed and real.has_history and real.devices == [0]
 
 
-@needs_real
 def test_now_is_the_sum_over_the_segments_and_their_active_blocks(real):
+    import gzip
     import pickle
 
     class Plain(pickle.Unpickler):
         def find_class(self, module, name):
             raise AssertionError(f"{module}.{name}")
 
-    with open(REAL, "rb") as f:
+    with gzip.open(REAL, "rb") as f:
         raw = Plain(f).load()
     segments = raw["segments"]
     active = [b for s in segments for b in s["blocks"] if b["state"] == "active_allocated"]
@@ -61,7 +58,6 @@ def test_now_is_the_sum_over_the_segments_and_their_active_blocks(real):
     assert d.segments.free_bytes == sum(free) and d.segments.largest_free_bytes == max(free)
 
 
-@needs_real
 def test_the_history_ends_where_the_segments_are(real):
     """The live bytes after the last entry are the requested bytes of the blocks still allocated, and the
     memory rebuilt at the last entry is the snapshot's own blocks, block for block."""
@@ -74,7 +70,6 @@ def test_the_history_ends_where_the_segments_are(real):
         assert np.array_equal(getattr(rebuilt, col), getattr(exact, col)), col
 
 
-@needs_real
 def test_the_real_peak_and_who_holds_it(real):
     d = report(real).devices[0]
     assert d.peak is not None and d.peak.requested_bytes == 697_333_768 and d.peak.allocations == 233
@@ -88,11 +83,7 @@ def test_the_real_peak_and_who_holds_it(real):
 
 
 def test_a_leak_is_what_was_allocated_in_the_history_and_never_freed():
-    b = Builder().segment(BASE, 20 * MB)
-    for k in range(3):
-        b.alloc(BASE + k * MB, MB, at(30, "remember"))  # kept in a list: never freed
-        b.alloc(BASE + 8 * MB, 4 * MB, at(12))  # an activation: freed within the step
-        b.free(BASE + 8 * MB)
+    b = leak(3)  # 1 MB a step kept in a list, a 4 MB activation freed each step
     d = report(snap_of(b)).devices[0]
     assert [(r.frame, r.bytes, r.count) for r in d.never_freed] == [("remember (model.py:30)", 3 * MB, 3)]
     assert d.never_freed_bytes == 3 * MB and d.never_freed_count == 3
@@ -104,16 +95,8 @@ def test_a_leak_is_what_was_allocated_in_the_history_and_never_freed():
     assert d.allocated_bytes == 3 * MB and d.segments.free_bytes == d.segments.largest_free_bytes == 17 * MB
 
 
-def fragmented() -> Builder:
-    """One 20 MB segment: five 4 MB blocks, the second and fourth freed (8 MB free in two 4 MB holes)."""
-    b = Builder().segment(BASE, 20 * MB)
-    for k in range(5):
-        b.alloc(BASE + 4 * k * MB, 4 * MB, at(20 + k))
-    return b.free(BASE + 4 * MB).free(BASE + 12 * MB)
-
-
 def test_an_oom_with_the_bytes_free_in_pieces_is_fragmentation():
-    b = fragmented().oom(6 * MB, 2 * MB, at(50, aten="empty"))
+    b = fragmented(0).oom(6 * MB, 2 * MB, at(50, aten="empty"))
     (oom,) = report(snap_of(b)).devices[0].ooms
     assert (oom.requested_bytes, oom.device_free_bytes, oom.reserved_bytes) == (6 * MB, 2 * MB, 20 * MB)
     assert (oom.pool_free_bytes, oom.largest_free_bytes, oom.fragmentation) == (8 * MB, 4 * MB, True)
@@ -121,14 +104,14 @@ def test_an_oom_with_the_bytes_free_in_pieces_is_fragmentation():
 
 
 def test_an_oom_asking_more_than_is_free_is_memory_in_use():
-    b = fragmented().oom(10 * MB, 2 * MB, at(51))
+    b = fragmented(0).oom(10 * MB, 2 * MB, at(51))
     (oom,) = report(snap_of(b)).devices[0].ooms
     assert oom.pool_free_bytes == 8 * MB and not oom.fragmentation
 
 
 def test_the_oom_sees_the_memory_of_its_moment_not_the_end():
     """Freed after the OOM (as the exception unwinds): at the OOM the holes were there, at the end all is free."""
-    b = fragmented().oom(6 * MB, 2 * MB, at(50))
+    b = fragmented(0).oom(6 * MB, 2 * MB, at(50))
     for k in (0, 2, 3, 4):
         b.free(BASE + 4 * k * MB)
     d = report(snap_of(b)).devices[0]
@@ -231,9 +214,9 @@ def test_frees_of_one_address_pair_with_its_allocs_in_order():
 
 
 def test_every_block_of_a_built_snapshot_is_accounted():
-    d = report(snap_of(fragmented())).devices[0]
+    d = report(snap_of(fragmented(0))).devices[0]
     assert d.allocated_bytes + d.segments.free_bytes == d.reserved_bytes == 20 * MB
-    snap = snap_of(fragmented())
+    snap = snap_of(fragmented(0))
     assert (snap.blocks.state == INACTIVE).sum() == 2
 
 
@@ -241,10 +224,19 @@ def test_json_and_gzip_read_as_the_pickle(tmp_path):
     import gzip
     import json
 
-    b = fragmented().oom(6 * MB, 2 * MB, at(50))
+    b = fragmented(0).oom(6 * MB, 2 * MB, at(50))
     pkl = write(tmp_path / "s.pickle", b.snapshot())
     (tmp_path / "s.json").write_text(json.dumps(b.snapshot()))
     (tmp_path / "s.pickle.gz").write_bytes(gzip.compress(pkl.read_bytes()))
     reports = [report(open_snapshot(tmp_path / n)).devices[0] for n in ("s.pickle", "s.json", "s.pickle.gz")]
     assert reports[0].ooms == reports[1].ooms == reports[2].ooms
     assert reports[0].segments == reports[1].segments == reports[2].segments
+
+
+def test_the_gzipped_copy_is_the_shared_snapshot():
+    import gzip
+
+    shared = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
+    if not shared.is_file():
+        pytest.skip("../shared/traces/memory-snapshots is not here")
+    assert gzip.decompress(REAL.read_bytes()) == shared.read_bytes()

@@ -5,31 +5,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SHARED
-from snapshots import MB, Builder, at, write
+from conftest import ROOT
+from snapshots import MB, leak, write
 
 import tracetui
 from tui.cli import main
 
-REAL = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
-BASE = 0x7F00_0000_0000
-
-
-def leaky(steps: int) -> Builder:
-    b = Builder().segment(BASE, 20 * MB)
-    for k in range(steps):
-        b.alloc(BASE + k * MB, MB, at(30, "remember")).alloc(BASE + 8 * MB, 4 * MB, at(12)).free(BASE + 8 * MB)
-    return b
+REAL = ROOT / "tests" / "data" / "snapshots" / "h200-gpt-train.pickle.gz"  # the shared one, gzipped
 
 
 def test_memory_is_what_the_command_prints(tmp_path, capsys):
-    path = write(tmp_path / "s.pickle", leaky(3).snapshot())
+    path = write(tmp_path / "s.pickle", leak(3).snapshot())
     assert main(["memory", str(path), "--format", "json"]) == 0
     assert tracetui.snapshot(path).memory() == json.loads(capsys.readouterr().out)
 
 
 def test_allocations_are_rows_with_their_frames(tmp_path):
-    s = tracetui.snapshot(write(tmp_path / "s.pickle", leaky(3).snapshot()))
+    s = tracetui.snapshot(write(tmp_path / "s.pickle", leak(3).snapshot()))
     rows = s.allocations()
     assert len(rows) == 6 and rows[0]["frame"] == "remember (model.py:30)" and rows[0]["op"] == "aten::mm"
     assert rows[0]["end_us"] is None and rows[1]["end_us"] is not None and rows[1]["requested_bytes"] == 4 * MB
@@ -42,8 +34,8 @@ def test_allocations_are_rows_with_their_frames(tmp_path):
 
 
 def test_diff_and_a_refused_file(tmp_path):
-    a = tracetui.snapshot(write(tmp_path / "a.pickle", leaky(2).snapshot()))
-    grew = a.diff(write(tmp_path / "b.pickle", leaky(4).snapshot()))["devices"][0]["at_end"]
+    a = tracetui.snapshot(write(tmp_path / "a.pickle", leak(2).snapshot()))
+    grew = a.diff(write(tmp_path / "b.pickle", leak(4).snapshot()))["devices"][0]["at_end"]
     assert grew[0]["frame"] == "remember (model.py)" and grew[0]["change_bytes"] == 2 * MB
     bad = tmp_path / "bad.pickle"
     bad.write_bytes(b"\x80\x04cos\nsystem\n.")
@@ -51,7 +43,6 @@ def test_diff_and_a_refused_file(tmp_path):
         tracetui.snapshot(bad)
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="../shared/traces/memory-snapshots is not here")
 def test_the_real_snapshot_through_the_api():
     s = tracetui.snapshot(REAL)
     d = s.memory()["devices"][0]
@@ -64,8 +55,8 @@ async def test_the_mcp_server_reads_snapshots(isolated_cache, tmp_path):
     pytest.importorskip("mcp")
     from test_mcp import call, failure, serve
 
-    a = write(tmp_path / "a.pickle", leaky(2).snapshot())
-    b = write(tmp_path / "b.pickle", leaky(4).snapshot())
+    a = write(tmp_path / "a.pickle", leak(2).snapshot())
+    b = write(tmp_path / "b.pickle", leak(4).snapshot())
     bad = tmp_path / "bad.pickle"
     bad.write_bytes(b"\x80\x04cos\nsystem\n.")
     async with serve(isolated_cache) as client:

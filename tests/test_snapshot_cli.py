@@ -9,28 +9,19 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SAMPLES, SHARED
-from snapshots import MB, Builder, at, write
+from conftest import ROOT, SAMPLES
+from snapshots import BASE, MB, Builder, at, leak, write
 
 from tui.cli import main
 from tui.model.snapshot import is_snapshot
 
-REAL = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
-BASE = 0x7F00_0000_0000
+REAL = ROOT / "tests" / "data" / "snapshots" / "h200-gpt-train.pickle.gz"  # the shared one, gzipped
 
 
 def run(argv: list[str], capsys) -> tuple[int, str, str]:
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def leaky(steps: int = 3, line: int = 30) -> Builder:
-    b = Builder().segment(BASE, 20 * MB)
-    for k in range(steps):
-        b.alloc(BASE + k * MB, MB, at(line, "remember"))
-        b.alloc(BASE + 8 * MB, 4 * MB, at(12)).free(BASE + 8 * MB)
-    return b
 
 
 class Payload:
@@ -67,7 +58,7 @@ def test_every_protocol_that_imports_is_refused(tmp_path, capsys, protocol):
 
 
 def test_a_truncated_pickle_is_one_line(tmp_path, capsys):
-    whole = pickle.dumps(leaky().snapshot())
+    whole = pickle.dumps(leak().snapshot())
     cut = write(tmp_path / "cut.pickle", {})
     cut.write_bytes(whole[: len(whole) // 2])
     code, out, err = run(["memory", str(cut)], capsys)
@@ -91,7 +82,7 @@ def test_an_empty_or_foreign_pickle_is_not_a_snapshot(tmp_path, capsys):
 
 
 def test_a_snapshot_is_told_from_a_trace_by_its_content(tmp_path):
-    snap = leaky().snapshot()
+    snap = leak().snapshot()
     as_json = tmp_path / "snap.json"
     as_json.write_text(json.dumps(snap))
     plain = tmp_path / "snap.bin"
@@ -101,7 +92,7 @@ def test_a_snapshot_is_told_from_a_trace_by_its_content(tmp_path):
 
 
 def test_memory_json_has_the_designed_shape(tmp_path, capsys):
-    path = write(tmp_path / "leak.pickle", leaky().oom(30 * MB, MB, at(70)).snapshot())
+    path = write(tmp_path / "leak.pickle", leak().oom(30 * MB, MB, at(70)).snapshot())
     code, out, err = run(["memory", str(path), "--format", "json"], capsys)
     assert code == 0 and err == ""
     doc = json.loads(out)
@@ -116,7 +107,7 @@ def test_memory_json_has_the_designed_shape(tmp_path, capsys):
 
 def test_memory_text_reads_as_sentences_and_tables(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TRACETUI_COLUMNS", "120")
-    path = write(tmp_path / "leak.pickle", leaky().snapshot())
+    path = write(tmp_path / "leak.pickle", leak().snapshot())
     code, out, _ = run(["memory", str(path)], capsys)
     assert code == 0
     assert "reserved 20.00 MB in 1 segments (1 large, 0 small), allocated 3.00 MB" in out
@@ -140,8 +131,8 @@ def test_a_snapshot_without_history_says_so(tmp_path, capsys):
 
 def test_diff_of_two_snapshots_says_what_grew_by_frame(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TRACETUI_COLUMNS", "160")
-    a = write(tmp_path / "a.pickle", leaky(2).snapshot())
-    b = write(tmp_path / "b.pickle", leaky(5, line=33).snapshot())  # the line moved: the same frame
+    a = write(tmp_path / "a.pickle", leak(2).snapshot())
+    b = write(tmp_path / "b.pickle", leak(5, line=33).snapshot())  # the line moved: the same frame
     code, out, _ = run(["diff", str(a), str(b)], capsys)
     assert code == 0 and "remember (model.py)" in out and "+3.00 MB" in out and "[only" not in out
     code, out, _ = run(["diff", str(a), str(b), "--format", "json"], capsys)
@@ -152,12 +143,11 @@ def test_diff_of_two_snapshots_says_what_grew_by_frame(tmp_path, capsys, monkeyp
 
 
 def test_diff_of_a_snapshot_and_a_trace_is_a_usage_error(tmp_path, capsys):
-    a = write(tmp_path / "a.pickle", leaky().snapshot())
+    a = write(tmp_path / "a.pickle", leak().snapshot())
     code, _, err = run(["diff", str(a), str(SAMPLES / "h100-bert-small.json.gz")], capsys)
     assert code == 2 and "is a memory snapshot and" in err and err.count("\n") == 1
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="../shared/traces/memory-snapshots is not here")
 def test_memory_on_the_real_snapshot(capsys):
     code, out, err = run(["memory", str(REAL), "--format", "json"], capsys)
     d = json.loads(out)["devices"][0]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-import pytest
-from conftest import SHARED, press_settled, until
-from snapshots import MB, Builder, at, write
+from conftest import ROOT, press_settled, until
+from snapshots import MB, fragmented, no_history, write
 from textual.widgets import Static
 
 from tui import faults
@@ -18,16 +17,7 @@ from tui.widgets.snapshot_frames import FrameTable
 from tui.widgets.snapshot_segments import SnapshotSegments
 from tui.widgets.snapshot_timeline import SnapshotTimeline
 
-REAL = SHARED / "memory-snapshots" / "h200-gpt-train.pickle"
-BASE = 0x7F00_0000_0000
-
-
-def fragmented_oom() -> dict:
-    b = Builder().segment(BASE, 20 * MB)
-    for k in range(5):
-        b.alloc(BASE + 4 * k * MB, 4 * MB, at(20 + k))
-    b.free(BASE + 4 * MB).free(BASE + 12 * MB).oom(6 * MB, 2 * MB, at(50))
-    return b.snapshot()
+REAL = ROOT / "tests" / "data" / "snapshots" / "h200-gpt-train.pickle.gz"  # the shared one, gzipped
 
 
 async def opened(pilot) -> SnapshotScreen:
@@ -46,7 +36,6 @@ def details(screen: SnapshotScreen) -> str:
     return str(screen.query_one("#snap-text", Static).content)
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="../shared/traces/memory-snapshots is not here")
 async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_frames():
     app = TraceApp([str(REAL)], use_cache=False)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -81,7 +70,7 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
 
 
 async def test_the_keys_move_zoom_and_jump_on_a_built_snapshot(tmp_path):
-    path = write(tmp_path / "oom.pickle", fragmented_oom())
+    path = write(tmp_path / "oom.pickle", fragmented().snapshot())
     app = TraceApp([str(path)], use_cache=False)
     async with app.run_test(size=(120, 35)) as pilot:
         screen = await opened(pilot)
@@ -107,8 +96,7 @@ async def test_the_keys_move_zoom_and_jump_on_a_built_snapshot(tmp_path):
 
 
 async def test_a_snapshot_without_history_opens_on_its_segments(tmp_path):
-    b = Builder().segment(BASE, 20 * MB, record=False).alloc(BASE, 5 * MB, at(4), record=False)
-    path = write(tmp_path / "state.pickle", b.snapshot(history=False))
+    path = write(tmp_path / "state.pickle", no_history().snapshot(history=False))
     app = TraceApp([str(path)], use_cache=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await opened(pilot)
@@ -140,6 +128,6 @@ async def test_a_refused_pickle_ends_the_viewer_with_its_line(tmp_path):
 def test_open_compare_refuses_snapshots(tmp_path, capsys):
     from tui.cli import main
 
-    path = write(tmp_path / "a.pickle", fragmented_oom())
+    path = write(tmp_path / "a.pickle", fragmented().snapshot())
     assert main(["open", str(path), str(path), "--compare"]) == 2
     assert "tracetui diff A B says what grew" in capsys.readouterr().err

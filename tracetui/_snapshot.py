@@ -43,6 +43,11 @@ class Snapshot:
         return self.columns.devices
 
     @property
+    def notes(self) -> list[str]:
+        """What reading it had to say (`note: ...: no history in this snapshot`), as the CLI prints it on stderr."""
+        return self.columns.notes
+
+    @property
     def has_history(self) -> bool:
         """Whether the allocator recorded its history (torch.cuda.memory._record_memory_history())."""
         return self.columns.has_history

@@ -10,16 +10,12 @@ from .options import UsageError
 
 
 def read(path: str):
-    """A snapshot's report inputs: the snapshot and its per-device memory; what it lacks said on stderr."""
+    """A snapshot, what reading it has to say printed on stderr (no history: segments only)."""
     from ..model.snapshot import open_snapshot
 
     snap = open_snapshot(path)
-    if not snap.has_history:
-        print(
-            f"tracetui: note: {path}: no history in this snapshot, segments only; record one with "
-            "torch.cuda.memory._record_memory_history() before the run",
-            file=sys.stderr,
-        )
+    for note in snap.notes:
+        print(f"tracetui: {note}", file=sys.stderr)
     return snap
 
 

@@ -127,10 +127,20 @@ def oom_reading(d: DeviceReport, r: OomRow) -> str:
             f"pieces, the largest {fmt_memory(r.largest_free_bytes)}: fragmentation. "
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True lets segments grow instead of splitting."
         )
+    free = (
+        ", none of it free for this request"
+        if not r.pool_free_bytes
+        else f", {fmt_memory(r.pool_free_bytes)} of it free for this request (largest block "
+        f"{fmt_memory(r.largest_free_bytes)})"
+    )
+    if r.other_streams_free_bytes:
+        free += (
+            f"; {fmt_memory(r.other_streams_free_bytes)} is free in other streams' segments, which a request "
+            f"on stream {stream_name(r.stream)} cannot use"
+        )
     return (
-        f"{head}, {fmt_memory(r.pool_free_bytes)} of it free for this request (largest block "
-        f"{fmt_memory(r.largest_free_bytes)}); live allocations held {fmt_memory(r.live_bytes)}: the memory is in use, "
-        "not fragmented. See what was alive then, by frame."
+        f"{head}{free}; live allocations held {fmt_memory(r.live_bytes)}: the memory is in use, not fragmented. "
+        "See what was alive then, by frame."
     )
 
 
@@ -159,6 +169,7 @@ def _oom_fields(r: OomRow) -> dict[str, Any]:
         "pool_free_bytes": r.pool_free_bytes,
         "largest_free_bytes": r.largest_free_bytes,
         "live_requested_bytes": r.live_bytes,
+        "other_streams_free_bytes": r.other_streams_free_bytes,
         "why": "fragmentation" if r.fragmentation else "in use",
         "frame": r.frame,
     }

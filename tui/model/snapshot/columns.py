@@ -166,6 +166,19 @@ class Snapshot:
     def has_history(self) -> bool:
         return any(len(h) for h in self.histories.values())
 
+    @property
+    def notes(self) -> list[str]:
+        """What reading it has to say, one line each (`note: ...`, `warning: ...`), as the command line prints it."""
+        out = []
+        if not self.has_history:
+            out.append(
+                f"note: {self.path}: no history in this snapshot, segments only; record one with "
+                "torch.cuda.memory._record_memory_history() before the run"
+            )
+        if self.skipped:
+            out.append(f"warning: {self.path}: {self.skipped:,} entries or blocks were not readable and were skipped")
+        return out
+
 
 def build(path: str, doc: dict, progress=None) -> Snapshot:
     """The columns of a snapshot's plain dict (read.read_plain); progress gets the share of entries done."""

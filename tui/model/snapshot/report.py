@@ -77,6 +77,7 @@ class OomRow:
     pool_free_bytes: int  # free in the allocator's segments of its stream and pool
     largest_free_bytes: int  # the largest of those free blocks
     live_bytes: int  # requested by live allocations then
+    other_streams_free_bytes: int  # free in the same pool of the other streams' segments (this request cannot use it)
     fragmentation: bool  # the pool had the bytes free, in pieces smaller than the request
     frame: str
     stack: int
@@ -253,6 +254,7 @@ def _ooms(snap: Snapshot, mem: DeviceMemory, namer: Namer) -> list[OomRow]:
                 pool_free_bytes=pool_free,
                 largest_free_bytes=st.largest_free(stream, small),
                 live_bytes=int(c.live[i]) if c is not None else 0,
+                other_streams_free_bytes=st.free_bytes(small=small) - pool_free,
                 fragmentation=pool_free >= size,
                 frame=namer.label(int(h.stack[i])),
                 stack=int(h.stack[i]),
