@@ -7,6 +7,7 @@ viewer's stacked timeline (timeline.py). No Textual, no torch, no pickle.load of
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,13 +21,22 @@ READ_SHARE = 0.7  # of a load's progress: reading the file; the rest is building
 
 
 def open_snapshot(path: str | Path, progress: Progress | None = None) -> Snapshot:
-    """A snapshot read into columns; TraceError (one line naming the file) when it cannot be."""
+    """A snapshot read into columns; TraceError (one line naming the file) when it cannot be.
+
+    The cycle collector is paused meanwhile: the millions of dicts a big snapshot unpickles into make no cycles,
+    and collections walking them took 60% of the read (benchmarks/bench_snapshot.py)."""
     from .columns import build
 
-    read = (lambda f: progress(READ_SHARE * f)) if progress else None
-    doc = read_plain(path, read)
-    built = (lambda f: progress(READ_SHARE + (1 - READ_SHARE) * f)) if progress else None
-    snap = build(str(path), doc, built)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        read = (lambda f: progress(READ_SHARE * f)) if progress else None
+        doc = read_plain(path, read)
+        built = (lambda f: progress(READ_SHARE + (1 - READ_SHARE) * f)) if progress else None
+        snap = build(str(path), doc, built)
+    finally:
+        if was:
+            gc.enable()
     if progress:
         progress(1.0)
     return snap
