@@ -97,8 +97,8 @@ def main() -> None:
     with open(path, "rb") as f:
         _, base = timed("pickle.load (the baseline; runs what it finds)", lambda: pickle.load(f))
     raw, _ = timed("read_plain (restricted unpickler)", lambda: read_plain(path), base)
-    snap, _ = timed("columns (interned stacks, one row per entry)", lambda: build(str(path), raw), base)
-    del raw
+    timed("columns (interned stacks, one row per entry)", lambda: build(str(path), raw), base)
+    raw = {}
     gc.collect()
     snap, _ = timed("open_snapshot (both, the cycle collector paused)", lambda: open_snapshot(path), base)
     mem, _ = timed("allocations, curves, segment spans", lambda: device_memory(snap, 0), base)
