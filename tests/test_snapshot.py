@@ -240,3 +240,36 @@ def test_the_gzipped_copy_is_the_shared_snapshot():
     if not shared.is_file():
         pytest.skip("../shared/traces/memory-snapshots is not here")
     assert gzip.decompress(REAL.read_bytes()) == shared.read_bytes()
+
+
+def test_expandable_segments_map_and_unmap_count_in_reserved():
+    """With expandable_segments the allocator maps and unmaps pages of one segment: reserved follows them."""
+    b = Builder()
+    b._entry("segment_map", BASE, 20 * MB, at(1), 0)
+    b.alloc(BASE, 4 * MB, at(2))
+    b._entry("segment_map", BASE + 20 * MB, 20 * MB, at(3), 0)
+    b.alloc(BASE + 20 * MB, 18 * MB, at(4)).free(BASE + 20 * MB)
+    b._entry("segment_unmap", BASE + 20 * MB, 20 * MB, at(5), 0)
+    b.segments[BASE] = {"address": BASE, "total_size": 20 * MB, "stream": 0}
+    doc = b.snapshot()
+    doc["segments"][0]["is_expandable"] = True
+    snap = build("x", doc)
+    mem = device_memory(snap, 0)
+    assert mem.curves is not None
+    assert mem.curves.reserved.tolist() == [20 * MB, 20 * MB, 40 * MB, 40 * MB, 40 * MB, 40 * MB, 20 * MB]
+    d = report(snap).devices[0]
+    assert d.max_reserved_bytes == 40 * MB and d.reserved_bytes == 20 * MB and d.peak.requested_bytes == 22 * MB
+    assert bool(snap.segments.expandable[0]) and state_at(snap, 0, mem.allocs, mem.spans, 3).seg_size.sum() > 0
+
+
+def test_an_allocation_says_its_compile_context_and_metadata():
+    from tui.tables.snapshot_view import allocation_lines
+
+    b = Builder().segment(BASE, 20 * MB).alloc(BASE, MB, at(3))
+    b.entries[-1] |= {"compile_context": "[0/0] torch/_inductor/output_code.py", "user_metadata": "step 7"}
+    snap = snap_of(b)
+    mem = device_memory(snap, 0)
+    extra = int(snap.histories[0].extra[1])
+    assert snap.texts[extra] == "compile context: [0/0] torch/_inductor/output_code.py; user metadata: step 7"
+    lines = allocation_lines(mem.allocs, 0, Namer(snap.stacks), 0, note=snap.texts[extra])
+    assert lines[0] == "1.00 MB requested" and "never freed" in lines[3] and lines[5].endswith("user metadata: step 7")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
 from conftest import ROOT, press_settled, until
-from snapshots import MB, fragmented, no_history, write
+from snapshots import BASE, MB, Builder, at, fragmented, leak, no_history, write
 from textual.widgets import Static
 
 from tui import faults
@@ -131,3 +132,66 @@ def test_open_compare_refuses_snapshots(tmp_path, capsys):
     path = write(tmp_path / "a.pickle", fragmented().snapshot())
     assert main(["open", str(path), str(path), "--compare"]) == 2
     assert "tracetui diff A B says what grew" in capsys.readouterr().err
+
+
+def two_devices() -> dict:
+    """Device 0 with the leak, device 1 with the fragmented segment: one snapshot."""
+    a, b = leak().snapshot(), Builder(device=1)
+    for k in range(5):
+        b.alloc(BASE + 4 * k * MB, 4 * MB, at(20 + k))
+    b.segments[BASE] = {"address": BASE, "total_size": 20 * MB, "stream": 0}
+    one = b.snapshot()
+    return {
+        **a,
+        "segments": a["segments"] + one["segments"],
+        "device_traces": [a["device_traces"][0], one["device_traces"][1]],
+    }
+
+
+async def test_g_shows_the_next_gpu(tmp_path):
+    path = write(tmp_path / "two.pickle", two_devices())
+    app = TraceApp([str(path)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await opened(pilot)
+        head = lambda: str(screen.query_one("#snap-head", Static).content)  # noqa: E731
+        assert "cuda:0 of 2" in head() and "allocated 3.00 MB" in head()
+        await press_settled(pilot, "g")
+        screen = await opened(pilot)
+        assert "cuda:1 of 2" in head() and "allocated 20.00 MB" in head()
+        await press_settled(pilot, "g")
+        assert "cuda:0 of 2" in head()
+    assert app.load_error is None
+
+
+def snapshot_keys() -> list[str]:
+    """Every key the snapshot screen and its widgets answer to, and what a user presses besides."""
+    from textual.binding import Binding
+
+    from tui.bindings import _snapshot_classes
+
+    keys = {
+        k.strip() for c in _snapshot_classes() for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")
+    }
+    return sorted(keys) + ["tab", "escape", "question_mark", "escape", "pageup", "pagedown", "enter"]
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_random_key_walk_never_ends_the_snapshot_viewer(tmp_path, size):
+    import random
+
+    path = write(tmp_path / "two.pickle", two_devices())
+    rng = random.Random(size[0])
+    keys = [rng.choice(snapshot_keys()) for _ in range(80)]
+    app = TraceApp([str(path)], use_cache=False)
+    quits: list[int] = []
+    app.exit = lambda *a, **k: quits.append(1)  # type: ignore[method-assign]  # q is walked, not obeyed
+    async with app.run_test(size=size) as pilot:
+        await opened(pilot)
+        for k, key in enumerate(keys):
+            await pilot.press(key)
+            if k % 10 == 9:
+                await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running and app._exception is None, keys
+    assert not faults.log_path().exists(), (keys, faults.log_path().read_text()[-3000:])

@@ -263,7 +263,10 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         if not what:
             lines = ["Select an allocation (↑ ↓ on the timeline) or a segment."]
         elif what[0] == "alloc":
-            lines = allocation_lines(mem.allocs, what[1], self.loaded.namer, t0, self.cpp)
+            entry = int(mem.allocs.alloc_entry[what[1]])
+            extra = int(history.extra[entry]) if history is not None and entry >= 0 else -1
+            note = self.loaded.snap.texts[extra] if extra >= 0 else ""
+            lines = allocation_lines(mem.allocs, what[1], self.loaded.namer, t0, self.cpp, note)
         else:
             lines = segment_lines(what[1], what[2], mem.allocs, self.loaded.namer)
         self.query_one("#snap-text", Static).update("\n".join(lines))

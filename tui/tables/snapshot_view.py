@@ -17,14 +17,16 @@ ORIGIN = {
 }
 
 
-def allocation_lines(a: Allocations, row: int, namer: Namer, t0: int, cpp: bool = False) -> list[str]:
-    """The selected allocation: its bytes, address, stream, lifetime, the frame that made it and its frames."""
+def allocation_lines(a: Allocations, row: int, namer: Namer, t0: int, cpp: bool = False, note: str = "") -> list[str]:
+    """The selected allocation: its bytes, address, stream, lifetime, the frame that made it and its frames;
+    note: what its entry adds (a compile context, the user's metadata)."""
     size, block = int(a.size[row]), int(a.block[row])
     out = [
         f"{fmt_memory(size)} requested" + (f" (block {fmt_memory(block)})" if block != size else ""),
         f"at {int(a.addr[row]):#x} on stream {stream_name(int(a.stream[row]))}",
         *_lifetime(a, row, t0),
         f"frame: {label_of(a, row, namer)}" + (f" · {op}" if (op := namer.op(int(a.stack[row]))) else ""),
+        *([note] if note else []),
         "",
         "Allocated at (innermost first):" if a.origin[row] not in ORIGIN else "Frames of its block or its free:",
         *("  " + line for line in (namer.lines(int(a.stack[row]), cpp) or ["(none recorded)"])),
