@@ -273,3 +273,27 @@ def test_an_allocation_says_its_compile_context_and_metadata():
     assert snap.texts[extra] == "compile context: [0/0] torch/_inductor/output_code.py; user metadata: step 7"
     lines = allocation_lines(mem.allocs, 0, Namer(snap.stacks), 0, note=snap.texts[extra])
     assert lines[0] == "1.00 MB requested" and "never freed" in lines[3] and lines[5].endswith("user metadata: step 7")
+
+
+def test_a_snapshot_without_times_counts_entries(tmp_path, capsys):
+    """torch before 2.1 wrote no time_us: the history's moments are its entries."""
+    from tui.cli import main
+
+    doc = fragmented().snapshot()
+    for e in doc["device_traces"][0]:
+        del e["time_us"]
+    snap = build("old.pickle", doc)
+    assert not snap.timed and snap.histories[0].time_ns.tolist() == list(range(11))
+    path = write(tmp_path / "old.pickle", doc)
+    assert main(["memory", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "(no times: torch before 2.1)" in out
+        and "Out of memory at entry 11" in out
+        and "at entry 6 of 11, 20.00 MB" in out
+    )
+    assert main(["memory", str(path), "--format", "json"]) == 0
+    import json
+
+    d = json.loads(capsys.readouterr().out)["devices"][0]
+    assert d["peak"]["time_us"] is None and d["peak"]["entry"] == 5 and d["ooms"][0]["time_us"] is None

@@ -195,3 +195,16 @@ async def test_a_random_key_walk_never_ends_the_snapshot_viewer(tmp_path, size):
         await pilot.pause()
         assert app.is_running and app._exception is None, keys
     assert not faults.log_path().exists(), (keys, faults.log_path().read_text()[-3000:])
+
+
+async def test_a_snapshot_without_times_has_an_axis_of_entries(tmp_path):
+    doc = fragmented().snapshot()
+    for e in doc["device_traces"][0]:
+        del e["time_us"]
+    app = TraceApp([str(write(tmp_path / "old.pickle", doc))], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await opened(pilot)
+        timeline = screen.query_one(SnapshotTimeline)
+        assert timeline.status().startswith(" entry 6 ·") and "#1" in timeline._ruler(0)
+        assert "11 entries (no times)" in str(screen.query_one("#snap-head", Static).content)
+    assert app.load_error is None

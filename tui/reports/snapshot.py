@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..fmt import fmt_time
 from ..model.snapshot.report import SnapshotReport
 from ..tables import snapshot as S
 from ..tables.base import Column, Field
@@ -31,7 +30,7 @@ def render_snapshot(r: SnapshotReport, fmt: str) -> str:
     out = [S.head_line(r), table(fmt, S.DEVICE_COLUMNS, r.devices, None, S.NAME_WIDTH, S.footers(r), width)]
     for d in r.devices:
         out.append("\n".join(wrap_prose(S.device_reading(d), width)))
-        at = f"at the peak ({fmt_time(d.peak.time_ns / 1000)})" if d.peak else "now"
+        at = f"at the peak ({S.when(d.peak.time_ns, d.timed)})" if d.peak else "now"
         sections: list[tuple[str, Sequence[Column], Sequence[Any]]] = [
             (f"{d.name}: alive {at}, by the frame that allocated them", S.FRAME_COLUMNS, d.by_frame),
             (
@@ -50,7 +49,7 @@ def render_snapshot(r: SnapshotReport, fmt: str) -> str:
             if items:
                 shown = items[:TOP]
                 more = [f"{len(items) - TOP:,} more rows (--format json has them all)."] if len(items) > TOP else []
-                out.append(title + "\n" + table(fmt, columns, shown, None, S.NAME_WIDTH, more, width))
+                out.append(title + "\n" + table(fmt, columns, shown, d, S.NAME_WIDTH, more, width))
     return "\n\n".join(out)
 
 

@@ -133,7 +133,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         report = self.report
         ooms = [r.entry for r in report.ooms]
         with TabPane(VIEWS[0][1], id="timeline"):
-            yield SnapshotTimeline(mem, times if times is not None else NO_TIMES, ld.namer, ooms)
+            yield SnapshotTimeline(mem, times if times is not None else NO_TIMES, ld.namer, ooms, ld.snap.timed)
         with TabPane(VIEWS[1][1], id="segments"):
             yield SnapshotSegments(ld.snap, mem, ld.namer)
         with TabPane(VIEWS[2][1], id="frames"):
@@ -209,14 +209,15 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         assert self.loaded is not None
         d, r = self.report, self.loaded.report
         mem = fmt_memory if width >= WIDE else fmt_memory_short
-        history = f"{d.entries:,} entries over {fmt_dur(d.span_ns)}" if d.entries else "no history"
+        history = f"{d.entries:,} entries" + (f" over {fmt_dur(d.span_ns)}" if d.timed else " (no times)")
+        history = history if d.entries else "no history"
         first = f"{Path(self.path).name} · {d.name}" + (f" of {len(r.devices)}" if len(r.devices) > 1 else "")
         figures = (
             f"reserved {mem(d.reserved_bytes)} · allocated {mem(d.allocated_bytes)} · free "
             f"{mem(d.segments.free_bytes)} (largest {mem(d.segments.largest_free_bytes)})"
         )
         if d.peak:
-            figures += f" · peak {mem(d.peak.requested_bytes)} at {fmt_dur(d.peak.time_ns)}"
+            figures += f" · peak {mem(d.peak.requested_bytes)} at {fmt_dur(d.peak.time_ns) if d.timed else f'entry {d.peak.entry + 1:,}'}"
         if d.ooms:
             figures += f" · {len(d.ooms)} OOM (o)"
         return f"{first} · {history}\n{figures}"

@@ -30,8 +30,17 @@ def _us(ns: int) -> float:
     return ns / 1000.0
 
 
+def when(ns: int, timed: bool = True) -> str:
+    """A moment of the history: its time from the first entry, or (a snapshot without times) its entry."""
+    return fmt_time(_us(ns)) if timed else f"entry {ns + 1:,}"
+
+
+def _time_us(ns: int, timed: bool) -> float | None:
+    return _us(ns) if timed else None
+
+
 def _at(d: DeviceReport) -> str:
-    return fmt_time(_us(d.peak.time_ns)) if d.peak is not None else "-"
+    return when(d.peak.time_ns, d.timed) if d.peak is not None else "-"
 
 
 DEVICE_COLUMNS: list[Column[DeviceReport, None]] = [
@@ -52,27 +61,27 @@ def _frame(r: FrameRow, w: int) -> str:
     return truncate(r.frame, w)
 
 
-FRAME_COLUMNS: list[Column[FrameRow, None]] = [
+FRAME_COLUMNS: list[Column[FrameRow, DeviceReport | None]] = [
     Column("Frame", lambda r, c, w: _frame(r, w), priority=KEEP, name=True, min_width=24),
     Column("Bytes", lambda r, c, w: fmt_memory(r.bytes), priority=KEEP),
     Column("Count", lambda r, c, w: f"{r.count:,}", priority=KEEP),
     Column("Share", lambda r, c, w: f"{100 * r.share:.1f}%", priority=1),
     Column("Op", lambda r, c, w: r.op, priority=3, left=True),
 ]
-KEPT_COLUMNS: list[Column[FrameRow, None]] = [
+KEPT_COLUMNS: list[Column[FrameRow, DeviceReport | None]] = [
     *FRAME_COLUMNS[:3],
     FRAME_COLUMNS[4],
-    Column("First alloc", lambda r, c, w: fmt_time(_us(r.first_ns)), priority=1),
-    Column("Last alloc", lambda r, c, w: fmt_time(_us(r.last_ns)), priority=2),
+    Column("First alloc", lambda r, c, w: when(r.first_ns, c is None or c.timed), priority=1),
+    Column("Last alloc", lambda r, c, w: when(r.last_ns, c is None or c.timed), priority=2),
 ]
-STREAM_COLUMNS: list[Column[tuple[int, int, int, int], None]] = [
+STREAM_COLUMNS: list[Column[tuple[int, int, int, int], DeviceReport | None]] = [
     Column("Stream", lambda r, c, w: stream_name(r[0]), priority=KEEP),
     Column("Reserved", lambda r, c, w: fmt_memory(r[1]), priority=KEEP),
     Column("Free in segments", lambda r, c, w: fmt_memory(r[2]), priority=KEEP),
     Column("Largest free", lambda r, c, w: fmt_memory(r[3]), priority=KEEP),
 ]
-OOM_COLUMNS: list[Column[OomRow, None]] = [
-    Column("At", lambda r, c, w: fmt_time(_us(r.time_ns)), priority=KEEP),
+OOM_COLUMNS: list[Column[OomRow, DeviceReport | None]] = [
+    Column("At", lambda r, c, w: when(r.time_ns, c is None or c.timed), priority=KEEP),
     Column("Requested", lambda r, c, w: fmt_memory(r.requested_bytes), priority=KEEP),
     Column("CUDA free", lambda r, c, w: fmt_memory(r.device_free_bytes), priority=KEEP),
     Column("Free in pool", lambda r, c, w: fmt_memory(r.pool_free_bytes), priority=1),
@@ -102,8 +111,9 @@ def device_reading(d: DeviceReport) -> list[str]:
     if d.peak is not None:
         out.append(
             f"Peak of the history: {fmt_memory(d.peak.requested_bytes)} requested by {d.peak.allocations:,} live "
-            f"allocations at {fmt_time(_us(d.peak.time_ns))} (entry {d.peak.entry + 1:,} of {d.entries:,}), "
-            f"{fmt_memory(d.peak.reserved_bytes)} reserved then"
+            f"allocations at {when(d.peak.time_ns, d.timed)}"
+            + (f" (entry {d.peak.entry + 1:,} of {d.entries:,}), " if d.timed else f" of {d.entries:,}, ")
+            + f"{fmt_memory(d.peak.reserved_bytes)} reserved then"
             + (
                 f" (at most {fmt_memory(d.max_reserved_bytes)})."
                 if d.max_reserved_bytes > d.peak.reserved_bytes
@@ -117,7 +127,7 @@ def device_reading(d: DeviceReport) -> list[str]:
 def oom_reading(d: DeviceReport, r: OomRow) -> str:
     """Why a request failed: the pool had the bytes free but in pieces (fragmentation), or they were in use."""
     head = (
-        f"Out of memory at {fmt_time(_us(r.time_ns))}: {fmt_memory(r.requested_bytes)} requested on stream "
+        f"Out of memory at {when(r.time_ns, d.timed)}: {fmt_memory(r.requested_bytes)} requested on stream "
         f"{stream_name(r.stream)} from {r.frame}; CUDA had {fmt_memory(r.device_free_bytes)} free, the allocator "
         f"held {fmt_memory(r.reserved_bytes)}"
     )
@@ -144,7 +154,7 @@ def oom_reading(d: DeviceReport, r: OomRow) -> str:
     )
 
 
-def _frame_fields(r: FrameRow) -> dict[str, Any]:
+def _frame_fields(r: FrameRow, timed: bool) -> dict[str, Any]:
     return {
         "frame": r.frame,
         "kind": r.kind,
@@ -152,14 +162,14 @@ def _frame_fields(r: FrameRow) -> dict[str, Any]:
         "count": r.count,
         "share": round(r.share, 6),
         "op": r.op,
-        "first_alloc_us": _us(r.first_ns),
-        "last_alloc_us": _us(r.last_ns),
+        "first_alloc_us": _time_us(r.first_ns, timed),
+        "last_alloc_us": _time_us(r.last_ns, timed),
     }
 
 
-def _oom_fields(r: OomRow) -> dict[str, Any]:
+def _oom_fields(r: OomRow, timed: bool) -> dict[str, Any]:
     return {
-        "time_us": _us(r.time_ns),
+        "time_us": _time_us(r.time_ns, timed),
         "entry": r.entry,
         "requested_bytes": r.requested_bytes,
         "device_free_bytes": r.device_free_bytes,
@@ -187,14 +197,14 @@ def device_fields(d: DeviceReport) -> dict[str, Any]:
         "peak": None
         if peak is None
         else {
-            "time_us": _us(peak.time_ns),
+            "time_us": _time_us(peak.time_ns, d.timed),
             "entry": peak.entry,
             "requested_bytes": peak.requested_bytes,
             "allocations": peak.allocations,
             "reserved_bytes": peak.reserved_bytes,
         },
         "max_reserved_bytes": d.max_reserved_bytes,
-        "by_frame": [_frame_fields(r) for r in d.by_frame],
+        "by_frame": [_frame_fields(r, d.timed) for r in d.by_frame],
         "segments": {
             "count": s.count,
             "large": s.large,
@@ -212,13 +222,13 @@ def device_fields(d: DeviceReport) -> dict[str, Any]:
                 for st, r, f, lf in s.streams
             ],
         },
-        "never_freed": [_frame_fields(r) for r in d.never_freed],
+        "never_freed": [_frame_fields(r, d.timed) for r in d.never_freed],
         "never_freed_bytes": d.never_freed_bytes,
         "never_freed_count": d.never_freed_count,
-        "ooms": [_oom_fields(r) for r in d.ooms],
+        "ooms": [_oom_fields(r, d.timed) for r in d.ooms],
         "entries": d.entries,
         "actions": d.actions,
-        "span_us": _us(d.span_ns),
+        "span_us": _time_us(d.span_ns, d.timed),
         "notes": d.notes,
     }
 

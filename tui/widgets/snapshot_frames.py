@@ -9,7 +9,6 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from ..fmt import fmt_time
 from ..model.snapshot.report import DeviceReport, FrameRow
 from ..tables import snapshot as S
 from ..tables.base import Column
@@ -23,16 +22,17 @@ class FrameTable(DataTable):
     HELP_NAME = "Frames"
     BINDINGS = [Binding("enter", "select_cursor", "Show in gold on the timeline", id="frames.show")]
 
-    def __init__(self, rows: list[FrameRow], columns: list[Column], **kwargs) -> None:
+    def __init__(self, rows: list[FrameRow], columns: list[Column], device: DeviceReport, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.frame_rows = rows[:MOST_ROWS]
         self.columns_def = columns
+        self.device = device
 
     def on_mount(self) -> None:
         for c in self.columns_def:
             self.add_column(c.header, key=c.header)
         for r in self.frame_rows:
-            self.add_row(*[c.text(r, None, 200) for c in self.columns_def])
+            self.add_row(*[c.text(r, self.device, 200) for c in self.columns_def])
 
 
 class SnapshotFrames(VerticalScroll):
@@ -55,12 +55,12 @@ class SnapshotFrames(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         d = self.device
-        at = f"at the peak ({fmt_time(d.peak.time_ns / 1000)})" if d.peak else "now (no history)"
+        at = f"at the peak ({S.when(d.peak.time_ns, d.timed)})" if d.peak else "now (no history)"
         yield Static(f"Alive {at}, by the frame that allocated them", classes="frames-title", markup=False)
-        yield FrameTable(d.by_frame, S.FRAME_COLUMNS, id="frames-peak")
+        yield FrameTable(d.by_frame, S.FRAME_COLUMNS, d, id="frames-peak")
         if d.never_freed:
             yield Static("Allocated in the history and never freed (leak candidates)", classes="frames-title")
-            yield FrameTable(d.never_freed, S.KEPT_COLUMNS, id="frames-kept")
+            yield FrameTable(d.never_freed, S.KEPT_COLUMNS, d, id="frames-kept")
         for line in S.device_reading(d):
             yield Static(line, classes="frames-title", markup=False)
 

@@ -75,9 +75,12 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
             super().__init__()
             self.entry = entry
 
-    def __init__(self, mem: DeviceMemory, times: np.ndarray, namer: Namer, ooms: list[int], **kwargs) -> None:
+    def __init__(
+        self, mem: DeviceMemory, times: np.ndarray, namer: Namer, ooms: list[int], timed: bool = True, **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self.mem, self.times, self.namer, self.ooms = mem, times, namer, ooms
+        self.timed = timed  # the entries carry times; else the axis counts entries
         self.view: Viewport | None = None
         self.cells: Grid | None = None
         self.cells_for: tuple | None = None  # the (view, height) the cells were made for
@@ -181,7 +184,7 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
             what = "before the history"
             live, count = c.live_before, c.count_before
         else:
-            what = f"{fmt_dur(self.times[e] - self.t_first)} (entry {e + 1:,})"
+            what = f"{fmt_dur(self.times[e] - self.t_first)} (entry {e + 1:,})" if self.timed else f"entry {e + 1:,}"
             live, count = int(c.live[e]), int(c.count[e])
         stale = " · computing…" if self.stale else ""
         return f" {what} · {fmt_memory(live)} live in {count:,} allocations{stale}"
@@ -242,11 +245,12 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         if v is None:
             return ""
         if k == 0:
-            return " " * GUTTER + _labels(v, self.t_first, tick_step(v.bucket))
+            return " " * GUTTER + _labels(v, self.t_first, tick_step(v.bucket), self.timed)
         marks = ["─"] * v.width
         if 0 <= self.cursor < v.width:
             marks[self.cursor] = "▲"
-        return fmt_dur(v.t1 - v.t0)[: GUTTER - 1].rjust(GUTTER - 1) + "┴" + "".join(marks)
+        span = fmt_dur(v.t1 - v.t0) if self.timed else f"{v.t1 - v.t0:,}"
+        return span[: GUTTER - 1].rjust(GUTTER - 1) + "┴" + "".join(marks)
 
     # ---- actions ----------------------------------------------------------------------------------
 
@@ -376,15 +380,15 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         return [("x", f"gold: {self.highlight}")] if self.highlight else []
 
 
-def _labels(v: Viewport, origin: int, step: int) -> str:
-    """Tick labels, relative to origin, at multiples of step."""
+def _labels(v: Viewport, origin: int, step: int, timed: bool = True) -> str:
+    """Tick labels, relative to origin, at multiples of step (entry numbers on an axis of entries)."""
     from ..fmt import fmt_tick
 
     out = [" "] * v.width
     t = ((v.t0 - origin) // step + 1) * step + origin
     while t < v.t1:
         col = int(v.col_of(t))
-        label = fmt_tick(t - origin, step)
+        label = fmt_tick(t - origin, step) if timed else f"#{t - origin + 1:,}"
         if 0 <= col and col + len(label) < v.width and all(ch == " " for ch in out[col : col + len(label) + 1]):
             out[col : col + len(label)] = list(label)
         t += step

@@ -102,6 +102,7 @@ class DeviceReport:
     actions: dict[str, int]
     span_ns: int  # from the first entry to the last
     t0_ns: int  # the first entry's time (raw clock)
+    timed: bool = True  # the entries carry times (torch >= 2.1); else every time here is an entry's index
     notes: list[str] = field(default_factory=list)
 
 
@@ -151,6 +152,7 @@ def device_report(snap: Snapshot, mem: DeviceMemory, namer: Namer) -> DeviceRepo
         actions=_actions(h),
         span_ns=int(h.time_ns[-1] - h.time_ns[0]) if h is not None and len(h) else 0,
         t0_ns=t0,
+        timed=snap.timed,
         notes=notes,
     )
 
