@@ -297,3 +297,28 @@ def test_a_snapshot_without_times_counts_entries(tmp_path, capsys):
 
     d = json.loads(capsys.readouterr().out)["devices"][0]
     assert d["peak"]["time_us"] is None and d["peak"]["entry"] == 5 and d["ooms"][0]["time_us"] is None
+
+
+def test_a_history_that_lost_a_free_ends_the_allocation_at_the_next_alloc():
+    """A ring buffer that dropped entries: two allocs at one address with no free between."""
+    b = Builder().segment(BASE, 20 * MB).alloc(BASE, 2 * MB, at(1))
+    b.live.pop(BASE)  # its free is not recorded
+    b.alloc(BASE, 3 * MB, at(2))
+    mem = device_memory(snap_of(b), 0)
+    a = mem.allocs
+    assert a.size.tolist() == [2 * MB, 3 * MB] and a.end_entry.tolist() == [2, -1]
+    assert mem.curves is not None and mem.curves.live.tolist() == [0, 2 * MB, 3 * MB]
+    assert a.notes == ["1 allocations have no free in the history before their address was reused"]
+
+
+def test_a_free_waiting_for_another_stream_is_alive_until_completed():
+    """record_stream: the free is requested, the block is reused only once the other stream's work is done."""
+    b = Builder().segment(BASE, 20 * MB).alloc(BASE, 4 * MB, at(1))
+    b._entry("free_requested", BASE, 4 * MB, at(1), 0)
+    b.alloc(BASE + 4 * MB, MB, at(2))
+    b._entry("free_completed", BASE, 4 * MB, at(1), 0)
+    b.live.pop(BASE)
+    mem = device_memory(snap_of(b), 0)
+    a = mem.allocs
+    assert a.end_entry.tolist() == [4, -1] and a.freed_ns[0] < a.end_ns[0]
+    assert mem.curves is not None and mem.curves.live.tolist() == [0, 4 * MB, 4 * MB, 5 * MB, MB]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fmt import fmt_dur, fmt_memory
+from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
 from ..model.snapshot.report import label_of
@@ -64,12 +64,13 @@ def segment_lines(st: State, k: int, a: Allocations, namer: Namer, most: int = 2
         f"({fmt_memory(int(st.blk_size[free].sum()))}"
         + (f", largest {fmt_memory(int(st.blk_size[free].max()))})" if len(free) else ")"),
         "" if st.exact else "(rebuilt from the history: a freed block's size is its request rounded to 512 bytes)",
-        f"{'Offset':>10}  {'Size':>10}  Held by",
+        f"{'Offset':>7} {'Size':>6}  Held by",
     ]
     for b in blocks[:most].tolist():
         alloc = int(st.blk_alloc[b])
         who = "free" if alloc == FREE else "(not in the history)" if alloc == UNKNOWN else label_of(a, alloc, namer)
-        out.append(f"{fmt_memory(int(st.blk_addr[b]) - start):>10}  {fmt_memory(int(st.blk_size[b])):>10}  {who}")
+        offset, size = fmt_memory_short(int(st.blk_addr[b]) - start), fmt_memory_short(int(st.blk_size[b]))
+        out.append(f"{offset:>7} {size:>6}  {who}")
     if len(blocks) > most:
         out.append(f"… {len(blocks) - most:,} more blocks")
     return out

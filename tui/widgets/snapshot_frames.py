@@ -3,6 +3,8 @@ the streams and the OOMs. Enter on a frame's row draws its allocations in gold o
 
 from __future__ import annotations
 
+from rich.style import Style
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -12,6 +14,7 @@ from textual.widgets import DataTable, Static
 from ..model.snapshot.report import DeviceReport, FrameRow
 from ..tables import snapshot as S
 from ..tables.base import Column
+from .snapshot_timeline import frame_color
 
 MOST_ROWS = 500
 
@@ -29,10 +32,12 @@ class FrameTable(DataTable):
         self.device = device
 
     def on_mount(self) -> None:
+        self.add_column("", key="colour")
         for c in self.columns_def:
             self.add_column(c.header, key=c.header)
         for r in self.frame_rows:
-            self.add_row(*[c.text(r, self.device, 200) for c in self.columns_def])
+            swatch = Text("██", style=Style(color=frame_color(r.frame)))  # the frame's colour on the timeline
+            self.add_row(swatch, *[c.text(r, self.device, 200) for c in self.columns_def])
 
 
 class SnapshotFrames(VerticalScroll):

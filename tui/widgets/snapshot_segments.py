@@ -20,12 +20,13 @@ from textual.widget import Widget
 
 from ..fmt import fmt_memory, fmt_memory_short
 from ..model.snapshot.columns import Snapshot
-from ..model.snapshot.frames import BEFORE_HISTORY, Namer
+from ..model.snapshot.frames import Namer
 from ..model.snapshot.report import DeviceMemory, label_of
 from ..model.snapshot.state import END, FREE, State, state_at
 from ..tables.snapshot import stream_name
 from .failures import ReportsFailedWorkers
-from .paint import SELECTED, color_of, style
+from .paint import SELECTED, style
+from .snapshot_timeline import frame_color
 
 HEAD = 2  # the moment's line and the columns' header
 NARROW = 100  # below this many columns, the segment's columns are cut short
@@ -189,8 +190,7 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
             return UNKNOWN
         if alloc == self.selected:
             return SELECTED
-        label = label_of(self.mem.allocs, alloc, self.namer)
-        return UNKNOWN if label == BEFORE_HISTORY else color_of(label)
+        return frame_color(label_of(self.mem.allocs, alloc, self.namer))
 
     # ---- actions ----------------------------------------------------------------------------------
 

@@ -193,7 +193,7 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         label = label_of(self.mem.allocs, row, self.namer)
         color = self._colors.get(label)
         if color is None:
-            color = self._colors[label] = BEFORE if label == BEFORE_HISTORY else color_of(label)
+            color = self._colors[label] = frame_color(label)
         return color
 
     def _fill(self, row: int) -> Color:
@@ -378,6 +378,11 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
 
     def keybar_state(self) -> list[tuple[str, str]]:
         return [("x", f"gold: {self.highlight}")] if self.highlight else []
+
+
+def frame_color(frame: str) -> Color:
+    """The colour of a frame's allocations, stable across runs (grey: allocated before the history)."""
+    return BEFORE if frame == BEFORE_HISTORY else color_of(frame)
 
 
 def _labels(v: Viewport, origin: int, step: int, timed: bool = True) -> str:
