@@ -154,3 +154,10 @@ def test_memory_on_the_real_snapshot(capsys):
     assert code == 0 and err == ""
     assert (d["reserved_bytes"], d["allocated_bytes"], d["requested_bytes"]) == (1451229184, 428683776, 424488964)
     assert d["entries"] == 2684 and d["actions"]["alloc"] == 1000
+
+
+@pytest.mark.parametrize("command", ["summary", "ops", "kernels", "explain", "critical", "steps"])
+def test_the_trace_commands_say_a_snapshot_is_not_a_trace(tmp_path, capsys, command):
+    path = write(tmp_path / "s.pickle", leak().snapshot())
+    code, out, err = run([command, str(path)], capsys)
+    assert code == 2 and out == "" and "a memory snapshot, not a trace: tracetui memory" in err
