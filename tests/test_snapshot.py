@@ -322,3 +322,24 @@ def test_a_free_waiting_for_another_stream_is_alive_until_completed():
     a = mem.allocs
     assert a.end_entry.tolist() == [4, -1] and a.freed_ns[0] < a.end_ns[0]
     assert mem.curves is not None and mem.curves.live.tolist() == [0, 4 * MB, 4 * MB, 5 * MB, MB]
+
+
+def test_the_cache_gives_back_the_same_columns(tmp_path, monkeypatch):
+    """Read once, the columns come back from the cache (no pickle read); a changed file is read again."""
+    import tui.model.snapshot as package
+    from tui.model.snapshot import cache as stored
+
+    path = write(tmp_path / "s.pickle", fragmented().snapshot())
+    first = open_snapshot(path)
+    assert stored.entry_of(path).is_dir()
+    calls: list[int] = []
+    real_read = package.read_plain
+    monkeypatch.setattr(package, "read_plain", lambda *a, **k: calls.append(1) or real_read(*a, **k))
+    again = open_snapshot(path)
+    assert calls == [] and report(again).devices[0] == report(first).devices[0]
+    assert again.stacks.names == first.stacks.names and again.settings == first.settings
+    write(path, leak().snapshot())  # the file changes: read again
+    assert report(open_snapshot(path)).devices[0].never_freed_bytes == 3 * MB and calls == [1]
+    (stored.entry_of(path) / "columns.npz").write_bytes(b"broken")  # a damaged entry: ignored, rebuilt
+    assert report(open_snapshot(path)).devices[0].never_freed_bytes == 3 * MB and calls == [1, 1]
+    assert open_snapshot(path, cache=False) is not None and calls == [1, 1, 1]

@@ -139,9 +139,10 @@ class Snapshot:
         return device
 
 
-def snapshot(path: str | os.PathLike[str]) -> Snapshot:
+def snapshot(path: str | os.PathLike[str], *, cache: bool = True) -> Snapshot:
     """Read an allocator snapshot (.pickle from torch.cuda.memory._dump_snapshot, its JSON, either gzipped) with a
-    restricted unpickler: anything but plain data is refused. Raises TraceError (one line naming the file)."""
+    restricted unpickler: anything but plain data is refused. Its columns are kept in the on-disk cache unless
+    cache=False (opening it again reads them). Raises TraceError (one line naming the file)."""
     from tui.model.snapshot import open_snapshot
 
-    return Snapshot(open_snapshot(os.fspath(path)))
+    return Snapshot(open_snapshot(os.fspath(path), cache=cache))

@@ -155,7 +155,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         if not self.compare and _is_snapshot(self.paths[0]):  # an allocator snapshot: its own screen loads it
             from .screens.snapshot import SnapshotScreen
 
-            self.push_screen(SnapshotScreen(self.paths[0]))
+            self.push_screen(SnapshotScreen(self.paths[0], self.use_cache))
             return
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
         if self.compare:

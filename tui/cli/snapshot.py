@@ -9,11 +9,11 @@ import sys
 from .options import UsageError
 
 
-def read(path: str):
-    """A snapshot, what reading it has to say printed on stderr (no history: segments only)."""
+def read(path: str, cache: bool = True):
+    """A snapshot (through the on-disk cache unless --no-cache), what reading it has to say printed on stderr."""
     from ..model.snapshot import open_snapshot
 
-    snap = open_snapshot(path)
+    snap = open_snapshot(path, cache=cache)
     for note in snap.notes:
         print(f"tracetui: {note}", file=sys.stderr)
     return snap
@@ -23,7 +23,7 @@ def memory_of_snapshot(args: argparse.Namespace) -> int:
     from ..model.snapshot.report import report
     from ..reports.snapshot import render_snapshot
 
-    print(render_snapshot(report(read(args.trace)), args.format))
+    print(render_snapshot(report(read(args.trace, not args.no_cache)), args.format))
     return 0
 
 
@@ -39,7 +39,7 @@ def memory_with_snapshot(args: argparse.Namespace, results, devices) -> int:
         raise TraceError(args.snapshot, "no such file")
     if not is_snapshot(args.snapshot):
         raise UsageError(f"{args.snapshot}: not a memory snapshot (torch.cuda.memory._dump_snapshot writes one)")
-    joined = _join(results, read(args.snapshot))
+    joined = _join(results, read(args.snapshot, not args.no_cache))
     for j, _ in joined:
         if j.reason:
             print(f"tracetui: note: {args.snapshot}: {j.device}: {j.reason}", file=sys.stderr)
@@ -73,6 +73,6 @@ def diff_of_snapshots(args: argparse.Namespace) -> int:
 
     if args.fail_if_slower is not None:
         raise UsageError("--fail-if-slower compares step times: it does not apply to two snapshots")
-    d = diff(read(args.trace_a), read(args.trace_b))
+    d = diff(read(args.trace_a, not args.no_cache), read(args.trace_b, not args.no_cache))
     print(render_snapshot_diff(d, args.format, args.limit))
     return 0

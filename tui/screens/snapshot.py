@@ -100,9 +100,9 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
             super().__init__()
             self.fraction = fraction
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, use_cache: bool = True) -> None:
         super().__init__()
-        self.path = path
+        self.path, self.use_cache = path, use_cache
         self.loaded: Loaded | None = None
         self.device_index = 0
         self.cpp = False
@@ -159,7 +159,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
                 self.post_message(self.Progress(fraction))
 
         try:
-            snap = open_snapshot(self.path, progress)
+            snap = open_snapshot(self.path, progress, cache=self.use_cache)
             memories = {d: device_memory(snap, d) for d in snap.devices}
             loaded = Loaded(snap, memories, report(snap, memories), time.perf_counter() - start)
         except _Cancelled:

@@ -31,7 +31,7 @@ class Traces:
         """A memory snapshot, kept open as traces are."""
         import tracetui
 
-        return self._kept(path, lambda: tracetui.snapshot(path))
+        return self._kept(path, lambda: tracetui.snapshot(path, cache=self.cache))
 
     def _kept(self, path: str, opener: Callable[[], Any]) -> Any:
         try:

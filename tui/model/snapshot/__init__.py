@@ -8,6 +8,7 @@ viewer's stacked timeline (timeline.py). No Textual, no torch, no pickle.load of
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,12 +21,20 @@ __all__ = ["is_snapshot", "open_snapshot"]
 READ_SHARE = 0.7  # of a load's progress: reading the file; the rest is building the columns
 
 
-def open_snapshot(path: str | Path, progress: Progress | None = None) -> Snapshot:
+def open_snapshot(path: str | Path, progress: Progress | None = None, cache: bool = True) -> Snapshot:
     """A snapshot read into columns; TraceError (one line naming the file) when it cannot be.
 
-    The cycle collector is paused meanwhile: the millions of dicts a big snapshot unpickles into make no cycles,
-    and collections walking them took 60% of the read (benchmarks/bench_snapshot.py)."""
+    With cache, the columns come from the on-disk cache when the file was read before (path, size and mtime
+    unchanged), and are stored there after a first read. The cycle collector is paused while reading: the
+    millions of dicts a big snapshot unpickles into make no cycles, and collections walking them took 60% of
+    the read (benchmarks/bench_snapshot.py)."""
+    from . import cache as stored
     from .columns import build
+
+    if cache and os.path.isfile(path) and (found := stored.read(path)) is not None:
+        if progress:
+            progress(1.0)
+        return found
 
     was = gc.isenabled()
     gc.disable()
@@ -37,6 +46,8 @@ def open_snapshot(path: str | Path, progress: Progress | None = None) -> Snapsho
     finally:
         if was:
             gc.enable()
+    if cache:
+        stored.write(path, snap)
     if progress:
         progress(1.0)
     return snap
