@@ -279,11 +279,14 @@ def diff(
     from tui.reports.diff import diff_document
 
     if any(isinstance(x, (str, os.PathLike)) and is_snapshot(os.fspath(x)) for x in (a, b)):  # two memory snapshots
-        from ._snapshot import snapshot
+        from tui.model.snapshot import open_snapshot
+        from tui.model.snapshot.diff import diff as grew
+        from tui.tables.snapshot_diff import document
 
         if not (isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike))):
             raise UsageError("diff compares two of a kind: two traces, or two memory snapshots")
-        return snapshot(a).diff(b, limit=_count(limit))
+        snaps = [open_snapshot(os.fspath(x), cache=cache) for x in (a, b)]
+        return document(grew(snaps[0], snaps[1]), _count(limit))
     if b is None:
         a, b = _newest_two(a)
     ta, tb = _opened(a, cache), _opened(b, cache)

@@ -58,7 +58,7 @@ def write(path: str | Path, snap: Snapshot) -> bool:
         entry = entry_of(path)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-snap-", dir=entry.parent))
         cols, meta = _to(snap)
-        np.savez(tmp / "columns.npz", **cols)
+        np.savez(tmp / "columns.npz", **cols)  # type: ignore[arg-type]  # numpy's stubs read **cols as allow_pickle
         (tmp / "meta.json").write_text(json.dumps(meta))
         if entry.exists():
             shutil.rmtree(entry, ignore_errors=True)
