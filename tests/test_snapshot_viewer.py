@@ -172,7 +172,7 @@ def snapshot_keys() -> list[str]:
     keys = {
         k.strip() for c in _snapshot_classes() for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")
     }
-    return sorted(keys) + ["tab", "escape", "question_mark", "escape", "pageup", "pagedown", "enter"]
+    return sorted(keys) + ["tab", "escape", "question_mark", "escape", "pageup", "pagedown", "enter", "ctrl+p", "down"]
 
 
 @pytest.mark.parametrize("size", [(160, 45), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -208,3 +208,25 @@ async def test_a_snapshot_without_times_has_an_axis_of_entries(tmp_path):
         assert timeline.status().startswith(" entry 6 ·") and "#1" in timeline._ruler(0)
         assert "11 entries (no times)" in str(screen.query_one("#snap-head", Static).content)
     assert app.load_error is None
+
+
+async def test_the_palette_offers_the_snapshots_views(tmp_path):
+    from textual.command import CommandList, CommandPalette
+
+    app = TraceApp([str(write(tmp_path / "two.pickle", two_devices()))], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("ctrl+p")
+        await until(
+            pilot, lambda: isinstance(app.screen, CommandPalette) and app.screen.query_one(CommandList).option_count > 4
+        )
+        titles = [str(o.prompt).split("\n")[0] for o in app.screen.query_one(CommandList).options]
+        assert titles[:4] == [
+            "Show the timeline (1)",
+            "Show the segments (2)",
+            "Show the frames (3)",
+            "Show the next GPU (g)",
+        ]
+        await pilot.press("down", "enter")  # the segments
+        await until(pilot, lambda: app.screen is screen and screen.query_one(SnapshotSegments).has_focus, "segments")
+    assert app.load_error is None and not faults.log_path().exists()

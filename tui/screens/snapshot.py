@@ -11,6 +11,7 @@ import numpy as np
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import Hit, Hits, Provider
 from textual.containers import Center, Horizontal, Middle, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -33,6 +34,11 @@ NO_TIMES = np.zeros(0, np.int64)
 PROGRESS_EVERY_S = 0.1
 WIDE = 120  # from this many columns the details sit beside the views, else under them
 VIEWS = (("timeline", "1 Timeline"), ("segments", "2 Segments"), ("frames", "3 Frames"))
+VIEW_ABOUT = {
+    "timeline": "the live allocations stacked over time, coloured by the frame that made them",
+    "segments": "the segments at the cursor's moment, as bars of their used and free blocks",
+    "frames": "by frame at the peak, never freed, and what the figures mean",
+}
 LEGEND = (
     "The timeline stacks the allocations alive at each moment, the oldest at the bottom, each as tall as its bytes; "
     "its colour stands for the frame that allocated it (grey: allocated before the history). A column shows the "
@@ -58,8 +64,34 @@ class Loaded:
         self.namer = Namer(snap.stacks)
 
 
+class SnapshotCommands(Provider):
+    """The command palette on a snapshot: its views, and the next GPU."""
+
+    def _commands(self):
+        screen = next((s for s in reversed(self.app.screen_stack) if isinstance(s, SnapshotScreen)), None)
+        if screen is None or screen.loaded is None:
+            return
+        for name, title in VIEWS:
+            key, words = title.split(" ", 1)
+            yield f"Show the {words.lower()} ({key})", lambda n=name: screen.action_tab(n), VIEW_ABOUT[name]
+        if len(screen.loaded.snap.devices) > 1:
+            yield "Show the next GPU (g)", screen.action_device, "the snapshot's next device"
+
+    async def discover(self) -> Hits:
+        for title, call, text in self._commands():
+            yield Hit(1.0, title, call, help=text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, call, text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), call, help=text)
+
+
 class SnapshotScreen(ReportsFailedWorkers, Screen):
     HELP_NAME = "Snapshot"
+    COMMANDS = {SnapshotCommands}
     DEFAULT_CSS = """
     SnapshotScreen #snap-loading { height: 1fr; }
     SnapshotScreen #snap-head { height: auto; color: $text-muted; padding: 0 1; }
@@ -73,9 +105,9 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
     SnapshotScreen TabPane { padding: 0; }
     """
     BINDINGS = [
-        Binding("1", "view('timeline')", "Timeline", id="snapshot_screen.timeline"),
-        Binding("2", "view('segments')", "Segments", id="snapshot_screen.segments"),
-        Binding("3", "view('frames')", "Frames", id="snapshot_screen.frames"),
+        Binding("1", "tab('timeline')", "Timeline", id="snapshot_screen.timeline"),
+        Binding("2", "tab('segments')", "Segments", id="snapshot_screen.segments"),
+        Binding("3", "tab('frames')", "Frames", id="snapshot_screen.frames"),
         Binding(
             "c", "cpp", "C++ frames", tooltip="Show or hide the C++ frames in the details", id="snapshot_screen.cpp"
         ),
@@ -190,7 +222,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
                 title="note",
                 timeout=12,
             )
-            self.action_view("segments")
+            self.action_tab("segments")
 
     # ---- the device and the head -------------------------------------------------------------------
 
@@ -251,7 +283,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         timeline = self.query_one(SnapshotTimeline)
         timeline.highlight = message.frame
         timeline.refresh()
-        self.action_view("timeline")
+        self.action_tab("timeline")
         self.notify(f"{message.frame}: its allocations are gold (x clears)", timeout=5)
 
     def _details(self, what: tuple) -> None:
@@ -274,7 +306,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
 
     # ---- actions ----------------------------------------------------------------------------------
 
-    def action_view(self, name: str) -> None:
+    def action_tab(self, name: str) -> None:  # not action_view: the app's palette offers a trace's views there
         if self.loaded is None:
             return
         self.query_one(TabbedContent).active = name
@@ -307,7 +339,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if self.loaded is None:
-            return action not in ("view", "cpp", "device")
+            return action not in ("tab", "cpp", "device")
         if action == "device":
             return len(self.loaded.snap.devices) > 1
         return True
