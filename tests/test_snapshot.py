@@ -343,3 +343,19 @@ def test_the_cache_gives_back_the_same_columns(tmp_path, monkeypatch):
     (stored.entry_of(path) / "columns.npz").write_bytes(b"broken")  # a damaged entry: ignored, rebuilt
     assert report(open_snapshot(path)).devices[0].never_freed_bytes == 3 * MB and calls == [1, 1]
     assert open_snapshot(path, cache=False) is not None and calls == [1, 1, 1]
+
+
+def test_a_free_in_the_backward_is_named_by_its_node_or_the_engine():
+    engine = {"name": "torch::autograd::Engine::thread_main(std::shared_ptr<GraphTask> const&)", "filename": "??"}
+    release = [
+        {"name": "c10::TensorImpl::~TensorImpl()", "filename": "TensorImpl.cpp"},
+        {"name": "torch::autograd::generated::NativeLayerNormBackward0::release_variables()", "filename": ""},
+        engine,
+    ]
+    assert cpp_label([f["name"] for f in release]) == "NativeLayerNormBackward0 (backward)"
+    helper = "torch::autograd::generated::details::logsumexp_backward(at::Tensor, at::Tensor const&)"
+    assert cpp_label([helper, "torch::autograd::generated::LogsumexpBackward0::apply(std::vector<at::Tensor>&&)"]) == (
+        "LogsumexpBackward0 (backward)"
+    )
+    dropped = ["c10::intrusive_ptr<c10::StorageImpl>::reset_not_null_()", "std::vector<at::Tensor>::~vector()"]
+    assert cpp_label([*dropped, engine["name"]]) == "the autograd engine (backward)"

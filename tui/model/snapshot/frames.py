@@ -24,7 +24,7 @@ from .columns import NO_STACK, Stacks
 FrameKind = Literal["user", "library", "c++", "none"]
 BEFORE_HISTORY = "(allocated before the history)"
 NO_FRAMES = "(no frames recorded)"
-_AUTOGRAD = re.compile(r"torch::autograd::generated::(\w+?)(?:_apply_functional)?(?:::apply)?\(")
+_AUTOGRAD = re.compile(r"torch::autograd::generated::([A-Za-z0-9]*Backward\d*)(?:_apply_functional)?(?:::\w+)?\(")
 _ATEN = re.compile(r"at::_ops::(\w+)::(?:call|redispatch)\(")
 # memory_viz's frameFilter: the unwinder and the interpreter's own frames say nothing about your code.
 OMIT_FUNCTIONS: tuple[str, ...] = (
@@ -53,7 +53,8 @@ PLUMBING: tuple[str, ...] = (
 )
 PLUMBING += ("torch::unwind", "CapturedTraceback", "gather_with_cpp", "at::_ops::", "at::(anonymous namespace)::")
 PLUMBING += ("at::TensorIteratorBase", "at::empty", "std::", "pthread", "__clone", "torch::autograd::Engine")
-PLUMBING += ("torch::autograd::Node::operator", "torch::autograd::python::PythonEngine")
+PLUMBING += ("torch::autograd::Node::operator", "torch::autograd::python::PythonEngine", "c10::intrusive_ptr")
+PLUMBING += ("TensorImpl", "c10::StorageImpl", "at::Tensor::~", "at::TensorBase::~")
 
 
 def is_python(filename: str) -> bool:
@@ -92,6 +93,8 @@ def cpp_label(names: list[str]) -> str:
     for n in names:
         if not any(p in n for p in PLUMBING):
             return n.split("(", 1)[0]
+    if any("torch::autograd::Engine" in n for n in names):
+        return "the autograd engine (backward)"
     return names[0].split("(", 1)[0] if names else NO_FRAMES
 
 
