@@ -359,3 +359,20 @@ def test_a_free_in_the_backward_is_named_by_its_node_or_the_engine():
     )
     dropped = ["c10::intrusive_ptr<c10::StorageImpl>::reset_not_null_()", "std::vector<at::Tensor>::~vector()"]
     assert cpp_label([*dropped, engine["name"]]) == "the autograd engine (backward)"
+
+
+def test_the_real_figures_agree_with_torchs_own_segsum(real):
+    """torch's _memory_viz.segsum on the same dict (read with our unpickler): its total_allocated is the bytes
+    requested, its total_free the reserved bytes not requested (free blocks and rounding)."""
+    import gzip
+    import io
+
+    mv = pytest.importorskip("torch.cuda._memory_viz")
+    from tui.model.snapshot.read import PlainUnpickler
+
+    data = PlainUnpickler(io.BytesIO(gzip.decompress(REAL.read_bytes()))).load()
+    told = dict(line.split(": ", 1) for line in mv.segsum(data).splitlines() if line.startswith("total_"))
+    d = report(real).devices[0]
+    assert told["total_reserved"] == mv._format_size(d.reserved_bytes)
+    assert told["total_allocated"] == mv._format_size(d.requested_bytes)
+    assert told["total_free"].split(" ")[0] == mv._format_size(d.reserved_bytes - d.requested_bytes)
