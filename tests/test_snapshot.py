@@ -376,3 +376,15 @@ def test_the_real_figures_agree_with_torchs_own_segsum(real):
     assert told["total_reserved"] == mv._format_size(d.reserved_bytes)
     assert told["total_allocated"] == mv._format_size(d.requested_bytes)
     assert told["total_free"].split(" ")[0] == mv._format_size(d.reserved_bytes - d.requested_bytes)
+
+
+def test_the_programs_annotations_are_spans_on_the_timeline(real):
+    from tui.model.snapshot.timeline import annotation_spans, span_cells
+
+    spans = annotation_spans(real.annotations, 0)
+    assert [s.name for s in spans[:2]] == ["Optimizer.step#AdamW.step", "Optimizer.zero_grad#AdamW.zero_grad"]
+    assert len(spans) == 6 and all(s.end_ns > s.start_ns for s in spans)
+    t0, t1 = int(real.histories[0].time_ns[0]), int(real.histories[0].time_ns[-1])
+    cells = span_cells(spans, t0, (t1 - t0) // 400 + 1, 400)
+    assert set(cells.tolist()) == {-1, 0, 1, 2, 3, 4, 5}  # every span shows, a 0.13 ms one too
+    assert 5 in span_cells(spans, t0, (t1 - t0) // 100 + 1, 100)  # sharing a column, the later one shows

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..messages import LoadFailed
 from ..model.snapshot.frames import Namer
-from ..model.snapshot.timeline import EMPTY
+from ..model.snapshot.timeline import EMPTY, annotation_spans
 from ..tables.snapshot_view import allocation_lines, segment_lines
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
@@ -165,7 +165,9 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         report = self.report
         ooms = [r.entry for r in report.ooms]
         with TabPane(VIEWS[0][1], id="timeline"):
-            yield SnapshotTimeline(mem, times if times is not None else NO_TIMES, ld.namer, ooms, ld.snap.timed)
+            timeline = SnapshotTimeline(mem, times if times is not None else NO_TIMES, ld.namer, ooms, ld.snap.timed)
+            timeline.spans = annotation_spans(ld.snap.annotations, d) if ld.snap.timed else []
+            yield timeline
         with TabPane(VIEWS[1][1], id="segments"):
             yield SnapshotSegments(ld.snap, mem, ld.namer)
         with TabPane(VIEWS[2][1], id="frames"):

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.snapshot.frames import BEFORE_HISTORY, Namer
 from ..model.snapshot.report import DeviceMemory, label_of
-from ..model.snapshot.timeline import EMPTY, Grid, allocation_at, grid
+from ..model.snapshot.timeline import EMPTY, Grid, Span, allocation_at, grid, span_cells
 from ..model.view.viewport import Viewport, fit, pan, resize, zoom
 from .failures import ReportsFailedWorkers
 from .paint import MATCH, SELECTED, color_of, style, text_on
@@ -31,6 +31,7 @@ BEFORE = Color.parse("#6b7280")  # allocations from before the history (no frame
 BACKGROUND = Color.parse("#1c1f24")
 CURSOR = Color.parse("#3a4150")
 RULER = Style(color="#9aa3ad")
+SPAN = Style(color="#e6e6e6", bgcolor="#4b4f5a")
 MOVE, ZOOM, PAN = Binding.Group("move"), Binding.Group("zoom"), Binding.Group("pan")
 JUMP = Binding.Group("alloc⇄free")
 
@@ -81,6 +82,7 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         super().__init__(**kwargs)
         self.mem, self.times, self.namer, self.ooms = mem, times, namer, ooms
         self.timed = timed  # the entries carry times; else the axis counts entries
+        self.spans: list[Span] = []  # the program's annotations (Optimizer.step, ...), a line above the ruler
         self.view: Viewport | None = None
         self.cells: Grid | None = None
         self.cells_for: tuple | None = None  # the (view, height) the cells were made for
@@ -97,7 +99,7 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
 
     @property
     def chart_height(self) -> int:
-        return max(self.size.height - 3, 1)  # a status line above, two ruler lines below
+        return max(self.size.height - 3 - bool(self.spans), 1)  # a status line above, the spans and the ruler below
 
     @property
     def t_first(self) -> int:
@@ -168,7 +170,32 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         h = self.chart_height
         if y <= h:
             return Strip(self._row(h - y), width)
-        return Strip([Segment(self._ruler(y - h - 1)[:width].ljust(width), RULER)], width)
+        if self.spans and y == h + 1:
+            return Strip(self._spans_line(), width)
+        below = y - h - 1 - bool(self.spans)
+        return Strip([Segment(self._ruler(below)[:width].ljust(width), RULER)], width)
+
+    def _spans_line(self) -> list[Segment]:
+        """The annotated stretches under the chart, each a bar with its name."""
+        out = [Segment("marks".rjust(GUTTER - 1) + "│", RULER)]
+        v = self.view
+        if v is None:
+            return out
+        cells = span_cells(self.spans, v.t0, v.bucket, v.width).tolist()
+        k = 0
+        while k < len(cells):
+            run = k
+            while run < len(cells) and cells[run] == cells[k]:
+                run += 1
+            n = run - k
+            if cells[k] < 0:
+                out.append(Segment(" " * n, style(None, BACKGROUND)))
+            else:
+                name = self.spans[cells[k]].name
+                text = name[:n] if len(name) <= n else (name[: n - 1] + "…" if n > 1 else " ")
+                out.append(Segment(text.ljust(n), SPAN))
+            k = run
+        return out
 
     def status(self) -> str:
         """The cursor's moment in words (and whether the cells are still being made)."""

@@ -112,3 +112,37 @@ def neighbour(allocs: Allocations, entry: int, current: int, step: int) -> int:
         return int(rows[0] if step > 0 else rows[-1])
     k = int(where[0]) + step
     return int(rows[min(max(k, 0), len(rows) - 1)])
+
+
+@dataclass(frozen=True)
+class Span:
+    """A named stretch of the history the program annotated (`external_annotations`: Optimizer.step, ...)."""
+
+    name: str
+    start_ns: int
+    end_ns: int
+
+
+def annotation_spans(annotations: list[dict], device: int) -> list[Span]:
+    """The device's START/END annotations paired by name in order (an END without its START is left out)."""
+    open_: dict[str, list[int]] = {}
+    out = []
+    for a in annotations:
+        t, name = a.get("time_us"), str(a.get("name", ""))
+        if a.get("device", device) != device or not isinstance(t, (int, float)):
+            continue
+        if a.get("stage") == "START":
+            open_.setdefault(name, []).append(int(t * 1000))
+        elif a.get("stage") == "END" and open_.get(name):
+            out.append(Span(name, open_[name].pop(0), int(t * 1000)))
+    return sorted(out, key=lambda s: s.start_ns)
+
+
+def span_cells(spans: list[Span], t0: int, bucket: int, width: int) -> np.ndarray:
+    """Per column the span it overlaps (-1: none; of two, the later started: a short span inside a long one
+    still shows)."""
+    starts = t0 + bucket * np.arange(width, dtype=np.int64)
+    out = np.full(width, -1, np.int64)
+    for k, s in enumerate(spans):
+        out[(starts + bucket > s.start_ns) & (starts < s.end_ns)] = k
+    return out
