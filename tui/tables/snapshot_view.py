@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
@@ -53,7 +51,7 @@ def _lifetime(a: Allocations, row: int, t0: int) -> list[str]:
 
 def segment_lines(st: State, k: int, a: Allocations, namer: Namer, most: int = 200) -> list[str]:
     """A segment: its size, stream, pool, and each of its blocks (offset, size, who holds it or free)."""
-    blocks = np.flatnonzero(st.blk_seg == k)
+    blocks = st.blocks_of(k)
     free = blocks[st.blk_alloc[blocks] == FREE]
     used = blocks[st.blk_alloc[blocks] != FREE]
     start = int(st.seg_addr[k])

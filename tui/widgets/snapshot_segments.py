@@ -152,14 +152,14 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
         return self.size.width < NARROW
 
     def _segment_line(self, st: State, k: int, width: int) -> list[Segment]:
-        mine = st.blk_seg == k
-        free = mine & st.free
-        largest = int(st.blk_size[free].max()) if free.any() else 0
+        mine = st.blocks_of(k)
+        free = mine[st.free[mine]]
+        largest = int(st.blk_size[free].max()) if len(free) else 0
         size, free_b = fmt_memory_short(st.seg_size[k]), fmt_memory_short(st.blk_size[free].sum())
         if self.narrow:  # the address's last digits, the pool as a letter, no stream
             pool = "S" if st.seg_small[k] else "L"
             text = (
-                f" …{int(st.seg_addr[k]) & 0xFFFFFFFF:08x}{size:>5}{pool} {free_b:>5} {fmt_memory_short(largest):>5}│"
+                f" …{int(st.seg_addr[k]) & 0xFFFFFFFF:08x}{size:>5} {pool} {free_b:>5} {fmt_memory_short(largest):>5}│"
             )
         else:
             text = (
@@ -169,7 +169,7 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
         bar_w = max(width - len(text), 1)
         picked = k == self.row and self.has_focus
         out = [Segment(text, style(None, PICKED) + TEXT if picked else TEXT)]
-        return out + self._bar(st, np.flatnonzero(mine), int(st.seg_addr[k]), int(st.seg_size[k]), bar_w)
+        return out + self._bar(st, mine, int(st.seg_addr[k]), int(st.seg_size[k]), bar_w)
 
     def _bar(self, st: State, blocks: np.ndarray, start: int, size: int, width: int) -> list[Segment]:
         """The segment's bytes in width cells, each the block covering its middle."""

@@ -39,6 +39,11 @@ class State:
     def free(self) -> np.ndarray:
         return self.blk_alloc == FREE
 
+    def blocks_of(self, segment: int) -> np.ndarray:
+        """The rows of a segment's blocks, in address order (blocks are sorted by segment, then address)."""
+        lo, hi = np.searchsorted(self.blk_seg, [segment, segment + 1])
+        return np.arange(lo, hi)
+
     def largest_free(self, stream: int | None = None, small: bool | None = None) -> int:
         """The largest free block, of one stream and pool if given (0: none)."""
         on = self.free.copy()
