@@ -93,3 +93,17 @@ def test_memory_snapshot_option_needs_a_trace_and_a_snapshot(tmp_path, capsys):
     assert main(["memory", str(BERT), "--snapshot", str(BERT), "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert "give the trace as TRACE" in err and "not a memory snapshot" in err
+
+
+def test_a_trace_and_a_snapshot_read_the_same_clock():
+    """The shared H200 snapshot and the series captured by the same script seconds later: the trace's ts (with
+    baseTimeNanoseconds) and the snapshot's time_us are both Unix time, so they land within a minute."""
+    from conftest import SHARED
+
+    trace = SHARED / "cuda-h200-series" / "mlp_fwd_eager.json.gz"
+    if not trace.is_file():
+        pytest.skip("../shared/traces/cuda-h200-series is not here")
+    snap = open_snapshot(SAMPLES.parent / "tests" / "data" / "snapshots" / "h200-gpt-train.pickle.gz")
+    t = open_trace(str(trace), cache=False).results.trace
+    gap_s = (int(t.x.ts.min()) - int(snap.histories[0].time_ns[-1])) / 1e9
+    assert 0 < gap_s < 60, gap_s  # 10 s: the snapshot was taken, then the series captured
