@@ -47,17 +47,34 @@ COMMANDS = {
     "steps": ["steps"],
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
+SNAPSHOT_COMMANDS = {
+    "memory": ["memory"],
+    "memory-json": ["memory", "--format", "json"],
+    "memory-csv": ["memory", "--format", "csv"],
+}
+SNAPSHOTS = ROOT / "tests" / "data" / "snapshots"  # allocator snapshots: memory SNAPSHOT (snapshots/<file>)
 
 PAIRS = {
     "diff/a100-control-vs-v100-cudagraph": ("a100-train-control.json.gz", "v100-cudagraph-test.json.gz"),
     "diff/cpu-eager-vs-compiled": ("cpu/matmul_add_64_warm_eager.json.gz", "cpu/matmul_add_64_warm_compiled.json.gz"),
+    "diff/snapshot-leak-vs-leak-more": (
+        "../tests/data/snapshots/leak.pickle",
+        "../tests/data/snapshots/leak-more.pickle",
+    ),
 }
 DIFF_COMMANDS = ("text", "json")
 
 
 def commands(path: Path) -> dict[str, list[str]]:
-    """The commands pinned for a trace: the per-trace set, and for a folder of ranks the ranks report too."""
+    """The commands pinned for a trace: the per-trace set, and for a folder of ranks the ranks report too; an
+    allocator snapshot's memory report."""
+    if is_snapshot(path):
+        return SNAPSHOT_COMMANDS
     return COMMANDS | (FOLDER_COMMANDS if path.is_dir() else {})
+
+
+def is_snapshot(f: Path) -> bool:
+    return f.is_file() and f.name.endswith((".pickle", ".pickle.gz"))
 
 
 def _is_trace(f: Path) -> bool:
@@ -78,12 +95,14 @@ def traces() -> dict[str, Path]:
         if "cuda-h200" not in p.parts  # the shared cuda-h200-series, pinned there; test_ops_h200.py holds them to torch
     }
     out["samples/hta-2rank"] = ROOT / "sample_traces" / "hta-2rank"
+    out.update({f"snapshots/{p.name}": p for p in sorted(SNAPSHOTS.iterdir()) if is_snapshot(p)})
     if SHARED.is_dir():
         for d in sorted(p for p in SHARED.iterdir() if p.is_dir()):
             files = sorted(f for f in d.iterdir() if _is_trace(f))
             if len(files) > 1:
                 out[f"shared/{d.name}"] = d
             out.update({f"shared/{d.name}/{f.name}": f for f in files})
+            out.update({f"shared/{d.name}/{f.name}": f for f in sorted(d.iterdir()) if is_snapshot(f)})
             nested = sorted(f for sub in d.iterdir() if sub.is_dir() for f in sub.glob("*.json.gz") if f.is_file())
             out.update({f"shared/{f.relative_to(SHARED)}": f for f in nested})
     return out

@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, TextContent  # noqa: E402
 BERT = str(SAMPLES / "h100-bert-small.json.gz")
 TOOLS = {
     "summary", "explain", "ops", "kernels", "code", "memory", "roofline", "critical", "diff", "steps",
-    "search_events", "events_in_range", "event", "sql",
+    "search_events", "events_in_range", "event", "sql", "allocations",
 }  # fmt: skip
 
 
@@ -62,7 +62,7 @@ async def test_every_tool_answers_with_the_apis_figures(isolated_cache):
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(listed) == TOOLS
         assert all(
-            tool.description and "trace" in tool.input_schema["properties"] or name == "diff"
+            tool.description and "trace" in tool.input_schema["properties"] or name in ("diff", "allocations")
             for name, tool in listed.items()
         )
         assert await call(client, "summary", trace=BERT) == t.summary()

@@ -6,6 +6,7 @@
     t.summary()["verdict"]                      # what `tracetui summary --format json` prints, as a dict
     t.ops(sort="self_cpu", limit=10)["rows"]    # the key_averages() table
     tracetui.to_pandas(t.kernels())             # any table as a DataFrame (pandas installed)
+    s = tracetui.snapshot("snapshot.pickle")    # an allocator snapshot, read safely: s.memory(), s.allocations()
 
 Every method returns exactly what the matching command prints with --format json, and events carry the
 same ids everywhere (the viewer, `tracetui sql`, the MCP server). Importing tracetui is cheap: the model
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
     from tui.model.errors import QueryError, TraceError
 
     from ._frames import to_arrow, to_pandas
+    from ._snapshot import Snapshot, snapshot
     from ._trace import Trace, UsageError, diff, load, ranks
 
 __all__ = [
     "QueryError",
+    "Snapshot",
     "Trace",
     "TraceError",
     "UsageError",
@@ -34,6 +37,7 @@ __all__ = [
     "diff",
     "load",
     "ranks",
+    "snapshot",
     "to_arrow",
     "to_pandas",
 ]
@@ -45,6 +49,8 @@ _HOMES = {
     "ranks": "tracetui._trace",
     "to_arrow": "tracetui._frames",
     "to_pandas": "tracetui._frames",
+    "Snapshot": "tracetui._snapshot",
+    "snapshot": "tracetui._snapshot",
     "TraceError": "tui.model.errors",
     "QueryError": "tui.model.errors",
 }

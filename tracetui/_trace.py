@@ -275,6 +275,10 @@ def load(path: str | os.PathLike[str], *, cache: bool = True, graph_capture: str
     """Open a trace: a .json or .json.gz file, a folder of per-rank traces (one job), a folder of captures (its
     newest), or demo:NAME, a sample shipped with tracetui (`tracetui demo --list`). Through the on-disk cache
     unless cache=False. Raises TraceError (one line naming the file)."""
+    from tui.model.snapshot.read import is_snapshot
+
+    if is_snapshot(os.fspath(path)):
+        raise UsageError(f"{os.fspath(path)}: a memory snapshot, not a trace: open it with tracetui.snapshot(path)")
     return Trace(open_trace(Path(path), cache=cache, graph_capture=graph_capture))
 
 
@@ -290,10 +294,21 @@ def diff(
     cache: bool = True,
 ) -> dict:
     """Compare two traces (`tracetui diff A B`): summaries, steps, and the ops and kernels that changed most
-    (limit rows, 0: all). b None: a is a folder of captures, and its newest two are compared (A the older)."""
+    (limit rows, 0: all). b None: a is a folder of captures, and its newest two are compared (A the older).
+    Two memory snapshots: what grew, by frame (as Snapshot.diff)."""
     from tui.model.analyses.diff import diff as compare
+    from tui.model.snapshot.read import is_snapshot
     from tui.reports.diff import diff_document
 
+    if any(isinstance(x, (str, os.PathLike)) and is_snapshot(os.fspath(x)) for x in (a, b)):  # two memory snapshots
+        from tui.model.snapshot import open_snapshot
+        from tui.model.snapshot.diff import diff as grew
+        from tui.tables.snapshot_diff import document
+
+        if not (isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike))):
+            raise UsageError("diff compares two of a kind: two traces, or two memory snapshots")
+        snaps = [open_snapshot(os.fspath(x), cache=cache) for x in (a, b)]
+        return document(grew(snaps[0], snaps[1]), _count(limit))
     if b is None:
         a, b = _newest_two(a)
     ta, tb = _opened(a, cache), _opened(b, cache)

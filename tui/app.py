@@ -39,6 +39,12 @@ def captures_beside(path: str) -> list[Path]:
     return list_captures(parent) if Path(path).is_file() else []
 
 
+def _is_snapshot(path: str) -> bool:
+    from .model.snapshot.read import is_snapshot
+
+    return is_snapshot(path)
+
+
 class ViewCommands(Provider):
     """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
@@ -145,6 +151,11 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             from .screens.watch import WatchScreen
 
             self.push_screen(WatchScreen(self.watch_folder, self.use_cache, self.interval))
+            return
+        if not self.compare and _is_snapshot(self.paths[0]):  # an allocator snapshot: its own screen loads it
+            from .screens.snapshot import SnapshotScreen
+
+            self.push_screen(SnapshotScreen(self.paths[0], self.use_cache))
             return
         self.push_screen(LoadingScreen(" vs ".join(Path(p).name for p in self.paths)))
         if self.compare:

@@ -32,7 +32,18 @@ def bound_classes(app: type) -> list[Any]:
     classes += [timeline.Timeline, tree_view.CallTreeView]
     classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
     classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
-    return classes + [roofline_view.RooflineView]
+    classes += [roofline_view.RooflineView]
+    return classes + _snapshot_classes()
+
+
+def _snapshot_classes() -> list[Any]:
+    """The snapshot viewer's screen and widgets (tracetui open SNAPSHOT)."""
+    from .screens.snapshot import SnapshotScreen
+    from .widgets.snapshot_frames import FrameTable
+    from .widgets.snapshot_segments import SnapshotSegments
+    from .widgets.snapshot_timeline import SnapshotTimeline
+
+    return [SnapshotScreen, SnapshotTimeline, SnapshotSegments, FrameTable]
 
 
 def known_ids(app: type) -> set[str]:

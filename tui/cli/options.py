@@ -114,7 +114,12 @@ def trace_path(named: str) -> str:
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
     """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
     from ..model.loading import open_trace
+    from ..model.snapshot.read import is_snapshot
 
+    if is_snapshot(path):  # an allocator snapshot: the commands that read one say so
+        raise UsageError(
+            f"{path}: a memory snapshot, not a trace: tracetui memory, tracetui open and tracetui diff read it"
+        )
     opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
     for notice in opened.notices:
         print(f"tracetui: {notice}", file=sys.stderr)

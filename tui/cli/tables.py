@@ -72,7 +72,14 @@ def add_code(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def add_memory(sub, command: str | None) -> argparse.ArgumentParser:
-    return one_trace(sub, "memory", "print peak memory per device, the ops that allocate most, what is never freed")
+    text = "print peak memory per device, the ops that allocate most, what is never freed (or a memory snapshot's)"
+    p = one_trace(sub, "memory", text)
+    p.add_argument(
+        "--snapshot",
+        metavar="SNAPSHOT",
+        help="a memory snapshot of the same run: the trace's allocations gain its frames (matched by address and time)",
+    )
+    return p
 
 
 def add_roofline(sub, command: str | None) -> argparse.ArgumentParser:
@@ -242,12 +249,26 @@ def cmd_roofline(args: argparse.Namespace) -> int:
 
 def cmd_memory(args: argparse.Namespace) -> int:
     from ..model.errors import TraceError
+    from ..model.snapshot import is_snapshot
+
+    if is_snapshot(args.trace):  # an allocator snapshot (torch.cuda.memory._dump_snapshot), not a trace
+        from .snapshot import memory_of_snapshot
+
+        if args.snapshot:
+            raise UsageError("--snapshot joins a snapshot to a trace: give the trace as TRACE")
+
+        return memory_of_snapshot(args)
     from ..reports import render_memory
     from ..tables.memory import NO_MEMORY
 
-    devices = load(args.trace, args.no_cache).memory
+    results = load(args.trace, args.no_cache)
+    devices = results.memory
     if not devices:
         raise TraceError(args.trace, NO_MEMORY)
+    if args.snapshot:  # the trace's allocations with the frames of a snapshot of the same run
+        from .snapshot import memory_with_snapshot
+
+        return memory_with_snapshot(args, results, devices)
     print(render_memory(devices, args.format))
     return 0
 
@@ -268,7 +289,17 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..model.analyses.diff import diff
+    from ..model.snapshot import is_snapshot
     from ..reports import render_diff
+
+    snapshots = [is_snapshot(p) for p in (args.trace_a, args.trace_b)]
+    if any(snapshots):  # allocator snapshots: what grew, by frame
+        from .snapshot import diff_of_snapshots
+
+        if not all(snapshots):
+            one, other = (args.trace_a, args.trace_b) if snapshots[0] else (args.trace_b, args.trace_a)
+            raise UsageError(f"{one} is a memory snapshot and {other} is not: diff compares two of a kind")
+        return diff_of_snapshots(args)
 
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
     d = diff(a, b)

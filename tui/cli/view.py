@@ -23,6 +23,10 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise UsageError("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
         raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
+    from ..model.snapshot.read import is_snapshot
+
+    if args.compare and any(is_snapshot(p) for p in args.traces):
+        raise UsageError("--compare compares two traces; for two memory snapshots, tracetui diff A B says what grew")
     from ..app import TraceApp
 
     app = TraceApp(

@@ -15,7 +15,9 @@ mean). ops is torch's key_averages() table, kernels the GPU kernels, code the ti
 into events: search_events (a name regex) or events_in_range give event rows with ids; event(id) gives one
 event's parents, children, the runtime call that launched it or the kernels it launched, and its flows.
 sql runs DuckDB over tables events, ops, kernels, launches, steps, memory, counters, flows (ids join them).
-Times are microseconds from the trace's first event."""
+Times are microseconds from the trace's first event. A memory snapshot (torch.cuda.memory._dump_snapshot
+.pickle, read without running anything in it) goes to memory and diff as a trace does, and allocations lists
+its allocations with the frames that made them."""
 
 
 def build_server(cache: bool = True, debug: bool = False) -> Any:

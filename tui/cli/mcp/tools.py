@@ -55,7 +55,12 @@ def tools(traces: Traces) -> list:
 
     def memory(trace: str) -> dict[str, Any]:
         """Per device: peak allocated and reserved bytes, when and in which op, the ops that allocate most, what
-        is never freed (needs profile_memory=True). As `tracetui memory`."""
+        is never freed (needs profile_memory=True). As `tracetui memory`. trace may also be a memory snapshot
+        (torch.cuda.memory._dump_snapshot .pickle): then reserved and allocated now, the peak of its history and
+        what was alive then by the frame that allocated it, the segments (free, largest free block), never-freed
+        allocations, and each OOM explained (fragmentation or memory in use)."""
+        if _is_snapshot(trace):
+            return traces.snapshot(trace).memory()
         return traces.get(trace).memory()
 
     def roofline(
@@ -86,10 +91,22 @@ def tools(traces: Traces) -> list:
 
     def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
         """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).
-        As `tracetui diff A B`."""
+        As `tracetui diff A B`. Two memory snapshots: what grew, by frame, at each one's peak and at its end."""
         import tracetui
 
+        if _is_snapshot(a) or _is_snapshot(b):
+            return traces.snapshot(a).diff(traces.snapshot(b), limit=limit)
         return tracetui.diff(traces.get(a), traces.get(b), limit=limit)
+
+    def allocations(
+        snapshot: str, alive_at_us: float | None = None, device: int | None = None, limit: int = 100, offset: int = 0
+    ) -> dict[str, Any]:
+        """The allocations of a memory snapshot (torch.cuda.memory._dump_snapshot .pickle), in stacking order:
+        bytes requested and of the block, address, stream, start and end (us from the history's start; end null:
+        never freed), the frame that made it and its stack. alive_at_us: only those alive then (the peak's time
+        is in memory's peak.time_us). Paged by limit and offset."""
+        rows = traces.snapshot(snapshot).allocations(device=device, alive_at_us=alive_at_us, frames=True)
+        return page({"allocations": rows}, "allocations", limit, offset)
 
     def steps(trace: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         """One row per ProfilerStep#N: its event id, number, rank, start, duration and end (us). Paged: limit
@@ -129,7 +146,13 @@ def tools(traces: Traces) -> list:
                  events_in_range, event):  # fmt: skip
         tool.__doc__ = f"{tool.__doc__} {TRACE}"
     return [summary, explain, ops, kernels, code, memory, roofline, critical, diff, steps, search_events,
-            events_in_range, event]  # fmt: skip
+            events_in_range, event, allocations]  # fmt: skip
+
+
+def _is_snapshot(path: str) -> bool:
+    from ...model.snapshot.read import is_snapshot
+
+    return is_snapshot(path)
 
 
 def _events(t, name, cat, start_us, end_us, limit: int, offset: int) -> dict[str, Any]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tracetui import Trace
+    from tracetui import Snapshot, Trace
 
 KEEP_OPEN = 4  # traces kept open between calls (the least recently used is closed first)
 
@@ -18,29 +19,38 @@ class Traces:
 
     def __init__(self, cache: bool) -> None:
         self.cache = cache
-        self.open: OrderedDict[tuple, Trace] = OrderedDict()
+        self.open: OrderedDict[tuple, Any] = OrderedDict()  # traces and snapshots
         self.lock = threading.Lock()
 
     def get(self, path: str) -> Trace:
         import tracetui
 
+        return self._kept(path, lambda: tracetui.load(path, cache=self.cache))
+
+    def snapshot(self, path: str) -> Snapshot:
+        """A memory snapshot, kept open as traces are."""
+        import tracetui
+
+        return self._kept(path, lambda: tracetui.snapshot(path, cache=self.cache))
+
+    def _kept(self, path: str, opener: Callable[[], Any]) -> Any:
         from ...model.samples import resolve
 
         try:
             st = os.stat(resolve(path))  # demo:NAME: its shipped sample
         except OSError:
-            return tracetui.load(path, cache=self.cache)  # raises the loader's one line (no such file, ...)
+            return opener()  # raises the loader's one line (no such file, ...)
         key = (os.path.abspath(resolve(path)), st.st_size, st.st_mtime_ns)
         with self.lock:
             if key in self.open:
                 self.open.move_to_end(key)
                 return self.open[key]
-        trace = tracetui.load(path, cache=self.cache)
+        opened = opener()
         with self.lock:
-            self.open[key] = trace
+            self.open[key] = opened
             while len(self.open) > KEEP_OPEN:
                 self.open.popitem(last=False)
-        return trace
+        return opened
 
 
 def page(doc: dict, key: str, limit: int, offset: int) -> dict:
