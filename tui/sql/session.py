@@ -3,11 +3,20 @@ only for what it reads.
 
 A locked session (the MCP server's) runs with DuckDB's external access off and its settings locked: a query
 reads and writes no file, and cannot turn that back on.
+
+A session serves many threads: a query runs on the session's connection when it is free, else on a cursor of
+its own (a new connection to the same database, where the numpy columns are registered again: DuckDB keeps
+such registrations per connection, and re-registering copies nothing). A connection runs one query at a time,
+and refuses a second rather than wait ("connection is busy"), so no two queries ever share one. The tables
+are built once, under a lock, on the session's connection; the database, and its locked settings, are shared.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +40,7 @@ class Answer:
 
 
 class Session:
-    """One DuckDB connection over one trace's tables (locked: no file access, settings fixed)."""
+    """A DuckDB database over one trace's tables (locked: no file access, settings fixed), safe for threads."""
 
     def __init__(self, results: Results, locked: bool = False) -> None:
         import duckdb
@@ -44,6 +53,8 @@ class Session:
         if locked:
             self.con.execute("SET lock_configuration = true")
         self.built: set[str] = set()
+        self._raw: dict[str, dict[str, Any]] = {}  # what register() handed DuckDB: every cursor registers it too
+        self._busy = threading.Lock()  # held while self.con builds a table or runs a query
         self._event_columns: R.EventColumns | None = None
         self._tracks: R.Relation | None = None
 
@@ -62,6 +73,7 @@ class Session:
     def register(self, name: str, columns: dict[str, Any]) -> None:
         """Hand numpy columns to DuckDB to scan in place (not copied)."""
         self.con.register(name, columns)
+        self._raw[name] = columns
 
     def rows_table(self, name: str, rows: list, types: dict[str, str]) -> None:
         """A table of Python rows (None as NULL), with these column types."""
@@ -82,11 +94,36 @@ class Session:
         self.con.execute(f'CREATE VIEW "{name}" AS SELECT {", ".join(parts)} {source}')
 
     def ensure(self, names: list[str]) -> None:
-        """Register these tables if not done yet."""
-        for name in names:
-            if name not in self.built:
-                TABLES[name].register(self)
-                self.built.add(name)
+        """Register these tables if not done yet (once, whichever threads ask)."""
+        if self.built.issuperset(names):
+            return
+        with self._busy:
+            for name in names:
+                if name not in self.built:
+                    TABLES[name].register(self)
+                    self.built.add(name)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new connection to the session's database with every table built so far: one for each thread."""
+        cur = self.con.cursor()
+        for name, columns in list(self._raw.items()):
+            cur.register(name, columns)
+        return cur
+
+    @contextmanager
+    def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The session's connection if it is free, else a cursor of this call's own (closed after it)."""
+        if self._busy.acquire(blocking=False):
+            try:
+                yield self.con
+            finally:
+                self._busy.release()
+            return
+        cur = self.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
 
     def tables_named(self, query: str) -> list[str]:
         """The tables a query may read: those it names (every one when it asks the catalog)."""
@@ -114,15 +151,17 @@ class Session:
         import duckdb
 
         try:
-            cur = self.con.execute(sql)
-            if cur.description is None:
-                return Answer([], [])
-            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+            with self._connection() as con:
+                cur = con.execute(sql)
+                if cur.description is None:
+                    return Answer([], [])
+                rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+                columns = [d[0] for d in cur.description]
         except duckdb.CatalogException:
             raise
         except duckdb.Error as exc:
             raise QueryError(one_line(exc)) from None
-        return Answer([d[0] for d in cur.description], [tuple(plain(v) for v in r) for r in rows])
+        return Answer(columns, [tuple(plain(v) for v in r) for r in rows])
 
 
 def one_line(exc: Exception) -> str:

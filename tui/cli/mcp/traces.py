@@ -1,44 +1,105 @@
-"""The traces an MCP client named, kept open between calls, and the paging of long tables."""
+"""The traces an MCP client named, kept open between calls and loaded once however many calls ask, and the paging
+of long tables."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ...model.load.flight import SingleFlight
+
 if TYPE_CHECKING:
+    import anyio
+
     from tracetui import Trace
 
 KEEP_OPEN = 4  # traces kept open between calls (the least recently used is closed first)
+Key = tuple[str, int, int]  # a trace as it is now: its absolute path, size and mtime
+
+
+@dataclass
+class _Loading:
+    """A load under way for the calls that wait on it: done once it ended, with its error if it failed."""
+
+    done: anyio.Event
+    error: Exception | None = field(default=None)
 
 
 class Traces:
-    """The traces the client named, kept open (by path, size and mtime) so a second call loads nothing."""
+    """The traces the client named, kept open (by path, size and mtime) so a second call loads nothing.
+
+    Calls that name a trace while it loads wait for that one load: on the event loop (ready(), which holds no
+    worker while it waits) or in a worker (get())."""
 
     def __init__(self, cache: bool) -> None:
         self.cache = cache
-        self.open: OrderedDict[tuple, Trace] = OrderedDict()
+        self.open: OrderedDict[Key, Trace] = OrderedDict()
         self.lock = threading.Lock()
+        self._flight: SingleFlight[Trace] = SingleFlight()
+        self._loading: dict[Key, _Loading] = {}  # only touched on the event loop
 
     def get(self, path: str) -> Trace:
+        """The open trace, or load it (once, whichever threads ask meanwhile); TraceError when it cannot be read."""
         import tracetui
 
-        try:
-            st = os.stat(path)
-        except OSError:
+        key = _key(path)
+        if key is None:
             return tracetui.load(path, cache=self.cache)  # raises the loader's one line (no such file, ...)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        trace = self._opened(key)
+        return trace if trace is not None else self._flight.do(key, lambda: self._load(path, key))
+
+    async def ready(self, path: str, limiter: anyio.CapacityLimiter) -> None:
+        """Have the trace open before a call on it takes a worker: the first call to name it loads it in a worker
+        (a slot of the limiter), the calls that name it meanwhile wait without one. Raises the load's error."""
+        import anyio
+
+        key = _key(path)
+        while key is not None and self._opened(key) is None:
+            loading = self._loading.get(key)
+            if loading is not None:
+                await loading.done.wait()
+                if loading.error is not None:
+                    raise loading.error
+                continue
+            loading = self._loading[key] = _Loading(anyio.Event())
+            try:
+                await anyio.to_thread.run_sync(self.get, path, limiter=limiter)
+            except Exception as exc:
+                loading.error = exc
+                raise
+            finally:
+                del self._loading[key]
+                loading.done.set()
+            return
+
+    def _opened(self, key: Key) -> Trace | None:
         with self.lock:
-            if key in self.open:
+            trace = self.open.get(key)
+            if trace is not None:
                 self.open.move_to_end(key)
-                return self.open[key]
+            return trace
+
+    def _load(self, path: str, key: Key) -> Trace:
+        import tracetui
+
         trace = tracetui.load(path, cache=self.cache)
         with self.lock:
             self.open[key] = trace
             while len(self.open) > KEEP_OPEN:
                 self.open.popitem(last=False)
         return trace
+
+
+def _key(path: str) -> Key | None:
+    """The trace as it is now (None: it cannot be read, and loading it says why)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
 
 
 def page(doc: dict, key: str, limit: int, offset: int) -> dict:
