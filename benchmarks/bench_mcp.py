@@ -90,7 +90,9 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=60)
     opts = ap.parse_args()
     made = calls(opts.calls)
-    print(f"{platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, Python {platform.python_version()}")
+    print(
+        f"{platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, Python {platform.python_version()}"
+    )
     print(f"{len(made)} calls over {len({a['trace'] for _, a in made})} traces; rounds: {opts.rounds}")
     for k in range(opts.rounds):
         sides = [True, False] if k % 2 == 0 else [False, True]
@@ -107,7 +109,9 @@ def main() -> None:
             differ = sum(a[1:3] != b[1:3] for a, b in zip(both["answers"], alone["answers"], strict=True))
             print(line(f"round {k + 1} {phase}, one by one", alone))
             print(line(f"round {k + 1} {phase}, together", both))
-            print(f"{'':28s} together / one by one: {both['wall'] / alone['wall']:.2f}x; answers unlike alone: {differ}")
+            print(
+                f"{'':28s} together / one by one: {both['wall'] / alone['wall']:.2f}x; answers unlike alone: {differ}"
+            )
 
 
 if __name__ == "__main__":

@@ -58,9 +58,9 @@ class FailureLog:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_Formatter(debug))
         root = logging.getLogger()
-        if not root.handlers:  # the SDK's server configures logging only where nobody has
+        if not root.handlers:  # the server's own process (the SDK's server then leaves logging as it is)
             root.addHandler(handler)
-        root.setLevel(self.level)
+            root.setLevel(self.level)
 
     def failed(self, tool: str, line: str, exc: BaseException) -> Any:
         """Log the failure and answer the call with its line as a tool error."""
