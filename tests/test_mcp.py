@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, SHARED
 
 import tracetui
 from tui.cli.mcp.traces import page
@@ -224,6 +224,33 @@ async def test_many_calls_at_once_answer_as_each_call_made_alone_cold_then_warm(
             got = await answers(client, made, at_once=True)
         assert [k for k, (g, a) in enumerate(zip(got, alone, strict=True)) if g != a] == []
     assert not [p for p in cache.rglob(".*")], "temporary files left in the cache"
+
+
+HTA = SHARED / "hta-2022-11-v100-ddp-memory-216k" / "df_index_resolver.json.gz"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HTA.exists(), reason="needs ../shared/traces (the 51 MB HTA trace)")
+async def test_calls_at_once_on_the_51_mb_trace_while_it_loads_answer_as_the_api_alone(tmp_path):
+    """GIVEN 36 calls on the 51 MB HTA trace and BERT made at once on an empty cache (so every HTA call first
+    waits for its one load) THEN each answers what the API answers alone, on a cache-less load."""
+    kinds = "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY kind"
+    menu = {
+        "summary": ({}, lambda t: t.summary()),
+        "ops": ({"limit": 20}, lambda t: page(t.ops(), "rows", 20, 0)),
+        "kernels": ({"sort": "count"}, lambda t: page(t.kernels(sort="count"), "rows", 50, 0)),
+        "critical": ({"limit": 20}, lambda t: page(t.critical(), "path", 20, 0)),
+        "sql": ({"query": kinds}, lambda t: t.sql(kinds)["rows"]),
+        "search_events": ({"name": "nccl|gemm"}, lambda t: t.events(name="nccl|gemm", limit=50)),
+    }
+    alone = {str(p): tracetui.load(p, cache=False) for p in (HTA, BERT)}
+    made = [(tool, trace) for _ in range(3) for trace in alone for tool in menu]
+    async with serve(tmp_path / "cache") as client:
+        got = await asyncio.gather(*(call(client, tool, trace=trace, **menu[tool][0]) for tool, trace in made))
+    for (tool, trace), answer in zip(made, got, strict=True):
+        want = menu[tool][1](alone[trace])
+        part = answer["rows"] if tool == "sql" else answer["events"] if tool == "search_events" else answer
+        assert part == want, f"{tool} on {Path(trace).name}"
 
 
 async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(isolated_cache):
