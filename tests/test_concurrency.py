@@ -219,8 +219,11 @@ def test_one_trace_builds_its_sql_session_once_for_threads_that_ask_together():
 
 def test_queries_at_once_each_get_a_connection_and_the_sandbox_holds_on_each():
     """GIVEN the MCP server's locked session WHEN 16 threads query it at once THEN each answer is the one made
-    alone (no 'connection is busy'); and a query that runs on a cursor of its own (the session's connection busy)
-    still reads and writes no file and cannot unlock the settings."""
+    alone (no 'connection is busy'); refused queries made at once are each refused; and any new connection to
+    the session's database (a cursor, as each concurrent query gets) reads and writes no file and cannot unlock
+    the settings."""
+    import duckdb
+
     from tui.model.errors import QueryError
     from tui.sql import Session
 
@@ -234,14 +237,24 @@ def test_queries_at_once_each_get_a_connection_and_the_sandbox_holds_on_each():
     want = [s.query(q).rows for q in queries]
     got = together(16, lambda k: s.query(queries[k % len(queries)]).rows)
     assert got == [want[k % len(queries)] for k in range(16)]
-    with s._busy:  # the session's connection busy: these run on cursors of their own
-        assert s.query(queries[0]).rows == want[0]
-        for refused in (
-            "SELECT * FROM read_csv('/etc/passwd')",
-            "SET enable_external_access = true",
-            "SET lock_configuration = false",
-            "COPY (SELECT 1) TO '/tmp/tracetui-should-not-exist.csv'",
-        ):
-            with pytest.raises(QueryError, match="disabled by configuration|locked"):
-                s.query(refused)
-    assert not Path("/tmp/tracetui-should-not-exist.csv").exists()
+    target = Path("/tmp/tracetui-should-not-exist.csv")
+    refused = [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SET enable_external_access = true",
+        "SET lock_configuration = false",
+        f"COPY (SELECT 1) TO '{target}'",
+    ]
+
+    def refuse(k: int) -> str:
+        try:
+            s.query(refused[k % len(refused)])
+        except QueryError as exc:
+            return str(exc)
+        return "answered"
+
+    assert all(("disabled by configuration" in r or "locked" in r) for r in together(8, refuse))
+    other = s.cursor()
+    for query in refused:
+        with pytest.raises(duckdb.Error, match="disabled by configuration|locked"):
+            other.execute(query)
+    assert other.execute(queries[0]).fetchall() == want[0] and not target.exists()

@@ -286,7 +286,7 @@ async def test_an_unexpected_failure_is_one_line_for_the_agent_and_one_line_in_t
             assert (await call(client, "kernels", trace=BERT, limit=1))["rows"]  # still serving
         assert text == (
             "summary failed unexpectedly (ZeroDivisionError: division by zero); this is a bug in tracetui, not in "
-            "the call: the server's log says where (start it with --debug for the traceback)"
+            "the call (started with --debug, the server logs its traceback)"
         )
         logged = [r for r in caplog.records if r.levelno >= logging.WARNING]
         assert [r.getMessage() for r in logged] == [f"summary failed: {text}"]
@@ -318,3 +318,61 @@ print("after", flush=True)
     assert lines[:3] == ["9 '{\"a\": 1}\\n'", '11 \'{"b": "é"}\\n\'', "21 'no newline at the end'"]
     assert lines[3] == "x" * 300_000 and lines[4:] == ["after"]  # fd 1 is the wire again once served
     assert err.decode().splitlines()[:2] == ["stray print", "child process"]
+
+
+async def test_of_the_calls_waiting_the_quickest_goes_next_and_a_long_wait_moves_a_call_up():
+    """GIVEN one worker, busy WHEN a call expected to be long and one expected to be quick wait THEN the quick one
+    goes first; and a long call that has waited longer than it is expected to run goes before a newcomer."""
+    import threading
+
+    from tui.cli.mcp.turns import Turns
+
+    turns = Turns(1)
+    turns.took.update({("critical", "t"): 5.0, ("summary", "t"): 0.01, ("sql", "t"): 0.2})
+    ran: list[str] = []
+
+    async def wave(waits: list[tuple[str, float]]) -> None:
+        gate = threading.Event()
+        busy = asyncio.create_task(turns.run(("open", "t"), gate.wait))
+        await asyncio.sleep(0.05)
+        calls = []
+        for tool, pause in waits:
+            calls.append(asyncio.create_task(turns.run((tool, "t"), lambda tool=tool: ran.append(tool))))
+            await asyncio.sleep(pause)
+        gate.set()
+        await asyncio.gather(busy, *calls)
+
+    await wave([("critical", 0), ("summary", 0)])
+    assert ran == ["summary", "critical"]
+    ran.clear()
+    await wave([("sql", 0.5), ("summary", 0)])  # sql (0.2 s expected) has waited 0.5 s when summary comes
+    assert ran == ["sql", "summary"]
+    assert turns.free == 1 and not turns.waiting
+
+
+async def test_a_call_cancelled_while_it_waits_gives_its_turn_on():
+    import threading
+
+    from tui.cli.mcp.turns import Turns
+
+    turns = Turns(1)
+    gate = threading.Event()
+    busy = asyncio.create_task(turns.run(("open", "t"), gate.wait))
+    await asyncio.sleep(0.05)
+    gone = asyncio.create_task(turns.run(("summary", "t"), lambda: "never"))
+    kept = asyncio.create_task(turns.run(("ops", "t"), lambda: "ran"))
+    await asyncio.sleep(0.05)
+    gone.cancel()
+    gate.set()
+    assert await kept == "ran" and await busy is True
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    assert turns.free == 1 and not turns.waiting
+    # a call given its turn but cancelled before it ran passes the turn on too
+    turns.free = 0
+    waiter = asyncio.create_task(turns._wait(("summary", "t")))
+    await asyncio.sleep(0.01)
+    turns._next()  # the turn is given (the waiter has not run yet)
+    waiter.cancel()
+    await asyncio.gather(waiter, return_exceptions=True)
+    assert turns.free == 1 and not turns.waiting

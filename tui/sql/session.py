@@ -4,11 +4,13 @@ only for what it reads.
 A locked session (the MCP server's) runs with DuckDB's external access off and its settings locked: a query
 reads and writes no file, and cannot turn that back on.
 
-A session serves many threads: a query runs on the session's connection when it is free, else on a cursor of
-its own (a new connection to the same database, where the numpy columns are registered again: DuckDB keeps
-such registrations per connection, and re-registering copies nothing). A connection runs one query at a time,
-and refuses a second rather than wait ("connection is busy"), so no two queries ever share one. The tables
-are built once, under a lock, on the session's connection; the database, and its locked settings, are shared.
+A session serves many threads. Its tables are built once, under a lock, on the session's own connection
+(`con`), which runs no query. A query runs on a cursor (a connection to the same database) that no other query
+holds meanwhile: one left idle by an earlier query, else a new one. A DuckDB connection runs one query at a
+time and refuses a second rather than wait ("connection is busy"), so no two queries ever share one. The numpy
+columns are registered again on each cursor (DuckDB keeps such registrations per connection, and registering
+copies nothing); the tables, views and locked settings are the database's, shared by all. Queries made one
+after another reuse one cursor, so a temporary table one makes is there for the next.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class Session:
             self.con.execute("SET lock_configuration = true")
         self.built: set[str] = set()
         self._raw: dict[str, dict[str, Any]] = {}  # what register() handed DuckDB: every cursor registers it too
-        self._busy = threading.Lock()  # held while self.con builds a table or runs a query
+        self._building = threading.Lock()  # held while con builds tables
+        self._idle: list[tuple[duckdb.DuckDBPyConnection, set[str]]] = []  # cursors no query holds, what each has
+        self._pool_lock = threading.Lock()
         self._event_columns: R.EventColumns | None = None
         self._tracks: R.Relation | None = None
 
@@ -94,10 +98,10 @@ class Session:
         self.con.execute(f'CREATE VIEW "{name}" AS SELECT {", ".join(parts)} {source}')
 
     def ensure(self, names: list[str]) -> None:
-        """Register these tables if not done yet (once, whichever threads ask)."""
+        """Register these tables if not done yet (once, whichever threads ask; queries meanwhile go on)."""
         if self.built.issuperset(names):
             return
-        with self._busy:
+        with self._building:
             for name in names:
                 if name not in self.built:
                     TABLES[name].register(self)
@@ -105,25 +109,27 @@ class Session:
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A new connection to the session's database with every table built so far: one for each thread."""
-        cur = self.con.cursor()
+        return self._registered(self.con.cursor(), set())[0]
+
+    def _registered(self, cur: duckdb.DuckDBPyConnection, has: set[str]) -> tuple[duckdb.DuckDBPyConnection, set[str]]:
+        """The cursor with every registered column set it lacks (has: what it holds, updated)."""
         for name, columns in list(self._raw.items()):
-            cur.register(name, columns)
-        return cur
+            if name not in has:
+                cur.register(name, columns)
+                has.add(name)
+        return cur, has
 
     @contextmanager
     def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """The session's connection if it is free, else a cursor of this call's own (closed after it)."""
-        if self._busy.acquire(blocking=False):
-            try:
-                yield self.con
-            finally:
-                self._busy.release()
-            return
-        cur = self.cursor()
+        """A cursor for this query alone: the one the last query left (so one thread keeps one), else a new one."""
+        with self._pool_lock:
+            taken = self._idle.pop() if self._idle else None
+        cur, has = self._registered(*(taken or (self.con.cursor(), set())))
         try:
             yield cur
         finally:
-            cur.close()
+            with self._pool_lock:
+                self._idle.append((cur, has))
 
     def tables_named(self, query: str) -> list[str]:
         """The tables a query may read: those it names (every one when it asks the catalog)."""

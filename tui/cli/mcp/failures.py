@@ -18,9 +18,7 @@ LOG = logging.getLogger("tracetui.mcp")
 MAX_CHARS = 600  # of a failure's line: an agent reads it, a log keeps it
 
 
-def one_line_failure(
-    tool: str, arguments: dict[str, Any], exc: BaseException, tools: dict[str, inspect.Signature]
-) -> str:
+def one_line_failure(tool: str, exc: BaseException, tools: dict[str, inspect.Signature]) -> str:
     """What the agent reads about a failed call: one line."""
     from pydantic import ValidationError
 
@@ -30,10 +28,10 @@ def one_line_failure(
     if isinstance(cause, ValidationError) and not _crashed(exc):
         return _bad_arguments(tool, cause, tools[tool])
     if _expected(cause):
-        return _flat(_unreadable_hint(str(cause).strip("'\""), cause, arguments))
+        return _flat(_unreadable_hint(str(cause).strip("'\""), cause))
     return _flat(
-        f"{tool} failed unexpectedly ({type(cause).__name__}: {cause}); this is a bug in tracetui, not in the call: "
-        "the server's log says where (start it with --debug for the traceback)"
+        f"{tool} failed unexpectedly ({type(cause).__name__}: {cause}); this is a bug in tracetui, not in the call "
+        "(started with --debug, the server logs its traceback)"
     )
 
 
@@ -132,7 +130,7 @@ def _expected(cause: BaseException) -> bool:
     )
 
 
-def _unreadable_hint(text: str, cause: BaseException, arguments: dict[str, Any]) -> str:
+def _unreadable_hint(text: str, cause: BaseException) -> str:
     """A trace named by a relative path that is not there: say where the server looked."""
     import os
 

@@ -1,11 +1,12 @@
-"""The MCP server: every tool of tools.py, run side by side in a pool of worker threads, each failure one line.
+"""The MCP server: every tool of tools.py, run side by side in worker threads, each failure one line.
 
-Calls run at once up to the pool's size (calls_at_once: the cores and a few more, for the time a call waits on
-the disk or DuckDB); the others wait their turn in the order they came, and each answer goes back as soon as
-its call ends (the pipes are read and written on the event loop: stdio.py). A call that names a trace not yet open loads it first: one load however many calls name it,
-the others waiting for it without holding a worker, so calls on traces already open go on meanwhile. Every
-failure reaches the client as one line saying what went wrong and what to try (failures.py), and the log as
-one line (the traceback too with --debug).
+As many calls run at once as calls_at_once() says (the cores and a few more, for the time a call waits on the
+disk or in DuckDB); the others wait their turn, the quickest first (turns.py: by how long the same tool took
+on the same trace before, and how long each has waited), and each answer goes back as soon as its call ends
+(the pipes are read and written on the event loop: stdio.py). A call that names a trace not yet open loads it
+first: one load however many calls name it, the others waiting for it without holding a worker, so calls on
+traces already open go on meanwhile. Every failure reaches the client as one line saying what went wrong and
+what to try (failures.py), and the log as one line (the traceback too with --debug).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from . import stdio
 from .failures import FailureLog, one_line_failure, unknown_arguments
 from .tools import sql_tool, tools
 from .traces import Traces
+from .turns import Turns
 
 INSTRUCTIONS = """\
 tracetui reads PyTorch profiler (Kineto) traces: .json, .json.gz, or a folder of per-rank traces.
@@ -38,8 +40,6 @@ def calls_at_once() -> int:
 
 def build_server(cache: bool = True, debug: bool = False) -> Any:
     """The MCP server with every tool (sql only when DuckDB is installed); it logs one line per failure."""
-    import anyio
-
     from ... import __version__
 
     log = FailureLog(debug)  # before the SDK's server, whose logging then leaves ours in place
@@ -48,10 +48,10 @@ def build_server(cache: bool = True, debug: bool = False) -> Any:
         "tracetui", instructions=INSTRUCTIONS, version=__version__, log_level=log.level, log=log, tools=signatures
     )
     traces = Traces(cache)
-    pool = anyio.CapacityLimiter(calls_at_once())
+    turns = Turns(calls_at_once())
     for tool in tools(traces) + _sql_tool(traces):
         signatures[tool.__name__] = inspect.signature(tool)
-        server.add_tool(_in_pool(tool, traces, pool), name=tool.__name__, description=tool.__doc__)
+        server.add_tool(_in_turn(tool, traces, turns), name=tool.__name__, description=tool.__doc__)
     return server
 
 
@@ -60,6 +60,7 @@ def _server_class() -> type:
     pipes the event loop reads and writes itself (stdio.py)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
 
     class TraceServer(MCPServer):
         def __init__(self, *args: Any, log: FailureLog, tools: dict[str, inspect.Signature], **kwargs: Any) -> None:
@@ -72,8 +73,10 @@ def _server_class() -> type:
                 return self.log.refused(name, unknown)
             try:
                 return await super().call_tool(name, arguments, context)
+            except MCPError:  # a protocol error, answered as the SDK answers it
+                raise
             except Exception as exc:
-                return self.log.failed(name, one_line_failure(name, arguments, exc, self.signatures), exc)
+                return self.log.failed(name, one_line_failure(name, exc, self.signatures), exc)
 
         async def run_stdio_async(self) -> None:
             if os.name != "posix":  # no waiting on a pipe from the loop there: the SDK's threads
@@ -86,19 +89,17 @@ def _server_class() -> type:
     return TraceServer
 
 
-def _in_pool(tool, traces: Traces, pool) -> Any:
+def _in_turn(tool, traces: Traces, turns: Turns) -> Any:
     """The tool as a coroutine: the traces it names opened first (once, see Traces.ready), then its body run in
-    a worker of the pool."""
-    import anyio
-
+    a worker thread when its turn comes (turns.py)."""
     named = [name for name in inspect.signature(tool).parameters if name in TRACE_ARGS]
 
     @functools.wraps(tool)
     async def run(**kwargs: Any) -> Any:
-        for name in named:
-            if isinstance(kwargs.get(name), str):
-                await traces.ready(kwargs[name], pool)
-        return await anyio.to_thread.run_sync(functools.partial(tool, **kwargs), limiter=pool)
+        paths = [kwargs[name] for name in named if isinstance(kwargs.get(name), str)]
+        for path in paths:
+            await traces.ready(path, turns)
+        return await turns.run((tool.__name__, *paths), functools.partial(tool, **kwargs))
 
     return run
 

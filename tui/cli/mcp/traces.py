@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
     from tracetui import Trace
 
+    from .turns import Turns
+
 KEEP_OPEN = 4  # traces kept open between calls (the least recently used is closed first)
 Key = tuple[str, int, int]  # a trace as it is now: its absolute path, size and mtime
 
@@ -51,9 +53,9 @@ class Traces:
         trace = self._opened(key)
         return trace if trace is not None else self._flight.do(key, lambda: self._load(path, key))
 
-    async def ready(self, path: str, limiter: anyio.CapacityLimiter) -> None:
+    async def ready(self, path: str, turns: Turns) -> None:
         """Have the trace open before a call on it takes a worker: the first call to name it loads it in a worker
-        (a slot of the limiter), the calls that name it meanwhile wait without one. Raises the load's error."""
+        (when its turn comes), the calls that name it meanwhile wait without one. Raises the load's error."""
         import anyio
 
         key = _key(path)
@@ -66,7 +68,7 @@ class Traces:
                 continue
             loading = self._loading[key] = _Loading(anyio.Event())
             try:
-                await anyio.to_thread.run_sync(self.get, path, limiter=limiter)
+                await turns.run(("open", path), lambda: self.get(path))
             except Exception as exc:
                 loading.error = exc
                 raise
