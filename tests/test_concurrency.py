@@ -183,6 +183,23 @@ print(json.dumps(out))
     assert leftovers(isolated_cache) == []
 
 
+def test_threads_asking_for_an_arg_column_decode_it_once_per_key(tmp_path, monkeypatch):
+    """Lazy args: 8 threads asking for two keys of one cold trace decode each key once and get equal columns."""
+    from tui.model.load import lazy
+
+    path = copy_sample(tmp_path, BERT)
+    trace = load_trace(path)
+    decoded: list[str] = []
+    decode = lazy._decoded
+    monkeypatch.setattr(lazy, "_decoded", lambda t, key: decoded.append(key) or decode(t, key))
+    keys = ["Concrete Inputs", "Input type"]
+    columns = together(THREADS, lambda k: lazy.arg_column(trace, keys[k % 2]))
+    assert sorted(decoded) == sorted(keys)
+    for k, column in enumerate(columns):
+        alone = lazy._decoded(load_trace(path, use_cache=False), keys[k % 2])
+        assert column.key == alone.key and np.array_equal(column.ids, alone.ids) and column.values == alone.values
+
+
 # --- the API from threads ----------------------------------------------------------------------------------
 
 
