@@ -267,6 +267,13 @@ async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(
         assert await failure(client, "kernels", trace=BERT, sort="fastest") == (
             "unknown sort key 'fastest'; choose from total, count, avg, min, max, latency, name"
         )
+        assert await failure(client, "diff", a=BERT, b=" ") == (
+            "diff: b is empty; give the path of a .json or .json.gz trace, or of a folder of traces, as the server "
+            "sees it"
+        )
+        assert (await failure(client, "sql", trace=BERT, query="SELECT * FROM nothing")).endswith(
+            "(this trace's tables: events, ops, kernels, launches, steps, memory, counters, flows)"
+        )
         relative = "traces/nope.json"
         assert await failure(client, "summary", trace=relative) == (
             f"{relative}: no such file (a relative path is read from the server's folder, {ROOT}: give an absolute path)"

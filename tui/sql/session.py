@@ -146,12 +146,12 @@ class Session:
             return self._run(sql, max_rows)
         except duckdb.CatalogException as exc:
             if self.built >= set(TABLES):
-                raise QueryError(one_line(exc)) from None
+                raise QueryError(_unknown_name(exc)) from None
         self.ensure(list(TABLES))  # a name the query hides (or misspells): every table, then once more
         try:
             return self._run(sql, max_rows)
         except duckdb.CatalogException as exc:
-            raise QueryError(one_line(exc)) from None
+            raise QueryError(_unknown_name(exc)) from None
 
     def _run(self, sql: str, max_rows: int | None) -> Answer:
         import duckdb
@@ -168,6 +168,12 @@ class Session:
         except duckdb.Error as exc:
             raise QueryError(one_line(exc)) from None
         return Answer(columns, [tuple(plain(v) for v in r) for r in rows])
+
+
+def _unknown_name(exc: Exception) -> str:
+    """A name DuckDB does not know, in one line, with the trace's tables (DuckDB's guess may be a catalog table)."""
+    line = one_line(exc)
+    return f"{line} (this trace's tables: {', '.join(TABLES)})" if "does not exist" in line else line
 
 
 def one_line(exc: Exception) -> str:

@@ -31,6 +31,7 @@ event's parents, children, the runtime call that launched it or the kernels it l
 sql runs DuckDB over tables events, ops, kernels, launches, steps, memory, counters, flows (ids join them).
 Times are microseconds from the trace's first event. Calls may be made in parallel."""
 TRACE_ARGS = ("trace", "a", "b")  # the arguments that name a trace: opened before the call takes a worker
+TRACE_HELP = "give the path of a .json or .json.gz trace, or of a folder of traces, as the server sees it"
 
 
 def calls_at_once() -> int:
@@ -92,14 +93,18 @@ def _server_class() -> type:
 def _in_turn(tool, traces: Traces, turns: Turns) -> Any:
     """The tool as a coroutine: the traces it names opened first (once, see Traces.ready), then its body run in
     a worker thread when its turn comes (turns.py)."""
+    from tracetui import UsageError
+
     named = [name for name in inspect.signature(tool).parameters if name in TRACE_ARGS]
 
     @functools.wraps(tool)
     async def run(**kwargs: Any) -> Any:
-        paths = [kwargs[name] for name in named if isinstance(kwargs.get(name), str)]
-        for path in paths:
+        paths = {name: kwargs[name] for name in named if isinstance(kwargs.get(name), str)}
+        for name, path in paths.items():
+            if not path.strip():
+                raise UsageError(f"{tool.__name__}: {name} is empty; {TRACE_HELP}")
             await traces.ready(path, turns)
-        return await turns.run((tool.__name__, *paths), functools.partial(tool, **kwargs))
+        return await turns.run((tool.__name__, *paths.values()), functools.partial(tool, **kwargs))
 
     return run
 
