@@ -160,7 +160,7 @@ def test_two_processes_of_threads_opening_one_trace_parse_it_once(tmp_path, isol
     path = copy_sample(tmp_path, BERT)
     script = f"""
 import json, threading, time, tracetui
-start = time.time() + 2.0
+start = {time.time() + 4.0!r}  # the same moment in both processes, once both are up
 def run(k, out):
     time.sleep(max(start - time.time(), 0))
     t = tracetui.load({str(path)!r})
