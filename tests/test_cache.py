@@ -225,3 +225,27 @@ def test_what_a_killed_run_left_in_the_cache_goes_after_a_day(isolated_cache, tm
     os.utime(old, (day_ago, day_ago))
     cache.prune(isolated_cache)
     assert not old.exists() and fresh.exists()  # a decode may be writing the fresh one right now
+
+
+def test_a_killed_writers_partial_files_and_the_locks_of_gone_entries_go_after_a_day(isolated_cache):
+    """A half-unzipped source and a lock file whose entry was removed, a day old, go; a fresh one, a lock whose
+    entry is there, and a lock a writer holds now, stay."""
+    import os
+    import time
+
+    from tui.model.load import cache
+    from tui.model.load.flight import one_writer
+
+    day_ago = time.time() - 2 * 24 * 3600
+    old_part, fresh_part = isolated_cache / ".ab.src.json.1.2.x.part", isolated_cache / ".cd.src.json.1.2.y.part"
+    orphan, kept, held = (isolated_cache / f"{k}.lock" for k in ("gone", "there", "busy"))
+    (isolated_cache / "there").mkdir()
+    for f in (old_part, fresh_part, orphan, kept, held):
+        f.write_bytes(b"")
+    for f in (old_part, orphan, kept, held):
+        os.utime(f, (day_ago, day_ago))
+    with one_writer(held, wait_s=1):
+        os.utime(held, (day_ago, day_ago))  # taken long ago, still held
+        cache.prune(isolated_cache)
+    assert not old_part.exists() and not orphan.exists()
+    assert fresh_part.exists() and kept.exists() and held.exists()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import subprocess
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, SHARED
 
 import tracetui
 from tui.cli.mcp.traces import page
@@ -19,6 +22,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.types import CallToolResult, TextContent  # noqa: E402
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")
+MOE = str(SAMPLES / "b300-moe-small.json.gz")  # no Python frames, no memory events: code and memory refuse it
 TOOLS = {
     "summary", "explain", "ops", "kernels", "code", "memory", "roofline", "critical", "diff", "steps",
     "search_events", "events_in_range", "event", "sql", "allocations",
@@ -174,3 +178,214 @@ def test_the_command_line_starts_without_duckdb_or_mcp():
     probe = "import sys, tui.cli; tui.cli.build_parser(); print([m for m in ('duckdb', 'mcp', 'pandas') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+def mixed_calls() -> list[tuple[str, dict]]:
+    """Every tool on two traces (with what each refuses: code and memory on MOE), each call twice: 54 calls."""
+    kinds = "SELECT kind, count(*) AS n, sum(dur_us) AS us FROM events GROUP BY kind ORDER BY kind"
+    made: list[tuple[str, dict]] = [("diff", {"a": BERT, "b": MOE, "limit": 5}), ("diff", {"a": MOE, "b": BERT})]
+    for trace in (BERT, MOE):
+        made += [
+            ("summary", {"trace": trace}),
+            ("explain", {"trace": trace}),
+            ("ops", {"trace": trace, "sort": "self_cpu", "limit": 10}),
+            ("kernels", {"trace": trace, "limit": 5, "offset": 1}),
+            ("code", {"trace": trace, "all_frames": True}),
+            ("memory", {"trace": trace}),
+            ("roofline", {"trace": trace, "limit": 5}),
+            ("critical", {"trace": trace, "what_if": ["launch=0"], "limit": 10}),
+            ("steps", {"trace": trace}),
+            ("search_events", {"trace": trace, "name": "gemm|memcpy|mm", "limit": 20}),
+            ("events_in_range", {"trace": trace, "start_us": 200.0, "end_us": 400.0, "limit": 30}),
+            ("event", {"trace": trace, "id": 100}),
+            ("sql", {"trace": trace, "query": kinds}),
+        ]
+    return made + made
+
+
+async def answers(client: Client, made: list[tuple[str, dict]], at_once: bool) -> list[tuple[bool, object]]:
+    """Each call's answer (is it an error, and its structured content or its text), made at once or one by one."""
+
+    async def one(tool: str, args: dict) -> tuple[bool, object]:
+        result = await client.call_tool(tool, args)
+        return result.is_error, _text(result) if result.is_error else result.structured_content
+
+    if at_once:
+        return list(await asyncio.gather(*(one(tool, args) for tool, args in made)))
+    return [await one(tool, args) for tool, args in made]
+
+
+async def test_many_calls_at_once_answer_as_each_call_made_alone_cold_then_warm(tmp_path):
+    """GIVEN every tool called on two traces, each call alone, one after another (a server of its own)
+    WHEN the same 54 calls are made at once on an empty cache, then again on a new server over that cache
+    THEN no call fails that succeeded alone, and every answer is the one it gave alone (errors included)."""
+    made = mixed_calls()
+    async with serve(tmp_path / "alone") as client:
+        alone = await answers(client, made, at_once=False)
+    refused = {made[k][0] + " " + Path(made[k][1].get("trace", "")).name for k, (err, _) in enumerate(alone) if err}
+    assert refused == {"code b300-moe-small.json.gz", "memory b300-moe-small.json.gz"}  # as the API refuses them
+    cache = tmp_path / "shared"
+    for _ in ("cold", "warm"):
+        async with serve(cache) as client:
+            got = await answers(client, made, at_once=True)
+        assert [k for k, (g, a) in enumerate(zip(got, alone, strict=True)) if g != a] == []
+    assert not [p for p in cache.rglob(".*")], "temporary files left in the cache"
+
+
+HTA = SHARED / "hta-2022-11-v100-ddp-memory-216k" / "df_index_resolver.json.gz"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HTA.exists(), reason="needs ../shared/traces (the 51 MB HTA trace)")
+async def test_calls_at_once_on_the_51_mb_trace_while_it_loads_answer_as_the_api_alone(tmp_path):
+    """GIVEN 36 calls on the 51 MB HTA trace and BERT made at once on an empty cache (so every HTA call first
+    waits for its one load) THEN each answers what the API answers alone, on a cache-less load."""
+    kinds = "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY kind"
+    menu = {
+        "summary": ({}, lambda t: t.summary()),
+        "ops": ({"limit": 20}, lambda t: page(t.ops(), "rows", 20, 0)),
+        "kernels": ({"sort": "count"}, lambda t: page(t.kernels(sort="count"), "rows", 50, 0)),
+        "critical": ({"limit": 20}, lambda t: page(t.critical(), "path", 20, 0)),
+        "sql": ({"query": kinds}, lambda t: t.sql(kinds)["rows"]),
+        "search_events": ({"name": "nccl|gemm"}, lambda t: t.events(name="nccl|gemm", limit=50)),
+    }
+    alone = {str(p): tracetui.load(p, cache=False) for p in (HTA, BERT)}
+    made = [(tool, trace) for _ in range(3) for trace in alone for tool in menu]
+    async with serve(tmp_path / "cache") as client:
+        got = await asyncio.gather(*(call(client, tool, trace=trace, **menu[tool][0]) for tool, trace in made))
+    for (tool, trace), answer in zip(made, got, strict=True):
+        want = menu[tool][1](alone[trace])
+        part = answer["rows"] if tool == "sql" else answer["events"] if tool == "search_events" else answer
+        assert part == want, f"{tool} on {Path(trace).name}"
+
+
+async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(isolated_cache):
+    async with serve(isolated_cache) as client:
+        assert await failure(client, "ops", trace=BERT, limit="ten") == (
+            "ops: bad argument limit='ten': Input should be a valid integer, unable to parse string as an integer "
+            "(limit takes int, default 50)"
+        )
+        assert await failure(client, "summary") == "summary: missing argument trace (trace takes str)"
+        assert await failure(client, "kernels", trace=BERT, limt=5) == (
+            "kernels takes no argument 'limt'; it takes trace, sort, limit, offset"
+        )
+        assert (await failure(client, "sumary", trace=BERT)).startswith("no tool named 'sumary'; the tools: code, ")
+        assert await failure(client, "kernels", trace=BERT, sort="fastest") == (
+            "unknown sort key 'fastest'; choose from total, count, avg, min, max, latency, name"
+        )
+        assert await failure(client, "diff", a=BERT, b=" ") == (
+            "diff: b is empty; give the path of a .json or .json.gz trace, or of a folder of traces, as the server "
+            "sees it"
+        )
+        assert (await failure(client, "sql", trace=BERT, query="SELECT * FROM nothing")).endswith(
+            "(this trace's tables: events, ops, kernels, launches, steps, memory, counters, flows)"
+        )
+        relative = "traces/nope.json"
+        assert await failure(client, "summary", trace=relative) == (
+            f"{relative}: no such file (a relative path is read from the server's folder, {ROOT}: give an absolute path)"
+        )
+
+
+async def test_an_unexpected_failure_is_one_line_for_the_agent_and_one_line_in_the_log(monkeypatch, caplog):
+    """GIVEN a tool that fails as no caller could have caused (a bug) WHEN it is called THEN the agent reads one
+    line saying so and the server's log gets one line, its traceback only with --debug."""
+    from tui.cli.mcp.server import build_server
+
+    monkeypatch.setattr(tracetui.Trace, "summary", lambda self: 1 / 0)
+    for debug in (False, True):
+        caplog.clear()
+        async with Client(build_server(debug=debug)) as client:
+            text = await failure(client, "summary", trace=BERT)
+            assert (await call(client, "kernels", trace=BERT, limit=1))["rows"]  # still serving
+        assert text == (
+            "summary failed unexpectedly (ZeroDivisionError: division by zero); this is a bug in tracetui, not in "
+            "the call (started with --debug, the server logs its traceback)"
+        )
+        logged = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [r.getMessage() for r in logged] == [f"summary failed: {text}"]
+        assert (logged[0].exc_info is not None) is debug
+
+
+def test_the_servers_pipes_carry_only_the_protocol(tmp_path):
+    """While serving, a stray print (or a child process) writes to stderr, never into the answers; lines come in
+    whole however the pipe cuts them, and an answer longer than the pipe holds goes out whole."""
+    script = """
+import os, sys, anyio
+from tui.cli.mcp import stdio
+async def main(wire_in, wire_out):
+    print("stray print", flush=True)
+    os.system("echo child process")
+    lines = [line async for line in wire_in]
+    await wire_out.write("".join(f"{len(line)} {line!r}\\n" for line in lines))
+    await wire_out.write("x" * 300_000 + "\\n")
+with stdio.claimed() as (wire_in, wire_out):
+    anyio.run(main, wire_in, wire_out)
+print("after", flush=True)
+"""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    out, err = proc.communicate(b'{"a": 1}\n{"b": "\xc3\xa9"}\nno newline at the end', timeout=60)
+    assert proc.returncode == 0, err
+    lines = out.decode().splitlines()
+    assert lines[:3] == ["9 '{\"a\": 1}\\n'", '11 \'{"b": "é"}\\n\'', "21 'no newline at the end'"]
+    assert lines[3] == "x" * 300_000 and lines[4:] == ["after"]  # fd 1 is the wire again once served
+    assert err.decode().splitlines()[:2] == ["stray print", "child process"]
+
+
+async def test_of_the_calls_waiting_the_quickest_goes_next_and_a_long_wait_moves_a_call_up():
+    """GIVEN one worker, busy WHEN a call expected to be long and one expected to be quick wait THEN the quick one
+    goes first; and a long call that has waited longer than it is expected to run goes before a newcomer."""
+    import threading
+
+    from tui.cli.mcp.turns import Turns
+
+    turns = Turns(1)
+    turns.took.update({("critical", "t"): 5.0, ("summary", "t"): 0.01, ("sql", "t"): 0.2})
+    ran: list[str] = []
+
+    async def wave(waits: list[tuple[str, float]]) -> None:
+        gate = threading.Event()
+        busy = asyncio.create_task(turns.run(("open", "t"), gate.wait))
+        await asyncio.sleep(0.05)
+        calls = []
+        for tool, pause in waits:
+            calls.append(asyncio.create_task(turns.run((tool, "t"), lambda tool=tool: ran.append(tool))))
+            await asyncio.sleep(pause)
+        gate.set()
+        await asyncio.gather(busy, *calls)
+
+    await wave([("critical", 0), ("summary", 0)])
+    assert ran == ["summary", "critical"]
+    ran.clear()
+    await wave([("sql", 0.5), ("summary", 0)])  # sql (0.2 s expected) has waited 0.5 s when summary comes
+    assert ran == ["sql", "summary"]
+    assert turns.free == 1 and not turns.waiting
+
+
+async def test_a_call_cancelled_while_it_waits_gives_its_turn_on():
+    import threading
+
+    from tui.cli.mcp.turns import Turns
+
+    turns = Turns(1)
+    gate = threading.Event()
+    busy = asyncio.create_task(turns.run(("open", "t"), gate.wait))
+    await asyncio.sleep(0.05)
+    gone = asyncio.create_task(turns.run(("summary", "t"), lambda: "never"))
+    kept = asyncio.create_task(turns.run(("ops", "t"), lambda: "ran"))
+    await asyncio.sleep(0.05)
+    gone.cancel()
+    gate.set()
+    assert await kept == "ran" and await busy is True
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    assert turns.free == 1 and not turns.waiting
+    # a call given its turn but cancelled before it ran passes the turn on too
+    turns.free = 0
+    waiter = asyncio.create_task(turns._wait(("summary", "t")))
+    await asyncio.sleep(0.01)
+    turns._next()  # the turn is given (the waiter has not run yet)
+    waiter.cancel()
+    await asyncio.gather(waiter, return_exceptions=True)
+    assert turns.free == 1 and not turns.waiting

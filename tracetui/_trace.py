@@ -1,13 +1,18 @@
-"""The public Trace: one opened trace with a method per headless command, each returning its --format json as data."""
+"""The public Trace: one opened trace with a method per headless command, each returning its --format json as data.
+
+A Trace serves many threads at once: its analyses are computed once whichever threads ask (see
+tui/model/analysis.py), what it builds for itself (the event columns, the SQL sessions) is built once under
+its lock, and each concurrent SQL query runs on a DuckDB connection of its own (see tui/sql/session.py).
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 import warnings
-from collections.abc import Iterable
-from functools import cached_property
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from tui.model.errors import TraceError
 from tui.model.loading import Opened, open_trace
@@ -19,6 +24,33 @@ if TYPE_CHECKING:
     from tui.model.analyses.results import Results
     from tui.model.query.tables import EventColumns, Relation
     from tui.sql import Session
+
+
+T = TypeVar("T")
+
+
+class _once(Generic[T]):  # noqa: N801 - used like functools.cached_property
+    """A cached_property built once per Trace when threads ask for it together (under the Trace's lock; from
+    Python 3.12 functools.cached_property takes no lock, and before that one lock for every instance)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> _once[T]: ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> T: ...
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.name]
+        except KeyError:
+            pass
+        with obj._guard:
+            if self.name not in obj.__dict__:
+                obj.__dict__[self.name] = self.fn(obj)
+        return obj.__dict__[self.name]
 
 
 class UsageError(ValueError):
@@ -34,6 +66,7 @@ class Trace:
 
     def __init__(self, opened: Opened) -> None:
         self._opened = opened
+        self._guard = threading.RLock()  # builds the _once attributes
 
     def __repr__(self) -> str:
         return f"<tracetui.Trace {self.path!r}: {self.results.trace.n:,} events>"
@@ -212,11 +245,12 @@ class Trace:
         return {"columns": answer.columns, "rows": [dict(zip(answer.columns, r, strict=True)) for r in answer.rows]}
 
     def duckdb(self) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection with every table registered (for .df(), .arrow(), COPY ... TO a file)."""
+        """A DuckDB connection with every table registered (for .df(), .arrow(), COPY ... TO a file): a new one
+        each call, on one database, so each thread can have its own (the tables it creates are everyone's)."""
         from tui.sql import TABLES
 
         self._session.ensure(list(TABLES))
-        return self._session.con
+        return self._session.cursor()
 
     def _find(self, name: str | None, cat: str | None, start_us: float | None, end_us: float | None) -> np.ndarray:
         from tui.model.query.lookup import find_events
@@ -228,25 +262,25 @@ class Trace:
 
         return event_rows(self.results, ids, self._event_columns, self._lanes)
 
-    @cached_property
+    @_once
     def _event_columns(self) -> EventColumns:
         from tui.model.query.tables import event_columns
 
         return event_columns(self.results)
 
-    @cached_property
+    @_once
     def _lanes(self) -> Relation:
         from tui.model.query.tables import tracks
 
         return tracks(self.results.trace)
 
-    @cached_property
+    @_once
     def _session(self) -> Session:
         from tui.sql import Session
 
         return self._sharing(Session(self.results))
 
-    @cached_property
+    @_once
     def _locked(self) -> Session:
         """A session whose queries can read or write no file, and cannot change that (the MCP server's)."""
         from tui.sql import Session

@@ -6,10 +6,15 @@ replayed graph kernels to their capture, and returns the Results with what loadi
 each Notice is a warning (something was skipped or refused) or a note (a fact about what was opened). The
 caller decides how to say them: the CLI prints `tracetui: warning: ...` lines on stderr, the viewer
 notifies, the API keeps them on the trace.
+
+Threads that open the same trace at the same moment share one opening (its Opened, or its error): the
+trace is read once while the others wait for it. A thread that opens it later opens it again, from the
+cache (see load/cache.py, which also holds one writer per entry across processes).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,11 +22,13 @@ from typing import Literal
 
 from .analyses.graphs.capture import load_credited
 from .analyses.results import Results
+from .load.flight import SingleFlight
 from .load.folder import list_captures
 from .samples import resolve
 
 Level = Literal["warning", "note"]
 OTHERS_NAMED = 5  # of a folder's other captures, named in its note
+_OPENING: SingleFlight[Opened] = SingleFlight()  # the openings under way, by what was asked for
 
 
 @dataclass(frozen=True)
@@ -64,9 +71,16 @@ def open_trace(
     """Open a trace file, a folder of ranks (one job), a folder of captures (its newest) or demo:NAME (a shipped
     sample), through the cache. What loading tells names the trace as the caller did.
 
-    Raises TraceError (one line naming the file) when nothing can be read.
+    Raises TraceError (one line naming the file) when nothing can be read. Threads asking for the same trace
+    (as named, with the same options) while it is opened share that opening; only the first one's progress
+    is told.
     """
     named = str(path)
+    key = (named, os.path.abspath(resolve(named)), cache, graph_capture)
+    return _OPENING.do(key, lambda: _open(named, cache, graph_capture, progress))
+
+
+def _open(named: str, cache: bool, graph_capture: str | None, progress: Callable[[float], None] | None) -> Opened:
     real = resolve(named)
     found = list_captures(real)
     target = str(found[0]) if found else real

@@ -3,11 +3,22 @@ only for what it reads.
 
 A locked session (the MCP server's) runs with DuckDB's external access off and its settings locked: a query
 reads and writes no file, and cannot turn that back on.
+
+A session serves many threads. Its tables are built once, under a lock, on the session's own connection
+(`con`), which runs no query. A query runs on a cursor (a connection to the same database) that no other query
+holds meanwhile: one left idle by an earlier query, else a new one. A DuckDB connection runs one query at a
+time and refuses a second rather than wait ("connection is busy"), so no two queries ever share one. The numpy
+columns are registered again on each cursor (DuckDB keeps such registrations per connection, and registering
+copies nothing); the tables, views and locked settings are the database's, shared by all. Queries made one
+after another reuse one cursor, so a temporary table one makes is there for the next.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +42,7 @@ class Answer:
 
 
 class Session:
-    """One DuckDB connection over one trace's tables (locked: no file access, settings fixed)."""
+    """A DuckDB database over one trace's tables (locked: no file access, settings fixed), safe for threads."""
 
     def __init__(self, results: Results, locked: bool = False) -> None:
         import duckdb
@@ -44,6 +55,10 @@ class Session:
         if locked:
             self.con.execute("SET lock_configuration = true")
         self.built: set[str] = set()
+        self._raw: dict[str, dict[str, Any]] = {}  # what register() handed DuckDB: every cursor registers it too
+        self._building = threading.Lock()  # held while con builds tables
+        self._idle: list[tuple[duckdb.DuckDBPyConnection, set[str]]] = []  # cursors no query holds, what each has
+        self._pool_lock = threading.Lock()
         self._event_columns: R.EventColumns | None = None
         self._tracks: R.Relation | None = None
 
@@ -62,6 +77,7 @@ class Session:
     def register(self, name: str, columns: dict[str, Any]) -> None:
         """Hand numpy columns to DuckDB to scan in place (not copied)."""
         self.con.register(name, columns)
+        self._raw[name] = columns
 
     def rows_table(self, name: str, rows: list, types: dict[str, str]) -> None:
         """A table of Python rows (None as NULL), with these column types."""
@@ -82,11 +98,38 @@ class Session:
         self.con.execute(f'CREATE VIEW "{name}" AS SELECT {", ".join(parts)} {source}')
 
     def ensure(self, names: list[str]) -> None:
-        """Register these tables if not done yet."""
-        for name in names:
-            if name not in self.built:
-                TABLES[name].register(self)
-                self.built.add(name)
+        """Register these tables if not done yet (once, whichever threads ask; queries meanwhile go on)."""
+        if self.built.issuperset(names):
+            return
+        with self._building:
+            for name in names:
+                if name not in self.built:
+                    TABLES[name].register(self)
+                    self.built.add(name)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new connection to the session's database with every table built so far: one for each thread."""
+        return self._registered(self.con.cursor(), set())[0]
+
+    def _registered(self, cur: duckdb.DuckDBPyConnection, has: set[str]) -> tuple[duckdb.DuckDBPyConnection, set[str]]:
+        """The cursor with every registered column set it lacks (has: what it holds, updated)."""
+        for name, columns in list(self._raw.items()):
+            if name not in has:
+                cur.register(name, columns)
+                has.add(name)
+        return cur, has
+
+    @contextmanager
+    def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for this query alone: the one the last query left (so one thread keeps one), else a new one."""
+        with self._pool_lock:
+            taken = self._idle.pop() if self._idle else None
+        cur, has = self._registered(*(taken or (self.con.cursor(), set())))
+        try:
+            yield cur
+        finally:
+            with self._pool_lock:
+                self._idle.append((cur, has))
 
     def tables_named(self, query: str) -> list[str]:
         """The tables a query may read: those it names (every one when it asks the catalog)."""
@@ -103,26 +146,34 @@ class Session:
             return self._run(sql, max_rows)
         except duckdb.CatalogException as exc:
             if self.built >= set(TABLES):
-                raise QueryError(one_line(exc)) from None
+                raise QueryError(_unknown_name(exc)) from None
         self.ensure(list(TABLES))  # a name the query hides (or misspells): every table, then once more
         try:
             return self._run(sql, max_rows)
         except duckdb.CatalogException as exc:
-            raise QueryError(one_line(exc)) from None
+            raise QueryError(_unknown_name(exc)) from None
 
     def _run(self, sql: str, max_rows: int | None) -> Answer:
         import duckdb
 
         try:
-            cur = self.con.execute(sql)
-            if cur.description is None:
-                return Answer([], [])
-            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+            with self._connection() as con:
+                cur = con.execute(sql)
+                if cur.description is None:
+                    return Answer([], [])
+                rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+                columns = [d[0] for d in cur.description]
         except duckdb.CatalogException:
             raise
         except duckdb.Error as exc:
             raise QueryError(one_line(exc)) from None
-        return Answer([d[0] for d in cur.description], [tuple(plain(v) for v in r) for r in rows])
+        return Answer(columns, [tuple(plain(v) for v in r) for r in rows])
+
+
+def _unknown_name(exc: Exception) -> str:
+    """A name DuckDB does not know, in one line, with the trace's tables (DuckDB's guess may be a catalog table)."""
+    line = one_line(exc)
+    return f"{line} (this trace's tables: {', '.join(TABLES)})" if "does not exist" in line else line
 
 
 def one_line(exc: Exception) -> str:

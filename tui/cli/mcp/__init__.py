@@ -18,7 +18,9 @@ EPILOG = """\
 prints: nothing; speaks the Model Context Protocol on stdin and stdout until the client closes it.
 tools: summary, explain, ops, kernels, code, memory, roofline, critical (what_if), diff, steps,
   search_events, events_in_range, event, sql (with tracetui[sql]); each takes `trace`, the path of a trace.
-add it to an agent: claude mcp add tracetui -- tracetui mcp
+calls: made in parallel, the cores + 4 (at most 32) run at once, the others wait their turn (the quickest
+  first); a failed call answers one line, and logs one on stderr (--debug: with the traceback of a bug).
+agents: claude mcp add tracetui -- tracetui mcp   (codex, gemini and the others: see README)
 example: tracetui mcp   (started by the agent, not by hand)"""
 
 

@@ -1,4 +1,5 @@
-"""The traces an MCP client named, kept open between calls, and the paging of long tables."""
+"""The traces an MCP client named, kept open between calls and loaded once however many calls ask, and the paging
+of long tables."""
 
 from __future__ import annotations
 
@@ -6,51 +7,112 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...model.load.flight import SingleFlight
+
 if TYPE_CHECKING:
+    import anyio
+
     from tracetui import Snapshot, Trace
 
+    from .turns import Turns
+
 KEEP_OPEN = 4  # traces kept open between calls (the least recently used is closed first)
+Key = tuple[str, int, int]  # a trace as it is now: its absolute path, size and mtime
+
+
+@dataclass
+class _Loading:
+    """A load under way for the calls that wait on it: done once it ended, with its error if it failed."""
+
+    done: anyio.Event
+    error: Exception | None = field(default=None)
 
 
 class Traces:
-    """The traces the client named, kept open (by path, size and mtime) so a second call loads nothing."""
+    """The traces the client named, kept open (by path, size and mtime) so a second call loads nothing.
+
+    Calls that name a trace while it loads wait for that one load: on the event loop (ready(), which holds no
+    worker while it waits) or in a worker (get())."""
 
     def __init__(self, cache: bool) -> None:
         self.cache = cache
-        self.open: OrderedDict[tuple, Any] = OrderedDict()  # traces and snapshots
+        self.open: OrderedDict[Key, Any] = OrderedDict()  # traces and memory snapshots
         self.lock = threading.Lock()
+        self._flight: SingleFlight[Any] = SingleFlight()
+        self._loading: dict[Key, _Loading] = {}  # only touched on the event loop
 
     def get(self, path: str) -> Trace:
+        """The open trace, or load it (once, whichever threads ask meanwhile); TraceError when it cannot be read."""
         import tracetui
 
         return self._kept(path, lambda: tracetui.load(path, cache=self.cache))
 
     def snapshot(self, path: str) -> Snapshot:
-        """A memory snapshot, kept open as traces are."""
+        """A memory snapshot, kept open and loaded once as traces are."""
         import tracetui
 
         return self._kept(path, lambda: tracetui.snapshot(path, cache=self.cache))
 
     def _kept(self, path: str, opener: Callable[[], Any]) -> Any:
-        from ...model.samples import resolve
-
-        try:
-            st = os.stat(resolve(path))  # demo:NAME: its shipped sample
-        except OSError:
+        key = _key(path)
+        if key is None:
             return opener()  # raises the loader's one line (no such file, ...)
-        key = (os.path.abspath(resolve(path)), st.st_size, st.st_mtime_ns)
+        kept = self._opened(key)
+        return kept if kept is not None else self._flight.do(key, lambda: self._load(key, opener))
+
+    async def ready(self, path: str, turns: Turns) -> None:
+        """Have the trace open before a call on it takes a worker: the first call to name it loads it in a worker
+        (when its turn comes), the calls that name it meanwhile wait without one. Raises the load's error."""
+        import anyio
+
+        key = _key(path)
+        while key is not None and self._opened(key) is None:
+            loading = self._loading.get(key)
+            if loading is not None:
+                await loading.done.wait()
+                if loading.error is not None:
+                    raise loading.error
+                continue
+            loading = self._loading[key] = _Loading(anyio.Event())
+            try:
+                await turns.run(("open", path), lambda: self.get(path))
+            except Exception as exc:
+                loading.error = exc
+                raise
+            finally:
+                del self._loading[key]
+                loading.done.set()
+            return
+
+    def _opened(self, key: Key) -> Any:
         with self.lock:
-            if key in self.open:
+            trace = self.open.get(key)
+            if trace is not None:
                 self.open.move_to_end(key)
-                return self.open[key]
+            return trace
+
+    def _load(self, key: Key, opener: Callable[[], Any]) -> Any:
         opened = opener()
         with self.lock:
             self.open[key] = opened
             while len(self.open) > KEEP_OPEN:
                 self.open.popitem(last=False)
         return opened
+
+
+def _key(path: str) -> Key | None:
+    """The trace as it is now (None: it cannot be read, and loading it says why); demo:NAME is its shipped sample."""
+    from ...model.samples import resolve
+
+    try:
+        real = resolve(path)
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return (os.path.abspath(real), st.st_size, st.st_mtime_ns)
 
 
 def page(doc: dict, key: str, limit: int, offset: int) -> dict:

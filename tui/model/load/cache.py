@@ -5,9 +5,11 @@ with the dtype and length of every column) and, under derived/, what the analyse
 it (the nesting, links, finished tables), each under its name and the fingerprint of the code that
 computed it (name@fingerprint: see model/code_id.py), so a value of other code is absent and
 recomputed, and what it replaces is removed. An entry is written to a temporary folder and renamed,
-and derived files are renamed into place, so two processes leave a sound entry. Anything that
-does not check out (an older format, a truncated or altered file, a changed trace) is ignored
-and rebuilt, never trusted.
+and derived files are renamed into place from temporary names of their own (each writer's: no two
+threads or processes share one), so a reader never sees a half-written file. One writer makes an
+entry while the threads and processes that open the same trace wait for it (writing(): a lock file
+beside the entry, see flight.py), then read what it wrote. Anything that does not check out (an older
+format, a truncated or altered file, a changed trace) is ignored and rebuilt, never trusted.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -27,12 +31,14 @@ import numpy as np
 from ..columns import Events, Flows, Instants, Table
 from ..trace import LoadReport, Trace
 from ..tracks import Track
+from .flight import one_writer, private_file, remove_lock, writer_tag
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
 FORMAT_VERSION = 15  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
 KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
+WAIT_FOR_WRITER_S = 300.0  # how long an opener waits for another writer of the same entry before writing its own
 
 
 def cache_root() -> Path:
@@ -121,13 +127,22 @@ class EntryStore:
         """Write to a temporary file beside the target, then rename it into place; failures are not fatal."""
         try:
             self.dir.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{filename}.", dir=self.dir)
+            fd, tmp = private_file(self.dir / filename)
             with os.fdopen(fd, "wb") as f:
                 write(f)
             os.replace(tmp, self.dir / filename)
         except OSError:
             if "tmp" in locals():
                 Path(tmp).unlink(missing_ok=True)
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Be the one writer of the file's entry while the block runs: other threads and processes opening the same
+    trace wait here, then find the entry written (the block should read it again before making it)."""
+    entry = entry_dir(path)
+    with one_writer(entry.with_suffix(".lock"), WAIT_FOR_WRITER_S):
+        yield
 
 
 def has_entry(path: Path) -> bool:
@@ -214,7 +229,7 @@ def write(path: Path, trace: Trace) -> bool:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         if read(path) is None:
-            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{writer_tag()}.", dir=entry.parent))
             _write_entry(tmp, trace)
             _put_in_place(path, tmp, entry)
         prune(entry.parent)
@@ -266,15 +281,24 @@ def prune(root: Path, keep: int | None = None) -> None:
         if k >= keep or (k > 0 and used > budget):
             shutil.rmtree(entry, ignore_errors=True)
             entry.with_suffix(".src.json").unlink(missing_ok=True)
+            remove_lock(entry.with_suffix(".lock"))
 
 
 def _drop_leftovers(root: Path, older_s: float = 24 * 3600) -> None:
-    """Remove what a killed run left behind: half-written entries and decode parts older than a day."""
+    """Remove what a killed run left behind, older than a day: half-written entries, decode parts, half-unzipped
+    sources, and the lock files of entries that are gone (one a writer holds stays)."""
     now = time.time()
-    for left in (*root.glob(".tmp-*"), *root.glob(".parts-*")):
+    for left in (*root.glob(".tmp-*"), *root.glob(".parts-*"), *root.glob(".*.part"), *root.glob("*.lock")):
         try:
-            if now - left.stat().st_mtime > older_s:
+            if now - left.stat().st_mtime <= older_s:
+                continue
+            if left.suffix == ".lock":
+                if not left.with_suffix("").is_dir():
+                    remove_lock(left)
+            elif left.is_dir():
                 shutil.rmtree(left, ignore_errors=True)
+            else:
+                left.unlink()
         except OSError:
             pass
 

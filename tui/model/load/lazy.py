@@ -24,7 +24,7 @@ from .args import event_args
 from .source import ChunkReader
 
 VERSION = 1  # of how a column is kept: part of its name in the store
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # guards the tables of columns and locks each trace carries
 
 
 @dataclass
@@ -41,9 +41,14 @@ class ArgColumn:
 
 
 def arg_column(trace: Trace, key: str) -> ArgColumn:
-    """args[key] of every duration event, from the trace's store when kept there, else decoded now and kept."""
-    with _LOCK:
-        kept = vars(trace).setdefault("_arg_columns", {})  # not a field: a Trace made from this one does not share it
+    """args[key] of every duration event, from the trace's store when kept there, else decoded now and kept.
+
+    Once per trace and key, whichever threads ask: they wait for the one decoding it, while other keys and other
+    traces are decoded side by side."""
+    with _LOCK:  # not fields: a Trace made from this one shares neither
+        kept: dict[str, ArgColumn] = vars(trace).setdefault("_arg_columns", {})
+        lock = vars(trace).setdefault("_arg_locks", {}).setdefault(key, threading.Lock())
+    with lock:
         if key not in kept:
             kept[key] = _stored(trace, key) or _decoded(trace, key)
         return kept[key]

@@ -36,14 +36,23 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
         raise TraceError(p, "no such file")
     if not p.is_file():
         raise TraceError(p, "not a regular file")
-    if use_cache:
+    if not use_cache:
+        return parse_file(p, None, progress)
+    hit = cache.read(p)
+    if hit is not None:
+        return hit
+    if not cache.ensure_root():
+        return _parsed(p, None, progress)
+    with cache.writing(p):  # one writer per entry: the threads and processes opening it too wait here, then read it
         hit = cache.read(p)
-        if hit is not None:
-            return hit
-    writable = use_cache and cache.ensure_root()
-    entry = cache.entry_dir(p) if writable else None
+        return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress)
+
+
+def _parsed(p: Path, entry: Path | None, progress: Progress | None) -> Trace:
+    """Parse the file and write its cache entry (a gzip file's unzipped bytes go into the cache too); entry None:
+    the cache directory cannot be written, and the trace's report says so."""
     trace = parse_file(p, entry.with_suffix(".src.json") if entry else None, progress)
-    if use_cache and not (writable and cache.write(p, trace)):
+    if entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
     return trace
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TraceError
+from .flight import private_file
 from .schema import TopLevel
 
 CHUNK_BYTES = 4 << 20
@@ -37,8 +38,10 @@ def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
     """Decompress a gzip file (to `out` when given), salvaging a truncated stream."""
     dec = zlib.decompressobj(wbits=31)
     parts: list[bytes] = []
-    partial = out.with_name(f".{out.name}.{os.getpid()}.part") if out else None  # renamed when whole
-    sink = open(partial, "wb") if partial else None
+    partial, sink = None, None
+    if out is not None:  # this writer's own file (process, thread, random part): renamed onto out when whole
+        fd, name = private_file(out)
+        partial, sink = Path(name), os.fdopen(fd, "wb")
     try:
         with open(path, "rb") as f:
             while block := f.read(1 << 22):
