@@ -49,12 +49,24 @@ def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
     table_opts(p, _sorts("ops", command))
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
     p.add_argument("--hide-python", action="store_true", help="leave out the Python-frame rows (with_stack traces)")
+    p.add_argument(
+        "--kernels",
+        action="store_true",
+        help="per op and the kernel sequence it launched: calls, op-to-launch and launch-to-start delays "
+        "(HTA's get_aten_op_kernels_and_delay; --sort count, op_to_launch, launch_to_start, device or name)",
+    )
     return p
 
 
 def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
     p = capture_opt(one_trace(sub, "kernels", "print per-kernel GPU statistics"))
     table_opts(p, _sorts("kernels", command))
+    p.add_argument(
+        "--queues",
+        action="store_true",
+        help="per stream: its launch queue (time-weighted mean, p50, p95, max, time full) and its launches' delays "
+        "and outliers (HTA's get_queue_length_summary and get_cuda_kernel_launch_stats)",
+    )
     return p
 
 
@@ -174,9 +186,23 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from ..reports import render_ops
     from ..tables import ops
 
+    if args.kernels:
+        return _op_kernels(args)
     ops.check_sort(args.sort)  # before loading: a typo costs nothing
     a = load(args.trace, args.no_cache, args.graph_capture)
     print(render_ops(a, args.format, args.sort, args.limit, args.group_by_shape, args.hide_python))
+    return 0
+
+
+def _op_kernels(args: argparse.Namespace) -> int:
+    from ..reports import render_op_kernels
+    from ..tables import op_kernels
+
+    if args.group_by_shape or args.hide_python:
+        raise UsageError("--kernels lists kernel sequences per op: it takes no --group-by-shape or --hide-python")
+    op_kernels.resolve_sort(args.sort)
+    a = load(args.trace, args.no_cache, args.graph_capture)
+    print(render_op_kernels(a, args.format, args.sort, args.limit))
     return 0
 
 
@@ -197,8 +223,19 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     from ..reports import render_kernels
     from ..tables import kernels
 
+    if args.queues:
+        return _queues(args)
     kernels.resolve_sort(args.sort)
     print(render_kernels(load(args.trace, args.no_cache, args.graph_capture), args.format, args.sort, args.limit))
+    return 0
+
+
+def _queues(args: argparse.Namespace) -> int:
+    from ..reports import render_queues
+
+    if args.sort or args.limit:
+        raise UsageError("--queues prints one row per stream: it takes no --sort or --limit")
+    print(render_queues(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 

@@ -21,6 +21,7 @@ from ...steps import STEP_NAME, cold_first, typical
 from ..kernel_roles import role
 from ..launches import launch_calls
 from ..summary import Summary
+from .copies import COPY_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
@@ -458,6 +459,7 @@ RULES = [
     *GRAPH_RULES,
     *ROOFLINE_RULES,
     *QUEUE_RULES,
+    *COPY_RULES,
 ]
 
 
