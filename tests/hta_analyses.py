@@ -159,7 +159,13 @@ def main(python: str, only: list[str]) -> None:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    OUT.write_text(json.dumps({"hta": version, "traces": dict(sorted(found.items()))}, indent=1) + "\n")
+    write(version, found)
+
+
+def write(version: str, found: dict) -> None:
+    """One line per trace: a re-recorded trace is a one-line diff."""
+    lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(found.items()))
+    OUT.write_text(f'{{"hta": {json.dumps(version)}, "traces": {{\n{lines}\n}}}}\n')
 
 
 if __name__ == "__main__":

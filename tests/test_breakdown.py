@@ -110,7 +110,7 @@ def test_the_command_in_every_format(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("rank,device,span_us,compute_us,") and len(lines) == 2
     assert main(["breakdown", str(path), "--format", "md"]) == 0
-    assert "| Lane | Span |" in capsys.readouterr().out
+    assert "| Device | Span |" in capsys.readouterr().out
 
 
 def test_a_step_the_trace_lacks_is_one_line_and_exit_2(tmp_path, capsys):

@@ -111,3 +111,10 @@ def test_sql_and_the_api_give_the_same_rows(tmp_path):
     pytest.importorskip("duckdb")
     t = tracetui.load(ops_trace(tmp_path))
     assert t.sql("SELECT * FROM op_kernels")["rows"] == t.op_kernels()["rows"]
+
+
+def test_a_trace_without_launches_has_no_sequences(tmp_path, capsys):
+    path = write_trace(tmp_path / "cpu.json", [X("aten::mm", 0, 10)])
+    assert rows(path) == {}
+    assert main(["ops", str(path), "--kernels"]) == 0
+    assert "No op launched device work in this trace." in capsys.readouterr().out

@@ -15,7 +15,7 @@ the event's id in its args)
 defaults: --counters queue,bandwidth,critical; the slowest step's critical path (--step N: ProfilerStep#N); a \
 name ending in .gz is written gzipped
 HTA: generate_trace_with_counters adds the queue length and the copy bandwidth (from Kineto's own bandwidth arg)
-opens in: Perfetto (ui.perfetto.dev), chrome://tracing, and tracetui open
+viewers: Perfetto (ui.perfetto.dev), chrome://tracing and tracetui open read it
 example: tracetui export trace.json.gz -o shared.json.gz --counters queue,critical"""
 
 

@@ -46,7 +46,7 @@ def render_breakdown(a: Results, fmt: str, step: int | None = None, by: str = "r
     per = "device" if by == "rank" else "stream"
     out = [f"Temporal breakdown of {r.window}, per {per}:", ""]
     out.append(
-        table(fmt, B.temporal_columns(ranks), rows, None, B.NAME_WIDTH, B.temporal_footers(rows, r.window), width)
+        table(fmt, B.temporal_columns(ranks, by), rows, None, B.NAME_WIDTH, B.temporal_footers(rows, r.window), width)
     )
     out += ["", f"Idle time per stream in {r.window}, by what it waited for:", ""]
     out.append(table(fmt, B.idle_columns(ranks), r.idle, None, B.NAME_WIDTH, B.idle_footers(r.idle), width))

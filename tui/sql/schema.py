@@ -386,7 +386,7 @@ TABLES: dict[str, Table] = {
                 L.LAUNCH_STATS,
                 dict.fromkeys(L.LAUNCH_STATS, "DOUBLE")
                 | {"launch_id": "BIGINT", "activity_id": "BIGINT", "stream": "VARCHAR"}
-                | {"slow_call": "BOOLEAN", "late_start": "BOOLEAN"},
+                | {"slow_call": "BOOLEAN", "late_start": "BOOLEAN", "graph": "BOOLEAN"},
             ),
             _relation(lambda s: L.launch_stats_relation(s.results)),
         ),

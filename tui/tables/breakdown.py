@@ -49,12 +49,12 @@ def _share(ns: int, whole: int) -> str:
     return f"{fmt_time(_us(ns))} {ns / whole:6.1%}" if ns and whole else "-"
 
 
-def temporal_columns(ranks: bool) -> list[Column[Breakdown, None]]:
-    """Rank (a job), the lane, its span, each class alone, the overlap and idle time, each with its share."""
+def temporal_columns(ranks: bool, by: str = "rank") -> list[Column[Breakdown, None]]:
+    """Rank (a job), the device or stream, its span, each class alone, the overlap and idle time, with their shares."""
     part = lambda get: lambda r, c, w: _share(get(r), r.span_ns)  # noqa: E731
     cols: list[Column[Breakdown, None]] = [Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP)] if ranks else []
     return cols + [
-        Column("Lane", lambda r, c, w: lane(r), name=True, min_width=14),
+        Column("Device" if by == "rank" else "Stream", lambda r, c, w: lane(r), name=True, min_width=14),
         Column("Span", lambda r, c, w: fmt_time(_us(r.span_ns)), priority=KEEP),
         Column("Compute", part(lambda r: r.alone("compute")), priority=KEEP),
         Column("Communication", part(lambda r: r.alone("communication")), priority=1),

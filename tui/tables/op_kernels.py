@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time
+from ..fmt import fmt_time, truncate
 from ..model.analyses.op_kernels import OpKernels
 from ..names import shorten_names
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 120
+OP_WIDTH = 48  # an op's name cut as torch's table cuts names (with ...)
 KERNEL_WIDTH = 48  # each kernel's name in a sequence, cut in the middle to this
 SHOWN = 4  # kernels of a sequence shown in the text table (JSON and CSV: all)
 SORTS = {
@@ -47,7 +48,7 @@ def sequence(r: OpKernels, cut: dict[str, str]) -> str:
 
 def columns() -> list[Column[OpKernels, dict[str, str]]]:
     return [
-        Column("Op", lambda r, c, w: r.op, priority=KEEP, left=True),
+        Column("Op", lambda r, c, w: truncate(r.op, OP_WIDTH), priority=KEEP, left=True),
         Column("Calls", lambda r, c, w: f"{r.count:,}", "count", KEEP),
         Column("Op→launch", lambda r, c, w: fmt_time(r.op_to_launch_ns / 1000), "op_to_launch", KEEP),
         Column("Launch→start", lambda r, c, w: fmt_time(r.launch_to_start_ns / 1000), "launch_to_start", 1),

@@ -22,7 +22,7 @@ from ..load.source import ChunkReader
 from ..trace import Trace
 from .device_work import DIRECTIONS, direction
 
-SMALL_BYTES = 64 << 10  # a copy under this moves too little to amortize its fixed cost (a few us)
+SMALL_BYTES = 64_000  # a copy under this (64 KB) moves too little to amortize its fixed cost (a few us)
 PAGEABLE = re.compile(r"Pageable", re.IGNORECASE)
 PINNED = re.compile(r"Pinned", re.IGNORECASE)
 ORDER = [k for k, _ in DIRECTIONS] + ["copy", "set"]
@@ -39,6 +39,8 @@ class CopyRow:
     pageable: int = 0  # copies the name says are from or to pageable host memory
     pinned: int = 0  # ... from or to pinned host memory
     small: int = 0  # copies under SMALL_BYTES
+    pageable_ns: int = 0  # the device time of the pageable ones
+    small_ns: int = 0  # ... of the small ones
     median_bytes: int = -1
     slowest: int = -1  # the copy with the lowest bandwidth (an event id; -1: no bytes)
     slowest_gbps: float = 0.0
@@ -93,7 +95,8 @@ def _row(
     row = CopyRow(kind, len(ev), int(dur.sum()), int(size.sum()) if (size >= 0).all() else -1)
     row.pageable, row.pinned = int(pageable.sum()), int(pinned.sum())
     known = size >= 0
-    row.small = int((known & (size < SMALL_BYTES)).sum())
+    small = known & (size < SMALL_BYTES)
+    row.small, row.small_ns, row.pageable_ns = int(small.sum()), int(dur[small].sum()), int(dur[pageable].sum())
     if known.any():
         row.median_bytes = int(np.median(size[known]))
         timed = np.flatnonzero(known & (dur > 0))

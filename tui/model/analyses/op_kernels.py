@@ -42,6 +42,8 @@ def op_kernels(trace: Trace, launcher: np.ndarray, parent: np.ndarray) -> list[O
     call = launcher[act].astype(np.int64)
     op = _ops(trace, call, parent)
     act, call, op = act[op >= 0], call[op >= 0], op[op >= 0]
+    if not len(op):
+        return []
     order = np.lexsort((x.ts[act], x.ts[call], op))
     act, call, op = act[order], call[order], op[order]
     firsts = np.flatnonzero(np.r_[True, op[1:] != op[:-1]])

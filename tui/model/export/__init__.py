@@ -8,7 +8,7 @@ and splices the new ones in before the events array closes.
 
 from __future__ import annotations
 
-from .added import KINDS, Added, added_events
+from .added import KINDS, LANE_CAT, Added, added_events
 from .write import Exported, ExportError, check_target, export
 
-__all__ = ["KINDS", "Added", "ExportError", "Exported", "added_events", "check_target", "export"]
+__all__ = ["KINDS", "LANE_CAT", "Added", "ExportError", "Exported", "added_events", "check_target", "export"]

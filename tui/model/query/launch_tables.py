@@ -19,6 +19,7 @@ LAUNCH_STATS = {
     "hta_delay_us": "the call's end to the activity's start, 0 when negative (HTA's launch_delay)",
     "slow_call": f"cpu_us over {SLOW_CALL_NS / 1000:g} us (HTA's runtime_cutoff)",
     "late_start": f"hta_delay_us over {LATE_START_NS / 1000:g} us (HTA's launch_delay_cutoff)",
+    "graph": "replayed by a graph launch (its delays then run from the one call that launched the whole graph)",
 }
 
 
@@ -36,6 +37,7 @@ def launch_stats_relation(a: Results) -> Relation:
         "hta_delay_us": s.hta_delay_ns / 1000.0,
         "slow_call": s.cpu_ns > SLOW_CALL_NS,
         "late_start": s.hta_delay_ns > LATE_START_NS,
+        "graph": a.graph_owner[s.activity] >= 0 if len(s.activity) else np.zeros(0, bool),
     }
     doc = "one row per launched device activity: its call's and its own duration, the delays, HTA's outliers"
     return Relation("launch_stats", doc, cols, LAUNCH_STATS)

@@ -16,7 +16,7 @@ HOST_KINDS = ("H2D", "D2H")
 SLOW_GBPS = 5.0  # under this a host copy is slow: a PCIe 3 x16 link carries about 12 GB/s pinned, PCIe 5 about 50
 MIN_SHARE = 0.01  # the direction's copies take at least this share of the window ...
 MIN_US = 100.0  # ... and at least this long in all
-MOSTLY = 0.5  # a cause is named when it holds for at least this share of the copies
+MOSTLY = 0.5  # a cause is named when the copies it holds for take at least this share of the direction's time
 MARKED = 200  # copies marked on the timeline (the slowest first); the count says how many in all
 
 
@@ -38,18 +38,21 @@ def _finding(a: Analysis, r: CopyRow, share: float) -> Finding:
         "kind": r.kind,
         "count": r.count,
         "bytes": r.bytes,
+        "gb": Quantity(r.bytes / 1e9, "GB"),
         "time": us(r.ns / 1000),
         "share": Quantity(share, "fraction"),
         "gbps": Quantity(r.gbps or 0.0, "GB/s"),
         "median_bytes": r.median_bytes,
         "small": r.small,
+        "small_share": Quantity(r.small_ns / r.ns if r.ns else 0.0, "fraction"),
         "pageable": r.pageable,
+        "pageable_share": Quantity(r.pageable_ns / r.ns if r.ns else 0.0, "fraction"),
         "slowest_gbps": Quantity(r.slowest_gbps, "GB/s"),
     }
     parts = ["slow-copies"]
-    if r.small >= MOSTLY * r.count:
+    if r.small_ns >= MOSTLY * r.ns:
         parts.append("slow-copies-tiny")
-    if r.pageable >= MOSTLY * r.count:
+    if r.pageable_ns >= MOSTLY * r.ns:
         parts.append("slow-copies-pageable")
     if len(parts) == 1:
         parts.append("slow-copies-waiting")
