@@ -52,8 +52,10 @@ def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
     p.add_argument(
         "--kernels",
         action="store_true",
-        help="per op and the kernel sequence it launched: calls, op-to-launch and launch-to-start delays "
-        "(HTA's get_aten_op_kernels_and_delay; --sort count, op_to_launch, launch_to_start, device or name)",
+        help="per op and the sequence of kernels, copies and sets it launched: calls, op-to-launch and launch-to-start "
+        "delays (--sort count, op_to_launch, launch_to_start, device or name). HTA's get_aten_op_kernels_and_delay "
+        "finds a launch's aten op by time on any thread and keeps kernels only; here the op is the innermost one "
+        "above the launch on its own thread (an aten op, else any op) and copies and sets are in the sequence",
     )
     return p
 
@@ -64,8 +66,11 @@ def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
     p.add_argument(
         "--queues",
         action="store_true",
-        help="per stream: its launch queue (time-weighted mean, p50, p95, max, time full) and its launches' delays "
-        "and outliers (HTA's get_queue_length_summary and get_cuda_kernel_launch_stats)",
+        help="per stream: its launch queue (time-weighted mean, p50, p95, max, time full; HTA's "
+        "get_queue_length_summary describes one sample per launch and start: its mean is Mean/sample) and its "
+        "launches' delays, from the call's start (HTA's get_cuda_kernel_launch_stats: from its end, 0 if negative), "
+        "with HTA's outliers: calls over 50us, starts over 100us after the call. HTA counts only some launch calls "
+        "by name (no cuLaunchKernelEx, no graph launches); here every call linked to device work",
     )
     return p
 
