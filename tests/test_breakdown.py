@@ -194,3 +194,13 @@ def test_the_ddp_trace_in_nanoseconds_differs_from_hta_by_less_than_what_its_rou
     assert 3700 < dropped < 3800
     for figure in ("idle_time", "compute_time", "non_compute_time"):
         assert 0 < abs(ours[figure] - hta[figure]) < dropped, figure
+
+
+def test_a_step_of_a_job_is_cut_on_every_rank():
+    """ProfilerStep#551 on both ranks of the 2-rank sample: each device's window is its rank's step (its CPU span
+    here: the device work ended inside it), and the parts still add up to it."""
+    r = report(TWO_RANKS, step=551)
+    assert r.window == "ProfilerStep#551" and r.left_out == []
+    assert [(d.rank, d.span_ns) for d in r.devices] == [(0, 607_312_000), (1, 607_904_000)]
+    for d in r.devices:
+        assert sum(d.by_mask) == d.span_ns
