@@ -45,6 +45,10 @@ COMMANDS = {
     "roofline-json": ["roofline", "--format", "json"],
     "critical": ["critical"],
     "steps": ["steps"],
+    "breakdown": ["breakdown"],
+    "breakdown-json": ["breakdown", "--format", "json", "--by", "stream"],
+    "kernels-queues": ["kernels", "--queues"],
+    "ops-kernels": ["ops", "--kernels"],
 }
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 SNAPSHOT_COMMANDS = {

@@ -27,6 +27,7 @@ CALLS = {
     "code-json": lambda t: t.code(all_frames=True),
     "memory-json": lambda t: t.memory(),
     "roofline-json": lambda t: t.roofline(),
+    "breakdown-json": lambda t: t.breakdown(by="stream"),
 }
 
 

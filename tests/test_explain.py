@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED, X, write_trace
+from device_traces import tiny_pageable_copies
 from lost_records import lost_records
 
 from tui.model import load_trace
@@ -180,6 +181,7 @@ FIRES_ON = {
     "roofline-fp32-gemm": "mi250-rocm-train.json.gz",
     "roofline-tiny-gemm": "b300-moe-small.json.gz",
     "launch-queue": "h100-bert-small.json.gz",
+    "slow-copies": tiny_pageable_copies,
 }
 
 

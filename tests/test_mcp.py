@@ -26,6 +26,7 @@ MOE = str(SAMPLES / "b300-moe-small.json.gz")  # no Python frames, no memory eve
 TOOLS = {
     "summary", "explain", "ops", "kernels", "code", "memory", "roofline", "critical", "diff", "steps",
     "search_events", "events_in_range", "event", "sql", "allocations",
+    "breakdown", "queues", "op_kernels",
 }  # fmt: skip
 
 
@@ -178,6 +179,19 @@ def test_the_command_line_starts_without_duckdb_or_mcp():
     probe = "import sys, tui.cli; tui.cli.build_parser(); print([m for m in ('duckdb', 'mcp', 'pandas') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+async def test_the_device_tools_answer_as_the_api(isolated_cache):
+    """GIVEN the server WHEN breakdown, queues and op_kernels are called THEN they answer what the API says."""
+    ddp = str(SAMPLES / "a100-ddp-nccl.json.gz")
+    t = tracetui.load(ddp)
+    async with serve(isolated_cache) as client:
+        assert await call(client, "breakdown", trace=ddp, by="stream") == t.breakdown(by="stream")
+        assert await call(client, "breakdown", trace=ddp, step=5) == t.breakdown(step=5)
+        assert await call(client, "queues", trace=ddp) == t.queues()
+        assert await call(client, "op_kernels", trace=ddp, limit=5) == page(t.op_kernels(), "rows", 5, 0)
+        assert "no ProfilerStep#99 in the trace" in await failure(client, "breakdown", trace=ddp, step=99)
+        assert "by must be one of rank, stream" in await failure(client, "breakdown", trace=ddp, by="device")
 
 
 def mixed_calls() -> list[tuple[str, dict]]:

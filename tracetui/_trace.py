@@ -210,6 +210,55 @@ class Trace:
             raise UsageError(str(exc)) from None
         return self._doc(doc)
 
+    def breakdown(self, step: int | None = None, by: str = "rank") -> dict:
+        """Where the device's time goes (`tracetui breakdown`): per device (by "rank") or per stream (by "stream"),
+        compute, communication, copies, their overlaps and idle time; each stream's idle time by cause (host wait,
+        other stream, between kernels, other). step: ProfilerStep#N on every rank (default: the whole trace)."""
+        from tui.model.analyses.breakdown import WindowMissing
+        from tui.reports.breakdown import breakdown_document
+        from tui.tables.breakdown import BY
+
+        if by not in BY:
+            raise UsageError(f"by must be one of {', '.join(BY)}, got {by!r}")
+        try:
+            return self._doc(breakdown_document(self.results, step, by))
+        except WindowMissing as exc:
+            raise UsageError(f"{self.path}: {exc}") from None
+
+    def queues(self) -> dict:
+        """Per stream: its launch queue (time-weighted mean, HTA's mean per sample, p50, p95, max, time full) and its
+        launches' delays and outliers (`tracetui kernels --queues`)."""
+        from tui.reports.launches import queues_document
+
+        return self._doc(queues_document(self.results))
+
+    def op_kernels(self, sort: str | None = None, limit: int = 0) -> dict:
+        """Per op and the kernel sequence it launched: calls, op-to-launch and launch-to-start delays, device time
+        per call (`tracetui ops --kernels`); sort: count, op_to_launch, launch_to_start, device, name."""
+        from tui.reports.launches import op_kernels_document
+        from tui.tables.op_kernels import resolve_sort
+
+        resolve_sort(sort)
+        return self._doc(op_kernels_document(self.results, sort, _count(limit)))
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        counters: Iterable[str] = ("queue", "bandwidth", "critical"),
+        step: int | None = None,
+    ) -> dict:
+        """Write the trace as Chrome JSON with counters and the critical path added (`tracetui export`): every
+        original event as it was, then the kinds asked for (queue, bandwidth, critical; step: the critical path of
+        ProfilerStep#N, default the slowest). Never over the trace itself. Returns what was written and added."""
+        from tui.model.analyses.critical import WindowError
+        from tui.model.export import ExportError, export
+
+        try:
+            done = export(self.results, path, list(counters), step)
+        except (ExportError, WindowError) as exc:
+            raise UsageError(str(exc) if isinstance(exc, ExportError) else f"{self.path}: {exc}") from None
+        return {"path": done.path, "added": done.added, "left_out": done.left_out, "notes": done.notes}
+
     def steps(self) -> list[dict]:
         """One row per ProfilerStep#N: its event id, number, rank, CPU span, device work, end and elapsed time
         (what `tracetui steps --format json` prints under "steps"; the SQL steps table)."""

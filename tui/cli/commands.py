@@ -32,6 +32,8 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
     "diff": "tables",
     "explain": "tables",
     "critical": "tables",
+    "breakdown": "breakdown",
+    "export": "export",
     "profile": "profile",
     "workloads": "profile",
     "watch": "watch",
@@ -39,6 +41,7 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
     "mcp": "mcp",
 }
 HEADLESS = {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
+HEADLESS |= {"breakdown", "export"}
 
 
 def command_of(name: str) -> Command:

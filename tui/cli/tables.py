@@ -54,12 +54,29 @@ def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
         help="Python frames (with_stack) as rows, as torch 2.12 and 2.13 print them (default: torch's table up to 2.11)",
     )
     p.add_argument("--hide-python", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default now
+    p.add_argument(
+        "--kernels",
+        action="store_true",
+        help="per op and the sequence of kernels, copies and sets it launched: calls, op-to-launch and launch-to-start "
+        "delays (--sort count, op_to_launch, launch_to_start, device or name). HTA's get_aten_op_kernels_and_delay "
+        "finds a launch's aten op by time on any thread and keeps kernels only; here the op is the innermost one "
+        "above the launch on its own thread (an aten op, else any op) and copies and sets are in the sequence",
+    )
     return p
 
 
 def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
     p = capture_opt(one_trace(sub, "kernels", "print per-kernel GPU statistics"))
     table_opts(p, _sorts("kernels", command))
+    p.add_argument(
+        "--queues",
+        action="store_true",
+        help="per stream: its launch queue (time-weighted mean, p50, p95, max, time full; HTA's "
+        "get_queue_length_summary describes one sample per launch and start: its mean is Mean/sample) and its "
+        "launches' delays, from the call's start (HTA's get_cuda_kernel_launch_stats: from its end, 0 if negative), "
+        "with HTA's outliers: calls over 50us, starts over 100us after the call. HTA counts only some launch calls "
+        "by name (no cuLaunchKernelEx, no graph launches); here every call linked to device work",
+    )
     return p
 
 
@@ -189,6 +206,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from ..reports import render_ops
     from ..tables import ops
 
+    if args.kernels:
+        return _op_kernels(args)
     ops.check_sort(args.sort)  # before loading: a typo costs nothing
     if args.hide_python:
         print(HIDE_PYTHON_NOTE, file=sys.stderr)
@@ -201,6 +220,18 @@ HIDE_PYTHON_NOTE = (
     "tracetui: --hide-python is deprecated: Python frames are no rows by default now (torch's table up to 2.11); "
     "--python-frames lists them"
 )
+
+
+def _op_kernels(args: argparse.Namespace) -> int:
+    from ..reports import render_op_kernels
+    from ..tables import op_kernels
+
+    if args.group_by_shape or args.python_frames:
+        raise UsageError("--kernels lists kernel sequences per op: it takes no --group-by-shape or --python-frames")
+    op_kernels.resolve_sort(args.sort)
+    a = load(args.trace, args.no_cache, args.graph_capture)
+    print(render_op_kernels(a, args.format, args.sort, args.limit))
+    return 0
 
 
 def cmd_code(args: argparse.Namespace) -> int:
@@ -220,8 +251,19 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     from ..reports import render_kernels
     from ..tables import kernels
 
+    if args.queues:
+        return _queues(args)
     kernels.resolve_sort(args.sort)
     print(render_kernels(load(args.trace, args.no_cache, args.graph_capture), args.format, args.sort, args.limit))
+    return 0
+
+
+def _queues(args: argparse.Namespace) -> int:
+    from ..reports import render_queues
+
+    if args.sort or args.limit:
+        raise UsageError("--queues prints one row per stream: it takes no --sort or --limit")
+    print(render_queues(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 

@@ -9,9 +9,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .breakdown import render_breakdown
     from .critical import render_critical
     from .diff import render_diff
     from .explain import render_explain
+    from .launches import render_op_kernels, render_queues
     from .memory import render_memory
     from .ranks import render_ranks
     from .roofline import render_roofline
@@ -20,6 +22,9 @@ if TYPE_CHECKING:
     from .tables import render_code, render_kernels, render_ops
 
 HOMES = {
+    "render_breakdown": "breakdown",
+    "render_op_kernels": "launches",
+    "render_queues": "launches",
     "render_critical": "critical",
     "render_code": "tables",
     "render_diff": "diff",
@@ -33,6 +38,9 @@ HOMES = {
     "render_summary": "summary",
 }
 __all__ = [
+    "render_breakdown",
+    "render_op_kernels",
+    "render_queues",
     "render_critical",
     "render_code",
     "render_diff",

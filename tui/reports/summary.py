@@ -5,13 +5,18 @@ from __future__ import annotations
 import textwrap
 
 from ..model.analyses.results import Results
+from ..tables import copies as CP
 from ..tables import summary as S
 from .formats import grid, label_grid, terminal_width, to_json
 
 
 def summary_document(a: Results) -> dict:
     """What `tracetui summary --format json` prints, as data."""
-    return S.fields(a.summary) | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {})
+    return (
+        S.fields(a.summary)
+        | {"copies": CP.fields(a.copies)}
+        | ({"job": S.job_fields(a.rank_rows)} if a.trace.job else {})
+    )
 
 
 def render_summary(a: Results, fmt: str) -> str:
@@ -20,6 +25,11 @@ def render_summary(a: Results, fmt: str) -> str:
         return to_json(summary_document(a))
     width = terminal_width()
     rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
+    if a.copies.rows:  # before the CPU and CUDA totals, after the kernels
+        rows.insert(
+            next((k for k, r in enumerate(rows) if r[0] == S.LABELS["cpu_self_total_us"]), -1),
+            [CP.LABEL, CP.line(a.copies)],
+        )
     out = (
         grid(fmt, ["Summary", ""], rows, [], width, left=True)
         if fmt == "md"

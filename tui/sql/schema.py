@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..model.analyses.results import Results
+from ..model.query import launch_tables as L
 from ..model.query import more_tables as M
 from ..model.query import tables as R
 
@@ -220,6 +221,116 @@ def _kernels_document(a: Results) -> dict:
     return kernels_document(a, None, 0)
 
 
+def _rows_of(name: str, rows: Callable[[Results], list[dict]], types: dict[str, str]) -> Callable[[Session], None]:
+    """A table of a report's JSON rows (the same rows --format json prints), with these column types."""
+
+    def register(s: Session) -> None:
+        s.rows_table(name, [[r.get(k) for k in types] for r in rows(s.results)], types)
+
+    return register
+
+
+def _queues(a: Results) -> list[dict]:
+    from ..reports.launches import queues_document
+
+    return queues_document(a)["streams"]
+
+
+def _op_kernels(a: Results) -> list[dict]:
+    from ..reports.launches import op_kernels_document
+
+    return op_kernels_document(a)["rows"]
+
+
+def _breakdown(by: str) -> Callable[[Results], list[dict]]:
+    def rows(a: Results) -> list[dict]:
+        from ..reports.breakdown import breakdown_document
+
+        return breakdown_document(a, by=by)["rows"]
+
+    return rows
+
+
+def _copies(a: Results) -> list[dict]:
+    from ..tables.copies import fields
+
+    return fields(a.copies)
+
+
+QUEUES = {
+    "rank": "the rank (0 for one file)",
+    "stream": "the stream's lane (GPU 0 stream 7)",
+    "launches": "device activities launched onto it",
+    "span_us": "its first launch to its last start",
+    "mean": "the queue's mean length, each length weighted by how long it held",
+    "mean_per_sample": "HTA's mean: over one sample after each launch and each start",
+    "p50": "the length the queue stayed at or under half the span",
+    "p95": "... 95% of the span",
+    "max": "its longest",
+    "full_us": "time at half its maximum or more, where that maximum reaches 256 (else 0)",
+    "delay_p50_us": "launch call start to activity start, median",
+    "delay_p95_us": "... 95th percentile",
+    "slow_calls": "launch calls over 50 us (HTA's runtime outliers)",
+    "late_starts": "activities starting over 100 us after their call ended (HTA's launch delay outliers)",
+    "verdict": "empty (the CPU cannot keep it fed), full (the CPU waits on it), or ''",
+}
+QUEUES_TYPES = dict.fromkeys(QUEUES, "DOUBLE") | {"rank": "BIGINT", "stream": "VARCHAR", "verdict": "VARCHAR"}
+QUEUES_TYPES |= {k: "BIGINT" for k in ("launches", "p50", "p95", "max", "slow_calls", "late_starts")}
+TEMPORAL = {
+    "rank": "the rank (0 for one file)",
+    "device": "the device (GPU 0)",
+    "span_us": "its window: its first activity's start to its last one's end",
+    "compute_us": "compute kernels running with nothing else",
+    "communication_us": "collectives running with nothing else",
+    "copies_us": "copies and sets running with nothing else",
+    "overlap_us": "two classes or more running at once (the next four columns)",
+    "compute_communication_us": "compute and collectives at once",
+    "compute_copies_us": "compute and copies at once",
+    "communication_copies_us": "collectives and copies at once",
+    "compute_communication_copies_us": "all three at once",
+    "idle_us": "nothing running (the parts add up to span_us)",
+    "busy_us": "span_us - idle_us",
+    "compute_total_us": "compute running, overlaps included (HTA's compute time)",
+    "non_compute_us": "busy with no compute running (HTA's non-compute time)",
+    "start_us": "the window's start",
+    "end_us": "its end",
+}
+STREAM_TEMPORAL = {"stream": "the stream's lane (GPU 0 stream 7)"} | TEMPORAL
+STREAM_BREAKDOWN = STREAM_TEMPORAL | {
+    "activities": "its kernels, copies and sets in the window",
+    "gaps_us": "its own idle time: the gaps between its activities (idle_us is the window's, as for a device)",
+    "host_wait_us": "gaps before an activity whose launch call started after the stream went idle",
+    "other_stream_us": "queued, and started within 10 us of an activity on another stream ending",
+    "between_kernels_us": "gaps under 30 us with the next activity queued",
+    "other_us": "queued, waiting on something the trace does not show",
+}
+TEMPORAL_TYPES = dict.fromkeys(STREAM_BREAKDOWN, "DOUBLE") | {"rank": "BIGINT", "device": "VARCHAR"}
+TEMPORAL_TYPES |= {"stream": "VARCHAR", "activities": "BIGINT"}
+OP_KERNELS = {
+    "op": "the op whose launches these are (its innermost aten op, else its innermost op)",
+    "kernels": "the kernels, copies and sets it launched, in launch order",
+    "count": "the op calls that launched exactly this sequence",
+    "op_to_launch_us": "the op's start to its first launch call's start, mean",
+    "launch_to_start_us": "that call's start to its activity's start, mean",
+    "device_us": "the sequence's device time per call, mean",
+    "example_id": "one op call that launched it: an events id",
+}
+OP_KERNELS_TYPES = dict.fromkeys(OP_KERNELS, "DOUBLE") | {"op": "VARCHAR", "kernels": "VARCHAR[]"}
+OP_KERNELS_TYPES |= {"count": "BIGINT", "example_id": "BIGINT"}
+COPIES = {
+    "kind": "H2D, D2H, D2D, P2P, copy (direction not named) or set",
+    "count": "how many",
+    "us": "their device time",
+    "bytes": "the bytes they moved (NULL: a copy records none)",
+    "gbps": "bytes over device time, GB/s",
+    "pageable": "copies the name says are from or to pageable host memory",
+    "pinned": "... pinned host memory",
+    "small": "copies under 64 KB",
+    "median_bytes": "the median copy's bytes",
+}
+COPIES_TYPES = dict.fromkeys(COPIES, "BIGINT") | {"kind": "VARCHAR", "us": "DOUBLE", "gbps": "DOUBLE"}
+
+
 TABLES: dict[str, Table] = {
     t.name: t
     for t in [
@@ -306,6 +417,47 @@ TABLES: dict[str, Table] = {
                 _nullable("from_id", "to_id") | {"to_ts_us": "CASE WHEN isnan(to_ts_us) THEN NULL ELSE to_ts_us END"},
             ),
             _relation(lambda s: M.flows(s.results)),
+        ),
+        Table(
+            "launch_stats",
+            "one row per launched device activity: its call's and its own duration, both delays, HTA's outliers",
+            _cols(
+                L.LAUNCH_STATS,
+                dict.fromkeys(L.LAUNCH_STATS, "DOUBLE")
+                | {"launch_id": "BIGINT", "activity_id": "BIGINT", "stream": "VARCHAR"}
+                | {"slow_call": "BOOLEAN", "late_start": "BOOLEAN", "graph": "BOOLEAN"},
+            ),
+            _relation(lambda s: L.launch_stats_relation(s.results)),
+        ),
+        Table(
+            "queues",
+            "one row per stream with launched work: its launch queue and its launches' delays (kernels --queues)",
+            _cols(QUEUES, QUEUES_TYPES),
+            _rows_of("queues", _queues, QUEUES_TYPES),
+        ),
+        Table(
+            "breakdown",
+            "one row per device: the whole trace's temporal breakdown (tracetui breakdown)",
+            _cols(TEMPORAL, TEMPORAL_TYPES),
+            _rows_of("breakdown", _breakdown("rank"), {k: TEMPORAL_TYPES[k] for k in TEMPORAL}),
+        ),
+        Table(
+            "stream_breakdown",
+            "one row per stream: its temporal breakdown in its device's window and its idle time by cause",
+            _cols(STREAM_BREAKDOWN, TEMPORAL_TYPES),
+            _rows_of("stream_breakdown", _breakdown("stream"), {k: TEMPORAL_TYPES[k] for k in STREAM_BREAKDOWN}),
+        ),
+        Table(
+            "op_kernels",
+            "one row per op and the kernel sequence it launched (ops --kernels)",
+            _cols(OP_KERNELS, OP_KERNELS_TYPES),
+            _rows_of("op_kernels", _op_kernels, OP_KERNELS_TYPES),
+        ),
+        Table(
+            "copies",
+            "one row per copy direction (and the sets): count, time, bytes, bandwidth (summary's copies)",
+            _cols(COPIES, COPIES_TYPES),
+            _rows_of("copies", _copies, COPIES_TYPES),
         ),
     ]
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
+from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
 
@@ -133,6 +134,7 @@ QUEUE_TEMPLATES = {
 TEMPLATES = (
     OWN_TEMPLATES | COMPILE_TEMPLATES | COMPILING_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
 )
+TEMPLATES |= COPY_TEMPLATES
 
 
 def took(value: float) -> str:

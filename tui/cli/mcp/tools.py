@@ -146,13 +146,41 @@ def tools(traces: Traces) -> list:
                  events_in_range, event):  # fmt: skip
         tool.__doc__ = f"{tool.__doc__} {TRACE}"
     return [summary, explain, ops, kernels, code, memory, roofline, critical, diff, steps, search_events,
-            events_in_range, event, allocations]  # fmt: skip
+            events_in_range, event, allocations, *device_tools(traces)]  # fmt: skip
 
 
 def _is_snapshot(path: str) -> bool:
     from ...model.snapshot.read import is_snapshot
 
     return is_snapshot(path)
+
+
+def device_tools(traces: Traces) -> list:
+    """Where the device's time goes and how launches queue (HTA's analyses): breakdown, queues, op_kernels."""
+
+    def breakdown(trace: str, step: int | None = None, by: str = "rank") -> dict[str, Any]:
+        """Where the device's time goes: per device (by "rank") or per stream (by "stream"), the time compute,
+        communication (collectives) and copies ran alone, their overlaps by name and the idle time (they add up to
+        the span); then each stream's idle time by cause: host_wait (the CPU launched late), other_stream (waiting
+        on another stream), between_kernels (gaps under 30 us), other. step: ProfilerStep#N (default: the whole
+        trace). As `tracetui breakdown`."""
+        return traces.get(trace).breakdown(step=step, by=by)
+
+    def queues(trace: str) -> dict[str, Any]:
+        """Per stream: its launch queue (launches waiting to start: time-weighted mean, mean per sample as HTA
+        gives it, p50, p95, max, time full) and its launches' delays (median, p95) and outliers (calls over 50 us,
+        starts over 100 us after the call ended). As `tracetui kernels --queues`."""
+        return traces.get(trace).queues()
+
+    def op_kernels(trace: str, sort: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """Per op and the kernel sequence it launched: how many calls, the op's start to its first launch, that
+        launch to its kernel's start, device time per call. sort: count (default), op_to_launch, launch_to_start,
+        device, name. As `tracetui ops --kernels`."""
+        return page(traces.get(trace).op_kernels(sort=sort), "rows", limit, offset)
+
+    for tool in (breakdown, queues, op_kernels):
+        tool.__doc__ = f"{tool.__doc__} {TRACE}"
+    return [breakdown, queues, op_kernels]
 
 
 def _events(t, name, cat, start_us, end_us, limit: int, offset: int) -> dict[str, Any]:

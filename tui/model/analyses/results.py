@@ -14,8 +14,10 @@ from ..analysis import Analysis, computed, derived, stored
 from ..load.args import event_args
 from ..steps import Step, typical_step
 from ..store import Blob
+from .breakdown import BreakdownReport, breakdown
 from .code import CodeTable, code_table, python_levels
 from .compiling import Compiling, compiling
+from .copies import Copies, copies
 from .critical import CriticalPath, WindowError, critical_path, span_window
 from .critical.queue import LaunchQueues, launch_queues
 from .critical.window import Window, whole_trace
@@ -24,7 +26,9 @@ from .explain.rules import Finding, NoteIndex, explain
 from .graphs.replay import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
+from .op_kernels import OpKernels, op_kernels
 from .ops import OpsTable, OpTimes, op_times, ops_table
+from .queues import QueueRow, queue_rows
 from .ranks import Alignment, Job, RankRow, job, rank_row
 from .roofline.points import Roofline, roofline
 from .summary import Summary, summarize
@@ -200,3 +204,24 @@ class Results(Analysis):
         """Per stream: its launch queue's depth, how often it ran dry or stayed full; per kernel name, its
         launch-to-start latency (critical/queue.py)."""
         return launch_queues(self.trace, self.links.launcher)
+
+    @stored(Blob(BreakdownReport), phase="aggregate")
+    def breakdown(self) -> BreakdownReport:
+        """The whole trace's temporal breakdown per device and per stream, and each stream's idle time by cause
+        (breakdown/: HTA's temporal and idle-time breakdowns)."""
+        return breakdown(self.trace, self.links.launcher, self.graph_owner)
+
+    @stored(Blob(list[QueueRow]), phase="aggregate")
+    def queues(self) -> list[QueueRow]:
+        """Per stream: its launch queue's mean, percentiles and maximum, and its launches' delays (queues.py)."""
+        return queue_rows(self.trace, self.links.launcher)
+
+    @stored(Blob(list[OpKernels]), phase="aggregate")
+    def op_kernels(self) -> list[OpKernels]:
+        """Per (op, kernel sequence it launched): how often, its op-to-launch and launch-to-start delays (op_kernels.py)."""
+        return op_kernels(self.trace, self.links.launcher, self.nesting.parent)
+
+    @stored(Blob(Copies), phase="aggregate")
+    def copies(self) -> Copies:
+        """The copies per direction and the sets: count, bytes, time, bandwidth, pageable or pinned (copies.py)."""
+        return copies(self.trace)

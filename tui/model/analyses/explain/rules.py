@@ -22,6 +22,7 @@ from ..kernel_roles import role
 from ..launches import launch_calls
 from ..summary import Summary
 from .compiling import COMPILING_RULES
+from .copies import COPY_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
@@ -461,6 +462,7 @@ RULES = [
     *GRAPH_RULES,
     *ROOFLINE_RULES,
     *QUEUE_RULES,
+    *COPY_RULES,
 ]
 
 

@@ -1,0 +1,146 @@
+"""`tracetui export`: every original event round-trips, the counters and the critical path's lane are added in the
+file's own clock, the export opens in tracetui again with the same figures, and the input is never written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from decimal import Decimal
+from pathlib import Path
+
+import device_traces as D
+import pytest
+from conftest import SAMPLES, raw_events
+
+import tracetui
+from tui.cli import main
+from tui.model import load_trace
+from tui.model.analyses.critical.queue import queue_series
+from tui.model.analyses.results import Results
+from tui.model.export import LANE_CAT
+
+DDP = SAMPLES / "a100-ddp-nccl.json.gz"  # nanoseconds relative to baseTimeNanoseconds, gzipped
+CONTROL = SAMPLES / "a100-train-control.json.gz"  # whole epoch microseconds
+
+
+def doc_of(path: Path) -> dict:
+    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with opener(path, "rt") as f:
+        return json.load(f, parse_float=Decimal)
+
+
+def added(out: Path, original: Path) -> list[dict]:
+    return doc_of(out)["traceEvents"][len(raw_events(original)) :]
+
+
+@pytest.fixture(scope="module")
+def ddp_export(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export") / "ddp.json"
+    assert main(["export", str(DDP), "-o", str(out)]) == 0
+    return out
+
+
+def test_every_original_event_and_key_round_trips(ddp_export):
+    """The original events come first, each exactly as it was (decimals compared as written); then the new ones."""
+    got, want = doc_of(ddp_export), doc_of(DDP)
+    n = len(want["traceEvents"])
+    assert got["traceEvents"][:n] == want["traceEvents"] and len(got["traceEvents"]) > n
+    assert {k: v for k, v in got.items() if k != "traceEvents"} == {k: v for k, v in want.items() if k != "traceEvents"}
+
+
+def test_the_counters_and_the_lane_are_in_the_files_clock(ddp_export):
+    """Queue samples sit exactly at launch calls' and kernels' starts (ns decimals as written); the lane's slices add
+    up to the path's length."""
+    new = added(ddp_export, DDP)
+    a = Results(load_trace(DDP, use_cache=False))
+    queue = [e for e in new if e["ph"] == "C" and e["name"].startswith("Launch queue (")]
+    assert len(queue) == sum(len(s.ts) for s in queue_series(a.trace, a.links.launcher))
+    starts = {e["ts"] for e in raw_events(DDP, exact=True) if e.get("ph") == "X"}
+    assert {e["ts"] for e in queue} <= starts
+    assert {e["name"] for e in queue} == {"Launch queue (GPU 0 stream 7)", "Launch queue (GPU 0 stream 40)"}
+    lane = [e for e in new if e.get("cat") == LANE_CAT]
+    assert len(lane) == len(a.critical.items)
+    assert sum(e["dur"] for e in lane) * 1000 == a.critical.length_ns
+    assert {e["args"]["bound_by"] for e in lane} == {k for k, v in a.critical.breakdown.items() if v}
+    names = [e["args"]["name"] for e in new if e["ph"] == "M"]
+    assert names[0] == "tracetui: critical path" and names[1].startswith("critical path of ProfilerStep#6: ")
+    bandwidth = {e["name"] for e in new if e["ph"] == "C" and "bandwidth" in e["name"]}
+    assert bandwidth == {"Copy bandwidth D2D (GB/s)"}  # the sets are not copies
+
+
+def test_the_export_opens_in_tracetui_with_the_same_figures(ddp_export):
+    a = Results(load_trace(DDP, use_cache=False))
+    b = Results(load_trace(ddp_export, use_cache=False))
+    assert b.trace.report.warning() is None
+    for key in ("wall_us", "gpu_busy_us", "kernels", "launches", "verdict", "cpu_self_total_us"):
+        assert getattr(b.summary, key) == getattr(a.summary, key), key
+    assert b.kernels == a.kernels and b.critical.breakdown == a.critical.breakdown
+    assert [f.rule for f in b.findings] == [f.rule for f in a.findings]
+    assert any(t.name.startswith("critical path of ProfilerStep#6") for t in b.trace.tracks)
+    counters = {b.trace.names[int(k)] for k in b.trace.inst.name[b.trace.inst.counter]}
+    assert "Launch queue (GPU 0 stream 7) · queued" in counters or "Launch queue (GPU 0 stream 7)" in counters
+
+
+def test_kinds_step_and_gzip_as_asked(tmp_path):
+    out = tmp_path / "queue.json.gz"
+    assert main(["export", str(CONTROL), "-o", str(out), "--counters", "critical,queue", "--step", "1010"]) == 0
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    new = added(out, CONTROL)
+    assert {e["ph"] for e in new} == {"C", "M", "X"}
+    assert not any("bandwidth" in e["name"] for e in new)
+    assert next(e for e in new if e["ph"] == "M" and e["name"] == "thread_name")["args"]["name"].startswith(
+        "critical path of ProfilerStep#1010"
+    )
+    whole_us = [e["ts"] for e in new if e["ph"] == "C"]
+    assert all(Decimal(t) == Decimal(t).to_integral_value() for t in whole_us)  # an epoch-us trace: whole us
+
+
+def test_the_input_is_never_written(tmp_path, capsys):
+    src = tmp_path / "t.json"
+    D.host_starved(tmp_path).rename(src)
+    before, stamp = src.read_bytes(), src.stat().st_mtime_ns
+    link = tmp_path / "link.json"
+    link.symlink_to(src)
+    for target in (src, link, tmp_path / "." / "t.json"):
+        assert main(["export", str(src), "-o", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert "tracetui never writes over its input" in err and err.count("\n") == 1
+    assert main(["export", str(src), "-o", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert src.read_bytes() == before and src.stat().st_mtime_ns == stamp
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "t.json"]  # nothing half written
+
+
+def test_bad_usage_is_one_line(tmp_path, capsys):
+    out = str(tmp_path / "o.json")
+    with pytest.raises(SystemExit) as exited:
+        main(["export", str(DDP), "-o", out, "--counters", "queue,fps"])
+    assert exited.value.code == 2 and "expected some of queue,bandwidth,critical" in capsys.readouterr().err
+    assert main(["export", str(SAMPLES / "hta-2rank"), "-o", out]) == 2
+    assert "export writes one trace file" in capsys.readouterr().err
+    assert main(["export", str(DDP), "-o", out, "--step", "99"]) == 2
+    assert "ProfilerStep#99" in capsys.readouterr().err
+    assert not os.path.exists(out)
+
+
+def test_a_damaged_trace_exports_what_it_can_read(tmp_path):
+    """A file cut in its last event: the events before the cut, the new ones, valid JSON that opens again."""
+    whole = D.host_starved(tmp_path).read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(whole[: whole.rindex('"dur"')])
+    t = tracetui.load(cut)
+    done = t.export(tmp_path / "out.json")
+    events = doc_of(tmp_path / "out.json")["traceEvents"]
+    assert done["added"]["queue"] > 0 and any(e.get("ph") == "C" for e in events)
+    assert len([e for e in events if e.get("ph") == "X" and e.get("cat") != LANE_CAT]) == 5  # of 6: the cut one
+    assert Results(load_trace(tmp_path / "out.json", use_cache=False)).summary.kernels == 2
+
+
+def test_a_legacy_array_trace_gets_its_events_in_the_array(tmp_path):
+    events = D.launched("K", 0, 5, 10, 1)
+    src = tmp_path / "legacy.json"
+    src.write_text(json.dumps(events))
+    assert main(["export", str(src), "-o", str(tmp_path / "out.json"), "--counters", "queue"]) == 0
+    got = json.loads((tmp_path / "out.json").read_text())
+    assert got[:2] == events and [e["ph"] for e in got[2:]] == ["C", "C"]

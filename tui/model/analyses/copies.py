@@ -1,0 +1,135 @@
+"""Copies per direction (HTA's get_memory_bw_summary): count, bytes, device time and bandwidth of the H2D, D2H, D2D
+and P2P copies and of the sets, pageable against pinned host memory where the copy's name says, and tiny copies.
+
+The direction comes from the name (device_work.direction), the bytes from each copy's `bytes` arg: only the chunks
+of the file that hold copies are read, once (the device records come last in a Kineto file). A direction's
+bandwidth is its bytes over its copies' summed device time; HTA describes the per-moment bandwidth samples of
+Kineto's own `memory bandwidth (GB/s)` arg instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from ..cats import Cat
+from ..load.args import event_args
+from ..load.source import ChunkReader
+from ..trace import Trace
+from .device_work import DIRECTIONS, direction
+
+SMALL_BYTES = 64_000  # a copy under this (64 KB) moves too little to amortize its fixed cost (a few us)
+PAGEABLE = re.compile(r"Pageable", re.IGNORECASE)
+PINNED = re.compile(r"Pinned", re.IGNORECASE)
+ORDER = [k for k, _ in DIRECTIONS] + ["copy", "set"]
+
+
+@dataclass
+class CopyRow:
+    """The copies of one direction (or the sets): times in ns, bytes (-1 when a copy records none)."""
+
+    kind: str  # H2D, D2H, D2D, P2P, copy (direction not named), set
+    count: int
+    ns: int
+    bytes: int
+    pageable: int = 0  # copies the name says are from or to pageable host memory
+    pinned: int = 0  # ... from or to pinned host memory
+    small: int = 0  # copies under SMALL_BYTES
+    pageable_ns: int = 0  # the device time of the pageable ones
+    small_ns: int = 0  # ... of the small ones
+    median_bytes: int = -1
+    slowest: int = -1  # the copy with the lowest bandwidth (an event id; -1: no bytes)
+    slowest_gbps: float = 0.0
+
+    @property
+    def gbps(self) -> float | None:
+        """Bytes per second of copy time, in GB/s (None without bytes or time)."""
+        return self.bytes / self.ns if self.bytes >= 0 and self.ns > 0 else None
+
+
+@dataclass
+class Copies:
+    """Every direction with copies (and the sets), in ORDER."""
+
+    rows: list[CopyRow] = field(default_factory=list)
+
+    def of(self, kind: str) -> CopyRow | None:
+        return next((r for r in self.rows if r.kind == kind), None)
+
+
+class _Event(msgspec.Struct, gc=False):
+    args: msgspec.Raw = msgspec.Raw()  # read only for the events asked about
+
+
+_CHUNK = msgspec.json.Decoder(list[_Event])
+_ARGS = msgspec.json.Decoder(dict[str, object])
+
+
+def copies(trace: Trace) -> Copies:
+    """The copies by direction and the sets (none: an empty table)."""
+    x = trace.x
+    ev = np.flatnonzero(np.isin(x.cat, [int(Cat.MEMCPY), int(Cat.MEMSET)]))
+    if not len(ev):
+        return Copies()
+    names = [trace.names[int(k)] for k in x.name[ev]]
+    kind = np.array(["set" if c == int(Cat.MEMSET) else direction(n) for c, n in zip(x.cat[ev], names, strict=True)])
+    pageable = np.array([bool(PAGEABLE.search(n)) for n in names])
+    pinned = np.array([bool(PINNED.search(n)) for n in names])
+    size = copy_bytes(trace, ev)
+    rows = []
+    for k in ORDER:
+        mine = kind == k
+        if mine.any():
+            rows.append(_row(trace, k, ev[mine], size[mine], pageable[mine], pinned[mine]))
+    return Copies(rows)
+
+
+def _row(
+    trace: Trace, kind: str, ev: np.ndarray, size: np.ndarray, pageable: np.ndarray, pinned: np.ndarray
+) -> CopyRow:
+    dur = trace.x.dur[ev]
+    row = CopyRow(kind, len(ev), int(dur.sum()), int(size.sum()) if (size >= 0).all() else -1)
+    row.pageable, row.pinned = int(pageable.sum()), int(pinned.sum())
+    known = size >= 0
+    small = known & (size < SMALL_BYTES)
+    row.small, row.small_ns, row.pageable_ns = int(small.sum()), int(dur[small].sum()), int(dur[pageable].sum())
+    if known.any():
+        row.median_bytes = int(np.median(size[known]))
+        timed = np.flatnonzero(known & (dur > 0))
+        if len(timed):
+            rate = size[timed] / dur[timed]
+            k = int(np.argmin(rate))
+            row.slowest, row.slowest_gbps = int(ev[timed[k]]), float(rate[k])
+    return row
+
+
+def copy_bytes(trace: Trace, ev: np.ndarray) -> np.ndarray:
+    """The `bytes` arg of each event (-1: none), decoding only the chunks that hold them, each once."""
+    out = np.full(len(ev), -1, np.int64)
+    chunk = trace.x.chunk[ev]
+    readers: dict[int, ChunkReader] = {}
+    try:
+        for c in np.unique(chunk).tolist():
+            here = np.flatnonzero(chunk == c)
+            out[here] = _chunk_bytes(trace, int(c), ev[here], readers)
+    finally:
+        for r in readers.values():
+            r.close()
+    return out
+
+
+def _chunk_bytes(trace: Trace, c: int, ev: np.ndarray, readers: dict[int, ChunkReader]) -> list[int]:
+    start, end, _first, src = (int(v) for v in trace.chunks[c])
+    try:
+        if src not in readers:
+            buf = trace.buffers.get(src)
+            readers[src] = ChunkReader(buf=buf) if buf is not None else ChunkReader(Path(trace.sources[src]))
+        items = _CHUNK.decode(readers[src](start, end))
+        found = [_ARGS.decode(items[p].args).get("bytes") if items[p].args else None for p in trace.x.pos[ev].tolist()]
+    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, OSError):
+        found = [event_args(trace, int(i)).get("bytes") for i in ev.tolist()]  # a damaged chunk, event by event
+    return [int(b) if isinstance(b, int | float) and not isinstance(b, bool) and b >= 0 else -1 for b in found]

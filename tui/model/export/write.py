@@ -1,0 +1,133 @@
+"""Writing an export: the original file's bytes copied as they are, the new events spliced in before its events
+array closes, into a new file (gzip when its name ends in .gz), never over the input.
+
+A file that is not whole JSON (cut short, a damaged head, events that did not parse) cannot be spliced: its
+events that parse are copied, each as its own bytes, into a new top-level object with the metadata tracetui read
+from it, and the export says how many it left out. The file is written beside its target and renamed into place,
+so a failed export leaves nothing half written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import orjson
+
+from ..analyses.results import Results
+from ..errors import TraceError
+from ..load.locate import open_source
+from ..load.source import Source, split_events
+from .added import KINDS, Added, added_events
+
+
+class ExportError(ValueError):
+    """An export that cannot be written as asked (its target is the input, a folder of ranks, ...): one line."""
+
+
+@dataclass
+class Exported:
+    """What an export wrote."""
+
+    path: str
+    added: dict[str, int]  # events added per kind
+    left_out: int = 0  # original events that did not parse (a damaged file), not copied
+    notes: list[str] = field(default_factory=list)
+
+
+def export(a: Results, out: str | os.PathLike[str], kinds: Sequence[str] = KINDS, step: int | None = None) -> Exported:
+    """Write the trace of `a` to `out` with the kinds of events asked for added (see added.py)."""
+    trace = a.trace
+    if trace.job or len(trace.sources) != 1:
+        raise ExportError(f"{trace.path}: export writes one trace file: give one rank's file of the folder")
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ExportError(f"unknown counter {bad[0]!r}: choose from {', '.join(KINDS)}")
+    source, target = Path(trace.path), Path(out)
+    check_target(source, target)
+    src = open_source(Path(trace.sources[0]) if trace.sources[0] != trace.path else source, None)
+    added = added_events(a, kinds, src.top.baseTimeNanoseconds or 0, step)
+    whole = not (src.truncated or src.gz_truncated or src.notes or trace.report.skipped or trace.report.repaired)
+    left_out = 0
+    if whole:
+        pieces: Iterable[bytes | memoryview] = _spliced(src, added)
+    else:
+        pieces, left_out = _rebuilt(src, added)
+    _write(target, pieces)
+    notes = added.notes + ([f"{left_out:,} damaged events left out (they are not JSON)"] if left_out else [])
+    return Exported(str(target), added.counts, left_out, notes)
+
+
+def check_target(source: Path, target: Path) -> None:
+    """Never the input itself (by any name), never a folder."""
+    same = target.resolve() == source.resolve()
+    if not same and target.exists():
+        try:
+            same = target.samefile(source)
+        except OSError:
+            same = False
+    if same:
+        raise ExportError(
+            f"{target}: that is the trace itself, and tracetui never writes over its input: name another file"
+        )
+    if target.is_dir():
+        raise ExportError(f"{target}: is a folder; give the file to write (OUT.json or OUT.json.gz)")
+
+
+def _spliced(src: Source, added: Added) -> list[bytes | memoryview]:
+    """The file's bytes with the new events before the events array's closing bracket."""
+    body = memoryview(src.buf)
+    if not added.texts:
+        return [body]
+    first = b",\n" if _holds_events(src) else b"\n"
+    return [body[: src.end], first + b",\n".join(added.texts) + b"\n", body[src.end :]]
+
+
+def _holds_events(src: Source) -> bool:
+    """Is there anything but whitespace in the events array (read back from its end, a little at a time)?"""
+    look = 64
+    while True:
+        lo = max(src.start, src.end - look)
+        if bytes(src.buf[lo : src.end]).strip():
+            return True
+        if lo == src.start:
+            return False
+        look *= 16
+
+
+def _rebuilt(src: Source, added: Added) -> tuple[list[bytes | memoryview], int]:
+    """A new top-level object: the events that parse, the new ones, the metadata read from the file."""
+    kept, left_out = [], 0
+    for start, end in split_events(src.buf, src.start, src.end):
+        text = bytes(src.buf[start:end]).strip().rstrip(b",").strip()
+        if not text:
+            continue
+        try:
+            ok = isinstance(msgspec.json.decode(text), dict)
+        except msgspec.DecodeError:
+            ok = False
+        if ok:
+            kept.append(text)
+        else:
+            left_out += 1
+    top = {k: v for k, v in msgspec.structs.asdict(src.top).items() if k != "traceEvents" and v is not None}
+    rest = orjson.dumps(top)[1:-1]
+    head = b'{"traceEvents":[\n' + b",\n".join(kept + added.texts) + b"\n]"
+    return [head + (b"," + rest if rest else b"") + b"}\n"], left_out
+
+
+def _write(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
+    """Write beside the target, then rename it into place (gzip when the name ends in .gz)."""
+    part = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        with gzip.open(part, "wb", compresslevel=6) if target.suffix == ".gz" else open(part, "wb") as f:
+            for piece in pieces:
+                f.write(piece)
+        os.replace(part, target)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise TraceError(target, f"cannot write the export: {exc.strerror or exc}") from None
