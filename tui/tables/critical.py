@@ -25,6 +25,7 @@ from ..model.analyses.critical import (
     parse_spec,
 )
 from ..model.analyses.critical.ranks import JobPath, job_path
+from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.cats import Cat
 from ..model.steps import STEP_NAME
@@ -287,6 +288,8 @@ def _what(s: Spec, names: list[str]) -> str:
     if s.what == "cpu":
         return "CPU"
     one = names[0] if len(names) == 1 else ""
+    if s.what == "kernel" and (picked := selector(s.pattern)) is not None:
+        return picked.describe()
     if s.what == "kernel":
         return _cut(one) if one else f"kernels matching /{s.pattern}/"
     if s.what == "op":

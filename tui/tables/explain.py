@@ -92,10 +92,11 @@ OWN_TEMPLATES = {
     "step or less, or copy them with .to('cpu', non_blocking=True) into pinned memory and read them later.",
     "setup-gap": "The gap between this annotation's start and its first aten op is one-time setup (first-call Python "
     "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
-    "kernel-fp32-gemm": "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda."
-    "matmul.allow_tf32 = True), would use them.",
-    "kernel-tensor-core": "Tensor-core (matrix-core) kernel (s16816/tensorop/xmma/wgmma/nvjet, MI.. on AMD): the fast "
-    "path for matrix multiplies.",
+    "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
+    "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores. bf16/fp16 (torch.autocast), or TF32 "
+    "(torch.set_float32_matmul_precision('high')), would use them.",
+    "kernel-tensor-core": "Tensor-core (matrix-core) kernel (its name says so: hmma, s16816/s1688 shapes, tensorop, "
+    "xmma, wgmma, nvjet, FlashAttention/FMHA; MFMA or xdlops on AMD): the fast path for matrix multiplies.",
     "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "
     "(reduction, persistent reduction) and triton_tem_ (a GEMM or conv template), then the ops fused into it; other "
     "names are hand-written Triton kernels (vLLM, FlashInfer, your own).",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
+from ..kernel_roles import MATRIX, VECTOR
 from ..roofline.peaks import peak
 from ..roofline.points import Roofline, RooflineRow, ridge, roof_words, roofline
 from ..summary import Summary
@@ -58,13 +59,15 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
         "op": x.name,
         "shapes": x.input_shapes,
         "dtype": x.roof_dtype or x.dtype,
-        "unit": roof_words(r.device, x.unit, x.roof_dtype or x.dtype),
+        "unit": "vector (CUDA-core)"
+        if x.roof_unit == VECTOR
+        else roof_words(r.device, x.unit, x.roof_dtype or x.dtype),
         "gpu": r.device.name,
         "tflops": Quantity(x.tflops or 0.0, "TFLOP/s"),
         "peak": Quantity(x.peak_tflops, "TFLOP/s"),
         "pct": 100 * (x.tflops or 0.0) / x.peak_tflops,
         "intensity": x.intensity or 0.0,
-        "ridge": ridge(r.device, x.unit, x.roof_dtype or x.dtype) or 0.0,
+        "ridge": ridge(r.device, x.roof_unit or x.unit, x.roof_dtype or x.dtype) or 0.0,
         "gbps": x.gbps or 0.0,
         "bw": r.device.peak_gbps or 0.0,
         "bw_pct": 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0,
@@ -107,15 +110,18 @@ def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
 
 
 def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
-    """fp32 GEMMs whose TF32 (or bf16) tensor-core roof is several times the fp32 one they run against."""
+    """fp32 GEMMs measured against an fp32 roof (the CUDA cores, or an AMD GPU's fp32 matrix rate) whose TF32 (or bf16)
+    tensor-core roof is several times higher. An fp32 GEMM whose kernels ran TF32 on the tensor cores is measured
+    against the TF32 roof (roofline/units.py), so it is never here."""
     r = _table(a)
-    rows = [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
-    if r.device is None or not rows:
+    if r.device is None:
         return []
-    fp32 = peak(r.device, "matrix", "fp32") or 0.0
+    rows = [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+    matrix = bool(rows) and all(x.roof_unit == MATRIX for x in rows) and "matrix_fp32" in r.device.peak_tflops
+    fp32 = peak(r.device, MATRIX if matrix else VECTOR, "fp32") or 0.0
     tc = "tf32" if "matrix_tf32" in r.device.peak_tflops else "bf16"
     tc_peak = r.device.peak_tflops.get(f"matrix_{tc}", 0.0)
-    if not fp32 or tc_peak < 1.5 * fp32:
+    if not rows or not fp32 or tc_peak < 1.5 * fp32:
         return []
     time, flops = sum(x.device_us for x in rows), sum(x.flops for x in rows)
     figures: dict[str, Figure] = {
@@ -131,7 +137,9 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "top_shapes": rows[0].input_shapes,
     }
     marked, total = _marked(r, rows)
-    return [Finding("roofline-fp32-gemm", "fp32 GEMMs off the tensor cores", figures, marked, total=total)]
+    title = "fp32 GEMMs at the matrix cores' fp32 rate" if matrix else "fp32 GEMMs off the tensor cores"
+    parts = ["roofline-fp32-gemm-matrix" if matrix else "roofline-fp32-gemm"]
+    return [Finding("roofline-fp32-gemm", title, figures, marked, parts, total)]
 
 
 def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:

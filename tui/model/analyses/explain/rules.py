@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ...analysis import Analysis
 from ...cats import BUSY_CATS, GPU_CATS, Cat
 from ...nesting import subtree_reduce
 from ...steps import STEP_NAME, cold_first, typical
-from ..kernel_roles import role
+from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
 from ..launches import launch_calls
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
@@ -49,10 +50,8 @@ METADATA_OPS = {
 }
 SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
 LAUNCH = re.compile(r"Launch", re.IGNORECASE)
-GEMM_KERNEL = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul", re.IGNORECASE)
-GEMM_OR_CONV = re.compile(
-    r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE
-)
+GEMM_ROLES = frozenset({"GEMM", "triton template (GEMM/conv)"})
+GEMM_OR_CONV_ROLES = GEMM_ROLES | {"convolution"}
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
 SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
@@ -100,7 +99,7 @@ def occupancy_query(a: Analysis, s: Summary) -> list[Finding]:
     hits, kernels = [], []
     for q in _names(a, re.compile(r"OccupancyMaxActiveBlocksPerMultiprocessor")).tolist():
         nxt = _next_launch(a, q)
-        if nxt is not None and GEMM_OR_CONV.search(a.trace.name_of(nxt)):
+        if nxt is not None and role(a.trace.name_of(nxt)) in GEMM_OR_CONV_ROLES:
             hits.append(q)
             kernels.append(nxt)
     if not hits:
@@ -136,7 +135,7 @@ def bias_copy(a: Analysis, s: Summary) -> list[Finding]:
         if addmm is None:
             continue
         launched = [int(k) for j in a.descendants(addmm, 64) for k in a.links.launched(j)]
-        if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
+        if any(role(a.trace.name_of(k)) in GEMM_ROLES and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
             hits.append(g)
     return [Finding("bias-copy", "Bias copy before addmm's GEMM", {}, hits)] if hits else []
 
@@ -275,29 +274,25 @@ def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
-# (rule id, the roles it is about, an extra name pattern or None); tui/tables/explain.py has each one's note.
-# Roles come from kernel_roles.py, which recognises Triton kernels first: a hand-written Triton kernel named
-# *_flashinfer_* is not attention.
-KERNEL_HINTS = [
-    ("kernel-fp32-gemm", ("GEMM",), re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE)),
-    (
-        "kernel-tensor-core",
-        ("GEMM", "convolution"),
-        re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_|_MI\d+x\d+", re.IGNORECASE),
-    ),
-    ("kernel-triton", ("triton pointwise", "triton reduction", "triton template (GEMM/conv)", "triton"), None),
-    ("kernel-attention", ("attention",), None),
-    ("kernel-nccl", ("collective",), None),
+# (rule id, what a kernel's class must be); tui/tables/explain.py has each one's note. Classes come from
+# kernel_roles.py, the one classifier: it recognises Triton kernels first (a hand-written Triton kernel named
+# *_flashinfer_* is not attention), and a kernel is on the CUDA cores or on the tensor cores, never both.
+KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
+    ("kernel-fp32-gemm", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype == "fp32"),
+    ("kernel-tensor-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == MATRIX),
+    ("kernel-triton", lambda k: k.role.startswith("triton")),
+    ("kernel-attention", lambda k: k.role == "attention"),
+    ("kernel-nccl", lambda k: k.role == "collective"),
 ]
 
 
 def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     gpu = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
     used = np.unique(a.trace.x.name[gpu])
-    roles = {int(n): role(a.trace.names[int(n)]) for n in used.tolist()}
+    classes = {int(n): classify(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
-    for rule_id, wanted, pattern in KERNEL_HINTS:
-        hit = [n for n, r in roles.items() if r in wanted and (pattern is None or pattern.search(a.trace.names[n]))]
+    for rule_id, wanted in KERNEL_HINTS:
+        hit = [n for n, k in classes.items() if wanted(k)]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
             out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), {}, events.tolist()))
