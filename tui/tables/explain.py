@@ -7,6 +7,7 @@ from typing import Any
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
+from .explain_savings import saving_fields
 
 OVERHEAD_TAIL = "The summary's launch figures use the median and leave these out."
 COMPILE_WHAT = {
@@ -39,6 +40,7 @@ OWN_TEMPLATES = {
     "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
     "overhead-idle": "The GPU is idle {idle} of the window.",
+    "overhead-path": "CPU work is {path_cpu} of the critical path of {window}: the GPU waits for the CPU.",
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
@@ -102,6 +104,15 @@ OWN_TEMPLATES = {
     "names are hand-written Triton kernels (vLLM, FlashInfer, your own).",
     "kernel-attention": "Fused attention kernel (FlashAttention 2/3, FlashInfer prefill/decode, memory-efficient, "
     "cuDNN SDPA or CK FMHA): softmax(QK^T)V in one kernel.",
+    "no-kernel": "{calls:,} collective call(s) ({names}) launched no collective kernel: no data moved between GPUs on "
+    "the device, and their {cpu} are CPU time.",
+    "no-kernel-one-rank": "The process group has one rank (world size {world_size}): there is nothing to exchange, so "
+    "the backend returns without launching anything. The run looks distributed and is not: its communication cost is "
+    "not measured here. Profile with the ranks you train with to see it, or leave the collectives out on one GPU.",
+    "no-kernel-host": "The {backend} backend moves CUDA tensors through the host: {copies:,} copies to and from the GPU "
+    "under the calls, the reduction on the CPU. For GPU tensors use NCCL (torch.distributed.init_process_group('nccl')).",
+    "no-kernel-unknown": "Neither a one-rank group nor a host backend is recorded (distributedInfo): look at the process "
+    "group's size and backend.",
     "kernel-nccl": "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time "
     "here is communication, or waiting for a slower rank.",
 }
@@ -166,7 +177,8 @@ def figure_json(figure: Figure) -> Any:
 
 
 def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
-    """A finding as JSON: its rule, title, figures as numbers, the note as text, its events' count and examples."""
+    """A finding as JSON: its rule, title, figures as numbers, the note as text, its events' count and examples, and
+    what its fix would buy (saving_us, what_if; explain_savings.py)."""
     return {
         "rule": f.rule,
         "title": f.title,
@@ -174,4 +186,4 @@ def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
         "note": note(f),
         "count": f.count,
         "examples": examples,
-    }
+    } | saving_fields(f)

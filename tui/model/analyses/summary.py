@@ -16,6 +16,7 @@ from ..threads import side_by_side
 from ..trace import Trace
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
+from .host_collectives import HostCollectives, host_collectives
 from .launches import RuntimeCalls, device_callers, launch_calls, other_runtime
 from .ops import OpsTable
 
@@ -79,6 +80,7 @@ class Summary:
     cut_short: bool = False  # the file ended before its last event: records written last (the GPU's) may be lost
     other_runtime: list[RuntimeCalls] = field(default_factory=list)  # runtime calls that launched nothing, per name
     work: DeviceWork = field(default_factory=DeviceWork)  # kernels, copies by direction, sets
+    host_collectives: HostCollectives = field(default_factory=HostCollectives)  # collectives that launched nothing
 
     @property
     def other_runtime_calls(self) -> int:
@@ -170,6 +172,7 @@ def summarize(
     s.work = work
     _device_side(trace, busy_mask, launch, s)
     s.graphs = graph_stats(trace, owner, launch)
+    s.host_collectives = host_collectives(trace, parents(), launcher)
     s.cpu_while_idle = idle
     s.cut_short = trace.report.truncated or trace.report.gz_truncated
     s.verdict, s.reason = _cpu_verdict(trace, table, s, parents()) if s.cpu_only else _gpu_verdict(s)

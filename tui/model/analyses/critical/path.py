@@ -119,14 +119,26 @@ def _items(a: Analysis, g: Graph, k: np.ndarray, start: np.ndarray, dur: np.ndar
     new = np.r_[True, (owner[1:] != owner[:-1]) | (bound[1:] != bound[:-1]) | (kind[1:] != kind[:-1])]
     first = np.flatnonzero(new)
     total = np.add.reduceat(dur, first)
-    names = a.trace.names
-    x = a.trace.x
-    out = []
-    for f, d in zip(first.tolist(), total.tolist(), strict=True):
-        ev, b, kd = int(owner[f]), Bound(int(bound[f])), Kind(int(kind[f]))
-        name = names[int(x.name[ev])] if ev >= 0 else _unnamed(b, kd)
-        out.append(PathItem(ev, name, KIND_NAMES[kd], int(start[f]), int(d), CLASS_NAMES[b]))
-    return out
+    ev = owner[first]
+    name_ids = np.where(ev >= 0, a.trace.x.name[np.maximum(ev, 0)], -1)  # one read of the column, not one per item
+    names, classes, kinds = a.trace.names, _CLASSES, _KINDS
+    rows = zip(
+        ev.tolist(),
+        name_ids.tolist(),
+        bound[first].tolist(),
+        kind[first].tolist(),
+        start[first].tolist(),
+        total.tolist(),
+        strict=True,
+    )
+    return [
+        PathItem(i, names[n] if i >= 0 else _unnamed(Bound(b), Kind(kd)), kinds[kd], t, d, classes[b])
+        for i, n, b, kd, t, d in rows
+    ]
+
+
+_CLASSES = [CLASS_NAMES[b] for b in sorted(Bound)]  # by the class's value
+_KINDS = [KIND_NAMES[k] for k in sorted(Kind)]
 
 
 def _unnamed(b: Bound, kind: Kind) -> str:

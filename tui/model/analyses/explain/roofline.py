@@ -8,7 +8,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ..kernel_roles import MATRIX, VECTOR
-from ..roofline.peaks import peak
+from ..roofline.peaks import Device, peak
 from ..roofline.points import Roofline, RooflineRow, ridge, roof_words, roofline
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
@@ -84,7 +84,7 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     r = _table(a)
     if r.device is None or not r.device.peak_gbps:
         return []
-    rows = [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
+    rows = memory_rows(r)
     moved, time = sum(x.bytes for x in rows), sum(x.device_us for x in rows)
     if len(rows) < 2 or time < FUSE_SHARE * sum(x.device_us for x in r.rows):
         return []
@@ -99,6 +99,11 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     }
     marked, total = _marked(r, rows)
     return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked, total=total)]
+
+
+def memory_rows(r: Roofline) -> list[RooflineRow]:
+    """The elementwise, reduction, softmax and norm rows under the memory roof (copies left out)."""
+    return [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
 
 
 def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
@@ -116,11 +121,9 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
     r = _table(a)
     if r.device is None:
         return []
-    rows = [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
-    matrix = bool(rows) and all(x.roof_unit == MATRIX for x in rows) and "matrix_fp32" in r.device.peak_tflops
-    fp32 = peak(r.device, MATRIX if matrix else VECTOR, "fp32") or 0.0
-    tc = "tf32" if "matrix_tf32" in r.device.peak_tflops else "bf16"
-    tc_peak = r.device.peak_tflops.get(f"matrix_{tc}", 0.0)
+    rows = fp32_rows(r)
+    matrix = fp32_on_matrix(r.device, rows)
+    tc, tc_peak, fp32 = tensor_core_gain(r.device, matrix)
     if not rows or not fp32 or tc_peak < 1.5 * fp32:
         return []
     time, flops = sum(x.device_us for x in rows), sum(x.flops for x in rows)
@@ -140,6 +143,43 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
     title = "fp32 GEMMs at the matrix cores' fp32 rate" if matrix else "fp32 GEMMs off the tensor cores"
     parts = ["roofline-fp32-gemm-matrix" if matrix else "roofline-fp32-gemm"]
     return [Finding("roofline-fp32-gemm", title, figures, marked, parts, total)]
+
+
+def fp32_rows(r: Roofline) -> list[RooflineRow]:
+    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores)."""
+    return [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+
+
+def fp32_on_matrix(device: Device, rows: list[RooflineRow]) -> bool:
+    """Do the fp32 rows run on an fp32 matrix unit (AMD's MFMA fp32), not the CUDA cores / vector ALUs?"""
+    return bool(rows) and all(x.roof_unit == MATRIX for x in rows) and "matrix_fp32" in device.peak_tflops
+
+
+def tensor_core_gain(device: Device, matrix: bool = False) -> tuple[str, float, float]:
+    """(the tensor-core dtype an fp32 GEMM would move to: tf32, else bf16, else fp16 (V100); its peak; the fp32 peak
+    it runs at)."""
+    tc = next((t for t in ("tf32", "bf16", "fp16") if f"matrix_{t}" in device.peak_tflops), "bf16")
+    fp32 = peak(device, MATRIX if matrix else VECTOR, "fp32") or 0.0
+    return tc, device.peak_tflops.get(f"matrix_{tc}", 0.0), fp32
+
+
+def row_of_call(r: Roofline, call: int) -> RooflineRow | None:
+    """The row one modelled call is in (None: it is in none)."""
+    calls = np.frombuffer(r.attribution.calls, np.int64)
+    k = int(np.searchsorted(calls, call))
+    if k >= len(calls) or calls[k] != call:
+        return None
+    return r.rows[int(np.frombuffer(r.attribution.call_row, np.int64)[k])]
+
+
+def row_kernels(r: Roofline, rows: list[RooflineRow]) -> dict[str, float]:
+    """The device work launched under the rows' calls, by name: device us, the most first."""
+    wanted = {k for k, x in enumerate(r.rows) if any(x is y for y in rows)}
+    times: dict[str, float] = {}
+    for share in r.attribution.kernels:
+        if share.row in wanted:
+            times[share.kernel] = times.get(share.kernel, 0.0) + share.device_us
+    return dict(sorted(times.items(), key=lambda kv: -kv[1]))
 
 
 def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:

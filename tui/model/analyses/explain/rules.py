@@ -22,11 +22,13 @@ from ...steps import STEP_NAME, cold_first, typical
 from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
 from ..launches import launch_calls
 from ..summary import Summary
+from .comms import COMMS_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
+from .savings import CPU_BOUND, verdict_path, with_savings
 
 METADATA_OPS = {
     "aten::t",
@@ -172,8 +174,13 @@ GAPS_MARKED = 50  # the kernels after the longest gaps are marked
 
 
 def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
-    """The GPU waits for the CPU: the gaps between device work as evidence, and what the CPU did meanwhile."""
-    if s.cpu_only or s.verdict != "overhead-bound":
+    """The GPU waits for the CPU (the verdict says so, or the critical path of its step runs mostly through CPU work):
+    the gaps between device work as evidence, and what the CPU did meanwhile."""
+    path = None if s.cpu_only or s.device_records_missing else verdict_path(a)
+    cpu_path = (
+        path is not None and path.length_ns > 0 and path.breakdown.get("cpu_bound", 0) >= CPU_BOUND * path.length_ns
+    )
+    if s.cpu_only or s.device_records_missing or not (s.verdict == "overhead-bound" or cpu_path):
         return []
     x = a.trace.x
     work = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
@@ -197,9 +204,15 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
+    if path is not None and cpu_path:
+        figures |= {
+            "window": path.window,
+            "path_cpu": Quantity(path.breakdown["cpu_bound"] / path.length_ns, "fraction"),
+        }
     launching = launches_cost_more(s)
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
-    parts = ["overhead-idle", "overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    parts = ["overhead-idle"] + (["overhead-path"] if cpu_path else [])
+    parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
     marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
     return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
@@ -453,12 +466,13 @@ RULES = [
     *GRAPH_RULES,
     *ROOFLINE_RULES,
     *QUEUE_RULES,
+    *COMMS_RULES,
 ]
 
 
 def explain(a: Analysis, summary: Summary) -> list[Finding]:
-    """Every finding of every rule, in rule order."""
-    return [f for rule in RULES for f in rule.find(a, summary)]
+    """Every finding of every rule, with what its fix would buy, the biggest saving first (savings.py)."""
+    return with_savings(a, [f for rule in RULES for f in rule.find(a, summary)])
 
 
 class NoteIndex:
