@@ -165,7 +165,7 @@ def _findings(a: Results) -> Table | Text:
         saves = f" — {headline(f)}" if f.saving is not None else ""
         text = Text(f.title + where + saves, style="bold").append("  " + explain_note(f), style="")
         if f.saving is not None:
-            text.append("  " + what_if_line(f), style="italic #8a8f98")
+            text.append("\n" + what_if_line(f), style="italic #8a8f98")
         t.add_row("•", text)
     return t
 
