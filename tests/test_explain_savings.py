@@ -161,6 +161,11 @@ LEADS = {
     "matmul_add_4096_cold_eager.json.gz": ("roofline-gemm", "kernel:^nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT$"),
     # the math SDPA runs its GEMMs in fp32 on the CUDA cores: TF32 is worth the most
     "attn_sdpa_math.json.gz": ("roofline-fp32-gemm", "kernel:role=gemm,unit=vector,dtype=fp32"),
+    # naive attention materialises the scores: its softmax and elementwise ops are memory-bound, fusing them leads
+    "attn_naive.json.gz": ("roofline-memory", "kernel:role=elementwise|softmax=2"),
+    "attn_inplace.json.gz": ("roofline-memory", "kernel:role=elementwise|softmax=2"),
+    # the eager MLP's GELU and multiply between its GEMMs: the fusion torch.compile does
+    "mlp_fwd_eager.json.gz": ("roofline-memory", "kernel:role=elementwise=2"),
 }
 
 
@@ -172,3 +177,14 @@ def test_the_h200_series_lesson_leads(name):
     rule, spec = LEADS[name]
     assert first.rule == rule and first.saving is not None and first.saving.spec.startswith(spec)
     assert first.saving.share >= LITTLE
+
+
+def test_the_overview_names_the_fix_worth_most(tmp_path):
+    from tui.tables.explain_savings import biggest_saving
+
+    a = results(cpu_bound_with_memory_ops(tmp_path))
+    line = biggest_saving(a.findings)
+    assert line is not None and line.startswith("The fix worth most on the critical path of ProfilerStep#1: GPU idle")
+    assert biggest_saving([f for f in a.findings if f.rule == "roofline-memory"]) == (
+        "No finding's fix saves 1% of the critical path of ProfilerStep#1 (1.00 ms): see the path (8)."
+    )

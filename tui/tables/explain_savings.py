@@ -55,6 +55,21 @@ def headline(f: Finding) -> str:
     return f"saves {when(s.saving_ns)} of {when(s.length_ns)} ({s.share:.0%})"
 
 
+def biggest_saving(findings: list[Finding]) -> str | None:
+    """The overview's reading of the findings: the fix worth most on the critical path, or that none is worth much
+    (None: no finding has a what-if)."""
+    solved = [f for f in findings if f.saving is not None]
+    if not solved:
+        return None
+    top = max(solved, key=lambda f: f.saving.saving_ns if f.saving else 0)
+    s = top.saving
+    assert s is not None
+    if s.share < LITTLE:
+        return f"No finding's fix saves {LITTLE:.0%} of the critical path of {s.window} ({when(s.length_ns)}): see the path (8)."
+    title = top.title if top.title[:2].isupper() else top.title[0].lower() + top.title[1:]
+    return f"The fix worth most on the critical path of {s.window}: {title}, which {headline(top)} (below)."
+
+
 def what_if_line(f: Finding) -> str:
     """The line under a finding's note: its what-if, and why it saves nothing where it does ('' for a note)."""
     if f.saving is None:

@@ -15,7 +15,7 @@ from ..model.steps import is_slow, typical
 from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
-from ..tables.explain_savings import headline, what_if_line
+from ..tables.explain_savings import biggest_saving, headline, what_if_line
 from ..tables.summary import has_device_steps, shown_steps
 
 BAR = "█"
@@ -115,6 +115,8 @@ def overview_renderable(a: Results) -> Group:
         parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
     parts += _critical_lines(a)
     parts += [Text("• " + r) for r in readings(s)]
+    best = biggest_saving(a.findings)  # the view needs the findings: they are ready
+    parts += [Text("• " + best)] if best else []
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
