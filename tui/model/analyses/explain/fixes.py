@@ -18,9 +18,9 @@ from ...analysis import Analysis
 from ..host_collectives import collective_calls
 from ..kernel_roles import classify
 from ..kernel_select import Selector
-from ..roofline.points import Roofline, roofline
+from ..roofline.points import Roofline
 from .findings import Finding, Quantity
-from .roofline import fp32_on_matrix, fp32_rows, memory_rows, row_kernels, row_of_call, tensor_core_gain
+from .roofline import fp32_rows, memory_rows, row_kernels, row_of_call, table_of, tensor_core_gain
 
 # Why no what-if applies (worded by tui/tables/explain.py).
 NOTE = "note"  # a note on what the trace shows, not a change to make
@@ -69,10 +69,10 @@ def _slow_copy(a: Analysis, f: Finding) -> Fix:
 
 def _fp32_kernels(a: Analysis, f: Finding) -> Fix:
     """fp32 GEMM and conv kernels on the CUDA cores, at the GPU's tensor-core rate."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None:
         return "", NO_PEAKS
-    tc, tc_peak, fp32 = tensor_core_gain(r.device)
+    _tc, tc_peak, fp32 = tensor_core_gain(r.device)
     if not fp32 or not tc_peak:
         return "", NO_PEAKS
     return _fp32_spec({a.trace.name_of(e) for e in f.events}, tc_peak / fp32), ""
@@ -80,21 +80,17 @@ def _fp32_kernels(a: Analysis, f: Finding) -> Fix:
 
 def _fp32_rows(a: Analysis, f: Finding) -> Fix:
     """The kernels under the fp32 GEMM rows, at the tensor-core rate the finding names."""
-    r = _table(a)
-    rows = fp32_rows(r)
-    if r.device is None or not rows:
+    r = table_of(a)
+    rows, ratio = fp32_rows(r), f.figures["ratio"]
+    if not isinstance(ratio, Quantity) or not rows:
         return "", NO_PEAKS
-    ratio = f.figures["ratio"]
-    factor = (
-        ratio.value if isinstance(ratio, Quantity) else tensor_core_gain(r.device, fp32_on_matrix(r.device, rows))[1]
-    )
     names = _math_kernels(r, rows) or set(row_kernels(r, rows))
-    return (_fp32_spec(names, factor), "") if names else ("", NOTE)
+    return (_fp32_spec(names, ratio.value), "") if names else ("", NOTE)
 
 
 def _gemm_roof(a: Analysis, f: Finding) -> Fix:
     """A GEMM, attention or conv shape's kernels as fast as its roof allows."""
-    r = _table(a)
+    r = table_of(a)
     row = row_of_call(r, f.events[0]) if f.events else None
     if row is None or not row.pct_of_roof:
         return "", NOTE
@@ -106,7 +102,7 @@ def _gemm_roof(a: Analysis, f: Finding) -> Fix:
 
 def _fuse(a: Analysis, f: Finding) -> Fix:
     """The memory-bound ops' kernels, by their roles, as if fusion halved their traffic."""
-    r = _table(a)
+    r = table_of(a)
     roles = sorted({classify(n).role for n in row_kernels(r, memory_rows(r))} - {"other"})  # "other" says nothing
     if not roles:
         return "", NOTE
@@ -124,11 +120,6 @@ def _queue(a: Analysis, f: Finding) -> Fix:
 def _no_kernel_collectives(a: Analysis, f: Finding) -> Fix:
     """The collective calls gone: c10d's op, record_param_comms and the backend's span, all their own CPU time."""
     return _exact("op", {a.trace.name_of(int(e)) for e in collective_calls(a.trace)}, 0), ""
-
-
-def _table(a: Analysis) -> Roofline:
-    found = getattr(a, "roofline", None)
-    return found if isinstance(found, Roofline) else roofline(a)
 
 
 def _math_kernels(r: Roofline, rows: list) -> set[str]:

@@ -23,7 +23,8 @@ FAR_BELOW = 10.0  # % of roof under which a GEMM is far below both roofs
 MAX_MARKED = 10_000
 
 
-def _table(a: Analysis) -> Roofline:
+def table_of(a: Analysis) -> Roofline:
+    """The roofline of the trace: the one Results keeps, else computed (a bare Analysis)."""
     found = getattr(a, "roofline", None)
     return found if isinstance(found, Roofline) else roofline(a)
 
@@ -45,7 +46,7 @@ def _marked(r: Roofline, rows: list[RooflineRow]) -> tuple[list[int], int]:
 
 def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
     """The biggest GEMM, attention and conv shapes: their TFLOP/s as a share of the tensor-core roof of their dtype."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None:
         return []
     total = sum(x.device_us for x in r.rows) or 1.0
@@ -81,7 +82,7 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
 
 def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     """Elementwise ops, reductions, softmax and norms under the memory roof: fusing them saves their traffic."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None or not r.device.peak_gbps:
         return []
     rows = memory_rows(r)
@@ -118,7 +119,7 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
     """fp32 GEMMs measured against an fp32 roof (the CUDA cores, or an AMD GPU's fp32 matrix rate) whose TF32 (or bf16)
     tensor-core roof is several times higher. An fp32 GEMM whose kernels ran TF32 on the tensor cores is measured
     against the TF32 roof (roofline/units.py), so it is never here."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None:
         return []
     rows = fp32_rows(r)
@@ -184,7 +185,7 @@ def row_kernels(r: Roofline, rows: list[RooflineRow]) -> dict[str, float]:
 
 def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
     """GEMMs with M <= 64 far below both roofs: too little work per launch, bound by overhead and latency."""
-    r = _table(a)
+    r = table_of(a)
     rows = [
         x
         for x in r.rows

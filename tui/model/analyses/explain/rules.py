@@ -28,7 +28,7 @@ from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
-from .savings import CPU_BOUND, verdict_path, with_savings
+from .savings import cpu_bound_path, with_savings
 
 METADATA_OPS = {
     "aten::t",
@@ -176,11 +176,8 @@ GAPS_MARKED = 50  # the kernels after the longest gaps are marked
 def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     """The GPU waits for the CPU (the verdict says so, or the critical path of its step runs mostly through CPU work):
     the gaps between device work as evidence, and what the CPU did meanwhile."""
-    path = None if s.cpu_only or s.device_records_missing else verdict_path(a)
-    cpu_path = (
-        path is not None and path.length_ns > 0 and path.breakdown.get("cpu_bound", 0) >= CPU_BOUND * path.length_ns
-    )
-    if s.cpu_only or s.device_records_missing or not (s.verdict == "overhead-bound" or cpu_path):
+    path = None if s.cpu_only or s.device_records_missing else cpu_bound_path(a)
+    if s.cpu_only or s.device_records_missing or not (s.verdict == "overhead-bound" or path is not None):
         return []
     x = a.trace.x
     work = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
@@ -204,14 +201,14 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
-    if path is not None and cpu_path:
+    if path is not None:
         figures |= {
             "window": path.window,
             "path_cpu": Quantity(path.breakdown["cpu_bound"] / path.length_ns, "fraction"),
         }
     launching = launches_cost_more(s)
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
-    parts = ["overhead-idle"] + (["overhead-path"] if cpu_path else [])
+    parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
     parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
     marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count

@@ -45,10 +45,12 @@ def verdict_path(a: Analysis) -> CriticalPath | None:
         return None
 
 
-def gpu_waits_for_cpu(a: Analysis) -> bool:
-    """Does the verdict's path run mostly through CPU work, with device work in the trace (the GPU waits for it)?"""
+def cpu_bound_path(a: Analysis) -> CriticalPath | None:
+    """The verdict's path when CPU work is CPU_BOUND of it or more: the GPU waits for the CPU (None otherwise)."""
     p = verdict_path(a)
-    return p is not None and p.length_ns > 0 and p.breakdown.get("cpu_bound", 0) >= CPU_BOUND * p.length_ns
+    if p is None or p.length_ns <= 0 or p.breakdown.get("cpu_bound", 0) < CPU_BOUND * p.length_ns:
+        return None
+    return p
 
 
 def with_savings(a: Analysis, findings: list[Finding]) -> list[Finding]:
