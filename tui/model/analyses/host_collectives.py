@@ -23,6 +23,7 @@ COLLECTIVE_CALL = re.compile(
     r"^(c10d::|c10d_functional::|_c10d_functional::)|^(nccl|gloo|ucc|mpi|xccl|hccl):|^record_param_comms$"
 )
 NAMED = 4  # call names listed, the most first
+MARKED = 10_000  # calls kept to mark on the timeline, at most
 
 
 @dataclass
@@ -35,7 +36,7 @@ class HostCollectives:
     world_size: int = 0  # from distributedInfo (0: not recorded)
     backend: str = ""  # from distributedInfo, else the backend's span names (nccl:, gloo:)
     copies: int = 0  # memcpys launched beneath the calls (gloo on CUDA tensors: to the host and back)
-    events: list[int] = field(default_factory=list)  # the outermost calls
+    events: list[int] = field(default_factory=list)  # the outermost calls (the first MARKED)
 
 
 def host_collectives(trace: Trace, parent: np.ndarray | None, launcher: np.ndarray) -> HostCollectives:
@@ -62,7 +63,7 @@ def host_collectives(trace: Trace, parent: np.ndarray | None, launcher: np.ndarr
         world_size=int(info["world_size"]) if isinstance(info.get("world_size"), int) else 0,
         backend=str(info.get("backend") or _backend(trace, calls)),
         copies=int(below.sum()),
-        events=outer.tolist(),
+        events=outer[:MARKED].tolist(),
     )
 
 

@@ -24,7 +24,7 @@ def collectives_without_kernels(a: Analysis, s: Summary) -> list[Finding]:
     why = "no-kernel-one-rank" if h.world_size == 1 else "no-kernel-host" if h.backend == "gloo" or h.copies else ""
     parts = ["no-kernel"] + ([why] if why else ["no-kernel-unknown"])
     title = "Collectives that launched nothing"
-    return [Finding("collective-no-kernel", title, figures, h.events[:10_000], parts, len(h.events))]
+    return [Finding("collective-no-kernel", title, figures, h.events, parts, h.calls)]
 
 
 COMMS_RULES = [Rule("collective-no-kernel", collectives_without_kernels)]
