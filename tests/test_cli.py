@@ -203,7 +203,7 @@ def test_csv_header_is_the_json_keys_even_without_rows(capsys, tmp_path):
     gloo = str(SAMPLES / "cpu-only-gloo.json.gz")  # no GPU activity: no kernel rows
     _, full, _ = run(capsys, "kernels", BERT, "--format", "csv", "--limit", "1")
     _, empty, _ = run(capsys, "kernels", gloo, "--format", "csv")
-    assert empty.splitlines() == [full.splitlines()[0]] and full.startswith("name,kind,role,count,total_us,")
+    assert empty.splitlines() == [full.splitlines()[0]] and full.startswith("name,kind,role,unit,dtype,count,total_us,")
     marker = write_trace(
         tmp_path / "t.json", [{"ph": "i", "s": "g", "name": "Record Window End", "pid": 1, "tid": 1, "ts": 5}]
     )

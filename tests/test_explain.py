@@ -87,7 +87,11 @@ def test_cold_first_step():
 def test_gpu_idle_while_cpu_launches():
     a, found = findings("h100-bert-small.json.gz", "overhead-gaps")
     assert found and a.summary.verdict == "overhead-bound" and "idle" in note(found[0])
-    assert findings("a100-train-control.json.gz", "overhead-gaps")[1] == []
+    # busy enough for compute-bound, but the slowest step's critical path is 58% CPU work: the GPU waits for it there
+    a, found = findings("a100-train-control.json.gz", "overhead-gaps")
+    assert a.summary.verdict == "compute-bound" and "overhead-path" in found[0].templates
+    assert "CPU work is 58% of the critical path of ProfilerStep#1014" in note(found[0])
+    assert findings("v100-cudagraph-test.json.gz", "overhead-gaps")[1] == []  # compute-bound, path 71% GPU compute
 
 
 def test_slow_launches_and_waiting_copies_are_told_apart():
@@ -182,6 +186,13 @@ FIRES_ON = {
     "roofline-tiny-gemm": "b300-moe-small.json.gz",
     "launch-queue": "h100-bert-small.json.gz",
     "slow-copies": tiny_pageable_copies,
+    "collective-no-kernel": [  # a GPU run's all-reduce that launched no collective kernel (world size 1)
+        X("aten::mm", 0, 10),
+        X("cudaLaunchKernel", 2, 5, cat="cuda_runtime", correlation=1),
+        X("nvjet_sm90_tst_64x8_64x16_1x4_h_bz_NNT", 8, 4, cat="kernel", pid=0, tid=7, correlation=1),
+        X("c10d::allreduce_", 20, 30),
+        X("nccl:all_reduce", 22, 20, cat="user_annotation"),
+    ],
 }
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..model.analyses.explain.findings import Finding
 from ..model.analyses.results import Results
 from ..names import shorten
 from ..tables.explain import fields, note
+from ..tables.explain_savings import headline, what_if_line
 from .formats import grid, terminal_width, to_json, wrap_prose
 
 EXAMPLE_WIDTH = 70  # an example event's name, cut at a word with …
@@ -22,11 +24,16 @@ def render_explain(a: Results, fmt: str) -> str:
     if not findings:
         return "No explain rule fired on this trace."
     if fmt == "md":
-        rows = [[f.title, str(f.count) if f.events else "-", note(f)] for f in findings]
-        return grid("md", ["Pattern", "Events", "What it means"], rows, [])
+        rows = [[f.title, str(f.count) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
+        return grid("md", ["Pattern", "Events", "Fixing it", "What it means"], rows, [])
     out = []
     for f in findings:
         example = f" e.g. {shorten(a.trace.name_of(f.events[0]), EXAMPLE_WIDTH)}" if f.events else ""
-        count = f"{f.count:,} event{'s' if f.count != 1 else ''}"
-        out.append(f"* {f.title} ({count}{example})\n  {note(f)}" if f.events else f"* {f.title}\n  {note(f)}")
+        count = f" ({f.count:,} event{'s' if f.count != 1 else ''}{example})" if f.events else ""
+        saves = f" — {headline(f)}" if f.saving is not None else ""
+        out.append(f"* {f.title}{count}{saves}\n  " + "\n  ".join(p for p in (note(f), what_if_line(f)) if p))
     return "\n".join(wrap_prose(out, terminal_width()))
+
+
+def _text(f: Finding) -> str:
+    return " ".join(p for p in (note(f), what_if_line(f)) if p)

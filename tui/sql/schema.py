@@ -111,6 +111,8 @@ KERNELS = {
     "name": "the kernel's (or memcpy's, memset's) name",
     "kind": "kernel, memcpy or memset",
     "role": "what it does, read from its name (GEMM, attention, collective, Triton pointwise, ...)",
+    "unit": "where its math runs, read from its name: matrix (tensor / matrix cores), vector (CUDA cores; NULL: unsaid)",
+    "dtype": "the dtype of that math, where the name says it (bf16, fp32, tf32, ...; else NULL)",
     "count": "how many ran",
     "total_us": "their total time",
     "avg_us": "average",
@@ -120,6 +122,7 @@ KERNELS = {
     "launch_latency_us": "mean time from the launch call's start to the kernel's start (NULL: none linked)",
 }
 KERNELS_TYPES = dict.fromkeys(KERNELS, "DOUBLE") | {"name": "VARCHAR", "kind": "VARCHAR", "role": "VARCHAR"}
+KERNELS_TYPES |= {"unit": "VARCHAR", "dtype": "VARCHAR"}
 KERNELS_TYPES |= {"count": "BIGINT"}
 
 

@@ -26,6 +26,7 @@ from ..model.analyses.critical import (
 )
 from ..model.analyses.critical.classes import COLLECTIVE_OP
 from ..model.analyses.critical.ranks import JobPath, job_path
+from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import verdict_words
 from ..model.cats import Cat
@@ -293,8 +294,14 @@ def when(ns: float) -> str:
 
 def sentence(w: WhatIf) -> str:
     """sm90_xmma_gemm… 2× faster saves 0.31 ms of 2.18 ms (14%); the path then runs through the CPU"""
-    change = " and ".join(_change(s, names) for s, names in zip(w.specs, w.matched, strict=True))
-    before, saving = w.before.length_ns, w.saving_ns
+    return said(w.specs, w.matched, w.before.length_ns, w.after.length_ns, w.before.bound_by, w.after.bound_by)
+
+
+def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after: int, old: str, new: str) -> str:
+    """The what-if sentence from its figures (ns, the classes bounding the path before and after): what the
+    critical report prints, and what each explain finding's saving says."""
+    change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
+    saving = before - after
     share = f"{saving / before:.0%}" if before else "0%"
     if saving > 0:
         effect = f"saves {when(saving)} of {when(before)} ({share})"
@@ -302,9 +309,8 @@ def sentence(w: WhatIf) -> str:
         effect = f"costs {when(-saving)} more than {when(before)} ({share.lstrip('-')})"
     else:
         effect = f"saves nothing of {when(before)}: it is not on the path, or what replaces it is as long"
-    old, new = w.before.bound_by, w.after.bound_by
     through = THROUGH.get(new, new)
-    if w.after.length_ns <= 0:  # nothing else on the path: no class to run through
+    if after <= 0:  # nothing else on the path: no class to run through
         return f"{change} {effect}; the window would take no time: nothing else is on its path"
     tail = (
         f"the path then runs mostly through {through}"
@@ -352,6 +358,8 @@ def _what(s: Spec, names: list[str]) -> str:
     if s.what == "cpu":
         return "CPU"
     one = names[0] if len(names) == 1 else ""
+    if s.what == "kernel" and (picked := selector(s.pattern)) is not None:
+        return picked.describe()
     if s.what == "kernel":
         return _cut(one) if one else f"kernels matching /{s.pattern}/"
     if s.what == "op":

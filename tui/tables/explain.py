@@ -8,6 +8,7 @@ from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
+from .explain_savings import saving_fields
 
 OVERHEAD_TAIL = "The summary's launch figures use the median and leave these out."
 COMPILE_WHAT = {
@@ -40,6 +41,7 @@ OWN_TEMPLATES = {
     "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
     "overhead-idle": "The GPU is idle {idle} of the window.",
+    "overhead-path": "CPU work is {path_cpu} of the critical path of {window}: the GPU waits for the CPU.",
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
@@ -94,15 +96,25 @@ OWN_TEMPLATES = {
     "step or less, or copy them with .to('cpu', non_blocking=True) into pinned memory and read them later.",
     "setup-gap": "The gap between this annotation's start and its first aten op is one-time setup (first-call Python "
     "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
-    "kernel-fp32-gemm": "FP32 GEMM on CUDA cores ('sgemm'): no tensor cores. bf16/fp16, or TF32 (torch.backends.cuda."
-    "matmul.allow_tf32 = True), would use them.",
-    "kernel-tensor-core": "Tensor-core (matrix-core) kernel (s16816/tensorop/xmma/wgmma/nvjet, MI.. on AMD): the fast "
-    "path for matrix multiplies.",
+    "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
+    "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores. bf16/fp16 (torch.autocast), or TF32 "
+    "(torch.set_float32_matmul_precision('high')), would use them.",
+    "kernel-tensor-core": "Tensor-core (matrix-core) kernel (its name says so: hmma, s16816/s1688 shapes, tensorop, "
+    "xmma, wgmma, nvjet, FlashAttention/FMHA; MFMA or xdlops on AMD): the fast path for matrix multiplies.",
     "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "
     "(reduction, persistent reduction) and triton_tem_ (a GEMM or conv template), then the ops fused into it; other "
     "names are hand-written Triton kernels (vLLM, FlashInfer, your own).",
     "kernel-attention": "Fused attention kernel (FlashAttention 2/3, FlashInfer prefill/decode, memory-efficient, "
     "cuDNN SDPA or CK FMHA): softmax(QK^T)V in one kernel.",
+    "no-kernel": "{calls:,} collective call(s) ({names}) launched no collective kernel: no data moved between GPUs on "
+    "the device, and their {cpu} are CPU time.",
+    "no-kernel-one-rank": "The process group has one rank (world size {world_size}): there is nothing to exchange, so "
+    "the backend returns without launching anything. The run looks distributed and is not: its communication cost is "
+    "not measured here. Profile with the ranks you train with to see it, or leave the collectives out on one GPU.",
+    "no-kernel-host": "The {backend} backend moves CUDA tensors through the host: {copies:,} copies to and from the GPU "
+    "under the calls, the reduction on the CPU. For GPU tensors use NCCL (torch.distributed.init_process_group('nccl')).",
+    "no-kernel-unknown": "Neither a one-rank group nor a host backend is recorded (distributedInfo): look at the process "
+    "group's size and backend.",
     "kernel-nccl": "Collective communication between GPUs (NCCL/RCCL all-reduce, all-gather, send/recv ...): time "
     "here is communication, or waiting for a slower rank.",
 }
@@ -180,7 +192,8 @@ def figure_json(figure: Figure) -> Any:
 
 
 def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
-    """A finding as JSON: its rule, title, figures as numbers, the note as text, its events' count and examples."""
+    """A finding as JSON: its rule, title, figures as numbers, the note as text, its events' count and examples, and
+    what its fix would buy (saving_us, what_if; explain_savings.py)."""
     return {
         "rule": f.rule,
         "title": f.title,
@@ -188,4 +201,4 @@ def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
         "note": note(f),
         "count": f.count,
         "examples": examples,
-    }
+    } | saving_fields(f)

@@ -17,6 +17,9 @@ ROOFLINE_TEMPLATES = {
     "roofline-fp32-gemm": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} {top_shapes:.60}) run at "
     "{tflops:.3g} against an fp32 roof of {fp32:.3g}; the {tc} tensor-core roof is {ratio} higher ({tc_peak:,.4g}). "
     "Allow TF32 (torch.set_float32_matmul_precision('high')) or compute in bf16 (torch.autocast) to use it.",
+    "roofline-fp32-gemm-matrix": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} "
+    "{top_shapes:.60}) run at {tflops:.3g} on the matrix cores' fp32 rate ({fp32:.3g}); their {tc} rate is {ratio} "
+    "higher ({tc_peak:,.4g}). Compute in bf16 (torch.autocast) to use it.",
     "roofline-tiny-gemm": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) run far below both roofs (at "
     "most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%): too little work per "
     "call to fill the GPU, so launch overhead and latency bound them. Batch them (more rows per GEMM, fewer calls) "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..fmt import fmt_number, fmt_time, truncate
 from ..model.analyses.critical.queue import LaunchQueues, NameLatency, StreamQueue
+from ..model.analyses.kernel_roles import runs_on
 from ..model.analyses.kernels import KernelRow
 from ..names import short_name
 from .base import KEEP, Column, Field, SortKey, UnknownSort
@@ -57,6 +58,7 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Name", lambda r, c, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
         Column("Kind", lambda r, c, w: r.kind, priority=4),
         Column("Role", lambda r, c, w: r.role, priority=3),
+        Column("Runs on", lambda r, c, w: runs_on(r.name, r.unit, r.dtype), priority=3),
         Column("# of Calls", lambda r, c, w: str(r.count), "count", KEEP),
         Column("Total", lambda r, c, w: fmt_time(r.total_us), "total", KEEP),
         Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg", 1),
@@ -94,6 +96,8 @@ FIELDS: list[Field[KernelRow]] = [
     Field("name", lambda r: r.name),
     Field("kind", lambda r: r.kind),
     Field("role", lambda r: r.role),
+    Field("unit", lambda r: r.unit or None),
+    Field("dtype", lambda r: r.dtype or None),
     Field("count", lambda r: r.count),
     Field("total_us", lambda r: r.total_us),
     Field("avg_us", lambda r: r.avg_us),

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..fmt import fmt_time
 from ..model.analyses.graphs.replay import GraphStats
+from ..model.analyses.host_collectives import HostCollectives
 from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step
@@ -32,6 +33,7 @@ LABELS = {
     "other_runtime_us": "Other runtime calls",
     "kernels": "Kernels",
     "graphs": "CUDA/HIP graphs",
+    "collectives": "Collectives",
     "device_records_missing": "Device activity",
     "cpu_in_ops_us": "CPU time inside ops",
     "cpu_self_total_us": "Self CPU time total",
@@ -70,6 +72,7 @@ def lines(s: Summary) -> list[tuple[str, str, str]]:
     if not s.cpu_only and not s.device_records_missing:
         rows += [("kernels", f"{s.kernels:,} averaging {fmt_time(s.avg_kernel_us)}")]
         rows += [("graphs", graph_line(s.graphs))] if s.graph_launches else []
+        rows += [("collectives", collectives_line(s.host_collectives))] if s.host_collectives.calls else []
     rows += [("compiling", compile_line(s))] if s.compiling.compiled else []
     rows += [("cpu_self_total_us", fmt_time(s.cpu_self_total_us))]
     if not s.cpu_only and not s.device_records_missing:
@@ -152,6 +155,36 @@ def graph_line(g: GraphStats) -> str:
     return text
 
 
+def collectives_line(h: HostCollectives) -> str:
+    """24 collective calls (c10d::allreduce_ ×24), 1.2ms of CPU, launched no collective kernel: world size 1 ..."""
+    named = ", ".join(f"{name} ×{n:,}" for name, n in h.names)
+    head = f"{h.calls:,} collective call{'s' if h.calls != 1 else ''} ({named}), {fmt_time(h.cpu_us)} of CPU"
+    return f"{head}, launched no collective kernel: {host_collectives_why(h)}"
+
+
+def host_collectives_why(h: HostCollectives) -> str:
+    """Why collectives launched nothing, in a few words: the group's one rank, or a backend that uses the host."""
+    if h.world_size == 1:
+        return "world size 1, nothing to exchange"
+    if h.backend == "gloo" or h.copies:
+        via = f" ({h.copies:,} copies to and from the GPU)" if h.copies else ""
+        return f"the {h.backend or 'collective'} backend moves the data through the host{via}"
+    return "no data moved between GPUs on the device"
+
+
+def host_collectives_fields(h: HostCollectives) -> dict[str, Any] | None:
+    if not h.calls:
+        return None
+    return {
+        "calls": h.calls,
+        "cpu_us": h.cpu_us,
+        "names": [{"name": name, "count": n} for name, n in h.names],
+        "world_size": h.world_size or None,
+        "backend": h.backend or None,
+        "copies": h.copies,
+    }
+
+
 def fields(s: Summary) -> dict[str, Any]:
     """The summary as JSON: numbers in microseconds, stable snake_case keys."""
     return {
@@ -190,6 +223,7 @@ def fields(s: Summary) -> dict[str, Any]:
         "graph_kernels_credited": s.graphs.credited,
         "gpus": s.gpus,
         "steps": [step_fields(st) for st in s.steps],
+        "collectives_without_kernels": host_collectives_fields(s.host_collectives),
     }
 
 

@@ -15,6 +15,7 @@ from ..model.steps import is_slow, typical
 from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
+from ..tables.explain_savings import biggest_saving, headline, what_if_line
 from ..tables.summary import has_device_steps, shown_steps
 
 BAR = "█"
@@ -114,6 +115,8 @@ def overview_renderable(a: Results) -> Group:
         parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
     parts += _critical_lines(a)
     parts += [Text("• " + r) for r in readings(s)]
+    best = biggest_saving(a.findings)  # the view needs the findings: they are ready
+    parts += [Text("• " + best)] if best else []
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
@@ -159,9 +162,13 @@ def _findings(a: Results) -> Table | Text:
     t = Table.grid(padding=(0, 1))
     t.add_column(no_wrap=True, style="#e5c07b")
     t.add_column()
-    for f in a.findings:
+    for f in a.findings:  # the biggest saving first (explain/savings.py)
         where = f" ({f.count:,} events)" if f.count > 1 else ""
-        t.add_row("•", Text(f.title + where, style="bold").append("  " + explain_note(f), style=""))
+        saves = f" — {headline(f)}" if f.saving is not None else ""
+        text = Text(f.title + where + saves, style="bold").append("  " + explain_note(f), style="")
+        if f.saving is not None:
+            text.append("\n" + what_if_line(f), style="italic #8a8f98")
+        t.add_row("•", text)
     return t
 
 

@@ -68,7 +68,7 @@ def roofs(table: Roofline, rows: list[RooflineRow]) -> list[tuple[str, float]]:
     d = table.device
     if d is None:
         return []
-    found = {(r.unit, r.roof_dtype or r.dtype) for r in rows}
+    found = {(r.roof_unit or r.unit, r.roof_dtype or r.dtype) for r in rows}
     out = {f"{u} {t}": p for u, t in found if (p := peak(d, u, t))}
     return sorted(out.items(), key=lambda kv: -kv[1])
 

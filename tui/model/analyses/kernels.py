@@ -9,7 +9,7 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat
 from ..links import Links
 from ..trace import Trace
-from .kernel_roles import role
+from .kernel_roles import device_class
 
 
 @dataclass
@@ -27,6 +27,8 @@ class KernelRow:
     launch_latency_us: float | None  # mean (kernel start - launch call start)
     example: int  # one event index, to show its args
     role: str = ""  # what the kernel does, from its name (see kernel_roles.py); memcpy/memset: data movement
+    unit: str = ""  # where its math runs, from its name: matrix (tensor / matrix cores), vector (CUDA cores), "" unsaid
+    dtype: str = ""  # the dtype of that math, where the name says it
 
 
 _KIND = {int(Cat.KERNEL): "kernel", int(Cat.MEMCPY): "memcpy", int(Cat.MEMSET): "memset"}
@@ -62,7 +64,7 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
             float(100.0 * total[g] / grand),
             float(lat_sum[g] / lat_n[g]) if lat_n[g] else None,
             int(first[g]),
-            _role(trace.names[int(names[g])], int(x.cat[first[g]])),
+            *_class(trace.names[int(names[g])], int(x.cat[first[g]])),
         )
         for g in range(len(names))
     ]
@@ -70,8 +72,10 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     return rows
 
 
-def _role(name: str, cat: int) -> str:
-    return role(name) if cat == int(Cat.KERNEL) else "data movement"
+def _class(name: str, cat: int) -> tuple[str, str, str]:
+    """A row's role, unit and dtype (kernel_roles.py: one classifier for every table and rule)."""
+    k = device_class(name, cat == int(Cat.KERNEL))
+    return k.role, k.unit, k.dtype
 
 
 def _latency(trace: Trace, links: Links, idx, group, n) -> tuple[np.ndarray, np.ndarray]:

@@ -23,11 +23,11 @@ from ..analysis import Analysis
 from ..cats import BUSY_CATS
 from ..steps import Step, align_on_steps, step_starts
 from ..steps import steps as step_list
+from .kernel_roles import role
 from .launches import device_callers
 from .summary import device_union
 
 STRAGGLER_PCT = 10.0
-COLLECTIVE = re.compile(r"nccl|rccl|gloo|c10d|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv", re.I)
 KIND = re.compile(r"(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|broadcast|send_?recv|reduce|send|recv)", re.I)
 MAX_UP = 12  # how far up from a generic kernel's launch to look for the op that names its collective
 KINDS = {
@@ -113,7 +113,8 @@ def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, flo
     """Busy, collective, compute and overlapped time (unions per device, summed), the device count, and time per collective."""
     t, x = a.trace, a.trace.x
     busy_mask = own & np.isin(x.cat, [int(c) for c in BUSY_CATS])
-    named = np.array([bool(COLLECTIVE.search(n)) for n in t.names] or [False])
+    named = np.zeros(len(t.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
+    named[[n for n in np.unique(x.name[busy_mask]).tolist() if role(t.names[n]) == "collective"]] = True
     category = np.array([c.lower() == "collective_comm" for c in t.cat_names] or [False])
     is_comm = busy_mask & (named[x.name] | category[x.cat_str])
     (busy_ns, devices), (comm_ns, _), (compute_ns, _) = (

@@ -17,6 +17,7 @@ from ..trace import Trace
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
+from .host_collectives import HostCollectives, host_collectives
 from .launches import RuntimeCalls, blocking_copies, device_callers, launch_calls, other_runtime
 from .ops import OpsTable
 
@@ -114,6 +115,7 @@ class Summary:
     bound_by: str = ""  # the path class with the most time in the verdict's group ("" without a path)
     bound_share: float = 0.0  # the verdict group's share of the path
     compiling: Compiling = field(default_factory=Compiling)  # torch.compile compiling in the trace
+    host_collectives: HostCollectives = field(default_factory=HostCollectives)  # collectives that launched nothing
 
     @property
     def other_runtime_calls(self) -> int:
@@ -221,6 +223,7 @@ def summarize(
     s.work = work
     _device_side(trace, busy_mask, launch, s)
     s.graphs = graph_stats(trace, owner, launch)
+    s.host_collectives = host_collectives(trace, parents(), launcher)
     s.cpu_while_idle = idle
     s.cut_short = trace.report.truncated or trace.report.gz_truncated
     s.verdict, s.reason = _cpu_verdict(trace, table, s, parents()) if s.cpu_only else _gpu_verdict(s)

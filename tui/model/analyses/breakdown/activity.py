@@ -16,8 +16,8 @@ import numpy as np
 from ...cats import BUSY_CATS, Cat
 from ...steps import STEP_NAME, steps
 from ...trace import Trace
+from ..kernel_roles import role
 from ..launches import device_callers
-from ..ranks import COLLECTIVE
 
 CLASSES = ("compute", "communication", "copies")  # bit k of a combination of classes is CLASSES[k]
 COMPUTE, COMMUNICATION, COPIES = 0, 1, 2
@@ -71,7 +71,8 @@ def activities(trace: Trace, launcher: np.ndarray, owner: np.ndarray) -> Activit
 def classes(trace: Trace, ev: np.ndarray) -> np.ndarray:
     """COMPUTE, COMMUNICATION or COPIES of each device activity."""
     x = trace.x
-    named = np.array([bool(COLLECTIVE.search(n)) for n in trace.names] or [False])
+    named = np.zeros(len(trace.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
+    named[[n for n in np.unique(x.name[ev]).tolist() if role(trace.names[n]) == "collective"]] = True
     category = np.array([c.lower() == "collective_comm" for c in trace.cat_names] or [False])
     collective = named[x.name[ev]] | category[x.cat_str[ev]]
     copy = x.cat[ev] != int(Cat.KERNEL)

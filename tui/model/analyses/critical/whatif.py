@@ -2,6 +2,8 @@
 
 Specs (FACTOR: how many times faster; 0: gone):
   kernel:REGEX=FACTOR   device activities whose name matches (kernels, copies, memsets)
+  kernel:role=ROLE=FACTOR   device activities of a role, as the kernels table names it (kernel_select.py: also
+                        unit= and dtype=, e.g. kernel:role=gemm,unit=vector,dtype=fp32=8)
   op:REGEX=FACTOR       the self time of CPU events whose name matches (ops, annotations, runtime calls)
   launch=FACTOR         the launch delays and the CPU time of the launch calls (0: as with CUDA graphs)
   sync:REGEX=0          the waits of the blocking calls whose name, or an enclosing op's, matches
@@ -20,14 +22,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analysis import Analysis
-from ...cats import BUSY_CATS
+from ...cats import BUSY_CATS, Cat
 from ...steps import step_events
 from ..graphs.replay import graph_owner
+from ..kernel_roles import device_class
+from ..kernel_select import Selector, SelectorError
+from ..kernel_select import parse as selector
 from .classes import Edge, Kind
 from .graph import Graph
 from .path import CriticalPath, graph, path_of
 from .replay import Replayed, replayed
 from .solve import solve
+from .unmatched import unmatched
 from .window import Window, span_window, whole_trace
 
 DEVICE_CATS = tuple(int(c) for c in BUSY_CATS)
@@ -87,7 +93,10 @@ def parse_spec(text: str) -> Spec:
     if what == "sync" and factor != 0:
         raise WhatIfError(f"--what-if {text!r}: a synchronize can only be removed (sync:REGEX=0)")
     try:
-        re.compile(pattern)
+        if what != "kernel" or selector(pattern) is None:
+            re.compile(pattern)
+    except SelectorError as exc:
+        raise WhatIfError(f"--what-if {text!r}: {exc}") from None
     except re.error as exc:
         raise WhatIfError(f"--what-if {text!r}: bad regular expression: {exc}") from None
     return Spec(text, what, pattern, factor)
@@ -109,10 +118,22 @@ def _factor(text: str, value: str) -> float:
     return float(m.group(1))
 
 
-def what_if(a: Analysis, window: Window, specs: list[Spec], replayed_by: np.ndarray) -> WhatIf:
-    """The window's path as recorded and with every spec applied at once."""
+def recorded(a: Analysis, window: Window, replayed_by: np.ndarray) -> tuple[Graph, CriticalPath]:
+    """The window's graph and its path as recorded: what every what-if on the window starts from."""
     g = graph(a, window, replayed_by)
-    before = path_of(a, g, None, None)
+    return g, path_of(a, g, None, None)
+
+
+def what_if(
+    a: Analysis,
+    window: Window,
+    specs: list[Spec],
+    replayed_by: np.ndarray,
+    base: tuple[Graph, CriticalPath] | None = None,
+) -> WhatIf:
+    """The window's path as recorded and with every spec applied at once (base: recorded() of the window, when
+    several what-ifs share it)."""
+    g, before = base or recorded(a, window, replayed_by)
     scale = np.ones(len(g.e))
     alive = np.ones(len(g.e), bool)
     matched: list[list[str]] = []
@@ -124,7 +145,7 @@ def what_if(a: Analysis, window: Window, specs: list[Spec], replayed_by: np.ndar
             continue
         hit, gone, names = _match(a, g, spec)
         if not hit.any() and not gone.any():
-            raise WhatIfError(f"--what-if {spec.text!r} matches nothing in {window.name}")
+            raise WhatIfError(unmatched(a, g, spec.text, spec.what == "kernel"))
         scale[hit] *= 0.0 if spec.factor == 0 else 1.0 / spec.factor
         alive &= ~gone
         matched.append(names)
@@ -168,8 +189,22 @@ def _match(a: Analysis, g: Graph, spec: Spec) -> tuple[np.ndarray, np.ndarray, l
     if spec.what == "sync":
         return _sync_edges(a, g, spec.pattern)
     rule = Edge.DEVICE if spec.what == "kernel" else Edge.CPU
-    hit = (e.rule == int(rule)) & _named(a, e.owner, spec.pattern)
+    picked = selector(spec.pattern) if spec.what == "kernel" else None
+    chosen = _named(a, e.owner, spec.pattern) if picked is None else _selected(a, e.owner, picked)
+    hit = (e.rule == int(rule)) & chosen
     return hit, none, _names(a, e.owner[hit])
+
+
+def _selected(a: Analysis, owner: np.ndarray, picked: Selector) -> np.ndarray:
+    """Per owner: is it a device activity the selector picks (by its class: role, unit, dtype)?"""
+    x = a.trace.x
+    ok = owner >= 0
+    kernel = x.cat[owner[ok]] == int(Cat.KERNEL)
+    keys, inv = np.unique(x.name[owner[ok]].astype(np.int64) * 2 + kernel, return_inverse=True)
+    classes = [device_class(a.trace.names[int(k) // 2], bool(k % 2)) for k in keys.tolist()]
+    hit = np.zeros(len(owner), bool)
+    hit[ok] = np.array([picked.matches(c) for c in classes], bool)[inv] if len(keys) else False
+    return hit
 
 
 def _named(a: Analysis, owner: np.ndarray, pattern: str) -> np.ndarray:

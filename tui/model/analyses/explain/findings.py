@@ -4,7 +4,8 @@ A rule is an id and a finder (Analysis, Summary) -> list[Finding]. A Finding car
 figures (Quantity: a number and its unit; or plain ints, floats and names), the events it marks and
 the templates its note is made of; tui/tables/explain.py holds the templates and writes the note at
 render time, so `explain --format json` has numbers. Findings are kept in the cache as msgpack, so
-every field stays plain data.
+every field stays plain data. savings.py adds what the finding's fix would buy (a Saving), or why no
+what-if applies.
 """
 
 from __future__ import annotations
@@ -36,6 +37,34 @@ Figure = Quantity | list[Quantity] | int | float | str
 
 
 @dataclass
+class Saving:
+    """What a finding's fix buys: a --what-if spec re-solved on the critical path of the step the verdict reads (ns).
+
+    why: where it saves (next to) nothing, the reason: "gpu-waits" (the change is on the GPU, the path runs through
+    the CPU), "cpu-waits" (the other way round), "off-path" (it is not on the path), "absent" (none of it runs in the
+    window).
+    """
+
+    spec: str
+    window: str
+    length_ns: int  # the path as recorded
+    after_ns: int  # the path with the change
+    bound_before: str  # the class with the most time on the path, before and after
+    bound_after: str
+    bound_share: float  # bound_before's share of the path
+    matched: list[str] = field(default_factory=list)  # the names the spec touched (the first few)
+    why: str = ""
+
+    @property
+    def saving_ns(self) -> int:
+        return self.length_ns - self.after_ns
+
+    @property
+    def share(self) -> float:
+        return self.saving_ns / self.length_ns if self.length_ns else 0.0
+
+
+@dataclass
 class Finding:
     """A rule that fired: its figures, the templates of its note (tui/tables/explain.py; none: the rule's own),
     and the events it applies to (maybe none: trace-wide; a long list is cut, and total says how many)."""
@@ -46,6 +75,8 @@ class Finding:
     events: list[int] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
     total: int = 0  # how many events it is about, when it marks only some of them (0: every one is marked)
+    saving: Saving | None = None  # what its fix buys on the critical path (savings.py); None: no what-if applies
+    no_saving: str = ""  # then why (a reason code, worded by tui/tables/explain.py)
 
     @property
     def count(self) -> int:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
-from ..roofline.peaks import peak
+from ..kernel_roles import MATRIX, VECTOR
+from ..roofline.peaks import Device, peak
 from ..roofline.points import Roofline, RooflineRow, ridge, roof_words, roofline
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
@@ -22,7 +23,8 @@ FAR_BELOW = 10.0  # % of roof under which a GEMM is far below both roofs
 MAX_MARKED = 10_000
 
 
-def _table(a: Analysis) -> Roofline:
+def table_of(a: Analysis) -> Roofline:
+    """The roofline of the trace: the one Results keeps, else computed (a bare Analysis)."""
     found = getattr(a, "roofline", None)
     return found if isinstance(found, Roofline) else roofline(a)
 
@@ -44,7 +46,7 @@ def _marked(r: Roofline, rows: list[RooflineRow]) -> tuple[list[int], int]:
 
 def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
     """The biggest GEMM, attention and conv shapes: their TFLOP/s as a share of the tensor-core roof of their dtype."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None:
         return []
     total = sum(x.device_us for x in r.rows) or 1.0
@@ -58,13 +60,15 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
         "op": x.name,
         "shapes": x.input_shapes,
         "dtype": x.roof_dtype or x.dtype,
-        "unit": roof_words(r.device, x.unit, x.roof_dtype or x.dtype),
+        "unit": "vector (CUDA-core)"
+        if x.roof_unit == VECTOR
+        else roof_words(r.device, x.unit, x.roof_dtype or x.dtype),
         "gpu": r.device.name,
         "tflops": Quantity(x.tflops or 0.0, "TFLOP/s"),
         "peak": Quantity(x.peak_tflops, "TFLOP/s"),
         "pct": 100 * (x.tflops or 0.0) / x.peak_tflops,
         "intensity": x.intensity or 0.0,
-        "ridge": ridge(r.device, x.unit, x.roof_dtype or x.dtype) or 0.0,
+        "ridge": ridge(r.device, x.roof_unit or x.unit, x.roof_dtype or x.dtype) or 0.0,
         "gbps": x.gbps or 0.0,
         "bw": r.device.peak_gbps or 0.0,
         "bw_pct": 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0,
@@ -78,10 +82,10 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
 
 def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     """Elementwise ops, reductions, softmax and norms under the memory roof: fusing them saves their traffic."""
-    r = _table(a)
+    r = table_of(a)
     if r.device is None or not r.device.peak_gbps:
         return []
-    rows = [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
+    rows = memory_rows(r)
     moved, time = sum(x.bytes for x in rows), sum(x.device_us for x in rows)
     if len(rows) < 2 or time < FUSE_SHARE * sum(x.device_us for x in r.rows):
         return []
@@ -98,6 +102,11 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
     return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked, total=total)]
 
 
+def memory_rows(r: Roofline) -> list[RooflineRow]:
+    """The elementwise, reduction, softmax and norm rows under the memory roof (copies left out)."""
+    return [x for x in r.rows if x.family in FUSABLE and x.bound == "memory" and x.name not in NOT_FUSED]
+
+
 def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
     """The ops' device time summed per name (all their shapes), the most first."""
     times: dict[str, float] = {}
@@ -107,15 +116,16 @@ def _by_name(rows: list[RooflineRow], n: int = 4) -> list[Quantity]:
 
 
 def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
-    """fp32 GEMMs whose TF32 (or bf16) tensor-core roof is several times the fp32 one they run against."""
-    r = _table(a)
-    rows = [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
-    if r.device is None or not rows:
+    """fp32 GEMMs measured against an fp32 roof (the CUDA cores, or an AMD GPU's fp32 matrix rate) whose TF32 (or bf16)
+    tensor-core roof is several times higher. An fp32 GEMM whose kernels ran TF32 on the tensor cores is measured
+    against the TF32 roof (roofline/units.py), so it is never here."""
+    r = table_of(a)
+    if r.device is None:
         return []
-    fp32 = peak(r.device, "matrix", "fp32") or 0.0
-    tc = "tf32" if "matrix_tf32" in r.device.peak_tflops else "bf16"
-    tc_peak = r.device.peak_tflops.get(f"matrix_{tc}", 0.0)
-    if not fp32 or tc_peak < 1.5 * fp32:
+    rows = fp32_rows(r)
+    matrix = fp32_on_matrix(r.device, rows)
+    tc, tc_peak, fp32 = tensor_core_gain(r.device, matrix)
+    if not rows or not fp32 or tc_peak < 1.5 * fp32:
         return []
     time, flops = sum(x.device_us for x in rows), sum(x.flops for x in rows)
     figures: dict[str, Figure] = {
@@ -131,12 +141,51 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "top_shapes": rows[0].input_shapes,
     }
     marked, total = _marked(r, rows)
-    return [Finding("roofline-fp32-gemm", "fp32 GEMMs off the tensor cores", figures, marked, total=total)]
+    title = "fp32 GEMMs at the matrix cores' fp32 rate" if matrix else "fp32 GEMMs off the tensor cores"
+    parts = ["roofline-fp32-gemm-matrix" if matrix else "roofline-fp32-gemm"]
+    return [Finding("roofline-fp32-gemm", title, figures, marked, parts, total)]
+
+
+def fp32_rows(r: Roofline) -> list[RooflineRow]:
+    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores)."""
+    return [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+
+
+def fp32_on_matrix(device: Device, rows: list[RooflineRow]) -> bool:
+    """Do the fp32 rows run on an fp32 matrix unit (AMD's MFMA fp32), not the CUDA cores / vector ALUs?"""
+    return bool(rows) and all(x.roof_unit == MATRIX for x in rows) and "matrix_fp32" in device.peak_tflops
+
+
+def tensor_core_gain(device: Device, matrix: bool = False) -> tuple[str, float, float]:
+    """(the tensor-core dtype an fp32 GEMM would move to: tf32, else bf16, else fp16 (V100); its peak; the fp32 peak
+    it runs at)."""
+    tc = next((t for t in ("tf32", "bf16", "fp16") if f"matrix_{t}" in device.peak_tflops), "bf16")
+    fp32 = peak(device, MATRIX if matrix else VECTOR, "fp32") or 0.0
+    return tc, device.peak_tflops.get(f"matrix_{tc}", 0.0), fp32
+
+
+def row_of_call(r: Roofline, call: int) -> RooflineRow | None:
+    """The row one modelled call is in (None: it is in none)."""
+    calls = np.frombuffer(r.attribution.calls, np.int64)
+    k = int(np.searchsorted(calls, call))
+    if k >= len(calls) or calls[k] != call:
+        return None
+    return r.rows[int(np.frombuffer(r.attribution.call_row, np.int64)[k])]
+
+
+def row_kernels(r: Roofline, rows: list[RooflineRow]) -> dict[str, float]:
+    """The device work launched under the rows' calls, by name: device us, the most first."""
+    wanted = {k for k, x in enumerate(r.rows) if any(x is y for y in rows)}
+    times: dict[str, float] = {}
+    for share in r.attribution.kernels:
+        if share.row in wanted:
+            times[share.kernel] = times.get(share.kernel, 0.0) + share.device_us
+    return dict(sorted(times.items(), key=lambda kv: -kv[1]))
 
 
 def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
     """GEMMs with M <= 64 far below both roofs: too little work per launch, bound by overhead and latency."""
-    r = _table(a)
+    r = table_of(a)
     rows = [
         x
         for x in r.rows

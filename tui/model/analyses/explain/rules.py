@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 
 import numpy as np
 
@@ -18,9 +19,10 @@ from ...analysis import Analysis
 from ...cats import BUSY_CATS, GPU_CATS, Cat
 from ...nesting import subtree_reduce
 from ...steps import STEP_NAME, cold_first, typical
-from ..kernel_roles import role
+from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
 from ..launches import launch_calls
 from ..summary import Summary
+from .comms import COMMS_RULES
 from .compiling import COMPILING_RULES
 from .copies import COPY_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
@@ -28,6 +30,7 @@ from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
+from .savings import cpu_bound_path, with_savings
 
 METADATA_OPS = {
     "aten::t",
@@ -51,10 +54,8 @@ METADATA_OPS = {
 }
 SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
 LAUNCH = re.compile(r"Launch", re.IGNORECASE)
-GEMM_KERNEL = re.compile(r"gemm|cutlass|xmma|nvjet|Cijk_|matmul", re.IGNORECASE)
-GEMM_OR_CONV = re.compile(
-    r"gemm|cutlass|xmma|nvjet|Cijk_|matmul|conv|cudnn|implicit|winograd|wgrad|dgrad|fprop", re.IGNORECASE
-)
+GEMM_ROLES = frozenset({"GEMM", "triton template (GEMM/conv)"})
+GEMM_OR_CONV_ROLES = GEMM_ROLES | {"convolution"}
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
 SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
@@ -102,7 +103,7 @@ def occupancy_query(a: Analysis, s: Summary) -> list[Finding]:
     hits, kernels = [], []
     for q in _names(a, re.compile(r"OccupancyMaxActiveBlocksPerMultiprocessor")).tolist():
         nxt = _next_launch(a, q)
-        if nxt is not None and GEMM_OR_CONV.search(a.trace.name_of(nxt)):
+        if nxt is not None and role(a.trace.name_of(nxt)) in GEMM_OR_CONV_ROLES:
             hits.append(q)
             kernels.append(nxt)
     if not hits:
@@ -138,7 +139,7 @@ def bias_copy(a: Analysis, s: Summary) -> list[Finding]:
         if addmm is None:
             continue
         launched = [int(k) for j in a.descendants(addmm, 64) for k in a.links.launched(j)]
-        if any(GEMM_KERNEL.search(a.trace.name_of(k)) and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
+        if any(role(a.trace.name_of(k)) in GEMM_ROLES and a.trace.x.ts[k] >= a.trace.x.ts[g] for k in launched):
             hits.append(g)
     return [Finding("bias-copy", "Bias copy before addmm's GEMM", {}, hits)] if hits else []
 
@@ -175,8 +176,10 @@ GAPS_MARKED = 50  # the kernels after the longest gaps are marked
 
 
 def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
-    """The GPU waits for the CPU: the gaps between device work as evidence, and what the CPU did meanwhile."""
-    if s.cpu_only or s.verdict != "overhead-bound":
+    """The GPU waits for the CPU (the verdict says so, or the critical path of its step runs mostly through CPU work):
+    the gaps between device work as evidence, and what the CPU did meanwhile."""
+    path = None if s.cpu_only or s.device_records_missing else cpu_bound_path(a)
+    if s.cpu_only or s.device_records_missing or not (s.verdict == "overhead-bound" or path is not None):
         return []
     x = a.trace.x
     work = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
@@ -201,9 +204,15 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "median_launch": us(s.median_launch_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
+    if path is not None:
+        figures |= {
+            "window": path.window,
+            "path_cpu": Quantity(path.breakdown["cpu_bound"] / path.length_ns, "fraction"),
+        }
     launching = launches_cost_more(s)
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
-    parts = ["overhead-idle", "overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
+    parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
     marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
     return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
@@ -278,29 +287,25 @@ def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
-# (rule id, the roles it is about, an extra name pattern or None); tui/tables/explain.py has each one's note.
-# Roles come from kernel_roles.py, which recognises Triton kernels first: a hand-written Triton kernel named
-# *_flashinfer_* is not attention.
-KERNEL_HINTS = [
-    ("kernel-fp32-gemm", ("GEMM",), re.compile(r"sgemm(?!.*tensorop)", re.IGNORECASE)),
-    (
-        "kernel-tensor-core",
-        ("GEMM", "convolution"),
-        re.compile(r"s16816|s1688|tensorop|xmma|hmma|wgmma|nvjet|sm90_|sm100_|_MI\d+x\d+", re.IGNORECASE),
-    ),
-    ("kernel-triton", ("triton pointwise", "triton reduction", "triton template (GEMM/conv)", "triton"), None),
-    ("kernel-attention", ("attention",), None),
-    ("kernel-nccl", ("collective",), None),
+# (rule id, what a kernel's class must be); tui/tables/explain.py has each one's note. Classes come from
+# kernel_roles.py, the one classifier: it recognises Triton kernels first (a hand-written Triton kernel named
+# *_flashinfer_* is not attention), and a kernel is on the CUDA cores or on the tensor cores, never both.
+KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
+    ("kernel-fp32-gemm", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype == "fp32"),
+    ("kernel-tensor-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == MATRIX),
+    ("kernel-triton", lambda k: k.role.startswith("triton")),
+    ("kernel-attention", lambda k: k.role == "attention"),
+    ("kernel-nccl", lambda k: k.role == "collective"),
 ]
 
 
 def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     gpu = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
     used = np.unique(a.trace.x.name[gpu])
-    roles = {int(n): role(a.trace.names[int(n)]) for n in used.tolist()}
+    classes = {int(n): classify(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
-    for rule_id, wanted, pattern in KERNEL_HINTS:
-        hit = [n for n, r in roles.items() if r in wanted and (pattern is None or pattern.search(a.trace.names[n]))]
+    for rule_id, wanted in KERNEL_HINTS:
+        hit = [n for n, k in classes.items() if wanted(k)]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
             out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), {}, events.tolist()))
@@ -463,12 +468,13 @@ RULES = [
     *ROOFLINE_RULES,
     *QUEUE_RULES,
     *COPY_RULES,
+    *COMMS_RULES,
 ]
 
 
 def explain(a: Analysis, summary: Summary) -> list[Finding]:
-    """Every finding of every rule, in rule order."""
-    return [f for rule in RULES for f in rule.find(a, summary)]
+    """Every finding of every rule, with what its fix would buy, the biggest saving first (savings.py)."""
+    return with_savings(a, [f for rule in RULES for f in rule.find(a, summary)])
 
 
 class NoteIndex:

@@ -21,7 +21,8 @@ from ...load import args as lazy_args
 from ...trace import Trace
 from ..ops import shape_label
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
-from .peaks import Device, detect, gpu_name, peak, roof_dtype
+from .peaks import Device, detect, gpu_name, peak
+from .units import roof_of, with_kernel_units
 
 SAMPLE = 4  # the first and last calls of one (op, shapes) whose args are read; all of them when these disagree
 NO_SHAPES = (
@@ -48,7 +49,12 @@ class RooflineRow:
     bmnk: list[int] = field(default_factory=list)  # a GEMM's B, M, N, K
     trace_flops: float | None = None  # the flops arg of one call (with_flops), to check our count
     bound: str = ""  # compute or memory ('' without peaks)
-    roof_dtype: str = ""  # the precision of the roof measured against: dtype, or tf32 for fp32 GEMMs faster than fp32
+    roof_dtype: str = ""  # the precision of the roof measured against: dtype, or tf32 for fp32 GEMMs on tensor cores
+    roof_unit: str = (
+        ""  # the unit of that roof: unit, or vector for a GEMM its kernels ran on the CUDA cores (units.py)
+    )
+    kernel_unit: str = ""  # the unit its kernels' names say they ran on (matrix, vector; "" where they do not say)
+    kernel_dtype: str = ""  # ... and the dtype of that math
     peak_tflops: float | None = None  # the compute roof of this unit and dtype
     roof_tflops: float | None = None  # the roof at this intensity: min(peak, intensity x bandwidth)
     pct_of_roof: float | None = None
@@ -131,6 +137,7 @@ def roofline(a: Analysis) -> Roofline:
     chosen = _chosen(a, time_ns)
     rows, covered, row_of = _rows(t, chosen, time_ns)
     shares = _attribution(a, covered, row_of, time_ns, on_cpu)
+    rows = with_kernel_units(rows, shares.kernels)
     result = Roofline(rows, None, gpu, True, on_cpu, _not_modelled(a, covered, on_cpu), shares)
     return with_device(result, None if on_cpu else detect(t.devices))
 
@@ -382,14 +389,13 @@ def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
     """Bound and % of roof as TraceLens has them: the roof's time for this work, max(FLOPs / peak, bytes / bandwidth),
     over the time it took; compute-bound when the compute time is the larger.
 
-    An fp32 GEMM faster than the fp32 roof ran on TF32 tensor cores (allow_tf32, once PyTorch's default): it is
-    measured against the TF32 roof.
+    The roof is that of the unit and dtype the row ran on (units.py: its kernels' names, or the model's unit).
     """
-    bare = replace(row, bound="", roof_dtype="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
+    bare = replace(row, bound="", roof_dtype="", roof_unit="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
     if device is None or row.device_us <= 0:
         return bare
-    dtype = _roof_dtype(row, device)
-    compute = peak(device, row.unit, dtype)
+    unit, dtype = roof_of(row, device)
+    compute = peak(device, unit, dtype)
     bw = device.peak_gbps
     t_compute = row.flops / (compute * 1e6) if compute else None  # us
     t_memory = row.bytes / (bw * 1e3) if bw else None
@@ -399,13 +405,9 @@ def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
     roof_us = max(t for t in (t_compute, t_memory) if t is not None)
     roof = row.flops / (roof_us * 1e6) if roof_us > 0 else compute
     pct = 100 * roof_us / row.device_us
-    return replace(row, bound=bound, roof_dtype=dtype, peak_tflops=compute, roof_tflops=roof, pct_of_roof=pct)
-
-
-def _roof_dtype(row: RooflineRow, device: Device) -> str:
-    fp32 = peak(device, row.unit, "fp32")
-    faster = row.dtype == "fp32" and row.unit == "matrix" and fp32 and (row.tflops or 0.0) > fp32
-    return "tf32" if faster and "matrix_tf32" in device.peak_tflops else roof_dtype(device, row.unit, row.dtype)
+    return replace(
+        row, bound=bound, roof_dtype=dtype, roof_unit=unit, peak_tflops=compute, roof_tflops=roof, pct_of_roof=pct
+    )
 
 
 def roof_words(device: Device, unit: str, dtype: str) -> str:

@@ -1,0 +1,104 @@
+"""What each explain finding's fix would buy, in words: the what-if sentence (the critical report's, from the same
+spec), the headline beside the finding's title, why it saves nothing, and why no what-if applies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.analyses.critical import parse_spec
+from ..model.analyses.explain.findings import Finding, Saving
+from ..model.analyses.explain.savings import LITTLE
+from .critical import TITLES, said, us, when
+
+WHY = {  # a fix that saves (next to) nothing: why
+    "gpu-waits": "it is GPU work, and the GPU waits for the CPU: CPU work is {share} of the path",
+    "cpu-waits": "it is CPU work, and the CPU waits for the GPU: {bound} is {share} of the path",
+    "off-path": "it is (all but) off the critical path of {window}",
+    "absent": "none of it runs in {window}, the step the verdict reads",
+}
+NO_SAVING = {  # no what-if applies: why
+    "note": "a note on what the trace shows, not a change to make",
+    "profiler": "the profiler's own cost, not your code's",
+    "one-time": "a one-time cost, outside the steady state: warm up before profiling",
+    "changes-work": "the fix changes the work itself (more rows per call); no what-if models that",
+    "gpu-bound": "the GPU's own work bounds the run: what faster kernels buy is in the GPU findings",
+    "no-peaks": "the GPU's peak rates are unknown (tracetui roofline --gpu NAME picks them)",
+    "at-roof": "it already runs at its roof",
+    "no-window": "the trace has no critical path to solve it on",
+    "job": "a folder of ranks: what-ifs work on one rank's trace file",
+    "same-fix": "the same change as {other}, which says what it saves",
+}
+
+
+def sentence(s: Saving) -> str:
+    """The saving as `tracetui critical --what-if SPEC` says it."""
+    return said([parse_spec(s.spec)], [s.matched], s.length_ns, s.after_ns, s.bound_before, s.bound_after)
+
+
+def why(s: Saving) -> str:
+    """Why a fix saves (next to) nothing ("" when it saves something)."""
+    if not s.why:
+        return ""
+    bound = TITLES.get(s.bound_before, s.bound_before)
+    return WHY[s.why].format(share=f"{s.bound_share:.0%}", bound=bound, window=s.window)
+
+
+def headline(f: Finding) -> str:
+    """Beside the title: 'saves 0.91 ms of 6.94 ms (13%)', 'saves next to nothing', 'saves nothing' ('' for a note)."""
+    s = f.saving
+    if s is None:
+        return ""
+    if s.saving_ns <= 0:
+        return "saves nothing"
+    if s.share < LITTLE:
+        return "saves next to nothing"
+    return f"saves {when(s.saving_ns)} of {when(s.length_ns)} ({s.share:.0%})"
+
+
+def biggest_saving(findings: list[Finding]) -> str | None:
+    """The overview's reading of the findings: the fix worth most on the critical path, or that none is worth much
+    (None: no finding has a what-if)."""
+    solved = [f for f in findings if f.saving is not None]
+    if not solved:
+        return None
+    top = max(solved, key=lambda f: f.saving.saving_ns if f.saving else 0)
+    s = top.saving
+    assert s is not None
+    if s.share < LITTLE:
+        return f"No finding's fix saves {LITTLE:.0%} of the critical path of {s.window} ({when(s.length_ns)}): see the path (8)."
+    title = top.title if top.title[:2].isupper() else top.title[0].lower() + top.title[1:]
+    return f"The fix worth most on the critical path of {s.window}: {title}, which {headline(top)} (below)."
+
+
+def what_if_line(f: Finding) -> str:
+    """The line under a finding's note: its what-if, and why it saves nothing where it does ('' for a note)."""
+    if f.saving is None:
+        return ""
+    reason = why(f.saving)
+    return f"What-if: {sentence(f.saving)}" + (f" ({reason})." if reason else ".")
+
+
+def no_saving(f: Finding) -> str:
+    """Why no what-if applies to a finding ("" when one does)."""
+    code, _, other = f.no_saving.partition(":")
+    return NO_SAVING.get(code, code).format(other=repr(other)) if code else ""
+
+
+def saving_fields(f: Finding) -> dict[str, Any]:
+    """A finding's saving as JSON: saving_us (null where no what-if applies, with no_saving saying why) and the what-if."""
+    s = f.saving
+    if s is None:
+        return {"saving_us": None, "what_if": None, "no_saving": no_saving(f) or None}
+    return {
+        "saving_us": us(s.saving_ns),
+        "what_if": {
+            "spec": s.spec,
+            "window": s.window,
+            "length_us": us(s.length_ns),
+            "saving_share": s.share,
+            "bound_by": s.bound_after,
+            "sentence": sentence(s),
+            "why": why(s) or None,
+        },
+        "no_saving": None,
+    }
