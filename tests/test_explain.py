@@ -87,10 +87,10 @@ def test_cold_first_step():
 def test_gpu_idle_while_cpu_launches():
     a, found = findings("h100-bert-small.json.gz", "overhead-gaps")
     assert found and a.summary.verdict == "overhead-bound" and "idle" in note(found[0])
-    # busy enough for compute-bound, but the slowest step's critical path is 58% CPU work: the GPU waits for it there
+    # 84% busy, and the typical step's path is 38% collectives, 35% CPU work: mixed, and the GPU does not wait for
+    # the CPU most of the path, so no idle-GPU finding (the slowest step, #1014, was 58% CPU work)
     a, found = findings("a100-train-control.json.gz", "overhead-gaps")
-    assert a.summary.verdict == "compute-bound" and "overhead-path" in found[0].templates
-    assert "CPU work is 58% of the critical path of ProfilerStep#1014" in note(found[0])
+    assert a.summary.verdict == "mixed" and found == []
     assert findings("v100-cudagraph-test.json.gz", "overhead-gaps")[1] == []  # compute-bound, path 71% GPU compute
 
 

@@ -102,7 +102,7 @@ def test_a_sleeping_watchdog_thread_never_bounds_the_path(tmp_path):
 def hidden_spin(tmp) -> str:
     """A dispatch op sits 185 us between its ops, until the kernel launched before it ends (a spin on host
     memory): no synchronize call is recorded."""
-    events = [step(1, 0, 220), *launched("all_to_all_kernel", 5, 4, 12, 188, corr=1)]
+    events = [step(1, 0, 220), *launched("moe_dispatch_kernel", 5, 4, 12, 188, corr=1)]
     events += [op("moe::dispatch", 12, 190), op("aten::empty", 203, 5)]
     return str(write_trace(tmp / "spin.json", events))
 

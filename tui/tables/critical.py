@@ -345,7 +345,7 @@ def _region(s: Spec, names: list[str]) -> str:
         return f"the spans matching /{s.pattern}/"
     if names and all(n.startswith("## Call CompiledFxGraph") for n in names):
         return "the compiled graphs"
-    return "the step's forward and backward"
+    return "the step (all its CPU work but the optimizer's and data loading)"
 
 
 def _times(factor: float) -> str:

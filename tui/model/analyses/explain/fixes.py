@@ -1,6 +1,6 @@
 """What fixing each explain finding would change, as a --what-if spec (savings.py solves it), or why none applies.
 
-One function per rule whose fix a what-if can express: the CPU side of an idle GPU faster (launch=0 when launching is
+One function per rule whose fix a what-if can express: the CPU side of an idle GPU faster (graphs when launching is
 the cost, else cpu=2), a wait removed (sync:CALL=0), a slow copy made asynchronous by pinned memory (op:CALL=0), fp32
 GEMMs on the tensor cores (kernel:role=gemm,unit=vector,dtype=fp32=R, R the GPU's TF32 (or bf16) peak over its fp32
 peak, from gpus.toml), a GEMM shape at its roof (its kernels 100/pct% faster, 10x at most), memory-bound ops fused (their kernels'
@@ -53,8 +53,9 @@ def fix(a: Analysis, f: Finding) -> Fix:
 
 
 def _cpu_side(a: Analysis, f: Finding) -> Fix:
-    """The GPU idles while the CPU launches (no launch cost) or works (the CPU twice as fast)."""
-    return ("launch=0" if "overhead-launches" in f.parts else "cpu=2"), ""
+    """The GPU idles while the CPU launches: the step as CUDA graph replays (all the CPU work of the compiled graphs,
+    else of the forward and backward, gone, not only the launch calls); or while it works: the CPU twice as fast."""
+    return ("graphs" if "overhead-launches" in f.parts else "cpu=2"), ""
 
 
 def _wait(a: Analysis, f: Finding) -> Fix:
