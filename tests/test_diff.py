@@ -221,9 +221,11 @@ def test_two_captures_of_the_same_code_have_no_row_on_one_side_only(tmp_path, ca
         paths[1].write_text(re.sub(r" at 0x([0-9a-f]+)", lambda m: f" at 0x{int(m.group(1), 16) + 0x1000:x}", text))
         raw[1] = {e["name"] for e in raw_events(paths[1]) if " at 0x" in str(e.get("name", ""))}
     assert raw[0] != raw[1]  # the same code, objects at other addresses
+    from tui.model.analyses.diff import kernel_key
+
+    # the frames that name an object's address are one row in both runs, once the address is read as 0x…; (torch's
+    # table has no frame rows, so the diff's ops table carries none of them: none of its rows is on one side only
+    # for an address)
+    assert {kernel_key(n) for n in raw[0]} == {kernel_key(n) for n in raw[1]}
     d = _diff(*paths)
-    # every object-bound row is matched with its twin; a first run may still call something once that the
-    # second does not (a lazy open on first use, `<frozen os>: fdopen`): a real difference, not an address
-    twins = [r for r in d.ops if "object at" in r.name]
-    assert twins and all(r.status == "both" for r in twins)
     assert not [r.name for r in d.ops if r.status != "both" and ("object" in r.name or "0x" in r.name)]

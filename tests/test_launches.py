@@ -93,7 +93,7 @@ def test_explain_never_contradicts_its_own_launch_figures(path):
     for f in explain(a, s):
         if f.rule != "overhead-gaps":
             continue
-        gpu, cpu = f.figures["per_launch_gpu"].value, f.figures["per_launch_cpu"].value
+        gpu, cpu = f.figures["per_launch_gpu"].value, f.figures["call_cpu"].value
         launching = "overhead-launches" in f.parts
         assert launching == (cpu > gpu) == s.launches_cost_more, path
         text = note(f)

@@ -283,7 +283,9 @@ async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(
         assert await failure(client, "kernels", trace=BERT, limt=5) == (
             "kernels takes no argument 'limt'; it takes trace, sort, limit, offset"
         )
-        assert (await failure(client, "sumary", trace=BERT)).startswith("no tool named 'sumary'; the tools: code, ")
+        assert (await failure(client, "sumary", trace=BERT)).startswith(
+            "no tool named 'sumary'; the tools: allocations, breakdown, code, "
+        )
         assert await failure(client, "kernels", trace=BERT, sort="fastest") == (
             "unknown sort key 'fastest'; choose from total, count, avg, min, max, latency, name"
         )
@@ -291,8 +293,10 @@ async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(
             "diff: b is empty; give the path of a .json or .json.gz trace, or of a folder of traces, as the server "
             "sees it"
         )
+        from tui.sql import TABLES
+
         assert (await failure(client, "sql", trace=BERT, query="SELECT * FROM nothing")).endswith(
-            "(this trace's tables: events, ops, kernels, launches, steps, memory, counters, flows)"
+            f"(this trace's tables: {', '.join(TABLES)})"
         )
         relative = "traces/nope.json"
         assert await failure(client, "summary", trace=relative) == (

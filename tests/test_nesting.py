@@ -98,16 +98,18 @@ def test_ops_reuse_the_display_nesting_only_where_it_equals_torchs_host_nesting(
     from conftest import SAMPLES, shared_traces
 
     from tui.model import load_trace
-    from tui.model.analyses.ops import host_parent
+    from tui.model.analyses.op_events import op_events
+    from tui.model.analyses.ops import FILTERED, host_parent
     from tui.model.analyses.results import Results
 
     for path in sorted(SAMPLES.rglob("*.json.gz")) + shared_traces():
         a = Results(load_trace(path, use_cache=False))
-        host = a.op_times.host
+        keep = np.array([n not in FILTERED for n in a.trace.names] + [True])
+        ev = op_events(a.trace, keep[a.trace.x.name])
         end = a.trace.x.ts + a.trace.x.dur
-        borrowed = host_parent(a.trace, host, end, a.nesting)[0]
-        alone = host_parent(a.trace, host, end, None)[0]
-        assert np.array_equal(borrowed[host], alone[host]), path
+        borrowed = host_parent(a.trace, ev, end, a.nesting)[0]
+        alone = host_parent(a.trace, ev, end, None)[0]
+        assert np.array_equal(borrowed[ev.host], alone[ev.host]), path
 
 
 def _agree(ts, end, track):

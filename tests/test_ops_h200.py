@@ -121,14 +121,16 @@ def test_the_big_matmul_keeps_the_gpu_busy_and_the_small_one_does_not(results):
             assert busy(s.gpu_utilization), (size, warm, s.gpu_utilization)
 
 
-def test_h200_verdicts_as_the_summary_says_today(results):
-    """The CHECKS.md lessons as verdicts, as summary's verdict rule gives them now (issue 34 moves the verdict to
-    the critical path: adjust this test with it). Small matmul_add: overhead-bound; big eager: compute-bound."""
+def test_h200_verdicts_from_the_typical_steps_critical_path(results):
+    """The CHECKS.md lessons as verdicts, read from the typical step's critical path. Small matmul_add:
+    overhead-bound (the path is the CPU's); big eager: compute-bound (its GEMM); reduce-overhead replays graphs."""
     for warm in ("cold", "warm"):
         assert results[f"matmul_add_64_{warm}_eager"].summary.verdict == "overhead-bound"
         assert results[f"matmul_add_4096_{warm}_eager"].summary.verdict == "compute-bound"
     assert results["matmul_add_64_warm_eager_stack"].summary.verdict == "overhead-bound"
     assert results["mlp_fwd_eager"].summary.verdict == "compute-bound"
+    for name in ("matmul_add_4096_warm_compiled_reduce_overhead", "mlp_fwd_compiled_reduce_overhead"):
+        assert results[name].summary.graph_launches == 2  # one replay a step
 
 
 def test_checks_md_is_what_the_check_says_of_these_captures(results):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .options import UsageError
 
-PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline")
+PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline", "breakdown")
 
 
 def captures_of(path: str) -> list[Path]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cats import BUSY_CATS, GPU_CATS
+from .cats import BUSY_CATS, Cat
 from .trace import Trace
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
@@ -49,7 +49,8 @@ def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
     ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
     x = trace.x
     on_cpu = np.array([t.kind == "cpu" and (rank is None or t.rank == rank) for t in trace.tracks] or [False])
-    sel = np.flatnonzero(np.isin(x.name, ids) & ~np.isin(x.cat, [int(c) for c in GPU_CATS]) & on_cpu[x.track])
+    marked = np.isin(x.cat, [int(Cat.USER_ANNOTATION), int(Cat.CPU_OP)])  # not a copy of its name (an export's lane)
+    sel = np.flatnonzero(np.isin(x.name, ids) & marked & on_cpu[x.track])
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
 

@@ -49,12 +49,12 @@ OWN_TEMPLATES = {
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
     "graphs.",
-    "overhead-cpu": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of the "
-    "step's CPU work); while no GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical "
-    "path, or overlap it with GPU work.",
-    "overhead-cpu-unseen": "Launches are not the cost (each buys {per_launch_gpu} of GPU work for {per_launch_cpu} of "
-    "the step's CPU work); while no GPU worked, the CPU ran code outside the profiled ops. Speed that work up, move it "
-    "off the critical path, or overlap it with GPU work.",
+    "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
+    "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; while no GPU worked, the CPU ran "
+    "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "overhead-cpu-unseen": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU "
+    "work), the CPU's other work is: {per_launch_cpu} of it per launch on the critical path, outside the profiled ops. "
+    "Speed that work up, move it off the critical path, or overlap it with GPU work.",
     "slow-kernel": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
     "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy module loading on a kernel's first use "
     "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "

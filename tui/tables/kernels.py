@@ -58,7 +58,7 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Name", lambda r, c, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
         Column("Kind", lambda r, c, w: r.kind, priority=4),
         Column("Role", lambda r, c, w: r.role, priority=3),
-        Column("Runs on", lambda r, c, w: runs_on(r.name, r.unit, r.dtype), priority=3),
+        Column("Runs on", lambda r, c, w: runs_on(r.name, r.unit, r.dtype), priority=4),  # before names get too short
         Column("# of Calls", lambda r, c, w: str(r.count), "count", KEEP),
         Column("Total", lambda r, c, w: fmt_time(r.total_us), "total", KEEP),
         Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg", 1),

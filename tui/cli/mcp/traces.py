@@ -56,6 +56,12 @@ class Traces:
 
         return self._kept(path, lambda: tracetui.snapshot(path, cache=self.cache))
 
+    def named(self, path: str) -> Any:
+        """What a path names, opened and kept: a memory snapshot, or a trace."""
+        from ...model.snapshot.read import is_snapshot
+
+        return self.snapshot(path) if is_snapshot(path) else self.get(path)
+
     def _kept(self, path: str, opener: Callable[[], Any]) -> Any:
         key = _key(path)
         if key is None:
@@ -78,7 +84,7 @@ class Traces:
                 continue
             loading = self._loading[key] = _Loading(anyio.Event())
             try:
-                await turns.run(("open", path), lambda: self.get(path))
+                await turns.run(("open", path), lambda: self.named(path))
             except Exception as exc:
                 loading.error = exc
                 raise

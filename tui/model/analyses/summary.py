@@ -150,9 +150,10 @@ class Summary:
 
     @property
     def launches_cost_more(self) -> bool:
-        """Does a kernel cost the CPU more than the GPU work it buys? The one test behind every launch reading: the
-        CPU work on the critical path per launch (the launch call's own cost is only part of it)."""
-        return self.launches > 0 and self.cpu_per_kernel_us > self.gpu_per_kernel_us
+        """Does a launch call take more CPU time than the GPU work it buys? The one test of whether launching itself
+        is the cost (else the CPU's other work is: cpu_per_kernel_us says how much CPU work a kernel costs the step
+        in all)."""
+        return self.launches > 0 and self.typical_launch_us > self.gpu_per_kernel_us
 
     @property
     def graph_launches(self) -> int:

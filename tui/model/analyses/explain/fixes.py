@@ -1,7 +1,7 @@
 """What fixing each explain finding would change, as a --what-if spec (savings.py solves it), or why none applies.
 
-One function per rule whose fix a what-if can express: the CPU side of an idle GPU faster (graphs when launching is
-the cost, else cpu=2), a wait removed (sync:CALL=0), a slow copy made asynchronous by pinned memory (op:CALL=0), fp32
+One function per rule whose fix a what-if can express: the CPU side of an idle GPU gone (graphs: the step as CUDA
+graph replays), a wait removed (sync:CALL=0), a slow copy made asynchronous by pinned memory (op:CALL=0), fp32
 GEMMs on the tensor cores (kernel:role=gemm,unit=vector,dtype=fp32=R, R the GPU's TF32 (or bf16) peak over its fp32
 peak, from gpus.toml), a GEMM shape at its roof (its kernels 100/pct% faster, 10x at most), memory-bound ops fused (their kernels'
 roles 2x faster: fusion keeps the intermediates on chip), collectives hidden (kernel:role=collective=0: the most
@@ -53,9 +53,10 @@ def fix(a: Analysis, f: Finding) -> Fix:
 
 
 def _cpu_side(a: Analysis, f: Finding) -> Fix:
-    """The GPU idles while the CPU launches: the step as CUDA graph replays (all the CPU work of the compiled graphs,
-    else of the forward and backward, gone, not only the launch calls); or while it works: the CPU twice as fast."""
-    return ("graphs" if "overhead-launches" in f.parts else "cpu=2"), ""
+    """The GPU idles while the CPU launches or works: the step as CUDA graph replays, all the CPU work of its compiled
+    graphs (else of its forward and backward) gone, not only the launch calls: what torch.compile's reduce-overhead
+    mode buys where the region can be captured (the what-if says what it cannot: a synchronize inside)."""
+    return "graphs", ""
 
 
 def _wait(a: Analysis, f: Finding) -> Fix:

@@ -147,13 +147,14 @@ def overhead_reading(s: Summary) -> str:
     )
     if launches_cost_more(s):  # (the launch reading gives the figures, once)
         return head + (
-            "Each kernel costs the CPU more time than the GPU work it buys: fewer, larger kernels (torch.compile) or "
-            "CUDA graphs (tracetui critical --what-if graphs says what they would save) are where the time is."
+            "Launching is the cost: a launch call takes more CPU time than the GPU work it buys. Fewer, larger kernels "
+            "(torch.compile) or CUDA graphs (tracetui critical --what-if graphs says what they would save) are where "
+            "the time is."
         )
     busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
-        "The kernels buy more GPU work than the CPU spends on each; the CPU's other work holds the GPU up. "
-        f"While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
+        "The launch calls are cheap (each buys more GPU work than its own CPU time); the CPU's other work holds the "
+        f"GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
     )
 
 
