@@ -32,14 +32,39 @@ def _same(a, b) -> bool:
 def test_pieces_nest_a_trace_as_the_whole_does(name, cut, monkeypatch):
     """bert's Python frames hold its CPU thread under one root frame, gloo's tracks are short: nothing to cut."""
     x = load_trace(SAMPLES / name, use_cache=False).x
-    calls = []
-    real = nesting.nest_track
+    calls, pieces = [], []
+    real, real_pieces = nesting.nest_track, nesting._pieces
     monkeypatch.setattr(nesting, "nest_track", lambda s, e: calls.append(len(s)) or real(s, e))
-    whole, pieces = _whole_and_pieces(monkeypatch, x.ts, x.ts + x.dur, x.track, x.dur >= 0)
-    assert _same(whole, pieces)
-    tracks = len(np.unique(x.track[x.dur >= 0]))  # the whole: one call per track
-    assert sum(calls[:tracks]) == sum(calls[tracks:])
-    assert (len(calls) - tracks > tracks) == cut
+    monkeypatch.setattr(nesting, "_pieces", lambda s, e, t: pieces.append((real_pieces(s, e, t), t)) or pieces[-1][0])
+    whole, cut_up = _whole_and_pieces(monkeypatch, x.ts, x.ts + x.dur, x.track, x.dur >= 0)
+    assert _same(whole, cut_up)
+    assert calls[0] == np.count_nonzero(x.dur >= 0)  # the whole: every track in one call, laid end to end in time
+    assert sum(calls[1:]) == calls[0] and len(calls) > 2
+    (_, _), (bounds, tracks) = pieces
+    assert bool(set(bounds) - set(tracks.tolist())) == cut  # a bound inside a track: a track was cut
+
+
+def test_many_short_tracks_nest_as_each_alone(monkeypatch):
+    """Thousands of tracks nested together, shifted end to end in time: each track's nesting as if alone."""
+    rng = np.random.default_rng(5)
+    n = 6000
+    track = rng.integers(0, 2000, n).astype(np.int32)
+    ts = rng.integers(0, 50, n).astype(np.int64) * 1000
+    dur = np.where(rng.random(n) < 0.2, 0, rng.integers(0, 40_000, n)).astype(np.int64)
+    together = nest(ts, ts + dur, track)
+    monkeypatch.setattr(nesting, "PIECE_EVENTS", 1)  # every track its own piece
+    assert _same(together, nest(ts, ts + dur, track))
+
+
+def test_tracks_too_far_apart_to_lay_end_to_end_nest_alone(monkeypatch):
+    """Spans adding up past 62 bits: each track nests on its own, still right."""
+    ts = np.array([0, 10, 2**61, 2**61 + 5, 2**62, 2**62 + 1], np.int64)
+    end = np.array([2**61 - 1, 20, 2**62 - 3, 2**61 + 9, 2**62 + 9, 2**62 + 2], np.int64)
+    track = np.array([0, 0, 1, 1, 2, 2], np.int32)
+    got = nest(ts, end, track)
+    assert got.parent.tolist() == [-1, 0, -1, 2, -1, 4]
+    monkeypatch.setattr(nesting, "PIECE_EVENTS", 1)
+    assert _same(got, nest(ts, end, track))
 
 
 def test_pieces_nest_tangled_events_as_the_whole_does(monkeypatch):

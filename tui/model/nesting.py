@@ -55,7 +55,8 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     """Nest the events selected by mask (all when None) within each track.
 
     A long track is cut into pieces where nothing is open (every earlier event has ended by the next start):
-    the pieces nest alone exactly as the whole would, so they are nested side by side in threads.
+    the pieces nest alone exactly as the whole would, so they are nested side by side in threads. Short tracks
+    are nested together, laid end to end in time (see _end_to_end), so many tracks cost no more than one.
     """
     n = len(ts)
     idx = np.arange(n) if mask is None else np.flatnonzero(mask)
@@ -68,12 +69,13 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     kills = np.zeros(n, bool)
     span_end = np.full(n, -1, np.int32)
 
-    def piece(a: int, b: int) -> None:  # writes only positions a:b (and the events there)
-        p, d, r, killer, end_pos = nest_track(s[a:b], e[a:b])
-        parent_pos[a:b] = np.where(p >= 0, p + a, -1)
-        depth_pos[a:b], row_pos[a:b] = d, r
-        kills[order[a + killer[killer >= 0]]] = True
-        span_end[order[a:b]] = end_pos + a
+    def piece(lo: int, hi: int) -> None:  # writes only positions lo:hi (and the events there)
+        for a, b, ps, pe in _end_to_end(s, e, t, lo, hi):
+            p, d, r, killer, end_pos = nest_track(ps, pe)
+            parent_pos[a:b] = np.where(p >= 0, p + a, -1)
+            depth_pos[a:b], row_pos[a:b] = d, r
+            kills[order[a + killer[killer >= 0]]] = True
+            span_end[order[a:b]] = end_pos + a
 
     side_by_side(*(lambda a=a, b=b: piece(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)))
     parent = np.full(n, -1, np.int32)  # event indices fit in 32 bits: half the memory of the viewer's arrays
@@ -88,18 +90,44 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
 
 
 def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> list[int]:
-    """The bounds of the pieces to nest: each track's, and inside a track longer than PIECE_EVENTS, cuts where
-    nothing is open (a start at or after every earlier end), near equal shares, one per thread or so."""
+    """The bounds of the pieces to nest: runs of whole tracks of up to PIECE_EVENTS events together, and inside a
+    track longer than PIECE_EVENTS, cuts where nothing is open (a start at or after every earlier end), near equal
+    shares, one per thread or so."""
     bounds = tracks.tolist()
     cuts = [0]
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if b - a <= PIECE_EVENTS:  # a short track: with the ones before it, unless that makes the run long
+            if b - cuts[-1] > PIECE_EVENTS:
+                cuts.append(a)
+            continue
+        cuts.append(a)
         want = min(thread_count(), (b - a) // PIECE_EVENTS)
         free = a + 1 + np.flatnonzero(s[a + 1 : b] >= np.maximum.accumulate(e[a : b - 1])) if want > 1 else []
         if len(free):
             targets = a + (b - a) * np.arange(1, want) // want
             cuts += np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
         cuts.append(b)
+    cuts.append(bounds[-1])
     return sorted(set(cuts))
+
+
+def _end_to_end(s: np.ndarray, e: np.ndarray, t: np.ndarray, a: int, b: int):
+    """Positions a:b as runs that nest alone: (start, stop, their starts, their ends).
+
+    Several tracks in a:b are shifted in time to lie one after the other, a nanosecond apart, so nesting them
+    together is nesting each alone (no event of one can hold, or overlap, one of another); where the shifted times
+    would not fit in 62 bits, each track is its own run.
+    """
+    if t[a] == t[b - 1]:
+        return [(a, b, s[a:b], e[a:b])]
+    first = np.concatenate([[a], a + 1 + np.flatnonzero(np.diff(t[a:b])), [b]])
+    low = s[first[:-1]]  # in visiting order, a track's first event starts first
+    high = np.maximum.reduceat(e[a:b], first[:-1] - a)
+    span = np.maximum(high, low) - low + 1
+    if float(span.astype(np.float64).sum()) >= 2.0**62:
+        return [(p, q, s[p:q], e[p:q]) for p, q in zip(first[:-1].tolist(), first[1:].tolist(), strict=True)]
+    shift = np.repeat(np.cumsum(span) - span - low, np.diff(first))
+    return [(a, b, s[a:b] + shift, e[a:b] + shift)]
 
 
 def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.ndarray) -> np.ndarray:
