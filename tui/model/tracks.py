@@ -158,5 +158,5 @@ def _stream(tid):
 def _num(value) -> float:
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return float("inf")

@@ -63,7 +63,7 @@ class Part:
             out[:] = getattr(self, table).column(key)
 
 
-Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk, the first chunk's index
+Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk (-1: not cut), the first chunk's index
 # Called as partial(parts_so_far, fraction) after each chunk or job: see stream.py (it builds the parts only when due).
 Partial = Callable[[Callable[[], list[Part]], float], None]
 
@@ -76,7 +76,8 @@ def decode_range(
     progress: Callable[[int], None] | None = None,
     partial: Partial | None = None,
 ) -> Part:
-    """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
+    """Decode chunks (their global indices start at first_index; `last` is the file's last one when the file is
+    cut, so its last event may be partial, else -1)."""
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
@@ -90,6 +91,8 @@ def decode_range(
         report.skipped += decoded.skipped
         report.repaired += decoded.repaired
         report.dropped_tail |= decoded.dropped_tail
+        if decoded.deep:
+            report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}
         del decoded, data
         if progress:
             progress(k + 1)
@@ -102,7 +105,8 @@ def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport
     """The part the builder holds so far (it can go on adding chunks after)."""
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, dict(builder.unknown)
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
-    report.untimed = builder.untimed
+    report.untimed, report.bad_numbers = builder.untimed, dict(builder.bad_numbers)
+    report.limits = {k: report.limits.get(k, 0) + builder.limits.get(k, 0) for k in {**report.limits, **builder.limits}}
     x, inst, flow = builder.finish()
     b = builder
     return Part(x, inst, flow, b.names.values, b.cats.values, b.shapes.values, b.tracks.values, b.meta, rows, report)
@@ -171,6 +175,7 @@ def decode_parallel(
     workers: int,
     progress: Callable[[float], None] | None,
     partial: Partial | None = None,
+    last: int | None = None,
 ) -> list[Part]:
     """Decode a file on disk in `workers` processes (this one and workers - 1 spawned), in file order.
 
@@ -179,7 +184,8 @@ def decode_parallel(
     forked: the app loads from a thread, and forking a threaded process can deadlock. Each reads the
     file by path.
     """
-    jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], len(chunks) - 1, k) for k in range(0, len(chunks), JOB_CHUNKS)]
+    last = len(chunks) - 1 if last is None else last  # the chunk a cut file ends in (-1: the file is whole)
+    jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], last, k) for k in range(0, len(chunks), JOB_CHUNKS)]
     import multiprocessing  # here: a cached or small trace never pays for importing the pool
     from concurrent.futures import ProcessPoolExecutor
 
