@@ -339,3 +339,54 @@ def test_a_sample_gzip_inflates_as_before(tmp_path):
     assert gunzip(src, None) == (want, False)
     mapped, truncated = gunzip(src, tmp_path / "out.json")
     assert bytes(mapped) == want and not truncated
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "void f<" * 100_000 + "int" + ">" * 100_000 + "(float)",  # deeper than any recursion
+        "void k<" + ", ".join(f"A<B{k}<int>>" for k in range(20_000)) + ">(float)",  # 20,000 template arguments
+        "aB" * (25 << 20),  # 50 MB of one camelCase word
+        "w " * (5 << 20),  # 5 million words
+    ],
+    ids=["deep", "wide", "50MB-word", "many-words"],
+)
+def test_a_hostile_name_shortens_within_its_width(name):
+    """Names are cut for tables, the details and the selection line (tui/names.py) in time linear in them: weighed
+    word by word only up to 32 levels, 400 words and 8 KB (real kernel names: 10, 200 and 5 KB), folded in numpy."""
+    from tui.names import short_name, shorten_names
+
+    out = shorten_names([name, name + "x", "other"], 60)
+    assert all(len(s) <= 60 for s in out) and len(set(out)) == 3
+    assert len(short_name(name, 100)) <= 100
+
+
+def test_the_numpy_fold_of_a_long_name_is_the_loops():
+    """short_name folds a long name's template arguments in numpy, a block at a time: the same text as its loop."""
+    import tui.names as names
+
+    rng = np.random.default_rng(7)
+    alphabet = list("ab<>()x, é::")
+    for block in (7, 64, 1 << 20):
+        for _ in range(500):
+            name = "".join(rng.choice(alphabet, int(rng.integers(0, 300))))
+            limit = int(rng.integers(5, 120))
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(names, "_FOLD_FAST", 10**9)
+                want = names.short_name(name, limit)
+                mp.setattr(names, "_FOLD_FAST", 0)
+                mp.setattr(names, "_BLOCK", block)
+                assert names.short_name(name, limit) == want, (name, limit, block)
+
+
+def test_a_file_name_that_is_not_utf8_opens_and_caches(tmp_path):
+    """A name of bytes no encoding reads (Linux allows any): Python holds it with surrogates, the cache keys it."""
+    path = Path(os.fsdecode(bytes(tmp_path) + b"/odd\xff.json"))
+    write_trace(path, [X("a", 1, 2)])
+    assert load_trace(path).n == 1 and load_trace(path).report.from_cache
+
+
+def test_a_flow_id_no_encoding_reads_is_hashed(tmp_path):
+    """Found by the fuzz test (seed 398): a lone surrogate in a flow's string id failed the hash's encode."""
+    events = [X("a", 1, 2), {"ph": "s", "id": "\ud800", "pid": 1, "tid": 1, "ts": 1, "cat": "ac2g", "name": "f"}]
+    assert len(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False).flow) == 1
