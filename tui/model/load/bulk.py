@@ -246,5 +246,7 @@ def _flow_id(value: int | str | None) -> int:
         try:
             return int(value, 0)
         except ValueError:  # a stable hash: Python's own differs between the processes that decode parts
-            return int.from_bytes(hashlib.blake2b(value.encode(), digest_size=8).digest(), "little") & (2**62 - 1)
+            return int.from_bytes(
+                hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+            ) & (2**62 - 1)
     return -1
