@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..columns import Events, Flows, Instants, Table
+from ..threads import side_by_side
 from ..trace import LoadReport
 from ..tracks import Meta
 from .build import Builder, Interner
@@ -260,7 +261,11 @@ class _Run:
 
 def merge_parts(parts: list[Part], keep: bool = False) -> Part:
     """One Part with global ids: strings and (pid, tid) keys re-interned in part order (once per distinct value),
-    each column filled part by part straight into its place. Spilled parts' files are removed unless `keep`."""
+    each column filled part by part straight into its place, the columns side by side (threads.py). Spilled parts'
+    files are removed unless `keep`. One part decoded here is already that (unless kept: it is copied, as a partial
+    trace's columns are changed in place when it becomes a Trace)."""
+    if len(parts) == 1 and parts[0].spilled is None and not keep:
+        return parts[0]
     names, cats, shapes, keys = Interner(), Interner(), Interner(), Interner()
     maps = [
         {
@@ -291,8 +296,8 @@ def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], o
     """One table of the merged part: each column allocated once and filled part by part, ids remapped in place."""
     sizes = [p.length(table) for p in parts]
     bounds = np.cumsum([0] + sizes).tolist()
-    cols = {}
-    for key, dtype in cls.dtypes().items():
+
+    def column(key: str, dtype: type) -> np.ndarray:
         out = np.empty(bounds[-1], dtype)
         for k, p in enumerate(parts):
             piece = out[bounds[k] : bounds[k + 1]]
@@ -301,8 +306,11 @@ def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], o
                 _remap(piece, maps[k][key], key == "shape")
             elif key == "chunk":
                 piece += offsets[k]
-        cols[key] = out
-    return cls(**cols)
+        return out
+
+    keys = list(cls.dtypes().items())
+    filled = side_by_side(*(lambda key=key, dtype=dtype: column(key, dtype) for key, dtype in keys))
+    return cls(**{key: out for (key, _), out in zip(keys, filled, strict=True)})
 
 
 def _remap(piece: np.ndarray, mapping: np.ndarray, optional: bool) -> None:
