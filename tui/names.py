@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from .fmt import truncate
 
 ELLIPSIS = "…"
@@ -15,6 +17,8 @@ def short_name(name: str, limit: int = 100) -> str:
     """A long C++ kernel name with its template arguments and parameters folded: f<…>(…)."""
     if len(name) <= limit:
         return name
+    if len(name) > _FOLD_FAST:
+        return truncate(_folded(name, limit), limit)
     out, depth = [], 0
     for ch in name:
         if ch in "<(":
@@ -30,6 +34,48 @@ def short_name(name: str, limit: int = 100) -> str:
     return truncate("".join(out), limit)
 
 
+_FOLD_FAST = 4096
+
+
+def _folded(name: str, most: int) -> str:
+    """short_name's folding in numpy, for a long name (megabytes cost milliseconds): its first `most` characters,
+    or all of it when shorter. Brackets are ASCII, so the name is read as UTF-8 bytes, a block at a time, and cut
+    only beside them."""
+    data = name.encode("utf-8", "surrogatepass")
+    pieces: list[bytes] = []
+    size = 0
+    walk, low, depth = 0, 0, 0  # carried from block to block: the walk, its lowest point, the depth
+    for at in range(0, len(data), _BLOCK):
+        b = np.frombuffer(data, np.uint8, min(_BLOCK, len(data) - at), at)
+        opens = (b == 0x3C) | (b == 0x28)
+        closes = (b == 0x3E) | (b == 0x29)
+        w = walk + np.cumsum(opens.astype(np.int64) - closes)
+        after = w - np.minimum(np.minimum.accumulate(np.minimum(w, low)), 0)  # the depth after each byte, never < 0
+        before = np.concatenate([[depth], after[:-1]])
+        walk, low, depth = int(w[-1]), min(low, int(w.min())), int(after[-1])
+        for start, stop in _runs(np.flatnonzero(np.where(closes, after == 0, before == 0)), opens):
+            pieces += [data[at + start : at + stop], _FOLD if opens[stop - 1] else b""]
+            size += stop - start + 3
+        if size > 4 * most + 4:  # enough bytes for `most` characters, however wide
+            break
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
+_FOLD = ELLIPSIS.encode()
+_BLOCK = 1 << 20
+
+
+def _runs(at: np.ndarray, opens: np.ndarray) -> list[tuple[int, int]]:
+    """Positions as runs [start, stop), each ending where the next position is not the one after, or after an
+    opening bracket (its `…` follows it)."""
+    if not len(at):
+        return []
+    breaks = np.flatnonzero((np.diff(at) != 1) | opens[at[:-1]]) + 1
+    starts = np.concatenate([[0], breaks])
+    stops = np.concatenate([breaks, [len(at)]])
+    return [(int(at[a]), int(at[b - 1]) + 1) for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+
+
 def shorten_names(names: list[str], width: int) -> list[str]:
     """Names cut to width in the middle, keeping the words that tell them apart (never a word cut without '…').
 
@@ -39,7 +85,7 @@ def shorten_names(names: list[str], width: int) -> list[str]:
     alike are shortened again on the words that differ among them alone.
     """
     width = max(width, 1)
-    shapes = {n: _shape(n) for n in set(names)}
+    shapes = {n: _shape(_weighed(n)) for n in set(names)}
     counts = _group_counts(shapes)
     out = [n if len(n) <= width else _shorten(shapes[n], width, counts[_group(shapes[n])]) for n in names]
     tried: set[frozenset[str]] = set()
@@ -63,6 +109,18 @@ def shorten_names(names: list[str], width: int) -> list[str]:
         return out
     apart = _apart(_views(names, shapes), out, width)
     return apart if len(set(apart)) == len(shapes) else _apart(names, out, width)
+
+
+ANALYSED_CHARS = 8192  # a longer name is weighed by its first and last 4 KB (real kernel names: up to 5 KB)
+
+
+def _weighed(name: str) -> str:
+    """What of a name its words are weighed by: all of it, or its two ends when it is longer than ANALYSED_CHARS
+    (a name of megabytes costs what one of 8 KB does, and reads as its start and its end)."""
+    if len(name) <= ANALYSED_CHARS:
+        return name
+    half = ANALYSED_CHARS // 2
+    return name[:half] + ELLIPSIS + name[-half:]
 
 
 def _views(names: list[str], shapes: dict[str, _Shape]) -> list[str]:
@@ -142,15 +200,36 @@ _SCALARS = frozenset(
 
 
 def _shape(name: str) -> _Shape:
-    """A C++ name parsed into its function and template arguments; anything else (or unparsable) stays plain."""
+    """A C++ name parsed into its function and template arguments; anything else (or unparsable, or too big to
+    weigh word by word: past MAX_DEPTH levels or MAX_UNITS words) stays plain, whose cost is linear in its length."""
     if _CXX.match(name) and (name.endswith(")") or name.endswith(">")):
+        tokens = _TOKENS.findall(name.removeprefix("void "))
         try:
-            slots, end = _parse(_TOKENS.findall(name.removeprefix("void ")), 0, "")
-            if len(slots) == 1:
-                return _Shape(_term(slots[0], [0], True), True)
+            if _depth(tokens) <= MAX_DEPTH:
+                slots, end = _parse(tokens, 0, "")
+                if len(slots) == 1:
+                    shape = _Shape(_term(slots[0], [0], True), True)
+                    if len(shape.units) <= MAX_UNITS:
+                        return shape
         except (ValueError, IndexError):
             pass
     return _Shape(_Node(name, None, False, False, [0]), False)
+
+
+MAX_DEPTH = 32  # template nesting a name is parsed to (real kernel names: under 10)
+MAX_UNITS = 400  # words a C++ name is weighed by, each against the others (real kernel names: up to about 200)
+
+
+def _depth(tokens: list[str]) -> int:
+    """How deep the brackets of a tokenized name nest."""
+    depth = most = 0
+    for t in tokens:
+        if t in "<({":
+            depth += 1
+            most = max(most, depth)
+        elif t in ">)}":
+            depth -= 1
+    return most
 
 
 def _parse(tokens: list[str], k: int, closer: str) -> tuple[list[list], int]:
@@ -360,6 +439,7 @@ def _cuts(word: str) -> list[str]:
 def _prefixes(word: str, at: str = "") -> list[str]:
     """A word's leading parts, longest first, cut at underscores or capitals (`GeluCUDAKernelImpl`: `GeluCUDAKernel`,
     `GeluCUDA`, `Gelu`), or at underscores alone with at="_" (`direct_copy_kernel`: `direct_copy`, `direct`)."""
+    word = word[:_PREFIX_CHARS]  # a head longer than any column is never shown: the cost stays linear in the word
     parts = re.split(r"(_)", word) if at == "_" else re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|_", word)
     out = []
     for j in range(len(parts) - 1, 0, -1):
@@ -367,6 +447,9 @@ def _prefixes(word: str, at: str = "") -> list[str]:
         if head and head not in out:
             out.append(head)
     return out
+
+
+_PREFIX_CHARS = 512
 
 
 def _fill(shape: _Shape, width: int, plan: _Plan, local_first: bool, first_pass: bool) -> tuple[str, bool]:
@@ -458,22 +541,28 @@ _GAPS = re.compile("…(?:, …)+")
 
 
 def _show_words(node: _Node, kept: set[int], cut: dict[int, str]) -> str:
-    """The kept words of a head with the separators between them; a run of left-out words is one `…`."""
+    """The kept words of a head with the separators between them; a run of left-out words is one `…`. Costs the
+    kept words, not the head's (a node's word ids are consecutive), so trying words one by one stays linear."""
     if node.ids.isdisjoint(kept):
         return ""
+    items, base = node.items, node.items[0][2]
+    n = len(items)
+    at = (
+        sorted(u - base for u in kept if 0 <= u - base < n)
+        if len(kept) < n
+        else [k for k in range(n) if items[k][2] in kept]
+    )
     out: list[str] = []
-    gap = seen = False
-    for k, (sep, word, uid) in enumerate(node.items):
-        if uid in kept:
-            if sep and (seen or k == 0 or "(" in sep):
-                out.append(sep)
-            out.append(cut.get(uid, word))
-            gap, seen = False, True
-        elif not gap:
+    prev, seen = -1, False
+    for k in at:
+        if k > prev + 1:
             out.append(ELLIPSIS)
-            gap = True
-    if not gap:
-        out.append(node.trail)
+        sep, word, uid = items[k]
+        if sep and (seen or k == 0 or "(" in sep):
+            out.append(sep)
+        out.append(cut.get(uid, word))
+        prev, seen = k, True
+    out.append(ELLIPSIS if prev < n - 1 else node.trail)
     return "".join(out)
 
 

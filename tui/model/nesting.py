@@ -20,7 +20,9 @@ placed one by one; their subtrees follow them down.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -54,52 +56,172 @@ PIECE_EVENTS = 250_000  # a track longer than this is nested in pieces, side by 
 def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | None = None) -> Nesting:
     """Nest the events selected by mask (all when None) within each track.
 
-    A long track is cut into pieces where nothing is open (every earlier event has ended by the next start):
-    the pieces nest alone exactly as the whole would, so they are nested side by side in threads.
+    A long track is cut into pieces where nothing is open (every earlier event has ended by the next start), else
+    where only the same few events are open (a root frame that holds the thread, see _Wrapped): the pieces nest
+    alone exactly as the whole would, so they are nested side by side in threads. Short tracks are nested together,
+    laid end to end in time (see _end_to_end), so many tracks cost no more than one.
     """
     n = len(ts)
     idx = np.arange(n) if mask is None else np.flatnonzero(mask)
     order = visiting_order(ts, end, track, idx)
     s, e, t = ts[order], end[order], track[order]
-    bounds = _pieces(s, e, np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]]))
-    parent_pos = np.full(len(order), -1, np.int64)
-    depth_pos = np.zeros(len(order), np.int32)
-    row_pos = np.zeros(len(order), np.int32)
-    kills = np.zeros(n, bool)
-    span_end = np.full(n, -1, np.int32)
+    runs, wrapped = _pieces(s, e, np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]]))
+    out = _Out(len(order), n)
 
-    def piece(a: int, b: int) -> None:  # writes only positions a:b (and the events there)
-        p, d, r, killer, end_pos = nest_track(s[a:b], e[a:b])
-        parent_pos[a:b] = np.where(p >= 0, p + a, -1)
-        depth_pos[a:b], row_pos[a:b] = d, r
-        kills[order[a + killer[killer >= 0]]] = True
-        span_end[order[a:b]] = end_pos + a
+    def piece(lo: int, hi: int) -> None:  # writes only positions lo:hi (and the events there)
+        for a, b, ps, pe in _end_to_end(s, e, t, lo, hi):
+            p, d, r, killer, end_pos = nest_track(ps, pe)
+            out.parent_pos[a:b] = np.where(p >= 0, p + a, -1)
+            out.depth_pos[a:b], out.row_pos[a:b] = d, r
+            out.kills[order[a + killer[killer >= 0]]] = True
+            out.span_end[order[a:b]] = end_pos + a
 
-    side_by_side(*(lambda a=a, b=b: piece(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)))
+    jobs: list[Callable[[], None]] = [partial(piece, a, b) for a, b in runs]
+    for w in wrapped:
+        jobs += [partial(w.outer, s, e, order, out)]
+        jobs += [partial(piece, a, b) for a, b in zip(w.cuts[:-1], w.cuts[1:], strict=True)]
+    side_by_side(*jobs)
+    for w in wrapped:
+        if not w.hang(out):  # a wrapper was cut short before the pieces (not seen in real traces): nest it whole
+            piece(w.a, w.b)
     parent = np.full(n, -1, np.int32)  # event indices fit in 32 bits: half the memory of the viewer's arrays
     row = np.zeros(n, np.int32)
     depth = np.zeros(n, np.int32)
-    has = parent_pos >= 0
-    parent[order[has]] = order[parent_pos[has]]
-    row[order], depth[order] = row_pos, depth_pos
+    has = out.parent_pos >= 0
+    parent[order[has]] = order[out.parent_pos[has]]
+    row[order], depth[order] = out.row_pos, out.depth_pos
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
-    return Nesting(parent, row, order.astype(np.int32), depth, parent, kills, pos, span_end)
+    return Nesting(parent, row, order.astype(np.int32), depth, parent, out.kills, pos, out.span_end)
 
 
-def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> list[int]:
-    """The bounds of the pieces to nest: each track's, and inside a track longer than PIECE_EVENTS, cuts where
-    nothing is open (a start at or after every earlier end), near equal shares, one per thread or so."""
+class _Out:
+    """What the pieces write, each into its own positions: by position in the visiting order, and by event."""
+
+    def __init__(self, positions: int, n: int) -> None:
+        self.parent_pos = np.full(positions, -1, np.int64)
+        self.depth_pos = np.zeros(positions, np.int32)
+        self.row_pos = np.zeros(positions, np.int32)
+        self.kills = np.zeros(n, bool)
+        self.span_end = np.full(n, -1, np.int32)
+
+
+@dataclass
+class _Wrapped:
+    """A long track cut where the same events, and only they, are open (its wrappers: a root frame, a step...).
+
+    Positions cuts[0]:cuts[-1] are pieces between the cuts, each nested alone, then hung under the innermost
+    wrapper (its depth and row below it); the rest (the head before the first cut, the tail from the last one,
+    wrappers among them) is nested alone too, as none of its events holds, or overlaps, an event of the pieces.
+    """
+
+    a: int
+    b: int
+    cuts: list[int]
+    wrappers: np.ndarray  # their positions: all in the head
+    killed_by: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # each wrapper's killer (-1: none)
+
+    def outer(self, s: np.ndarray, e: np.ndarray, order: np.ndarray, out: _Out) -> None:
+        """Nest the head and the tail together (positions a:cuts[0] and cuts[-1]:b)."""
+        where = np.r_[self.a : self.cuts[0], self.cuts[-1] : self.b]
+        p, d, r, killer, _ = nest_track(s[where], e[where])
+        out.parent_pos[where] = np.where(p >= 0, where[np.maximum(p, 0)], -1)
+        out.depth_pos[where], out.row_pos[where] = d, r
+        killed_by = np.where(killer >= 0, where[np.maximum(killer, 0)], -1)
+        out.kills[order[killed_by[killed_by >= 0]]] = True
+        closes = self.a + np.searchsorted(s[self.a : self.b], e[where], side="left")  # among every position
+        ends = np.where(killed_by >= 0, np.minimum(killed_by, closes), closes)
+        out.span_end[order[where]] = np.maximum(ends, where + 1)
+        self.killed_by = killed_by[np.searchsorted(where, self.wrappers)]
+
+    def hang(self, out: _Out) -> bool:
+        """Hang the pieces under the innermost wrapper; False when a wrapper was cut short (killed) before them."""
+        if ((self.killed_by >= 0) & (self.killed_by < self.cuts[-1])).any():
+            return False
+        inner = int(self.wrappers[-1])  # the open events form a chain: the last to start is the innermost
+        lo, hi = self.cuts[0], self.cuts[-1]
+        roots = lo + np.flatnonzero(out.parent_pos[lo:hi] < 0)
+        out.parent_pos[roots] = inner
+        out.depth_pos[lo:hi] += out.depth_pos[inner] + 1
+        out.row_pos[lo:hi] += out.row_pos[inner] + 1
+        return True
+
+
+def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> tuple[list[tuple[int, int]], list[_Wrapped]]:
+    """The runs of positions to nest alone: runs of whole tracks of up to PIECE_EVENTS events together, and inside a
+    track longer than PIECE_EVENTS, cuts where nothing is open (a start at or after every earlier end), near equal
+    shares, one per thread or so; a long track with no such cut is cut where only its wrappers are open, if it can
+    be (its jobs are its _Wrapped's)."""
     bounds = tracks.tolist()
-    cuts = [0]
+    runs: list[tuple[int, int]] = []
+    wrapped: list[_Wrapped] = []
+    start = 0  # where the run of short tracks being gathered starts
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if b - a <= PIECE_EVENTS:  # a short track: with the ones before it, unless that makes the run long
+            if b - start > PIECE_EVENTS and a > start:
+                runs.append((start, a))
+                start = a
+            continue
+        if a > start:
+            runs.append((start, a))
+        start = b
         want = min(thread_count(), (b - a) // PIECE_EVENTS)
         free = a + 1 + np.flatnonzero(s[a + 1 : b] >= np.maximum.accumulate(e[a : b - 1])) if want > 1 else []
+        w = _wrapped(s, e, a, b, want) if want > 1 and not len(free) else None
+        if w is not None:
+            wrapped.append(w)
+            continue
+        cuts = [a, b]
         if len(free):
             targets = a + (b - a) * np.arange(1, want) // want
             cuts += np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
-        cuts.append(b)
-    return sorted(set(cuts))
+        cuts = sorted(set(cuts))
+        runs += list(zip(cuts[:-1], cuts[1:], strict=True))
+    if bounds[-1] > start:
+        runs.append((start, bounds[-1]))
+    return runs, wrapped
+
+
+def _wrapped(s: np.ndarray, e: np.ndarray, a: int, b: int, want: int) -> _Wrapped | None:
+    """Cuts of positions a:b where the same events, and only they, are open (None: no such cuts): near the shares
+    of `want` jobs, the head and the tail making one of them."""
+    ss, ee = s[a:b], e[a:b]
+    positive = ee > ss
+    open_at = _open_before(ss, np.sort(ee[positive]), positive)  # dead or alive: a dead one is never a wrapper
+    margin = max((b - a) // (4 * want), 1)
+    inner = np.arange(margin, b - a - margin)
+    if not len(inner):
+        return None
+    least = int(open_at[inner].min())
+    fit = inner[open_at[inner] == least]
+    targets = (b - a) * (2 * np.arange(want) + 1) // (2 * want)
+    cuts = np.unique(fit[np.clip(np.searchsorted(fit, targets), 0, len(fit) - 1)])
+    if len(cuts) < 2:
+        return None
+    first, last = int(cuts[0]), int(cuts[-1])
+    wrappers = np.flatnonzero(positive[:first] & (ee[:first] > ss[last]))  # open at every cut
+    if len(wrappers) != least:  # some cut has another event open: the pieces would not nest alone
+        return None
+    return _Wrapped(a, b, (a + cuts).tolist(), a + wrappers)
+
+
+def _end_to_end(s: np.ndarray, e: np.ndarray, t: np.ndarray, a: int, b: int):
+    """Positions a:b as runs that nest alone: (start, stop, their starts, their ends).
+
+    Several tracks in a:b are shifted in time to lie one after the other, a nanosecond apart, so nesting them
+    together is nesting each alone (no event of one can hold, or overlap, one of another); where the shifted times
+    would not fit in 62 bits, each track is its own run.
+    """
+    if t[a] == t[b - 1]:
+        return [(a, b, s[a:b], e[a:b])]
+    first = np.concatenate([[a], a + 1 + np.flatnonzero(np.diff(t[a:b])), [b]])
+    low = s[first[:-1]]  # in visiting order, a track's first event starts first
+    high = np.maximum.reduceat(e[a:b], first[:-1] - a)
+    span = np.maximum(high, low) - low + 1
+    if float(span.astype(np.float64).sum()) >= 2.0**62:
+        return [(p, q, s[p:q], e[p:q]) for p, q in zip(first[:-1].tolist(), first[1:].tolist(), strict=True)]
+    shift = np.repeat(np.cumsum(span) - span - low, np.diff(first))
+    return [(a, b, s[a:b] + shift, e[a:b] + shift)]
 
 
 def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from .columns import Events, Flows, Instants
+from .limits import phrase as limit_phrase
 from .store import Store
 from .tracks import Track
 
@@ -28,6 +29,8 @@ class LoadReport:
     bad_memory: int = 0  # [memory] samples without numeric Bytes / Device Type: left out of the memory views
     bad_counters: int = 0  # counter samples without a numeric value
     untimed: int = 0  # events without a numeric start time: left out (at time 0 they would stretch the timeline)
+    bad_numbers: dict[str, int] = field(default_factory=dict)  # events left out for a number that cannot be, by why
+    limits: dict[str, int] = field(default_factory=dict)  # what hit each limit of load/limits.py, by limit
     damaged: list[str] = field(default_factory=list)  # what salvaging a damaged head lost (see load/locate.py)
     from_cache: bool = False
     cache_problem: str = ""
@@ -45,6 +48,9 @@ class LoadReport:
         self.bad_memory += other.bad_memory
         self.bad_counters += other.bad_counters
         self.untimed += other.untimed
+        for into, more in ((self.bad_numbers, other.bad_numbers), (self.limits, other.limits)):
+            for key, n in more.items():
+                into[key] = into.get(key, 0) + n
         self.damaged += [d for d in other.damaged if d not in self.damaged]
         for ph, n in other.unknown_phases.items():
             self.unknown_phases[ph] = self.unknown_phases.get(ph, 0) + n
@@ -62,6 +68,14 @@ class LoadReport:
             parts.append(f"skipped {self.skipped:,} malformed event(s)")
         if self.untimed:
             parts.append(f"skipped {self.untimed:,} event(s) without a numeric start time (ts)")
+        if self.bad_numbers:
+            listed = ", ".join(
+                f"{why} ({n:,})" for why, n in sorted(self.bad_numbers.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+            parts.append(
+                f"skipped {sum(self.bad_numbers.values()):,} event(s) holding a number that cannot be: {listed}"
+            )
+        parts += [limit_phrase(limit, n) for limit, n in self.limits.items()]
         if self.repaired:
             parts.append(f"repaired {self.repaired:,} event(s) with bad characters")
         odd = self.unknown_phases

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -63,11 +63,11 @@ def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: M
     out = []
     for i, (pid, tid) in enumerate(keys):
         kind: TrackKind = "gpu" if gpu[i] else ("meta" if meta_only[i] or pid in META_PIDS else "cpu")
-        out.append(replace(_track(i, rank, pid, tid, kind, meta, pid in devices), events=int(counts[i])))
+        out.append(_track(i, rank, pid, tid, kind, meta, pid in devices, int(counts[i])))
     return out
 
 
-def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta, device: bool = False) -> Track:
+def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta, device: bool = False, events: int = 0) -> Track:
     order: tuple
     tname = meta.thread_name.get((pid, tid), "")
     label = meta.process_labels.get(pid) or meta.process_name.get(pid) or ""
@@ -90,7 +90,7 @@ def _track(i: int, rank: int, pid, tid, kind: TrackKind, meta: Meta, device: boo
         name = tname or f"{pid} {tid}".strip() or "trace"
         process = "profiler"
         order = (2, str(pid), str(tid))
-    return Track(i, rank, pid, tid, kind, name, process, order)
+    return Track(i, rank, pid, tid, kind, name, process, order, events)
 
 
 def lane_titles(tracks: list[Track], runs: dict[int, str] | None = None) -> dict[int, tuple[str, str]]:
@@ -158,5 +158,5 @@ def _stream(tid):
 def _num(value) -> float:
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return float("inf")

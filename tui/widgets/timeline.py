@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -545,9 +547,14 @@ class Timeline(ScrollView, can_focus=True):
 
     # ---- ranks of a job ------------------------------------------------------------------------
 
-    @property
+    @cached_property
     def ranks(self) -> list[int]:
+        """The ranks of the trace (asked by check_action on every refresh of the keys: once, not per lane each time)."""
         return sorted({t.rank for t in self.analysis.trace.tracks})
+
+    @cached_property
+    def _has_device(self) -> bool:
+        return any(t.is_gpu for t in self.analysis.trace.tracks)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("rank", "only_rank"):
@@ -559,7 +566,7 @@ class Timeline(ScrollView, can_focus=True):
     def no_links(self) -> str | None:
         """Why ] and [ have nothing to follow in this trace, or None when they have (or may have: still linking)."""
         a = self.analysis
-        if not any(t.is_gpu for t in a.trace.tracks):
+        if not self._has_device:
             return "it has no device records"
         if a.ready(Analysis.links) and not (a.links.launcher >= 0).any():
             return "its device records have no launch correlations"
@@ -575,8 +582,8 @@ class Timeline(ScrollView, can_focus=True):
             return tracks[int(self.analysis.trace.x.track[self.selected])].rank
         if self.focus_rank is not None:
             return self.focus_rank
-        rows = [line for line in self.lines[self.scroll_offset.y :] if line.kind == "row"]
-        return tracks[rows[0].track].rank if rows else self.ranks[0]
+        first = next((line for line in self.lines[self.scroll_offset.y :] if line.kind == "row"), None)
+        return tracks[first.track].rank if first is not None else self.ranks[0]
 
     def action_rank(self, step: int) -> None:
         ranks = self.ranks

@@ -1,4 +1,9 @@
-"""Lazy args: re-decode an event's chunk only when someone looks at the event."""
+"""Lazy args: re-decode an event's chunk only when someone looks at the event, within the limits (model/limits.py).
+
+An event's text past ARGS_BYTES is not decoded (its args read as one note saying so), and values nested past
+NESTING levels read as a note: whatever reads args (the details panel, the analyses, the API) gets plain,
+shallow JSON values.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,14 @@ from functools import lru_cache
 import msgspec
 import orjson
 
+from ..limits import ARGS_BYTES, NESTING, size_text
 from ..trace import Trace
 from .decode import _repairs
+from .guard import cut_deep
 
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+NOT_READ = "(args not read)"  # the one key of the args of an event past ARGS_BYTES
+_DEEP = f'"(nested deeper than {NESTING} levels: not read)"'.encode()
 
 
 def event_args(trace: Trace, i: int) -> dict:
@@ -20,10 +29,37 @@ def event_args(trace: Trace, i: int) -> dict:
     start, end, _first, src = (int(v) for v in trace.chunks[chunk])
     try:
         item = _decode(_bytes(trace, src, start, end), int(trace.x.pos[i]))
-    except (OSError, ValueError, IndexError, msgspec.DecodeError):
+    except (OSError, ValueError, IndexError):
         return {}
+    return args_of(item)
+
+
+def args_of(item: object) -> dict:
+    """The args of a decoded event ({} for anything else)."""
     args = item.get("args") if isinstance(item, dict) else None
     return args if isinstance(args, dict) else {}
+
+
+def chunk_events(trace: Trace, chunk: int) -> tuple[bytes, ...]:
+    """The texts of the events of one chunk row, in order (() when the chunk does not split as a whole: a damaged
+    one, whose events event_args reads one by one). Not kept: for a reader of many chunks once each."""
+    start, end, _first, src = (int(v) for v in trace.chunks[chunk])
+    try:
+        return _split(_bytes(trace, src, start, end))
+    except (OSError, ValueError):
+        return ()
+
+
+def read_event(raw: bytes) -> object:
+    """One event's text as JSON values, within the limits (None when it does not decode)."""
+    if len(raw) > ARGS_BYTES:
+        return {"args": {NOT_READ: f"{size_text(len(raw))}, past the {ARGS_BYTES >> 20} MiB limit of an event's args"}}
+    if raw.count(b"[") + raw.count(b"{") > NESTING:  # deep enough to need a look
+        raw, _ = cut_deep(raw, NESTING, _DEEP)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _bytes(trace: Trace, src: int, start: int, end: int) -> bytes:
@@ -34,19 +70,29 @@ def _bytes(trace: Trace, src: int, start: int, end: int) -> bytes:
         return bytes(m[start:end])
 
 
-@lru_cache(maxsize=64)
-def _chunk_items(data: bytes) -> tuple[bytes, ...]:
-    return tuple(bytes(r) for r in _RAW_LIST.decode(b"[" + data + b"]"))
+def _split(data: bytes) -> tuple[bytes, ...]:
+    """A chunk's events, each as its text."""
+    try:
+        return tuple(bytes(r) for r in _RAW_LIST.decode(b"[" + data + b"]"))
+    except RecursionError as exc:  # nested past what the decoder walks: the same split, the deep values cut
+        cut, count = cut_deep(b"[" + data + b"]", NESTING + 1, _DEEP)
+        if not count:
+            raise ValueError("the chunk does not split into events") from exc
+        return tuple(bytes(r) for r in _RAW_LIST.decode(cut))
+
+
+_chunk_items = lru_cache(maxsize=64)(_split)  # the details panel moves among a few chunks
 
 
 def _decode(data: bytes, pos: int) -> object:
     try:
-        return orjson.loads(_chunk_items(data)[pos])
-    except (msgspec.DecodeError, orjson.JSONDecodeError):
-        pass
+        item = read_event(_chunk_items(data)[pos])
+    except (msgspec.DecodeError, ValueError):
+        item = None
+    if item is not None:
+        return item
     for text in _repairs(data.strip().rstrip(b",")):
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            continue
+        item = read_event(text)
+        if item is not None:
+            return item
     return {}

@@ -7,19 +7,34 @@ bulk (bulk.py): no Python code runs per event.
 
 from __future__ import annotations
 
+import math
 from collections import Counter as Tally
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+import msgspec
 import numpy as np
 import orjson
 
 from ..cats import LEGACY_FLOW_CATS, Cat, normalize_cat
 from ..columns import Events, Flows, Instants
+from ..limits import ARGS_BYTES, DUR_NS, TIME_NS
 from ..tracks import Meta
 from . import schema
-from .bulk import Interner, column, exact_ts_ns, flow_ids, int64_or, link_columns, needs_exact, take, to_ns
+from .bulk import (
+    Interner,
+    column,
+    exact_ts_ns,
+    floats,
+    flow_ids,
+    int64_or,
+    judge,
+    link_columns,
+    needs_exact,
+    take,
+    to_ns,
+)
 from .schema import Event
 
 _TS, _DUR, _NAME, _CAT, _PID, _TID, _ARGS, _CODE, _PHASE, _ID = map(
@@ -63,6 +78,8 @@ class Builder:
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
     untimed: int = 0
+    bad_numbers: dict[str, int] = field(default_factory=dict)  # "dur negative" -> events left out for it
+    limits: dict[str, int] = field(default_factory=dict)  # what hit a limit of model/limits.py, by limit
     bad_memory: int = 0
     bad_counters: int = 0
     raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
@@ -79,14 +96,16 @@ class Builder:
         n = len(events)
         if not n:
             return
-        ts = self._timestamps(events, text)
         code = column(_CODE, events, np.int8)
-        if ts.dtype.kind == "f":  # some event has no time: leave out the timed kinds of them
-            untimed = np.isnan(ts) & (code < schema.Metadata.code)
+        ts = self._timestamps(events, text)
+        if ts.dtype.kind == "f":  # some event has no time, or an impossible one: leave out the timed kinds of them
+            timed = code < schema.Metadata.code
+            untimed = np.isnan(ts) & timed
             self.untimed += int(untimed.sum())
-            keep = np.flatnonzero(~untimed)
+            bad = untimed | (judge(np.where(untimed | ~timed, 0, ts), "ts", TIME_NS / 1000, self.bad_numbers) & timed)
+            keep = np.flatnonzero(~bad)
             events, ts, code, chunk_ids, pos = take(events, keep), ts[keep], code[keep], chunk_ids[keep], pos[keep]
-            ts = to_ns(np.nan_to_num(ts))
+            ts = to_ns(np.where(timed[keep], ts, 0))
             n = len(events)
             if not n:
                 return
@@ -99,9 +118,12 @@ class Builder:
             self._route(kind, take(events, idx), ts[idx], chunk_ids[idx], pos[idx])
 
     def _timestamps(self, events: list[Event], text: Callable[[], bytes] | None) -> np.ndarray:
-        """Start times in int64 ns; float µs (NaN where missing) when some event has none."""
-        ts_raw = column(_TS, events, np.float64)
-        if np.isnan(ts_raw).any():
+        """Start times in int64 ns; float µs when some event has none (NaN) or one that cannot be (infinite, or
+        past limits.TIME_NS), for add() to leave out."""
+        ts_raw = floats(_TS, events)
+        with np.errstate(invalid="ignore"):
+            odd = ~(np.abs(ts_raw) < TIME_NS / 1000)  # NaN, infinite or out of range
+        if odd.any():
             return ts_raw
         if text is not None and needs_exact(ts_raw):
             exact = exact_ts_ns(text(), len(events))
@@ -127,11 +149,24 @@ class Builder:
                 self.unknown[ph or "(none)"] = self.unknown.get(ph or "(none)", 0) + count
 
     def _add_x(self, group: list, ts: np.ndarray, chunks: np.ndarray, pos: np.ndarray) -> None:
-        ext, corr, py_id, py_parent, shape = link_columns(list(map(_ARGS, group)), self.shapes)
+        dur = floats(_DUR, group)
+        bad = judge(dur, "dur", DUR_NS / 1000, self.bad_numbers, negative=False)
+        if bad.any():
+            keep = np.flatnonzero(~bad)
+            group, ts, chunks, pos, dur = take(group, keep), ts[keep], chunks[keep], pos[keep], dur[keep]
+        args = list(map(_ARGS, group))
+        ext, corr, py_id, py_parent, shape, bad = link_columns(args, self.shapes, self.bad_numbers, self.limits)
+        cols = [ts, to_ns(dur), ext, corr, py_id, py_parent, shape, chunks, pos]
+        if bad.any():
+            keep = np.flatnonzero(~bad)
+            group, cols = take(group, keep), [c[keep] for c in cols]
+        if not len(group):
+            return
+        ts, dur_ns, ext, corr, py_id, py_parent, shape, chunks, pos = cols
         _extend(
             self.x,
             ts=ts,
-            dur=np.maximum(to_ns(column(_DUR, group, np.float64)), 0),
+            dur=dur_ns,
             track=self._track_ids(group),
             name=self.names.field(_NAME, group),
             cat_str=self.cats.field(_CAT, group),
@@ -146,7 +181,12 @@ class Builder:
 
     def _add_instants(self, group: list, ts: np.ndarray) -> None:
         args = list(map(_ARGS, group))
-        size, dev_type, dev_id, total_alloc, total_reserved, addr = (int64_or(list(map(g, args))) for g in _MEMORY)
+        read = [int64_or(list(map(g, args))) for g in _MEMORY]
+        size, dev_type, dev_id, total_alloc, total_reserved, addr = (values for values, _ in read)
+        past = [where for _, where in read if where is not None]
+        if past:  # a field past 64 bits: the sample reads as one without numbers (left out of the memory views)
+            wrong = np.logical_or.reduce(past)
+            size[wrong], dev_type[wrong] = 0, -1
         names = self.names.field(_NAME, group)
         memory = names == self.names.ids.get("[memory]", -2)
         self.bad_memory += int((memory & ((size == 0) | (dev_type < 0))).sum())
@@ -170,11 +210,8 @@ class Builder:
         """One sample per numeric arg of each counter event."""
         rows: list[tuple[int, str, float]] = []
         for k, e in enumerate(group):
-            raw = orjson.loads(bytes(e.args)) if e.args else None
-            args = raw if isinstance(raw, dict) else None
-            values = {
-                key: v for key, v in (args or {}).items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-            }
+            args = self._counter_args(e.args)
+            values = {key: v for key, v in (args or {}).items() if _finite(v)}
             self.bad_counters += not values or len(values) < len(args or {})
             for key, v in values.items():
                 rows.append((k, e.name if len(values) == 1 else f"{e.name} · {key}", float(v)))
@@ -196,6 +233,17 @@ class Builder:
             value=[v for _, _, v in rows],
             counter=np.ones(m, bool),
         )
+
+    def _counter_args(self, raw: msgspec.Raw) -> dict | None:
+        """A counter's args as a dict (None: none, unreadable, or past the args size limit, which is counted)."""
+        if len(raw) > ARGS_BYTES:
+            self.limits["args"] = self.limits.get("args", 0) + 1
+            return None
+        try:
+            args = orjson.loads(bytes(raw)) if raw else None
+        except orjson.JSONDecodeError:  # a number past a double (1e400), or nesting past orjson's 1,024 levels
+            return {"": None}  # said as a value that is not a number
+        return args if isinstance(args, dict) else None
 
     def _add_flows(self, start: bool, group: list, ts: np.ndarray) -> None:
         cats = Interner()
@@ -234,6 +282,16 @@ class Builder:
         inst = Instants.from_columns({k: _joined(self.inst, k, dt) for k, dt in Instants.dtypes().items()})
         flow = Flows.from_columns({k: _joined(self.flow, k, dt) for k, dt in Flows.dtypes().items()})
         return x, inst, flow
+
+
+def _finite(value: object) -> bool:
+    """A counter value: a number, not a bool, that a float holds (an int past 1e308 does not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _first_seen(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -87,6 +87,38 @@ def column(getter: Any, items: list, dtype: type) -> np.ndarray:
     return np.fromiter(map(getter, items), dtype, len(items))
 
 
+BAD_INT = 1 << 100  # an id the lenient path read as NaN or Infinity: past every range, and said as not a number
+
+
+def floats(getter: Any, items: list) -> np.ndarray:
+    """One numeric field of every item as float64: an int past a float's range reads as an infinity."""
+    try:
+        return np.fromiter(map(getter, items), np.float64, len(items))
+    except OverflowError:
+        return np.array([_float(getter(item)) for item in items], np.float64)
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def judge(values: np.ndarray, field: str, limit: float, tally: dict[str, int], negative: bool = True) -> np.ndarray:
+    """Which values cannot be (not a number, infinite, |value| at or past limit, or negative where a value cannot
+    be), each counted in tally under its field and why ("dur negative"); the first reason found wins."""
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(values)
+        inf = np.isinf(values)
+        far = ~nan & ~inf & (np.abs(values) >= limit)
+        below = ~nan & ~inf & ~far & (values < 0) if not negative else np.zeros(len(values), bool)
+    for why, mask in (("not a number", nan), ("infinite", inf), ("out of range", far), ("negative", below)):
+        if count := int(mask.sum()):
+            tally[f"{field} {why}"] = tally.get(f"{field} {why}", 0) + count
+    return nan | inf | far | below
+
+
 def to_ns(values) -> np.ndarray:
     """Microsecond numbers to int64 nanoseconds, exact for ints and short decimals."""
     arr = np.asarray(values, dtype=np.float64)
@@ -111,8 +143,10 @@ def needs_exact(ts: np.ndarray) -> bool:
     return bool(((np.abs(ts) >= _EXACT_LIMIT_US) & (ts != np.floor(ts))).any())
 
 
-def link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
-    """External id, correlation, Python id/parent and shape id per event (-1 when absent)."""
+def link_columns(args: list, shapes: Interner, tally: dict[str, int], limits: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """External id, correlation, Python id/parent and shape id per event (-1 when absent), and which events hold
+    an id no profiler writes (past 64 bits, or one read as NaN), counted in tally by field. An unsigned 64-bit id
+    past 2**63 - 1 (seen in the wild) is dropped, its event kept unlinked, and counted in limits["ids"]."""
     try:
         ext = column(_EXT, args, np.int64)
         if max(map(_EXT_LEGACY, args), default=-1) > 0:  # the 2021 key "external id": rare, so looked for first
@@ -124,11 +158,12 @@ def link_columns(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
         if None in parents:
             parents = [-1 if p is None else p for p in parents]
         py_parent = np.array(parents, np.int64)
-    except OverflowError:  # ids past int64 (seen in the wild): drop those links only
-        return _link_columns_slow(args, shapes)
+    except OverflowError:  # an id past int64: its event is left out (see _link_columns_slow)
+        return _link_columns_slow(args, shapes, tally, limits)
     ext = np.where(ext > 0, ext, -1)
     corr = np.where(corr > 0, corr, -1)
-    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), shape_ids(args, shapes)
+    none = np.zeros(len(args), bool)
+    return ext, corr, np.maximum(py_id, -1), np.maximum(py_parent, -1), shape_ids(args, shapes), none
 
 
 def shape_ids(args: list, shapes: Interner) -> np.ndarray:
@@ -144,16 +179,40 @@ def shape_ids(args: list, shapes: Interner) -> np.ndarray:
     return out
 
 
-def _link_columns_slow(args: list, shapes: Interner) -> tuple[np.ndarray, ...]:
+_ID_FIELDS = (
+    ("External id", "external_id"),
+    ("External id", "external_id_legacy"),
+    ("correlation", "correlation"),
+    ("Python id", "python_id"),
+    ("Python parent id", "python_parent_id"),
+)
+
+
+def _link_columns_slow(
+    args: list, shapes: Interner, tally: dict[str, int], limits: dict[str, int]
+) -> tuple[np.ndarray, ...]:
+    bad = np.zeros(len(args), bool)
+    for k, a in enumerate(args):
+        for field, attr in _ID_FIELDS:
+            value = getattr(a, attr)
+            if value is None or -(2**63) <= value < 2**63:
+                continue
+            if 2**63 <= value < 2**64:  # unsigned 64 bits: the id is dropped (see _link, _opt), the event kept
+                limits["ids"] = limits.get("ids", 0) + 1
+                continue
+            why = "not a number" if value == BAD_INT else "past 64 bits"
+            tally[f"{field} {why}"] = tally.get(f"{field} {why}", 0) + 1
+            bad[k] = True
+            break
     ext = [_link(a.external_id if a.external_id > 0 else a.external_id_legacy) for a in args]
     corr = [_link(a.correlation) for a in args]
     py_id = [_opt(a.python_id) for a in args]
     py_parent = [_opt(a.python_parent_id) for a in args]
-    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (shape_ids(args, shapes),)
+    return tuple(np.asarray(c, np.int64) for c in (ext, corr, py_id, py_parent)) + (shape_ids(args, shapes), bad)
 
 
 def _link(value: int | None) -> int:
-    """A correlation or External id; 0 and negatives mean 'none' as in torch."""
+    """A correlation or External id; 0 and negatives mean 'none' as in torch (and so does one past 64 bits)."""
     return value if value is not None and 0 < value < 2**63 else -1
 
 
@@ -161,12 +220,13 @@ def _opt(value: int | None) -> int:
     return value if value is not None and -1 < value < 2**63 else -1
 
 
-def int64_or(values: list, default: int = -1) -> np.ndarray:
-    """Ints as int64, with any value past 64 bits as `default`."""
+def int64_or(values: list, default: int = -1) -> tuple[np.ndarray, np.ndarray | None]:
+    """Ints as int64, with any value past 64 bits as `default`; and where those were (None: nowhere)."""
     try:
-        return np.fromiter(values, np.int64, len(values))
+        return np.fromiter(values, np.int64, len(values)), None
     except OverflowError:
-        return np.array([v if -(2**63) <= v < 2**63 else default for v in values], np.int64)
+        past = np.array([not -(2**63) <= v < 2**63 for v in values], bool)
+        return np.array([default if p else v for v, p in zip(values, past, strict=True)], np.int64), past
 
 
 def flow_ids(idents: list) -> np.ndarray:
@@ -186,5 +246,7 @@ def _flow_id(value: int | str | None) -> int:
         try:
             return int(value, 0)
         except ValueError:  # a stable hash: Python's own differs between the processes that decode parts
-            return int.from_bytes(hashlib.blake2b(value.encode(), digest_size=8).digest(), "little") & (2**62 - 1)
+            return int.from_bytes(
+                hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+            ) & (2**62 - 1)
     return -1

@@ -65,7 +65,7 @@ def entry_dir(path: Path) -> Path:
     """The cache entry for a file as it is now (its path, size and mtime)."""
     st = path.stat()
     key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{FORMAT_VERSION}"
-    return cache_root() / hashlib.sha256(key.encode()).hexdigest()[:32]
+    return cache_root() / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]  # any file name
 
 
 class EntryStore:

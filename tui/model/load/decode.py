@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -11,6 +12,9 @@ from typing import Any
 import msgspec
 import orjson
 
+from ..limits import NESTING
+from .bulk import BAD_INT
+from .guard import cut_deep, too_deep
 from .schema import (
     BY_PHASE,
     NO_TIME,
@@ -33,7 +37,7 @@ _EVENTS = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
 _ONE = msgspec.json.Decoder(AnyEvent)
 _BAD_ESCAPE = re.compile(rb'\\(?!["\\/bfnrtu])')
 _CONTROL = re.compile(rb"[\x00-\x1f]")
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError, ValueError, TypeError)
+_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError, ValueError, TypeError, RecursionError)
 
 
 @dataclass
@@ -44,16 +48,18 @@ class Decoded:
     spans: list[tuple[int, int, int]] = field(default_factory=list)  # (start, end, first event)
     skipped: int = 0
     repaired: int = 0
+    deep: int = 0  # events whose JSON nested deeper than the decoders go: read with those values as null
     dropped_tail: bool = False
 
 
 def decode_chunk(data: bytearray | memoryview, start: int, is_last: bool) -> Decoded:
     """Decode one chunk ('[' + its bytes + ']', which start at `start` in the file): typed in one go,
-    else orjson, else event by event."""
+    else orjson, else event by event. is_last: this chunk ends where a cut file ends (its last event may be
+    partial, and is then dropped rather than counted as malformed)."""
     end = start + len(data) - 2
     try:
         return Decoded(_EVENTS.decode(data), [(start, end, 0)])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     try:
         return Decoded(_lenient_list(data), [(start, end, 0)])
@@ -83,31 +89,58 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
     spans = split_events(data, 1, len(data) - 1)
     for i, (s, e) in enumerate(spans):
         raw = bytes(data[s:e]).strip().rstrip(b",")
-        event, repaired = decode_one(raw)
+        event, how = decode_one(raw)
         if event is None:
             if is_last and i == len(spans) - 1:
                 out.dropped_tail = True
             else:
                 out.skipped += 1
             continue
-        out.repaired += repaired
+        out.repaired += how == REPAIRED
+        out.deep += how == CUT_DEEP
         out.spans.append((s + shift, e + shift, len(out.events)))
         out.events.append(event)
     return out
 
 
-def decode_one(raw: bytes) -> tuple[Event | None, bool]:
-    """Decode one event's text, trying the known repairs in turn."""
+REPAIRED, CUT_DEEP = "repaired", "cut deep"
+
+
+def decode_one(raw: bytes) -> tuple[Event | None, str]:
+    """Decode one event's text, trying the known repairs in turn; with how it was read ('' as written, REPAIRED,
+    or CUT_DEEP: nested deeper than the decoders go, its values past limits.NESTING levels read as null)."""
+    event, how, deep = _attempts(raw)
+    if event is None and deep:
+        cut, count = cut_deep(raw, NESTING)
+        if count:
+            event, _, _ = _attempts(cut)
+            how = CUT_DEEP if event is not None else ""
+    return event, how
+
+
+def _attempts(raw: bytes) -> tuple[Event | None, str, bool]:
+    """The first reading of the text (or a repair of it) that decodes; else whether a decoder found it too deep."""
+    deep = False
     for attempt, text in enumerate(_repairs(raw)):
+        how = REPAIRED if attempt else ""
         try:
-            return _ONE.decode(text), attempt > 0
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            pass
+            return _ONE.decode(text), how, False
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+            deep |= too_deep(exc)
         try:
-            return coerce(orjson.loads(text)), attempt > 0
-        except _ERRORS:
-            continue
-    return None, False
+            return coerce(_lenient(text)), how, False
+        except _ERRORS as exc:
+            deep |= too_deep(exc)
+    return None, "", deep
+
+
+def _lenient(text: bytes) -> object:
+    """orjson's reading, else the standard library's, which also reads NaN and Infinity (so an event holding one
+    is skipped for it, with its field named, rather than as malformed)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _repairs(raw: bytes):
@@ -120,13 +153,14 @@ def _repairs(raw: bytes):
 
 
 def _int(value: object) -> int | None:
-    """An int from an int, an integral float or a numeric string; None otherwise."""
+    """An int from an int (of any size: past 64 bits it is left out later, and said), an integral float or a
+    numeric string; bulk.BAD_INT for NaN or an infinity; None otherwise."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if -(2**63) <= value < 2**63 else None
-    if isinstance(value, float) and math.isfinite(value):
-        return int(value)
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else BAD_INT
     if isinstance(value, str):
         try:
             return int(value)
@@ -136,22 +170,24 @@ def _int(value: object) -> int | None:
 
 
 def _num(value: object, default: float = 0) -> int | float:
-    """A finite number from a number or numeric string; `default` otherwise."""
+    """A number from a number or numeric string (NaN and infinities kept, for the columns to leave out and say);
+    `default` otherwise."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value if math.isfinite(value) else default
+        return value
     if isinstance(value, str):
         try:
-            number = float(value)
+            return float(value)
         except ValueError:
             return default
-        return number if math.isfinite(number) else default
     return default
 
 
 def _key(value: object) -> int | str:
-    """A pid/tid as int when integral, else as a string."""
+    """A pid/tid as int when integral (and within 64 bits), else as a string."""
     number = _int(value)
-    return number if number is not None else ("" if value is None else str(value))
+    if number is not None and -(2**63) <= number < 2**63:
+        return number
+    return "" if value is None else str(value)
 
 
 def coerce(item: object) -> Event | None:

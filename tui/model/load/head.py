@@ -57,7 +57,7 @@ def salvage_head(text: bytes) -> Head:
         try:
             value, _ = decoder.raw_decode(body, m.end())
             msgspec.convert({key: value}, TopLevel)
-        except (ValueError, msgspec.ValidationError):
+        except (ValueError, msgspec.ValidationError, RecursionError):
             continue
         found[key] = value
     head = Head(msgspec.convert(found, TopLevel), kept=sorted(found, key=where.__getitem__))

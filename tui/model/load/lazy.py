@@ -19,8 +19,10 @@ import msgspec
 import numpy as np
 import orjson
 
+from ..limits import ARGS_BYTES, NESTING
 from ..trace import Trace
-from .args import event_args
+from .args import NOT_READ, event_args
+from .guard import deepest
 from .source import ChunkReader
 
 VERSION = 1  # of how a column is kept: part of its name in the store
@@ -104,15 +106,30 @@ def _chunk_ids(trace: Trace, key: str, c: int, events: np.ndarray, texts: dict, 
     try:
         items = _decoder(key).decode(_reader(trace, src, readers)(start, end))
         raws = [items[p].args.value for p in trace.x.pos[events].tolist()]
-        found = [bytes(r) if r else None for r in raws]
-    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, OSError):
+        found = [_within(bytes(r)) if r else None for r in raws]
+    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, OSError, RecursionError):
         found = [_salvaged(trace, int(i), key) for i in events.tolist()]  # as the details panel reads a damaged chunk
     return np.array([-1 if t is None else texts.setdefault(t, len(texts)) for t in found], np.int32)
 
 
+def _within(text: bytes) -> bytes | None:
+    """An arg's text, or None past the limits (ARGS_BYTES, or nested deeper than NESTING counting the event's
+    object and its args): an analysis reads such an arg as absent."""
+    if len(text) > ARGS_BYTES:
+        return None
+    if text.count(b"[") + text.count(b"{") > NESTING - 2 and deepest(text) > NESTING - 2:
+        return None
+    return text
+
+
 def _salvaged(trace: Trace, i: int, key: str) -> bytes | None:
     args = event_args(trace, i)
-    return orjson.dumps(args[key]) if key in args else None
+    if key not in args or args.get(NOT_READ) is not None:
+        return None
+    try:
+        return _within(orjson.dumps(args[key]))
+    except orjson.JSONEncodeError:  # past what orjson writes (254 levels): deeper than the limit anyway
+        return None
 
 
 def _reader(trace: Trace, src: int, readers: dict) -> ChunkReader:

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TraceError
-from ..trace import Trace
+from ..trace import LoadReport, Trace
 from ..tracks import build_tracks
 from . import cache
+from .bounds import bound
 from .folder import merge_ranks
 from .locate import open_source
 from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, worker_count
@@ -25,6 +26,7 @@ from .writer import torch_version
 Progress = Callable[[float], None]
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
+MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
 
 
 def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | None = None) -> Trace:
@@ -50,8 +52,15 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
 
 def _parsed(p: Path, entry: Path | None, progress: Progress | None) -> Trace:
     """Parse the file and write its cache entry (a gzip file's unzipped bytes go into the cache too); entry None:
-    the cache directory cannot be written, and the trace's report says so."""
-    trace = parse_file(p, entry.with_suffix(".src.json") if entry else None, progress)
+    the cache directory cannot be written, and the trace's report says so. A file that cannot be read leaves
+    nothing behind, not the file it was unzipped to either."""
+    unzipped = entry.with_suffix(".src.json") if entry else None
+    try:
+        trace = parse_file(p, unzipped, progress)
+    except TraceError:
+        if unzipped is not None:
+            unzipped.unlink(missing_ok=True)
+        raise
     if entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
     return trace
@@ -131,24 +140,37 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     workers = worker_count(src.end - src.start)
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
     partial = _partial(path, src, gunzip_to)
+    last = len(chunks) - 1 if src.truncated or src.gz_truncated else -1  # only a cut file's last event may be partial
     parts = None
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
         try:
-            parts = decode_parallel(on_disk, chunks, workers, progress, partial)
+            parts = decode_parallel(on_disk, chunks, workers, progress, partial, last)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
             parts = None
     if parts is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
         with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
-            parts = [decode_range(read, chunks, len(chunks) - 1, 0, step, partial)]
+            parts = [decode_range(read, chunks, last, 0, step, partial)]
     merged = merge_parts(parts)
-    if merged.report.events == 0:  # nothing to show: say so, rather than an empty "CPU only" verdict
-        cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""
-        raise TraceError(path, f"no trace events in the file{cut}")
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
     merged.report.damaged = src.notes
-    return _assemble(path, src, merged, gunzip_to)
+    if src.oversized:
+        merged.report.limits["event"] = src.oversized
+    trace = _assemble(path, src, merged, gunzip_to)
+    report = trace.report
+    left_out = report.untimed or report.bad_numbers or report.limits
+    if report.events == 0 or (left_out and trace.n + len(trace.inst) + len(trace.flow) == 0):
+        raise TraceError(path, _nothing(src, report))  # nothing to show: say why, rather than a "CPU only" verdict
+    return trace
+
+
+def _nothing(src: Source, report: LoadReport) -> str:
+    """Why a file gave no events: none there, cut before its first, or every one left out (and what for)."""
+    if report.events == 0 and not report.limits:
+        cut = " (the file is cut before its first event)" if src.truncated or src.gz_truncated else ""
+        return f"no trace events in the file{cut}"
+    return f"no trace events left to show: {report.warning()}"
 
 
 def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
@@ -170,7 +192,7 @@ def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
 def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Trace:
     """The Trace of one decoded file (the only place a Trace is made from decoded parts)."""
     top = src.top
-    base = top.baseTimeNanoseconds or 0
+    base = bound(part, top.baseTimeNanoseconds)
     for table in (part.x, part.inst, part.flow):
         table.ts += base
     rank, rank_from = _rank(path, top.distributedInfo)
@@ -208,10 +230,14 @@ def _writer(top) -> dict[str, str]:
 
 def _rank(path: Path, info: dict | None) -> tuple[int, str]:
     """The rank of a file, and where it was read: distributedInfo, the file name (rank-N, rankN, workerN), or none (0)."""
-    if info and isinstance(info.get("rank"), int):
+    if info and isinstance(info.get("rank"), int) and 0 <= info["rank"] < MAX_RANK:
         return info["rank"], "distributedInfo"
     m = _RANK_IN_NAME.search(path.name)
-    return (int(m.group(1)), "file name") if m else (0, "file order")
+    return (
+        (int(m.group(1)), "file name")
+        if m and len(m.group(1)) < 6 and int(m.group(1)) < MAX_RANK
+        else (0, "file order")
+    )
 
 
 def _clock(top, ts) -> str:

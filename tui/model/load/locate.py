@@ -10,6 +10,7 @@ Source's notes for the load report.
 
 from __future__ import annotations
 
+import json
 import mmap
 import re
 from pathlib import Path
@@ -18,6 +19,8 @@ import msgspec
 import numpy as np
 
 from ..errors import TraceError
+from ..limits import NESTING
+from .guard import cut_deep, last_nonblank
 from .head import salvage_head
 from .schema import PhaseOnly, TopLevel
 from .source import EVENT_CUT, GZIP_MAGIC, Source, gunzip, map_file
@@ -26,6 +29,7 @@ PROBE_BYTES = 4 << 20  # how far back from the end the array's closing ']' is lo
 _TOP = msgspec.json.Decoder(TopLevel)
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _PHASE_ONLY = msgspec.json.Decoder(PhaseOnly)
+_UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)  # RecursionError: nested too deep
 
 
 def open_source(path: Path, gunzip_to: Path | None) -> Source:
@@ -42,6 +46,8 @@ def open_source(path: Path, gunzip_to: Path | None) -> Source:
         buf = map_file(path)
     src = Source(path=path, buf=buf, gz=magic == GZIP_MAGIC, gz_truncated=gz_truncated)
     locate_events(src)
+    if src.empty:  # an array of blanks only: nothing there to cut into chunks, however long it is
+        src.end = src.start
     return src
 
 
@@ -76,7 +82,7 @@ def locate_events(src: Source) -> None:
         return
     try:  # the exact way: the whole object decoded (it reads every byte, so only when the quick way failed)
         src.top = _TOP.decode(memoryview(src.buf)[pos:] if pos else src.buf)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except _UNREADABLE:
         _locate_damaged(src, pos)
         return
     raw = src.top.traceEvents
@@ -107,7 +113,7 @@ def _locate_fast(src: Source, pos: int) -> bool:
     text = bytes(src.buf[pos:key]) + b'"traceEvents":[]' + bytes(src.buf[end + 1 :])
     try:
         src.top = _TOP.decode(text)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except _UNREADABLE:
         return False
     src.top.traceEvents = msgspec.Raw()
     src.start, src.end = start, end
@@ -116,7 +122,8 @@ def _locate_fast(src: Source, pos: int) -> bool:
 
 def _events_end(src: Source, start: int) -> int | None:
     """The ']' that closes the events array opened at start: the last one (within the last chunk's bytes)
-    whose last element is an event, or that closes an empty array; None when none is."""
+    whose last element is an event, or that closes an empty array; None when none is. An empty array (of
+    any number of blanks) ends the events where they start, so nothing reads its blanks again."""
     size = len(src.buf)
     floor = max(start - 1, size - PROBE_BYTES)
     pos = size
@@ -124,31 +131,47 @@ def _events_end(src: Source, start: int) -> int | None:
         pos = src.buf.rfind(b"]", floor, pos)
         if pos < 0:
             return None
-        if _closes_events(src.buf, start, pos):
+        closes = _closes_events(src.buf, start, pos)
+        if closes is not None:
+            if not closes:
+                src.empty = True
             return pos
     return None
 
 
-def _closes_events(buf, start: int, close: int) -> bool:
-    """Does the ']' at `close` end an array (opened just before `start`) whose last element is an event?"""
-    lo = max(start, close - 4096)
-    last = len(bytes(buf[lo:close]).rstrip())
-    if last == 0:
-        return lo == start  # an empty array (or a run of 4 KB of blanks: no)
-    brace = lo + last - 1
-    if bytes(buf[brace : brace + 1]) != b"}":
+def _closes_events(buf, start: int, close: int) -> bool | None:
+    """Does the ']' at `close` end an array (opened just before `start`) whose last element is an event (True),
+    or an empty one (False)? None when it does not."""
+    brace = last_nonblank(buf, start, close)
+    if brace < start:
         return False
+    if bytes(buf[brace : brace + 1]) != b"}":
+        return None
     first = _object_start(buf, brace, start)
     if first is None:
-        return False
+        return None
     before = bytes(buf[max(start - 1, first - 64) : first]).rstrip()[-1:]
     if before not in (b",", b"["):
-        return False
+        return None
+    return True if is_event_text(bytes(buf[first : brace + 1])) else None
+
+
+def is_event_text(text: bytes) -> bool:
+    """Is this JSON object an event (it has a "ph")? Also when it holds what the decoders refuse but an event may
+    hold, to be skipped for it with a reason: NaN or Infinity (the standard library reads them), or nesting past
+    what they walk (cut first)."""
     try:
-        _PHASE_ONLY.decode(bytes(buf[first : brace + 1]))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        _PHASE_ONLY.decode(text)
+        return True
+    except _UNREADABLE:
+        pass
+    if text.count(b"[") + text.count(b"{") > NESTING:
+        text, _ = cut_deep(text, NESTING)
+    try:
+        item = json.loads(text)
+    except (ValueError, RecursionError):
         return False
-    return True
+    return isinstance(item, dict) and isinstance(item.get("ph"), str)
 
 
 def _object_start(buf, close: int, floor: int, limit: int = 1 << 20) -> int | None:
@@ -191,7 +214,9 @@ def _array_end(src: Source, open_pos: int) -> int:
     lo = max(open_pos + 1, len(src.buf) - 64)
     tail = bytes(src.buf[lo:]).rstrip()
     if tail.endswith(b"]"):
-        return lo + len(tail) - 1
+        close = lo + len(tail) - 1
+        src.empty = last_nonblank(src.buf, open_pos + 1, close) <= open_pos
+        return close
     src.truncated = True
     return len(src.buf)
 
@@ -209,7 +234,7 @@ def _locate_damaged(src: Source, pos: int) -> None:
     head = bytes(src.buf[pos:key])
     try:
         src.top = _TOP.decode(head.rstrip().rstrip(b",") + b"}")
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except _UNREADABLE:
         salvaged = salvage_head(head)
         src.top = salvaged.top
         src.notes.append(salvaged.phrase())
@@ -246,11 +271,7 @@ def _is_event_at(buf, start: int) -> bool:
     close = _first_close(buf, start)
     if close is None:
         return False
-    try:
-        _PHASE_ONLY.decode(bytes(buf[start : close + 1]))
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return False
-    return True
+    return is_event_text(bytes(buf[start : close + 1]))
 
 
 def _first_close(buf, start: int, limit: int = 1 << 16) -> int | None:
@@ -293,7 +314,7 @@ def _damaged_end(src: Source) -> int:
     if end is not None:
         try:
             tail = _TOP.decode(b'{"traceEvents":[]' + bytes(src.buf[end + 1 :]))
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except _UNREADABLE:
             tail = None
         if tail is not None:
             for name in tail.__struct_fields__:

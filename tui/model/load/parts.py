@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..columns import Events, Flows, Instants, Table
+from ..threads import side_by_side
 from ..trace import LoadReport
 from ..tracks import Meta
 from .build import Builder, Interner
@@ -63,7 +64,7 @@ class Part:
             out[:] = getattr(self, table).column(key)
 
 
-Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk, the first chunk's index
+Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk (-1: not cut), the first chunk's index
 # Called as partial(parts_so_far, fraction) after each chunk or job: see stream.py (it builds the parts only when due).
 Partial = Callable[[Callable[[], list[Part]], float], None]
 
@@ -76,7 +77,8 @@ def decode_range(
     progress: Callable[[int], None] | None = None,
     partial: Partial | None = None,
 ) -> Part:
-    """Decode chunks (their global indices start at first_index; `last` is the file's last one)."""
+    """Decode chunks (their global indices start at first_index; `last` is the file's last one when the file is
+    cut, so its last event may be partial, else -1)."""
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
@@ -90,6 +92,8 @@ def decode_range(
         report.skipped += decoded.skipped
         report.repaired += decoded.repaired
         report.dropped_tail |= decoded.dropped_tail
+        if decoded.deep:
+            report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}
         del decoded, data
         if progress:
             progress(k + 1)
@@ -102,7 +106,8 @@ def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport
     """The part the builder holds so far (it can go on adding chunks after)."""
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, dict(builder.unknown)
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
-    report.untimed = builder.untimed
+    report.untimed, report.bad_numbers = builder.untimed, dict(builder.bad_numbers)
+    report.limits = {k: report.limits.get(k, 0) + builder.limits.get(k, 0) for k in {**report.limits, **builder.limits}}
     x, inst, flow = builder.finish()
     b = builder
     return Part(x, inst, flow, b.names.values, b.cats.values, b.shapes.values, b.tracks.values, b.meta, rows, report)
@@ -171,6 +176,7 @@ def decode_parallel(
     workers: int,
     progress: Callable[[float], None] | None,
     partial: Partial | None = None,
+    last: int | None = None,
 ) -> list[Part]:
     """Decode a file on disk in `workers` processes (this one and workers - 1 spawned), in file order.
 
@@ -179,7 +185,8 @@ def decode_parallel(
     forked: the app loads from a thread, and forking a threaded process can deadlock. Each reads the
     file by path.
     """
-    jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], len(chunks) - 1, k) for k in range(0, len(chunks), JOB_CHUNKS)]
+    last = len(chunks) - 1 if last is None else last  # the chunk a cut file ends in (-1: the file is whole)
+    jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], last, k) for k in range(0, len(chunks), JOB_CHUNKS)]
     import multiprocessing  # here: a cached or small trace never pays for importing the pool
     from concurrent.futures import ProcessPoolExecutor
 
@@ -254,7 +261,11 @@ class _Run:
 
 def merge_parts(parts: list[Part], keep: bool = False) -> Part:
     """One Part with global ids: strings and (pid, tid) keys re-interned in part order (once per distinct value),
-    each column filled part by part straight into its place. Spilled parts' files are removed unless `keep`."""
+    each column filled part by part straight into its place, the columns side by side (threads.py). Spilled parts'
+    files are removed unless `keep`. One part decoded here is already that (unless kept: it is copied, as a partial
+    trace's columns are changed in place when it becomes a Trace)."""
+    if len(parts) == 1 and parts[0].spilled is None and not keep:
+        return parts[0]
     names, cats, shapes, keys = Interner(), Interner(), Interner(), Interner()
     maps = [
         {
@@ -285,8 +296,8 @@ def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], o
     """One table of the merged part: each column allocated once and filled part by part, ids remapped in place."""
     sizes = [p.length(table) for p in parts]
     bounds = np.cumsum([0] + sizes).tolist()
-    cols = {}
-    for key, dtype in cls.dtypes().items():
+
+    def column(key: str, dtype: type) -> np.ndarray:
         out = np.empty(bounds[-1], dtype)
         for k, p in enumerate(parts):
             piece = out[bounds[k] : bounds[k + 1]]
@@ -295,8 +306,11 @@ def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], o
                 _remap(piece, maps[k][key], key == "shape")
             elif key == "chunk":
                 piece += offsets[k]
-        cols[key] = out
-    return cls(**cols)
+        return out
+
+    keys = list(cls.dtypes().items())
+    filled = side_by_side(*(lambda key=key, dtype=dtype: column(key, dtype) for key, dtype in keys))
+    return cls(**{key: out for (key, _), out in zip(keys, filled, strict=True)})
 
 
 def _remap(piece: np.ndarray, mapping: np.ndarray, optional: bool) -> None:

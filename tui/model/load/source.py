@@ -5,11 +5,16 @@ from __future__ import annotations
 import mmap
 import os
 import re
+import shutil
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
+from .. import limits
 from ..errors import TraceError
+from . import guard
 from .flight import private_file
 from .schema import TopLevel
 
@@ -32,38 +37,103 @@ class Source:
     gz: bool = False
     gz_truncated: bool = False
     notes: list[str] = field(default_factory=list)  # what salvaging its head lost (see locate.py)
+    empty: bool = False  # the events array holds only blanks
+    oversized: int = 0  # events past limits.EVENT_BYTES, skipped unread (see split_chunks)
+
+
+IN_MEMORY_BYTES = 16 << 20  # a trace unzipped without a file to go to moves into a scratch file past this
 
 
 def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
-    """Decompress a gzip file (to `out` when given), salvaging a truncated stream."""
+    """Decompress a gzip file, block by block, to `out` (else in memory, moving to a scratch file once past
+    IN_MEMORY_BYTES), salvaging a truncated stream; refused once it inflates past what the machine can hold
+    (guard.inflate_limit), never after inflating it all."""
     dec = zlib.decompressobj(wbits=31)
-    parts: list[bytes] = []
-    partial, sink = None, None
-    if out is not None:  # this writer's own file (process, thread, random part): renamed onto out when whole
-        fd, name = private_file(out)
-        partial, sink = Path(name), os.fdopen(fd, "wb")
+    sink = _Sink(path, out)
     try:
         with open(path, "rb") as f:
-            while block := f.read(1 << 22):
+            while block := f.read(1 << 20):
                 try:
-                    data = dec.decompress(block)
+                    while block and not dec.eof:  # at most 4 MB out per step: a bomb never inflates in one go
+                        sink.write(dec.decompress(block, 4 << 20))
+                        block = dec.unconsumed_tail
                 except zlib.error as exc:
                     raise TraceError(path, f"corrupt gzip data ({exc})") from None
-                sink.write(data) if sink else parts.append(data)
                 if dec.eof:
                     break
         truncated = not dec.eof
+        return sink.close(), truncated
     except BaseException:
-        if partial:
-            partial.unlink(missing_ok=True)
+        sink.discard()
         raise
-    finally:
-        if sink:
-            sink.close()
-    if out is None or partial is None:
-        return b"".join(parts), truncated
-    os.replace(partial, out)
-    return map_file(out), truncated
+
+
+class _Sink:
+    """Where inflated bytes go: memory, a scratch file once they are many, or the file asked for; each with its
+    limit (a share of the memory available, or of the free disk where the file is)."""
+
+    def __init__(self, path: Path, out: Path | None) -> None:
+        self.path, self.out, self.size = path, out, 0
+        self.parts: list[bytes] = []
+        self.file: BinaryIO | None = None
+        self.partial: Path | None = None
+        self.limit, self.why = guard.inflate_limit(out)
+        if out is not None:  # this writer's own file (process, thread, random part): renamed onto out when whole
+            fd, name = private_file(out)
+            self._to_file(Path(name), os.fdopen(fd, "wb"))
+
+    def write(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            raise TraceError(
+                self.path,
+                f"inflates past {limits.size_text(self.limit)}, the limit for a compressed trace here ({self.why})",
+            )
+        if self.file is not None:
+            self.file.write(data)
+            return
+        self.parts.append(data)
+        if self.size > IN_MEMORY_BYTES:
+            self._to_file(Path(scratch_name()))
+
+    def _to_file(self, partial: Path, file: BinaryIO | None = None) -> None:
+        self.file = file or open(partial, "wb")  # noqa: SIM115 - closed in close() or discard()
+        self.partial = partial
+        for piece in self.parts:
+            self.file.write(piece)
+        self.parts.clear()
+        if self.out is None:
+            self.limit, self.why = guard.inflate_limit(partial)
+
+    def close(self) -> bytes | mmap.mmap:
+        if self.file is None:
+            return b"".join(self.parts)
+        self.file.close()
+        assert self.partial is not None
+        if self.out is not None:
+            os.replace(self.partial, self.out)
+            return map_file(self.out)
+        try:
+            return map_file(self.partial)
+        finally:
+            self.discard()  # a scratch file: the mapping keeps its pages until the trace goes
+
+    def discard(self) -> None:
+        if self.file is not None:
+            self.file.close()
+        if self.partial is not None:
+            self.partial.unlink(missing_ok=True)
+            if self.out is None:
+                shutil.rmtree(self.partial.parent, ignore_errors=True)
+
+
+def scratch_name() -> str:
+    """A new scratch file for a trace unzipped without a cache entry, in a scratch folder (spill.py: the cache
+    directory's, else the system's temporary one), which goes with the file."""
+    from .cache import cache_root
+    from .spill import scratch_folder
+
+    return str(Path(scratch_folder(cache_root())) / "unzipped.json")
 
 
 def map_file(path: Path) -> bytes | mmap.mmap:
@@ -118,18 +188,53 @@ class ChunkReader:
 
 
 def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int, int]]:
-    """Cut the events array into byte ranges of about chunk_bytes at event boundaries."""
+    """Cut the events array into byte ranges of about chunk_bytes at event boundaries.
+
+    An event that runs on past limits.EVENT_BYTES (no boundary within that many bytes) is skipped, never read:
+    the chunk ends before it, the next starts after it, and src.oversized counts it.
+    """
     chunk_bytes = chunk_bytes or CHUNK_BYTES
     cuts: list[tuple[int, int]] = []
     begin = src.start
     while begin < src.end:
-        m = EVENT_CUT.search(src.buf, begin + chunk_bytes, src.end) if begin + chunk_bytes < src.end else None
-        if m is None:
+        if begin + chunk_bytes >= src.end:
             cuts.append((begin, src.end))
             break
-        cuts.append((begin, m.start() + 1))
-        begin = m.end()
+        reach = min(src.end, begin + chunk_bytes + limits.EVENT_BYTES)
+        m = EVENT_CUT.search(src.buf, begin + chunk_bytes, reach)
+        if m is not None:
+            cuts.append((begin, m.start() + 1))
+            begin = m.end()
+        elif reach == src.end:
+            cuts.append((begin, src.end))
+            break
+        else:
+            begin = _skip_oversized(src, begin, begin + chunk_bytes, cuts)
     return cuts
+
+
+def _skip_oversized(src: Source, begin: int, probe: int, cuts: list[tuple[int, int]]) -> int:
+    """An event from before `probe` runs on past the event size limit: keep the chunk's events before it, skip
+    it (looked through in windows whose pages are handed back), and return where the next chunk begins."""
+    before = next(iter(deque(EVENT_CUT.finditer(src.buf, begin, probe), maxlen=1)), None)  # the last boundary
+    if before is not None:
+        cuts.append((begin, before.start() + 1))
+    src.oversized += 1
+    at = probe + limits.EVENT_BYTES
+    while at < src.end:
+        hi = min(src.end, at + _SCAN_WINDOW)
+        m = EVENT_CUT.search(src.buf, at, hi)
+        if isinstance(src.buf, mmap.mmap):
+            guard.drop_pages(src.buf, at, hi if m is None else m.start())
+        if m is not None:
+            return m.end()
+        if hi == src.end:
+            break
+        at = hi - 64  # a boundary across windows (its blanks are few) is still found
+    return src.end
+
+
+_SCAN_WINDOW = 16 << 20
 
 
 def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:

@@ -8,8 +8,10 @@ much of it), or holds several events (a merged, busy cell).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,22 +47,21 @@ class Cells:
 
 
 class LaneIndex:
-    """Rows of every shown track, built once per trace from the display nesting."""
+    """Rows of every shown track, from the display nesting; each Row is made the first time it is asked for (the
+    screen shows a few dozen), so a trace of 200,000 lanes opens in time linear in their number, at numpy's pace."""
 
     def __init__(self, analysis: Analysis) -> None:
         lanes = analysis.lane_arrays  # stored in the cache: a re-opened trace only maps it
         self.analysis = analysis
-        self.rows: dict[tuple[int, int], Row] = {}
-        self.depths: dict[int, int] = {}
+        self.rows = _Rows(lanes)
         self.t_min, self.t_max = lanes.t_min, lanes.t_max
-        cuts = lanes.cuts.tolist()
-        for k, (track, depth) in enumerate(zip(lanes.track.tolist(), lanes.row.tolist(), strict=True)):
-            a, b = cuts[k], cuts[k + 1]
-            key = (track, depth)
-            self.rows[key] = Row(
-                track, depth, lanes.order[a:b], lanes.starts[a:b], lanes.ends[a:b], lanes.prefix[a : b + 1]
-            )
-            self.depths[track] = max(self.depths.get(track, 0), depth + 1)
+        tracks, deepest = np.asarray(lanes.track, np.int64), np.asarray(lanes.row, np.int64) + 1
+        self.depths: dict[int, int] = {}
+        if len(tracks):
+            most = np.zeros(int(tracks.max()) + 1, np.int64)
+            np.maximum.at(most, tracks, deepest)
+            shown = np.flatnonzero(most)
+            self.depths = dict(zip(shown.tolist(), most[shown].tolist(), strict=True))
         self.runs = first_frames(analysis.trace)  # what each thread runs, to title its lane (tracks.lane_titles)
         self.titles = lane_titles([t for t in analysis.trace.tracks if t.kind != "meta" and t.events], self.runs)
 
@@ -74,6 +75,34 @@ class LaneIndex:
             return -1
         k = int(np.searchsorted(r.starts, t, side="right")) - 1
         return int(r.events[k]) if k >= 0 and r.ends[k] >= t else -1
+
+
+class _Rows(Mapping[tuple[int, int], Row]):
+    """(track, depth) -> Row, each made on first use from the lane arrays (plain arrays: a memmap's slices are slow)."""
+
+    def __init__(self, lanes) -> None:
+        self.order, self.starts, self.ends, self.prefix = (
+            np.asarray(a) for a in (lanes.order, lanes.starts, lanes.ends, lanes.prefix)
+        )
+        self.cuts = np.asarray(lanes.cuts)
+        keys = zip(lanes.track.tolist(), lanes.row.tolist(), strict=True)
+        self.at = {key: k for k, key in enumerate(keys)}
+        self.made: dict[tuple[int, int], Row] = {}
+
+    def __getitem__(self, key: tuple[int, int]) -> Row:
+        row = self.made.get(key)
+        if row is None:
+            k = self.at[key]
+            a, b = int(self.cuts[k]), int(self.cuts[k + 1])
+            row = Row(key[0], key[1], self.order[a:b], self.starts[a:b], self.ends[a:b], self.prefix[a : b + 1])
+            row = self.made.setdefault(key, row)  # one Row per key, whichever thread made it first
+        return row
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self.at)
+
+    def __len__(self) -> int:
+        return len(self.at)
 
 
 def first_frames(trace, look: int = 50) -> dict[int, str]:
@@ -132,9 +161,9 @@ def _cached(row: Row, t0: int, bucket: int, width: int) -> Cells:
     return Cells(event.astype(np.int64), count, covered, head, tail)
 
 
-@dataclass(frozen=True)
-class Line:
-    """One screen line of the timeline: a process header or a row of a track."""
+class Line(NamedTuple):
+    """One screen line of the timeline: a process header or a row of a track (a tuple: 400,000 of them are made
+    in a fraction of what as many dataclasses take)."""
 
     kind: str  # "process" or "row"
     label: str

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import orjson
 
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat
@@ -252,11 +251,7 @@ def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
     out: dict[int, dict] = {}
     chunk_of = t.x.chunk[events]
     for c in np.unique(chunk_of).tolist():
-        start, end, _first, src = (int(v) for v in t.chunks[c])
-        try:  # split here, not through args' LRU of chunks: a roofline reads many chunks once each
-            items = tuple(lazy_args._RAW_LIST.decode(b"[" + lazy_args._bytes(t, src, start, end) + b"]"))
-        except (OSError, ValueError):
-            items = ()
+        items = lazy_args.chunk_events(t, c)
         for e in events[chunk_of == c].tolist():
             out[e] = _item_args(t, items, e)
     return out
@@ -265,14 +260,10 @@ def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
 def _item_args(t: Trace, items: tuple, e: int) -> dict:
     """One event's args from its chunk's items (a chunk that needed repairs: the slow path, event by event)."""
     pos = int(t.x.pos[e])
-    try:
-        item = orjson.loads(bytes(items[pos])) if pos < len(items) else None
-    except orjson.JSONDecodeError:
-        item = None
+    item = lazy_args.read_event(items[pos]) if pos < len(items) else None
     if not isinstance(item, dict):
         return lazy_args.event_args(t, e)
-    found = item.get("args")
-    return found if isinstance(found, dict) else {}
+    return lazy_args.args_of(item)
 
 
 def _attribution(a: Analysis, calls: np.ndarray, row_of: np.ndarray, time_ns: np.ndarray, on_cpu: bool) -> Attribution:
