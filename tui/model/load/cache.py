@@ -141,8 +141,13 @@ def writing(path: Path) -> Iterator[None]:
     """Be the one writer of the file's entry while the block runs: other threads and processes opening the same
     trace wait here, then find the entry written (the block should read it again before making it)."""
     entry = entry_dir(path)
-    with one_writer(entry.with_suffix(".lock"), WAIT_FOR_WRITER_S):
-        yield
+    lock = entry.with_suffix(".lock")
+    try:
+        with one_writer(lock, WAIT_FOR_WRITER_S):
+            yield
+    finally:
+        if not entry.exists():  # nothing was written (the file could not be read): no lock file is left for it
+            remove_lock(lock)
 
 
 def has_entry(path: Path) -> bool:
