@@ -18,6 +18,7 @@ from .options import (
     one_trace,
     percent,
     table_opts,
+    tell,
     trace_opts,
 )
 
@@ -215,7 +216,7 @@ def cmd_roofline(args: argparse.Namespace) -> int:
     except PeaksError as exc:
         raise UsageError(str(exc)) from None
     if note:
-        print(f"tracetui: note: {note}", file=sys.stderr)
+        tell(f"tracetui: note: {note}")
     table = load(args.trace, args.no_cache, args.graph_capture).roofline
     if not table.has_shapes:
         raise UsageError(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
@@ -247,7 +248,7 @@ def cmd_ranks(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler goes with --engine dask")
     report = run_job(args.trace, not args.no_cache, args.engine, args.scheduler, args.workers)
     for warning in report.job.warnings:
-        print(f"tracetui: warning: {args.trace}: {warning}", file=sys.stderr)
+        tell(f"tracetui: warning: {args.trace}: {warning}")
     print(render_ranks(report, args.format))
     return 0
 

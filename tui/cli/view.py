@@ -24,6 +24,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     for path in args.traces:
         if not os.path.exists(path):
             raise TraceError(path, "no such file")
+        check_first_bytes(path)
     if args.compare and len(args.traces) != 2:
         raise UsageError("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
@@ -42,6 +43,29 @@ def cmd_open(args: argparse.Namespace) -> int:
     if app.load_error:
         raise app.load_error
     return app.return_code or 0
+
+
+def check_first_bytes(path: str) -> None:
+    """What a file's first bytes show it cannot be (empty, no JSON, no gzip), said before the full screen starts
+    (TraceError); a folder, before its files are read, says it holds no trace. Anything else the load finds."""
+    from pathlib import Path
+
+    from ..model.errors import TraceError
+    from ..model.load.folder import first_problem, trace_files
+
+    p = Path(path)
+    if p.is_dir():
+        if not trace_files(p):
+            raise TraceError(path, "a folder with no trace in it (no .json or .json.gz file)")
+        from ..model.loading import folder_problem
+
+        problem = folder_problem(path)
+        if problem:
+            raise TraceError(path, problem)
+        return
+    problem = first_problem(p)
+    if problem is not None:
+        raise TraceError(path, problem)
 
 
 COMMANDS = {"open": Command(add_open, cmd_open)}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,6 +144,25 @@ def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
 def typical(durations: list[float]) -> float:
     """The typical step: the median (0 without steps)."""
     return statistics.median(durations) if durations else 0.0
+
+
+@dataclass(frozen=True)
+class TypicalStep:
+    """The typical step: the median of the steps' elapsed times, the cold ones left out (a first step the cold-start
+    rule calls slow). Every view that says "typical step" reads this one (summary, overview, steps, diff, watch,
+    ranks); 0 without steps."""
+
+    us: float
+    of: int  # how many steps it is the median of
+    left_out: tuple[str, ...] = ()  # the names of the steps left out as cold
+
+
+def typical_step(steps: Sequence[Step]) -> TypicalStep:
+    """The typical step of these steps (see TypicalStep)."""
+    elapsed = [s.elapsed_us for s in steps]
+    cold = cold_first(elapsed) is not None
+    kept = elapsed[1:] if cold else elapsed
+    return TypicalStep(typical(kept), len(kept), (steps[0].name,) if cold else ())
 
 
 def is_slow(dur_us: float, typical_us: float) -> bool:

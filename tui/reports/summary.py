@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from ..model.analyses.results import Results
+from ..model.steps import typical_step
 from ..tables import summary as S
 from .formats import grid, label_grid, terminal_width, to_json
 
@@ -35,6 +36,8 @@ def render_summary(a: Results, fmt: str) -> str:
         device = S.has_device_steps(s)
         steps = [S.step_cells(st, not device) for st in shown]
         more = [f"… {hidden:,} more steps (the first 4 and the slowest are shown; --format json lists all)"]
-        notes = (more if hidden else []) + ([S.ELAPSED_NOTE] if device else [])
+        notes = (
+            (more if hidden else []) + [S.typical_note(typical_step(s.steps))] + ([S.ELAPSED_NOTE] if device else [])
+        )
         out += "\n\n" + grid(fmt, S.step_heads(s), steps, notes, width)
     return out

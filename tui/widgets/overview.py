@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ..fmt import fmt_memory, fmt_time
 from ..model.analyses.explain.readings import fact_readings, readings
 from ..model.analyses.results import Results
-from ..model.steps import is_slow, typical
+from ..model.steps import is_slow, typical_step
 from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
@@ -34,7 +34,7 @@ def step_bars(a: Results, width: int = 40) -> Table:
     grid.add_column(justify="right", no_wrap=True)
     grid.add_column(no_wrap=True, style="#8a8f98")
     longest = max((s.elapsed_us for s in steps), default=0) or 1
-    median = typical([s.elapsed_us for s in steps])
+    median = typical_step(steps).us
     for s in shown:
         n = max(int(round(width * s.elapsed_us / longest)), 1)
         style = "#e06c75" if is_slow(s.elapsed_us, median) else "#61afef"
@@ -43,7 +43,7 @@ def step_bars(a: Results, width: int = 40) -> Table:
     if hidden:
         grid.add_row(
             Text(f"… {hidden:,} more", style="dim"),
-            Text(f"(the first 4 and the slowest are shown; median {fmt_time(median)})", style="dim"),
+            Text(f"(the first 4 and the slowest are shown; typical step {fmt_time(median)})", style="dim"),
             "",
             "",
         )
@@ -70,7 +70,7 @@ def rank_bars(a: Results) -> Table:
             bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
         comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
         tag = Text("straggler", style="bold #e06c75") if r.straggler else Text("")
-        median = f"median step {fmt_time(r.step_us)}"
+        median = f"typical step {fmt_time(r.step_us)}"
         grid.add_row(f"rank {r.rank}", bars or Text("no steps", style="dim"), median, comm, tag)
     return grid
 

@@ -17,7 +17,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .. import pace
-from ..fmt import fmt_time
+from ..fmt import fmt_time, plural
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.peaks import peak
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
@@ -282,7 +282,7 @@ class RooflineView(Widget, can_focus=True):
         where = f"{r.bound}-bound, {r.pct_of_roof:.1f}% of roof" if r.pct_of_roof is not None else "no roof"
         return [
             f"{r.name} {r.input_shapes} {r.roof_dtype or r.dtype}",
-            f"{where} · {r.count:,} calls · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
+            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
             f"{r.gbps or 0:.3g} GB/s · {r.intensity or 0:.3g} FLOP/byte",
         ]
 

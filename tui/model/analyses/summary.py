@@ -284,7 +284,12 @@ def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
 
 def work_phrase(w: DeviceWork) -> str:
     """ "60 kernels averaging 5.1 us, 1 copy (D2H)" or "30 copies (P2P ×30, 12.3 GB/s), no kernels" """
-    kernels = f"{w.kernels:,} kernels averaging {w.kernel_us / w.kernels:,.1f} us" if w.kernels else "no kernels"
+    one = w.kernels == 1
+    kernels = (
+        f"{w.kernels:,} kernel{'' if one else 's'} averaging {w.kernel_us / w.kernels:,.1f} us"
+        if w.kernels
+        else "no kernels"
+    )
     if not w.copies:
         return kernels
     copies = [c for c in w.copies if c.kind != "set"]
@@ -309,7 +314,7 @@ def launch_phrase(s: Summary) -> str:
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
     return (
-        f"{s.launches:,} launches, each buying {s.gpu_per_launch_us:,.1f} us of GPU work for "
+        f"{s.launches:,} launch{'' if s.launches == 1 else 'es'}, each buying {s.gpu_per_launch_us:,.1f} us of GPU work for "
         f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us" + outlier_note(s)
     )
 
