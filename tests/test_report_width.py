@@ -107,3 +107,25 @@ def test_in_a_real_80_column_terminal_nothing_wraps(command, cache):
     assert text.strip(), f"{command}: nothing printed"
     lines = wide(text)
     assert not lines, f"{command} in a terminal: {len(lines)} lines wider than {WIDTH}, e.g. {lines[0]!r}"
+
+
+def test_no_limit_prints_every_name_whole(cache, monkeypatch):
+    """TRACETUI_COLUMNS=0: every column, every name whole (it shortened `Kernel2<cutlass_80_wmma…>(…)`)."""
+    from tui.model.analyses.critical.groups import path_groups
+    from tui.model.analyses.results import Results
+    from tui.model.load import load_trace
+    from tui.tables.critical import TOP
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    bert = SAMPLES / "h100-bert-small.json.gz"
+    a = Results(load_trace(bert))
+    outputs = {c: run([c, str(bert)])[1] for c in ("ops", "kernels", "critical", "explain", "roofline", "code")}
+    assert all(k.name in outputs["kernels"] for k in a.kernels)
+    assert all(r.name in outputs["ops"] for r in a.ops.rows)
+    assert all(g.name in outputs["critical"] for g in path_groups(a.trace, a.critical)[:TOP])
+    assert all(r.input_shapes in outputs["roofline"] for r in a.roofline.rows)
+    assert all(r.label in outputs["code"] for r in a.code.rows)
+    assert (
+        "Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>(cutlass_80" in outputs["explain"]
+    )

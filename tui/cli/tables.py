@@ -122,8 +122,9 @@ def add_explain(sub, command: str | None) -> argparse.ArgumentParser:
     return one_trace(sub, "explain", text, TEXT_JSON_MD)
 
 
-CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the ops and kernels on the path
-with their share, a line of advice per class that matters; with --what-if, the saving and the new breakdown
+CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the path grouped by name, kind
+and class (time, share, calls; bookkeeping before the first op and after the last in one row), a line of advice
+per class that matters; with --what-if, the saving and the new breakdown
 defaults: the slowest ProfilerStep (the whole trace without steps), --format text
 what-if specs (F: times faster, 0: gone; repeat --what-if to combine):
   kernel:REGEX=F  op:REGEX=F (self time)  launch=0 (as with CUDA graphs)  sync:REGEX=0  cpu=F

@@ -25,8 +25,10 @@ def render_explain(a: Results, fmt: str) -> str:
         rows = [[f.title, str(f.count) if f.events else "-", note(f)] for f in findings]
         return grid("md", ["Pattern", "Events", "What it means"], rows, [])
     out = []
+    width = terminal_width()
     for f in findings:
-        example = f" e.g. {shorten(a.trace.name_of(f.events[0]), EXAMPLE_WIDTH)}" if f.events else ""
+        name = a.trace.name_of(f.events[0]) if f.events else ""
+        example = f" e.g. {name if width == 0 else shorten(name, EXAMPLE_WIDTH)}" if f.events else ""  # 0: whole
         count = f"{f.count:,} event{'s' if f.count != 1 else ''}"
         out.append(f"* {f.title} ({count}{example})\n  {note(f)}" if f.events else f"* {f.title}\n  {note(f)}")
-    return "\n".join(wrap_prose(out, terminal_width()))
+    return "\n".join(wrap_prose(out, width))

@@ -190,7 +190,7 @@ def _fold(
     for row, r in zip(full, rows, strict=True):
         name = row[n][: len(row[n]) - tags] if tags else row[n]
         extra = " ".join(cols[k].fold(r) for k in folded)  # type: ignore[misc]
-        row[n] = f"{name}{FOLD}{extra}".rstrip() + " " * tags
+        row[n] = (f"{name}{FOLD}{extra}".rstrip() if extra.strip() else name) + " " * tags  # nothing to fold: the name
     header = " · ".join([cols[n].header] + [cols[k].header for k in folded])
     out = list(cols)
     out[n] = replace(cols[n], header=header, min_width=max(cols[n].min_width, len(header), MIN_FOLDED_NAME))
