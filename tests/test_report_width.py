@@ -8,6 +8,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -129,3 +130,28 @@ def test_no_limit_prints_every_name_whole(cache, monkeypatch):
     assert (
         "Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>(cutlass_80" in outputs["explain"]
     )
+
+
+def test_critical_cuts_names_in_the_middle_and_frames_read_as_file_and_function(cache, monkeypatch):
+    """`critical` cut three rows to `transformers/models/bert/modeling_ber...`; at 80 columns now every row reads."""
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TRACETUI_COLUMNS", "80")
+    _, out = run(["critical", str(SAMPLES / "h100-bert-small.json.gz")])
+    assert "..." not in out and "modeling_ber..." not in out
+    assert "torch/…/module.py(1743): _call_impl" in out and "…/modeling_bert.py(181): forward" in out
+
+
+VLLM = (
+    ROOT.parent / "shared" / "traces" / "tracelens-2026-07-mi300-vllm-piecewise-graph-pair" / "graph_execution.json.gz"
+)
+
+
+@pytest.mark.skipif(not VLLM.exists(), reason="the shared vLLM trace is not here")
+def test_at_160_columns_the_ops_tables_frames_read_whole_or_as_file_and_function(cache, monkeypatch):
+    """At 150-160 columns `ops` showed `vllm…): __call__`."""
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TRACETUI_COLUMNS", "158")
+    _, out = run(["ops", str(VLLM)])
+    assert "vllm/compilation/cuda_graph.py(208): __call__" in out and "…): __call__" not in out
+    frames = [line.split("  ")[0] for line in out.splitlines() if re.match(r"\S+\.py\(\d+\): ", line)]
+    assert len(frames) > 20 and all(re.search(r"\((\d+|…)\): [\w<]", f) for f in frames), frames[:5]  # its function

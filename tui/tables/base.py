@@ -300,6 +300,24 @@ class Field(Generic[R]):
     value: Callable[[R], Any]
 
 
+def name_room(width: int) -> int:
+    """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
+    return max(20, min(50, width // 3))
+
+
+def fit_readable(
+    columns: Sequence[Column], rows: Sequence, context: Any, width: int, sort: str | None = None, room: int = 0
+) -> Fitted:
+    """The table fitted to width for reading, in the viewer and the text reports alike: the column the rows are
+    sorted by is never dropped, and the name gets a third of the width (or room) before it is cut, unless that
+    would cost a column that must stay (then it is cut shorter)."""
+    cols = kept_sorted(list(columns), sort)
+    readable = [replace(c, min_width=room or name_room(width)) if c.name else c for c in cols]
+    fitted = fit(readable, rows, context, width)
+    kept = {c.header for c in cols if c.priority == KEEP} - set(fitted.headers)
+    return fit(cols, rows, context, width) if kept else fitted
+
+
 def kept_sorted(columns: list[Column], sort: str | None) -> list[Column]:
     """The columns with the first one the rows are sorted by made one never dropped to fit."""
     k = next((k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name), None)

@@ -125,7 +125,7 @@ def details_renderable(
     grid.add_row("name", Text(d.name if full else short_name(d.name), style="bold"))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
-    grid.add_row("time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} ({own})"))
+    grid.add_row("time", Text(f"starts {fmt_dur(d.start_ns)} into the trace, lasts {fmt_dur(d.dur_ns)} ({own})"))
     if d.launch:
         grid.add_row(
             "launched by",

@@ -15,7 +15,7 @@ from ..model.steps import is_slow, typical_step
 from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
-from ..tables.summary import has_device_steps, shown_steps
+from ..tables.summary import has_device_steps, shown_steps, typical_note
 
 BAR = "█"
 TOP = 5
@@ -127,6 +127,7 @@ def overview_renderable(a: Results) -> Group:
     parts += [Text(""), facts] + _job_section(a)
     if s.steps and a.job is None:
         parts += [Text(STEPS_TITLE if has_device_steps(s) else STEPS_TITLE_CPU, style="bold"), step_bars(a)]
+        parts.append(Text(typical_note(typical_step(s.steps)), style="dim"))  # which typical step the red is against
     parts += _memory_section(a)
     parts += [
         Text("\nTop ops by " + ("GPU time launched below them" if a.ops.has_device else "CPU total"), style="bold"),

@@ -9,7 +9,6 @@ first show and on each resize; what it left out is said above the table, and e s
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from textual import work
@@ -21,7 +20,7 @@ from textual.widgets import Input, Static
 
 from .. import pace
 from ..fmt import plural
-from ..tables.base import KEEP, SORT_LETTERS, Column, Fitted, SortKey, fit, kept_sorted
+from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable, frozen_room
 
@@ -31,18 +30,12 @@ FIT_HERE_ROWS = 300  # fitting a table this small takes a few ms on the UI threa
 def fitted_table(
     rows: list, columns: list[Column], context: Any, width: int, sort: str = "", every: int = 0, room: int = 0
 ) -> Fitted:
-    """The table fitted to width, the name given a third of it (or room) unless that would cost a column that must stay.
-
-    The column the rows are sorted by is never dropped. width 0: every column in full, the names cut in the
-    middle (rows told apart) to every cells, the room the table keeps for them (0: whole).
+    """The table fitted to width as the text reports fit it (tables.base.fit_readable). width 0: every column in
+    full, the names cut in the middle (rows told apart) to every cells, the room the table keeps for them (0: whole).
     """
     if width <= 0:
         return fit(columns, rows, context, 0, name_width=every)
-    columns = kept_sorted(columns, sort)
-    readable = [replace(c, min_width=room or name_room(width)) if c.name else c for c in columns]
-    fitted = fit(readable, rows, context, width)
-    kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
-    return fit(columns, rows, context, width) if kept else fitted
+    return fit_readable(columns, rows, context, width, sort, room)
 
 
 SORT = Binding.Group("sort")
@@ -63,11 +56,6 @@ def sort_bindings(sorts: dict[str, SortKey], prefix: str) -> list[Binding | tupl
         )
         for k, s in keyed
     ]
-
-
-def name_room(width: int) -> int:
-    """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
-    return max(20, min(50, width // 3))
 
 
 KEYS_IN_STATUS = 120  # the sort keys are spelled out in the status from this width (the key bar lists their letters)
