@@ -278,13 +278,13 @@ async def test_the_marked_path_follows_python_frames_shown_or_hidden():
 
 
 def test_the_kernels_footer_names_each_streams_latency_outliers():
-    from tui.names import short_name
+    from tui.names import shorten
 
     a = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False))
     lines = K.queue_footers(a.launch_queues, a.trace.name_of)
     busiest = max(a.launch_queues.streams, key=lambda q: q.activities)
     assert busiest.outlier_count > 0 and lines[0].startswith(f"GPU 3 stream 7: {busiest.activities:,} launches")
-    slowest = [short_name(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
+    slowest = [shorten(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
     assert lines[0].endswith(f"{busiest.outlier_count:,} outliers ≥10× the median, slowest: {', '.join(slowest)}")
     assert len(a.launch_queues.streams) - 3 == 1 and lines[-1] == "… and 1 more stream with launched work"
 

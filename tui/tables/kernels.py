@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..fmt import fmt_number, fmt_time, plural, truncate
 from ..model.analyses.critical.queue import LaunchQueues, StreamQueue
 from ..model.analyses.kernels import KernelRow
-from ..names import short_name
+from ..names import shorten
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
@@ -128,6 +128,6 @@ def _queue_line(q: StreamQueue, stream: str, name_of: Callable[[int], str], most
         f"launch→start {fmt_time(q.median_latency_ns / 1000)} median, {fmt_time(q.p95_latency_ns / 1000)} p95"
     )
     if q.outlier_count:
-        named = ", ".join(short_name(name_of(e), 40) for e in q.outliers[:most])
+        named = ", ".join(shorten(name_of(e), 40) for e in q.outliers[:most])  # cut in the middle, as every name
         line += f"; {plural(q.outlier_count, 'outlier')} ≥10× the median, slowest: {named}"
     return line

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time
+from ..fmt import fmt_memory, fmt_time, plurals
 from ..model.analyses.explain.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow, typical_step
@@ -113,7 +113,7 @@ def overview_renderable(a: Results) -> Group:
     if a.job is not None:
         parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
     parts += _critical_lines(a)
-    parts += [Text("• " + r) for r in readings(s)]
+    parts += [Text("• " + plurals(r)) for r in readings(s)]  # counts read one way (`19 outliers`)
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
