@@ -15,6 +15,7 @@ from tui.model.analyses.critical.groups import BOOKKEEPING, path_groups
 from tui.model.analyses.results import Results
 from tui.model.load import load_trace
 from tui.tables import critical as C
+from tui.tables import critical_path as P
 
 BERT = SAMPLES / "h100-bert-small.json.gz"
 
@@ -72,7 +73,7 @@ def test_hidden_frames_go_to_the_op_they_ran_under(tmp_path):
         ("aten::add", "op"): 10.0,
     }
     assert not any(g.kind == "frame" for g in groups)
-    assert C.group_label(groups[0]) == "ProfilerStep#1 (self)"  # its self time, between its ops
+    assert P.group_label(groups[0]) == "ProfilerStep#1 (self)"  # its self time, between its ops
 
 
 def test_a_kernel_waiting_for_its_launch_is_a_kernel_held_by_launch_delays(tmp_path):
@@ -109,7 +110,7 @@ def test_the_cli_table_lists_the_groups_the_viewer_shows(bert, capsys, monkeypat
     table = out.split("On the path", 1)[1].splitlines()[2 : 2 + C.TOP]
     groups = path_groups(bert.trace, bert.critical)[: C.TOP]
     for line, g in zip(table, groups, strict=True):
-        assert line.startswith(C.group_label(g) + "  ") and line.split()[-2:] == ["CPU", "work"]
+        assert line.startswith(P.group_label(g) + "  ") and line.split()[-2:] == ["CPU", "work"]
         assert f" {g.calls:,} " in line and C.when(g.dur_ns) in line
     assert "Kind" in out and f"{len(bert.critical.items):,} stretches" in out
     assert os.environ["TRACETUI_COLUMNS"] == "0"

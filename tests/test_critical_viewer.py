@@ -19,6 +19,7 @@ from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.reports.tables import kernels_document
 from tui.tables import critical as C
+from tui.tables import critical_path as P
 from tui.tables import kernels as K
 from tui.widgets.critical_view import CriticalPathTable, CriticalView
 from tui.widgets.kernels_view import KernelsView
@@ -160,8 +161,8 @@ async def test_at_80x24_the_path_view_keeps_twelve_rows_and_whole_names():
         view = screen.query_one(CriticalView)
         assert view.compact and view.query_one("#critical-breakdown").size.height == 2  # its classes on one line
         names = [table.fitted.cells[k][0] for k in range(12)] if table.fitted else []
-        readable = [g.name for g in table.shown[:12] if len(C.group_label(g)) <= 32]
-        assert names and all(C.group_label(g) in names for g in table.shown[:12] if g.name in readable)
+        readable = [g.name for g in table.shown[:12] if len(P.group_label(g)) <= 32]
+        assert names and all(P.group_label(g) in names for g in table.shown[:12] if g.name in readable)
 
 
 async def test_a_queue_lane_per_stream_with_its_deepest_queue():

@@ -9,6 +9,7 @@ from ..model.analyses.critical import Spec
 from ..model.analyses.critical.groups import path_groups
 from ..model.analyses.results import Results
 from ..tables import critical as C
+from ..tables import critical_path as P
 from ..tables.critical import critical_document as critical_document  # the API and the MCP server call it
 from .formats import table, terminal_width, to_json, wrap, wrap_prose
 
@@ -55,7 +56,7 @@ def _job(a: Results, fmt: str, report, width: int | None) -> str:
         f"A job of {len(job.paths) + len(job.left_out)} ranks, {job.window} (collectives matched by {job.matched_by})"
     )
     foot = [f"rank {r} left out: {why}" for r, why in job.left_out.items()]
-    out = [*wrap([head], width), "", table(fmt, C.rank_columns(), C.rank_rows(job), job, 0, foot, width)]
+    out = [*wrap([head], width), "", table(fmt, P.rank_columns(), P.rank_rows(job), job, 0, foot, width)]
     out += _prose("The job", [C.job_verdict(job)], fmt, width)
     single = render_path(a, fmt, C.Report(report.path), width)
     return "\n".join(out + ["", f"Rank {job.bound_rank}'s path:", single])
@@ -63,7 +64,7 @@ def _job(a: Results, fmt: str, report, width: int | None) -> str:
 
 def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
     foot = [f"Total: {C.when(p.length_ns)}"]
-    return table(fmt, C.breakdown_columns(title), C.breakdown_classes(p), p, 0, foot, width)
+    return table(fmt, P.breakdown_columns(title), P.breakdown_classes(p), p, 0, foot, width)
 
 
 def _top(a: Results, fmt: str, p, width: int | None) -> str:
@@ -73,7 +74,7 @@ def _top(a: Results, fmt: str, p, width: int | None) -> str:
     more = len(groups) - len(shown)
     whole = plural(len(p.items), "stretch", "stretches")
     foot = [f"… {more:,} more (--format json lists the whole path: {whole})"] if more > 0 else []
-    return table(fmt, C.group_columns(), shown, p, NAME_WIDTH, foot, width)
+    return table(fmt, P.group_columns(), shown, p, NAME_WIDTH, foot, width)
 
 
 def _prose(title: str, lines: list[str], fmt: str, width: int | None) -> list[str]:

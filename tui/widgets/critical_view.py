@@ -29,6 +29,7 @@ from ..model.analyses.critical.groups import PathGroup, path_groups
 from ..model.analysis import Analysis
 from ..model.trace import Trace
 from ..tables import critical as C
+from ..tables import critical_path as P
 from ..tables.base import Column
 from .failures import ReportsFailedWorkers
 from .rows_view import RowsView, sort_bindings
@@ -59,7 +60,7 @@ class CriticalPathTable(RowsView):
     """The path's groups (Enter: a group's stretches in time order; Enter again: that event on the timeline)."""
 
     HELP_NAME = "Critical path"
-    SORTS = C.GROUP_SORTS
+    SORTS = P.GROUP_SORTS
     DEFAULT_SORT = "time"
     OTHER_COLUMNS_WIDTH = 50
     BINDINGS = [
@@ -67,7 +68,7 @@ class CriticalPathTable(RowsView):
         Binding("enter", "jump", "Timeline", tooltip="The stretch's event on the timeline", id="path.jump"),
         Binding("escape", "clear_filter", "Clear the filter", id="path.clear_filter"),
         Binding("escape,backspace", "back", "Back to the groups", id="path.back"),
-        *sort_bindings(C.GROUP_SORTS, "path"),
+        *sort_bindings(P.GROUP_SORTS, "path"),
     ]
 
     def __init__(self, path: CriticalPath, trace: Trace, **kwargs) -> None:
@@ -80,7 +81,7 @@ class CriticalPathTable(RowsView):
         super().__init__(**kwargs)
 
     def columns(self) -> list[Column]:
-        return C.path_columns(self.trace) if self.group is not None else C.group_columns()
+        return P.path_columns(self.trace) if self.group is not None else P.group_columns()
 
     def context(self) -> CriticalPath:
         return self.path
@@ -108,10 +109,10 @@ class CriticalPathTable(RowsView):
         if self.group is None:
             frames = " · frames hidden: their time is their op's (p shows them)" if self.folded else ""
             return f"{super().status()}{frames}"
-        what = C.group_label(self.group)
+        what = P.group_label(self.group)
         order = "in time order" if not self.sort_key else f"sorted by {self._sort_words()}"
         return (
-            f"{what}: {plural(len(self.shown), 'stretch', 'stretches')}, {order} · {C.at_note(self.path)} · Enter: the event on the "
+            f"{what}: {plural(len(self.shown), 'stretch', 'stretches')}, {order} · {P.at_note(self.path)} · Enter: the event on the "
             "timeline · Esc: the groups"
         )
 

@@ -53,10 +53,6 @@ class PathGroup:
         """How many events the stretches belong to (stretches of one event split by its children count once)."""
         return len({it.event for it in self.items if it.event >= 0}) or len(self.items)
 
-    @property
-    def first_ns(self) -> int:
-        return self.items[0].start_ns if self.items else 0
-
 
 def kind_of(trace: Trace, item: PathItem) -> str:
     """What a stretch's event is, in words: op, frame, annotation, runtime, sync, kernel, copy, set; or wait."""
