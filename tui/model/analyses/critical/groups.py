@@ -135,24 +135,30 @@ def fold_frames(trace: Trace, items: list[PathItem], frameless: Analysis) -> lis
 
 
 def _enclosing(trace: Trace, frameless: Analysis, stretches: list[PathItem]) -> list[int]:
-    """For each frame's stretch, the innermost event of the frameless nesting on its track that holds it (-1)."""
+    """For each frame's stretch, the innermost event of the frameless nesting on its track that holds it (-1): the
+    last one starting at or before it, then up its parents until one holds the whole stretch (all at once)."""
     x, nesting = trace.x, frameless.nesting
     order = nesting.order
-    tracks, starts = x.track[order], x.ts[order]
-    end = x.ts + x.dur
-    origin = trace.origin
-    parent = nesting.parent
-    out = []
-    for it in stretches:
-        t = int(x.track[it.event])
-        s, e = it.start_ns + origin, it.start_ns + origin + it.dur_ns
-        lo, hi = np.searchsorted(tracks, [t, t + 1])
-        k = lo + int(np.searchsorted(starts[lo:hi], s, side="right")) - 1
-        j = int(order[k]) if k >= lo else -1
-        while j >= 0 and not (x.ts[j] <= s and end[j] >= e and x.dur[j] > 0):
-            j = int(parent[j])
-        out.append(j)
-    return out
+    key_track, key_start = x.track[order].astype(np.int64), x.ts[order]
+    ev = np.array([it.event for it in stretches], np.int64)
+    s = np.array([it.start_ns for it in stretches], np.int64) + trace.origin
+    e = s + np.array([it.dur_ns for it in stretches], np.int64)
+    track = x.track[ev].astype(np.int64)
+    k, lo = np.full(len(ev), -1, np.int64), np.zeros(len(ev), np.int64)
+    for t in np.unique(track).tolist():  # a few threads: each searched at once
+        mine = track == t
+        a, b = np.searchsorted(key_track, [t, t + 1])
+        lo[mine] = a
+        k[mine] = a + np.searchsorted(key_start[a:b], s[mine], side="right") - 1
+    j = np.where(k >= lo, order[np.maximum(k, 0)], -1).astype(np.int64)
+    end, parent = x.ts + x.dur, nesting.parent
+    while True:
+        open_ = j >= 0
+        holds = open_ & (x.ts[np.maximum(j, 0)] <= s) & (end[np.maximum(j, 0)] >= e) & (x.dur[np.maximum(j, 0)] > 0)
+        climb = open_ & ~holds
+        if not climb.any():
+            return j.tolist()
+        j[climb] = parent[j[climb]]
 
 
 def _merged(items: list[PathItem]) -> list[PathItem]:
