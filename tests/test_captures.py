@@ -223,7 +223,7 @@ async def test_watch_viewer_shows_a_strip_switches_to_new_captures_and_diffs(tmp
         body = screen.query_one("#watch-shown", Static)
         for _ in range(100):
             await pilot.pause(0.05)
-            if "Median step" in str(body.render()):
+            if "Typical step" in str(body.render()):
                 break
         assert f"A: {OLDER.name}" in str(body.render()) and f"B: {NEWER.name}" in str(body.render())
 
