@@ -111,10 +111,7 @@ class CriticalPathTable(RowsView):
             return f"{super().status()}{frames}"
         what = P.group_label(self.group)
         order = "in time order" if not self.sort_key else f"sorted by {self._sort_words()}"
-        return (
-            f"{what}: {plural(len(self.shown), 'stretch', 'stretches')}, {order} · {P.at_note(self.path)} · Enter: the event on the "
-            "timeline · Esc: the groups"
-        )
+        return f"{what}: {plural(len(self.shown), 'stretch', 'stretches')}, {order} · {P.at_note(self.path)}"
 
     def rows_said(self) -> str:
         return f"{plural(len(self.shown), 'group')} of {plural(len(self.path.items), 'stretch', 'stretches')}"
@@ -165,8 +162,9 @@ class CriticalPathTable(RowsView):
         self.sort_key = self._group_sort
         self.refill()
         self.refresh_bindings()
-        if group is not None and group in self.shown:
-            self.table_widget.move_cursor(self.shown.index(group))
+        k = next((k for k, g in enumerate(self.shown) if g is group), None)
+        if k is not None:
+            self.table_widget.move_cursor(k)
 
 
 class Grouped(Message):
