@@ -85,7 +85,7 @@ def test_mtia_device_work_counts_as_gpu_busy_kernels_and_launches(tmp_path):
     s = a.summary
     assert not s.cpu_only and s.kernels == 3 and s.gpu_busy_us == pytest.approx(2100)
     assert s.launches == 3  # mtiaRunFunction is no "Launch" by name: it counts because work is linked to it
-    assert [r.name for r in a.kernels] == ["matmul_kernel_128x128"] and a.kernels[0].launch_latency_us == 80
+    assert [r.name for r in a.kernels] == ["matmul_kernel_128x128"] and a.kernels[0].latency_median_us == 80
     # 72% busy, but each step's CPU span (900 us) outlasts its kernel (700 us): the path is the CPU's
     assert s.verdict == "overhead-bound" and s.gpu_busy_us == pytest.approx(2100)
     lanes = {t.name for t in a.trace.tracks if t.kind == "gpu"}
@@ -99,7 +99,7 @@ def test_mtia_device_work_counts_as_gpu_busy_kernels_and_launches(tmp_path):
 def test_xpu_kernels_link_by_correlation(tmp_path):
     a = Results(load_trace(xpu_trace(tmp_path / "xpu.json"), use_cache=False))
     assert a.summary.kernels == 4 and a.summary.launches == 4 and not a.summary.cpu_only
-    assert a.kernels[0].role == "elementwise" and a.kernels[0].launch_latency_us == 35
+    assert a.kernels[0].role == "elementwise" and a.kernels[0].latency_median_us == 35
     assert {t.name for t in a.trace.tracks if t.kind == "gpu"} == {"XPU 0 stream 1"}
     rows = {r.name: r for r in a.ops.rows}
     assert rows["aten::add"].device_total_us == pytest.approx(1600)  # kernels reached through the launch links

@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import shutil
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def test_watch_skips_half_written_and_corrupt_files_and_goes_on(tmp_path):
     folder = tmp_path / "run"
     folder.mkdir()
     shutil.copy(OLDER, folder / OLDER.name)
-    watcher = Watcher(folder, clock=lambda: 4e9)  # every file settled by its age
+    watcher = Watcher(folder, clock=lambda: time.time() + 5)  # every file settled by its age, none stalled
     assert watcher.poll() == ([folder / OLDER.name], [])
     whole = NEWER.read_bytes()
     half = folder / NEWER.name
@@ -152,6 +153,35 @@ def test_watch_skips_half_written_and_corrupt_files_and_goes_on(tmp_path):
     half.write_bytes(whole)
     assert watcher.poll() == ([half], [])
     assert summarize(half, use_cache=False).steps == 2
+
+
+def test_a_file_that_stopped_growing_and_is_not_whole_is_corrupt_said_once(tmp_path):
+    """Cut and left for longer than STALLED_S (random bytes, a half-written file whose writer died): corrupt, said
+    once, not offered again until it changes; --help says how long."""
+    from tui.model.watch import STALLED_S
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    cut, junk = folder / NEWER.name, folder / "a.json"
+    whole = NEWER.read_bytes()
+    cut.write_bytes(whole[: len(whole) // 2])
+    junk.write_bytes(bytes(range(256)) * 8)
+    now = [time.time() + 5]
+    watcher = Watcher(folder, clock=lambda: now[0])
+    ready, notes = watcher.poll()
+    assert ready == [] and all("still being written" in n for n in notes) and len(notes) == 2
+    now[0] += STALLED_S
+    ready, notes = watcher.poll()
+    assert (
+        ready == []
+        and len(notes) == 2
+        and all(" is corrupt: not a whole trace, and unchanged for " in n for n in notes)
+    )
+    assert watcher.poll() == ([], [])  # said once
+    cut.write_bytes(whole)  # it changed: looked at again
+    assert watcher.poll()[0] == [cut]
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert f"unchanged for {STALLED_S:.0f} s" in " ".join(sub.choices["watch"].format_help().split())
 
 
 def test_complete_means_a_whole_document(tmp_path):
@@ -195,7 +225,7 @@ async def test_watch_viewer_shows_a_strip_switches_to_new_captures_and_diffs(tmp
         body = screen.query_one("#watch-shown", Static)
         for _ in range(100):
             await pilot.pause(0.05)
-            if "Median step" in str(body.render()):
+            if "Typical step" in str(body.render()):
                 break
         assert f"A: {OLDER.name}" in str(body.render()) and f"B: {NEWER.name}" in str(body.render())
 

@@ -67,14 +67,14 @@ def test_text_shows_bars_the_top_of_the_path_and_advice_with_numbers(capsys, tmp
     rows = {line.split("   ")[0]: line.split() for line in out.splitlines()}
     assert rows["GPU compute"][-5:] == ["gpu_compute_bound", "0.14", "ms", "89.0%", "█████████████████████▍"]
     assert rows["Launch delays"][-5:] == ["gpu_kernel_launch_overhead", "7.0", "us", "4.5%", "█▏"]
-    assert rows["K3"] == ["K3", "kernel", "60.0", "us", "38.7%", "GPU", "compute"]
+    assert rows["K3"] == ["K3", "kernel", "60.0", "us", "38.7%", "1", "GPU", "compute"]  # one call of K3
     assert "* GPU compute is 89% of the path (0.14 ms): faster kernels shorten the step. Most of it: K3, K2, K1." in out
 
 
 def test_markdown_and_what_if_in_text(capsys, tmp_path):
     code, out, _ = run(capsys, str(gpu_bound(tmp_path)), "--format", "md", "--what-if", "kernel:K3=2")
     assert code == 0
-    assert "| Bound by | Class | Time | Share |  |" in out
+    assert "| Bound by | HTA class | Time | Share |  |" in out
     assert "* K3 2× faster saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute" in out
 
 

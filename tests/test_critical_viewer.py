@@ -13,12 +13,15 @@ from tui.app import TraceApp
 from tui.fmt import fmt_time
 from tui.model import load_trace
 from tui.model.analyses.critical import critical_path, what_if_for_event, window_of
+from tui.model.analyses.critical.groups import path_groups
 from tui.model.analyses.critical.queue import launch_latency, name_latency, stream_queues
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
+from tui.reports.tables import kernels_document
 from tui.tables import critical as C
+from tui.tables import critical_path as P
 from tui.tables import kernels as K
-from tui.widgets.critical_view import CriticalPathTable
+from tui.widgets.critical_view import CriticalPathTable, CriticalView
 from tui.widgets.kernels_view import KernelsView
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")  # CPU bound: its kernels are off the path
@@ -118,18 +121,67 @@ async def test_g_says_what_one_cuda_graph_replay_of_the_op_would_save():
         await until(pilot, lambda: "GPU lane" in screen.critical_line.text, "why a kernel has nothing to replay")
 
 
-async def test_enter_in_the_path_view_selects_that_event_on_the_timeline():
+async def grouped(pilot, screen) -> CriticalPathTable:
+    """The path view shown, its groups ready."""
+    await press_settled(pilot, "8")
+    table = screen.query_one(CriticalPathTable)
+    await until(pilot, lambda: table.groups is not None, "the path grouped")
+    await pilot.pause()
+    return table
+
+
+async def test_the_path_view_groups_the_path_as_the_cli_does_frames_in_their_ops():
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await opened(pilot)
-        await press_settled(pilot, "8")
-        table = screen.query_one(CriticalPathTable)
-        p = screen.analysis.critical
-        assert table.path is p and len(table.shown) == len(p.items)
-        k = next(k for k, it in enumerate(p.items) if it.event >= 0 and k >= 5)
-        await press_settled(pilot, *["down"] * k)
-        await press_settled(pilot, "enter")
-        assert screen.view_name == "timeline" and screen.timeline.selected == p.items[k].event
+        assert screen.hide_python  # deep stacks start hidden
+        table = await grouped(pilot, screen)
+        a, p = screen.analysis, screen.analysis.critical
+        assert table.path is p and table.shown == path_groups(a.trace, p, a.frameless)
+        assert not any(g.kind == "frame" for g in table.shown) and table.shown[0].name == p.window  # Python: the step's
+        assert sum(g.dur_ns for g in table.shown) == p.length_ns and len(table.shown) < len(p.items) / 50
+        assert any(g.kind == "bookkeeping" for g in table.shown)
+        await press_settled(pilot, "c")  # the table keys sort: calls, then name
+        calls = [g.calls for g in table.shown]
+        assert calls == sorted(calls, reverse=True) and "sorted by calls" in table.status()
+        await press_settled(pilot, "n")
+        assert [g.name for g in table.shown] == sorted(g.name for g in table.shown)
+        await press_settled(pilot, "p")  # frames shown: the CLI's groups, frames as rows
+        table = await grouped(pilot, screen)
+        assert table.shown == path_groups(a.trace, p) and any(g.kind == "frame" for g in table.shown)
+
+
+async def test_enter_opens_a_groups_stretches_then_goes_to_the_event_and_esc_comes_back():
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        table = await grouped(pilot, screen)
+        k = next(k for k, g in enumerate(table.shown) if g.name == "aten::addmm")
+        group = table.shown[k]
+        await press_settled(pilot, *["down"] * k, "enter")
+        assert table.group is group and table.shown == group.items  # its stretches, in time order
+        assert [it.start_ns for it in table.shown] == sorted(it.start_ns for it in group.items)
+        assert (
+            "aten::addmm: 138 stretches, in time order" in table.status() and "At: from the start of" in table.status()
+        )
+        await press_settled(pilot, "escape")
+        assert table.group is None and table.current() is group  # back on that group
+        await press_settled(pilot, "enter", "down", "down", "enter")
+        assert screen.view_name == "timeline" and screen.timeline.selected == group.items[2].event
+
+
+async def test_at_80x24_the_path_view_keeps_twelve_rows_and_whole_names():
+    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)  # seven classes on its path
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        table = await grouped(pilot, screen)
+        lazy = table.table_widget
+        assert lazy.scrollable_content_region.height - 1 >= 12  # below its header
+        view = screen.query_one(CriticalView)
+        assert view.compact and view.query_one("#critical-breakdown").size.height == 2  # its classes on one line
+        names = [table.fitted.cells[k][0] for k in range(12)] if table.fitted else []
+        readable = [g.name for g in table.shown[:12] if len(P.group_label(g)) <= 32]
+        assert names and all(P.group_label(g) in names for g in table.shown[:12] if g.name in readable)
 
 
 async def test_a_queue_lane_per_stream_with_its_deepest_queue():
@@ -158,14 +210,18 @@ async def test_the_kernels_view_shows_launch_to_start_as_queue_py_measures_it():
         view = screen.query_one(KernelsView)
         a = screen.analysis
         headers = [c.header for c in view.columns()]
-        assert "Launch→start med" in headers and "Launch→start p95" in headers
-        med, p95 = headers.index("Launch→start med"), headers.index("Launch→start p95")
+        assert "Launch→start median" in headers and "Launch→start p95" in headers
+        med, p95 = headers.index("Launch→start median"), headers.index("Launch→start p95")
         latency = {n.name: n for n in name_latency(a.trace, a.links.launcher)}
         source = view._source()
         for k, row in enumerate(view.rows[:20]):
             n = latency[row.name]
             assert source.cell(k, med) == fmt_time(n.median_ns / 1000)
             assert source.cell(k, p95) == fmt_time(n.p95_ns / 1000)
+        document = kernels_document(a, None, 0)["rows"]  # the CLI's JSON: the same two figures, named
+        assert [(r["launch_latency_median_us"], r["launch_latency_p95_us"]) for r in document[:20]] == [
+            (latency[r.name].median_ns / 1000, latency[r.name].p95_ns / 1000) for r in view.rows[:20]
+        ]
         status = view.status()
         assert "GPU 1 stream 7: 14,526 launches, queue up to 1,338" in status and "always full" in status
 
@@ -244,15 +300,15 @@ async def test_the_marked_path_follows_python_frames_shown_or_hidden():
 
 
 def test_the_kernels_footer_names_each_streams_latency_outliers():
-    from tui.names import short_name
+    from tui.names import shorten
 
     a = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False))
     lines = K.queue_footers(a.launch_queues, a.trace.name_of)
     busiest = max(a.launch_queues.streams, key=lambda q: q.activities)
     assert busiest.outlier_count > 0 and lines[0].startswith(f"GPU 3 stream 7: {busiest.activities:,} launches")
-    slowest = [short_name(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
-    assert lines[0].endswith(f"{busiest.outlier_count:,} outlier(s) ≥10× the median, slowest: {', '.join(slowest)}")
-    assert lines[-1] == f"… and {len(a.launch_queues.streams) - 3} more stream(s) with launched work"
+    slowest = [shorten(a.trace.name_of(e), 40) for e in busiest.outliers[:3]]
+    assert lines[0].endswith(f"{busiest.outlier_count:,} outliers ≥10× the median, slowest: {', '.join(slowest)}")
+    assert len(a.launch_queues.streams) - 3 == 1 and lines[-1] == "… and 1 more stream with launched work"
 
 
 def test_the_critical_line_keeps_the_lanes_six_rows_at_any_height():
@@ -281,7 +337,9 @@ async def test_the_path_view_shows_the_step_b_marked_until_b_clears_it():
         await until(pilot, lambda: tl.path_mask is not None, "the path marked")
         marked = critical_path(a, window_of(a, other), a.graph_owner)
         table = screen.query_one(CriticalPathTable)
+        await until(pilot, lambda: table.path.window != slowest and table.groups is not None, "the marked path grouped")
         assert table.path.window == a.trace.name_of(other) != slowest
-        assert [(it.event, it.dur_ns) for it in table.shown] == [(it.event, it.dur_ns) for it in marked.items]
+        expected = path_groups(a.trace, marked, a.frameless if screen.hide_python else None)
+        assert [(g.name, g.dur_ns) for g in table.shown] == [(g.name, g.dur_ns) for g in expected]
         await press_settled(pilot, "b")
-        assert screen.query_one(CriticalPathTable).path is a.critical
+        await until(pilot, lambda: table.path is a.critical and table.groups is not None, "back to the slowest step")

@@ -106,7 +106,7 @@ def test_a_bad_event_in_a_real_trace_is_skipped_and_counted(tmp_path):
     path.write_text(text[:at] + '"ph": "X" "oops",' + text[at + len('"ph": "X",') :])
     whole, bad = load_trace(SAMPLES / "h100-bert-small.json.gz", use_cache=False), load_trace(path, use_cache=False)
     assert bad.n == whole.n - 1
-    assert bad.report.warning() == "skipped 1 malformed event(s)"
+    assert bad.report.warning() == "skipped 1 malformed event"
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,7 @@ def test_cli_diff_json_and_the_regression_gate(capsys):
 def test_text_diff_marks_rows_present_on_one_side(capsys):
     main(["diff", str(CONTROL), str(TEST), "--limit", "10"])
     out = capsys.readouterr().out
-    assert "[only B]" in out and "Verdict" in out and "step 6" in out
+    assert "[only B]" in out and "Verdict" in out and "ProfilerStep#1014" in out and "step 6" not in out  # names
 
 
 async def test_compare_screen_shows_the_tables():
@@ -173,7 +173,7 @@ def test_a_diff_of_captures_with_different_step_counts_says_the_tables_compare_t
 
     six, one = results("a100-train-control.json.gz"), results("h100-bert-small.json.gz")
     head = D.head_lines(diff(six, one), ("six.json", "one.json"))
-    assert head[:2] == ["A: six.json", "B: one.json"] and head[2].startswith("Median step: A ")
+    assert head[:2] == ["A: six.json", "B: one.json"] and head[2].startswith("Typical step: A ")
     assert head[-1].startswith("Steps: A profiled 6, B 1; the ops and kernels below compare totals")
     cold, warm = results("cpu/matmul_add_64_cold_eager.json.gz"), results("cpu/matmul_add_64_warm_eager.json.gz")
     assert not any(line.startswith("Steps:") for line in D.head_lines(diff(cold, warm), ("a", "b")))

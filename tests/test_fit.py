@@ -285,3 +285,17 @@ def test_sibling_elementwise_kernels_keep_what_they_apply(width, kernel_names):
     for name, s in short.items():
         word = next(w for w in told if w in name)
         assert told[word] in s, (width, s)
+
+
+def test_by_shape_keeps_the_shapes_at_160_columns_and_a_row_without_shapes_reads_as_its_name(bert):
+    """At 150-160 columns the by-shape view read `aten::addmm …512]]`, and a kernel row (no shapes) was cut as one
+    plain word soup (`void…_wmma…_s161616gemm…`)."""
+    table = bert.ops_by_shape
+    fitted = fit(O.columns(table, True), table.rows, table, 158)
+    assert fitted.headers[0] == "Name · Input Shapes"
+    cells = {r.name + (r.input_shapes or ""): c[0] for r, c in zip(table.rows, fitted.cells, strict=True)}
+    assert cells["aten::addmm[[512], [141, 512], [512, 512], [], []]"] == "aten::addmm [[512],[141,512],[512,512]]"
+    gemm = next(c for k, c in cells.items() if "s161616gemm_bf16_32x32_128x2" in k)
+    assert (
+        gemm == "Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(…)"
+    )  # as kernels reads it

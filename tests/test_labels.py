@@ -25,9 +25,9 @@ def test_gpu_time_of_several_gpus_is_summed_per_gpu_and_never_set_against_the_wa
         assert share == round(100 * us / 2 / s.wall_us, 1) <= 100
     busy, idle = (float(re.search(r"([\d.]+)% of the window", lines[k])[1]) for k in ("gpu_busy_us", "gpu_idle_us"))
     assert abs(busy + idle - 100) < 0.11
-    (label, text), *_ = [(k, v) for k, v in R.job_lines(a.job) if k == "Median step"]
-    assert "each rank's median step" in text and "median" in text
-    assert "Median step" in [c.header for c in R.COLUMNS]
+    (label, text), *_ = [(k, v) for k, v in R.job_lines(a.job) if k == "Typical step"]  # one word: typical
+    assert "each rank's: min" in text and "the typical step is the median of the steps' elapsed times" in text
+    assert "Typical step" in [c.header for c in R.COLUMNS]
 
 
 def test_one_gpu_says_its_share_of_the_window():

@@ -117,7 +117,7 @@ def test_bad_memory_samples_are_skipped_and_counted(capsys, tmp_path):
     before = path.read_bytes()
     assert main(["memory", str(path), "--format", "json", "--no-cache"]) == 0
     out = capsys.readouterr()
-    assert "skipped 2 [memory] event(s) without numeric Bytes and Device Type" in out.err
+    assert "skipped 2 [memory] events without numeric Bytes and Device Type" in out.err
     (d,) = json.loads(out.out)["devices"]
     assert d["allocs"] == 1 and d["peak_allocated_bytes"] == 64
     assert path.read_bytes() == before
@@ -150,14 +150,14 @@ def test_counters_become_series_and_bad_values_are_counted(capsys, tmp_path):
     ]
     path = write_trace(tmp_path / "c.json", events)
     trace = load_trace(path, use_cache=False)
-    assert trace.report.warning() == "skipped 1 counter value(s) that are not numbers"
+    assert trace.report.warning() == "skipped 1 counter value that is not a number"
     series = {s.label: s for s in counter_series(trace)}
     assert sorted(series) == ["GPU 0 Utilization", "queue · read", "queue · write"]
     util = series["GPU 0 Utilization"]
     assert util.values.tolist() == [0.25, 0.75] and (util.ts - trace.x.ts.min()).tolist() == [10_000, 50_000]
     assert value_at(util, int(trace.x.ts.min()) + 30_000) == (0.25, 0)
     assert main(["summary", str(path), "--no-cache"]) == 0
-    assert "skipped 1 counter value(s)" in capsys.readouterr().err
+    assert "skipped 1 counter value that is not a number" in capsys.readouterr().err
 
 
 def test_cells_keep_the_highest_value_and_the_sparkline_scales_low_to_high():

@@ -118,7 +118,7 @@ def test_text_report_shows_the_table_the_job_and_the_rule(capsys, job4, monkeypa
     code, out, err = run_cli(capsys, "ranks", str(job4))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split()[:4] == ["File", "Rank", "Median", "step"]  # Steps: the same on every rank, said below
+    assert lines[0].split()[:4] == ["File", "Rank", "Typical", "step"]  # Steps: the same on every rank, said below
     assert "The same on every row: Steps 2." in out
     assert re.search(r"trace_rank2\.json\.gz\s+2 .*STRAGGLER$", out, re.M)
     assert sum("STRAGGLER" in line for line in lines) == 1

@@ -105,7 +105,7 @@ def test_odd_types_are_tolerated(tmp_path):
     assert t.name_of(2) == "5" and t.x.ts.tolist() == [12500, 20000, 30000]
     # an event without a time is left out and named: at time 0 it would stretch the timeline from 1970
     assert t.report.untimed == 1
-    assert "skipped 1 event(s) without a numeric start time" in t.report.warning()
+    assert "skipped 1 event without a numeric start time" in t.report.warning()
     # a correlation past 2**63 - 1 (an unsigned 64-bit id, seen in the wild): the link is dropped, the kernel kept
     assert "1 link id(s) past 2**63 - 1 dropped, their events kept unlinked (the id limit)" in t.report.warning()
 

@@ -134,3 +134,71 @@ async def test_a_resize_keeps_the_span_of_time_shown(zoomed):
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert span <= tl.view.t1 - tl.view.t0 < 2 * span
+
+
+def _screen_text(app) -> list[str]:
+    """What the terminal shows, line by line (the app's own export)."""
+    import re
+
+    svg = app.export_screenshot()
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        rows.setdefault(float(m[2]), []).append((float(m[1]), m[3]))
+    from html import unescape
+
+    return ["".join(unescape(t) for _, t in sorted(r)).replace("\xa0", " ").rstrip() for _, r in sorted(rows.items())]
+
+
+async def test_at_80x24_the_value_lane_legends_and_the_views_headers_are_whole():
+    """Issue 36, 7: the memory and launch-queue legends ended mid-word ("each lane fr"), the code view's status
+    mid-figure ("309.437us of"), the roofline's point line mid-number ("90.")."""
+    from tui.widgets.roofline_view import RooflineView
+    from tui.widgets.timeline import SERIES_TITLES, header_text
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        await until(pilot, lambda: {"memory", "queue"} <= {s.kind for s in tl.series}, "the value lanes")
+        width = tl.scrollable_content_region.width - 1
+        for kind in ("memory", "queue"):
+            said = header_text(SERIES_TITLES[kind][0], width)
+            assert said in SERIES_TITLES[kind] and len(said) <= width and said != SERIES_TITLES[kind][-1]
+        await press_settled(pilot, "6")
+        status = screen.query_one(FramesTable).status()
+        assert "GPU time launched from Python: 309.437us of 309.437us (100.00%)" in status
+        assert sum(max(-(-len(line) // 78), 1) for line in status.split("\n")) <= 5  # whole: nothing cut off
+        await press_settled(pilot, "7")
+        view = screen.query_one(RooflineView)
+        lines = [line for line in _screen_text(app) if "FLOP/byte" in line or "memory-bound" in line]
+        assert any(line.strip().endswith("FLOP/byte") and "FLOP/byte (log)" not in line for line in lines), lines
+        assert view.size.width == 80
+
+
+async def test_at_80x24_a_search_says_its_matches_in_the_key_bar_not_over_the_details():
+    from tui.widgets.keybar import KeyBar
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        screen.search("addmm")
+        await until(pilot, lambda: len(screen.timeline.matches) > 0, "the matches")
+        await pilot.pause()
+        assert not [n for n in app._notifications if "match(" in n.message or "matches" in n.message]  # no toast
+        assert screen.query_one(KeyBar).text().startswith(f"n match 1/{len(screen.timeline.matches)}")
+        screen.search("no_such_op_anywhere")
+        await until(pilot, lambda: screen.timeline.match_pattern == "no_such_op_anywhere", "the empty search")
+        await pilot.pause()
+        assert "/ no match /no_such_op_anywhere/" in screen.query_one(KeyBar).text()
+
+
+async def test_at_80x24_same_named_lanes_keep_what_tells_them_apart():
+    """The gloo sample's three main-thread lanes read `CPU main thread (tid…` alike at 80 columns."""
+    app = TraceApp([str(SAMPLES / "cpu-only-gloo.json.gz")], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        rows = [line for line in tl.lines if line.kind == "row" and line.depth == 0]
+        gutters = [tl._gutter(line).text.rstrip("│").strip() for line in rows]
+        assert len(rows) == 3 and len(set(gutters)) == 3, gutters
+        assert all(g.endswith(("tid 1074", "tid 3553", "tid 3554")) for g in gutters) and "…" not in "".join(gutters)

@@ -119,7 +119,7 @@ def test_diff_compares_the_steps_as_the_user_waits(tmp_path):
     d = diff(a, b)
     assert d.step_time_a == 90.0 and d.step_time_b == 2184.0  # medians of the elapsed steps
     row = D.step_rows(d.steps_a, d.steps_b)[1]
-    assert row == ["step 2", "90.000us", "87.000us", "2.810us", "2.182ms", "90.000us", "2.184ms", "2", "2"]
+    assert row == ["ProfilerStep#3", "90.000us", "87.000us", "2.810us", "2.182ms", "90.000us", "2.184ms", "2", "2"]
     assert D.STEP_HEADS[5:7] == ["Elapsed A", "Elapsed B"]
 
 

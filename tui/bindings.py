@@ -17,6 +17,7 @@ def bound_classes(app: type) -> list[Any]:
     from .screens.watch import WatchScreen
     from .widgets import (
         code_view,
+        critical_view,
         details,
         icicle,
         kernels_view,
@@ -32,7 +33,7 @@ def bound_classes(app: type) -> list[Any]:
     classes += [timeline.Timeline, tree_view.CallTreeView]
     classes += [rows_view.RowsView, ops_view.OpsView, kernels_view.KernelsView, code_view.CodeView]
     classes += [code_view.FramesTable, icicle.IcicleView, lazy_table.LazyTable, details.DetailsPanel]
-    classes += [roofline_view.RooflineView]
+    classes += [roofline_view.RooflineView, critical_view.CriticalPathTable]
     return classes + _snapshot_classes()
 
 

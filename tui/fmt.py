@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def fmt_time(us: float) -> str:
     """Like torch's _format_time: 3 decimals in us, ms or s."""
@@ -83,3 +85,22 @@ def compact_shapes(shapes: str) -> str:
     while text.endswith(",[]]"):
         text = text[: -len(",[]]")] + "]"
     return text
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """A count and its noun, singular for one: `1 call`, `2 calls`, `1,204 kernels` (many: an irregular plural)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+_COUNTED = re.compile(r"(?<![\w.,])(\d[\d,]*)((?: [\w\[\]-]+){0,3}?) (\w+?)\((s|es)\)")  # `3 fp32 GEMM shape(s)`
+_ONE = re.compile(
+    r"(?<![\w.,])1 (calls|steps|kernels|launches|events|shapes|ranks|rows|captures|streams|copies|sets|"
+    r"threads|outliers|frames|ops|stretches|items|times|replays|chunks|values|activities)\b"
+)
+_SINGULAR = {"copies": "copy", "activities": "activity", "launches": "launch", "stretches": "stretch"}
+
+
+def plurals(text: str) -> str:
+    """Counts in templated text (notes, findings) read one way: `1 call`, `2 calls`, never `1 calls` or `3 call(s)`."""
+    text = _COUNTED.sub(lambda m: f"{m[1]}{m[2]} {m[3]}" + ("" if m[1] == "1" else m[4]), text)
+    return _ONE.sub(lambda m: "1 " + _SINGULAR.get(m[1], m[1][:-1]), text)

@@ -8,8 +8,8 @@ import re
 import numpy as np
 
 from .fmt import truncate
+from .name_forms import ELLIPSIS, read_all
 
-ELLIPSIS = "…"
 _PIECES = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
 
 
@@ -87,7 +87,11 @@ def shorten_names(names: list[str], width: int) -> list[str]:
     width = max(width, 1)
     shapes = {n: _shape(_weighed(n)) for n in set(names)}
     counts = _group_counts(shapes)
-    out = [n if len(n) <= width else _shorten(shapes[n], width, counts[_group(shapes[n])]) for n in names]
+    read = read_all(names, width)
+    out = [
+        n if len(n) <= width else read[n] if n in read else _shorten(shapes[n], width, counts[_group(shapes[n])])
+        for n in names
+    ]
     tried: set[frozenset[str]] = set()
     for _ in range(4):
         groups: dict[str, list[int]] = {}
@@ -101,6 +105,12 @@ def shorten_names(names: list[str], width: int) -> list[str]:
             break
         for ks in clashes:
             tried.add(frozenset(names[k] for k in ks))
+            if all(names[k] in read for k in ks):  # Python frames alike once cut: keep their lines
+                alike = read_all([names[k] for k in ks], width, exact=True)
+                for k in ks:
+                    shape = shapes[names[k]]
+                    out[k] = alike.get(names[k]) or _shorten(shape, width, counts[_group(shape)])
+                continue
             local = _word_counts([shapes[names[k]] for k in ks])
             for k in ks:
                 shape = shapes[names[k]]
@@ -365,7 +375,7 @@ class _Plan:
             for k in range(len(counts))
         ]
         self.call: list[_Unit] = [(_CALL, "(…)", shape.root, False, "")] if shape.root.call else []
-        self.head = outer[-3::-1]
+        self.head = outer[:1] + outer[-3:0:-1] if len(outer) > 2 else []  # its first word, then from the end
         self.rest = _by(args, counts)
 
     def phases(self, local_first: bool) -> list[tuple[list[_Unit], int]]:

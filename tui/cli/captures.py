@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .options import UsageError
+from .options import UsageError, tell
 
 PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline", "breakdown")
 
@@ -45,7 +45,7 @@ def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) 
     if name == "diff":
         _diff_targets(args)
     elif name == "open" and len(args.traces) == 1 and (found := captures_of(args.traces[0])):
-        print(f"tracetui: note: {captures_note(args.traces[0], found)}", file=sys.stderr)
+        tell(f"tracetui: note: {captures_note(args.traces[0], found)}")
         args.traces = [str(found[0])]
     elif name == "ranks" and (found := captures_of(args.trace)):
         raise UsageError(
@@ -68,9 +68,12 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
         text = json.dumps({"capture": args.trace, "other_captures": [str(f) for f in found[1:]], **doc}, indent=2)
         text += "\n"
     elif fmt in ("text", "md") and text:
-        text = f"Capture: {captures_note(folder, found)}\n\n" + text
+        from ..reports.formats import terminal_width, wrap
+
+        note = f"Capture: {captures_note(folder, found)}"
+        text = "\n".join(wrap([note], terminal_width() if fmt == "text" else None, "    ")) + "\n\n" + text
     else:
-        print(f"tracetui: note: {captures_note(folder, found)}", file=sys.stderr)
+        tell(f"tracetui: note: {captures_note(folder, found)}")
     sys.stdout.write(text)
     return code
 
@@ -85,4 +88,4 @@ def _diff_targets(args: argparse.Namespace) -> None:
         what = "a folder of 1 capture" if found else "a job of ranks" if folder else "one trace"
         raise UsageError(f"diff takes two traces, or a folder of two captures or more ({args.trace_a} is {what})")
     args.trace_a, args.trace_b = str(found[1]), str(found[0])
-    print(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}", file=sys.stderr)
+    tell(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}")

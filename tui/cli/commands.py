@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Sequence
 
 from .captures import run as run_command
-from .options import Command, UsageError
+from .options import Command, UsageError, tell
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
     "open": "view",
@@ -123,7 +123,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         print(exc.report(), file=sys.stderr)
         return 2
     except (TraceError, UsageError, ProfileError, UnknownSort, QueryError) as exc:
-        print(f"tracetui: error: {exc}", file=sys.stderr)
+        tell(f"tracetui: error: {exc}", error=True)
         return 2
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -111,6 +111,21 @@ def trace_path(named: str) -> str:
     return path
 
 
+def tell(line: str, *, error: bool = False) -> None:
+    """A line on stderr (`tracetui: note: ...`), wrapped at the terminal's width when stderr is one, or at
+    TRACETUI_COLUMNS (for a note: an error stays one line in a log, for scripts), continued 4 spaces in."""
+    import os
+    import shutil
+    import textwrap
+
+    env = os.environ.get("TRACETUI_COLUMNS", "")
+    width = int(env) if env.isdigit() and not error else 0
+    if sys.stderr.isatty():
+        width = width or shutil.get_terminal_size().columns
+    lines = textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) if width > 8 else [line]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
     """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
     from ..model.loading import open_trace
@@ -122,5 +137,5 @@ def load(path: str, no_cache: bool, graph_capture: str | None = None):
         )
     opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)
     for notice in opened.notices:
-        print(f"tracetui: {notice}", file=sys.stderr)
+        tell(f"tracetui: {notice}")
     return opened.results

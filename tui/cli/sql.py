@@ -10,19 +10,22 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..model.errors import QueryError
-from .options import TRACE_HELP, Command, format_opt, load, trace_opts, trace_path
+from .options import TRACE_HELP, Command, UsageError, format_opt, load, trace_opts, trace_path
 
 if TYPE_CHECKING:
     from ..sql import Answer, Session
 
 EPILOG = """\
 prints: the query's rows (--format text or md: at most --max-rows, csv and json: all); without QUERY, an
-interactive prompt (a statement runs when it ends with ; or at an empty line), or the statements on stdin when piped.
---schema lists every table and column with its meaning. Event ids are the same as in every other output.
+interactive prompt (a statement runs when it ends with ; or at an empty line), or, piped, the lines on stdin as the
+prompt would take them: each statement's answer as it runs, dot commands (.mode csv) included; the first error
+stops it with its line number (exit 2). --schema lists every table and column with its meaning (no TRACE needed).
+Event ids are the same as in every other output.
 defaults: --format text, --max-rows 1000, the on-disk cache.
 examples: tracetui sql trace.json "SELECT name, count(*) AS n, sum(dur_us) FROM events WHERE kind = 'kernel'
           GROUP BY name ORDER BY 3 DESC LIMIT 10"
-          tracetui sql trace.json "COPY events TO 'events.parquet'"     (any file DuckDB writes)"""
+          tracetui sql trace.json "COPY events TO 'events.parquet'"     (any file DuckDB writes)
+          printf '.mode csv\\nSELECT * FROM steps;\\n' | tracetui sql trace.json"""
 HELP = """\
 .tables          the tables
 .schema [TABLE]  their columns and what each means
@@ -31,6 +34,7 @@ HELP = """\
 .quit            leave (Ctrl-D too)
 A statement runs when it ends with ; (an empty line runs what was typed so far)."""
 PROMPT, MORE = "sql> ", "...> "
+MODES = ("text", "csv", "json", "md")
 
 
 def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
@@ -41,29 +45,33 @@ def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("trace", metavar="TRACE", help=TRACE_HELP)
+    p.add_argument("trace", metavar="TRACE", nargs="?", help=TRACE_HELP + " (not needed with --schema)")
     p.add_argument("query", metavar="QUERY", nargs="?", help="the query (none: a prompt, or the statements on stdin)")
     p.add_argument("--schema", action="store_true", help="list every table and column with what it means")
-    format_opt(p, ("text", "csv", "json", "md"))
+    format_opt(p, MODES)
     p.add_argument("--max-rows", type=int, default=1000, metavar="N", help="rows shown as text or md (0: all)")
     trace_opts(p)
     return p
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    trace_path(args.trace)  # a missing trace is said first, even with --schema
-    from ..sql import Session, schema_document, schema_text
-
     if args.schema:
+        from ..sql import schema_document, schema_text
+
         print(json.dumps(schema_document(), indent=2) if args.format == "json" else schema_text())
         return 0
+    if args.trace is None:
+        raise UsageError("give a TRACE to query (only --schema needs none)")
+    trace_path(args.trace)  # a missing trace is said before anything else (demo:NAME is its sample's)
+    from ..sql import Session
+
     _check_duckdb()
-    session = Session(load(args.trace, args.no_cache))
+    shell = Shell(Session(load(args.trace, args.no_cache)), args.format, args.max_rows)
     if args.query is not None:  # one statement or several, each answered in turn
-        return run_script(session, args.query, args)
+        return shell.script(args.query)
     if not sys.stdin.isatty():
-        return run_script(session, sys.stdin.read(), args)
-    return Prompt(session, args).loop()
+        return shell.script(sys.stdin.read())
+    return Prompt(shell, args.trace).loop()
 
 
 def _check_duckdb() -> None:
@@ -71,18 +79,6 @@ def _check_duckdb() -> None:
         import duckdb  # noqa: F401
     except ImportError:
         raise QueryError("tracetui sql needs DuckDB: pip install 'tracetui[sql]'") from None
-
-
-def _fetch(args: argparse.Namespace) -> int | None:
-    """Rows to fetch: one more than shown, to know there are more (None: all)."""
-    return args.max_rows + 1 if args.format in ("text", "md") and args.max_rows > 0 else None
-
-
-def run_script(session: Session, text: str, args: argparse.Namespace) -> int:
-    """Each statement of a script in turn; the first error stops it (exit 2)."""
-    for statement in statements(session, text):
-        print(render(session.query(statement, _fetch(args)), args.format, args.max_rows))
-    return 0
 
 
 def statements(session: Session, text: str) -> list[str]:
@@ -95,6 +91,91 @@ def statements(session: Session, text: str) -> list[str]:
         return [s.query for s in session.con.extract_statements(text)]
     except duckdb.Error as exc:
         raise QueryError(one_line(exc)) from None
+
+
+class Shell:
+    """What the prompt and a piped script share: lines taken as they come (a statement runs when a line ends it
+    with ; or at an empty line; a dot command is a line of its own), each answer printed as it runs."""
+
+    def __init__(self, session: Session, fmt: str, max_rows: int) -> None:
+        self.session, self.fmt, self.max_rows = session, fmt, max_rows
+        self.pending: list[str] = []
+        self.first = 0  # the line the pending statement starts on (from 1)
+
+    def script(self, text: str) -> int:
+        """Run a script line by line; the first error stops it, said with its line (QueryError: exit 2)."""
+        for number, line in enumerate(text.splitlines(), 1):
+            try:
+                self.line(line, number)
+            except QueryError as exc:
+                raise QueryError(f"line {self.where(exc, number)}: {exc}") from None
+        try:
+            self.flush()
+        except QueryError as exc:
+            raise QueryError(f"line {self.where(exc, len(text.splitlines()))}: {exc}") from None
+        return 0
+
+    def where(self, exc: QueryError, number: int) -> int:
+        return getattr(exc, "line", None) or self.first or number
+
+    def line(self, line: str, number: int) -> bool:
+        """Take one line; True when it asks to leave (.quit)."""
+        if not self.pending and line.strip().startswith("."):
+            return self.dot(line.strip())
+        if not self.pending:
+            self.first = number
+        text = "\n".join([*self.pending, line]).strip()
+        if not text:
+            self.pending = []
+            return False
+        if line.strip() and not text.endswith(";"):
+            self.pending.append(line)
+            return False
+        self.pending = []
+        self.run(text, self.first)
+        return False
+
+    def flush(self) -> None:
+        """Run what is still pending (a script's last statement without its ;)."""
+        text = "\n".join(self.pending).strip()
+        self.pending = []
+        if text:
+            self.run(text, self.first)
+
+    def run(self, text: str, first: int) -> None:
+        """Each statement of text in turn, its answer printed at once (QueryError carries the statement's line)."""
+        seen = 0
+        for statement in statements(self.session, text):
+            at = text.find(statement.strip()[:40], seen)
+            seen = max(at, seen)
+            fetch = self.max_rows + 1 if self.fmt in ("text", "md") and self.max_rows > 0 else None
+            try:
+                answer = self.session.query(statement, fetch)
+            except QueryError as exc:
+                exc.line = first + text.count("\n", 0, max(at, 0))  # type: ignore[attr-defined]
+                raise
+            print(render(answer, self.fmt, self.max_rows), flush=True)
+
+    def dot(self, line: str) -> bool:
+        """A dot command; True to leave."""
+        from ..sql import TABLES, schema_text
+
+        word, _, rest = line.partition(" ")
+        if word in (".quit", ".exit", ".q"):
+            return True
+        if word == ".tables":
+            print("\n".join(f"{t.name}: {t.doc}" for t in TABLES.values()))
+        elif word == ".schema":
+            text = schema_text()
+            name = rest.strip()
+            print(next((part for part in text.split("\n\n") if part.startswith(f"{name}:")), text) if name else text)
+        elif word == ".mode" and rest.strip() in MODES:
+            self.fmt = rest.strip()
+        elif word in (".help", ".mode"):
+            print(HELP)
+        else:
+            raise QueryError(f"{word}: no such dot command (.help lists them)")
+        return False
 
 
 def render(answer: Answer, fmt: str, max_rows: int = 0) -> str:
@@ -137,72 +218,37 @@ def _cell(value: object) -> str:
 class Prompt:
     """The interactive prompt: statements run as they complete; an error is one line and the prompt stays."""
 
-    def __init__(self, session: Session, args: argparse.Namespace) -> None:
-        self.session, self.fmt, self.max_rows, self.path = session, args.format, args.max_rows, args.trace
+    def __init__(self, shell: Shell, path: str) -> None:
+        self.shell, self.path = shell, path
 
     def loop(self) -> int:
         from ..sql import TABLES
 
         history = _readline(self.words())
         print(
-            f"tracetui sql on {self.path} ({self.session.results.trace.n:,} events). Tables: {', '.join(TABLES)}.\n"
+            f"tracetui sql on {self.path} ({self.shell.session.results.trace.n:,} events). Tables: {', '.join(TABLES)}.\n"
             "End a statement with ; (or an empty line). .schema shows the columns, .help the rest; Ctrl-D leaves."
         )
-        buf: list[str] = []
+        number = 0
         while True:
             try:
-                line = input(MORE if buf else PROMPT)
+                line = input(MORE if self.shell.pending else PROMPT)
             except EOFError:
                 print()
                 break
             except KeyboardInterrupt:
                 print()
-                buf = []
+                self.shell.pending = []
                 continue
-            if not buf and line.strip().startswith("."):
-                if self.dot(line.strip()):
+            number += 1
+            try:
+                if self.shell.line(line, number):
                     break
-                continue
-            buf = self.feed(buf, line)
+            except QueryError as exc:
+                self.shell.pending = []
+                print(f"Error: {exc}")
         history()
         return 0
-
-    def feed(self, buf: list[str], line: str) -> list[str]:
-        """Add a line; run the statement when it ends with ; (or the line is empty). The lines still pending."""
-        text = "\n".join([*buf, line]).strip()
-        if not text:
-            return []
-        if line.strip() and not text.endswith(";"):
-            return [*buf, line]
-        self.run(text)
-        return []
-
-    def run(self, text: str) -> None:
-        try:
-            for statement in statements(self.session, text):
-                fetch = self.max_rows + 1 if self.fmt in ("text", "md") and self.max_rows > 0 else None
-                print(render(self.session.query(statement, fetch), self.fmt, self.max_rows))
-        except QueryError as exc:
-            print(f"Error: {exc}")
-
-    def dot(self, line: str) -> bool:
-        """A dot command; True to leave."""
-        from ..sql import TABLES, schema_text
-
-        word, _, rest = line.partition(" ")
-        if word in (".quit", ".exit", ".q"):
-            return True
-        if word == ".tables":
-            print("\n".join(f"{t.name}: {t.doc}" for t in TABLES.values()))
-        elif word == ".schema":
-            text = schema_text()
-            name = rest.strip()
-            print(next((part for part in text.split("\n\n") if part.startswith(f"{name}:")), text) if name else text)
-        elif word == ".mode" and rest.strip() in ("text", "csv", "json", "md"):
-            self.fmt = rest.strip()
-        else:
-            print(HELP)
-        return False
 
     def words(self) -> list[str]:
         from ..sql import TABLES

@@ -17,6 +17,7 @@ from .options import (
     one_trace,
     percent,
     table_opts,
+    tell,
     trace_opts,
     trace_path,
 )
@@ -150,8 +151,9 @@ def add_explain(sub, command: str | None) -> argparse.ArgumentParser:
     return one_trace(sub, "explain", text, TEXT_JSON_MD)
 
 
-CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the ops and kernels on the path
-with their share, a line of advice per class that matters; with --what-if, the saving and the new breakdown
+CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the path grouped by name, kind
+and class (time, share, calls; bookkeeping before the first op and after the last in one row), a line of advice
+per class that matters; with --what-if, the saving and the new breakdown
 defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
 steps), --format text
 what-if specs (F: times faster, 0: gone; repeat --what-if to combine):
@@ -280,7 +282,7 @@ def cmd_roofline(args: argparse.Namespace) -> int:
     except PeaksError as exc:
         raise UsageError(str(exc)) from None
     if note:
-        print(f"tracetui: note: {note}", file=sys.stderr)
+        tell(f"tracetui: note: {note}")
     table = load(args.trace, args.no_cache, args.graph_capture).roofline
     if not table.has_shapes:
         raise UsageError(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
@@ -324,7 +326,7 @@ def cmd_ranks(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler goes with --engine dask")
     report = run_job(path, not args.no_cache, args.engine, args.scheduler, args.workers)
     for warning in report.job.warnings:
-        print(f"tracetui: warning: {args.trace}: {warning}", file=sys.stderr)
+        tell(f"tracetui: warning: {args.trace}: {warning}")
     print(render_ranks(report, args.format))
     return 0
 

@@ -18,13 +18,16 @@ def add_open(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    from ..model.snapshot.read import is_snapshot
+
     paths = [trace_path(named) for named in args.traces]  # the viewer reads files: demo:NAME is its sample's
+    for path in paths:
+        if not is_snapshot(path):  # said before the full screen starts
+            check_first_bytes(path)
     if args.compare and len(args.traces) != 2:
         raise UsageError("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
         raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
-    from ..model.snapshot.read import is_snapshot
-
     if args.compare and any(is_snapshot(p) for p in args.traces):
         raise UsageError("--compare compares two traces; for two memory snapshots, tracetui diff A B says what grew")
     from ..app import TraceApp
@@ -41,6 +44,29 @@ def cmd_open(args: argparse.Namespace) -> int:
     if app.load_error:
         raise app.load_error
     return app.return_code or 0
+
+
+def check_first_bytes(path: str) -> None:
+    """What a file's first bytes show it cannot be (empty, no JSON, no gzip), said before the full screen starts
+    (TraceError); a folder, before its files are read, says it holds no trace. Anything else the load finds."""
+    from pathlib import Path
+
+    from ..model.errors import TraceError
+    from ..model.load.folder import first_problem, trace_files
+
+    p = Path(path)
+    if p.is_dir():
+        if not trace_files(p):
+            raise TraceError(path, "a folder with no trace in it (no .json or .json.gz file)")
+        from ..model.loading import folder_problem
+
+        problem = folder_problem(path)
+        if problem:
+            raise TraceError(path, problem)
+        return
+    problem = first_problem(p)
+    if problem is not None:
+        raise TraceError(path, problem)
 
 
 COMMANDS = {"open": Command(add_open, cmd_open)}

@@ -9,15 +9,18 @@ import time
 from pathlib import Path
 
 from ..model.errors import TraceError
-from .options import Command, UsageError, screenshot_opt, trace_opts
+from .options import Command, UsageError, screenshot_opt, tell, trace_opts
 
 ONCE_LOOKS = 4  # --once: files still being written are looked at again this many times, then left
 WATCH_EPILOG = """\
 prints: with --format json, one line per capture (capture, steps, step_us, verdict, reason, written), every
 capture already there first, then each new one once its file is complete; --format text, the same as a table
-row. Without --format: a strip of the captures with their step times and verdicts (d: diff the shown
-capture against the one before it; o: open it in the viewer, q or Esc there comes back to the strip). Files
-still being written, or corrupt, are skipped with a note; an empty folder is waited on.
+row (the typical step: the median elapsed step, a cold first step left out). Without --format: a strip of the
+captures with their step times and verdicts (d: diff the shown capture against the one before it; o: open it in
+the viewer, q or Esc there comes back to the strip). A file still being written (changed in the last second, or
+not yet a whole JSON document) is skipped with a note and looked at again; one unchanged for 30 s that still is
+not a whole trace, or that cannot be read, is called corrupt once and skipped until it changes. An empty folder
+is waited on.
 defaults: poll every 2 s, until Ctrl-C (--once: the captures already there, then exit; none: says so).
 example: tracetui watch runs/profile --format json >> profile.log"""
 
@@ -68,15 +71,15 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
             ready, notes = watcher.poll()
             looks += 1
             if looks == 1 and not ready and not notes and not watcher.writing():
-                print(_nothing(folder, once), file=sys.stderr, flush=True)
+                tell(_nothing(folder, once))
             for note in notes:
-                print(f"tracetui: note: {note}", file=sys.stderr, flush=True)
+                tell(f"tracetui: note: {note}")
             for f in ready:
                 try:
                     row = summarize(f, use_cache)
                 except TraceError as exc:
                     watcher.mark_bad(f)
-                    print(f"tracetui: note: {f.name} skipped: {exc.problem}", file=sys.stderr, flush=True)
+                    tell(f"tracetui: note: {f.name} skipped: {exc.problem}")
                     continue
                 print(_line(row, fmt), flush=True)
             if once and (looks >= ONCE_LOOKS or not watcher.writing()):
@@ -96,9 +99,13 @@ def _nothing(folder: Path, once: bool) -> str:
 def _line(row, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(row.as_json())
-    from ..fmt import fmt_time
+    from ..fmt import fmt_time, plural
+    from ..reports.formats import terminal_width, wrap
 
-    return f"{row.file}  {row.steps} steps  typical {fmt_time(row.step_us)}  {row.verdict or '-'}: {row.reason}"
+    line = (
+        f"{row.file}  {plural(row.steps, 'step')}  typical {fmt_time(row.step_us)}  {row.verdict or '-'}: {row.reason}"
+    )
+    return "\n".join(wrap([line], terminal_width(), "    "))
 
 
 COMMANDS = {"watch": Command(add_watch, cmd_watch)}

@@ -22,8 +22,9 @@ from typing import Literal
 
 from .analyses.graphs.capture import load_credited
 from .analyses.results import Results
+from .errors import TraceError
 from .load.flight import SingleFlight
-from .load.folder import list_captures
+from .load.folder import list_captures, skipped_captures
 from .samples import resolve
 
 Level = Literal["warning", "note"]
@@ -83,6 +84,9 @@ def open_trace(
 def _open(named: str, cache: bool, graph_capture: str | None, progress: Callable[[float], None] | None) -> Opened:
     real = resolve(named)
     found = list_captures(real)
+    problem = folder_problem(real, found)
+    if problem:
+        raise TraceError(named, problem)
     target = str(found[0]) if found else real
     trace, told = load_credited(target, cache, graph_capture, progress)
     notices = [_notice(line) for line in told]
@@ -112,10 +116,31 @@ def _notice(line: str) -> Notice:
     return Notice("note", line)
 
 
+def folder_problem(folder: str, found: list[Path] | None = None) -> str | None:
+    """Why a folder of captures cannot be opened: none of its files is a trace (None: it can be, or is no such
+    folder). found: its captures, when the caller has them."""
+    if found is None:
+        found = list_captures(folder)
+    skipped = [] if found else skipped_captures(folder)
+    return f"no file of this folder is a trace: {_skipped(skipped)}" if skipped else None
+
+
+def _skipped(files: list[tuple[Path, str]]) -> str:
+    """notes.txt.json (not a JSON trace), a.json (empty trace)"""
+    return ", ".join(f"{f.name} ({why.split(' (')[0]})" for f, why in files)
+
+
 def captures_note(folder: str, found: list[Path]) -> str:
-    """A folder of captures: which one is reported, and the others, newest first."""
+    """A folder of captures: which one is reported, the others, newest first, and the files that are no trace."""
     others = ", ".join(f.name for f in found[1 : OTHERS_NAMED + 1]) + (" ..." if len(found) > OTHERS_NAMED + 1 else "")
+    skipped = skipped_captures(folder)
+    said = _skipped(skipped)
     return (
         f"{folder} is a folder of {len(found)} capture{'s' if len(found) != 1 else ''}; this is the newest, {found[0].name}"
         + (f" (the others, newest first: {others})" if others else "")
+        + (
+            f"; skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} that {'are' if len(skipped) != 1 else 'is'} no trace: {said}"
+            if skipped
+            else ""
+        )
     )

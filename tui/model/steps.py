@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,16 +147,29 @@ def typical(durations: list[float]) -> float:
     return statistics.median(durations) if durations else 0.0
 
 
-def typical_step(steps: list[Step], skip: set[int] | frozenset[int] = frozenset()) -> Step | None:
-    """The step the verdict reads: of the warm steps (a slow first step, a cold start, left out, and the steps whose
-    events are in skip: those that compiled), the one whose elapsed time is the median (the lower of the two middle
-    ones); when every step is left out, of them all. None without steps."""
+@dataclass(frozen=True)
+class TypicalStep:
+    """The typical step: the median of the warm steps' elapsed times (a first step the cold-start rule calls slow,
+    and the steps that compiled, left out; all of them when that leaves none), and the step at that median (the
+    lower of the two middle ones), whose critical path the verdict reads. Every view that says "typical step" reads
+    this one (summary, overview, steps, diff, watch, ranks, the verdict); 0 and None without steps."""
+
+    us: float
+    of: int  # how many steps it is the median of
+    left_out: tuple[str, ...] = ()  # the names of the steps left out, as cold or as compiling
+    step: Step | None = None
+
+
+def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozenset()) -> TypicalStep:
+    """The typical step of these steps (see TypicalStep); skip: the events of the steps that compiled."""
     if not steps:
-        return None
-    warm = steps[1:] if cold_first([st.elapsed_us for st in steps]) is not None else steps
-    chosen = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or steps
-    ranked = sorted(chosen, key=lambda st: st.elapsed_us)
-    return ranked[(len(ranked) - 1) // 2]
+        return TypicalStep(0.0, 0)
+    cold = cold_first([st.elapsed_us for st in steps]) is not None
+    warm = steps[1:] if cold else steps
+    kept = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or list(steps)
+    left = tuple(st.name for st in steps if st not in kept)
+    ranked = sorted(kept, key=lambda st: st.elapsed_us)
+    return TypicalStep(typical([st.elapsed_us for st in kept]), len(kept), left, ranked[(len(ranked) - 1) // 2])
 
 
 def is_slow(dur_us: float, typical_us: float) -> bool:

@@ -65,29 +65,31 @@ class LoadReport:
                 + (" and dropped the partial last one" if self.dropped_tail else "")
             )
         if self.skipped:
-            parts.append(f"skipped {self.skipped:,} malformed event(s)")
+            parts.append(f"skipped {_count(self.skipped, 'malformed event')}")
         if self.untimed:
-            parts.append(f"skipped {self.untimed:,} event(s) without a numeric start time (ts)")
+            parts.append(f"skipped {_count(self.untimed, 'event')} without a numeric start time (ts)")
         if self.bad_numbers:
             listed = ", ".join(
                 f"{why} ({n:,})" for why, n in sorted(self.bad_numbers.items(), key=lambda kv: (-kv[1], kv[0]))
             )
             parts.append(
-                f"skipped {sum(self.bad_numbers.values()):,} event(s) holding a number that cannot be: {listed}"
+                f"skipped {_count(sum(self.bad_numbers.values()), 'event')} holding a number that cannot be: {listed}"
             )
         parts += [limit_phrase(limit, n) for limit, n in self.limits.items()]
         if self.repaired:
-            parts.append(f"repaired {self.repaired:,} event(s) with bad characters")
+            parts.append(f"repaired {_count(self.repaired, 'event')} with bad characters")
         odd = self.unknown_phases
         if odd:
             listed = ", ".join(f"{n:,} '{ph}'" for ph, n in sorted(odd.items()))
             parts.append(f"skipped events of phases tracetui does not read ({listed})")
         if self.bad_memory:
-            parts.append(f"skipped {self.bad_memory:,} [memory] event(s) without numeric Bytes and Device Type")
+            parts.append(f"skipped {_count(self.bad_memory, '[memory] event')} without numeric Bytes and Device Type")
         if self.bad_counters:
-            parts.append(f"skipped {self.bad_counters:,} counter value(s) that are not numbers")
+            parts.append(
+                f"skipped {_count(self.bad_counters, 'counter value')} that {'is' if self.bad_counters == 1 else 'are'} not a number"
+            )
         if self.inexact_chunks:
-            parts.append(f"{self.inexact_chunks} chunk(s) kept float timestamps")
+            parts.append(f"{_count(self.inexact_chunks, 'chunk')} kept float timestamps")
         if self.cache_problem:
             parts.append(self.cache_problem)
         parts += self.notes
@@ -142,3 +144,8 @@ def rank_of_events(trace: Trace) -> np.ndarray:
 def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
     """A (rank, id) pair folded into one int64 (-1 stays -1): ids never match across ranks."""
     return np.where(ident >= 0, (rank << 48) ^ ident, -1)
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 malformed event`, `3 malformed events`: a count and its noun, one way in every notice."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

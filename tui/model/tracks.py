@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -110,6 +111,20 @@ def lane_titles(tracks: list[Track], runs: dict[int, str] | None = None) -> dict
             for t in alike:
                 out[t.id] = (f"{out[t.id][0]} ({extra(t)})", out[t.id][1])
     return out
+
+
+_TOLD_APART = re.compile(r"^(?P<base>.+) \((?P<extra>(?:tid|pid) \S+)\)$")  # CPU main thread (tid 3553)
+
+
+def title_forms(title: str) -> list[str]:
+    """A lane title, then shorter forms that keep what tells alike lanes apart (their thread or process id):
+    `CPU main thread (tid 3553)`, `CPU main (tid 3553)`, `CPU tid 3553`, `tid 3553`."""
+    m = _TOLD_APART.match(title)
+    if not m:
+        return [title]
+    base, extra = m.group("base"), m.group("extra")
+    shorter = base.removesuffix(" thread")
+    return [title, f"{shorter} ({extra})", f"{base.split()[0]} {extra}", extra]
 
 
 def _title(t: Track, runs: str = "") -> tuple[str, str]:

@@ -2,13 +2,13 @@
 
 A file counts once it is complete: its size and mtime have held still for SETTLE_S and it holds a
 whole JSON document (for gzip, a whole stream). A file still being written is skipped with a note
-and looked at again on the next poll; one that is complete but cannot be read is skipped for good
-(until it changes). Each capture is summarized to a row: its steps, typical step time and verdict.
+and looked at again on the next poll; one that has not changed for STALLED_S and still is not whole is
+corrupt, said once and skipped until it changes, as is one that is whole but cannot be read. Each
+capture is summarized to a row: its steps, typical step time and verdict.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
 import zlib
 from collections.abc import Callable
@@ -19,6 +19,7 @@ from .errors import TraceError
 from .load.folder import newest_first, trace_files
 
 SETTLE_S = 1.0  # a file unchanged for this long (or over two polls) is no longer being written
+STALLED_S = 30.0  # a file unchanged for this long that still is not a whole trace is corrupt, not being written
 TAIL_BYTES = 256
 
 
@@ -28,7 +29,7 @@ class CaptureRow:
 
     file: str
     steps: int
-    step_us: float  # the typical (median) step as the user waits for it (elapsed); the window without steps
+    step_us: float  # the typical step (steps.typical_step); the window without steps
     verdict: str
     reason: str
     written: float  # the file's mtime (seconds since the epoch)
@@ -50,9 +51,8 @@ def summarize(path: Path, use_cache: bool = True) -> CaptureRow:
     from .load import load_trace
 
     s = Results(load_trace(path, use_cache=use_cache)).summary
-    durations = [st.elapsed_us for st in s.steps]
-    typical = statistics.median(durations) if durations else s.wall_us
-    return CaptureRow(path.name, len(durations), typical, s.verdict, s.reason, path.stat().st_mtime)
+    typical = s.typical.us if s.steps else s.wall_us
+    return CaptureRow(path.name, len(s.steps), typical, s.verdict, s.reason, path.stat().st_mtime)
 
 
 def is_complete(path: Path) -> bool:
@@ -112,6 +112,10 @@ class Watcher:
                 ready.append(f)
             elif state == "writing":
                 notes.append(f"{f.name} is still being written; skipped for now")
+            elif state == "corrupt":
+                notes.append(
+                    f"{f.name} is corrupt: not a whole trace, and unchanged for {STALLED_S:.0f} s; skipped until it changes"
+                )
         return ready, notes
 
     def _look(self, f: Path) -> str:
@@ -128,6 +132,9 @@ class Watcher:
         seen.polls += 1
         settled = seen.polls >= 2 or self.clock() - st.st_mtime >= SETTLE_S
         if not (settled and is_complete(f)):
+            if self.clock() - st.st_mtime >= STALLED_S:  # it stopped growing long ago: no writer will finish it
+                seen.state = "bad"
+                return "corrupt"
             told = seen.state == "writing"
             seen.state = "writing"
             return "quiet" if told else "writing"

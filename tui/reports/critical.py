@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model.analyses.critical import CLASSES, Spec
+from ..fmt import plural
+from ..model.analyses.critical import Spec
+from ..model.analyses.critical.groups import path_groups
 from ..model.analyses.results import Results
-from ..names import short_name
 from ..tables import critical as C
+from ..tables import critical_path as P
 from ..tables.critical import critical_document as critical_document  # the API and the MCP server call it
-from .formats import grid, terminal_width, to_json, wrap_prose
+from .formats import table, terminal_width, to_json, wrap, wrap_prose
 
-BAR = 24  # characters of the longest bar
-NAME_WIDTH = 72  # a long kernel name folded (f<…>(…)) to this many characters
-EIGHTHS = " ▏▎▍▌▋▊▉"
+NAME_WIDTH = 72  # a long name cut in the middle to this many characters (no terminal to fit)
 
 
 def render_critical(
@@ -40,7 +40,7 @@ def render_path(a: Results, fmt: str, report, width: int | None) -> str:
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
-    out = [head, C.verdict_line(a, p), "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
+    out = [*wrap([head, C.verdict_line(a, p)], width), "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
     out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
@@ -52,59 +52,29 @@ def render_path(a: Results, fmt: str, report, width: int | None) -> str:
 
 def _job(a: Results, fmt: str, report, width: int | None) -> str:
     job = report.job
-    held = job.held_ns()
-    rows = []
-    for r, p in job.paths.items():
-        own = job.own_breakdown(r)
-        total = sum(own.values()) or 1
-        cls = max(own, key=lambda c: own[c])
-        waited = sum(w.on_path_ns for w in job.waits if w.rank == r)
-        rows.append([str(r), C.when(p.length_ns), cls, f"{own[cls] / total:.0%}", C.when(waited), C.when(held[r])])
-    heads = ["Rank", "Path", "Own path bound by", "Share", "Waits for others", "Others wait for it"]
-    foot = [f"rank {r} left out: {why}" for r, why in job.left_out.items()]
     head = (
         f"A job of {len(job.paths) + len(job.left_out)} ranks, {job.window} (collectives matched by {job.matched_by})"
     )
-    out = [head, "", grid(fmt, heads, rows, foot, width, [True, False, True, False, False, False])]
+    foot = [f"rank {r} left out: {why}" for r, why in job.left_out.items()]
+    out = [*wrap([head], width), "", table(fmt, P.rank_columns(), P.rank_rows(job), job, 0, foot, width)]
     out += _prose("The job", [C.job_verdict(job)], fmt, width)
     single = render_path(a, fmt, C.Report(report.path), width)
     return "\n".join(out + ["", f"Rank {job.bound_rank}'s path:", single])
 
 
-def _bar(share: float) -> str:
-    eighths = round(share * BAR * 8)
-    return "█" * (eighths // 8) + (EIGHTHS[eighths % 8] if eighths % 8 else "")
-
-
 def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
-    total = p.length_ns or 1
-    rows = [
-        [C.TITLES[c], c, C.when(p.breakdown[c]), f"{p.breakdown[c] / total:.1%}", _bar(p.breakdown[c] / total)]
-        for c in sorted(CLASSES, key=lambda c: -p.breakdown[c])
-        if p.breakdown[c] > 0
-    ]
-    heads = [title, "Class", "Time", "Share", ""]
-    return grid(fmt, heads, rows, [f"Total: {C.when(p.length_ns)}"], width, [True, True, False, False, True])
+    foot = [f"Total: {C.when(p.length_ns)}"]
+    return table(fmt, P.breakdown_columns(title), P.breakdown_classes(p), p, 0, foot, width)
 
 
 def _top(a: Results, fmt: str, p, width: int | None) -> str:
-    total = p.length_ns or 1
-    room = NAME_WIDTH if width is None else max(24, min(NAME_WIDTH, width - 40))
-    rows = [
-        [
-            short_name(name, room) + C.own_time(a.trace, name, kind, w),
-            kind,
-            C.when(ns),
-            f"{ns / total:.1%}",
-            C.TITLES[b],
-        ]
-        for name, kind, b, ns, w in C.top_items(p)
-    ]
-    more = len({(it.name, it.kind, it.bound_by) for it in p.items}) - len(rows)
-    foot = [f"… {more:,} more (--format json lists the whole path: {len(p.items):,} items)"] if more > 0 else []
-    return grid(
-        fmt, ["On the path", "Kind", "Time", "Share", "Bound by"], rows, foot, width, [True, True, False, False, True]
-    )
+    """The path's groups with the most time (tables/critical.py's columns), and how many more there are."""
+    groups = path_groups(a.trace, p)
+    shown = groups[: C.TOP]
+    more = len(groups) - len(shown)
+    whole = plural(len(p.items), "stretch", "stretches")
+    foot = [f"… {more:,} more (--format json lists the whole path: {whole})"] if more > 0 else []
+    return table(fmt, P.group_columns(), shown, p, NAME_WIDTH, foot, width)
 
 
 def _prose(title: str, lines: list[str], fmt: str, width: int | None) -> list[str]:

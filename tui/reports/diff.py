@@ -36,10 +36,11 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
     ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])
     width = terminal_width()
     head = D.head_lines(d, labels)
+    pairs = D.step_pairs(d.steps_a, d.steps_b)
     parts = [
         "\n".join(wrap(head, width, "   ")),
         grid(fmt, D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b), [], width),
-        table(fmt, D.step_columns(not d.cpu_only), D.step_pairs(d.steps_a, d.steps_b), None, 10, [], width)
+        table(fmt, D.step_columns(not d.cpu_only, pairs), pairs, None, 0, [], width)
         if d.steps_a or d.steps_b
         else "No ProfilerStep#N in either trace.",
         "Ops (self CPU time), by size of change",

@@ -27,12 +27,14 @@ def render_explain(a: Results, fmt: str) -> str:
         rows = [[f.title, str(f.count) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
         return grid("md", ["Pattern", "Events", "Fixing it", "What it means"], rows, [])
     out = []
+    width = terminal_width()
     for f in findings:
-        example = f" e.g. {shorten(a.trace.name_of(f.events[0]), EXAMPLE_WIDTH)}" if f.events else ""
+        name = a.trace.name_of(f.events[0]) if f.events else ""
+        example = f" e.g. {name if width == 0 else shorten(name, EXAMPLE_WIDTH)}" if f.events else ""  # 0: whole
         count = f" ({f.count:,} event{'s' if f.count != 1 else ''}{example})" if f.events else ""
         saves = f" — {headline(f)}" if f.saving is not None else ""
         out.append(f"* {f.title}{count}{saves}\n  " + "\n  ".join(p for p in (note(f), what_if_line(f)) if p))
-    return "\n".join(wrap_prose(out, terminal_width()))
+    return "\n".join(wrap_prose(out, width))
 
 
 def _text(f: Finding) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..names import shorten
-from ..tables.base import SEP, Column, Field, fit
+from ..tables.base import SEP, Column, Field, fit, fit_readable, kept_sorted
 
 
 def to_json(doc: dict) -> str:
@@ -44,9 +44,20 @@ def table(
     name_width: int,
     footers: list[str],
     width: int | None,
+    sort: str | None = None,
 ) -> str:
-    """A table definition's rows as text fitted to width (columns dropped, names cut; said in a footer) or markdown."""
-    fitted = fit(columns, rows, context, None if fmt == "md" else width, name_width)
+    """A table definition's rows as text fitted to width (columns dropped, never the one sorted by; names cut in the
+    middle; said in a footer) or markdown. Width 0: every column, names whole."""
+    if fmt != "md" and width:
+        fitted = fit_readable(columns, rows, context, width, sort)
+    else:
+        fitted = fit(
+            kept_sorted(list(columns), sort),
+            rows,
+            context,
+            None if fmt == "md" else width,
+            0 if width == 0 else name_width,
+        )
     notes = fitted.footer()
     return grid(fmt, fitted.headers, fitted.cells, footers + notes, width, fitted.lefts, fitted.sep)
 

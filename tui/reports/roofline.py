@@ -18,7 +18,8 @@ def roofline_document(t: Roofline, sort: str | None, n: int) -> dict:
 def render_roofline(t: Roofline, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
         return to_json(roofline_document(t, sort, n))
-    rows = limit(sort_rows(t.rows, R.SORTS, R.resolve_sort(sort)), n)
+    key = R.resolve_sort(sort)
+    rows = limit(sort_rows(t.rows, R.SORTS, key), n)
     if fmt == "csv":
         return to_csv(R.FIELDS, rows)
-    return table(fmt, R.COLUMNS, rows, t, R.NAME_WIDTH, R.footers(t), terminal_width())
+    return table(fmt, R.COLUMNS, rows, t, R.NAME_WIDTH, R.footers(t), terminal_width(), key)

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..fmt import fmt_time
 from ..model.analyses.results import Results
 from ..model.query.tables import steps as steps_relation
 from ..tables import summary as S
-from ..tables.base import Field
-from .formats import grid, terminal_width, to_csv, to_json
+from ..tables.base import Field, fit
+from .formats import grid, terminal_width, to_csv, to_json, wrap
 
-TIMES = ("start_us", "dur_us", "device_us", "end_us", "elapsed_us")
-HEADS = {"start_us": "Start", "dur_us": "CPU span", "device_us": "GPU busy", "end_us": "Ended", "elapsed_us": "Elapsed"}
 NO_STEPS = "no ProfilerStep#N in this trace (a profiler schedule with prof.step() records them)"
 ORIGIN_NOTE = "Start and Ended count from the trace's first event, as every time tracetui prints."
 
@@ -32,12 +29,13 @@ def render_steps(a: Results, fmt: str) -> str:
         return to_json({"steps": rows})
     if fmt == "csv":
         return to_csv([Field(k, itemgetter(k)) for k in rel.columns], rows)
+    width = terminal_width()
     if not rows:
-        return NO_STEPS
-    ranks = len({r["rank"] for r in rows}) > 1
-    heads = ["Step"] + (["Rank"] if ranks else []) + [HEADS[k] for k in TIMES] + ["Launches"]
-    cells = [
-        [r["name"]] + ([str(r["rank"])] if ranks else []) + [fmt_time(r[k]) for k in TIMES] + [str(r["launches"])]
-        for r in rows
-    ]
-    return grid(fmt, heads, cells, [S.ELAPSED_NOTE, ORIGIN_NOTE], terminal_width())
+        return "\n".join(wrap([NO_STEPS], width))
+    device = S.has_device_steps(a.summary)
+    columns = S.steps_columns(rows, len({r["rank"] for r in rows}) > 1, device)
+    fitted = fit(columns, rows, None, None if fmt == "md" else width, 0)
+    typical = [S.typical_note(a.summary.typical)] if len({r["rank"] for r in rows}) == 1 else []
+    notes = typical + ([S.ELAPSED_NOTE] if device else [])
+    notes += [ORIGIN_NOTE] if {"Start", "Ended"} & set(fitted.headers) else []
+    return grid(fmt, fitted.headers, fitted.cells, notes + fitted.footer(), width, fitted.lefts, fitted.sep)

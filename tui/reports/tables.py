@@ -24,12 +24,13 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, py
     if fmt == "json":
         return to_json(ops_document(a, sort, n, grouped, python_frames))
     table = a.op_table(grouped, python_frames)
-    rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
+    key = O.resolve_sort(sort, table)
+    rows = limit(sort_rows(table.rows, O.SORTS, key), n)
     fields = O.fields(grouped, table.has_memory)
     if fmt == "csv":
         return to_csv(fields, rows)
     columns = O.columns(table, grouped)
-    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, O.footers(table), terminal_width())
+    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, O.footers(table), terminal_width(), key)
 
 
 def kernels_document(a: Results, sort: str | None, n: int) -> dict:
@@ -41,11 +42,12 @@ def kernels_document(a: Results, sort: str | None, n: int) -> dict:
 def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
         return to_json(kernels_document(a, sort, n))
-    rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
+    key = K.resolve_sort(sort)
+    rows = limit(sort_rows(a.kernels, K.SORTS, key), n)
     if fmt == "csv":
         return to_csv(K.FIELDS, rows)
     columns = K.columns()
-    return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width())
+    return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width(), key)
 
 
 def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
@@ -57,7 +59,8 @@ def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
 def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
     if fmt == "json":
         return to_json(code_document(t, sort, n))
-    rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort, t)), n)
+    key = C.resolve_sort(sort, t)
+    rows = limit(sort_rows(t.rows, C.SORTS, key), n)
     if fmt == "csv":
         return to_csv(C.FIELDS, rows)
-    return fitted(fmt, C.columns(t), rows, t, C.NAME_WIDTH, C.footers(t), terminal_width())
+    return fitted(fmt, C.columns(t), rows, t, C.NAME_WIDTH, C.footers(t), terminal_width(), key)

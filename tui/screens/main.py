@@ -279,8 +279,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         pace.post(self, SearchDone(pattern, navigate.search(self.structure, rx)))
 
     def on_search_done(self, message: SearchDone) -> None:
-        self.timeline.set_matches(message.matches)
-        self.notify(f"{len(message.matches):,} match(es) for /{message.pattern}/; n and N move between them", timeout=3)
+        self.timeline.set_matches(message.matches, message.pattern)  # the key bar says how many (n, N move)
+        self.refresh_bindings()
 
     # ---- Python frames shown or hidden -------------------------------------------------------
 

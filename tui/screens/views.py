@@ -104,7 +104,8 @@ def _roofline(screen) -> Widget:
 def _critical(screen) -> Widget:
     from ..widgets.critical_view import CriticalView
 
-    return CriticalView(screen.marked_path or screen.analysis.critical)
+    a = screen.analysis
+    return CriticalView(screen.marked_path or a.critical, a.trace, a.frameless if screen.hide_python else None)
 
 
 def _no_shapes(screen) -> str | None:
@@ -210,6 +211,7 @@ MAIN: tuple[ViewSpec, ...] = (
         _critical,
         needs=(Results.critical,),
         focus="CriticalView LazyTable",
+        restructure=True,
     ),
 )
 

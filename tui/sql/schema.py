@@ -119,7 +119,8 @@ KERNELS = {
     "min_us": "shortest",
     "max_us": "longest",
     "pct_gpu": "% of all device time",
-    "launch_latency_us": "mean time from the launch call's start to the kernel's start (NULL: none linked)",
+    "launch_latency_median_us": "launch latency, the launch call's start to the kernel's start: median (NULL: none)",
+    "launch_latency_p95_us": "launch latency: 95th percentile (NULL: no launch call linked)",
 }
 KERNELS_TYPES = dict.fromkeys(KERNELS, "DOUBLE") | {"name": "VARCHAR", "kind": "VARCHAR", "role": "VARCHAR"}
 KERNELS_TYPES |= {"unit": "VARCHAR", "dtype": "VARCHAR"}

@@ -176,11 +176,30 @@ def _unknown_name(exc: Exception) -> str:
     return f"{line} (this trace's tables: {', '.join(TABLES)})" if "does not exist" in line else line
 
 
+SUGGESTED = re.compile(r'Did you mean "(?P<name>[^"]+)"\?')
+
+
 def one_line(exc: Exception) -> str:
-    """DuckDB's message in one line: its first line and its suggestion, less the LINE/caret context it adds."""
+    """DuckDB's message in one line: its first line and its suggestion, less the LINE/caret context it adds. A
+    suggestion never names one of the tables behind ours (`_counters`): the table of ours it stands for, or none."""
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
     hint = next((line for line in lines[1:] if line.startswith(("Did you mean", "Candidate bindings"))), "")
-    return " ".join([lines[0], hint]).strip() if lines else type(exc).__name__
+    first = lines[0]
+    inline = SUGGESTED.search(first)
+    if inline:  # DuckDB often puts it on the first line: `... does not exist! Did you mean "x"?`
+        first, hint = first[: inline.start()].rstrip(), inline.group(0)
+    return " ".join([first, _public(hint)]).strip()
+
+
+def _public(hint: str) -> str:
+    """The hint, with an internal table's name (a leading `_`) put as the table of ours over it, or left out."""
+    m = SUGGESTED.fullmatch(hint)
+    if not m or not m.group("name").startswith("_"):
+        return hint
+    ours = m.group("name").lstrip("_")
+    return f'Did you mean "{ours}"?' if ours in TABLES else ""
 
 
 def plain(value: Any) -> Any:

@@ -41,6 +41,7 @@ SORT_LETTERS: dict[str, Meaning] = {
     "min": Meaning("m", "min"),
     "max": Meaning("x", "max"),
     "latency": Meaning("l", "launch latency"),
+    "path_time": Meaning("o", "time on the path"),
 }
 
 
@@ -62,6 +63,7 @@ class SortKey:
 
 FOLD = "\x00"  # between a name and the folded text joined to it, until the name is cut to its width
 MIN_FOLDED = 8  # the least room for folded text before the whole name is cut instead
+MIN_FOLDED_NAME = 30  # a name with folded text is not cut shorter than this while columns can give way
 KEEP = 0  # the priority of a column never dropped to fit: the name, calls, self and total times
 FULL = 10**6  # the name width that cuts nothing
 CONSTANT = 3  # columns of this priority or lower (a larger number) are left out when one value fills them
@@ -86,6 +88,7 @@ class Column(Generic[R, C]):
     left: bool = False  # text aligned left (names always are; numbers right)
     tag: Callable[[R], str] | None = None  # the name column's mark after the name, never cut (`  [only A]`)
     fold: Callable[[R], str] | None = None  # with no room for it, this text joins the name (rows differing in it)
+    torch: bool = False  # a name cut at its end as torch's table cuts it, with no width to fit (else in the middle)
 
 
 @dataclass
@@ -120,15 +123,21 @@ class Fitted:
 def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | None, name_width: int = 0) -> Fitted:
     """The columns that fit in width, the name column cut in the middle to what is left.
 
-    width None: every column, names cut at name_width (torch's layout). width 0: every column, names in
-    full, or cut in the middle to name_width when it is given. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
+    width None: every column, names cut at name_width (torch's layout: in the middle, or at the end as torch does
+    for a column marked torch). width 0: every column, names in full, or cut in the middle to name_width when it
+    is given. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
     (the footer says its value); then, while the name at its min_width does not fit, the gaps narrow to
     two spaces and columns are dropped, the highest priority number (the rightmost among equals) first
     and KEEP columns last of all. The name takes the room that is left.
     """
     cols = list(columns)
     if width is None:
-        return _tagged(Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width), rows)
+        if any(c.name and c.torch for c in cols) or name_width <= 0:
+            return _tagged(
+                Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width), rows
+            )
+        cells = [[c.text(r, context, FULL if c.name else name_width) for c in cols] for r in rows]
+        return _tagged(_fitted(cols, cells, max(name_width - _tags(cols, rows), 1), [], []), rows)
     full = [[c.text(r, context, FULL) for c in cols] for r in rows]
     if width <= 0:  # every column; the names whole, or cut in the middle to name_width
         room = max(name_width - _tags(cols, rows), 1) if name_width > 0 else 0
@@ -137,19 +146,24 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     full = [[t + " " * tags if c.name else t for c, t in zip(cols, row, strict=True)] for row in full]
     constant = _constant(cols, full) if len(rows) > 1 else []
     keep, dropped, sep = _drop(cols, full, [k for k in range(len(cols)) if k not in dict(constant)], width)
-    cols, dropped = _fold(cols, rows, full, keep, dropped, tags)
+    folded, dropped = _fold(cols, rows, full, keep, dropped, tags)
+    if folded != cols:  # the name now holds what tells its rows apart: room for it before more columns
+        keep, more, sep = _drop(folded, full, keep, width, spare_kept=True)
+        cols, dropped = folded, dropped + more
     kept = [cols[k] for k in keep]
     body = [[row[k][: len(row[k]) - tags] if cols[k].name and tags else row[k] for k in keep] for row in full]
     room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1) - tags
-    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant])
+    spare = [tags - n for n in _tag_lengths(cols, rows)]  # a row without the longest tag keeps its room
+    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant], spare)
     out.sep = sep
     return _tagged(out, rows)
 
 
 def _drop(
-    cols: Sequence[Column], full: list[list[str]], keep: list[int], width: int
+    cols: Sequence[Column], full: list[list[str]], keep: list[int], width: int, spare_kept: bool = False
 ) -> tuple[list[int], list[str], int]:
-    """The columns kept, the headers dropped and the gap, for the narrowest name to fit in width."""
+    """The columns kept, the headers dropped and the gap, for the narrowest name to fit in width (spare_kept: never
+    a KEEP column; the name is cut shorter instead)."""
     dropped: list[str] = []
     sep = SEP
     while _need(cols, full, keep, sep) > width:
@@ -157,7 +171,7 @@ def _drop(
             sep = SEP - 1
             continue
         victim = _victim(cols, keep)
-        if victim is None:
+        if victim is None or (spare_kept and cols[victim].priority == KEEP):
             break
         keep = [k for k in keep if k != victim]
         dropped.append(cols[victim].header)
@@ -176,10 +190,10 @@ def _fold(
     for row, r in zip(full, rows, strict=True):
         name = row[n][: len(row[n]) - tags] if tags else row[n]
         extra = " ".join(cols[k].fold(r) for k in folded)  # type: ignore[misc]
-        row[n] = f"{name}{FOLD}{extra}".rstrip() + " " * tags
+        row[n] = (f"{name}{FOLD}{extra}".rstrip() if extra.strip() else name) + " " * tags  # nothing to fold: the name
     header = " · ".join([cols[n].header] + [cols[k].header for k in folded])
     out = list(cols)
-    out[n] = replace(cols[n], header=header)
+    out[n] = replace(cols[n], header=header, min_width=max(cols[n].min_width, len(header), MIN_FOLDED_NAME))
     return out, [h for h in dropped if h not in {cols[k].header for k in folded}]
 
 
@@ -221,13 +235,28 @@ def _tagged(fitted: Fitted, rows: Sequence) -> Fitted:
     return fitted
 
 
-def _fitted(cols: list, body: list[list[str]], name_width: int, dropped: list[str], constant) -> Fitted:
-    """Cut the name column to name_width (0: in full) in the middle, keeping rows told apart."""
+def _fitted(
+    cols: list, body: list[list[str]], name_width: int, dropped: list[str], constant, spare: list[int] | None = None
+) -> Fitted:
+    """Cut the name column to name_width (0: in full) in the middle, keeping rows told apart; spare: per row, what
+    more it may take (the room a shorter tag leaves)."""
     k = next((j for j, c in enumerate(cols) if c.name), None)
     if k is not None and name_width > 0:
-        names = _shorten_folded([row[k] for row in body], name_width)
-        body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, names, strict=True)]
+        names = [row[k] for row in body]
+        cut = [""] * len(names)
+        extras = spare if spare and any(spare) else [0] * len(names)
+        for extra in sorted(set(extras)):
+            mine = [i for i, e in enumerate(extras) if e == extra]
+            for i, short in zip(mine, _shorten_folded([names[i] for i in mine], name_width + extra), strict=True):
+                cut[i] = short
+        body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, cut, strict=True)]
     return Fitted(cols, body, name_width, dropped, constant)
+
+
+def _tag_lengths(cols: Sequence[Column], rows: Sequence) -> list[int]:
+    """Each row's name tag's length (0 without tags)."""
+    tag = next((c.tag for c in cols if c.name and c.tag), None)
+    return [len(tag(r)) for r in rows] if tag else [0] * len(rows)
 
 
 def _width(cols: Sequence[Column], full: list[list[str]], k: int) -> int:
@@ -269,6 +298,30 @@ class Field(Generic[R]):
 
     key: str
     value: Callable[[R], Any]
+
+
+def name_room(width: int) -> int:
+    """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
+    return max(20, min(50, width // 3))
+
+
+def fit_readable(
+    columns: Sequence[Column], rows: Sequence, context: Any, width: int, sort: str | None = None, room: int = 0
+) -> Fitted:
+    """The table fitted to width for reading, in the viewer and the text reports alike: the column the rows are
+    sorted by is never dropped, and the name gets a third of the width (or room) before it is cut, unless that
+    would cost a column that must stay (then it is cut shorter)."""
+    cols = kept_sorted(list(columns), sort)
+    readable = [replace(c, min_width=room or name_room(width)) if c.name else c for c in cols]
+    fitted = fit(readable, rows, context, width)
+    kept = {c.header for c in cols if c.priority == KEEP} - set(fitted.headers)
+    return fit(cols, rows, context, width) if kept else fitted
+
+
+def kept_sorted(columns: list[Column], sort: str | None) -> list[Column]:
+    """The columns with the first one the rows are sorted by made one never dropped to fit."""
+    k = next((k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name), None)
+    return columns if k is None else [*columns[:k], replace(columns[k], priority=KEEP), *columns[k + 1 :]]
 
 
 def sort_rows(rows: Sequence, sorts: dict[str, SortKey], key: str) -> list:

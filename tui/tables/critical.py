@@ -10,13 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..model.analyses import critical as model
 from ..model.analyses.critical import (
     CLASSES,
     CriticalPath,
-    PathItem,
     Spec,
     WhatIf,
     WhatIfError,
@@ -24,16 +21,11 @@ from ..model.analyses.critical import (
     find_window,
     parse_spec,
 )
-from ..model.analyses.critical.classes import COLLECTIVE_OP
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import verdict_words
-from ..model.cats import Cat
-from ..model.steps import STEP_NAME
-from ..model.trace import Trace
 from ..names import short_name
-from .base import KEEP, Column
 
 TITLES = {
     "cpu_bound": "CPU work",
@@ -97,26 +89,46 @@ CPU_ONLY_ADVICE = (
     "work. Most of it: {top}. Make that work cheaper: fewer and larger ops, less Python per op, torch.compile, "
     "intra-op threads (torch.set_num_threads)."
 )
-NOTES = {
+NOTES = {  # {s}: a plural's s; {activities}, {have}, {they}, {their}, {start}, {are}: the words that agree with n
     "job_rank": "a job of several ranks: this is the path of rank {n}",
-    "device_records_missing": "the trace made {n:,} launch calls but recorded no device activity: the path is "
+    "device_records_missing": "the trace made {n:,} launch call{s} but recorded no device activity: the path is "
     "CPU only, and every wait on the GPU counts as CPU time",
     "cpu_only": "no device activity: the path runs through the CPU threads",
-    "graph_replays": "{n:,} graph replay(s): their kernels run in order on their streams after the graph launch",
-    "unlinked_device": "{n:,} device activities have no launch call recorded: their stream alone explains their start",
-    "syncs_inferred": "{n:,} synchronize call(s) have no cuda_sync record: what they waited for is inferred from "
-    "their own spans (the records are opt-in: torch.profiler.profile(experimental_config="
+    "graph_replays": "{n:,} graph replay{s}: {their} kernels run in order on {their} streams after the graph launch",
+    "unlinked_device": "{n:,} device {activities} {have} no launch call recorded: {their} stream alone explains "
+    "{their} start",
+    "syncs_inferred": "{n:,} synchronize call{s} {have} no cuda_sync record: what {they} waited for is inferred from "
+    "{their} own span{s} (the records are opt-in: torch.profiler.profile(experimental_config="
     "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)), torch 2.2 and later)",
-    "hidden_waits": "{n:,} stretch(es) of CPU time inside an op end when the device finished the work queued before "
-    "them, with no synchronize recorded (a spin or a hidden sync): the path follows the device work they waited for",
-    "launch_skew": "{n:,} device activities start before their launch call (the GPU's clock runs ahead): their "
-    "launch edges are left out",
+    "hidden_waits": "{n:,} {stretches} of CPU time inside an op {end} when the device finished the work queued before "
+    "{them}, with no synchronize recorded (a spin or a hidden sync): the path follows the device work {they} waited "
+    "for",
+    "launch_skew": "{n:,} device {activities} {start} before {their} launch call{s} (the GPU's clock runs ahead): "
+    "{their} launch edge{s} {are} left out",
 }
 
 
+def _note(code: str, n: int) -> str:
+    """A caveat's note, its words agreeing with its count (1 synchronize call has, 2 synchronize calls have)."""
+    one = n == 1
+    words = {
+        "s": "" if one else "s",
+        "activities": "activity" if one else "activities",
+        "stretches": "stretch" if one else "stretches",
+        "have": "has" if one else "have",
+        "they": "it" if one else "they",
+        "them": "it" if one else "them",
+        "their": "its" if one else "their",
+        "start": "starts" if one else "start",
+        "end": "ends" if one else "end",
+        "are": "is" if one else "are",
+    }
+    return NOTES[code].format(n=n, **words)
+
+
 WHATIF_NOTES = {
-    "graph_syncs": "the region holds {n:,} blocking call(s) (a synchronize, a copy to the host): a CUDA graph cannot "
-    "capture them, so the prediction keeps their waits; take them out of the region before capturing it",
+    "graph_syncs": "the region holds {n:,} blocking call{s} (a synchronize, a copy to the host): a CUDA graph cannot "
+    "capture {them}, so the prediction keeps {their} waits; take {them} out of the region before capturing it",
     "replay_cpu_trace_trees": "each replay costs {us} of CPU, as this trace's own reduce-overhead replays do",
     "replay_cpu_trace": "each replay costs {us} of CPU, this trace's median graph launch",
     "replay_cpu_trees": "each replay costs {us} of CPU: a warm call of torch.compile's CUDA-graph trees (mode="
@@ -244,7 +256,7 @@ def us(ns: int) -> float:
 
 
 def notes(p: CriticalPath) -> list[str]:
-    out = [NOTES[code].format(n=n) for code, n in p.caveats if code in NOTES]
+    out = [_note(code, n) for code, n in p.caveats if code in NOTES]
     after = p.end_ns - p.span_end_ns
     if p.event >= 0 and after > 0:
         out.insert(
@@ -270,7 +282,13 @@ def whatif_fields(w: WhatIf) -> dict[str, Any]:
 
 def whatif_notes(w: WhatIf) -> list[str]:
     """What a what-if could not model, and where its figures come from."""
-    return [WHATIF_NOTES[code].format(n=n, us=when(n)) for code, n in w.caveats if code in WHATIF_NOTES]
+    one = {"s": "", "them": "it", "their": "its"}
+    many = {"s": "s", "them": "them", "their": "their"}
+    return [
+        WHATIF_NOTES[code].format(n=n, us=when(n), **(one if n == 1 else many))
+        for code, n in w.caveats
+        if code in WHATIF_NOTES
+    ]
 
 
 def verdict_line(results: Results, p: CriticalPath) -> str:
@@ -373,22 +391,6 @@ def _cut(name: str, width: int = 40) -> str:
     return short_name(name, width) if len(name) > width else name
 
 
-def own_time(trace: Trace, name: str, kind: str, waits_for: str = "") -> str:
-    """What a stretch on the path is: a wait names what it waited for; a step's or an annotation's own stretch is
-    the time between its ops (a collective's annotation is the collective itself)."""
-    if waits_for:
-        return f" (waits for {waits_for})"
-    if kind != "cpu_op" or COLLECTIVE_OP.search(name) or not (STEP_NAME.match(name) or name in _annotations(trace)):
-        return ""
-    return " (between its ops)"
-
-
-def _annotations(trace: Trace) -> set[str]:
-    x = trace.x
-    ids = np.unique(x.name[x.cat == int(Cat.USER_ANNOTATION)])
-    return {trace.names[int(k)] for k in ids}
-
-
 def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int, str]]:
     """The path's items summed by (name, kind, class, what a wait waited for), the most time first:
     (name, kind, class, ns, waits_for)."""
@@ -463,22 +465,6 @@ def breakdown_line(p: CriticalPath, most: int = 3) -> str:
     rows = breakdown_rows(p)
     line = " · ".join(f"{title} {share:.0%}" for title, _time, share in rows[:most])
     return line + (f" · {len(rows) - most} more" if len(rows) > most else "")
-
-
-def path_columns() -> list[Column[PathItem, CriticalPath]]:
-    """The path as a table, in time order: what, when from the window's start, how long, what bounds it."""
-
-    def share(r: PathItem, p: CriticalPath) -> str:
-        return f"{r.dur_ns / p.length_ns:.1%}" if p.length_ns else "-"
-
-    return [
-        Column("On the path", lambda r, p, w: short_name(r.name, max(w, 16)), name=True, priority=KEEP, min_width=20),
-        Column("Kind", lambda r, p, w: r.kind, priority=3, left=True),
-        Column("At", lambda r, p, w: "+" + when(r.start_ns - p.start_ns), priority=2),
-        Column("Time", lambda r, p, w: when(r.dur_ns), priority=KEEP),
-        Column("Share", lambda r, p, w: share(r, p), priority=1),
-        Column("Bound by", lambda r, p, w: TITLES.get(r.bound_by, r.bound_by), priority=KEEP, left=True),
-    ]
 
 
 def event_saving(w: WhatIf, event_on_path: bool) -> str:

@@ -11,6 +11,7 @@ from ..model.analyses.diff import Diff, DiffRow
 from ..model.analyses.summary import Summary
 from ..model.steps import Step
 from .base import KEEP, Column
+from .summary import TYPICAL_RULE
 
 MATCH_RULE = (
     "Ops and kernels match by name, less what differs from run to run: object addresses (at 0x…) and Triton's "
@@ -83,11 +84,11 @@ def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
 
 
 def head_lines(d: Diff, labels: tuple[str, str] | list[str]) -> list[str]:
-    """What is compared, the median steps, and what graphs and step counts change: the lines above a diff."""
+    """What is compared, the typical steps, and what graphs and step counts change: the lines above a diff."""
     lines = [
         f"A: {labels[0]}",
         f"B: {labels[1]}",
-        f"Median step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%)",
+        f"Typical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%; {TYPICAL_RULE})",
     ]
     extra = (launches_saved_line(d.summary_a, d.summary_b), steps_note(len(d.steps_a), len(d.steps_b)))
     return lines + [line for line in extra if line]
@@ -99,7 +100,7 @@ def steps_note(steps_a: int, steps_b: int) -> str | None:
         return None
     return (
         f"Steps: A profiled {steps_a:,}, B {steps_b:,}; the ops and kernels below compare totals over each window, "
-        "so more steps read as more time: compare the median step above."
+        "so more steps read as more time: compare the typical step above."
     )
 
 
@@ -120,6 +121,12 @@ def step_pairs(a: list[Step], b: list[Step]) -> list[StepPair]:
     return [(k + 1, sa, sb) for k, (sa, sb) in enumerate(zip_steps(a, b))]
 
 
+def step_name(p: StepPair) -> str:
+    """The pair's step as the traces name it: one name when A's and B's agree, else both (A's / B's)."""
+    names = list(dict.fromkeys(s.name for s in (p[1], p[2]) if s is not None))
+    return " / ".join(names) or f"step {p[0]}"
+
+
 def _side(b: bool, f: Callable[[Step], str]) -> Callable[[StepPair, None, int], str]:
     """A cell of A's step (b False) or B's: f of it, '-' where that side has no such step."""
 
@@ -136,7 +143,7 @@ def _cpu(s: Step) -> str:
 
 # Each pair of steps: CPU span, GPU work launched, elapsed (kept), launches (left out first on a narrow terminal).
 STEP_COLUMNS: list[Column[StepPair, None]] = [
-    Column("Step", lambda p, c, w: f"step {p[0]}", priority=KEEP, name=True, min_width=7),
+    Column("Step", lambda p, c, w: step_name(p), priority=KEEP, name=True, min_width=7),
     Column("CPU A", _side(False, _cpu), priority=1),
     Column("CPU B", _side(True, _cpu), priority=1),
     Column("GPU A", _side(False, lambda s: fmt_time(s.device_us)), priority=2),
@@ -149,8 +156,11 @@ STEP_COLUMNS: list[Column[StepPair, None]] = [
 CPU_STEP_COLUMNS = [replace(c, priority=KEEP) for c in STEP_COLUMNS[:3]]  # a CPU-only pair: the CPU spans
 
 
-def step_columns(gpu: bool = True) -> list[Column[StepPair, None]]:
-    return STEP_COLUMNS if gpu else CPU_STEP_COLUMNS
+def step_columns(gpu: bool = True, pairs: list[StepPair] | None = None) -> list[Column[StepPair, None]]:
+    """The steps side by side; given the pairs, the step's name is never cut (the other columns give way)."""
+    cols = STEP_COLUMNS if gpu else CPU_STEP_COLUMNS
+    whole = max((len(step_name(p)) for p in pairs or []), default=0)
+    return [replace(c, min_width=max(c.min_width, whole)) if c.name else c for c in cols]
 
 
 def step_rows(a: list[Step], b: list[Step], gpu: bool = True) -> list[list[str]]:

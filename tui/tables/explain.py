@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..fmt import plurals
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
@@ -178,7 +179,7 @@ class Shown:
 def note(f: Finding) -> str:
     """The finding's note: its templates filled with its figures, in order."""
     shown = {k: Shown(v) for k, v in f.figures.items()}
-    return " ".join(TEMPLATES[t].format_map(shown) for t in f.templates)
+    return plurals(" ".join(TEMPLATES[t].format_map(shown) for t in f.templates))
 
 
 def figure_json(figure: Figure) -> Any:

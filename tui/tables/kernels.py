@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..fmt import fmt_number, fmt_time, truncate
-from ..model.analyses.critical.queue import LaunchQueues, NameLatency, StreamQueue
+from ..fmt import fmt_number, fmt_time, plural, truncate
+from ..model.analyses.critical.queue import LaunchQueues, StreamQueue
 from ..model.analyses.kernel_roles import runs_on
 from ..model.analyses.kernels import KernelRow
-from ..names import short_name
+from ..names import shorten
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110
@@ -19,7 +19,7 @@ SORTS = {
     "avg": SortKey("avg_us", means="device_avg"),
     "min": SortKey("min_us", means="min"),
     "max": SortKey("max_us", means="max"),
-    "latency": SortKey("launch_latency_us", means="latency"),
+    "latency": SortKey("latency_median_us", means="latency"),
     "name": SortKey("name", False, "name"),
 }
 DEFAULT_SORT = "total"
@@ -39,7 +39,6 @@ class Footprint:
     them out)."""
 
     arg: Callable[[int, str], str]  # (event, args key) -> text
-    latency: dict[str, NameLatency] | None = None  # per kernel name (critical/queue.py); None: the mean column
 
 
 def resolve_sort(key: str | None) -> str:
@@ -49,8 +48,11 @@ def resolve_sort(key: str | None) -> str:
     return key
 
 
-def _latency(r: KernelRow) -> str:
-    return "-" if r.launch_latency_us is None else fmt_time(r.launch_latency_us)
+def _latency(value: float | None) -> str:
+    return "-" if value is None else fmt_time(value)
+
+
+LATENCY_NOTE = "Launch→start: the launch latency, from the launch call's start to the kernel's start (median, p95)"
 
 
 def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footprint | None]]:
@@ -65,31 +67,20 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Min", lambda r, c, w: fmt_time(r.min_us), "min", 3),
         Column("Max", lambda r, c, w: fmt_time(r.max_us), "max", 3),
         Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total", 1),
+        Column("Launch→start median", lambda r, c, w: _latency(r.latency_median_us), "latency", 2),
+        Column("Launch→start p95", lambda r, c, w: _latency(r.latency_p95_us), priority=3),
     ]
-    if footprint is not None and footprint.latency is not None:
-        cols += _latency_columns(footprint.latency)
-    else:
-        cols.append(Column("Launch→start avg", lambda r, c, w: _latency(r), "latency", 2))
     if footprint is not None:
         cols += [_footprint_column(header, key) for header, key in FOOTPRINT]
     return cols
 
 
-def _latency_columns(latency: dict[str, NameLatency]) -> list[Column[KernelRow, Footprint | None]]:
-    """Launch-to-start latency per kernel name: its median (kept longer) and its 95th percentile."""
-
-    def shown(r: KernelRow, pick: Callable[[NameLatency], int]) -> str:
-        found = latency.get(r.name)
-        return "-" if found is None else fmt_time(pick(found) / 1000)
-
-    return [
-        Column("Launch→start med", lambda r, c, w: shown(r, lambda n: n.median_ns), "latency", 2),
-        Column("Launch→start p95", lambda r, c, w: shown(r, lambda n: n.p95_ns), priority=3),
-    ]
-
-
 def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | None]:
-    return Column(header, lambda r, c, w: fmt_number(c.arg(r.example, key)) if c else "-", priority=3)
+    def text(r: KernelRow, c: Footprint | None, w: int) -> str:
+        value = fmt_number(c.arg(r.example, key)) if c else "-"
+        return "-" if key == "est. achieved occupancy %" and value == "0" else value  # 0: not estimated
+
+    return Column(header, text, priority=3)
 
 
 FIELDS: list[Field[KernelRow]] = [
@@ -104,7 +95,8 @@ FIELDS: list[Field[KernelRow]] = [
     Field("min_us", lambda r: r.min_us),
     Field("max_us", lambda r: r.max_us),
     Field("pct_gpu", lambda r: r.pct_gpu),
-    Field("launch_latency_us", lambda r: r.launch_latency_us),
+    Field("launch_latency_median_us", lambda r: r.latency_median_us),
+    Field("launch_latency_p95_us", lambda r: r.latency_p95_us),
 ]
 
 
@@ -112,7 +104,8 @@ def footers(rows: list[KernelRow]) -> list[str]:
     if not rows:
         return ["No GPU activity in this trace."]
     total = sum(r.total_us for r in rows)
-    return [f"GPU activity total: {fmt_time(total)} in {sum(r.count for r in rows):,} calls"]
+    calls = plural(sum(r.count for r in rows), "call")
+    return [f"GPU activity total: {fmt_time(total)} in {calls}", LATENCY_NOTE + "."]
 
 
 def totals(rows: list[KernelRow]) -> dict[str, float]:
@@ -128,17 +121,17 @@ def queue_footers(queues: LaunchQueues, name_of: Callable[[int], str], most: int
     ranked = sorted(queues.streams, key=lambda q: (not q.verdict, -q.activities))
     out = [_queue_line(q, queues.stream_names.get(q.track, str(q.track)), name_of, most) for q in ranked[:streams]]
     if len(ranked) > streams:
-        out.append(f"… and {len(ranked) - streams} more stream(s) with launched work")
+        out.append(f"… and {plural(len(ranked) - streams, 'more stream')} with launched work")
     return out
 
 
 def _queue_line(q: StreamQueue, stream: str, name_of: Callable[[int], str], most: int) -> str:
     verdict = f", {VERDICT[q.verdict]}" if q.verdict else ""
     line = (
-        f"{stream}: {q.activities:,} launches, queue up to {q.max_length:,} (mean {q.mean_length:.1f}){verdict}; "
-        f"launch→start {fmt_time(q.median_latency_ns / 1000)} median, {fmt_time(q.p90_latency_ns / 1000)} p90"
+        f"{stream}: {plural(q.activities, 'launch', 'launches')}, queue up to {q.max_length:,} (mean {q.mean_length:.1f}){verdict}; "
+        f"launch→start {fmt_time(q.median_latency_ns / 1000)} median, {fmt_time(q.p95_latency_ns / 1000)} p95"
     )
     if q.outlier_count:
-        named = ", ".join(short_name(name_of(e), 40) for e in q.outliers[:most])
-        line += f"; {q.outlier_count:,} outlier(s) ≥10× the median, slowest: {named}"
+        named = ", ".join(shorten(name_of(e), 40) for e in q.outliers[:most])  # cut in the middle, as every name
+        line += f"; {plural(q.outlier_count, 'outlier')} ≥10× the median, slowest: {named}"
     return line

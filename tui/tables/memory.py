@@ -82,7 +82,10 @@ CSV_KEYS = (
 
 
 def footers(devices: list[DeviceMemory]) -> list[str]:
-    out = ["At: from the start of the window. Not freed: allocated in the window and not freed before it ends."]
+    out = [
+        "At: from the trace's first event, as every time tracetui prints. Not freed: allocated in the window and not "
+        "freed before it ends."
+    ]
     if any(d.source != "Total Allocated" for d in devices):
         out.append(
             "This trace's [memory] events carry no Total Allocated: the curve is the running sum of Bytes from the window's start."

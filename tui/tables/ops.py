@@ -81,7 +81,7 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
     viewer: the same numbers, with span for a GPU annotation row's share (see _device_share).
     """
     cols: list[Column[OpRow, OpsTable]] = [
-        Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
+        Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20, torch=True),
         Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu", 3),
         Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu", KEEP),
         Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total", 3),
@@ -107,7 +107,7 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
                 "Input Shapes",
                 lambda r, t, w: r.input_shapes or "",
                 priority=1,
-                fold=lambda r: compact_shapes(r.input_shapes or ""),
+                fold=lambda r: compact_shapes(r.input_shapes) if r.input_shapes not in (None, "", "[]") else "",
             )
         )
     return cols

@@ -9,7 +9,7 @@ from ..fmt import fmt_time
 from ..model.analyses.ranks import Job, RankRow
 from ..names import shorten
 from .base import KEEP, Column, Field
-from .summary import step_fields
+from .summary import TYPICAL_RULE, step_fields
 
 
 def _pct(x: float) -> str:
@@ -25,7 +25,7 @@ COLUMNS: list[Column[RankRow, None]] = [
     Column("File", lambda r, c, w: shorten(r.file, w), priority=KEEP, name=True, min_width=20),
     Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP),
     Column("Steps", lambda r, c, w: str(len(r.steps)), priority=3),
-    Column("Median step", lambda r, c, w: fmt_time(r.step_us), priority=KEEP),
+    Column("Typical step", lambda r, c, w: fmt_time(r.step_us), priority=KEEP),
     Column("GPU/step", lambda r, c, w: fmt_time(_median_gpu(r)), priority=2),
     Column("GPU busy", lambda r, c, w: fmt_time(r.gpu_busy_us), priority=1),
     Column("Util", lambda r, c, w: _pct(r.gpu_utilization), priority=1),
@@ -82,9 +82,9 @@ def job_lines(j: Job) -> list[tuple[str, str]]:
     out = [
         ("Ranks", f"{j.ranks}"),
         (
-            "Median step",
-            f"each rank's median step: min {fmt_time(j.step_us_min)}, median {fmt_time(j.step_us_median)}, "
-            f"max {fmt_time(j.step_us_max)} (rank {j.slowest_rank})",
+            "Typical step",
+            f"each rank's: min {fmt_time(j.step_us_min)}, median {fmt_time(j.step_us_median)}, "
+            f"max {fmt_time(j.step_us_max)} (rank {j.slowest_rank}); {TYPICAL_RULE}",
         ),
     ]
     if j.top_collective:

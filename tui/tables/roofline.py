@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..fmt import compact_shapes, fmt_time, truncate
+from ..fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
-from .base import KEEP, Column, Field, SortKey, UnknownSort
+from .base import FULL, KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 60
 SORTS = {
@@ -30,7 +30,10 @@ def resolve_sort(key: str | None) -> str:
 
 
 def fmt_count(value: float, unit: str) -> str:
-    """FLOPs or bytes with an SI prefix: 241.6 G, 153.1 M (bytes: decimal, as the GB/s column)."""
+    """FLOPs with an SI prefix (241.6 GFLOP, 153.1 MFLOP); bytes as every size tracetui prints, torch's binary
+    units (317.12 KB, 1.25 GB)."""
+    if unit == "B":
+        return fmt_memory(int(value))
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:.1f} {prefix}{unit}"
@@ -59,14 +62,14 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20),
     Column(
         "Input shapes",
-        lambda r, t, w: truncate(r.input_shapes, 48),
+        lambda r, t, w: r.input_shapes if w >= FULL else truncate(r.input_shapes, 48),
         None,
         1,
         left=True,
         fold=lambda r: compact_shapes(r.input_shapes),
     ),
-    Column("Dtype", lambda r, t, w: _dtype(r), None, KEEP, left=True),
-    Column("Calls", lambda r, t, w: str(r.count), "count", KEEP),
+    Column("Dtype", lambda r, t, w: _dtype(r), None, 3, left=True),
+    Column("Calls", lambda r, t, w: str(r.count), "count", 2),
     Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
     Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 2),
     Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 2),
@@ -139,7 +142,7 @@ def footers(t: Roofline) -> list[str]:
     if t.not_modelled:
         top = ", ".join(f"{n.name} ({n.count:,}, {fmt_time(n.device_us)})" for n in t.not_modelled[:5])
         more = f" and {len(t.not_modelled) - 5} more" if len(t.not_modelled) > 5 else ""
-        lines.append(f"Not modelled: {t.not_modelled_ops:,} ops, {fmt_time(t.not_modelled_us)}: {top}{more}.")
+        lines.append(f"Not modelled: {plural(t.not_modelled_ops, 'op')}, {fmt_time(t.not_modelled_us)}: {top}{more}.")
     if not t.rows:
         lines.append("No op with a FLOPs model ran device work in this trace.")
     return lines

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..fmt import fmt_time
+from ..fmt import fmt_time, plural
 from ..model.analyses.graphs.replay import GraphStats
 from ..model.analyses.host_collectives import HostCollectives
 from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
-from ..model.steps import Step
+from ..model.steps import Step, TypicalStep
+from .base import KEEP, Column
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 MAX_STEPS_SHOWN = 24  # more steps than this: the first few and the slowest, in step order
@@ -99,8 +101,10 @@ def launch_line(s: Summary) -> str:
     """61 calls that put work on the GPU, 332.494us of CPU, median 4.940us; 5.073us of GPU work per launch"""
     if not s.launches:
         return "none: no call put work on the device"
-    calls = "calls" if s.device_records_missing else "calls that put work on the GPU"
-    line = f"{s.launches:,} {calls}, {fmt_time(s.cpu_launch_us)} of CPU, median {fmt_time(s.median_launch_us)}"
+    calls = plural(s.launches, "call") + (
+        "" if s.device_records_missing else f" that put{'s' if s.launches == 1 else ''} work on the GPU"
+    )
+    line = f"{calls}, {fmt_time(s.cpu_launch_us)} of CPU, median {fmt_time(s.median_launch_us)}"
     line += outlier_note(s)
     if s.blocking_copies:
         waited = sum(c.dur_us for c in s.blocking_copies)
@@ -119,14 +123,16 @@ def other_runtime_line(s: Summary, top: int = OTHER_RUNTIME_NAMED) -> str:
     named = ", ".join(f"{c.name} ×{c.count:,} ({fmt_time(c.cpu_us)})" for c in s.other_runtime[:top])
     more = len(s.other_runtime) - top
     named += f" and {more} more name{'s' if more > 1 else ''}" if more > 0 else ""
-    head = f"{s.other_runtime_calls:,} calls, {fmt_time(s.other_runtime_us)} of CPU"
+    head = f"{plural(s.other_runtime_calls, 'call')}, {fmt_time(s.other_runtime_us)} of CPU"
     return f"{head}, none put work on the GPU: {named}"
 
 
 def no_gpu_text(s: Summary) -> str | None:
     """What a GPU view (kernels, GPU lanes, roofline) shows instead of an empty table; None when there is GPU work."""
     if s.device_records_missing:
-        return f"No GPU activity recorded: {s.launches:,} launches, but the device records are missing."
+        return (
+            f"No GPU activity recorded: {plural(s.launches, 'launch', 'launches')}, but the device records are missing."
+        )
     return "No GPU activity in this trace: it is CPU only." if s.cpu_only else None
 
 
@@ -137,7 +143,7 @@ def _share(part: float, whole: float) -> str:
 def missing_line(s: Summary) -> str:
     """A CUDA run whose device records were lost: what it launched, and that nothing was recorded."""
     flows = f", {s.ac2g_flows:,} flows" if s.ac2g_flows else ""
-    return f"none recorded ({s.launches:,} launches{flows}): device records missing"
+    return f"none recorded ({plural(s.launches, 'launch', 'launches')}{flows}): device records missing"
 
 
 def graph_line(g: GraphStats) -> str:
@@ -151,7 +157,7 @@ def graph_line(g: GraphStats) -> str:
     if g.credited:
         text += f"; {g.credited:,} of {g.kernels:,} credited to their capture"
     if g.empty:
-        text += f"; {g.empty:,} launches show no device activity (records lost)"
+        text += f"; {plural(g.empty, 'launch', 'launches')} show{'s' if g.empty == 1 else ''} no device activity (records lost)"
     return text
 
 
@@ -262,6 +268,43 @@ ELAPSED_NOTE = (
 )
 
 
+def _time(key: str) -> Any:
+    return lambda r, c, w: fmt_time(r[key])
+
+
+# `tracetui steps`: a row per step (the steps relation's dicts). Narrow, Start goes first, then Ended, the launches,
+# the GPU busy time and the CPU span; the step, its rank and its elapsed time stay.
+STEPS_COLUMNS: list[Column[dict, None]] = [
+    Column("Step", lambda r, c, w: r["name"], priority=KEEP, name=True, min_width=8),
+    Column("Rank", lambda r, c, w: str(r["rank"]), priority=KEEP),
+    Column("Start", _time("start_us"), priority=6),
+    Column("CPU span", _time("dur_us"), priority=2),
+    Column("GPU busy", _time("device_us"), priority=3),
+    Column("Ended", _time("end_us"), priority=5),
+    Column("Elapsed", _time("elapsed_us"), priority=KEEP),
+    Column("Launches", lambda r, c, w: f"{r['launches']:,}", priority=4),
+]
+
+
+def steps_columns(rows: list[dict], ranks: bool, device: bool) -> list[Column[dict, None]]:
+    """The steps command's columns: the rank with several, the GPU busy time and launches with device work; the
+    step's name never cut (columns give way first)."""
+    drop = ({"Rank"} if not ranks else set()) | ({"GPU busy", "Launches"} if not device else set())
+    whole = max((len(r["name"]) for r in rows), default=8)
+    return [replace(c, min_width=whole) if c.name else c for c in STEPS_COLUMNS if c.header not in drop]
+
+
+TYPICAL_RULE = "the typical step is the median of the steps' elapsed times, a cold first step left out"
+
+
+def typical_note(t: TypicalStep) -> str:
+    """Typical step: 76.763ms, the median elapsed time of 5 steps (ProfilerStep#1 left out: a cold start)."""
+    if not t.of:
+        return ""
+    cold = f" ({', '.join(t.left_out)} left out: a cold start)" if t.left_out else ""
+    return f"Typical step: {fmt_time(t.us)}, the median elapsed time of {plural(t.of, 'step')}{cold}."
+
+
 def has_device_steps(s: Summary) -> bool:
     """Do the steps have device work to show (not a CPU-only run, nor one whose device records were lost)?"""
     return not (s.cpu_only or s.device_records_missing)
@@ -281,7 +324,7 @@ def step_cells(st: Step, cpu_only: bool) -> list[str]:
 def steps_per_rank(rows: list[RankRow]) -> tuple[list[str], list[list[str]]]:
     """A folder's steps: one column per rank (a few ranks), or one row per rank (many)."""
     if len(rows) > MAX_RANK_COLUMNS:
-        heads = ["Rank", "Steps", "Median step", "Slowest step"]
+        heads = ["Rank", "Steps", "Typical step", "Slowest step"]
         return heads, [
             [
                 str(r.rank),

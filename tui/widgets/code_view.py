@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,7 +22,13 @@ from .icicle import IcicleView
 from .rows_view import RowsView, sort_bindings
 
 TABLE_ROWS = 8  # the table's rows never fewer than this: the icicle below gives way
+STATUS_LINES = 5  # the status line's most rows (app.tcss .table-status)
 ICICLE_ROWS = 12
+
+
+def _rows(text: str, width: int) -> int:
+    """How many rows text takes wrapped at width (as the status line wraps it, at words)."""
+    return sum(len(textwrap.wrap(part, width)) or 1 for part in text.split("\n"))
 
 
 class FramesTable(RowsView):
@@ -48,7 +56,16 @@ class FramesTable(RowsView):
         return self.code.rows
 
     def status(self) -> str:
-        return super().status() + "\n" + " · ".join(C.footers(self.code, unfold="a"))  # keys first, as in ops
+        """Keys first, as in ops; then the footers that fit the status's lines whole, the figures before what a row
+        is (an 80-column terminal has room for the figures; `?` and the README say the rest)."""
+        head = super().status()
+        width = max(self.size.width - 2, 20)
+        lines = C.footers(self.code, unfold="a")
+        kept: list[str] = []
+        for line in lines[1:] + lines[:1]:
+            if _rows(head, width) + _rows(" · ".join([*kept, line]), width) <= STATUS_LINES:
+                kept.append(line)
+        return head + ("\n" + " · ".join(kept) if kept else "")
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "sort" and not C.has_device(self.code):  # a CPU-only capture: no device sorts offered

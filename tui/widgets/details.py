@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory, fmt_number
+from ..fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..model.analyses.details import Details, Launched
 from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
@@ -65,15 +65,46 @@ def replay_text(d: Details, full: bool = False) -> str:
     names = _names([name for name, _, _ in r.top], full, 50)
     top = "; ".join(f"{name} ×{n} {fmt_dur(int(us * 1000))}" for name, (_, n, us) in zip(names, r.top, strict=True))
     return (
-        f"replays {r.count:,} kernels, {fmt_dur(int(r.device_us * 1000))} of GPU time, over "
+        f"replays {plural(r.count, 'kernel')}, {fmt_dur(int(r.device_us * 1000))} of GPU time, over "
         f"{fmt_dur(int(r.span_us * 1000))}; top: {top}"
     )
+
+
+def no_roof(device_us: float) -> str:
+    """Why an op has no % of roof: it ran no device work (a CPU capture), or its GPU's roofs are not known."""
+    if device_us <= 0:
+        return "no % of roof: no device time (the roofs are a GPU's)"
+    return "no % of roof: this GPU's roofs are not known (tracetui roofline --gpu NAME or --peaks FILE)"
+
+
+FOOTPRINT_WORDS = {  # a kernel's launch args in words; an estimate of 0 means none was made, and is left out
+    "registers per thread": "registers/thread",
+    "shared memory": "shared mem",
+    "blocks per SM": "blocks/SM",
+    "warps per SM": "warps/SM",
+    "est. achieved occupancy %": "occupancy (est.)",
+}
+
+
+def footprint_text(footprint: dict[str, str]) -> str:
+    """grid [1, 1, 1], block [128, 1, 1], registers/thread 32, shared mem 0 B, occupancy (est.) 50%"""
+    out = []
+    for key, value in footprint.items():
+        number = fmt_number(value)
+        if key == "est. achieved occupancy %":
+            if number in ("0", "-"):
+                continue
+            number += "%"
+        elif key == "shared memory" and number.isdigit():
+            number = fmt_memory(int(number))
+        out.append(f"{FOOTPRINT_WORDS.get(key, key)} {number}")
+    return ", ".join(out)
 
 
 def roofline_text(r: EventRoof) -> Text:
     """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
     a, row = r.achieved, r.row
-    pct = "% of roof: no roofs for this GPU" if a.pct_of_roof is None else f"{a.pct_of_roof:.1f}% of roof"
+    pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us)
     bound = f" ({row.bound}-bound, {row.roof_dtype or row.dtype})" if row.bound else f" ({row.dtype})"
     whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
     return Text(
@@ -94,14 +125,14 @@ def details_renderable(
     grid.add_row("name", Text(d.name if full else short_name(d.name), style="bold"))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
-    grid.add_row("time", Text(f"starts at {fmt_dur(d.start_ns)}, lasts {fmt_dur(d.dur_ns)} ({own})"))
+    grid.add_row("time", Text(f"starts {fmt_dur(d.start_ns)} into the trace, lasts {fmt_dur(d.dur_ns)} ({own})"))
     if d.launch:
         grid.add_row(
             "launched by",
             Text(f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"),
         )
     if d.footprint:
-        grid.add_row("footprint", Text(", ".join(f"{k} {fmt_number(v)}" for k, v in d.footprint.items())))
+        grid.add_row("footprint", Text(footprint_text(d.footprint)))
     if d.launched is not None and d.launched.count:
         grid.add_row("GPU work", launched_text(d.launched, full))
     if roofline is not None:

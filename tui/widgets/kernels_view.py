@@ -22,8 +22,7 @@ class KernelsView(RowsView):
         super().__init__(**kwargs)
         prints = analysis.kernel_footprints  # computed in the background before this view is made
         self.queues = analysis.peek(Results.launch_queues)  # its needs, made before this view
-        latency = self.queues.by_name() if self.queues is not None else None
-        self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"), latency)
+        self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
         roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
         self.achieved = kernel_achieved(roof) if roof is not None and roof.rows else None
 

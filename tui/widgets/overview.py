@@ -8,15 +8,15 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time
+from ..fmt import fmt_memory, fmt_time, plurals
 from ..model.analyses.explain.readings import fact_readings, readings
 from ..model.analyses.results import Results
-from ..model.steps import is_slow, typical
+from ..model.steps import is_slow
 from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
 from ..tables.explain_savings import biggest_saving, headline, what_if_line
-from ..tables.summary import has_device_steps, shown_steps
+from ..tables.summary import has_device_steps, shown_steps, typical_note
 
 BAR = "█"
 TOP = 5
@@ -35,7 +35,7 @@ def step_bars(a: Results, width: int = 40) -> Table:
     grid.add_column(justify="right", no_wrap=True)
     grid.add_column(no_wrap=True, style="#8a8f98")
     longest = max((s.elapsed_us for s in steps), default=0) or 1
-    median = typical([s.elapsed_us for s in steps])
+    median = a.summary.typical.us
     for s in shown:
         n = max(int(round(width * s.elapsed_us / longest)), 1)
         style = "#e06c75" if is_slow(s.elapsed_us, median) else "#61afef"
@@ -44,7 +44,7 @@ def step_bars(a: Results, width: int = 40) -> Table:
     if hidden:
         grid.add_row(
             Text(f"… {hidden:,} more", style="dim"),
-            Text(f"(the first 4 and the slowest are shown; median {fmt_time(median)})", style="dim"),
+            Text(f"(the first 4 and the slowest are shown; typical step {fmt_time(median)})", style="dim"),
             "",
             "",
         )
@@ -71,7 +71,7 @@ def rank_bars(a: Results) -> Table:
             bars.append(f"+{len(r.steps) - RANK_STEPS_SHOWN}", style="dim")
         comm = f"comm {fmt_time(r.comm_us)}, {r.overlap_us / r.comm_us:.0%} hidden" if r.comm_us else "no collectives"
         tag = Text("straggler", style="bold #e06c75") if r.straggler else Text("")
-        median = f"median step {fmt_time(r.step_us)}"
+        median = f"typical step {fmt_time(r.step_us)}"
         grid.add_row(f"rank {r.rank}", bars or Text("no steps", style="dim"), median, comm, tag)
     return grid
 
@@ -114,7 +114,7 @@ def overview_renderable(a: Results) -> Group:
     if a.job is not None:
         parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
     parts += _critical_lines(a)
-    parts += [Text("• " + r) for r in readings(s)]
+    parts += [Text("• " + plurals(r)) for r in readings(s)]  # counts read one way (`19 outliers`)
     best = biggest_saving(a.findings)  # the view needs the findings: they are ready
     parts += [Text("• " + best)] if best else []
     facts = Table.grid(padding=(0, 2))
@@ -130,6 +130,7 @@ def overview_renderable(a: Results) -> Group:
     parts += [Text(""), facts] + _job_section(a)
     if s.steps and a.job is None:
         parts += [Text(STEPS_TITLE if has_device_steps(s) else STEPS_TITLE_CPU, style="bold"), step_bars(a)]
+        parts.append(Text(typical_note(s.typical), style="dim"))  # which typical step the red is against
     parts += _memory_section(a)
     parts += [
         Text("\nTop ops by " + ("GPU time launched below them" if a.ops.has_device else "CPU total"), style="bold"),

@@ -7,6 +7,7 @@ takes a Roofline). Messages up: Enter posts RooflineView.Jump(name), for the scr
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .. import pace
-from ..fmt import fmt_time
+from ..fmt import fmt_time, plural
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.peaks import peak
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
@@ -203,7 +204,8 @@ class RooflineView(Widget, can_focus=True):
 
     def _plot(self, width: int, height: int) -> list[Strip]:
         assert self.table is not None
-        plot_w, plot_h = max(width - LEFT - 1, 4), max(height - 5, 2)
+        details = [w for line in self._details() for w in textwrap.wrap(line, width, subsequent_indent="  ")]
+        plot_w, plot_h = max(width - LEFT - 1, 4), max(height - 3 - len(details), 2)
         ax = axes(self.table, self.rows, plot_w * 2, plot_h * 4)
         canvas = Canvas(plot_w, plot_h)
         self._draw_roofs(canvas, ax)
@@ -213,12 +215,12 @@ class RooflineView(Widget, can_focus=True):
                 canvas.set(canvas.point, col + dc, row + dr)
         sel = spots[self.selected]
         labels = self._roof_labels(ax, plot_w, plot_h)
-        lines = [_text(self._title(), width)]
+        lines = [_text(self._title(width), width)]
         lines += [
             self._plot_line(canvas, ax, cy, (sel[0] // 2, sel[1] // 4), width, labels.get(cy)) for cy in range(plot_h)
         ]
         lines += [_text(self._x_ticks(ax, plot_w), width), _text(" " * LEFT + "FLOP/byte (log) ->", width)]
-        lines += [_text(line, width) for line in self._details()]
+        lines += [_text(line, width) for line in details]  # wrapped whole: the plot gives up the rows
         return lines
 
     def _draw_roofs(self, canvas: Canvas, ax: Axes) -> None:
@@ -258,11 +260,14 @@ class RooflineView(Widget, can_focus=True):
             segments.append(Segment(*found) if found else Segment(" ", BLANK))
         return Strip(segments).adjust_cell_length(width, BLANK)
 
-    def _title(self) -> str:
+    def _title(self, width: int = 10**6) -> str:
+        """The axis, the ops and the roofs, and the keys where they fit (the key bar has them too)."""
         assert self.table is not None
         d = self.table.device
         roofs_of = f"roofs of {d.name} ({d.peak_gbps:,.0f} GB/s)" if d and d.peak_gbps else "no roofs (GPU unknown)"
-        return f"TFLOP/s (log) · {len(self.rows)} ops · {roofs_of} · ←→ intensity ↑↓ device time, Enter: timeline"
+        said = f"TFLOP/s (log) · {plural(len(self.rows), 'op')} · {roofs_of}"
+        keys = " · ←→ intensity ↑↓ device time, Enter: timeline"
+        return said + keys if len(said + keys) <= width else said
 
     def _x_ticks(self, ax: Axes, plot_w: int) -> str:
         chars = [" "] * plot_w
@@ -282,7 +287,7 @@ class RooflineView(Widget, can_focus=True):
         where = f"{r.bound}-bound, {r.pct_of_roof:.1f}% of roof" if r.pct_of_roof is not None else "no roof"
         return [
             f"{r.name} {r.input_shapes} {r.roof_dtype or r.dtype}",
-            f"{where} · {r.count:,} calls · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
+            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
             f"{r.gbps or 0:.3g} GB/s · {r.intensity or 0:.3g} FLOP/byte",
         ]
 

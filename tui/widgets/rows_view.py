@@ -9,7 +9,6 @@ first show and on each resize; what it left out is said above the table, and e s
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from textual import work
@@ -20,32 +19,23 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from .. import pace
-from ..tables.base import KEEP, SORT_LETTERS, Column, Fitted, SortKey, fit
+from ..fmt import plural
+from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable, frozen_room
 
 FIT_HERE_ROWS = 300  # fitting a table this small takes a few ms on the UI thread; larger ones fit in a worker
 
 
-def fitted_table(rows: list, columns: list[Column], context: Any, width: int, sort: str = "", every: int = 0) -> Fitted:
-    """The table fitted to width, the name given a third of it unless that would cost a column that must stay.
-
-    The column the rows are sorted by is never dropped. width 0: every column in full, the names cut in the
-    middle (rows told apart) to every cells, the room the table keeps for them (0: whole).
+def fitted_table(
+    rows: list, columns: list[Column], context: Any, width: int, sort: str = "", every: int = 0, room: int = 0
+) -> Fitted:
+    """The table fitted to width as the text reports fit it (tables.base.fit_readable). width 0: every column in
+    full, the names cut in the middle (rows told apart) to every cells, the room the table keeps for them (0: whole).
     """
     if width <= 0:
         return fit(columns, rows, context, 0, name_width=every)
-    columns = kept_sorted(columns, sort)
-    readable = [replace(c, min_width=name_room(width)) if c.name else c for c in columns]
-    fitted = fit(readable, rows, context, width)
-    kept = {c.header for c in columns if c.priority == KEEP} - set(fitted.headers)
-    return fit(columns, rows, context, width) if kept else fitted
-
-
-def kept_sorted(columns: list[Column], sort: str) -> list[Column]:
-    """The columns with the first one the rows are sorted by made one never dropped to fit."""
-    k = next((k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name), None)
-    return columns if k is None else [*columns[:k], replace(columns[k], priority=KEEP), *columns[k + 1 :]]
+    return fit_readable(columns, rows, context, width, sort, room)
 
 
 SORT = Binding.Group("sort")
@@ -66,11 +56,6 @@ def sort_bindings(sorts: dict[str, SortKey], prefix: str) -> list[Binding | tupl
         )
         for k, s in keyed
     ]
-
-
-def name_room(width: int) -> int:
-    """The narrowest the name column gets before other columns give way: a third of the width, 20 to 50."""
-    return max(20, min(50, width // 3))
 
 
 KEYS_IN_STATUS = 120  # the sort keys are spelled out in the status from this width (the key bar lists their letters)
@@ -216,7 +201,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def _refit(self) -> None:
         fitted = max(self.size.width - 2, 20)  # the cursor's margin and the scrollbar
         every = frozen_room(self.size.width - 2) if self.every_column else 0
-        key = (0 if self.every_column else fitted, self.sort_key, every)
+        key = (0 if self.every_column else fitted, self.sort_key, every, self.name_room(fitted))
         if key != self._fit_width and self.is_mounted:
             self._fit_width = key
             if len(self.rows) <= FIT_HERE_ROWS:  # a few ms: no worker, the table is fitted before it is drawn
@@ -240,6 +225,10 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self.fitted = message.fitted
         self.table_widget.set_source(FittedSource(message.fitted), self.table_widget.order)
         self._status()
+
+    def name_room(self, width: int) -> int:
+        """The narrowest the name column gets before other columns give way (0: a third of the width)."""
+        return 0
 
     def action_every_column(self) -> None:
         self.every_column = not self.every_column
@@ -265,7 +254,11 @@ class RowsView(ReportsFailedWorkers, Vertical):
         keys = (
             f" · keys: {self._sort_keys()}" if self.size.width >= KEYS_IN_STATUS else ""
         )  # narrower: the key bar has the letters
-        return f"{len(self.shown)} rows · sorted by {self._sort_words()}{filt}{keys}{left}"
+        return f"{self.rows_said()} · sorted by {self._sort_words()}{filt}{keys}{left}"
+
+    def rows_said(self) -> str:
+        """How many rows are shown, in words (a table may say what its rows are)."""
+        return plural(len(self.shown), "row")
 
     def _sort_keys(self) -> str:
         """The sort keys this table offers, each with its words ("c calls, s self CPU, ...")."""

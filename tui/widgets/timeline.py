@@ -18,6 +18,7 @@ from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.analyses.critical.queue import queue_series
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
+from ..model.tracks import title_forms
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex, Line, lane_cells, layout_lines
 from ..model.view.series import (
@@ -41,11 +42,39 @@ def gutter_for(width: int) -> int:
     return GUTTER if width >= 110 else max(14, min(GUTTER, width // 5))
 
 
-SERIES_TITLE = {
-    "memory": "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
-    "counter": "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
-    "queue": "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most (█)",
+SERIES_TITLES = {  # each value lane group's legend, then shorter ones that say the same for a narrower terminal
+    "memory": (
+        "Memory: bytes at the cursor; each lane from its lowest (▁) to its highest (█), a cell its highest",
+        "Memory: bytes at the cursor; ▁ a lane's lowest, █ its highest (a cell: its highest)",
+        "Memory: bytes at the cursor; ▁ lowest to █ highest",
+        "Memory (bytes)",
+    ),
+    "counter": (
+        "Counters: the value at the cursor; each lane from its lowest (▁) to its highest (█)",
+        "Counters: the value at the cursor; ▁ a lane's lowest, █ its highest",
+        "Counters: the value at the cursor",
+        "Counters",
+    ),
+    "queue": (
+        "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most (█)",
+        "Launch queues: launches not yet started, at the cursor; ▁ none, █ a lane's most",
+        "Launch queues: launches waiting; ▁ none, █ most",
+        "Launch queues",
+    ),
 }
+SERIES_TITLE = {kind: titles[0] for kind, titles in SERIES_TITLES.items()}
+_SHORTER = {titles[0]: titles for titles in SERIES_TITLES.values()}
+
+
+def header_text(label: str, width: int) -> str:
+    """A header line within width: a legend's shorter wording that fits, else the label cut with `…`, never mid-word
+    silently."""
+    for text in _SHORTER.get(label, (label,)):
+        if len(text) <= width:
+            return text
+    return label[: max(width - 1, 0)] + "…" if width > 0 else ""
+
+
 BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
 
 
@@ -182,6 +211,7 @@ class Timeline(ScrollView, can_focus=True):
         self.view = Viewport(lanes.t_min if lanes.rows else 0, 1, 1)
         self.selected = -1
         self.matches = np.empty(0, np.int64)
+        self.match_pattern = ""  # the last search (the key bar says when it matched nothing)
         self.match_mask: np.ndarray | None = None  # every match highlighted, however many
         self.match_pos = -1
         self.mark: tuple[int, int] | None = None
@@ -220,6 +250,8 @@ class Timeline(ScrollView, can_focus=True):
             out.append(("m", f"mark {fmt_dur(self.mark[1] - self.mark[0])}"))
         if len(self.matches):
             out.append(("n", f"match {self.match_pos + 1}/{len(self.matches):,}"))
+        elif self.match_pattern:
+            out.append(("/", f"no match /{self.match_pattern}/"))
         if self.path_mask is not None:
             out.append(("b", "critical path"))
         return out
@@ -270,7 +302,8 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width)
         line = self.lines[index]
         if line.kind == "process":
-            return Strip([Segment(f" {line.label}"[:width].ljust(width), self._component("header"))], width)
+            text = " " + header_text(line.label, width - 1)
+            return Strip([Segment(text.ljust(width), self._component("header"))], width)
         if line.kind == "series":
             return Strip(self._series_line(self.series[line.track]), width)
         return Strip([self._gutter(line), *self._cells(line)], width)
@@ -299,7 +332,9 @@ class Timeline(ScrollView, can_focus=True):
         text = ""
         if line.depth == 0:
             arrow = "▸ " if line.track in self.collapsed else "▾ "
-            text = arrow + short_label(line.label, self.name_cols)
+            label = short_label(line.label, self.name_cols)
+            room = self.name_cols - 2 - len(arrow)
+            text = arrow + next((form for form in title_forms(label) if len(form) <= room), label)
         elif line.depth == 1 and line.label:  # the lane's subtitle: a CPU lane's thread name
             text = "  " + line.label
         g = self.name_cols
@@ -637,8 +672,9 @@ class Timeline(ScrollView, can_focus=True):
     def action_search(self) -> None:
         self.post_message(self.SearchRequested())
 
-    def set_matches(self, matches: np.ndarray) -> None:
-        self.matches = matches
+    def set_matches(self, matches: np.ndarray, pattern: str = "") -> None:
+        """Highlight the matches of a search (the key bar says how many, or that there is none)."""
+        self.matches, self.match_pattern = matches, pattern
         self.match_mask = None
         if len(matches):
             self.match_mask = np.zeros(self.analysis.trace.n, bool)

@@ -6,8 +6,8 @@ trailing _N counter (triton_poi_fused_add_0 and triton_poi_fused_add_3 are the s
 names differ only there are one row. Ops are the key_averages host rows, compared by self CPU time (which
 adds up to the total).
 Steps are paired in order (the first profiled step of A with the first of B), each with its CPU span,
-the device work it launched and how long the user waited for it (steps.py); the median step is the
-median of those waits.
+the device work it launched and how long the user waited for it (steps.py); the typical step is
+steps.typical_step (the median wait, cold steps left out).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..steps import Step, typical
+from ..steps import Step
 from .results import Results
 from .summary import Summary
 
@@ -83,7 +83,7 @@ class Diff:
 
 
 def _typical(steps: list[Step], s: Summary) -> float:
-    return typical([st.elapsed_us for st in steps]) if steps else s.wall_us
+    return s.typical.us if steps else s.wall_us
 
 
 def diff(a: Results, b: Results) -> Diff:

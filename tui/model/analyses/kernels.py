@@ -1,4 +1,4 @@
-"""Per-kernel statistics: count, total, average, min, max, share of GPU time, launch latency."""
+"""Per-kernel statistics: count, total, average, min, max, share of GPU time, launch latency (median and p95)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat
 from ..links import Links
 from ..trace import Trace
+from .critical.queue import launch_latency
 from .kernel_roles import device_class
 
 
@@ -24,7 +25,8 @@ class KernelRow:
     min_us: float
     max_us: float
     pct_gpu: float
-    launch_latency_us: float | None  # mean (kernel start - launch call start)
+    latency_median_us: float | None  # launch latency: the launch call's start to the kernel's start (None: no call)
+    latency_p95_us: float | None  # its 95th percentile
     example: int  # one event index, to show its args
     role: str = ""  # what the kernel does, from its name (see kernel_roles.py); memcpy/memset: data movement
     unit: str = ""  # where its math runs, from its name: matrix (tensor / matrix cores), vector (CUDA cores), "" unsaid
@@ -48,7 +50,7 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     maxs = np.zeros(len(names))
     np.minimum.at(mins, group, dur)
     np.maximum.at(maxs, group, dur)
-    lat_sum, lat_n = _latency(trace, links, idx, group, len(names))
+    med, p95 = _latency(trace, links, names)
     first = np.full(len(names), -1)
     first[group[::-1]] = idx[::-1]
     grand = total.sum() or 1.0
@@ -62,7 +64,8 @@ def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
             float(mins[g]),
             float(maxs[g]),
             float(100.0 * total[g] / grand),
-            float(lat_sum[g] / lat_n[g]) if lat_n[g] else None,
+            med.get(int(names[g])),
+            p95.get(int(names[g])),
             int(first[g]),
             *_class(trace.names[int(names[g])], int(x.cat[first[g]])),
         )
@@ -78,8 +81,16 @@ def _class(name: str, cat: int) -> tuple[str, str, str]:
     return k.role, k.unit, k.dtype
 
 
-def _latency(trace: Trace, links: Links, idx, group, n) -> tuple[np.ndarray, np.ndarray]:
-    launcher = links.launcher[idx]
-    ok = launcher >= 0
-    lat = (trace.x.ts[idx[ok]] - trace.x.ts[launcher[ok]]) / 1000.0
-    return np.bincount(group[ok], weights=lat, minlength=n), np.bincount(group[ok], minlength=n)
+def _latency(trace: Trace, links: Links, names: np.ndarray) -> tuple[dict[int, float], dict[int, float]]:
+    """Per name id, the median and the 95th percentile of its launch latency (us), over its launched calls: the
+    one definition the launch queue reads too (critical/queue.py)."""
+    dev, latency = launch_latency(trace, links.launcher)
+    ids = trace.x.name[dev]
+    order = np.lexsort((latency, ids))
+    ids, latency = ids[order], latency[order]
+    bounds = np.r_[np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]), len(ids)] if len(ids) else np.zeros(1, np.int64)
+    med, p95 = {}, {}
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        m, p = np.percentile(latency[a:b], [50, 95])  # whole ns, as the launch queue's
+        med[int(ids[a])], p95[int(ids[a])] = int(m) / 1000.0, int(p) / 1000.0
+    return med, p95

@@ -53,7 +53,7 @@ class DeviceMemory:
     device: str  # cpu, cuda:0, ...
     peak_allocated_bytes: int
     peak_reserved_bytes: int  # -1: the trace does not write Total Reserved
-    peak_ts_us: float  # from the start of the window
+    peak_ts_us: float  # from the trace's first event (its origin), as every time shown
     peak_op: str
     peak_top_op: str  # the outermost op around peak_op (the model's op that was running)
     allocs: int

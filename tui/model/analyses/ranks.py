@@ -21,7 +21,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS
-from ..steps import Step, align_on_steps, step_starts
+from ..steps import Step, align_on_steps, step_starts, typical_step
 from ..steps import steps as step_list
 from .kernel_roles import role
 from .launches import device_callers
@@ -44,7 +44,7 @@ class RankRow:
     file: str
     wall_us: float
     steps: list[Step]
-    step_us: float  # the typical (median) step as the user waits for it (elapsed), or the window without steps
+    step_us: float  # the typical step (steps.typical_step: elapsed, cold ones left out), or the window without steps
     gpu_busy_us: float
     gpu_utilization: float
     comm_us: float
@@ -87,7 +87,7 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     steps = step_list(t, t0, rank, device_callers(t, a.links.launcher))
     busy, comm, compute, overlap, devices, per_kind = _device_time(a, own)
     info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
-    typical = statistics.median([s.elapsed_us for s in steps]) if steps else wall
+    typical = typical_step(steps).us if steps else wall
     return RankRow(
         rank=int(rank if rank is not None else (t.tracks[0].rank if t.tracks else 0)),
         file=file,

@@ -94,7 +94,7 @@ class Results(Analysis):
         """The typical step (steps.py): the median warm step, those that compiled left out; None without steps."""
         first = min((t.rank for t in self.trace.tracks), default=0)
         mine = [st for st in self.busy.steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
-        return typical_step(mine, set(self.compiling.steps))
+        return typical_step(mine, frozenset(self.compiling.steps)).step
 
     @stored(Blob(Summary), phase="aggregate")
     def summary(self) -> Summary:
@@ -144,7 +144,9 @@ class Results(Analysis):
     def rank_row(self) -> RankRow:
         """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py), and its
         verdict, the summary's."""
-        return replace(rank_row(self), verdict=self.summary.verdict, bound_by=self.summary.bound_by)
+        row = rank_row(self)
+        typical = self.summary.typical.us if row.steps else row.step_us  # the summary's: steps that compiled left out
+        return replace(row, step_us=typical, verdict=self.summary.verdict, bound_by=self.summary.bound_by)
 
     @computed("aggregate")
     def rank_rows(self) -> list[RankRow]:

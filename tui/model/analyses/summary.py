@@ -11,7 +11,7 @@ import numpy as np
 
 from ..cats import BUSY_CATS, Cat
 from ..links import link
-from ..steps import Step, steps
+from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
 from ..trace import Trace
 from .compiling import Compiling
@@ -154,6 +154,11 @@ class Summary:
         is the cost (else the CPU's other work is: cpu_per_kernel_us says how much CPU work a kernel costs the step
         in all)."""
         return self.launches > 0 and self.typical_launch_us > self.gpu_per_kernel_us
+
+    @property
+    def typical(self) -> TypicalStep:
+        """The typical step (steps.py): the median warm step, the cold first one and those that compiled left out."""
+        return typical_step(self.steps, frozenset(self.compiling.steps))
 
     @property
     def graph_launches(self) -> int:
@@ -353,7 +358,12 @@ def _gpu_verdict(s: Summary) -> tuple[Verdict, str]:
 
 def work_phrase(w: DeviceWork) -> str:
     """ "60 kernels averaging 5.1 us, 1 copy (D2H)" or "30 copies (P2P ×30, 12.3 GB/s), no kernels" """
-    kernels = f"{w.kernels:,} kernels averaging {w.kernel_us / w.kernels:,.1f} us" if w.kernels else "no kernels"
+    one = w.kernels == 1
+    kernels = (
+        f"{w.kernels:,} kernel{'' if one else 's'} averaging {w.kernel_us / w.kernels:,.1f} us"
+        if w.kernels
+        else "no kernels"
+    )
     if not w.copies:
         return kernels
     copies = [c for c in w.copies if c.kind != "set"]
@@ -379,7 +389,8 @@ def launch_phrase(s: Summary) -> str:
         return "no launch recorded: the device work is linked to no CPU call"
     per = f"{s.cpu_per_kernel_us:,.1f} us of the step's CPU work (the call itself {s.typical_launch_us:,.1f} us)"
     per = per if s.path.launches else f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us"
-    return f"{s.launches:,} launches, each buying {s.gpu_per_kernel_us:,.1f} us of GPU work for {per}" + outlier_note(s)
+    launches = f"{s.launches:,} launch{'' if s.launches == 1 else 'es'}"
+    return f"{launches}, each buying {s.gpu_per_kernel_us:,.1f} us of GPU work for {per}" + outlier_note(s)
 
 
 def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:

@@ -223,7 +223,47 @@ def list_captures(folder: str | Path) -> list[Path]:
     return [f for f in kind.files if looks_like_json(f)] if kind.kind == "captures" else []
 
 
+def skipped_captures(folder: str | Path) -> list[tuple[Path, str]]:
+    """The files of a folder of captures that are no trace, each with why (what list_captures leaves out)."""
+    p = Path(folder)
+    if not p.is_dir():
+        return []
+    kind = folder_kind(p)
+    if kind.kind != "captures":
+        return []
+    return [(f, first_problem(f) or NOT_JSON) for f in kind.files if not looks_like_json(f)]
+
+
 def looks_like_json(path: Path) -> bool:
     """Does the file (gunzipped) start as JSON does? A stray file among captures (a note, a cut download) is not
     taken for the newest capture; a damaged trace that starts right is, and its salvage says what it skipped."""
     return head(path, 1 << 12).lstrip()[:1] in (b"{", b"[")  # 4 KB: enough to see the first character
+
+
+EMPTY = "empty trace (no JSON in the file)"  # the loader's words (load/locate.py) for what its first bytes show
+NOT_JSON = "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
+FIRST_BYTES = 1 << 16  # enough to see that a file cannot be a trace; a big one is never read through here
+
+
+def first_problem(path: Path) -> str | None:
+    """Why a file cannot be a trace, from its first bytes, in the loader's words (None: it may be one; the load
+    finds anything else, and salvages what it can): unreadable, empty, gzip that is no gzip, no JSON at all."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(FIRST_BYTES)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not raw.strip():
+        return EMPTY if len(raw) < FIRST_BYTES else None
+    data = raw
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            data = zlib.decompressobj(wbits=31).decompress(raw, FIRST_BYTES)
+        except zlib.error:
+            return "corrupt gzip data (it does not decompress)"
+    text = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text and len(raw) < FIRST_BYTES:
+        return EMPTY
+    if text and text[:1] not in (b"{", b"[") and b'"ph"' not in data:  # a head cut inside the events still has them
+        return NOT_JSON
+    return None

@@ -44,7 +44,7 @@ class StreamQueue:
     idle_launches: float  # share of activities launched while nothing was queued or running on the stream
     full_share: float  # share of the span with the queue at FULL_LEVEL of its maximum or more
     median_latency_ns: int
-    p90_latency_ns: int
+    p95_latency_ns: int  # the launch-latency statistics everywhere: the median and the 95th percentile
     outlier_count: int = 0  # activities with an outlying latency
     outliers: list[int] = field(default_factory=list)  # the slowest of them (OUTLIERS_KEPT), the slowest first
 
@@ -112,7 +112,7 @@ def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
                 _idle_launches(trace, ev, x.ts[ev] - lat),
                 full,
                 med,
-                int(np.percentile(lat, 90)),
+                int(np.percentile(lat, 95)),
                 len(slow),
                 ev[slow[:OUTLIERS_KEPT]].tolist(),
             )

@@ -53,7 +53,7 @@ def _finding(a: Analysis, q: StreamQueue, share: float) -> Finding:
         "idle": Quantity(q.idle_launches, "fraction"),
         "full": Quantity(q.full_share, "fraction"),
         "median_latency": us(q.median_latency_ns / 1000),
-        "p90_latency": us(q.p90_latency_ns / 1000),
+        "p95_latency": us(q.p95_latency_ns / 1000),
     }
     if q.verdict == "empty":
         title = f"The CPU cannot keep {figures['stream']} fed"

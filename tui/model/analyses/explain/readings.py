@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...steps import cold_first, typical
+from ...steps import cold_first
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 
 
@@ -191,7 +191,7 @@ def cold_start_reading(s: Summary) -> str | None:
     if len(s.steps) < 2:
         return None
     elapsed = [st.elapsed_us for st in s.steps]
-    usual, ratio = typical(elapsed[1:]), cold_first(elapsed)
+    usual, ratio = s.typical.us, cold_first(elapsed)
     gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
     if ratio is not None:
         first = s.steps[0]

@@ -1,0 +1,116 @@
+"""The critical path grouped to read (critical/groups.py): by name, kind and class; frames folded into the op they ran
+under; bookkeeping before the first op and after the last in one row; the same groups in the CLI and the viewer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, X, write_trace
+from critical_traces import gpu_bound, op, step
+
+from tui.cli import main
+from tui.model.analyses.critical.groups import BOOKKEEPING, path_groups
+from tui.model.analyses.results import Results
+from tui.model.load import load_trace
+from tui.tables import critical as C
+from tui.tables import critical_path as P
+
+BERT = SAMPLES / "h100-bert-small.json.gz"
+
+
+def frame(name: str, ts: float, dur: float, pid: int, parent: int) -> dict:
+    ev = X(name, ts, dur, cat="python_function")
+    ev["args"] = {"Python id": pid, "Python parent id": parent}
+    return ev
+
+
+def harness(tmp: Path) -> Path:
+    """Step [0,100]: the harness's is_available [2,6] and log [85,95] run no op; the model's forward [10,80] runs
+    aten::mm [20,40] and aten::add [50,60]. All CPU: the path is the step's 100 us."""
+    events = [
+        step(1, 0, 100),
+        frame("harness.py(10): is_available", 2, 4, 1, 0),
+        frame("model.py(20): forward", 10, 70, 2, 0),
+        op("aten::mm", 20, 20),
+        op("aten::add", 50, 10),
+        frame("harness.py(30): log", 85, 10, 3, 0),
+    ]
+    return write_trace(tmp / "harness.json", events)
+
+
+def groups_of(path: Path, hide: bool) -> tuple[Results, list]:
+    a = Results(load_trace(path, use_cache=False))
+    return a, path_groups(a.trace, a.critical, a.frameless if hide else None)
+
+
+def us(groups: list) -> dict[tuple[str, str], float]:
+    return {(g.name, g.kind): g.dur_ns / 1000 for g in groups}
+
+
+def test_the_path_groups_by_name_kind_and_class_and_adds_up(tmp_path):
+    a, groups = groups_of(harness(tmp_path), hide=False)
+    assert sum(g.dur_ns for g in groups) == a.critical.length_ns == 100_000
+    assert us(groups) == {
+        ("model.py(20): forward", "frame"): 40.0,  # its Python between and around its ops: the model's, not bookkeeping
+        (BOOKKEEPING, "bookkeeping"): 30.0,  # the step's own time, is_available and log: before mm, after add
+        ("aten::mm", "op"): 20.0,
+        ("aten::add", "op"): 10.0,
+    }
+    forward = next(g for g in groups if g.kind == "frame")
+    assert (forward.calls, len(forward.items)) == (1, 3)  # one call, three stretches in time order
+    assert [it.start_ns for it in forward.items] == sorted(it.start_ns for it in forward.items)
+    assert [g.dur_ns for g in groups] == sorted((g.dur_ns for g in groups), reverse=True)
+
+
+def test_hidden_frames_go_to_the_op_they_ran_under(tmp_path):
+    _, groups = groups_of(harness(tmp_path), hide=True)
+    assert us(groups) == {
+        ("ProfilerStep#1", "annotation"): 40.0,  # forward's own time, between the step's ops
+        (BOOKKEEPING, "bookkeeping"): 30.0,
+        ("aten::mm", "op"): 20.0,
+        ("aten::add", "op"): 10.0,
+    }
+    assert not any(g.kind == "frame" for g in groups)
+    assert P.group_label(groups[0]) == "ProfilerStep#1 (self)"  # its self time, between its ops
+
+
+def test_a_kernel_waiting_for_its_launch_is_a_kernel_held_by_launch_delays(tmp_path):
+    """The stretch before a kernel starts is the kernel's (its kind says kernel, never `wait`); its class says why."""
+    a, groups = groups_of(gpu_bound(tmp_path), hide=False)
+    raw = {(it.name, it.kind) for it in a.critical.items}
+    assert ("K1", "wait") in raw  # the model's item kind: the launch wait
+    kinds = {(g.name, g.bound_by): g.kind for g in groups}
+    assert kinds[("K1", "gpu_kernel_launch_overhead")] == "kernel" and kinds[("K3", "gpu_compute_bound")] == "kernel"
+    assert not any(g.kind == "wait" for g in groups if g.items[0].event >= 0)
+
+
+@pytest.fixture(scope="module")
+def bert() -> Results:
+    return Results(load_trace(str(BERT), use_cache=False))
+
+
+def test_bookkeeping_of_a_real_step_is_one_row_and_the_model_is_not_in_it(bert):
+    """BERT's step opens with the profiler's step(), is_available() and os.getenv(): one bookkeeping row; the model's
+    forward and the ops are rows of their own."""
+    groups = path_groups(bert.trace, bert.critical)
+    [book] = [g for g in groups if g.kind == "bookkeeping"]
+    names = {bert.trace.name_of(it.event) for it in book.items if it.event >= 0}
+    assert "torch/profiler/profiler.py(821): step" in names and "<frozen os>(808): getenv" in names
+    assert not any(n.startswith("aten::") or "modeling_bert" in n for n in names)
+    assert book.items[0].start_ns == bert.critical.start_ns  # it opens the step
+    assert len(groups) < len(bert.critical.items) / 10  # 3,773 stretches read as a few hundred rows
+
+
+def test_the_cli_table_lists_the_groups_the_viewer_shows(bert, capsys, monkeypatch):
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")  # no limit: names whole
+    assert main(["critical", str(BERT)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("On the path", 1)[1].splitlines()[2 : 2 + C.TOP]
+    groups = path_groups(bert.trace, bert.critical)[: C.TOP]
+    for line, g in zip(table, groups, strict=True):
+        assert line.startswith(P.group_label(g) + "  ") and line.split()[-2:] == ["CPU", "work"]
+        assert f" {g.calls:,} " in line and C.when(g.dur_ns) in line
+    assert "Kind" in out and f"{len(bert.critical.items):,} stretches" in out
+    assert os.environ["TRACETUI_COLUMNS"] == "0"

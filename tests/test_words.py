@@ -1,0 +1,109 @@
+"""One word per thing: one typical step everywhere (said which), one launch-latency statistic named in the CLI, the
+viewer and the JSON, counts and sizes written one way, every "At" saying from where, raw fields in words."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SAMPLES, X, write_trace
+
+from tui.cli import main
+from tui.model.analyses.diff import diff
+from tui.model.analyses.ranks import rank_row
+from tui.model.analyses.results import Results
+from tui.model.load import load_trace
+from tui.model.steps import TypicalStep, typical_step
+from tui.model.watch import summarize
+from tui.tables import summary as S
+
+GOLDEN = ROOT / "tests" / "data" / "golden"
+
+
+def cold_then_warm(tmp: Path) -> Path:
+    """Four CPU-only steps: the first 1000 us (a cold start), then 100, 102 and 98 us. The median of all four is
+    101 us; the typical step leaves the cold one out: 100 us."""
+    events, ts = [], 0.0
+    for n, dur in enumerate((1000, 100, 102, 98), 1):
+        events += [X(f"ProfilerStep#{n}", ts, dur, cat="user_annotation"), X("aten::mm", ts + 1, dur - 2)]
+        ts += dur
+    return write_trace(tmp / "cold.json", events)
+
+
+def test_the_typical_step_leaves_a_cold_first_step_out_and_every_view_reads_it(tmp_path, capsys, monkeypatch):
+    path = cold_then_warm(tmp_path)
+    a = Results(load_trace(path, use_cache=False))
+    t = typical_step(a.summary.steps)
+    assert t == TypicalStep(100.0, 3, ("ProfilerStep#1",))
+    said = "Typical step: 100.000us, the median elapsed time of 3 steps (ProfilerStep#1 left out: a cold start)."
+    assert S.typical_note(t) == said
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    for command in ("summary", "steps"):
+        assert main([command, str(path)]) == 0
+        assert said in capsys.readouterr().out, command
+    assert diff(a, a).step_time_a == 100.0  # diff and --fail-if-slower
+    assert summarize(path, use_cache=False).step_us == 100.0  # watch
+    assert rank_row(a, None, path.name).step_us == 100.0  # ranks
+    from tui.model.analyses.explain.readings import cold_start_reading
+
+    assert "took 10.0x the others (1.00 ms vs 100.0 us)" in (cold_start_reading(a.summary) or "")  # the overview
+
+
+def test_without_a_cold_step_the_typical_step_is_the_median_of_all():
+    steps = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False)).summary.steps
+    t = typical_step(steps)
+    assert t.of == len(steps) == 6 and not t.left_out
+    assert t.us == pytest.approx(
+        sorted(s.elapsed_us for s in steps)[2:4][0] / 2 + sorted(s.elapsed_us for s in steps)[2:4][1] / 2
+    )
+
+
+def test_the_kernels_table_names_its_launch_latency_median_and_p95(capsys, monkeypatch):
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    assert main(["kernels", str(SAMPLES / "h100-bert-small.json.gz")]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0]
+    assert "Launch→start median" in header and "Launch→start p95" in header and " avg" not in header.split("Max")[1]
+    assert "Launch→start: the launch latency, from the launch call's start to the kernel's start (median, p95)" in out
+
+
+def text_goldens() -> list[Path]:
+    return [p for p in GOLDEN.rglob("*.txt") if "json" not in p.name]
+
+
+COUNTED_ONE = re.compile(r"(?<![\w.,])1 (calls|steps|kernels|launches|events|shapes|ranks|rows|captures|copies)\b")
+
+
+def test_counts_and_sizes_read_one_way_in_every_report():
+    """No `(1 calls`, no `call(s)`, no decimal `kB` beside torch's binary `KB`, in any text report of any trace."""
+    files = text_goldens()
+    assert len(files) > 300
+    for path in files:
+        text = path.read_text()
+        where = path.relative_to(GOLDEN)
+        assert not COUNTED_ONE.search(text), (where, COUNTED_ONE.search(text).group(0))  # type: ignore[union-attr]
+        assert not re.search(r"\w\((?:s|es)\)", text), (where, re.search(r".{30}\w\((?:s|es)\).{10}", text))
+        assert not re.search(r"\d kB\b", text), where
+
+
+def test_every_at_says_from_where(capsys):
+    assert main(["memory", str(SAMPLES / "h100-bert-small.json.gz")]) == 0
+    out = capsys.readouterr().out
+    assert "At: from the trace's first event" in out and "At: from the start of the window" not in out
+
+
+def test_raw_fields_get_words_or_stay_out():
+    from tui.widgets.details import footprint_text, no_roof
+
+    raw = {
+        "grid": "[8, 1, 1]",
+        "registers per thread": "255",
+        "shared memory": "156184",
+        "est. achieved occupancy %": "0",
+    }
+    text = footprint_text(raw)
+    assert text == "grid [8, 1, 1], registers/thread 255, shared mem 152.52 KB"  # an estimate of 0: none was made
+    assert footprint_text({**raw, "est. achieved occupancy %": "48.5"}).endswith("occupancy (est.) 48.5%")
+    assert no_roof(0.0) == "no % of roof: no device time (the roofs are a GPU's)"  # a CPU capture: no "GPU" roofs
+    assert "not known" in no_roof(12.5)
