@@ -9,19 +9,15 @@ collective calls, and not one collective kernel anywhere (kernel_roles.classify 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
 from ..trace import Trace
+from .comm_names import COLLECTIVE_CALL
 from .kernel_roles import role
 
-# the ops a collective call records: c10d's dispatcher op, record_param_comms, the backend's span (nccl:all_reduce)
-COLLECTIVE_CALL = re.compile(
-    r"^(c10d::|c10d_functional::|_c10d_functional::)|^(nccl|gloo|ucc|mpi|xccl|hccl):|^record_param_comms$"
-)
 NAMED = 4  # call names listed, the most first
 MARKED = 10_000  # calls kept to mark on the timeline, at most
 

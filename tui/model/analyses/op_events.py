@@ -21,7 +21,6 @@ EventList._populate_cpu_children), torch 2.11 and 2.13:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +29,8 @@ from ..cats import HOST_CATS, Cat
 from ..load.args import event_args
 from ..nesting import nest
 from ..trace import Trace
+from .comm_names import BACKEND_SPAN  # the profilingTitle of a c10d Work: an async RecordFunction
 
-# The profilingTitle of a c10d Work: an async RecordFunction (c10d/Work.cpp calls _setAsync on it).
-C10D_WORK = re.compile(r"^(nccl|gloo|mpi|ucc|xccl|hccl):")
 ROW_CATS = (*HOST_CATS, Cat.OVERHEAD)  # the host categories that are rows of the table
 WINDOW_END = "Record Window End"
 
@@ -65,7 +63,7 @@ def op_events(trace: Trace, name_ok: np.ndarray, python_frames: bool = False) ->
 
 def _c10d_work(trace: Trace) -> np.ndarray:
     """The user annotations a c10d collective records for its work (async in torch)."""
-    named = np.array([bool(C10D_WORK.match(n)) for n in trace.names] + [False])
+    named = np.array([bool(BACKEND_SPAN.match(n)) for n in trace.names] + [False])
     return named[trace.x.name] & (trace.x.cat == int(Cat.USER_ANNOTATION))
 
 

@@ -12,7 +12,11 @@ import enum
 import re
 
 from ...cats import Cat
+
+# the CPU side of a collective (gloo runs its collectives on the CPU; NCCL's CPU side launches and waits)
+from ..comm_names import COLLECTIVE_CALL as COLLECTIVE_OP  # noqa: F401
 from ..kernel_roles import role
+from ..launches import BLOCKING_COPY  # noqa: F401 (one definition: a copy call that waits for its copy)
 
 
 class Bound(enum.IntEnum):
@@ -81,13 +85,9 @@ class Edge(enum.IntEnum):
 SYNC_DEVICE = re.compile(r"^(?:cuda|hip)DeviceSynchronize|^cuCtxSynchronize")
 SYNC_STREAM = re.compile(r"^(?:cuda|hip|cu)StreamSynchronize")
 SYNC_EVENT = re.compile(r"^(?:cuda|hip|cu)EventSynchronize")
-BLOCKING_COPY = re.compile(r"^(?:cuda|hip|cu)Memcpy(?!Peer)")  # waits for its copy when the copy ends inside the call
 STREAM_WAIT = re.compile(r"^(?:cuda|hip|cu)StreamWaitEvent")
 EVENT_RECORD = re.compile(r"^(?:cuda|hip|cu)EventRecord")
 DATA_LOADER = re.compile(r"DataLoader|dataloader|data_loader")
-# the CPU side of a collective: record_function labels and the c10d ops (gloo runs its collectives on the CPU;
-# NCCL's CPU side launches and waits)
-COLLECTIVE_OP = re.compile(r"^(gloo|nccl|mpi|ucc|xccl|hccl):|^c10d::|^record_param_comms$|^ProcessGroup\w*::")
 LAUNCH_CALL = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)  # calls that put work on the device
 # ops run by the autograd engine's own thread: evaluate_function since torch 1.10, the node's name before
 ENGINE = re.compile(r"^autograd::engine::evaluate_function|^\w+Backward\d*$|^torch::autograd::AccumulateGrad$")
