@@ -224,16 +224,27 @@ def test_one_slow_launch_does_not_skew_the_verdict_and_is_named(tmp_path, capsys
 def test_overhead_reading_names_launches_only_when_they_cost_more_than_the_gpu_work(tmp_path):
     from tui.model.analyses.explain.readings import overhead_reading
 
-    # launch-bound: 9 us launches buying 2 us kernels, with CPU gaps between them
+    # launch-bound: 9 us launches buying 2 us kernels, back to back: the call is most of the CPU work per kernel
+    events = []
+    for k in range(50):
+        events += [
+            X("aten::add", 12 * k, 12),
+            X("cudaLaunchKernel", 12 * k + 1, 9, cat="cuda_runtime", correlation=k + 1),
+            X("k", 12 * k + 11, 2, cat="kernel", pid=0, tid=7, correlation=k + 1),
+        ]
+    s = Results(load_trace(write_trace(tmp_path / "l.json", events), use_cache=False)).summary
+    assert s.verdict == "overhead-bound" and "Launching is the cost" in overhead_reading(s)
+    # the same launches with 28 us of CPU work between ops: that work, not the call, is the cost
     events = []
     for k in range(50):
         events += [
             X("aten::add", 40 * k, 12),
             X("cudaLaunchKernel", 40 * k + 1, 9, cat="cuda_runtime", correlation=k + 1),
             X("k", 40 * k + 12, 2, cat="kernel", pid=0, tid=7, correlation=k + 1),
+            X("aten::copy_", 40 * k + 13, 26),
         ]
-    s = Results(load_trace(write_trace(tmp_path / "l.json", events), use_cache=False)).summary
-    assert s.verdict == "overhead-bound" and "Launching is the cost" in overhead_reading(s)
+    s = Results(load_trace(write_trace(tmp_path / "l2.json", events), use_cache=False)).summary
+    assert s.verdict == "overhead-bound" and "The CPU work around each launch" in overhead_reading(s)
     # CPU-bound elsewhere: cheap launches, long CPU work between kernels
     events = []
     for k in range(20):

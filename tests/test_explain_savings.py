@@ -190,3 +190,20 @@ def test_the_overview_names_the_fix_worth_most(tmp_path):
     assert biggest_saving([f for f in a.findings if f.rule == "roofline-memory"]) == (
         "No finding's fix saves 1% of the critical path of ProfilerStep#1 (1.00 ms): see the path (8)."
     )
+
+
+def test_a_graphs_saving_says_what_a_graph_cannot_capture_as_critical_does(capsys):
+    """The BERT sample's top finding saved 90% with CUDA graphs but left out what `critical --what-if graphs` says
+    beside it: the step holds a synchronize no graph can capture. The finding's what-if now carries that note."""
+    bert = str(SAMPLES / "h100-bert-small.json.gz")
+    assert main(["critical", bert, "--what-if", "graphs", "--no-cache"]) == 0
+    said = capsys.readouterr().out
+    assert "the region holds 1 blocking call" in said
+    assert main(["explain", bert, "--format", "json", "--no-cache"]) == 0
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    graphs = [f for f in findings if f["what_if"] and f["what_if"]["spec"].startswith("graphs")]
+    assert graphs and all(any("1 blocking call" in n for n in f["what_if"]["notes"]) for f in graphs)
+    others = [f for f in findings if f["what_if"] and not f["what_if"]["spec"].startswith("graphs")]
+    assert others and not any(f["what_if"]["notes"] for f in others)
+    assert main(["explain", bert, "--no-cache"]) == 0
+    assert "Note: the region holds 1 blocking call" in capsys.readouterr().out

@@ -91,7 +91,7 @@ def test_nan_and_infinity_say_the_field_not_a_cut_file(tmp_path, capsys):
     code, out, err = run(capsys, "summary", str(path), "--no-cache")
     assert (code, out) == (2, "")
     assert one_line(err) == (
-        f"tracetui: error: {path}: no trace events left to show: skipped 1 event(s) without a numeric start time (ts)"
+        f"tracetui: error: {path}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
     )
 
 
@@ -113,7 +113,7 @@ def test_each_impossible_number_is_skipped_with_its_field_and_why(tmp_path, caps
     code, out, err = run(capsys, "summary", str(path), "--no-cache", "--format", "json")
     assert code == 0 and json.loads(out)["wall_us"] == 3
     assert one_line(err) == (
-        f"tracetui: warning: {path}: skipped 4 event(s) holding a number that cannot be: "
+        f"tracetui: warning: {path}: skipped 4 events holding a number that cannot be: "
         "External id past 64 bits (1), dur infinite (1), dur negative (1), ts out of range (1)"
     )
     t = load_trace(path, use_cache=False)
@@ -161,8 +161,8 @@ def test_other_numbers_no_clock_or_allocator_has(tmp_path):
     assert t.x.ts.tolist() == [1000] and t.ranks[0]["rank"] == 0 and str(t.tracks[0].pid) == str(10**30)
     warning = t.report.warning()
     assert "ignored baseTimeNanoseconds, a time no clock can have" in warning
-    assert "skipped 1 [memory] event(s) without numeric Bytes" in warning
-    assert "skipped 1 counter value(s) that are not numbers" in warning
+    assert "skipped 1 [memory] event without numeric Bytes" in warning
+    assert "skipped 1 counter value that is not a number" in warning
     assert tracetui.load(path).summary()["wall_us"] == 2
 
 
@@ -292,7 +292,7 @@ def test_the_api_and_the_mcp_server_obey_the_same_limits(tmp_path):
         tracetui.load(nan)
     assert (
         str(caught.value)
-        == f"{nan}: no trace events left to show: skipped 1 event(s) without a numeric start time (ts)"
+        == f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
     )
     deep = tmp_path / "deep.json"
     deep.write_text(
@@ -316,7 +316,7 @@ async def test_an_mcp_call_on_a_hostile_file_is_a_one_line_tool_error(tmp_path, 
     async with serve(isolated_cache) as client:
         said = await failure(client, "summary", trace=str(nan))
         assert said.endswith(
-            f"{nan}: no trace events left to show: skipped 1 event(s) without a numeric start time (ts)"
+            f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
         )
         assert (await failure(client, "ops", trace=str(bomb))).endswith(f"{bomb}: no trace events in the file")
 

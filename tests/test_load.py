@@ -85,7 +85,7 @@ def test_negative_duration_is_skipped_and_said_and_missing_dur_is_zero(tmp_path)
     events = [X("a", 10, -5), {"ph": "X", "name": "b", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 12}]
     t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
     assert [t.name_of(i) for i in range(t.n)] == ["b"] and t.x.dur.tolist() == [0]
-    assert t.report.warning() == "skipped 1 event(s) holding a number that cannot be: dur negative (1)"
+    assert t.report.warning() == "skipped 1 event holding a number that cannot be: dur negative (1)"
 
 
 def test_folder_of_ranks_is_one_process_group_per_rank(tmp_path):

@@ -41,7 +41,7 @@ def test_a_cpu_bound_step_a_third_busy_is_overhead_bound_not_mixed(tmp_path):
     assert s.verdict == "overhead-bound" and s.bound_by == "cpu_bound"
     assert s.bound_share >= 0.5
     assert s.reason.startswith("the critical path of ProfilerStep#1 (the typical step, 101.4 us) is 89% CPU work")
-    assert "GPU busy 34% of the 101 us window" in s.reason  # the busy share stays, as a reason under the verdict
+    assert "GPU busy 34% of the 101.4 us window" in s.reason  # the busy share stays, as a reason under the verdict
 
 
 def compile_steps(tmp, all_compile: bool = False) -> str:
@@ -264,3 +264,46 @@ def test_threads_that_do_no_work_never_hold_the_path(path):
     idle_lanes = {tr.id for tr in t.tracks if tr.rank == p.rank and tr.kind == "cpu" and not working[tr.id]}
     on_idle = [it for it in p.items if it.event >= 0 and int(t.x.track[it.event]) in idle_lanes]
     assert not [it for it in on_idle if it.event != p.event]  # (a step's own span is the window, wherever it is)
+
+
+def queued_before_profiling(tmp) -> str:
+    """Ten 1 ms kernels queued before the profiler started (no launch recorded), back to back from t=5 us; the step
+    starts at 10 us with a device synchronize that waits for them, then launches one 2 ms kernel of its own."""
+    events = [step(1, 10, 10_200)]
+    events += [kernel(f"prev_gemm{i}", 5 + 1_001 * i, 1_000, corr=100 + i) for i in range(10)]
+    events += [call("cudaDeviceSynchronize", 12, 10_005, corr=1)]  # ends as the last queued kernel does (10,014 us)
+    events += launched("gemm", 10_020, 5, 10_030, 2_000, corr=2)
+    return str(write_trace(tmp / "queued.json", events))
+
+
+def test_a_synchronize_on_work_queued_before_profiling_waits_for_that_work(tmp_path):
+    """The Qwen H100 trace: a step-opening cudaDeviceSynchronize waited 14 ms for kernels launched before the
+    profiler started. Read as the CPU's own wait, it hid them: the verdict said 61% GPU compute, and kernels 100x
+    faster saved 5%. Kernels that start as their stream's last one ends waited in its queue: the synchronize
+    waits for them, and faster kernels shorten it."""
+    a = results(queued_before_profiling(tmp_path))
+    b = breakdown_us(a)
+    assert b["gpu_compute_bound"] >= 11_900 and b.get("sync", 0) < 50, b
+    assert a.summary.verdict == "compute-bound"
+    w = what_if(a, a.typical_window, [parse_spec("kernel:gemm=2")], a.graph_owner)
+    assert w.saving_ns >= 5_900_000  # both the queued kernels and the step's own run in half the time
+
+
+def test_the_critical_report_gives_the_summarys_verdict_word_for_word(tmp_path, capsys):
+    """`critical` on a CPU-only capture said overhead-bound (launch delays, gaps between kernels) beside a summary
+    that said cpu-in-ops; on the summary's own window it now prints the summary's verdict and reason."""
+    path = str(SAMPLES / "cpu" / "mlp_fwd.json.gz")
+    s = results(path).summary
+    assert main(["critical", path]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("Verdict: "))
+    assert line.startswith(f"Verdict: {s.verdict}: the critical path of ") and s.verdict.startswith("cpu-")
+    assert "launch delays" not in line and line.endswith("(the summary's verdict)")
+
+
+def test_a_window_longer_than_the_steps_elapsed_time_says_what_it_holds(tmp_path):
+    """A step whose device work was delayed by work queued before it: its elapsed time leaves that wait out, the
+    path's window does not; the verdict's reason names both figures instead of calling each the typical step."""
+    a = results(queued_before_profiling(tmp_path))
+    s = a.summary
+    assert s.path.length_us > s.typical.us * 1.01
+    assert "from its start to the end of its device work" in s.reason and f"{s.typical.us / 1000:,.2f} ms elapsed" in s.reason

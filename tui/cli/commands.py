@@ -54,7 +54,8 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         where = f"tracetui {self.prog.split(' ', 1)[-1]} --help" if " " in self.prog else "tracetui --help"
-        self.exit(2, f"tracetui: error: {message} (see {where})\n")
+        tell(f"tracetui: error: {message} (see {where})", error=True)  # one line in a log, wrapped in a terminal
+        self.exit(2)
 
 
 class _Version(argparse.Action):

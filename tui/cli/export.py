@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .options import Command, UsageError, load, trace_opts
+from .options import Command, UsageError, load, tell, trace_opts
 
 KINDS = ("queue", "bandwidth", "critical")  # tui/model/export's KINDS, here so --help imports no model
 EPILOG = """prints: one line naming the file written and what was added; the file holds every event of the trace \
@@ -60,7 +59,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.trace}: {exc}") from None
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())
     for note in done.notes:
-        print(f"tracetui: note: {note}", file=sys.stderr)
+        tell(f"tracetui: note: {note}")
     print(f"wrote {done.path}: the trace's events as they were, and {added} events added")
     return 0
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from .options import UsageError
+from .options import UsageError, tell
 
 
 def read(path: str, cache: bool = True):
@@ -15,7 +14,7 @@ def read(path: str, cache: bool = True):
 
     snap = open_snapshot(path, cache=cache)
     for note in snap.notes:
-        print(f"tracetui: {note}", file=sys.stderr)
+        tell(f"tracetui: {note}")
     return snap
 
 
@@ -42,7 +41,7 @@ def memory_with_snapshot(args: argparse.Namespace, results, devices) -> int:
     joined = _join(results, read(args.snapshot, not args.no_cache))
     for j, _ in joined:
         if j.reason:
-            print(f"tracetui: note: {args.snapshot}: {j.device}: {j.reason}", file=sys.stderr)
+            tell(f"tracetui: note: {args.snapshot}: {j.device}: {j.reason}")
     if args.format == "json":
         print(to_json(memory_document(devices) | {"snapshot": join_document(args.snapshot, joined)}))
     elif args.format == "csv":

@@ -143,15 +143,16 @@ def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
 
 
 def typical(durations: list[float]) -> float:
-    """The typical step: the median (0 without steps)."""
-    return statistics.median(durations) if durations else 0.0
+    """The typical step: the median, the lower of the middle two for an even count, so that it is a step that ran
+    (0 without steps)."""
+    return statistics.median_low(durations) if durations else 0.0
 
 
 @dataclass(frozen=True)
 class TypicalStep:
-    """The typical step: the median of the warm steps' elapsed times (a first step the cold-start rule calls slow,
-    and the steps that compiled, left out; all of them when that leaves none), and the step at that median (the
-    lower of the two middle ones), whose critical path the verdict reads. Every view that says "typical step" reads
+    """The typical step: the median of the warm steps (a first step the cold-start rule calls slow, and the steps
+    that compiled, left out; all of them when that leaves none; the lower of the middle two for an even count), its
+    elapsed time, whose critical path the verdict reads. Every view that says "typical step" reads
     this one (summary, overview, steps, diff, watch, ranks, the verdict); 0 and None without steps."""
 
     us: float
@@ -169,7 +170,8 @@ def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozen
     kept = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or list(steps)
     left = tuple(st.name for st in steps if st not in kept)
     ranked = sorted(kept, key=lambda st: st.elapsed_us)
-    return TypicalStep(typical([st.elapsed_us for st in kept]), len(kept), left, ranked[(len(ranked) - 1) // 2])
+    step = ranked[(len(ranked) - 1) // 2]  # the median step: its elapsed time is typical()'s
+    return TypicalStep(step.elapsed_us, len(kept), left, step)
 
 
 def is_slow(dur_us: float, typical_us: float) -> bool:

@@ -11,7 +11,7 @@ from ..tables import breakdown as B
 from ..tables.base import Field
 from .formats import table, terminal_width, to_csv, to_json
 
-NO_DEVICE = "No device activity in this trace (no kernel, copy or set): nothing to break down."
+NO_DEVICE = "No device activity (no kernel, copy or set): nothing to break down."
 
 
 def report_of(a: Results, step: int | None) -> BreakdownReport:

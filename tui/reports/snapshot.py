@@ -27,7 +27,8 @@ def render_snapshot(r: SnapshotReport, fmt: str) -> str:
         fields: list[Field[dict]] = [Field(k, _getter(k)) for k in keys]
         return to_csv(fields, rows)
     width = terminal_width()
-    out = [S.head_line(r), table(fmt, S.DEVICE_COLUMNS, r.devices, None, S.NAME_WIDTH, S.footers(r), width)]
+    head = "\n".join(wrap_prose([S.head_line(r)], width))
+    out = [head, table(fmt, S.DEVICE_COLUMNS, r.devices, None, S.NAME_WIDTH, S.footers(r), width)]
     for d in r.devices:
         out.append("\n".join(wrap_prose(S.device_reading(d), width)))
         at = f"at the peak ({S.when(d.peak.time_ns, d.timed)})" if d.peak else "now"

@@ -24,7 +24,7 @@ from ..model.analyses.critical import (
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
-from ..model.analyses.verdict import verdict_words
+from ..model.analyses.verdict import path_reason, verdict_words
 from ..names import short_name
 
 TITLES = {
@@ -282,22 +282,27 @@ def whatif_fields(w: WhatIf) -> dict[str, Any]:
 
 def whatif_notes(w: WhatIf) -> list[str]:
     """What a what-if could not model, and where its figures come from."""
+    return caveat_notes(w.caveats)
+
+
+def caveat_notes(caveats: list[tuple[str, int]], only: tuple[str, ...] = ()) -> list[str]:
+    """The notes of a what-if's caveats (only: these codes)."""
     one = {"s": "", "them": "it", "their": "its"}
     many = {"s": "s", "them": "them", "their": "their"}
     return [
         WHATIF_NOTES[code].format(n=n, us=when(n), **(one if n == 1 else many))
-        for code, n in w.caveats
-        if code in WHATIF_NOTES
+        for code, n in caveats
+        if code in WHATIF_NOTES and (not only or code in only)
     ]
 
 
 def verdict_line(results: Results, p: CriticalPath) -> str:
-    """Verdict: overhead-bound (CPU work 97% of the path): the one verdict, as the summary reads it for its step."""
-    words = verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0})
-    typical = (
-        " (the typical step: the summary's verdict)" if p.event >= 0 and p.event == results.summary.path.event else ""
-    )
-    return f"Verdict: {words}{typical}"
+    """Verdict: overhead-bound: CPU work ... hold 97% of the path: the one verdict; on the summary's own window
+    (the typical step, or the whole trace) the summary's verdict and reason, word for word."""
+    s = results.summary
+    if s.path.length_us > 0 and p.event == s.path.event and p.window == s.path.window:
+        return f"Verdict: {s.verdict}: {path_reason(s)} (the summary's verdict)"
+    return f"Verdict: {verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0}, s.cpu_only)}"
 
 
 def when(ns: float) -> str:

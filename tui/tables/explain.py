@@ -6,6 +6,7 @@ from typing import Any
 
 from ..fmt import plurals
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
+from ..model.words import duration
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
@@ -168,7 +169,9 @@ class Shown:
         if not isinstance(f, Quantity):
             return format(f, spec)
         if f.unit == "us":
-            return took(f.value) if spec == "long" else f"{f.value:{spec or ',.1f'}} us"
+            if spec == "long":
+                return took(f.value)
+            return f"{f.value:{spec}} us" if spec else duration(f.value)
         if f.unit == "fraction":
             return f"{f.value:{spec or '.0%'}}"
         if f.unit == "x":

@@ -8,7 +8,9 @@ from typing import Any
 from ..model.analyses.critical import parse_spec
 from ..model.analyses.explain.findings import Finding, Saving
 from ..model.analyses.explain.savings import LITTLE
-from .critical import TITLES, said, us, when
+from .critical import TITLES, caveat_notes, said, us, when
+
+LIMITS = ("graph_syncs",)  # the caveats a finding's what-if line repeats: what the prediction could not model
 
 WHY = {  # a fix that saves (next to) nothing: why
     "gpu-waits": "it is GPU work, and the GPU waits for the CPU: CPU work is {share} of the path",
@@ -75,7 +77,8 @@ def what_if_line(f: Finding) -> str:
     if f.saving is None:
         return ""
     reason = why(f.saving)
-    return f"What-if: {sentence(f.saving)}" + (f" ({reason})." if reason else ".")
+    limits = "".join(f" Note: {n}." for n in caveat_notes(f.saving.caveats, LIMITS))
+    return f"What-if: {sentence(f.saving)}" + (f" ({reason})." if reason else ".") + limits
 
 
 def no_saving(f: Finding) -> str:
@@ -98,6 +101,7 @@ def saving_fields(f: Finding) -> dict[str, Any]:
             "saving_share": s.share,
             "bound_by": s.bound_after,
             "sentence": sentence(s),
+            "notes": caveat_notes(s.caveats, LIMITS),
             "why": why(s) or None,
         },
         "no_saving": None,

@@ -14,6 +14,7 @@ from ..links import link
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
 from ..trace import Trace
+from ..words import duration
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
@@ -341,7 +342,7 @@ def busy_numbers(s: Summary) -> str:
     """GPU busy 34% of the 15,600 us window; 439 kernels averaging 12.4 us; 439 launches, ...: the reasons under a
     GPU verdict."""
     return (
-        f"GPU busy {s.gpu_utilization:.0%} of the {s.wall_us:,.0f} us window; {work_phrase(s.work)}; "
+        f"GPU busy {s.gpu_utilization:.0%} of the {duration(s.wall_us)} window; {work_phrase(s.work)}; "
         + launch_phrase(s)
     )
 
@@ -371,9 +372,9 @@ def work_phrase(w: DeviceWork) -> str:
     parts = [kernels] if w.kernels else []
     if copies:
         n = sum(c.count for c in copies)
-        parts.append(f"{n:,} cop{'y' if n == 1 else 'ies'} ({copy_kinds(w)}, {sum(c.us for c in copies):,.1f} us)")
+        parts.append(f"{n:,} cop{'y' if n == 1 else 'ies'} ({copy_kinds(w)}, {duration(sum(c.us for c in copies))})")
     if sets:
-        parts.append(f"{sets[0].count:,} set{'s' if sets[0].count > 1 else ''} ({sets[0].us:,.1f} us)")
+        parts.append(f"{sets[0].count:,} set{'s' if sets[0].count > 1 else ''} ({duration(sets[0].us)})")
     return ", ".join(parts + ([] if w.kernels else [kernels]))
 
 
@@ -384,13 +385,14 @@ def copy_kinds(w: DeviceWork) -> str:
 
 
 def launch_phrase(s: Summary) -> str:
-    """ "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us)" """
+    """ "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us on average)" """
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
-    per = f"{s.cpu_per_kernel_us:,.1f} us of the step's CPU work (the call itself {s.typical_launch_us:,.1f} us)"
-    per = per if s.path.launches else f"{s.typical_launch_us:,.1f} us of CPU, median {s.median_launch_us:,.1f} us"
+    call = duration(s.typical_launch_us)
+    per = f"{duration(s.cpu_per_kernel_us)} of the step's CPU work (the call itself {call} on average)"
+    per = per if s.path.launches else f"{call} of CPU, median {duration(s.median_launch_us)}"
     launches = f"{s.launches:,} launch{'' if s.launches == 1 else 'es'}"
-    return f"{launches}, each buying {s.gpu_per_kernel_us:,.1f} us of GPU work for {per}" + outlier_note(s)
+    return f"{launches}, each buying {duration(s.gpu_per_kernel_us)} of GPU work for {per}" + outlier_note(s)
 
 
 def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
@@ -426,9 +428,9 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
     calls = sum(r.count for r in aten)
     s.cpu_op_avg_us = sum(r.self_cpu_us for r in aten) / calls if calls else 0.0
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
-    top = ", ".join(f"{name} {us:,.1f} us" for name, us in s.cpu_top_self)
-    numbers = f"CPU only; ops run {share:.0%} of the {s.wall_us:,.0f} us window; the most self CPU time: {top}"
-    numbers += f"; aten ops average {s.cpu_op_avg_us:,.1f} us of own work" if calls else ""
+    top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
+    numbers = f"CPU only; ops run {share:.0%} of the {duration(s.wall_us)} window; the most self CPU time: {top}"
+    numbers += f"; aten ops average {duration(s.cpu_op_avg_us)} of own work" if calls else ""
     return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
 
 

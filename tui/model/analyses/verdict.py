@@ -11,6 +11,7 @@ its own words for CPU work (cpu-in-ops, cpu-between-ops); a trace whose device r
 from __future__ import annotations
 
 from ..steps import Step
+from ..words import duration
 from .compiling import Compiling
 from .critical.path import CriticalPath
 from .summary import PathFacts, Summary, busy_numbers
@@ -121,10 +122,26 @@ def _numbers(s: Summary) -> str:
     return f"CPU only; {TITLE.get(s.bound_by, s.bound_by)} {s.bound_share:.0%} of the path"
 
 
+def path_where(s: Summary) -> str:
+    """ProfilerStep#6 (the typical step, 4.43 ms): the window the verdict reads, with the path's length. A step whose
+    elapsed time leaves out device work queued before it (an unrecorded warm-up step's tail) says what its window
+    holds beyond that elapsed time."""
+    p = s.path
+    if p.event < 0:
+        return f"{p.window} ({duration(p.length_us)})"
+    elapsed = s.typical.us
+    if elapsed > 0 and abs(p.length_us - elapsed) > max(0.005 * elapsed, 1.0):
+        return (
+            f"{p.window} (the typical step: {duration(p.length_us)} from its start to the end of its device work, "
+            f"{duration(elapsed)} elapsed)"
+        )
+    return f"{p.window} (the typical step, {duration(p.length_us)})"
+
+
 def path_reason(s: Summary) -> str:
     """the critical path of ProfilerStep#6 (the typical step, 4.43 ms) is 97% CPU work, launch delays and gaps..."""
     p = s.path
-    where = f"{p.window} (the typical step, {_ms(p.length_us)})" if p.event >= 0 else f"{p.window} ({_ms(p.length_us)})"
+    where = path_where(s)
     if s.verdict == "mixed":
         top = sorted(p.breakdown.items(), key=lambda kv: -kv[1])[:3]
         parts = ", ".join(f"{TITLE.get(c, c)} {t / p.length_us:.0%}" for c, t in top)
@@ -135,12 +152,14 @@ def path_reason(s: Summary) -> str:
     return f"the critical path of {where} is {s.bound_share:.0%} {what}"
 
 
-def verdict_words(breakdown: dict[str, float]) -> str:
+def verdict_words(breakdown: dict[str, float], cpu_only: bool = False) -> str:
     """overhead-bound: CPU work, launch delays and gaps between kernels hold 92% of the path (the critical report's
-    line, and the viewer's); mixed: the top classes with their shares."""
+    line, and the viewer's); mixed: the top classes with their shares; cpu-bound on a trace with no device work."""
     verdict, _cls, share = path_verdict(breakdown)
     if not verdict:
         return "nothing on the path"
+    if cpu_only and verdict == "overhead-bound":
+        return f"cpu-bound: CPU work holds {share:.0%} of the path (no device activity)"
     if verdict == "mixed":
         total = sum(breakdown.values()) or 1.0
         top = sorted(breakdown.items(), key=lambda kv: -kv[1])[:3]
@@ -150,7 +169,3 @@ def verdict_words(breakdown: dict[str, float]) -> str:
             + ")"
         )
     return f"{verdict}: {GROUP_TITLE[verdict]} hold {share:.0%} of the path"
-
-
-def _ms(us: float) -> str:
-    return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.1f} us"

@@ -14,6 +14,7 @@ import gzip
 import io
 import pickle
 import re
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def head_of(path: str | Path, n: int = SNIFF_BYTES) -> bytes:
             f.seek(0)
             with gzip.GzipFile(fileobj=f) as g:
                 return g.read(n)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # unreadable, or a broken gzip stream: no snapshot's head
         return b""
 
 

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -39,6 +40,8 @@ CONTENTION_MIN_NS = 20_000  # a start delayed by less than this is a gap, not co
 CONTENTION_LAG_NS = 10_000  # the delayed activity starts at most this long after the other one ends (10 us)
 CONTENTION_COVER = 0.5  # the other activity ran through at least this share of the delay
 NONE = np.iinfo(np.int64).min
+# an activity with no launch recorded that starts this soon after the one before it on its stream waited in the queue
+QUEUED_GAP_NS = 5_000
 
 
 @dataclass
@@ -66,11 +69,21 @@ class Scope:
     def dev_end(self) -> np.ndarray:
         return self.dev_ts + self.trace.x.dur[self.dev.ev]
 
-    @property
+    @cached_property
     def launch_ts(self) -> np.ndarray:
-        """Per activity: its launch call's start (its own start when no call is recorded)."""
+        """Per activity: its launch call's start. With no call recorded, its own start, unless it started as the
+        one before it on its stream ended: then it waited in the queue, launched no later than that one (the
+        work queued before the profiler started, which a synchronize at the first step waits for)."""
         x = self.trace.x
-        return np.where(self.launcher >= 0, x.ts[np.maximum(self.launcher, 0)], self.dev_ts)
+        ts = self.dev_ts
+        out = np.where(self.launcher >= 0, x.ts[np.maximum(self.launcher, 0)], ts)
+        lane = x.track[self.dev.ev]
+        end = ts + x.dur[self.dev.ev]
+        queued = np.zeros(len(ts), bool)
+        queued[1:] = (self.launcher[1:] < 0) & (lane[1:] == lane[:-1]) & (ts[1:] - end[:-1] <= QUEUED_GAP_NS)
+        for k in np.flatnonzero(queued).tolist():  # in stream order: a run takes its first one's launch
+            out[k] = min(out[k], out[k - 1])
+        return out
 
 
 def sync_edges(s: Scope) -> EdgeList:

@@ -54,6 +54,7 @@ class Saving:
     bound_share: float  # bound_before's share of the path
     matched: list[str] = field(default_factory=list)  # the names the spec touched (the first few)
     why: str = ""
+    caveats: list[tuple[str, int]] = field(default_factory=list)  # what the what-if could not model (its notes)
 
     @property
     def saving_ns(self) -> int:

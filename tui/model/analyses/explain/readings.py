@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ...steps import cold_first
+from ...words import duration
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
+from ..verdict import TITLE, path_where
 
-
-def _us(v: float) -> str:
-    return f"{v / 1000:,.2f} ms" if v >= 1000 else f"{v:,.1f} us"
+AROUND_LAUNCH = 3  # the CPU work per kernel on the path, against the launch call's own time: the work around it
 
 
 def verdict_reading(s: Summary) -> str:
@@ -31,9 +31,7 @@ def verdict_reading(s: Summary) -> str:
 
 def path_head(s: Summary) -> str:
     """The critical path of ProfilerStep#6 (the typical step, 4.43 ms) is 97%"""
-    p = s.path
-    where = f"{p.window} (the typical step, {_us(p.length_us)})" if p.event >= 0 else f"{p.window} ({_us(p.length_us)})"
-    return f"The critical path of {where} is {s.bound_share:.0%}"
+    return f"The critical path of {path_where(s)} is {s.bound_share:.0%}"
 
 
 def compute_reading(s: Summary) -> str:
@@ -69,14 +67,13 @@ def loading_reading(s: Summary) -> str:
 def compiling_reading(s: Summary) -> str:
     c = s.compiling
     return (
-        f"{path_head(s)} torch.compile compiling ({_us(c.us)} in all, {c.frames:,} frame compile(s)): the window "
+        f"{path_head(s)} torch.compile compiling ({duration(c.us)} in all, {c.frames:,} frame compile(s)): the window "
         "shows compile time, not how the model runs. It is paid once per shape: profile after warm-up steps, and mark "
         "changing sizes dynamic to avoid recompiles."
     )
 
 
 def mixed_reading(s: Summary) -> str:
-    from ..verdict import TITLE
 
     p = s.path
     top = ", ".join(
@@ -107,11 +104,11 @@ def cpu_reading(s: Summary) -> str:
     if s.verdict == "cpu-only":
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
-    top = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_top_self)
+    top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
     short = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
     if s.verdict == "cpu-in-ops" and short:
         return head + (
-            f"Ops run {share:.0%} of the window, but each aten op does little work ({_us(s.cpu_op_avg_us)} of own "
+            f"Ops run {share:.0%} of the window, but each aten op does little work ({duration(s.cpu_op_avg_us)} of own "
             f"time on average), so fixed per-op costs (dispatch, Python) are much of it; the most self time: {top}. "
             "Bigger tensors per call, fewer small ops, or torch.compile would help."
         )
@@ -137,6 +134,12 @@ def launches_cost_more(s: Summary) -> bool:
     return s.launches_cost_more
 
 
+def around_launches(s: Summary) -> bool:
+    """Is the CPU work on the path per kernel launched far more than the launch call itself (AROUND_LAUNCH times)?
+    Then the Python and dispatch around each launch are the cost, not the call."""
+    return bool(s.path.launches) and s.cpu_per_kernel_us >= AROUND_LAUNCH * max(s.typical_launch_us, 1e-9)
+
+
 def overhead_reading(s: Summary) -> str:
     """Why the GPU waits, naming the real cause: the CPU work per kernel on the path, or the CPU's other work."""
     head = (
@@ -145,13 +148,20 @@ def overhead_reading(s: Summary) -> str:
         if s.path.length_us
         else f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
     )
-    if launches_cost_more(s):  # (the launch reading gives the figures, once)
+    if launches_cost_more(s) and around_launches(s):  # (the launch reading gives the figures, once)
+        return head + (
+            "The CPU work around each launch (Python, dispatch, the op's own code) is the cost, far more than the "
+            "launch call itself: fewer, larger kernels (torch.compile) or CUDA graphs remove both (tracetui critical "
+            "--what-if graphs says what they would save); taking out only the launch calls would not (--what-if "
+            "launch=0)."
+        )
+    if launches_cost_more(s):
         return head + (
             "Launching is the cost: a launch call takes more CPU time than the GPU work it buys. Fewer, larger kernels "
             "(torch.compile) or CUDA graphs (tracetui critical --what-if graphs says what they would save) are where "
             "the time is."
         )
-    busy = ", ".join(f"{name} {_us(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
+    busy = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
         "The launch calls are cheap (each buys more GPU work than its own CPU time); the CPU's other work holds the "
         f"GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
@@ -162,15 +172,15 @@ def launch_reading(s: Summary) -> str | None:
     """The CPU cost of a kernel as the step pays it (the path's CPU work per launch), beside the launch call's own."""
     if s.cpu_only or s.device_records_missing or not s.launches:
         return None
-    call = f"A launch call takes {_us(s.typical_launch_us)} of CPU (median {_us(s.median_launch_us)})"
+    call = f"A launch call takes {duration(s.typical_launch_us)} of CPU (median {duration(s.median_launch_us)})"
     p = s.path
     if p.launches:
         step = f"the step {p.window}" if p.event >= 0 else "the trace"
         call += (
-            f", but the CPU work on the critical path of {step} comes to {_us(s.cpu_per_kernel_us)} per kernel "
-            f"launched ({_us(p.cpu_us)} over {p.launches:,} launches)"
+            f", but the CPU work on the critical path of {step} comes to {duration(s.cpu_per_kernel_us)} per kernel "
+            f"launched ({duration(p.cpu_us)} over {p.launches:,} launches)"
         )
-    buys = f"; each launch buys {_us(s.gpu_per_kernel_us)} of GPU work"
+    buys = f"; each launch buys {duration(s.gpu_per_kernel_us)} of GPU work"
     outliers = launch_outliers_reading(s)
     if s.verdict == "overhead-bound" or (not p.launches and launches_cost_more(s)):
         return f"{call}{buys}: the CPU cannot keep the GPU fed." + outliers
@@ -182,8 +192,8 @@ def launch_outliers_reading(s: Summary) -> str:
         return ""
     worst = s.launch_outliers[0]
     return (
-        f" Left out: {len(s.launch_outliers)} outlier(s); the slowest, {worst.name}, took {_us(worst.dur_us)} against a "
-        f"median of {_us(s.median_launch_us)} (see explain)."
+        f" Left out: {len(s.launch_outliers)} outlier(s); the slowest, {worst.name}, took {duration(worst.dur_us)} against a "
+        f"median of {duration(s.median_launch_us)} (see explain)."
     )
 
 
@@ -196,10 +206,10 @@ def cold_start_reading(s: Summary) -> str | None:
     if ratio is not None:
         first = s.steps[0]
         return (
-            f"{first.name} took {ratio:.1f}x the others ({_us(first.elapsed_us)} vs {_us(usual)}{gpu}): "
+            f"{first.name} took {ratio:.1f}x the others ({duration(first.elapsed_us)} vs {duration(usual)}{gpu}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
-    return f"Steps take about the same time ({_us(usual)} typical{gpu}): no cold start in the profiled window."
+    return f"Steps take about the same time ({duration(usual)} typical{gpu}): no cold start in the profiled window."
 
 
 def fact_readings(s: Summary) -> dict[str, str]:
@@ -211,7 +221,11 @@ def fact_readings(s: Summary) -> dict[str, str]:
     }
     if s.cpu_only or s.device_records_missing:
         return out
-    keeps_up = "the CPU cannot keep up" if launches_cost_more(s) else "the GPU has work to hide the launches"
+    keeps_up = (
+        "each call takes more CPU than the GPU work it buys"
+        if launches_cost_more(s)
+        else "the GPU has work to hide them"
+    )
     launches = f"CPU time in launch calls: {keeps_up}" if s.launches else ""  # (the launch reading has the figures)
     out |= {
         "gpu_busy_us": "time at least one kernel or copy was running on the GPU",

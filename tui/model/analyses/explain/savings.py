@@ -98,7 +98,7 @@ def _solve(a: Analysis, specs: list[str]) -> tuple[dict[str, Saving], str]:
     for spec in specs:
         try:
             found = what_if(a, w, [parse_spec(spec)], _owner(a), base)
-            out[spec] = _saving(spec, before, found.after, found.matched[0])
+            out[spec] = replace(_saving(spec, before, found.after, found.matched[0]), caveats=found.caveats)
         except WhatIfError:  # none of it runs in this window
             out[spec] = _saving(spec, before, before, [], "absent")
     return out, ""
