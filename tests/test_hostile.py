@@ -291,8 +291,7 @@ def test_the_api_and_the_mcp_server_obey_the_same_limits(tmp_path):
     with pytest.raises(TraceError) as caught:
         tracetui.load(nan)
     assert (
-        str(caught.value)
-        == f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
+        str(caught.value) == f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
     )
     deep = tmp_path / "deep.json"
     deep.write_text(
@@ -315,9 +314,7 @@ async def test_an_mcp_call_on_a_hostile_file_is_a_one_line_tool_error(tmp_path, 
     bomb = _gzip_of_blanks(tmp_path / "bomb.json.gz", 32 << 20)
     async with serve(isolated_cache) as client:
         said = await failure(client, "summary", trace=str(nan))
-        assert said.endswith(
-            f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)"
-        )
+        assert said.endswith(f"{nan}: no trace events left to show: skipped 1 event without a numeric start time (ts)")
         assert (await failure(client, "ops", trace=str(bomb))).endswith(f"{bomb}: no trace events in the file")
 
 

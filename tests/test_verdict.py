@@ -306,4 +306,7 @@ def test_a_window_longer_than_the_steps_elapsed_time_says_what_it_holds(tmp_path
     a = results(queued_before_profiling(tmp_path))
     s = a.summary
     assert s.path.length_us > s.typical.us * 1.01
-    assert "from its start to the end of its device work" in s.reason and f"{s.typical.us / 1000:,.2f} ms elapsed" in s.reason
+    assert (
+        "from its start to the end of its device work" in s.reason
+        and f"{s.typical.us / 1000:,.2f} ms elapsed" in s.reason
+    )
