@@ -109,4 +109,4 @@ def test_a_folder_of_junk_is_one_line_before_the_screen(tmp_path, capsys, monkey
         assert err == f"tracetui: error: {folder}: no file of this folder is a trace: a.json (not a JSON trace)\n"
     (folder / "a.json").unlink()
     assert main(["open", str(folder)]) == 2
-    assert "a folder with no trace in it" in capsys.readouterr().err
+    assert "folder holds no .json or .json.gz traces" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from tui.model.analyses.critical.groups import path_groups
 from tui.model.analyses.critical.queue import launch_latency, name_latency, stream_queues
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
+from tui.model.view.series import QUEUE_TOP
 from tui.reports.tables import kernels_document
 from tui.tables import critical as C
 from tui.tables import critical_path as P
@@ -192,7 +193,8 @@ async def test_a_queue_lane_per_stream_with_its_deepest_queue():
         await until(pilot, lambda: any(s.kind == "queue" for s in tl.series), "the queue lanes")
         lanes = {s.label: s.high for s in tl.series if s.kind == "queue"}
         expected = {
-            f"{a.trace.tracks[q.track].name} queue": q.max_length for q in stream_queues(a.trace, a.links.launcher)
+            f"{a.trace.tracks[q.track].name} queue": max(q.max_length, QUEUE_TOP)
+            for q in stream_queues(a.trace, a.links.launcher)
         }
         assert lanes == expected and len(lanes) == 4 and max(lanes.values()) == 1338
         line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "GPU 1 stream 7 queue")

@@ -16,7 +16,7 @@ from rich.console import Console
 from tui.cli import main
 from tui.model.analyses.results import Results
 from tui.model.load import load_trace
-from tui.model.view.series import Series, cell_values, counter_series, sparkline, value_at
+from tui.model.view.series import QUEUE_TOP, Series, cell_values, counter_series, sparkline, value_at
 
 BERT = SAMPLES / "h100-bert-small.json.gz"
 NO_MEMORY = "no memory events: capture with profile_memory=True (tracetui profile --profile-memory)"
@@ -165,6 +165,15 @@ def test_cells_keep_the_highest_value_and_the_sparkline_scales_low_to_high():
     cells = cell_values(s, 0, 10, 6)
     assert np.isnan(cells[0]) and cells[1:].tolist() == [1.0, 5.0, 2.0, 3.0, 3.0]
     assert sparkline(cells, s.low, s.high) == " ▁█▃▅▅"
+
+
+def test_a_launch_queue_lane_reads_from_none_to_at_least_eight():
+    """One launch waiting now and then is a short bar, not a full queue; a deep queue tops its own lane."""
+    shallow = Series("q", "queue", np.array([10, 20, 30]), np.array([1.0, 0.0, 1.0]))
+    assert (shallow.low, shallow.high) == (0.0, QUEUE_TOP)
+    assert sparkline(cell_values(shallow, 10, 10, 3), shallow.low, shallow.high) == "▂▁▂"
+    deep = Series("q", "queue", np.array([10, 20]), np.array([3.0, 40.0]))
+    assert (deep.low, deep.high) == (0.0, 40.0) and sparkline(np.array([40.0]), deep.low, deep.high) == "█"
 
 
 def test_shared_memory_traces_peaks_match_the_raw_totals(capsys):

@@ -107,7 +107,7 @@ def trace_path(named: str) -> str:
 
     path = resolve(named)
     if not os.path.exists(path):
-        raise TraceError(named, "no such file or folder")
+        raise TraceError(named, "no such file")
     return path
 
 

@@ -57,7 +57,7 @@ def check_first_bytes(path: str) -> None:
     p = Path(path)
     if p.is_dir():
         if not trace_files(p):
-            raise TraceError(path, "a folder with no trace in it (no .json or .json.gz file)")
+            raise TraceError(path, "folder holds no .json or .json.gz traces")
         from ..model.loading import folder_problem
 
         problem = folder_problem(path)

@@ -56,8 +56,8 @@ SERIES_TITLES = {  # each value lane group's legend, then shorter ones that say 
         "Counters",
     ),
     "queue": (
-        "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most (█)",
-        "Launch queues: launches not yet started, at the cursor; ▁ none, █ a lane's most",
+        "Launch queues: launches not yet started per stream, at the cursor; each lane from 0 (▁) to its most, at least 8 (█)",
+        "Launch queues: launches not yet started; ▁ none, █ the lane's most (at least 8)",
         "Launch queues: launches waiting; ▁ none, █ most",
         "Launch queues",
     ),

@@ -26,14 +26,20 @@ class Series:
 
     @property
     def low(self) -> float:
+        if self.kind == "queue":
+            return 0.0
         return float(self.values.min()) if len(self.values) else 0.0
 
     @property
     def high(self) -> float:
-        return float(self.values.max()) if len(self.values) else 0.0
+        """The lane's top: its most; a launch queue's at least QUEUE_TOP launches, so that one launch waiting now
+        and then does not draw as a full queue."""
+        most = float(self.values.max()) if len(self.values) else 0.0
+        return max(most, QUEUE_TOP) if self.kind == "queue" else most
 
 
 MEMORY_KINDS = ("allocated", "reserved")
+QUEUE_TOP = 8  # launches: the least a launch queue's lane reaches to (█)
 
 
 def memory_series(curves: list) -> list[Series]:

@@ -99,8 +99,11 @@ def _step(trace: Trace, number: int, rank: int | None = None) -> Window:
     have = sorted({int(m.group(1)) for i in steps.tolist() if (m := STEP_NAME.match(trace.name_of(i)))})
     if not have:
         raise WindowError(f"no ProfilerStep#{number}: the trace has no ProfilerStep spans (leave out --step)")
-    listed = f"{have[0]}-{have[-1]}" if have == list(range(have[0], have[-1] + 1)) else ", ".join(map(str, have[:12]))
-    raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep#{listed}")
+    if len(have) == 1:
+        raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep#{have[0]} only")
+    run = have == list(range(have[0], have[-1] + 1))
+    listed = f"#{have[0]} to #{have[-1]}" if run else ", ".join(f"#{n}" for n in have[:12])
+    raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep{listed}")
 
 
 def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> np.ndarray:
