@@ -106,6 +106,17 @@ def test_bad_trace_file_exit_2_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize("command", ["summary", "open"])
+def test_random_bytes_named_gz_say_they_are_no_gzip(tmp_path, capsys, command):
+    bad = tmp_path / "x.json.gz"
+    bad.write_bytes(bytes(range(7, 256)) * 12)
+    before = bad.read_bytes()
+    code, out, err = run(capsys, command, str(bad))
+    assert (code, out) == (2, "")
+    assert err == f"tracetui: error: {bad}: not gzip (a .gz name, but no gzip header) and not a JSON trace either\n"
+    assert bad.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "name, content, problem",
     [

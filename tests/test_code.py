@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, X, press_settled, shared_traces, wait_for_main, write_trace
+from conftest import SAMPLES, X, press_settled, shared_traces, until, wait_for_main, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
@@ -168,6 +168,24 @@ async def test_the_code_view_shows_the_table_and_the_icicle_zooms():
         await pilot.press("v")
         assert ice.by == "device"
         assert "a shows them" in table.status() and "--all-frames" not in table.status()
+
+
+async def test_the_icicle_status_fits_80_columns_whole():
+    """At 80 columns the selected frame's line takes the longest wording that fits, never one cut mid-sentence."""
+    from tui.app import TraceApp
+    from tui.widgets.icicle import IcicleView
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.press("6")
+        await until(pilot, lambda: bool(screen.query(IcicleView)), "the icicle")
+        await pilot.press("i", "down", "enter")
+        await pilot.pause()
+        status = screen.query_one("#icicle-status")
+        text = str(status.render())
+        assert "\n" not in text and len(text) <= status.size.width and "device time" in text
+        assert text.endswith(("(v)", "%)")) and "launched from beneath it" not in text  # the shorter wording
 
 
 async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import device_traces as D
+import numpy as np
 import pytest
 from conftest import SAMPLES, write_trace
 
@@ -15,6 +16,8 @@ from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.copies import copies
 from tui.model.analyses.results import Results
+from tui.model.cats import Cat
+from tui.model.load.args import event_args
 from tui.tables.explain import note
 
 MB = 1 << 20
@@ -57,10 +60,30 @@ def test_a_trace_without_copies_has_no_copies_line(tmp_path, capsys):
     assert "Copies by direction" not in capsys.readouterr().out
 
 
-def test_the_samples_copies_read_only_the_chunks_that_hold_them():
-    """The DDP sample's 960 device-to-device copies and 114 sets, their bytes from their args."""
-    found = {r.kind: r for r in copies(results(SAMPLES / "a100-ddp-nccl.json.gz").trace).rows}
+def test_the_samples_copies_take_their_bytes_from_their_args():
+    """The DDP sample's 960 device-to-device copies and 114 sets: the load's byte column is each one's `bytes` arg
+    as the file writes it (read back event by event)."""
+    trace = results(SAMPLES / "a100-ddp-nccl.json.gz").trace
+    found = {r.kind: r for r in copies(trace).rows}
     assert (found["D2D"].count, found["D2D"].bytes, found["set"].count) == (960, 307_323_096, 114)
+    ev = np.flatnonzero(np.isin(trace.x.cat, [int(Cat.MEMCPY), int(Cat.MEMSET)]))
+    assert trace.x.nbytes[ev].tolist() == [event_args(trace, int(i))["bytes"] for i in ev.tolist()]
+    assert (np.delete(trace.x.nbytes, ev) == -1).all()  # no other event of this trace has the arg
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+def test_a_bytes_arg_that_is_no_size_reads_as_unknown(tmp_path, lenient):
+    """A string, a bool, a negative number or one past 64 bits is no size (-1); a fraction is cut. lenient: a
+    malformed event elsewhere in the file sends its chunk down the forgiving decode, which must read the same."""
+    odd = ["4096", True, -8, 2**64, 1.5, None, 64]
+    events = [D.on_device(f"Memcpy HtoD {k}", 10 * k, 5, k + 1, cat="gpu_memcpy", bytes=b) for k, b in enumerate(odd)]
+    if lenient:
+        events.append({"ph": "X", "name": "odd", "ts": "soon", "dur": 1, "pid": 0, "tid": 1})
+    trace = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
+    ev = np.flatnonzero(trace.x.cat == int(Cat.MEMCPY))
+    assert sorted(trace.x.nbytes[ev].tolist()) == sorted([-1, -1, -1, -1, 1, -1, 64])
+    (row,) = copies(trace).rows
+    assert row.bytes == -1 and row.count == len(odd)  # one copy without a size leaves the direction's total unknown
 
 
 def test_explain_names_tiny_pageable_copies_and_their_fixes(tmp_path):

@@ -73,7 +73,11 @@ def test_hidden_frames_go_to_the_op_they_ran_under(tmp_path):
         ("aten::add", "op"): 10.0,
     }
     assert not any(g.kind == "frame" for g in groups)
-    assert P.group_label(groups[0]) == "ProfilerStep#1 (self)"  # its self time, between its ops
+    # its self time, between its ops: all of it the forward's hidden Python, and the label says so
+    assert groups[0].python_ns == 40_000 and P.group_label(groups[0]) == "ProfilerStep#1 (self: its Python)"
+    groups[0].python_ns = 15_000  # mostly the step's own time: self, as torch's Self CPU counts it
+    assert P.group_label(groups[0]) == "ProfilerStep#1 (self)"
+    assert all(g.python_ns == 0 for g in groups_of(harness(tmp_path), hide=False)[1])  # frames shown: none folded
 
 
 def test_a_kernel_waiting_for_its_launch_is_a_kernel_held_by_launch_delays(tmp_path):

@@ -327,6 +327,20 @@ def test_bert_on_h100_gemms_measured_against_bf16():
     assert {n.name for n in r.not_modelled} >= {"aten::index_select"} and r.not_modelled_us > 0
 
 
+def test_a_gemm_below_the_ridge_is_memory_bound_only_when_it_moves_a_real_share_of_the_bandwidth():
+    """Both BERT GEMM findings sit below the H100's ridge; the vocabulary projection moves 29% of the bandwidth
+    (memory-bound), the 512x512 ones 4% (far below both roofs: too little work per call), the share the roofline
+    view shows as % of roof."""
+    a = results(SAMPLES / "h100-bert-small.json.gz")
+    by_calls = {f.figures["calls"]: f for f in gemm_roof(a, a.summary) if f.figures["op"] == "aten::addmm"}
+    small, vocab = by_calls[17], by_calls[1]
+    assert small.parts[-1] == "roofline-gemm-latency" and vocab.parts[-1] == "roofline-gemm-memory"
+    row = next(x for x in a.roofline.rows if x.name == "aten::addmm" and x.count == 17)
+    assert small.figures["bw_pct"] == pytest.approx(row.pct_of_roof, rel=1e-3) and row.pct_of_roof < 10
+    assert "memory-bound" not in note(small) and "4.18% of the 3,350 GB/s" in note(small)
+    assert "memory-bound, moving 971 GB/s, 29% of the 3,350 GB/s bandwidth" in note(vocab)
+
+
 # ---- the command ----------------------------------------------------------------------------------
 
 

@@ -60,6 +60,7 @@ class Events(Table):
     py_id: np.ndarray = column(np.int64)
     py_parent: np.ndarray = column(np.int64)
     shape: np.ndarray = column(np.int32)  # Input Dims, interned
+    nbytes: np.ndarray = column(np.int64)  # the "bytes" arg (a copy's or a set's size); -1 without, or not a size
     chunk: np.ndarray = column(np.int32)  # the chunk row that re-decodes the event's args
     pos: np.ndarray = column(np.int32)  # the event's index within that chunk
 

@@ -98,8 +98,9 @@ NOTES = {  # {s}: a plural's s; {activities}, {have}, {they}, {their}, {start}, 
     "unlinked_device": "{n:,} device {activities} {have} no launch call recorded: {their} stream alone explains "
     "{their} start",
     "syncs_inferred": "{n:,} synchronize call{s} {have} no cuda_sync record: what {they} waited for is inferred from "
-    "{their} own span{s} (the records are opt-in: torch.profiler.profile(experimental_config="
-    "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)), torch 2.2 and later)",
+    "{their} own span{s} (the records are opt-in, torch 2.2 and later: pass "
+    "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True) to torch.profiler.profile, after "
+    "from torch._C._profiler import _ExperimentalConfig)",
     "hidden_waits": "{n:,} {stretches} of CPU time inside an op {end} when the device finished the work queued before "
     "{them}, with no synchronize recorded (a spin or a hidden sync): the path follows the device work {they} waited "
     "for",

@@ -52,11 +52,15 @@ GROUP_SORTS = {
     "name": SortKey("name", reverse=False, means="name"),
 }
 OWN = " (self)"  # a span's own stretch of the path: the time between its ops, as torch's Self CPU counts it
+OWN_PYTHON = " (self: its Python)"  # ... mostly the hidden Python frames that ran in it, between its ops
 
 
 def own_tag(g: PathGroup) -> str:
-    """A step's or an annotation's group is its self time, between its ops (never cut: the name is)."""
-    return OWN if g.kind == "annotation" or (g.kind == "op" and STEP_NAME.match(g.name)) else ""
+    """A step's or an annotation's group is its self time, between its ops (never cut: the name is); with frames
+    hidden, mostly the Python that ran there says so."""
+    if not (g.kind == "annotation" or (g.kind == "op" and STEP_NAME.match(g.name))):
+        return ""
+    return OWN_PYTHON if 2 * g.python_ns >= g.dur_ns > 0 else OWN
 
 
 def group_label(g: PathGroup) -> str:

@@ -10,6 +10,10 @@ ROOFLINE_TEMPLATES = {
     "roofline-gemm-memory": "At {intensity:,.1f} FLOP/byte it sits below the ridge ({ridge:,.0f}): memory-bound, "
     "moving {gbps:,.0f} GB/s, {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth. Bigger shapes (more rows per call) "
     "raise its intensity.",
+    "roofline-gemm-latency": "At {intensity:,.1f} FLOP/byte it sits below the ridge ({ridge:,.0f}), so bandwidth is "
+    "its roof, yet it moves {gbps:,.0f} GB/s, {bw_pct:.3g}% of the {bw:,.0f} GB/s: far below both roofs, held back "
+    "not by the bandwidth but by too little work per call to fill the GPU (latency). Bigger shapes (more rows per "
+    "call) or fewer, batched calls raise it.",
     "roofline-memory": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) are "
     "memory-bound: they move {mb:,.1f} MB at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
     "no arithmetic per byte. Each reads its inputs from memory and writes its output back; fusing them "

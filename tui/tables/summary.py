@@ -302,7 +302,9 @@ def typical_note(t: TypicalStep) -> str:
     if not t.of:
         return ""
     cold = f" ({', '.join(t.left_out)} left out: a cold start)" if t.left_out else ""
-    return f"Typical step: {fmt_time(t.us)}, the median elapsed time of {plural(t.of, 'step')}{cold}."
+    one = "the elapsed time of the one step left" if t.left_out else "the elapsed time of the one step"
+    of = one if t.of == 1 else f"the median elapsed time of {plural(t.of, 'step')}"
+    return f"Typical step: {fmt_time(t.us)}, {of}{cold}."
 
 
 def has_device_steps(s: Summary) -> bool:

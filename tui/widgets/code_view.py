@@ -121,7 +121,8 @@ class CodeView(ReportsFailedWorkers, Vertical):
         return True
 
     def on_icicle_view_selected(self, message: IcicleView.Selected) -> None:
-        self.query_one("#icicle-status", Static).update(message.text)
+        status = self.query_one("#icicle-status", Static)
+        status.update(message.fitted(status.size.width or self.size.width or 80))
 
     def action_focus_icicle(self) -> None:
         if self.query(IcicleView):

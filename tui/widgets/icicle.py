@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from ..fmt import fmt_dur
 from ..model.view.icicle import ALL, Icicle, Span, Width
+from ..names import shorten
 from .paint import color_of, style, text_on
 
 BLANK = Style(bgcolor="#15181c")
@@ -34,9 +35,20 @@ class IcicleView(Widget, can_focus=True):
     ]
 
     class Selected(Message):
-        def __init__(self, text: str) -> None:
+        """The selected frame in words: its name, then its figures in forms, the longest first (fitted picks)."""
+
+        def __init__(self, name: str, forms: list[str]) -> None:
             super().__init__()
-            self.text = text
+            self.name, self.forms = name, forms
+
+        @property
+        def text(self) -> str:
+            return self.name + self.forms[0]
+
+        def fitted(self, width: int) -> str:
+            """The longest form that fits whole; else the shortest, the name cut in the middle to make room."""
+            whole = next((self.name + f for f in self.forms if len(self.name + f) <= width), None)
+            return whole or shorten(self.name, max(width - len(self.forms[-1]), 12)) + self.forms[-1]
 
     def __init__(self, icicle: Icicle, by: str = "device", **kwargs) -> None:
         super().__init__(**kwargs)
@@ -126,10 +138,16 @@ class IcicleView(Widget, can_focus=True):
         value, whole = self.icicle.value(self.selected, by), self.icicle.value(self.root, by)
         share = f" ({100 * value / whole:.1f}% of the zoomed frame)" if whole else ""
         what = "device time launched from beneath it" if by == "device" else "CPU time"
+        name, switch = self.icicle.name(self.selected), "(no device time in this trace)" if self.cpu_only else "(v)"
+        brief = f" ({100 * value / whole:.1f}%)" if whole else ""
         self.post_message(
             self.Selected(
-                f"{self.icicle.name(self.selected)}: {fmt_dur(value)} of {what}{share} · width = {by} time "
-                + ("(no device time in this trace)" if self.cpu_only else "(v)")
+                name,
+                [
+                    f": {fmt_dur(value)} of {what}{share} · width = {by} time {switch}",
+                    f": {fmt_dur(value)} of {by} time{brief} · width = {by} time {switch}",
+                    f": {fmt_dur(value)} of {by} time{brief}",
+                ],
             )
         )
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
+from textual.widgets._tree import TOGGLE_STYLE
 from textual.widgets.tree import TreeNode
 
 from ..fmt import fmt_dur
 from ..model.analyses.calltree import CallTree, Node
+from ..names import shorten
 
 KIND_STYLE = {
     "steps": "bold #e5c07b",
@@ -21,11 +24,23 @@ KIND_STYLE = {
 }
 
 
-def node_label(n: Node) -> Text:
-    text = Text(n.name[:90], style=KIND_STYLE.get(n.kind, ""))
+MIN_NAME = 16  # cells a name keeps before the figures give way (the count, the GPU time, then the self time)
+
+
+def node_label(n: Node, room: int | None = None) -> Text:
+    """The node's name and figures; room: the cells the line has, the name cut in the middle (with …) and the
+    figures shortened so that they fit whole, rather than run past the edge."""
     count = f" ×{n.count}" if n.count > 1 else ""
     gpu = f" · GPU {fmt_dur(n.gpu_ns)}" if n.gpu_ns else ""
-    text.append(f"  total {fmt_dur(n.total_ns)} · self {fmt_dur(n.self_ns)}{gpu}{count}", style="#8a8f98")
+    total, own = f"  total {fmt_dur(n.total_ns)}", f" · self {fmt_dur(n.self_ns)}"
+    forms = [total + own + gpu + count, total + own + gpu, total + gpu, total, ""]
+    if room is None:
+        figures, name = forms[0], shorten(n.name, 90)
+    else:
+        figures = next((f for f in forms if len(f) + min(len(n.name), MIN_NAME) <= room), "")
+        name = shorten(n.name, max(room - len(figures), 4))
+    text = Text(name, style=KIND_STYLE.get(n.kind, ""))
+    text.append(figures, style="#8a8f98")
     return text
 
 
@@ -52,6 +67,22 @@ class CallTreeView(Tree[Node]):
 
     def on_mount(self) -> None:
         self._fill_roots()
+
+    def render_label(self, node: TreeNode[Node], base_style: Style, style: Style) -> Text:
+        """The label fitted to the cells its line has at this width (the tree's lines then never run past it)."""
+        if node.data is None or not self.size.width:
+            return super().render_label(node, base_style, style)
+        label = node_label(node.data, self._room(node))
+        label.stylize(style)
+        icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+        prefix = (icon, base_style + TOGGLE_STYLE) if node.allow_expand else ("", base_style)
+        return Text.assemble(prefix, label)
+
+    def _room(self, node: TreeNode[Node]) -> int:
+        depth, up = 0, node.parent
+        while up is not None and up is not self.root:
+            depth, up = depth + 1, up.parent
+        return max(self.scrollable_content_region.width - depth * self.guide_depth - len(self.ICON_NODE), 8)
 
     def _fill_roots(self) -> None:
         self.clear()

@@ -1,24 +1,19 @@
 """Copies per direction (HTA's get_memory_bw_summary): count, bytes, device time and bandwidth of the H2D, D2H, D2D
 and P2P copies and of the sets, pageable against pinned host memory where the copy's name says, and tiny copies.
 
-The direction comes from the name (device_work.direction), the bytes from each copy's `bytes` arg: only the chunks
-of the file that hold copies are read, once (the device records come last in a Kineto file). A direction's
-bandwidth is its bytes over its copies' summed device time; HTA describes the per-moment bandwidth samples of
-Kineto's own `memory bandwidth (GB/s)` arg instead.
+The direction comes from the name (device_work.direction), the bytes from each copy's `bytes` arg (read with the
+events: Events.nbytes). A direction's bandwidth is its bytes over its copies' summed device time; HTA describes the
+per-moment bandwidth samples of Kineto's own `memory bandwidth (GB/s)` arg instead.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import msgspec
 import numpy as np
 
 from ..cats import Cat
-from ..load.args import event_args
-from ..load.source import ChunkReader
 from ..trace import Trace
 from .device_work import DIRECTIONS, direction
 
@@ -61,14 +56,6 @@ class Copies:
         return next((r for r in self.rows if r.kind == kind), None)
 
 
-class _Event(msgspec.Struct, gc=False):
-    args: msgspec.Raw = msgspec.Raw()  # read only for the events asked about
-
-
-_CHUNK = msgspec.json.Decoder(list[_Event])
-_ARGS = msgspec.json.Decoder(dict[str, object])
-
-
 def copies(trace: Trace) -> Copies:
     """The copies by direction and the sets (none: an empty table)."""
     x = trace.x
@@ -108,28 +95,5 @@ def _row(
 
 
 def copy_bytes(trace: Trace, ev: np.ndarray) -> np.ndarray:
-    """The `bytes` arg of each event (-1: none), decoding only the chunks that hold them, each once."""
-    out = np.full(len(ev), -1, np.int64)
-    chunk = trace.x.chunk[ev]
-    readers: dict[int, ChunkReader] = {}
-    try:
-        for c in np.unique(chunk).tolist():
-            here = np.flatnonzero(chunk == c)
-            out[here] = _chunk_bytes(trace, int(c), ev[here], readers)
-    finally:
-        for r in readers.values():
-            r.close()
-    return out
-
-
-def _chunk_bytes(trace: Trace, c: int, ev: np.ndarray, readers: dict[int, ChunkReader]) -> list[int]:
-    start, end, _first, src = (int(v) for v in trace.chunks[c])
-    try:
-        if src not in readers:
-            buf = trace.buffers.get(src)
-            readers[src] = ChunkReader(buf=buf) if buf is not None else ChunkReader(Path(trace.sources[src]))
-        items = _CHUNK.decode(readers[src](start, end))
-        found = [_ARGS.decode(items[p].args).get("bytes") if items[p].args else None for p in trace.x.pos[ev].tolist()]
-    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, OSError):
-        found = [event_args(trace, int(i)).get("bytes") for i in ev.tolist()]  # a damaged chunk, event by event
-    return [int(b) if isinstance(b, int | float) and not isinstance(b, bool) and b >= 0 else -1 for b in found]
+    """The `bytes` arg of each event (-1: none, or not a size), as the load read it (Events.nbytes)."""
+    return trace.x.nbytes[ev]

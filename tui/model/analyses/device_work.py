@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import Cat
-from ..load.args import event_args
 from ..trace import Trace
 
 COPY_SHARE = 0.5  # copies and sets take at least this share of the device's work time: it is busy copying
@@ -97,11 +96,5 @@ def _read_bytes(trace: Trace, copies: np.ndarray, kinds: np.ndarray, work: Devic
     for c in work.copies:
         if c.kind == "set":
             continue
-        total = 0
-        for i in copies[kinds == c.kind].tolist():
-            n = event_args(trace, i).get("bytes")
-            if not isinstance(n, int) or isinstance(n, bool):
-                total = -1
-                break
-            total += n
-        c.bytes = total
+        n = trace.x.nbytes[copies[kinds == c.kind]]
+        c.bytes = -1 if (n < 0).any() else int(n.sum())

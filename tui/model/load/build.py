@@ -24,6 +24,7 @@ from ..tracks import Meta
 from . import schema
 from .bulk import (
     Interner,
+    byte_counts,
     column,
     exact_ts_ns,
     floats,
@@ -156,13 +157,13 @@ class Builder:
             group, ts, chunks, pos, dur = take(group, keep), ts[keep], chunks[keep], pos[keep], dur[keep]
         args = list(map(_ARGS, group))
         ext, corr, py_id, py_parent, shape, bad = link_columns(args, self.shapes, self.bad_numbers, self.limits)
-        cols = [ts, to_ns(dur), ext, corr, py_id, py_parent, shape, chunks, pos]
+        cols = [ts, to_ns(dur), ext, corr, py_id, py_parent, shape, byte_counts(args), chunks, pos]
         if bad.any():
             keep = np.flatnonzero(~bad)
             group, cols = take(group, keep), [c[keep] for c in cols]
         if not len(group):
             return
-        ts, dur_ns, ext, corr, py_id, py_parent, shape, chunks, pos = cols
+        ts, dur_ns, ext, corr, py_id, py_parent, shape, nbytes, chunks, pos = cols
         _extend(
             self.x,
             ts=ts,
@@ -175,6 +176,7 @@ class Builder:
             py_id=py_id,
             py_parent=py_parent,
             shape=shape,
+            nbytes=nbytes,
             chunk=chunks,
             pos=pos,
         )

@@ -15,11 +15,12 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
+import orjson
 
 _TS_TEXT = re.compile(rb'"ts"\s*:\s*"?(-?\d+)(?:\.(\d+))?')
 # Above this many µs a float with a fraction no longer holds exact nanoseconds.
 _EXACT_LIMIT_US = float(2**43)
-_EXT, _EXT_LEGACY, _CORR, _PY_ID, _PY_PARENT, _DIMS, _DIMS_LEGACY = map(
+_EXT, _EXT_LEGACY, _CORR, _PY_ID, _PY_PARENT, _DIMS, _DIMS_LEGACY, _NBYTES = map(
     attrgetter,
     (
         "external_id",
@@ -29,6 +30,7 @@ _EXT, _EXT_LEGACY, _CORR, _PY_ID, _PY_PARENT, _DIMS, _DIMS_LEGACY = map(
         "python_parent_id",
         "input_dims",
         "input_dims_legacy",
+        "nbytes",
     ),
 )
 
@@ -177,6 +179,27 @@ def shape_ids(args: list, shapes: Interner) -> np.ndarray:
     if has:
         out[has] = shapes.array(list(map(bytes, itemgetter(*has)(dims) if len(has) > 1 else [dims[has[0]]])))
     return out
+
+
+def byte_counts(args: list) -> np.ndarray:
+    """The "bytes" arg of each event (a copy's or a set's size), -1 where it is absent or not a size (a string, a
+    bool, a negative number, one past 64 bits; a fraction is cut as the copies table always read it): only the
+    events that have it are read."""
+    raw = list(map(_NBYTES, args))
+    out = np.full(len(raw), -1, np.int64)
+    for k in compress(range(len(raw)), raw):  # an empty Raw is false
+        out[k] = _size(raw[k])
+    return out
+
+
+def _size(raw) -> int:
+    try:
+        value = orjson.loads(bytes(raw))
+    except orjson.JSONDecodeError:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**63:
+        return -1
+    return int(value)
 
 
 _ID_FIELDS = (

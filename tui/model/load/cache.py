@@ -35,7 +35,7 @@ from .flight import one_writer, private_file, remove_lock, writer_tag
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 15  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
+FORMAT_VERSION = 16  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
 KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 WAIT_FOR_WRITER_S = 300.0  # how long an opener waits for another writer of the same entry before writing its own

@@ -241,6 +241,7 @@ def _link_args(raw: dict) -> LinkArgs:
         python_id=_or_none(_int(raw.get("Python id"))),
         python_parent_id=_int(raw.get("Python parent id")),
         input_dims=msgspec.Raw(orjson.dumps(dims)) if dims is not None else RAW,
+        nbytes=msgspec.Raw(orjson.dumps(raw["bytes"])) if "bytes" in raw else RAW,
     )
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, Trace
+from .locate import NOT_JSON, not_json
 from .merge import merge
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -241,7 +242,6 @@ def looks_like_json(path: Path) -> bool:
 
 
 EMPTY = "empty trace (no JSON in the file)"  # the loader's words (load/locate.py) for what its first bytes show
-NOT_JSON = "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
 FIRST_BYTES = 1 << 16  # enough to see that a file cannot be a trace; a big one is never read through here
 
 
@@ -265,5 +265,5 @@ def first_problem(path: Path) -> str | None:
     if not text and len(raw) < FIRST_BYTES:
         return EMPTY
     if text and text[:1] not in (b"{", b"[") and b'"ph"' not in data:  # a head cut inside the events still has them
-        return NOT_JSON
+        return not_json(path, raw[:2] == b"\x1f\x8b")
     return None

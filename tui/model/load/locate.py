@@ -62,6 +62,15 @@ def first_byte(buf: bytes | mmap.mmap) -> tuple[int, bytes]:
     return pos, stripped[:1]
 
 
+NOT_JSON = "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
+NOT_GZIP = "not gzip (a .gz name, but no gzip header) and not a JSON trace either"
+
+
+def not_json(path: Path, gz: bool) -> str:
+    """What a file whose first bytes are no JSON is: named .gz without being gzip, or no JSON trace."""
+    return NOT_GZIP if path.name.endswith(".gz") and not gz else NOT_JSON
+
+
 def locate_events(src: Source) -> None:
     """Set src.start/end to the inside of the events array, salvaging damage."""
     pos, ch = first_byte(src.buf)
@@ -75,9 +84,7 @@ def locate_events(src: Source) -> None:
     if ch != b"{":
         if _is_bare(src, pos):
             return
-        raise TraceError(
-            src.path, "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftrace is not supported)"
-        )
+        raise TraceError(src.path, not_json(Path(src.path), src.gz))
     if _locate_fast(src, pos):
         return
     try:  # the exact way: the whole object decoded (it reads every byte, so only when the quick way failed)

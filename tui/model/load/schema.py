@@ -27,6 +27,7 @@ class LinkArgs(msgspec.Struct, gc=False):
     python_parent_id: int | None = msgspec.field(default=None, name="Python parent id")
     input_dims: msgspec.Raw = msgspec.field(default=RAW, name="Input Dims")
     input_dims_legacy: msgspec.Raw = msgspec.field(default=RAW, name="Input dims")
+    nbytes: msgspec.Raw = msgspec.field(default=RAW, name="bytes")  # a copy's or a set's size, read as it is written
 
 
 class MemoryArgs(msgspec.Struct, gc=False):

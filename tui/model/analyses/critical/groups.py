@@ -47,6 +47,7 @@ class PathGroup:
     bound_by: str
     dur_ns: int = 0
     items: list[PathItem] = field(default_factory=list)
+    python_ns: int = 0  # of dur_ns, what hidden Python frames under its events ran (frames folded into it)
 
     @property
     def calls(self) -> int:
@@ -69,8 +70,9 @@ def path_groups(trace: Trace, p: CriticalPath, frameless: Analysis | None = None
     items = list(p.items)
     outside = bookkeeping(trace, items, p.event)
     work = [it for it, out in zip(items, outside, strict=True) if not out]
+    folded: dict[int, int] = {}
     if frameless is not None:
-        work = fold_frames(trace, work, frameless)
+        work = fold_frames(trace, work, frameless, folded)
     groups: dict[tuple[str, str, str], PathGroup] = {}
     marked = [(it, True) for it, out in zip(items, outside, strict=True) if out] + [(it, False) for it in work]
     for it, out in sorted(marked, key=lambda m: m[0].start_ns):
@@ -79,6 +81,8 @@ def path_groups(trace: Trace, p: CriticalPath, frameless: Analysis | None = None
         g = groups.get(key) or groups.setdefault(key, PathGroup(*key))
         g.dur_ns += it.dur_ns
         g.items.append(it)
+    for g in groups.values():
+        g.python_ns = sum(folded.get(e, 0) for e in {it.event for it in g.items}) if folded else 0
     return sorted(groups.values(), key=lambda g: (-g.dur_ns, g.name, g.kind))
 
 
@@ -121,9 +125,12 @@ def _runs_ops(trace: Trace, frames: set[int]) -> set[int]:
     return out
 
 
-def fold_frames(trace: Trace, items: list[PathItem], frameless: Analysis) -> list[PathItem]:
+def fold_frames(
+    trace: Trace, items: list[PathItem], frameless: Analysis, folded: dict[int, int] | None = None
+) -> list[PathItem]:
     """The stretches with each frame's given to the innermost other event around it on its thread (its name
-    and event; NO_OP with none), and consecutive stretches of one event and class merged again."""
+    and event; NO_OP with none), and consecutive stretches of one event and class merged again. folded: adds
+    each receiving event's frame time (ns) to it."""
     x = trace.x
     frames = [k for k, it in enumerate(items) if it.event >= 0 and int(x.cat[it.event]) == int(Cat.PYTHON)]
     if not frames:
@@ -132,6 +139,8 @@ def fold_frames(trace: Trace, items: list[PathItem], frameless: Analysis) -> lis
     out = list(items)
     for k, e in zip(frames, owner, strict=True):
         out[k] = replace(items[k], event=e, name=trace.name_of(e) if e >= 0 else NO_OP)
+        if folded is not None:
+            folded[int(e)] = folded.get(int(e), 0) + items[k].dur_ns
     return _merged(out)
 
 

@@ -56,6 +56,7 @@ def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
 
 def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
     assert r.device is not None and x.peak_tflops is not None
+    bw_pct = 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0
     figures: dict[str, Figure] = {
         "op": x.name,
         "shapes": x.input_shapes,
@@ -71,13 +72,21 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
         "ridge": ridge(r.device, x.roof_unit or x.unit, x.roof_dtype or x.dtype) or 0.0,
         "gbps": x.gbps or 0.0,
         "bw": r.device.peak_gbps or 0.0,
-        "bw_pct": 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0,
+        "bw_pct": bw_pct,
         "time": us(x.device_us),
         "calls": x.count,
     }
-    parts = ["roofline-gemm", "roofline-gemm-compute" if x.bound == "compute" else "roofline-gemm-memory"]
+    parts = ["roofline-gemm", _bound_part(x, bw_pct)]
     marked, total = _marked(r, [x])
     return Finding("roofline-gemm", f"{x.name} against its roof", figures, marked, parts, total)
+
+
+def _bound_part(x: RooflineRow, bw_pct: float) -> str:
+    """Compute-bound above the ridge; below it, memory-bound only when it moves a real share of the bandwidth, else
+    far below both roofs (the roofline view's % of roof is that share): too little work per call."""
+    if x.bound == "compute":
+        return "roofline-gemm-compute"
+    return "roofline-gemm-memory" if bw_pct >= FAR_BELOW else "roofline-gemm-latency"
 
 
 def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
