@@ -29,6 +29,8 @@ def bad_files(tmp_path) -> dict[str, bytes]:
         "notes.json": b"these are my notes, not a trace\n",
         "broken.json.gz": b"\x1f\x8b\x08\x00garbage that is no deflate stream",
         "empty.json.gz": gzip.compress(b""),
+        "random.json.gz": bytes(range(7, 250)) * 4,  # named gzip, and not: says so, not "a Perfetto trace"
+        "cut.json": gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes())[:3000],  # before its events
     }
 
 

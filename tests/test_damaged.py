@@ -112,7 +112,7 @@ def test_a_bad_event_in_a_real_trace_is_skipped_and_counted(tmp_path):
 @pytest.mark.parametrize(
     ("cut", "problem"),
     [
-        (lambda text: text[: text.index('"traceEvents"')], "not a trace"),  # the head alone
+        (lambda text: text[: text.index('"traceEvents"')], "cut short before its events"),  # the head alone
         (lambda text: text[: text.index('"traceEvents"') + 40], "no trace events in the file"),
         (lambda text: "garbage " + text[:200], "not a JSON trace"),
     ],

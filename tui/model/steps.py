@@ -168,7 +168,7 @@ def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozen
     cold = cold_first([st.elapsed_us for st in steps]) is not None
     warm = steps[1:] if cold else steps
     kept = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or list(steps)
-    held = {id(st) for st in kept}  # by identity: comparing dataclasses made this quadratic (0.55 s at 1,150 steps)
+    held = {id(st) for st in kept}  # by identity: comparing dataclasses made this quadratic (0.55 s at 1,618 steps)
     left = tuple(st.name for st in steps if id(st) not in held)
     ranked = sorted(kept, key=lambda st: st.elapsed_us)
     step = ranked[(len(ranked) - 1) // 2]  # the median step: its elapsed time is typical()'s

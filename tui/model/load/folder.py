@@ -24,7 +24,7 @@ import numpy as np
 
 from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, Trace
-from .locate import NOT_JSON, not_json
+from .locate import NOT_JSON, cut_before_events, not_json
 from .merge import merge
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
@@ -266,4 +266,7 @@ def first_problem(path: Path) -> str | None:
         return EMPTY
     if text and text[:1] not in (b"{", b"[") and b'"ph"' not in data:  # a head cut inside the events still has them
         return not_json(path, raw[:2] == b"\x1f\x8b")
+    whole = len(raw) < FIRST_BYTES and len(data) < FIRST_BYTES  # the whole file (and all its JSON) is here
+    if whole and text[:1] == b"{" and b'"traceEvents"' not in data and not text.rstrip().endswith(b"}"):
+        return cut_before_events(len(data))  # said before the screen starts, in the loader's words
     return None

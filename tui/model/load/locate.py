@@ -66,6 +66,11 @@ NOT_JSON = "not a JSON trace (expected '{' or '[' at the start; a Perfetto .pftr
 NOT_GZIP = "not gzip (a .gz name, but no gzip header) and not a JSON trace either"
 
 
+def cut_before_events(size: int) -> str:
+    """A file that ends inside the JSON before its events (a copy or a write cut short)."""
+    return f"cut short before its events: it ends after {size:,} bytes, inside the JSON before 'traceEvents'"
+
+
 def not_json(path: Path, gz: bool) -> str:
     """What a file whose first bytes are no JSON is: named .gz without being gzip, or no JSON trace."""
     return NOT_GZIP if path.name.endswith(".gz") and not gz else NOT_JSON
@@ -251,6 +256,9 @@ def _locate_damaged(src: Source, pos: int) -> None:
 def _locate_bare(src: Source, pos: int) -> None:
     """A file cut inside its events (no "traceEvents" key left): read them from the first whole event."""
     if not _is_bare(src, pos):
+        last = last_nonblank(src.buf, pos, len(src.buf))
+        if last >= pos and src.buf[last : last + 1] != b"}":  # an object that never closes: the file was cut
+            raise TraceError(src.path, cut_before_events(len(src.buf)))
         raise TraceError(src.path, "not a trace: no 'traceEvents' key, and the JSON does not decode")
 
 
