@@ -145,8 +145,16 @@ async def test_help_lists_the_keys_that_work_here_in_words(app):
         assert all(row[1] for rows in sections.values() for row in rows)
         keys = [row[0] for rows in sections.values() for row in rows]
         assert "← h" in keys and "?" in keys
+        assert help_screen.query("#help-legend")  # the timeline's legend, with the timeline's keys
         await pilot.press("escape")
         assert isinstance(pilot.app.screen, MainScreen)
+        await pilot.press("3")  # the ops view: its keys, no legend of bars and lanes it does not draw
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen) and "Timeline" not in dict(pilot.app.screen.sections)
+        assert not pilot.app.screen.query("#help-legend")
+        await pilot.press("escape")
 
 
 async def test_ops_view_sorts_filters_groups_and_jumps(app):

@@ -93,6 +93,9 @@ async def test_the_keys_move_zoom_and_jump_on_a_built_snapshot(tmp_path):
         segments = screen.query_one(SnapshotSegments)
         await until(pilot, lambda: segments.state is not None)
         assert len(segments.state.seg_addr) == 1
+        await press_settled(pilot, "question_mark")  # the snapshot's own legend, on every view of it
+        assert "allocations alive at each moment" in str(pilot.app.screen.query_one("#help-legend", Static).content)
+        await press_settled(pilot, "escape")
     assert app.load_error is None
 
 

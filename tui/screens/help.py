@@ -17,6 +17,7 @@ LEGEND = (
     "threads (ops, Python frames, runtime calls) and the GPU streams (kernels, copies); a gap on a GPU lane is "
     "time the GPU did nothing. White is the selection, gold a search match."
 )
+LEGEND_FOR = "Timeline"  # the view whose help section the legend goes with (its HELP_NAME)
 KEY_WORDS = {
     "left": "←",
     "right": "→",
@@ -117,8 +118,14 @@ class HelpScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Static("Keys that work here (Esc closes; i shows the ids for keymap.toml)", id="help-title")
-            yield Static(LEGEND, id="help-legend")
+            legend = self.legend()
+            if legend:
+                yield Static(legend, id="help-legend")
             yield LazyTable(self._source())
+
+    def legend(self) -> str | None:
+        """What the drawing means: the timeline's, where its keys are shown (none over a table)."""
+        return LEGEND if any(where == LEGEND_FOR for where, _ in self.sections) else None
 
     def on_mount(self) -> None:
         self.set_focus(self.query_one(LazyTable))

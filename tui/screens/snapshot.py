@@ -51,9 +51,8 @@ LEGEND = (
 class SnapshotHelp(HelpScreen):
     """The help, with the snapshot's legend instead of the trace's."""
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one("#help-legend", Static).update(LEGEND)
+    def legend(self) -> str | None:
+        return LEGEND
 
 
 class Loaded:

@@ -194,7 +194,7 @@ SUMMARY = {
     "path_us": "the path's length",
     "reason": "the verdict's reasons, as tracetui summary prints them",
     "wall_us": "the profiled window",
-    "gpu_busy_us": "time any device activity ran (overlaps once)",
+    "gpu_busy_us": "time any device activity ran (overlapping work counted once)",
     "gpu_utilization": "gpu_busy_us over the window (0..1)",
     "launches": "the calls that put work on the device",
     "cpu_per_kernel_us": "the CPU work on the typical step's path per launch in it",

@@ -262,7 +262,7 @@ def step_fields(st: Step) -> dict[str, Any]:
 STEP_HEADS = ["Step", "CPU span", "GPU busy", "Elapsed"]
 CPU_STEP_HEADS = ["Step", "Duration"]  # a CPU-only trace: its steps are their CPU spans
 ELAPSED_NOTE = (
-    "GPU busy: the device work launched inside the step (overlaps once). Elapsed: from the step's start, or the "
+    "GPU busy: the device work launched inside the step (overlapping work counted once). Elapsed: from the step's start, or the "
     "previous step's end while that one still ran, until its CPU span and its GPU work both ended (the steps' "
     "elapsed times add up to the wall time they took)."
 )

@@ -56,7 +56,7 @@ def launched_text(w: Launched, full: bool = False) -> Text:
 def replay_text(d: Details, full: bool = False) -> str:
     """A graph launch's replay, a replayed activity's graph launch, or a capture copy's mark."""
     if d.replayed_by:
-        return f"replayed by {d.replayed_by[1]} (event {d.replayed_by[0]}): a CUDA/HIP graph, not launched one by one"
+        return f"replayed by {d.replayed_by[1]}: a CUDA/HIP graph, not launched one by one"
     if d.copied:
         return "replayed: copied from the graph's capture to credit its kernels; no CPU work of its own"
     r = d.replay
@@ -129,7 +129,7 @@ def details_renderable(
     if d.launch:
         grid.add_row(
             "launched by",
-            Text(f"{d.launch[1]} (event {d.launch[0]}); launch → start {fmt_dur(d.launch_latency_ns or 0)}"),
+            Text(f"{d.launch[1]}; launch → start {fmt_dur(d.launch_latency_ns or 0)} ([ goes to the launch)"),
         )
     if d.footprint:
         grid.add_row("footprint", Text(footprint_text(d.footprint)))

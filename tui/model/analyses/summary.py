@@ -70,7 +70,7 @@ class PathFacts:
     breakdown: dict[str, float] = field(default_factory=dict)
     launches: int = 0
     cpu_us: float = 0.0
-    device_us: float = 0.0  # the device work launched in the window (busy time, overlaps once)
+    device_us: float = 0.0  # the device work launched in the window (busy time: overlapping work counted once)
 
     @property
     def cpu_per_launch_us(self) -> float:
