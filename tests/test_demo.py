@@ -156,7 +156,10 @@ def test_every_headless_command_reads_demo_name_as_the_sample(argv):
 def test_what_loading_says_names_the_sample_as_typed(capsys):
     assert main(["summary", "demo:hta-2rank", "--format", "json"]) == 0
     err = capsys.readouterr().err
-    assert "demo:hta-2rank is a job of 2 ranks" in err and "(tracetui ranks demo:hta-2rank compares them)" in err
+    assert (
+        "demo:hta-2rank is a job of 2 ranks" in err
+        and "(tracetui ranks demo:hta-2rank compares them side by side)" in err
+    )
     assert str(samples.FOLDER) not in err
 
 

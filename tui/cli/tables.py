@@ -156,9 +156,9 @@ and class (time, share, calls; bookkeeping before the first op and after the las
 per class that matters; with --what-if, the saving and the new breakdown
 defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
 steps), --format text
-what-if specs (F: times faster, 0: gone; repeat --what-if to combine):
-  kernel:REGEX=F  op:REGEX=F (self time)  launch=0 (the launch calls and delays)  sync:REGEX=0  cpu=F
-  graphs, graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph replays)
+what-if: a SPEC is kernel:REGEX=F, op:REGEX=F (self time), launch=0 (the launch calls and delays), sync:REGEX=0,
+cpu=F, graphs or graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph
+replays); F: times faster, 0: gone; repeat --what-if to combine
 example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
 
 

@@ -100,8 +100,8 @@ def _open(named: str, cache: bool, graph_capture: str | None, progress: Callable
         notices.append(
             Notice(
                 "note",
-                f"{said} is a job of {len(trace.ranks)} ranks; these figures add up every rank "
-                f"(tracetui ranks {said} compares them)",
+                f"{said} is a job of {len(trace.ranks)} ranks, read together: totals add up every rank "
+                f"(tracetui ranks {said} compares them side by side)",
             )
         )
     others = [str(f) for f in found[1:]]
