@@ -70,6 +70,29 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
     assert app.load_error is None and not faults.log_path().exists()
 
 
+async def test_the_frames_tables_fit_the_width_and_say_what_they_left_out():
+    """At 80 columns the Op column gives way (said under the table) and the frames are cut in the middle, not
+    scrolled off; widened, the same table shows the Op again with the cursor on its row; numbers sit right."""
+    app = TraceApp([str(REAL)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "3")
+        table = screen.query_one("#frames-peak", FrameTable)
+        headers = [str(c.label) for c in table.columns.values()]
+        assert headers == ["", "Frame", "Bytes", "Count", "Share"]
+        assert table.virtual_size.width <= table.size.width
+        left_out = screen.query_one("#frames-peak-left-out", Static)
+        assert left_out.display and str(left_out.content) == "Left out to fit: Op (a wider terminal shows it)"
+        assert str(table.get_row_at(1)[2]).lstrip() == "161.21 MB" and table.get_row_at(1)[2].justify == "right"
+        await press_settled(pilot, "down", "down")
+        await pilot.resize_terminal(200, 45)
+        await until(pilot, lambda: "Op" in [str(c.label) for c in table.columns.values()], "the Op column back")
+        assert table.cursor_row == 2 and not screen.query_one("#frames-peak-left-out", Static).display
+        names = [str(table.get_row_at(k)[1]) for k in range(table.row_count)]
+        assert "case_memory_snapshot (h200_capture.py:293)" in names  # whole at this width
+    assert app.load_error is None
+
+
 async def test_the_keys_move_zoom_and_jump_on_a_built_snapshot(tmp_path):
     path = write(tmp_path / "oom.pickle", fragmented().snapshot())
     app = TraceApp([str(path)], use_cache=False)

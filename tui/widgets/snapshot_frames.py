@@ -13,10 +13,14 @@ from textual.widgets import DataTable, Static
 
 from ..model.snapshot.report import DeviceReport, FrameRow
 from ..tables import snapshot as S
-from ..tables.base import Column
+from ..tables.base import SEP, Column
+from .rows_view import fitted_table
 from .snapshot_timeline import frame_color
 
-MOST_ROWS = 500
+MOST_ROWS = 500  # fitted on the UI thread when the width changes: a few ms
+SWATCH = 4  # the colour column: two cells and its padding
+CELL_PAD = 1  # DataTable's padding on each side of a cell
+SCROLLBAR = 2  # room kept for the table's vertical scrollbar
 
 
 class FrameTable(DataTable):
@@ -30,14 +34,41 @@ class FrameTable(DataTable):
         self.frame_rows = rows[:MOST_ROWS]
         self.columns_def = columns
         self.device = device
+        self.filled_width = 0
 
     def on_mount(self) -> None:
+        self._fill(self.size.width or self.app.size.width)
+
+    def on_resize(self) -> None:
+        if self.size.width and self.size.width != self.filled_width:
+            self._fill(self.size.width)
+
+    def _fill(self, width: int) -> None:
+        """The columns that fit this width (the Frame cut in the middle, the Op left out first), numbers to the
+        right; rebuilt when the width changes, the cursor kept on its row."""
+        self.filled_width = width
+        n = len(self.columns_def)  # fit() counts SEP between columns; the table pads each cell on both sides
+        room = max(width - SWATCH - SCROLLBAR - 2 * CELL_PAD * n + SEP * (n - 1), 24)
+        fitted = fitted_table(self.frame_rows, self.columns_def, self.device, room)
+        row = self.cursor_row
+        self.clear(columns=True)
         self.add_column("", key="colour")
-        for c in self.columns_def:
-            self.add_column(c.header, key=c.header)
-        for r in self.frame_rows:
+        for header, left in zip(fitted.headers, fitted.lefts, strict=True):
+            self.add_column(Text(header, justify="left" if left else "right"), key=header)
+        for r, cells in zip(self.frame_rows, fitted.cells, strict=True):
             swatch = Text("██", style=Style(color=frame_color(r.frame)))  # the frame's colour on the timeline
-            self.add_row(swatch, *[c.text(r, self.device, 200) for c in self.columns_def])
+            texts = [Text(c, justify="left" if left else "right") for c, left in zip(cells, fitted.lefts, strict=True)]
+            self.add_row(swatch, *texts)
+        if self.row_count:
+            self.move_cursor(row=min(row, self.row_count - 1))
+        self.post_message(self.Fitted(self, fitted.dropped))
+
+    class Fitted(Message):
+        """The table was fitted to its width, leaving out these columns."""
+
+        def __init__(self, table: FrameTable, dropped: list[str]) -> None:
+            super().__init__()
+            self.table, self.dropped = table, dropped
 
 
 class SnapshotFrames(VerticalScroll):
@@ -47,6 +78,7 @@ class SnapshotFrames(VerticalScroll):
     SnapshotFrames { height: 1fr; }
     SnapshotFrames > .frames-title { color: $text-muted; padding: 1 0 0 1; }
     SnapshotFrames > FrameTable { height: auto; max-height: 20; }
+    SnapshotFrames > .frames-left-out { color: $text-muted; padding: 0 0 0 1; display: none; }
     """
 
     class Picked(Message):
@@ -63,11 +95,20 @@ class SnapshotFrames(VerticalScroll):
         at = f"at the peak ({S.when(d.peak.time_ns, d.timed)})" if d.peak else "now (no history)"
         yield Static(f"Alive {at}, by the frame that allocated them", classes="frames-title", markup=False)
         yield FrameTable(d.by_frame, S.FRAME_COLUMNS, d, id="frames-peak")
+        yield Static("", id="frames-peak-left-out", classes="frames-left-out", markup=False)
         if d.never_freed:
             yield Static("Allocated in the history and never freed (leak candidates)", classes="frames-title")
             yield FrameTable(d.never_freed, S.KEPT_COLUMNS, d, id="frames-kept")
+            yield Static("", id="frames-kept-left-out", classes="frames-left-out", markup=False)
         for line in S.device_reading(d):
             yield Static(line, classes="frames-title", markup=False)
+
+    def on_frame_table_fitted(self, event: FrameTable.Fitted) -> None:
+        event.stop()
+        note = self.query_one(f"#{event.table.id}-left-out", Static)
+        them = "it" if len(event.dropped) == 1 else "them"
+        note.update(f"Left out to fit: {', '.join(event.dropped)} (a wider terminal shows {them})")
+        note.display = bool(event.dropped)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         table = event.data_table
