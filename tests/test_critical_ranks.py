@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import write_trace
+import pytest
+from conftest import SHARED, write_trace
 from critical_traces import call, kernel, op, step
 
 from tui.cli import main
@@ -88,3 +89,18 @@ def test_the_text_names_the_rank_that_bounds_the_step_and_shows_its_path(tmp_pat
     assert "Rank 1's path:\nCritical path of ProfilerStep#1" in out
     assert main(["critical", str(tmp_path / "job"), "--what-if", "cpu=2"]) == 2
     assert "--what-if works on one rank's path" in capsys.readouterr().err
+
+
+def test_a_jobs_default_window_is_the_step_the_summary_reads_not_the_slowest(capsys):
+    """The shared two-rank job: the summary's verdict reads ProfilerStep#551 (the typical step); critical read the
+    slowest (#552) while its help says the typical step."""
+    folder = SHARED / "hta-2023-trace-filter-2rank"
+    if not folder.exists():
+        pytest.skip("../shared is absent")
+    assert main(["summary", str(folder), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert main(["critical", str(folder), "--format", "json"]) == 0
+    critical = json.loads(capsys.readouterr().out)
+    assert summary["path"]["window"] == critical["window"] == "ProfilerStep#551"
+    assert main(["critical", str(folder), "--step", "552", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["window"] == "ProfilerStep#552"

@@ -14,7 +14,7 @@ from tui.app import TraceApp
 from tui.model.errors import TraceError
 from tui.model.snapshot.timeline import EMPTY
 from tui.screens.snapshot import SnapshotScreen
-from tui.widgets.snapshot_frames import FrameTable
+from tui.widgets.snapshot_frames import FrameTable, SnapshotFrames
 from tui.widgets.snapshot_segments import SnapshotSegments
 from tui.widgets.snapshot_timeline import SnapshotTimeline
 
@@ -70,6 +70,23 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
     assert app.load_error is None and not faults.log_path().exists()
 
 
+async def test_a_taller_terminal_redraws_the_timeline_from_cells_of_the_old_height():
+    """Growing the window draws rows the last cells do not have (blank until the worker makes taller ones);
+    it raised IndexError from render_line, which ended the app."""
+    app = TraceApp([str(REAL)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        timeline = screen.query_one(SnapshotTimeline)
+        before = timeline.cells_for
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        await until(pilot, lambda: timeline.cells_for not in (None, before) and not timeline.stale, "taller cells")
+        assert timeline.cells is not None and timeline.cells.cells.shape[0] == timeline.chart_height > 8
+        await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: timeline.cells_for is not None and timeline.cells_for[1] == timeline.chart_height)
+    assert app.load_error is None and app.return_code in (None, 0) and not faults.log_path().exists()
+
+
 async def test_the_frames_tables_fit_the_width_and_say_what_they_left_out():
     """At 80 columns the Op column gives way (said under the table) and the frames are cut in the middle, not
     scrolled off; widened, the same table shows the Op again with the cursor on its row; numbers sit right."""
@@ -80,7 +97,8 @@ async def test_the_frames_tables_fit_the_width_and_say_what_they_left_out():
         table = screen.query_one("#frames-peak", FrameTable)
         headers = [str(c.label) for c in table.columns.values()]
         assert headers == ["", "Frame", "Bytes", "Count", "Share"]
-        assert table.virtual_size.width <= table.size.width
+        for each in screen.query(FrameTable):  # both tables, every column on screen
+            assert 0 < each.virtual_size.width <= each.size.width, each.id
         left_out = screen.query_one("#frames-peak-left-out", Static)
         assert left_out.display and str(left_out.content) == "Left out to fit: Op (a wider terminal shows it)"
         assert str(table.get_row_at(1)[2]).lstrip() == "161.21 MB" and table.get_row_at(1)[2].justify == "right"
@@ -90,6 +108,32 @@ async def test_the_frames_tables_fit_the_width_and_say_what_they_left_out():
         assert table.cursor_row == 2 and not screen.query_one("#frames-peak-left-out", Static).display
         names = [str(table.get_row_at(k)[1]) for k in range(table.row_count)]
         assert "case_memory_snapshot (h200_capture.py:293)" in names  # whole at this width
+        for each in screen.query(FrameTable):
+            assert 0 < each.virtual_size.width <= each.size.width, each.id
+
+
+async def test_the_frames_cursor_stays_on_screen_and_its_row_is_told_in_the_details():
+    """At 80x24 the pane scrolls with the cursor (the tables are as tall as their rows); the details say what the
+    highlighted frame's allocations add up to and where the largest was made (they kept a segment's before)."""
+    app = TraceApp([str(REAL)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        await press_settled(pilot, "3")
+        assert details(screen).startswith("(allocated before the history)\n163.00 MB in 8 allocations, 24.5%")
+        pane = screen.query_one(SnapshotFrames)
+        table = screen.query_one("#frames-peak", FrameTable)
+        await press_settled(pilot, *["down"] * 13)  # the last row of the first table
+        row = table.region.y + table.header_height + table.cursor_row - round(table.scroll_y)
+        assert table.cursor_row == 13 and pane.scroll_y > 0
+        assert pane.region.y <= row < pane.region.bottom  # on screen
+        text = details(screen)
+        assert text.startswith("case_memory_snapshot (h200_capture.py:292)") and "4 B in 1 allocation," in text
+        assert "Its largest allocation was made at (innermost first):" in text
+        await press_settled(pilot, "tab")  # the never-freed table
+        assert "never freed" in details(screen).splitlines()[2]
+        await press_settled(pilot, *["up"] * 3)
+        await press_settled(pilot, "shift+tab", *["up"] * 13)
+        assert table.cursor_row == 0 and pane.scroll_y == 0
     assert app.load_error is None
 
 

@@ -1,5 +1,5 @@
 """The snapshot screen (`tracetui open SNAPSHOT`): it loads the snapshot in a worker with a progress bar, then shows
-the active-memory timeline (1), the segments at the timeline's cursor (2) and the tables (3), with a details panel
+the active-memory timeline (1), the segments at the timeline's cursor (2) and the frames (3), with a details panel
 for the selected allocation or segment."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..messages import LoadFailed
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY, annotation_spans
-from ..tables.snapshot_view import allocation_lines, segment_lines
+from ..tables.snapshot_view import allocation_lines, frame_lines, segment_lines
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
@@ -44,7 +44,7 @@ LEGEND = (
     "its colour stands for the frame that allocated it (grey: allocated before the history). A column shows the "
     "moment of its time with the most bytes live, so a short peak never disappears. The segment view draws each "
     "segment the allocator holds as its blocks: colour for a used block, · for a free one. White is the selected "
-    "allocation, gold the allocations of a frame picked in the tables (3)."
+    "allocation, gold the allocations of a frame picked in the Frames view (3)."
 )
 
 
@@ -280,6 +280,10 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         if self.query_one(TabbedContent).active == "segments":
             self._details(("segment", message.state, message.segment))
 
+    def on_snapshot_frames_shown(self, message: SnapshotFrames.Shown) -> None:
+        if self.query_one(TabbedContent).active == "frames":
+            self._details(("frame", message.row, message.kept))
+
     def on_snapshot_frames_picked(self, message: SnapshotFrames.Picked) -> None:
         timeline = self.query_one(SnapshotTimeline)
         timeline.highlight = message.frame
@@ -301,6 +305,8 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
             extra = int(history.extra[entry]) if history is not None and entry >= 0 else -1
             note = self.loaded.snap.texts[extra] if extra >= 0 else ""
             lines = allocation_lines(mem.allocs, what[1], self.loaded.namer, t0, self.cpp, note)
+        elif what[0] == "frame":
+            lines = frame_lines(what[1], what[2], self.loaded.namer, self.loaded.snap.timed, self.cpp)
         else:
             lines = segment_lines(what[1], what[2], mem.allocs, self.loaded.namer)
         self.query_one("#snap-text", Static).update("\n".join(lines))

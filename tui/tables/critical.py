@@ -25,6 +25,7 @@ from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
+from ..model.steps import STEP_NAME
 from ..names import short_name
 
 TITLES = {
@@ -162,6 +163,9 @@ def compute(
     if results.trace.job:
         if specs:
             raise WhatIfError("--what-if works on one rank's path: give that rank's trace file")
+        if step is None and annotation is None:  # the typical step, as the summary's verdict reads it
+            typical = STEP_NAME.match(results.typical_window.name)
+            step = int(typical.group(1)) if typical else None
         job = job_path(results, results.graph_owner, step, annotation, instance)
         return Report(job.paths[job.bound_rank], job=job)
     if step is None and annotation is None and not specs:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
-from ..model.snapshot.report import label_of
+from ..model.snapshot.report import FrameRow, label_of
 from ..model.snapshot.state import FREE, UNKNOWN, State
-from .snapshot import pool_name, stream_name
+from .snapshot import pool_name, stream_name, when
 
 ORIGIN = {
     BEFORE: "allocated before the history began (its alloc is not in it)",
@@ -33,6 +33,23 @@ def allocation_lines(a: Allocations, row: int, namer: Namer, t0: int, cpp: bool 
     if free >= 0 and free != int(a.stack[row]):
         out += ["", "Freed at:", *("  " + line for line in namer.lines(free, cpp))]
     return out
+
+
+def frame_lines(r: FrameRow, kept: bool, namer: Namer, timed: bool, cpp: bool = False) -> list[str]:
+    """A row of the Frames view: what its allocations add up to, when they were made (those never freed), and
+    the frames of its largest allocation."""
+    whole = "of all that was never freed" if kept else "of the memory alive at the peak"
+    many = "allocation" if r.count == 1 else "allocations"
+    out = [
+        r.frame + (f" · {r.op}" if r.op else ""),
+        f"{fmt_memory(r.bytes)} in {r.count:,} {many}, {100 * r.share:.1f}% {whole}",
+    ]
+    if kept:
+        out.append(f"allocated from {when(r.first_ns, timed)} to {when(r.last_ns, timed)}, never freed")
+    frames = namer.lines(r.stack, cpp)
+    if frames:
+        out += ["", "Its largest allocation was made at (innermost first):", *("  " + line for line in frames)]
+    return [*out, "", "⏎ draws them in gold on the timeline"]
 
 
 def _lifetime(a: Allocations, row: int, t0: int) -> list[str]:

@@ -8,12 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from ..model.snapshot.report import DeviceReport, FrameRow
 from ..tables import snapshot as S
-from ..tables.base import SEP, Column
+from ..tables.base import Column
 from .rows_view import fitted_table
 from .snapshot_timeline import frame_color
 
@@ -47,8 +48,9 @@ class FrameTable(DataTable):
         """The columns that fit this width (the Frame cut in the middle, the Op left out first), numbers to the
         right; rebuilt when the width changes, the cursor kept on its row."""
         self.filled_width = width
-        n = len(self.columns_def)  # fit() counts SEP between columns; the table pads each cell on both sides
-        room = max(width - SWATCH - SCROLLBAR - 2 * CELL_PAD * n + SEP * (n - 1), 24)
+        # fit() counts a gap of 2 or 3 between n columns, the table 2 * CELL_PAD around each: room for the gaps
+        # of 2 (a squeezed table) leaves every column on screen
+        room = max(width - SWATCH - SCROLLBAR - 2 * CELL_PAD, 24)
         fitted = fitted_table(self.frame_rows, self.columns_def, self.device, room)
         row = self.cursor_row
         self.clear(columns=True)
@@ -81,6 +83,13 @@ class SnapshotFrames(VerticalScroll):
     SnapshotFrames > .frames-left-out { color: $text-muted; padding: 0 0 0 1; display: none; }
     """
 
+    class Shown(Message):
+        """A frame's row has the cursor (kept: in the never-freed table)."""
+
+        def __init__(self, row: FrameRow, kept: bool) -> None:
+            super().__init__()
+            self.row, self.kept = row, kept
+
     class Picked(Message):
         def __init__(self, frame: str) -> None:
             super().__init__()
@@ -109,6 +118,25 @@ class SnapshotFrames(VerticalScroll):
         them = "it" if len(event.dropped) == 1 else "them"
         note.update(f"Left out to fit: {', '.join(event.dropped)} (a wider terminal shows {them})")
         note.display = bool(event.dropped)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Keep the cursor's row on screen: the tables are as tall as their rows, so this pane scrolls, not them."""
+        table = event.data_table
+        if not isinstance(table, FrameTable):
+            return
+        top = table.virtual_region.y
+        row = top + table.header_height + event.cursor_row - round(table.scroll_y)
+        start = max(top - 2, 0) if event.cursor_row == 0 else row  # the first row shows its title and header
+        self.scroll_to_region(Region(0, start, max(self.size.width, 1), row - start + 1), animate=False)
+        self._shown(table)
+
+    def on_descendant_focus(self, event) -> None:
+        if isinstance(event.widget, FrameTable):
+            self._shown(event.widget)
+
+    def _shown(self, table: FrameTable) -> None:
+        if 0 <= table.cursor_row < len(table.frame_rows):
+            self.post_message(self.Shown(table.frame_rows[table.cursor_row], table.id == "frames-kept"))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         table = event.data_table

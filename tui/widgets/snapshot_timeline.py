@@ -235,7 +235,7 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         g = self.cells
         gutter = self._scale_label(r).rjust(GUTTER - 1) + "│"
         out = [Segment(gutter, RULER)]
-        if g is None:
+        if g is None or r >= g.cells.shape[0]:  # no cells yet, or made for a lower window (a resize): blank till new
             return out + [Segment(" " * self.chart_width, style(None, BACKGROUND))]
         parts: list[tuple[str, Style]] = []
         for c in range(min(g.width, self.chart_width)):
