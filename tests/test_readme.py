@@ -139,13 +139,14 @@ QUOTED = [
     ),
     (
         "tracetui critical sample_traces/hta-2rank",
-        "Rank 1 has the longest path (630.64 ms), and no rank waits for another on its path; its own path runs mostly "
+        "Rank 1 has the longest path (607.90 ms), and no rank waits for another on its path; its own path runs mostly "
         "through the CPU (100%)",
     ),
     ("tracetui summary sample_traces/a100-train-control.json.gz", "one cudaLaunchKernel took 1.1 ms"),
     (
         "tracetui ranks sample_traces/hta-2rank",
-        "rank 1 computes 33% longer than the others; the other ranks wait for it in ncclSendRecv",
+        "rank 1 computes 33% longer on its GPU than the others (its steps 0.1% longer); their GPUs wait for it in "
+        "ncclSendRecv",
     ),
 ]
 

@@ -254,13 +254,14 @@ def _verdict(rows: list[RankRow], stragglers: list[int], comm_share: float, hidd
     median = statistics.median([o.step_us for o in others])
     slower = 100 * (worst.step_us - median) / median if median else 0.0
     waited = _waited_in(worst, others)
-    first = (
-        f"rank {worst.rank}'s steps are {slower:.0f}% slower than the median"
-        if slower >= STRAGGLER_PCT
-        else f"rank {worst.rank} computes {_pct(worst.compute_us, [o.compute_us for o in others])} longer than the others"
-    )
     more = f" (also {', '.join(str(s) for s in stragglers if s != worst.rank)})" if len(stragglers) > 1 else ""
-    return f"{first}{more}; the other ranks wait for it" + (f" in {waited}" if waited else "") + f"; {where}"
+    if slower >= STRAGGLER_PCT:
+        first, who = f"rank {worst.rank}'s steps are {slower:.0f}% slower than the median{more}", "the other ranks"
+    else:  # on the devices: the others' collectives wait for it, whether or not their steps do (the path says)
+        pct = _pct(worst.compute_us, [o.compute_us for o in others])
+        steps = f"its steps {abs(slower):.1f}% {'longer' if slower >= 0 else 'shorter'}"
+        first, who = f"rank {worst.rank} computes {pct} longer on its GPU than the others{more} ({steps})", "their GPUs"
+    return f"{first}; {who} wait for it" + (f" in {waited}" if waited else "") + f"; {where}"
 
 
 def _waited_in(worst: RankRow, others: list[RankRow]) -> str:
