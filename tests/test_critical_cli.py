@@ -135,3 +135,34 @@ def test_the_default_windows_path_is_kept_in_the_cache(monkeypatch):
     monkeypatch.setattr(results, "critical_path", fail)
     again = Results(load_trace(BERT))
     assert again.critical.window.startswith("ProfilerStep#")
+
+
+def _path_rows(out: str) -> list[list[str]]:
+    """The rows of the 'On the path' table, split on runs of two or more spaces."""
+    import re
+
+    lines = out.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("On the path")) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.strip() or line.startswith("…"):
+            break
+        rows.append(re.split(r"\s{2,}", line.strip()))
+    return rows
+
+
+def test_frames_are_their_ops_time_by_default_as_in_the_path_view(capsys, monkeypatch):
+    """As the viewer's path view (frames hidden) and the ops table: a with_stack path has no frame rows, the step's
+    own row is its hidden Python, and --python-frames lists the frames as the path ran through them."""
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    code, out, _ = run(capsys, str(BERT))
+    rows = _path_rows(out)
+    assert code == 0 and rows[0][:4] == ["ProfilerStep#6 (self: its Python)", "annotation", "2.14 ms", "48.4%"]
+    assert all(r[1] != "frame" for r in rows)
+    assert "… 33 more (--format json lists the whole path: 3,773 stretches)" in out  # the path view's 43 groups
+    assert "Python frames: each one's time is its op's (--python-frames lists them)" in out
+    code, out, _ = run(capsys, str(BERT), "--python-frames")
+    rows = _path_rows(out)
+    assert code == 0 and rows[0][:4] == ["aten::addmm", "op", "0.56 ms", "12.7%"]
+    assert ["torch/nn/modules/module.py(1743): _call_impl", "frame", "0.19 ms", "4.3%", "84", "CPU work"] in rows
+    assert "--python-frames lists them" not in out

@@ -156,8 +156,8 @@ and class (time, share, calls; bookkeeping before the first op and after the las
 per class that matters; with --what-if, the saving and the new breakdown
 defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
 steps), --format text
-what-if: a SPEC is kernel:REGEX=F, op:REGEX=F (self time), launch=0 (the launch calls and delays), sync:REGEX=0,
-cpu=F, graphs or graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph
+what-if: a SPEC is kernel:REGEX=F (or kernel:role=ROLE=F: gemm, attention, ...), op:REGEX=F (self time),
+launch=F (the launch calls and delays), sync:REGEX=0, cpu=F, graphs or graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph
 replays); F: times faster, 0: gone; repeat --what-if to combine
 example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
 
@@ -177,8 +177,14 @@ def add_critical(sub, command: str | None) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="SPEC",
-        help="kernel:REGEX=F, op:REGEX=F, launch=0, sync:REGEX=0, cpu=F (F times faster) or graphs[:REGEX]; repeat to "
-        "combine",
+        help="kernel:REGEX=F (kernel:role=gemm=F: a kernel role), op:REGEX=F, launch=F, sync:REGEX=0, cpu=F (F times "
+        "faster, 0: gone) or graphs[:REGEX]; repeat to combine",
+    )
+    p.add_argument(
+        "--python-frames",
+        action="store_true",
+        help="Python frames (with_stack) as rows of the path's table (default: a frame's time is its op's, as in "
+        "the viewer's path view and the ops table)",
     )
     return p
 
@@ -367,7 +373,13 @@ def cmd_critical(args: argparse.Namespace) -> int:
         specs = [parse_spec(s) for s in args.what_if]  # before loading: a typo costs nothing
         a = load(args.trace, args.no_cache)
         text = render_critical(
-            a, args.format, step=args.step, annotation=args.annotation, instance=args.instance, what_if=specs
+            a,
+            args.format,
+            step=args.step,
+            annotation=args.annotation,
+            instance=args.instance,
+            what_if=specs,
+            python_frames=args.python_frames,
         )
     except (WhatIfError, WindowError) as exc:
         raise UsageError(f"{args.trace}: {exc}" if isinstance(exc, WindowError) else str(exc)) from None

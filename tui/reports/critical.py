@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..fmt import plural
 from ..model.analyses.critical import Spec
-from ..model.analyses.critical.groups import path_groups
+from ..model.analyses.critical.groups import has_frames, path_groups
 from ..model.analyses.results import Results
 from ..tables import critical as C
 from ..tables import critical_path as P
@@ -24,23 +24,26 @@ def render_critical(
     annotation: str | None = None,
     instance: int = 0,
     what_if: Sequence[str | Spec] = (),
+    python_frames: bool = False,
 ) -> str:
+    """python_frames: Python frames as rows of the path's table (else each frame's time is its op's)."""
     report = C.compute(a, step=step, annotation=annotation, instance=instance, what_if=what_if)
     if fmt == "json":
         return to_json(C.document(report))
     width = terminal_width()
     if report.job is not None:
-        return _job(a, fmt, report, width)
-    return render_path(a, fmt, report, width)
+        return _job(a, fmt, report, width, python_frames)
+    return render_path(a, fmt, report, width, python_frames)
 
 
-def render_path(a: Results, fmt: str, report, width: int | None) -> str:
+def render_path(a: Results, fmt: str, report, width: int | None, python_frames: bool = False) -> str:
     """One path: its bars, its top, advice, notes, and the what-if."""
     p = report.path
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
-    out = [*wrap([head, C.verdict_line(a, p)], width), "", _breakdown(fmt, p, width), "", _top(a, fmt, p, width)]
+    top = _top(a, fmt, p, width, python_frames)
+    out = [*wrap([head, C.verdict_line(a, p)], width), "", _breakdown(fmt, p, width), "", top]
     out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
@@ -50,7 +53,7 @@ def render_path(a: Results, fmt: str, report, width: int | None) -> str:
     return "\n".join(out)
 
 
-def _job(a: Results, fmt: str, report, width: int | None) -> str:
+def _job(a: Results, fmt: str, report, width: int | None, python_frames: bool) -> str:
     job = report.job
     head = (
         f"A job of {len(job.paths) + len(job.left_out)} ranks, {job.window} (collectives matched by {job.matched_by})"
@@ -58,7 +61,7 @@ def _job(a: Results, fmt: str, report, width: int | None) -> str:
     foot = [f"rank {r} left out: {why}" for r, why in job.left_out.items()]
     out = [*wrap([head], width), "", table(fmt, P.rank_columns(), P.rank_rows(job), job, 0, foot, width)]
     out += _prose("The job", [C.job_verdict(job)], fmt, width)
-    single = render_path(a, fmt, C.Report(report.path), width)
+    single = render_path(a, fmt, C.Report(report.path), width, python_frames)
     return "\n".join(out + ["", f"Rank {job.bound_rank}'s path:", single])
 
 
@@ -67,13 +70,17 @@ def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
     return table(fmt, P.breakdown_columns(title), P.breakdown_classes(p), p, 0, foot, width)
 
 
-def _top(a: Results, fmt: str, p, width: int | None) -> str:
-    """The path's groups with the most time (tables/critical.py's columns), and how many more there are."""
-    groups = path_groups(a.trace, p)
+def _top(a: Results, fmt: str, p, width: int | None, python_frames: bool) -> str:
+    """The path's groups with the most time (tables/critical.py's columns), and how many more there are; a Python
+    frame's stretch is its op's unless python_frames (as the viewer's path view, frames hidden)."""
+    folded = not python_frames and has_frames(a.trace, p)
+    groups = path_groups(a.trace, p, a.frameless if folded else None)
     shown = groups[: C.TOP]
     more = len(groups) - len(shown)
     whole = plural(len(p.items), "stretch", "stretches")
     foot = [f"… {more:,} more (--format json lists the whole path: {whole})"] if more > 0 else []
+    if folded:
+        foot.append("Python frames: each one's time is its op's (--python-frames lists them)")
     return table(fmt, P.group_columns(), shown, p, NAME_WIDTH, foot, width)
 
 

@@ -64,6 +64,12 @@ def kind_of(trace: Trace, item: PathItem) -> str:
     return KINDS.get(int(trace.x.cat[item.event]), "other")
 
 
+def has_frames(trace: Trace, p: CriticalPath) -> bool:
+    """Does the path run through Python frames (a with_stack trace)?"""
+    events = np.array([it.event for it in p.items if it.event >= 0], dtype=np.int64)
+    return bool(len(events)) and bool(np.any(trace.x.cat[events] == int(Cat.PYTHON)))
+
+
 def path_groups(trace: Trace, p: CriticalPath, frameless: Analysis | None = None) -> list[PathGroup]:
     """The path's groups, the most time first (then by name). frameless: the trace's nesting without frames
     (Results.frameless); given, each frame's stretch goes to the op it ran under."""
