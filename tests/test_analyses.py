@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import defaultdict
 from decimal import Decimal
@@ -12,6 +13,7 @@ from lost_records import lost_records
 
 from tui.model import load_trace
 from tui.model.analyses.explain.readings import readings
+from tui.model.analyses.explain.rules import explain
 from tui.model.analyses.results import Results
 
 BUSY = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
@@ -118,6 +120,27 @@ def test_lost_device_records_are_not_called_cpu_only(tmp_path):
     assert readings(s)[0].startswith("Device records missing: the trace made 61 launches")
     assert "ProfilerActivity.CUDA" in s.reason and not any("GPU work" in r for r in readings(s))
     assert not full.device_records_missing
+
+
+def test_a_file_cut_before_its_device_records_blames_the_cut_not_the_capture(tmp_path):
+    """torch writes the GPU records after the CPU ones: a file cut there has launches and no kernels, and the
+    verdict and explain say the cut is why (they gave the capture's causes: CUPTI, ProfilerActivity.CUDA)."""
+    doc = json.loads(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    device = ("kernel", "gpu_memcpy", "gpu_memset")
+    events = [e for e in doc["traceEvents"] if e.get("cat") not in device]
+    events += [e for e in doc["traceEvents"] if e.get("cat") in device]  # as torch orders them
+    first_kernel = next(e for e in events if e.get("cat") in device)
+    text = json.dumps({**doc, "traceEvents": events})
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: text.index(json.dumps(first_kernel)) + 40])  # inside the first device record
+    a = Results(load_trace(cut))
+    s = a.summary
+    assert s.cut_short and s.device_records_missing and s.verdict == "device-records-missing"
+    assert "The file is cut short" in s.reason and "ProfilerActivity.CUDA" not in s.reason
+    found = [f for f in explain(a, s) if f.rule == "records-missing"]
+    assert found and found[0].parts == ["records-missing-cut"]
+    whole = Results(load_trace(lost_records(tmp_path))).summary  # not cut: the capture's causes
+    assert "ProfilerActivity.CUDA" in whole.reason and "cut short" not in whole.reason
 
 
 def test_lost_device_records_in_summary_json_and_text(tmp_path, capsys):

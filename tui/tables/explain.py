@@ -73,6 +73,10 @@ OWN_TEMPLATES = {
     "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
     "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
     "look for CUPTI errors in the run's log, and let the profiler stop normally.",
+    "records-missing-cut": "The trace made {launches:,} launches ({flows:,} launch-to-device flows point at device "
+    "work) but recorded no device activity: no kernel, memcpy or memset record. The file is cut short, and torch "
+    "writes the GPU records after the CPU ones: they are most likely in the lost part. Open the whole file (let the "
+    "profiler finish writing it, or copy it again).",
     "records-missing-ranges": "The trace made {launches:,} launches but recorded no kernel, memcpy or memset: it "
     "is a CUPTI range-profiler capture ({ranges:,} cuda_profiler_range events carry hardware counters per range), a "
     "mode that records counters instead of kernel records: the GPU ran, its kernels are not listed. Profile again "

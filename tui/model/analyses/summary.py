@@ -453,6 +453,11 @@ def _missing_reason(s: Summary) -> str:
             "that mode records hardware counters per range instead of kernel records. Profile again without "
             "profiler_metrics in experimental_config to see the kernels"
         )
+    if s.cut_short:  # what the loader warned about explains it before any capture setting does
+        return head + (
+            "The file is cut short, and torch writes the GPU records after the CPU ones: they are most likely in "
+            "the lost part. Open the whole file (let the profiler finish writing it, or copy it again)"
+        )
     return head + (
         "Likely causes: the profiler ran without "
         "ProfilerActivity.CUDA for the device side, CUPTI could not start (another profiler such as Nsight or DCGM "

@@ -319,7 +319,8 @@ def records_missing(a: Analysis, s: Summary) -> list[Finding]:
     launches = np.flatnonzero(launch_calls(a.trace, a.links.launcher)).tolist()
     figures: dict[str, Figure] = {"launches": s.launches, "flows": s.ac2g_flows, "ranges": s.profiler_ranges}
     title = "Device records missing: launches but no GPU activity"
-    parts = ["records-missing-ranges" if s.profiler_ranges else "records-missing"]
+    cause = "ranges" if s.profiler_ranges else ("cut" if s.cut_short else "")
+    parts = [f"records-missing-{cause}" if cause else "records-missing"]
     return [Finding("records-missing", title, figures, launches, parts)]
 
 
