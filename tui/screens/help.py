@@ -55,14 +55,23 @@ def _works(node, binding: Binding) -> bool:
         return True
 
 
-def _rows(node, overrides: dict[str, str], seen: set[str]) -> list[Row]:
+def _own(node) -> list[Binding]:
+    """The node's bindings and its bases' (Textual's own classes are not ours)."""
+    ours = [cls for cls in type(node).__mro__ if cls.__module__.startswith("tui.")]
+    return [b for cls in ours for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
+
+
+def _rows(node, overrides: dict[str, str], seen: set[str], outer: frozenset[str] | set[str] = frozenset()) -> list[Row]:
+    """outer: the keys a node further out binds; a key the node hands up (DEFERS: a table's Enter posts the row
+    for its view to act on) is told in the words of that node's binding."""
     rows: list[Row] = []
-    ours = [cls for cls in type(node).__mro__ if cls.__module__.startswith("tui.")]  # Textual's own are not ours
-    own = [b for cls in ours for b in cls.__dict__.get("BINDINGS", [])]  # the node's and its bases'
-    for b in own:
-        if not isinstance(b, Binding) or b.system or not _works(node, b):
+    defers = set(getattr(type(node), "DEFERS", ())) & outer
+    for b in _own(node):
+        if b.system or not _works(node, b):
             continue
         keys = overrides.get(b.id or "", b.key)
+        if defers and set(keys.split(",")) <= defers:
+            continue
         fresh = [k for k in keys.split(",") if k not in seen]  # a key nearer the focus wins
         if not fresh:
             continue
@@ -82,11 +91,18 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     chain = list(screen.focused.ancestors_with_self) if screen.focused else [screen, screen.app]
     sections: dict[str, list[Row]] = {}
     seen: set[str] = set()
-    for node in chain:
+    for k, node in enumerate(chain):
         where = getattr(type(node), "HELP_NAME", None)
         if where is None:
             continue
-        rows = _rows(node, overrides, seen)
+        outer = {
+            key
+            for n in chain[k + 1 :]
+            for b in _own(n)
+            if not b.system and _works(n, b)
+            for key in overrides.get(b.id or "", b.key).split(",")
+        }
+        rows = _rows(node, overrides, seen, outer)
         if rows:
             sections.setdefault(where, []).extend(rows)
     return list(sections.items())

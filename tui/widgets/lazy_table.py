@@ -74,6 +74,7 @@ class LazyTable(ScrollView, can_focus=True):
     LazyTable > .lazy-table--odd { background: $surface-lighten-1; }
     LazyTable > .lazy-table--frozen { text-style: bold; }
     """
+    DEFERS = ("enter",)  # Enter posts the row; the help tells what the view around it does with it
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False, id="lazy_table.up"),
         Binding("down", "move(1)", "Down", show=False, id="lazy_table.down"),
