@@ -264,3 +264,24 @@ def test_a_stray_file_among_captures_is_not_taken_for_the_newest(tmp_path, capsy
     os.utime(tmp_path / "run.json.gz", (1, 1))  # the stray file is the newest
     assert main(["summary", str(tmp_path), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["capture"].endswith("run.json.gz")
+
+
+def test_profiles_folder_of_workload_folders_points_at_them(tmp_path, capsys):
+    """tracetui profile writes traces/WORKLOAD/...: given traces/, every command names the folders that hold the
+    captures (diff said 'traces is a job of ranks'; watch said there were none)."""
+    for workload, names in (("matmul_add", [OLDER, NEWER]), ("mlp", [OLDER])):
+        (tmp_path / "traces" / workload).mkdir(parents=True)
+        for f in names:
+            shutil.copy(f, tmp_path / "traces" / workload / f.name)
+    folder = str(tmp_path / "traces")
+    where = f"its folders do: {folder}/matmul_add (2), {folder}/mlp (1)"
+    for args in (["summary", folder], ["diff", folder]):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 2 and not out and err.count("\n") == 1, args
+        assert "job of ranks" not in err and where in err and "give one of them" in err
+    code, out, err = run_cli(capsys, "watch", folder, "--once")
+    assert code == 0 and f"no captures in it (no .json or .json.gz trace; {where}); nothing to report" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run_cli(capsys, "summary", str(empty))
+    assert code == 2 and err.strip().endswith("folder holds no .json or .json.gz traces")

@@ -78,14 +78,24 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
     return code
 
 
+def _what(named: str, found: list[Path]) -> str:
+    """What diff was given instead of two captures: one capture, a job of ranks, a folder of none, one trace."""
+    from ..model.load.folder import no_traces, trace_files
+
+    path = Path(_resolve(named))
+    if found:
+        return f"{named} is a folder of 1 capture"
+    if not path.is_dir():
+        return f"{named} is one trace"
+    return f"{named} is a job of ranks" if trace_files(path) else f"{named}: {no_traces(path)}"
+
+
 def _diff_targets(args: argparse.Namespace) -> None:
     """`diff DIR`: the newest two captures (A the older); `diff A B`: as given."""
     if args.trace_b is not None:
         return
     found = captures_of(args.trace_a)
     if len(found) < 2:
-        folder = os.path.isdir(_resolve(args.trace_a))
-        what = "a folder of 1 capture" if found else "a job of ranks" if folder else "one trace"
-        raise UsageError(f"diff takes two traces, or a folder of two captures or more ({args.trace_a} is {what})")
+        raise UsageError(f"diff takes two traces, or a folder of two captures or more ({_what(args.trace_a, found)})")
     args.trace_a, args.trace_b = str(found[1]), str(found[0])
     tell(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}")

@@ -52,12 +52,12 @@ def check_first_bytes(path: str) -> None:
     from pathlib import Path
 
     from ..model.errors import TraceError
-    from ..model.load.folder import first_problem, trace_files
+    from ..model.load.folder import first_problem, no_traces, trace_files
 
     p = Path(path)
     if p.is_dir():
         if not trace_files(p):
-            raise TraceError(path, "folder holds no .json or .json.gz traces")
+            raise TraceError(path, no_traces(p))
         from ..model.loading import folder_problem
 
         problem = folder_problem(path)

@@ -56,6 +56,25 @@ def trace_files(folder: Path) -> list[Path]:
     )
 
 
+NO_TRACES = "folder holds no .json or .json.gz traces"
+SUBFOLDERS_NAMED = 4  # subfolders named in the hint, then a count
+
+
+def no_traces(folder: Path) -> str:
+    """What a folder without a trace of its own says, and where its subfolders keep theirs (tracetui profile writes
+    traces/WORKLOAD/...): 'folder holds no ... traces; its folders do: traces/mlp (1), ...: give one of them'."""
+    try:
+        subs = sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))
+        found = [(d, n) for d in subs if (n := len(trace_files(d)))]
+    except OSError:
+        found = []
+    if not found:
+        return NO_TRACES
+    named = ", ".join(f"{d} ({n})" for d, n in found[:SUBFOLDERS_NAMED])
+    more = f" and {len(found) - SUBFOLDERS_NAMED} more" if len(found) > SUBFOLDERS_NAMED else ""
+    return f"{NO_TRACES}; its folders do: {named}{more}: give one of them"
+
+
 def folder_kind(folder: Path) -> FolderKind:
     """Is the folder a job of ranks or a set of captures? (Read from the names and the files' first bytes.)"""
     files = trace_files(folder)

@@ -15,7 +15,7 @@ from ..trace import LoadReport, Trace
 from ..tracks import build_tracks
 from . import cache
 from .bounds import bound
-from .folder import merge_ranks
+from .folder import merge_ranks, no_traces
 from .locate import open_source
 from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
@@ -70,7 +70,7 @@ def rank_files(folder: Path) -> list[Path]:
     """The trace files of a folder of ranks, in name order (none: an error)."""
     files = sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(TRACE_SUFFIXES))
     if not files:
-        raise TraceError(folder, "folder holds no .json or .json.gz traces")
+        raise TraceError(folder, no_traces(folder))
     return files
 
 
