@@ -316,3 +316,17 @@ async def test_the_palettes_screenshot_goes_to_the_working_directory_or_the_one_
         await pilot.pause()
         said = [n.message for n in app._notifications if n.severity == "error"]
         assert said and str(tmp_path / "no" / "such") in said[0] and "No such file or directory" in said[0]
+
+
+def test_profiles_verdict_lines_fit_the_width_as_the_summarys_prose(monkeypatch):
+    """What `tracetui profile` prints after a capture (CaptureReader.verdict) wraps at the width; it was one line
+    of 300 characters that the terminal broke mid-word."""
+    from tui.cli.profile import CaptureReader
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "80")
+    lines = CaptureReader(debug=False).verdict(SAMPLES / "h100-bert-small.json.gz")
+    assert lines[0].startswith("verdict: overhead-bound (the critical path of ProfilerStep#6") and len(lines) > 3
+    assert all(len(line) <= 80 for line in lines) and lines[1].startswith("    ")
+    assert any(line.startswith("steps: ProfilerStep#") for line in lines)
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")  # no width: one line each
+    assert len(CaptureReader(debug=False).verdict(SAMPLES / "h100-bert-small.json.gz")) == 2

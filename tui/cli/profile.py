@@ -47,8 +47,11 @@ class CaptureReader:
 
     def verdict(self, trace: Path) -> list[str]:
         s = self._results(trace).summary  # type: ignore[attr-defined]
+        from ..reports.formats import terminal_width, wrap
+
         steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
-        return [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
+        lines = [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
+        return wrap(lines, terminal_width(), "    ")  # the terminal's width, as the summary's prose
 
     def open(self, trace: Path) -> int:
         from . import view
