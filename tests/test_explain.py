@@ -157,6 +157,7 @@ FIRES_ON = {
     "metadata-op": "h100-bert-small.json.gz",
     "bias-copy": BIAS_COPY,
     "cold-start": "mi250-rocm-train.json.gz",
+    "cpu-time": "cpu/linear_fwd.json.gz",
     "overhead-gaps": "h100-bert-small.json.gz",
     "slow-launch": "mi250-rocm-train.json.gz",
     "setup-gap": "mi250-rocm-train.json.gz",
@@ -334,3 +335,24 @@ def test_sync_records_say_who_waits_for_what():
     fig = findings(EVENT_SYNC, "sync-records")[1][0].figures
     assert (fig["context"], fig["poll"], fig["wait_event"], fig["event"], fig["stream"]) == (1, 1, 0, 1, 1)
     assert findings("h100-bert-small.json.gz", "sync-records")[1] == []
+
+
+@pytest.mark.parametrize("path", sorted((SAMPLES / "cpu").glob("*.json.gz")), ids=lambda p: p.name)
+def test_a_cpu_capture_is_explained_as_its_verdict_reads(path):
+    """explain on a CPU-only capture says where the CPU time goes, as the summary's verdict judged it (it said
+    'No explain rule fired'): in the ops (what the top op 2x faster buys on the path) or between them."""
+    a = Results(load_trace(path))
+    s = a.summary
+    found = [f for f in a.findings if f.rule == "cpu-time"]
+    assert s.cpu_only and len(found) == 1
+    f = found[0]
+    top, share = s.cpu_top_self[0][0], s.cpu_in_ops_us / s.wall_us
+    assert f.figures["top_op"] == top and f.figures["share"] == Quantity(share, "fraction")
+    assert f.parts[0].startswith(s.verdict.replace("cpu-in-ops", "cpu-in")) and f.count >= len(f.events) > 0
+    assert {a.trace.name_of(e) for e in f.events} <= {name for name, _ in s.cpu_top_self}
+    text = note(f)
+    assert text.startswith("No GPU activity: the CPU is the whole story.") and f"{top} (" in text
+    if s.verdict == "cpu-in-ops":
+        assert f.saving is not None and f.saving.spec == f"op:^{re.escape(top)}$=2" and 0 < f.saving.saving_ns
+    else:
+        assert f.saving is None and "--with-stack" in text

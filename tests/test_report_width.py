@@ -125,7 +125,9 @@ def test_no_limit_prints_every_name_whole(cache, monkeypatch):
     outputs = {c: run([c, str(bert)])[1] for c in ("ops", "kernels", "critical", "explain", "roofline", "code")}
     assert all(k.name in outputs["kernels"] for k in a.kernels)
     assert all(r.name in outputs["ops"] for r in a.ops.rows)
-    assert all(g.name in outputs["critical"] for g in path_groups(a.trace, a.critical)[:TOP])
+    assert all(g.name in outputs["critical"] for g in path_groups(a.trace, a.critical, a.frameless)[:TOP])
+    framed = run(["critical", str(bert), "--python-frames"])[1]
+    assert all(g.name in framed for g in path_groups(a.trace, a.critical)[:TOP])
     assert all(r.input_shapes in outputs["roofline"] for r in a.roofline.rows)
     assert all(r.label in outputs["code"] for r in a.code.rows)
     assert (
@@ -137,7 +139,7 @@ def test_critical_cuts_names_in_the_middle_and_frames_read_as_file_and_function(
     """`critical` cut three rows to `transformers/models/bert/modeling_ber...`; at 80 columns now every row reads."""
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
     monkeypatch.setenv("TRACETUI_COLUMNS", "80")
-    _, out = run(["critical", str(SAMPLES / "h100-bert-small.json.gz")])
+    _, out = run(["critical", str(SAMPLES / "h100-bert-small.json.gz"), "--python-frames"])
     assert "..." not in out and "modeling_ber..." not in out
     assert "torch/…/module.py(1743): _call_impl" in out and "…/modeling_bert.py(181): forward" in out
 

@@ -73,6 +73,16 @@ OWN_TEMPLATES = {
     "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
     "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
     "look for CUPTI errors in the run's log, and let the profiler stop normally.",
+    "cpu-in-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, so their own "
+    "work is the cost; the most self time: {top}. Make those ops cheaper (fewer or larger calls, a better algorithm, "
+    "torch.compile to fuse them).",
+    "cpu-in-small-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, but each "
+    "aten op does little work ({op_avg} of own time on average), so fixed per-op costs (dispatch, Python) are much of "
+    "it; the most self time: {top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
+    "cpu-between-ops": "No GPU activity: the CPU is the whole story. Ops run only {share} of the {window} window: most "
+    "of the time is between them (Python, data loading, framework code the profiler does not record as ops). The "
+    "most self time inside ops: {top}. Profile with --with-stack to see the Python code between them (tracetui code "
+    "lists it per function).",
     "records-missing-cut": "The trace made {launches:,} launches ({flows:,} launch-to-device flows point at device "
     "work) but recorded no device activity: no kernel, memcpy or memset record. The file is cut short, and torch "
     "writes the GPU records after the CPU ones: they are most likely in the lost part. Open the whole file (let the "

@@ -160,7 +160,15 @@ def _factor(x: float) -> str:
     return "0" if x == 0 else f"{x:.3g}" if x < 1000 else f"{x:.0f}"
 
 
+def _cpu_top(a: Analysis, f: Finding) -> Fix:
+    """CPU only, time in the ops: the op with the most self time twice as fast (time between the ops: no op to speed
+    up, a note)."""
+    top = str(f.figures.get("top_op", ""))
+    return (_exact("op", {top}, 2), "") if top and "cpu-between-ops" not in f.parts else ("", NOTE)
+
+
 FIXES: dict[str, Callable[[Analysis, Finding], Fix]] = {
+    "cpu-time": _cpu_top,
     "overhead-gaps": _cpu_side,
     "cpu-waits": _wait,
     "slow-launch": _slow_copy,

@@ -25,6 +25,7 @@ from ..summary import Summary
 from .comms import COMMS_RULES
 from .compiling import COMPILING_RULES
 from .copies import COPY_RULES
+from .cpu import CPU_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
@@ -457,6 +458,7 @@ RULES = [
     Rule("metadata-op", metadata_ops),
     Rule("bias-copy", bias_copy),
     Rule("cold-start", cold_start),
+    *CPU_RULES,
     Rule("overhead-gaps", overhead_gaps),
     Rule("slow-launch", slow_launch),
     Rule("cpu-waits", cpu_waits),

@@ -1,0 +1,39 @@
+"""Explain rule for a CPU-only capture: where its CPU time goes (inside the ops, the top ones named, or between
+them) and what to do, so explain says what the summary's verdict judged (it said only "no rule fired")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...analysis import Analysis
+from ..summary import CPU_SHORT_OP_US, Summary
+from .findings import Figure, Finding, Quantity, Rule, us
+
+MARKED = 200  # calls of the top ops marked on the timeline; the count says how many in all
+TITLES = {
+    "cpu-in-ops": "CPU only: the ops' own work is the time",
+    "cpu-in-small-ops": "CPU only: many small ops, their fixed costs add up",
+    "cpu-between-ops": "CPU only: most of the time is between the ops",
+}
+
+
+def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
+    """A CPU-only trace judged cpu-in-ops or cpu-between-ops: the verdict's reading, its figures, its top ops."""
+    if not s.cpu_only or s.verdict not in ("cpu-in-ops", "cpu-between-ops"):
+        return []
+    short = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
+    part = "cpu-between-ops" if s.verdict == "cpu-between-ops" else "cpu-in-small-ops" if short else "cpu-in-ops"
+    figures: dict[str, Figure] = {
+        "share": Quantity(s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0, "fraction"),
+        "window": us(s.wall_us),
+        "top": [us(t, name) for name, t in s.cpu_top_self],
+        "op_avg": us(s.cpu_op_avg_us),
+        "top_op": s.cpu_top_self[0][0] if s.cpu_top_self else "",
+    }
+    ids = [k for k, n in enumerate(a.trace.names) if n in {name for name, _ in s.cpu_top_self}]
+    calls = np.flatnonzero(np.isin(a.trace.x.name, ids)) if ids else np.zeros(0, np.int64)
+    events = calls[np.argsort(-a.trace.x.dur[calls], kind="stable")][:MARKED].tolist()
+    return [Finding("cpu-time", TITLES[part], figures, events, [part], total=len(calls))]
+
+
+CPU_RULES = [Rule("cpu-time", cpu_time)]
