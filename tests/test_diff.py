@@ -174,6 +174,10 @@ def test_a_diff_of_captures_with_different_step_counts_says_the_tables_compare_t
     six, one = results("a100-train-control.json.gz"), results("h100-bert-small.json.gz")
     head = D.head_lines(diff(six, one), ("six.json", "one.json"))
     assert head[:2] == ["A: six.json", "B: one.json"] and head[2].startswith("Typical step: A ")
+    d = diff(six, one)  # the headline says which side is faster, by the same ratio as the percentage
+    ratio = d.step_time_b / d.step_time_a
+    said = f": B is {ratio:.2f}x slower" if ratio > 1 else f": B is {1 / ratio:.2f}x faster"
+    assert said in head[2] and f"({d.slower_pct:+.1f}%;" in head[2]
     assert head[-1].startswith("Steps: A profiled 6, B 1; the ops and kernels below compare totals")
     cold, warm = results("cpu/matmul_add_64_cold_eager.json.gz"), results("cpu/matmul_add_64_warm_eager.json.gz")
     assert not any(line.startswith("Steps:") for line in D.head_lines(diff(cold, warm), ("a", "b")))

@@ -368,7 +368,7 @@ TABLES: dict[str, Table] = {
         ),
         Table(
             "kernels",
-            "the rows of tracetui kernels, all of them",
+            "the rows of tracetui kernels, all of them: one per kernel name (count: its calls; events has a row per call)",
             _cols(KERNELS, KERNELS_TYPES),
             _rows("kernels", _kernels_document, KERNELS_TYPES),
         ),

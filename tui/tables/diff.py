@@ -83,12 +83,21 @@ def launches_saved_line(sa: Summary, sb: Summary) -> str | None:
     )
 
 
+def _which(d: Diff) -> str:
+    """': B is 2.48x slower' or ': B is 1.30x faster' (nothing when either step is unknown or they are equal)."""
+    a, b = d.step_time_a, d.step_time_b
+    if not a or not b or a == b:
+        return ""
+    return f": B is {b / a:.2f}x slower" if b > a else f": B is {a / b:.2f}x faster"
+
+
 def head_lines(d: Diff, labels: tuple[str, str] | list[str]) -> list[str]:
     """What is compared, the typical steps, and what graphs and step counts change: the lines above a diff."""
     lines = [
         f"A: {labels[0]}",
         f"B: {labels[1]}",
-        f"Typical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)} ({d.slower_pct:+.1f}%; {TYPICAL_RULE})",
+        f"Typical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)}{_which(d)} ({d.slower_pct:+.1f}%; "
+        f"{TYPICAL_RULE})",
     ]
     extra = (launches_saved_line(d.summary_a, d.summary_b), steps_note(len(d.steps_a), len(d.steps_b)))
     return lines + [line for line in extra if line]
