@@ -437,6 +437,28 @@ async def test_roofline_view_without_shapes_says_how_to_get_them():
         assert "record_shapes=True" in view.render_line(0).text
 
 
+async def test_roofline_view_of_a_cpu_capture_says_why_there_are_no_roofs():
+    """A CPU capture has no roofs because it ran on the CPU, not because its GPU is unknown (as it said)."""
+    from textual.app import App
+
+    from tui.widgets.roofline_view import RooflineView
+
+    cpu = results(SAMPLES / "cpu" / "linear_fwd.json.gz")
+    gpu = results(SAMPLES / "h100-bert-small.json.gz")
+    assert cpu.roofline.on_cpu and cpu.roofline.rows
+
+    class Host(App):
+        def compose(self):
+            yield RooflineView(cpu, id="cpu")
+            yield RooflineView(gpu, id="gpu")
+
+    async with Host().run_test(size=(200, 40)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "no roofs (a CPU capture)" in pilot.app.query_one("#cpu", RooflineView)._title()
+        assert "roofs of H100 SXM (3,350 GB/s)" in pilot.app.query_one("#gpu", RooflineView)._title()
+
+
 def test_bf16_vector_work_is_measured_on_the_fp32_units_and_says_why(capsys):
     """No datasheet here prints a non-tensor bf16 rate but the RTX 4090's (the fp32 rate); PyTorch computes bf16
     elementwise, reduction and norm math in fp32, so the fp32 units are the roof, named as such."""

@@ -264,7 +264,8 @@ class RooflineView(Widget, can_focus=True):
         """The axis, the ops and the roofs, and the keys where they fit (the key bar has them too)."""
         assert self.table is not None
         d = self.table.device
-        roofs_of = f"roofs of {d.name} ({d.peak_gbps:,.0f} GB/s)" if d and d.peak_gbps else "no roofs (GPU unknown)"
+        unknown = "no roofs (a CPU capture)" if self.table.on_cpu else "no roofs (GPU unknown)"
+        roofs_of = f"roofs of {d.name} ({d.peak_gbps:,.0f} GB/s)" if d and d.peak_gbps else unknown
         said = f"TFLOP/s (log) · {plural(len(self.rows), 'op')} · {roofs_of}"
         keys = " · ←→ intensity ↑↓ device time, Enter: timeline"
         return said + keys if len(said + keys) <= width else said
