@@ -10,10 +10,10 @@ from ..summary import CPU_SHORT_OP_US, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 
 MARKED = 200  # calls of the top ops marked on the timeline; the count says how many in all
-TITLES = {
-    "cpu-in-ops": "CPU only: the ops' own work is the time",
-    "cpu-in-small-ops": "CPU only: many small ops, their fixed costs add up",
-    "cpu-between-ops": "CPU only: most of the time is between the ops",
+TITLES = {  # as the overview's "The fix worth most ...: TITLE, which saves ..." reads them
+    "cpu-in-ops": "CPU time in the ops' own work",
+    "cpu-in-small-ops": "Small CPU ops whose fixed costs add up",
+    "cpu-between-ops": "CPU time between the ops (Python, data loading)",
 }
 
 
