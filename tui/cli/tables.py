@@ -157,8 +157,8 @@ per class that matters; with --what-if, the saving and the new breakdown
 defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
 steps), --format text
 what-if: a SPEC is kernel:REGEX=F (or kernel:role=ROLE=F: gemm, attention, ...), op:REGEX=F (self time),
-launch=F (the launch calls and delays), sync:REGEX=0, cpu=F, graphs or graphs:REGEX (the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph
-replays); F: times faster, 0: gone; repeat --what-if to combine
+launch=F (the launch calls and delays), sync:REGEX=0, cpu=F, graphs or graphs:REGEX (the compiled graphs, the
+forward and backward, or REGEX's spans as CUDA graph replays); F: times faster, 0: gone; repeat --what-if to combine
 example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
 
 

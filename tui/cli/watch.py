@@ -92,9 +92,10 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
 def _nothing(folder: Path, once: bool) -> str:
     """What watch says of a folder with no capture in it yet."""
     if once:
-        from ..model.load.folder import NO_TRACES, no_traces
+        from ..model.load.folder import traces_below
 
-        where = no_traces(folder).removeprefix(NO_TRACES).removesuffix(": give one of them")
+        where = traces_below(folder)
+        where = f"; {where}" if where else ""
         return f"tracetui: note: {folder}: no captures in it (no .json or .json.gz trace{where}); nothing to report"
     return f"tracetui: note: {folder}: no captures yet; waiting for the first (Ctrl-C stops)"
 

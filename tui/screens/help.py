@@ -61,7 +61,12 @@ def _own(node) -> list[Binding]:
     return [b for cls in ours for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
 
 
-def _rows(node, overrides: dict[str, str], seen: set[str], outer: frozenset[str] | set[str] = frozenset()) -> list[Row]:
+def _keys(b: Binding, overrides: dict[str, str]) -> str:
+    """The binding's keys, as a keymap file remaps them."""
+    return overrides.get(b.id or "", b.key)
+
+
+def _rows(node, overrides: dict[str, str], seen: set[str], outer: frozenset[str] = frozenset()) -> list[Row]:
     """outer: the keys a node further out binds; a key the node hands up (DEFERS: a table's Enter posts the row
     for its view to act on) is told in the words of that node's binding."""
     rows: list[Row] = []
@@ -69,7 +74,7 @@ def _rows(node, overrides: dict[str, str], seen: set[str], outer: frozenset[str]
     for b in _own(node):
         if b.system or not _works(node, b):
             continue
-        keys = overrides.get(b.id or "", b.key)
+        keys = _keys(b, overrides)
         if defers and set(keys.split(",")) <= defers:
             continue
         fresh = [k for k in keys.split(",") if k not in seen]  # a key nearer the focus wins
@@ -91,18 +96,16 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     chain = list(screen.focused.ancestors_with_self) if screen.focused else [screen, screen.app]
     sections: dict[str, list[Row]] = {}
     seen: set[str] = set()
+    outer: list[frozenset[str]] = []  # per node: the keys that work on the nodes further out
+    further: set[str] = set()
+    for node in reversed(chain):
+        outer.insert(0, frozenset(further))
+        further |= {k for b in _own(node) if not b.system and _works(node, b) for k in _keys(b, overrides).split(",")}
     for k, node in enumerate(chain):
         where = getattr(type(node), "HELP_NAME", None)
         if where is None:
             continue
-        outer = {
-            key
-            for n in chain[k + 1 :]
-            for b in _own(n)
-            if not b.system and _works(n, b)
-            for key in overrides.get(b.id or "", b.key).split(",")
-        }
-        rows = _rows(node, overrides, seen, outer)
+        rows = _rows(node, overrides, seen, outer[k])
         if rows:
             sections.setdefault(where, []).extend(rows)
     return list(sections.items())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..fmt import fmt_dur, fmt_memory, fmt_memory_short, plural
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
 from ..model.snapshot.report import FrameRow, label_of
@@ -39,10 +39,9 @@ def frame_lines(r: FrameRow, kept: bool, namer: Namer, timed: bool, cpp: bool = 
     """A row of the Frames view: what its allocations add up to, when they were made (those never freed), and
     the frames of its largest allocation."""
     whole = "of all that was never freed" if kept else "of the memory alive at the peak"
-    many = "allocation" if r.count == 1 else "allocations"
     out = [
         r.frame + (f" · {r.op}" if r.op else ""),
-        f"{fmt_memory(r.bytes)} in {r.count:,} {many}, {100 * r.share:.1f}% {whole}",
+        f"{fmt_memory(r.bytes)} in {plural(r.count, 'allocation')}, {100 * r.share:.1f}% {whole}",
     ]
     if kept:
         out.append(f"allocated from {when(r.first_ns, timed)} to {when(r.last_ns, timed)}, never freed")

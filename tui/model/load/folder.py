@@ -63,16 +63,22 @@ SUBFOLDERS_NAMED = 4  # subfolders named in the hint, then a count
 def no_traces(folder: Path) -> str:
     """What a folder without a trace of its own says, and where its subfolders keep theirs (tracetui profile writes
     traces/WORKLOAD/...): 'folder holds no ... traces; its folders do: traces/mlp (1), ...: give one of them'."""
+    where = traces_below(folder)
+    return f"{NO_TRACES}; {where}: give one of them" if where else NO_TRACES
+
+
+def traces_below(folder: Path) -> str:
+    """'its folders do: traces/mlp (1), traces/step (2)': the subfolders that hold traces ("" when none do)."""
     try:
         subs = sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))
         found = [(d, n) for d in subs if (n := len(trace_files(d)))]
     except OSError:
-        found = []
+        return ""
     if not found:
-        return NO_TRACES
+        return ""
     named = ", ".join(f"{d} ({n})" for d, n in found[:SUBFOLDERS_NAMED])
     more = f" and {len(found) - SUBFOLDERS_NAMED} more" if len(found) > SUBFOLDERS_NAMED else ""
-    return f"{NO_TRACES}; its folders do: {named}{more}: give one of them"
+    return f"its folders do: {named}{more}"
 
 
 def folder_kind(folder: Path) -> FolderKind:

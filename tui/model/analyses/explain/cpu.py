@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
-from ..summary import CPU_SHORT_OP_US, Summary
+from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
+from .readings import small_ops
 
 MARKED = 200  # calls of the top ops marked on the timeline; the count says how many in all
 TITLES = {  # as the overview's "The fix worth most ...: TITLE, which saves ..." reads them
@@ -21,8 +22,7 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
     """A CPU-only trace judged cpu-in-ops or cpu-between-ops: the verdict's reading, its figures, its top ops."""
     if not s.cpu_only or s.verdict not in ("cpu-in-ops", "cpu-between-ops"):
         return []
-    short = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
-    part = "cpu-between-ops" if s.verdict == "cpu-between-ops" else "cpu-in-small-ops" if short else "cpu-in-ops"
+    part = "cpu-between-ops" if s.verdict == "cpu-between-ops" else "cpu-in-small-ops" if small_ops(s) else "cpu-in-ops"
     figures: dict[str, Figure] = {
         "share": Quantity(s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0, "fraction"),
         "window": us(s.wall_us),

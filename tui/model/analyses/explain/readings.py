@@ -96,6 +96,11 @@ def copy_reading(s: Summary) -> str:
     )
 
 
+def small_ops(s: Summary) -> bool:
+    """Is a CPU capture's top self time in aten ops that each do little work (their fixed costs add up)?"""
+    return bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
+
+
 def cpu_reading(s: Summary) -> str:
     """CPU only: where the CPU time goes, inside the ops (the top ones named) or between them."""
     head = "CPU only: no GPU activity in this trace. "
@@ -105,8 +110,7 @@ def cpu_reading(s: Summary) -> str:
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
     top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
-    short = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
-    if s.verdict == "cpu-in-ops" and short:
+    if s.verdict == "cpu-in-ops" and small_ops(s):
         return head + (
             f"Ops run {share:.0%} of the window, but each aten op does little work ({duration(s.cpu_op_avg_us)} of own "
             f"time on average), so fixed per-op costs (dispatch, Python) are much of it; the most self time: {top}. "
