@@ -39,6 +39,10 @@ def now():
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.perf_counter(), own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 marks = [("start", now())]
+import os
+if os.path.exists("tui/heap.py"):  # the allocators as the command line sets them, before numpy is imported
+    from tui.heap import for_big_arrays  # (by path: an editable install would find this tree's heap.py for an
+    for_big_arrays()  # earlier tree that has none)
 from pathlib import Path
 from tui.model.analyses.results import Results
 from tui.model.load import cache, loader

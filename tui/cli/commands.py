@@ -42,6 +42,7 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
 }
 HEADLESS = {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
 HEADLESS |= {"breakdown", "export"}
+BIG_ARRAYS = HEADLESS | {"open", "demo", "ranks"}  # commands whose loads tune the allocators first (heap.py)
 
 
 def command_of(name: str) -> Command:
@@ -101,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. A headless command over one or two traces runs with the cycle collector off (it makes
     no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start)."""
     command = _command(argv)
+    if command in BIG_ARRAYS:
+        from ..heap import for_big_arrays
+
+        for_big_arrays()
     was = gc.isenabled()
     if command in HEADLESS:
         gc.disable()

@@ -21,7 +21,7 @@ from .code_stamp import stamp
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
 from .store import Arrays, Codec, Store
-from .trace import Trace
+from .trace import Trace, on_real_tracks
 
 T = TypeVar("T")
 
@@ -181,8 +181,7 @@ class Analysis:
     def nesting(self) -> Nesting:
         """Display nesting: time containment, then Python frames re-hung by their Python ids."""
         x = self.trace.x
-        kinds = np.array([t.kind for t in self.trace.tracks] or ["cpu"])
-        shown = (kinds[x.track] != "meta") & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
+        shown = on_real_tracks(self.trace) & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
         if shown is not None and self.hide_python:
             shown &= x.cat != int(Cat.PYTHON)
         nesting = nest(x.ts, self.end, x.track, shown)

@@ -53,8 +53,11 @@ class Nesting:
 PIECE_EVENTS = 250_000  # a track longer than this is nested in pieces, side by side (threads.py)
 
 
-def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | None = None) -> Nesting:
-    """Nest the events selected by mask (all when None) within each track.
+def nest(
+    ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | None = None, order: np.ndarray | None = None
+) -> Nesting:
+    """Nest the events selected by mask (all when None) within each track (order: their visiting order, when known:
+    a nesting's order filtered to a subset of its events is the subset's).
 
     A long track is cut into pieces where nothing is open (every earlier event has ended by the next start), else
     where only the same few events are open (a root frame that holds the thread, see _Wrapped): the pieces nest
@@ -62,8 +65,8 @@ def nest(ts: np.ndarray, end: np.ndarray, track: np.ndarray, mask: np.ndarray | 
     laid end to end in time (see _end_to_end), so many tracks cost no more than one.
     """
     n = len(ts)
-    idx = np.arange(n) if mask is None else np.flatnonzero(mask)
-    order = visiting_order(ts, end, track, idx)
+    if order is None:
+        order = visiting_order(ts, end, track, np.arange(n) if mask is None else np.flatnonzero(mask))
     s, e, t = ts[order], end[order], track[order]
     runs, wrapped = _pieces(s, e, np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]]))
     out = _Out(len(order), n)
@@ -229,10 +232,13 @@ def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.n
     in about linear time on events written in time order, then the few ties by their ends."""
     if not len(idx):
         return idx
-    t0, span = int(ts[idx].min()), int(ts[idx].max()) - int(ts[idx].min())
-    if span >= 1 << _TS_BITS or int(track[idx].max()) >= 1 << (62 - _TS_BITS):
-        return idx[np.lexsort((-end[idx], ts[idx], track[idx]))]
-    key = track[idx].astype(np.int64) << _TS_BITS | (ts[idx] - t0)
+    starts, tracks = ts[idx], track[idx]
+    t0, span = int(starts.min()), int(starts.max()) - int(starts.min())
+    if span >= 1 << _TS_BITS or int(tracks.max()) >= 1 << (62 - _TS_BITS):
+        return idx[np.lexsort((-end[idx], starts, tracks))]
+    key = tracks.astype(np.int64) << _TS_BITS
+    key |= starts - t0
+    del starts, tracks
     perm = np.argsort(key, kind="stable")
     order, key = idx[perm], key[perm]
     tie = np.flatnonzero(key[1:] == key[:-1])
@@ -473,16 +479,29 @@ def python_parents(trace, nesting: Nesting) -> None:
         return
     rank = rank_of_events(trace)
     ids = keyed(rank[frames], x.py_id[frames])
-    order = np.argsort(ids, kind="stable")
-    wanted = keyed(rank[frames], x.py_parent[frames])
-    pos = np.clip(np.searchsorted(ids[order], wanted), 0, len(frames) - 1)
-    found = (wanted >= 0) & (ids[order][pos] == wanted)
-    named = np.where(found, frames[order][pos], -1)
+    found, named = _find_ids(ids, frames, keyed(rank[frames], x.py_parent[frames]))
     time_parent = parent[frames].copy()
     agrees = _encloses(nesting, named, time_parent)
     is_frame = (time_parent >= 0) & (x.cat[np.maximum(time_parent, 0)] == int(Cat.PYTHON))
     root_by_id = (x.py_parent[frames] < 0) & is_frame
     parent[frames] = np.where(found & ~agrees, named, np.where(root_by_id, -1, time_parent))
+
+
+def _find_ids(ids: np.ndarray, holders: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per wanted id (-1: none): is it among ids, and the holder of its first appearance (-1: none). Ids that are
+    distinct and dense (one rank's frames) are read from a table, else searched."""
+    order = np.argsort(ids, kind="stable")
+    ids, holders = ids[order], holders[order]
+    lo, hi = int(ids[0]), int(ids[-1])
+    if hi - lo < 4 * len(ids) and (ids[1:] > ids[:-1]).all():
+        table = np.full(hi - lo + 1, -1, np.int64)
+        table[ids - lo] = holders
+        inside = (wanted >= lo) & (wanted <= hi)
+        named = np.where(inside, table[np.where(inside, wanted - lo, 0)], -1)
+        return named >= 0, named
+    pos = np.clip(np.searchsorted(ids, wanted), 0, len(ids) - 1)
+    found = (wanted >= 0) & (ids[pos] == wanted)
+    return found, np.where(found, holders[pos], -1)
 
 
 def _encloses(nesting: Nesting, candidate: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -504,6 +523,20 @@ def depth_of(parent: np.ndarray) -> np.ndarray:
         up[live] = up[hop]
         live = live[up[live] >= 0]
     return depth
+
+
+def nearest_kept(parent: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each node's nearest ancestor among the kept ones (-1: none). The left-out nodes find theirs by pointer
+    jumping among themselves (log2 of the longest run of them passes), then every node reads its parent's."""
+    up = parent.astype(np.int64, copy=True)
+    live = np.flatnonzero(~keep & (up >= 0))
+    while len(live):
+        live = live[~keep[up[live]]]  # their parent so far is left out: jump to its own
+        up[live] = up[up[live]]  # read before written: one synchronous jump
+        live = live[up[live] >= 0]
+    has = parent >= 0
+    at = np.maximum(parent, 0)
+    return np.where(has & keep[at], parent, np.where(has, up[at], -1)).astype(parent.dtype, copy=False)
 
 
 def children_total(parent: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -141,6 +141,13 @@ def rank_of_events(trace: Trace) -> np.ndarray:
     return ranks[trace.x.track] if len(ranks) else np.zeros(trace.n, np.int64)
 
 
+def on_real_tracks(trace: Trace) -> np.ndarray:
+    """Per event: is its track a CPU or GPU lane, not a meta track? One lookup per track, then one gather (comparing
+    the kind's string per event took 0.1 s of a first summary on 3.3 M events)."""
+    real = np.array([t.kind != "meta" for t in trace.tracks] or [True])
+    return real[trace.x.track]
+
+
 def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
     """A (rank, id) pair folded into one int64 (-1 stays -1): ids never match across ranks."""
     return np.where(ident >= 0, (rank << 48) ^ ident, -1)

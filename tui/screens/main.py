@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from .. import faults, pace
 from ..gcpolicy import keep_long_lived
+from ..heap import give_back
 from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
 from ..model.analyses.ops import table_name
 from ..model.analyses.results import Results
@@ -145,6 +146,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         for scaffold in scaffolds:  # the tables no longer need
             self.analysis.forget(scaffold)
         keep_long_lived()
+        give_back()  # the analyses' temporaries, kept while they ran (heap.py)
 
     def _value_lanes(self) -> list:
         """The value lanes whose results are ready (memory and counters, launch queues); in the worker."""

@@ -31,7 +31,7 @@ import orjson
 
 from ..cats import GPU_CATS, Cat
 from ..links import link
-from ..nesting import Nesting, children_total, nest, subtree_sum
+from ..nesting import Nesting, children_total, nearest_kept, nest, subtree_sum
 from ..threads import side_by_side
 from ..trace import Trace, keyed, rank_of_events
 from .op_events import OpEvents, op_events, torch_ends
@@ -199,8 +199,8 @@ def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | No
 
     The events torch keeps out of the tree (ev.loose) have none and are none's; the runtime calls linked to no op
     (ev.detached) nest only among themselves. The display nesting (time only, before Python ids re-hang frames)
-    already holds the rest on every track where the events torch leaves out are leaves that overlap nothing
-    partially: leaving out such an event changes no other event's parent. Other tracks are nested again.
+    already holds the rest on every track where the events torch leaves out overlap nothing partially (see
+    _tree_parent). Other tracks are nested again.
     Returns the parents and each event's depth in that nesting.
     """
     x = trace.x
@@ -217,22 +217,30 @@ def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | No
 def _tree_parent(
     trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The parents and depths of the host events nested per thread (from the display nesting where it holds)."""
+    """The parents and depths of the host events nested per thread (from the display nesting where it holds).
+
+    Where the events torch leaves out (Python frames, the ops it filters) overlap nothing partially, leaving them
+    out changes no host event's place: its parent is its nearest host ancestor in the display nesting, and the
+    display depths still grow from parent to child. A track where one of them closes an event by a partial
+    overlap, or where a host event is not nested for display, is nested again."""
     x = trace.x
     if shown is None or not np.array_equal(end, x.ts + x.dur):
         alone = nest(x.ts, end, x.track, host)
         return alone.parent.copy(), alone.depth.copy()
     in_shown = np.zeros(trace.n, bool)
     in_shown[shown.order] = True
-    extra = in_shown & ~host
-    kids = np.bincount(shown.time_parent[shown.time_parent >= 0], minlength=trace.n)
-    spoils = (host & ~in_shown) | (extra & ((kids > 0) | shown.kills))
-    redo = np.unique(x.track[spoils])
-    parent = np.where(host, shown.time_parent, -1)
+    spoils = (host & ~in_shown) | (in_shown & ~host & shown.kills)
+    redo = np.zeros(int(x.track.max(initial=0)) + 1, bool)
+    redo[x.track[spoils]] = True
+    again = host & redo[x.track]
+    read_off = host & ~again
+    parent = np.full(trace.n, -1, shown.time_parent.dtype)
+    if read_off.any():
+        parent[read_off] = nearest_kept(shown.time_parent, host)[read_off]
     depth = shown.depth.copy()
-    if len(redo):
-        again = host & np.isin(x.track, redo)
-        fresh = nest(x.ts, end, x.track, again)
+    if again.any():  # host events are all in the display nesting's visiting order, unless one spoils the track
+        order = shown.order[again[shown.order]] if not (host & ~in_shown).any() else None
+        fresh = nest(x.ts, end, x.track, again, order)
         parent[again] = fresh.parent[again]
         depth[again] = fresh.depth[again]
     return parent, depth

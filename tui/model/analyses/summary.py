@@ -13,7 +13,7 @@ from ..cats import BUSY_CATS, Cat
 from ..links import link
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
-from ..trace import Trace
+from ..trace import Trace, on_real_tracks
 from ..words import duration
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
@@ -187,8 +187,7 @@ def summarize(
     they then run side by side with the summary's own passes (threads.py)."""
     parents: Callable[[], np.ndarray | None] = parent if callable(parent) else lambda: parent
     x = trace.x
-    kinds = np.array([t.kind for t in trace.tracks] or ["cpu"])
-    real = kinds[x.track] != "meta" if trace.n else np.zeros(0, bool)
+    real = on_real_tracks(trace)
     t0 = int(x.ts[real].min()) if real.any() else 0
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
@@ -320,10 +319,9 @@ def cpu_while_idle(
         inside = (up >= 0) & (where < len(host))
         inside[inside] = host[where[inside]] == up[inside]
         np.subtract.at(overlap, where[inside], overlap[inside])
-    names, inverse = np.unique(x.name[host], return_inverse=True)
-    total = np.bincount(inverse, overlap)
+    total = np.bincount(x.name[host], overlap)  # by name id (whole ns in float64: exact sums)
     top = np.argsort(-total, kind="stable")[:IDLE_TOP]
-    return [(trace.names[int(names[k])], float(total[k]) / 1000.0) for k in top.tolist() if total[k] > 0]
+    return [(trace.names[k], float(total[k]) / 1000.0) for k in top.tolist() if total[k] > 0]
 
 
 def _union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
