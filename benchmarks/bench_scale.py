@@ -4,6 +4,8 @@ For each number of workers W (decode processes and analysis threads: TRACETUI_DE
 in fresh processes:
 - `tracetui summary --no-cache` as a whole command: wall, CPU (the process tree's), peak RSS, against orjson.loads
   of the same file measured in the same run;
+- the time after the decode in the command itself (`summary --no-cache`, from the decode's end to the command's:
+  where the command overlaps the phases below, this is less than their sum);
 - the same first load phase by phase, in one process: read (map the file, find the events, cut the chunks),
   decode (the chunks, in W processes), merge (the parts into the final columns), tracks, nest, link, aggregate (what
   the first summary computes: the ops table, the kernels, the summary), write cache (the columns' entry, as a
@@ -84,6 +86,22 @@ print("events", trace.n)
 """
 
 
+COMMAND = """
+import contextlib, io, os, sys, time
+if os.path.exists("tui/heap.py"):  # as the command line does first (main() would come after numpy's import here)
+    from tui.heap import for_big_arrays
+    for_big_arrays()
+import tui.model.load.loader as loader
+decoded = []
+merge = loader.merge_parts
+loader.merge_parts = lambda parts, *a, **k: decoded.append(time.perf_counter()) or merge(parts, *a, **k)
+from tui.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["summary", sys.argv[1], "--no-cache", "--format", "json"])
+print(time.perf_counter() - decoded[0])
+"""
+
+
 def tile(folder: Path, mb: int) -> Path:
     path = folder / f"tiled-{mb}mb.json"
     if not path.exists():
@@ -104,6 +122,9 @@ def one(path: Path, workers: int, env: dict, cache: Path, tree: Path) -> tuple[l
             phases.append((" ".join(name), float(wall), float(cpu)))
     shutil.rmtree(cache, ignore_errors=True)
     whole = run([sys.executable, "-m", "tui", "summary", str(path), "--no-cache", "--format", "json"], env, cwd=tree)
+    shutil.rmtree(cache, ignore_errors=True)
+    after = float(run([sys.executable, "-c", COMMAND.replace("sys.argv[1]", repr(str(path)))], env, cwd=tree).out)
+    phases.append(("after the decode in the command", after, 0.0))
     return phases, whole
 
 
@@ -114,9 +135,11 @@ def report(side: str, workers: int, phases: list, whole: Run, base: Run, size: i
         f" {whole.peak_gb * 1e9 / size:.2f}x the file"
     )
     after = sum(w for name, w, _ in phases if name in ("merge", "tracks", "nest", "link", "aggregate"))
-    cells = "  ".join(f"{name} {w:.2f}/{c:.2f}" for name, w, c in phases)
+    in_command = next(w for name, w, _ in phases if name == "after the decode in the command")
+    cells = "  ".join(f"{name} {w:.2f}/{c:.2f}" for name, w, c in phases[:-1])
     print(f"      phases (wall/cpu s): {cells}")
     print(f"      after the decode (merge to aggregate): {after:.2f} s wall = {after / base.seconds:.3f}x orjson")
+    print(f"      after the decode in the command (summary --no-cache from the merge to its end): {in_command:.2f} s")
 
 
 def main() -> None:

@@ -141,21 +141,23 @@ def test_vectorized_nesting_agrees_with_the_walk_on_tangled_events():
         assert _agree(ts, ts + dur, track), (ts.tolist(), dur.tolist(), track.tolist())
 
 
-def test_python_ids_found_by_table_as_by_search():
-    """Distinct dense ids (one rank's frames) are read from a table; repeated or sparse ones are searched: the
-    same holder (its first appearance) either way, -1 for ids that are not there."""
+def test_python_ids_found_by_guess_as_by_search():
+    """A frame's parent by time is the guess for the frame its parent id names: taken where the ids are distinct
+    and it holds that id, else the id is searched; either way the holder of the id's first appearance, -1 for ids
+    that are not there."""
     from tui.model.nesting import _find_ids
 
     rng = np.random.default_rng(3)
-    for dense in (True, False):
-        ids = rng.permutation(500) if dense else rng.integers(0, 10**9, 500)
+    for distinct in (True, False):
+        ids = rng.permutation(10**9)[:500] if distinct else rng.integers(0, 300, 500)
         holders = rng.permutation(10_000)[:500]
-        wanted = np.concatenate([rng.choice(ids, 300), [-1, 10**10, 501, -1]])
-        found, named = _find_ids(ids, holders, wanted)
-        first = {}
+        wanted = np.concatenate([rng.choice(ids, 300), [-1, 10**10, -1]])
+        first: dict[int, int] = {}
         for i, h in zip(ids.tolist(), holders.tolist(), strict=True):
             first.setdefault(i, h)
-        assert named.tolist() == [first.get(w, -1) for w in wanted.tolist()]
+        right = np.array([first.get(w, -1) for w in wanted.tolist()])
+        guess = np.where(rng.random(len(wanted)) < 0.7, right, rng.choice(holders, len(wanted)))
+        guess_id = np.array([dict(zip(holders.tolist(), ids.tolist(), strict=True)).get(g, -1) for g in guess])
+        found, named = _find_ids(ids, holders, wanted, guess, guess_id)
+        assert named.tolist() == right.tolist()
         assert found.tolist() == [w in first for w in wanted.tolist()]
-    repeated = np.array([4, 2, 4, 9])
-    assert _find_ids(repeated, np.array([10, 11, 12, 13]), np.array([4, 9, 3]))[1].tolist() == [10, 13, -1]

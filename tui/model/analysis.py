@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -98,6 +98,15 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         store.put_blob(alias, name.encode())
         return name
 
+    def kept(self, obj: Analysis) -> T | None:
+        """The value when it is ready or kept in the trace's store, else None (never computes it)."""
+        if self.name in obj.__dict__:
+            return obj.__dict__[self.name]
+        store = obj.trace.store
+        if self.codec is None or store is None or (obj.base is not None and self.name in obj.SHARED):
+            return None
+        return self.codec.load(store, self._known_name(store, type(obj), obj.prefix), obj.trace.n)
+
     def _restore(self, obj: Analysis) -> T:
         if obj.base is not None and self.name in obj.SHARED:
             return getattr(obj.base, self.name)
@@ -177,17 +186,27 @@ class Analysis:
     def end(self) -> np.ndarray:
         return self.trace.x.ts + self.trace.x.dur
 
-    @stored(Arrays(Nesting, per_event=("parent", "row", "depth", "time_parent", "kills", "pos", "span_end")))
+    @stored(Arrays(Nesting, per_event=("parent", "row", "depth", "time_parent", "killed_by", "pos", "span_end")))
     def nesting(self) -> Nesting:
         """Display nesting: time containment, then Python frames re-hung by their Python ids."""
+        by_time = self.time_nesting
+        nesting = replace(by_time, parent=by_time.parent.copy())  # time_parent keeps the parents by time alone
+        python_parents(self.trace, nesting)
+        return nesting
+
+    @derived
+    def time_nesting(self) -> Nesting:
+        """The display nesting before the Python ids re-hang frames (its parent is its time_parent): all the ops
+        table reads. The display nesting itself where that is ready or kept, else made first, so that the ops table
+        and the re-hanging can go side by side."""
+        kept = type(self).nesting.kept(self)
+        if kept is not None:
+            return kept
         x = self.trace.x
         shown = on_real_tracks(self.trace) & (x.cat != int(Cat.OVERHEAD)) if self.trace.n else None
         if shown is not None and self.hide_python:
             shown &= x.cat != int(Cat.PYTHON)
-        nesting = nest(x.ts, self.end, x.track, shown)
-        nesting.parent = nesting.parent.copy()  # time_parent keeps the parents by time alone
-        python_parents(self.trace, nesting)
-        return nesting
+        return nest(x.ts, self.end, x.track, shown)
 
     @stored(Arrays(LaneArrays, per_event=()))
     def lane_arrays(self) -> LaneArrays:

@@ -45,7 +45,7 @@ class Nesting:
     order: np.ndarray  # the visiting order (track, start, -end) of the nested events
     depth: np.ndarray  # levels below a root, by time
     time_parent: np.ndarray  # the parents by time alone (parent may be re-hung since)
-    kills: np.ndarray  # events that partially overlap an open event (and close it)
+    killed_by: np.ndarray  # per event: the event that partially overlapped it while it was open, closing it (-1: none)
     pos: np.ndarray  # each event's position in order (-1: not nested)
     span_end: np.ndarray  # the position after the last event of its subtree by time
 
@@ -76,7 +76,7 @@ def nest(
             p, d, r, killer, end_pos = nest_track(ps, pe)
             out.parent_pos[a:b] = np.where(p >= 0, p + a, -1)
             out.depth_pos[a:b], out.row_pos[a:b] = d, r
-            out.kills[order[a + killer[killer >= 0]]] = True
+            out.killed_by[order[a:b]] = np.where(killer >= 0, order[a + np.maximum(killer, 0)], -1)
             out.span_end[order[a:b]] = end_pos + a
 
     jobs: list[Callable[[], None]] = [partial(piece, a, b) for a, b in runs]
@@ -95,7 +95,7 @@ def nest(
     row[order], depth[order] = out.row_pos, out.depth_pos
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
-    return Nesting(parent, row, order.astype(np.int32), depth, parent, out.kills, pos, out.span_end)
+    return Nesting(parent, row, order.astype(np.int32), depth, parent, out.killed_by, pos, out.span_end)
 
 
 class _Out:
@@ -105,7 +105,7 @@ class _Out:
         self.parent_pos = np.full(positions, -1, np.int64)
         self.depth_pos = np.zeros(positions, np.int32)
         self.row_pos = np.zeros(positions, np.int32)
-        self.kills = np.zeros(n, bool)
+        self.killed_by = np.full(n, -1, np.int32)
         self.span_end = np.full(n, -1, np.int32)
 
 
@@ -131,7 +131,7 @@ class _Wrapped:
         out.parent_pos[where] = np.where(p >= 0, where[np.maximum(p, 0)], -1)
         out.depth_pos[where], out.row_pos[where] = d, r
         killed_by = np.where(killer >= 0, where[np.maximum(killer, 0)], -1)
-        out.kills[order[killed_by[killed_by >= 0]]] = True
+        out.killed_by[order[where]] = np.where(killed_by >= 0, order[np.maximum(killed_by, 0)], -1)
         closes = self.a + np.searchsorted(s[self.a : self.b], e[where], side="left")  # among every position
         ends = np.where(killed_by >= 0, np.minimum(killed_by, closes), closes)
         out.span_end[order[where]] = np.maximum(ends, where + 1)
@@ -479,29 +479,36 @@ def python_parents(trace, nesting: Nesting) -> None:
         return
     rank = rank_of_events(trace)
     ids = keyed(rank[frames], x.py_id[frames])
-    found, named = _find_ids(ids, frames, keyed(rank[frames], x.py_parent[frames]))
     time_parent = parent[frames].copy()
-    agrees = _encloses(nesting, named, time_parent)
+    up = np.maximum(time_parent, 0)
+    up_id = np.where((time_parent >= 0) & (x.cat[up] == int(Cat.PYTHON)), keyed(rank[up], x.py_id[up]), -1)
+    found, named = _find_ids(ids, frames, keyed(rank[frames], x.py_parent[frames]), time_parent, up_id)
+    agrees = (named == time_parent) & (named >= 0)  # the frame its parent id names is its parent by time
+    other = np.flatnonzero(~agrees)
+    agrees[other] = _encloses(nesting, named[other], time_parent[other])
     is_frame = (time_parent >= 0) & (x.cat[np.maximum(time_parent, 0)] == int(Cat.PYTHON))
     root_by_id = (x.py_parent[frames] < 0) & is_frame
     parent[frames] = np.where(found & ~agrees, named, np.where(root_by_id, -1, time_parent))
 
 
-def _find_ids(ids: np.ndarray, holders: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per wanted id (-1: none): is it among ids, and the holder of its first appearance (-1: none). Ids that are
-    distinct and dense (one rank's frames) are read from a table, else searched."""
+def _find_ids(
+    ids: np.ndarray, holders: np.ndarray, wanted: np.ndarray, guess: np.ndarray, guess_id: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per wanted id (-1: none): is it among ids, and the holder of its first appearance (-1: none). guess is a
+    likely holder of each (a frame's parent by time), guess_id its id: where ids are distinct and the guess holds
+    the wanted id, it is the holder, and only the others are searched."""
     order = np.argsort(ids, kind="stable")
     ids, holders = ids[order], holders[order]
-    lo, hi = int(ids[0]), int(ids[-1])
-    if hi - lo < 4 * len(ids) and (ids[1:] > ids[:-1]).all():
-        table = np.full(hi - lo + 1, -1, np.int64)
-        table[ids - lo] = holders
-        inside = (wanted >= lo) & (wanted <= hi)
-        named = np.where(inside, table[np.where(inside, wanted - lo, 0)], -1)
-        return named >= 0, named
-    pos = np.clip(np.searchsorted(ids, wanted), 0, len(ids) - 1)
-    found = (wanted >= 0) & (ids[pos] == wanted)
-    return found, np.where(found, holders[pos], -1)
+    named = np.full(len(wanted), -1, np.int64)
+    rest = np.arange(len(wanted))
+    if (ids[1:] > ids[:-1]).all():
+        hit = (wanted >= 0) & (guess_id == wanted)
+        named[hit] = guess[hit]
+        rest = np.flatnonzero(~hit)
+    some = wanted[rest]
+    pos = np.clip(np.searchsorted(ids, some), 0, len(ids) - 1)
+    named[rest] = np.where((some >= 0) & (ids[pos] == some), holders[pos], -1)
+    return named >= 0, named
 
 
 def _encloses(nesting: Nesting, candidate: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -525,18 +532,19 @@ def depth_of(parent: np.ndarray) -> np.ndarray:
     return depth
 
 
-def nearest_kept(parent: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Each node's nearest ancestor among the kept ones (-1: none). The left-out nodes find theirs by pointer
-    jumping among themselves (log2 of the longest run of them passes), then every node reads its parent's."""
-    up = parent.astype(np.int64, copy=True)
-    live = np.flatnonzero(~keep & (up >= 0))
-    while len(live):
-        live = live[~keep[up[live]]]  # their parent so far is left out: jump to its own
-        up[live] = up[up[live]]  # read before written: one synchronous jump
-        live = live[up[live] >= 0]
-    has = parent >= 0
-    at = np.maximum(parent, 0)
-    return np.where(has & keep[at], parent, np.where(has, up[at], -1)).astype(parent.dtype, copy=False)
+def nearest_kept(parent: np.ndarray, keep: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Each node's nearest ancestor among the kept ones (-1: none), level by level from the roots down (depth: one
+    more than the parent's): a node's is its parent when that is kept, else its parent's."""
+    out = np.full(len(parent), -1, parent.dtype)
+    deepest = int(depth.max(initial=0))
+    by_level = np.argsort(depth.astype(np.int16) if deepest < np.iinfo(np.int16).max else depth, kind="stable")
+    bounds = np.searchsorted(depth[by_level], np.arange(deepest + 2)).tolist()
+    for d in range(1, len(bounds) - 1):
+        nodes = by_level[bounds[d] : bounds[d + 1]]
+        up = parent[nodes]
+        nodes, up = nodes[up >= 0], up[up >= 0]
+        out[nodes] = np.where(keep[up], up, out[up])
+    return out
 
 
 def children_total(parent: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -142,7 +142,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
             phase = result.phase
             done = sum(1 for _, r in jobs[: k + 1] if r.phase == phase) / sum(1 for _, r in jobs if r.phase == phase)
             self.post_message(LoadProgress("link" if phase == "structure" else phase, done))
-        scaffolds = (Results.op_times, Results.op_times_frames, Results._launch_tree)  # per-event intermediates
+        scaffolds = (Results.op_times, Results.op_times_frames, Results._launch_tree, Results.time_nesting)
         for scaffold in scaffolds:  # the tables no longer need
             self.analysis.forget(scaffold)
         keep_long_lived()

@@ -219,31 +219,55 @@ def _tree_parent(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The parents and depths of the host events nested per thread (from the display nesting where it holds).
 
-    Where the events torch leaves out (Python frames, the ops it filters) overlap nothing partially, leaving them
-    out changes no host event's place: its parent is its nearest host ancestor in the display nesting, and the
-    display depths still grow from parent to child. A track where one of them closes an event by a partial
-    overlap, or where a host event is not nested for display, is nested again."""
+    Leaving out the events torch leaves out (Python frames, the ops it filters) moves no host event, except where
+    one of them closed a host event by a partial overlap and host events start while that one would still be open
+    (see _closed_by_left_out): elsewhere a host event's parent is its nearest host ancestor in the display nesting,
+    and the display depths still grow from parent to child. Those tracks, and any with a host event the display
+    nesting left out, are nested again."""
     x = trace.x
     if shown is None or not np.array_equal(end, x.ts + x.dur):
         alone = nest(x.ts, end, x.track, host)
         return alone.parent.copy(), alone.depth.copy()
     in_shown = np.zeros(trace.n, bool)
     in_shown[shown.order] = True
-    spoils = (host & ~in_shown) | (in_shown & ~host & shown.kills)
+    unshown = host & ~in_shown
     redo = np.zeros(int(x.track.max(initial=0)) + 1, bool)
-    redo[x.track[spoils]] = True
+    redo[x.track[unshown]] = True
+    redo[_closed_by_left_out(x, host, end, shown)] = True
     again = host & redo[x.track]
     read_off = host & ~again
     parent = np.full(trace.n, -1, shown.time_parent.dtype)
     if read_off.any():
-        parent[read_off] = nearest_kept(shown.time_parent, host)[read_off]
+        parent[read_off] = nearest_kept(shown.time_parent, host, shown.depth)[read_off]
     depth = shown.depth.copy()
-    if again.any():  # host events are all in the display nesting's visiting order, unless one spoils the track
-        order = shown.order[again[shown.order]] if not (host & ~in_shown).any() else None
+    if again.any():  # host events are all in the display nesting's visiting order, unless one was left out of it
+        order = shown.order[again[shown.order]] if not unshown.any() else None
         fresh = nest(x.ts, end, x.track, again, order)
         parent[again] = fresh.parent[again]
         depth[again] = fresh.depth[again]
     return parent, depth
+
+
+def _closed_by_left_out(x, host: np.ndarray, end: np.ndarray, shown: Nesting) -> np.ndarray:
+    """The tracks where an event left out of torch's tree closed a host event j by a partial overlap (at its start
+    s) while a host event starts in [s, j's end): the host events alone would have kept j open for it."""
+    victims = np.flatnonzero(shown.killed_by >= 0)
+    killers = shown.killed_by[victims]
+    by_left_out = host[victims] & ~host[killers]
+    victims, killers = victims[by_left_out], killers[by_left_out]
+    if not len(victims):
+        return np.empty(0, np.int64)
+    hosts = shown.order[host[shown.order]]  # by (track, start)
+    host_tracks = x.track[hosts]
+    spoiled = []
+    for t in np.unique(x.track[victims]).tolist():
+        lo, hi = np.searchsorted(host_tracks, [t, t + 1])
+        starts = x.ts[hosts[lo:hi]]
+        mine = x.track[victims] == t
+        first = np.searchsorted(starts, x.ts[killers[mine]], "left")
+        if (np.searchsorted(starts, end[victims[mine]], "left") > first).any():
+            spoiled.append(t)
+    return np.array(spoiled, np.int64)
 
 
 def _host_times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, depth):

@@ -14,6 +14,7 @@ from ..analysis import Analysis, computed, derived, stored
 from ..load.args import event_args
 from ..steps import Step, typical_step
 from ..store import Blob
+from ..threads import side_by_side
 from .breakdown import BreakdownReport, breakdown
 from .code import CodeTable, code_table, python_levels
 from .compiling import Compiling, compiling
@@ -31,7 +32,7 @@ from .ops import OpsTable, OpTimes, op_times, ops_table
 from .queues import QueueRow, queue_rows
 from .ranks import Alignment, Job, RankRow, job, rank_row
 from .roofline.points import Roofline, roofline
-from .summary import Summary, summarize
+from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
 from .verdict import judge
 
 
@@ -40,7 +41,8 @@ class Results(Analysis):
 
     @computed("aggregate")
     def op_times(self) -> OpTimes:
-        return op_times(self.trace, self.links.launcher, self.nesting)
+        shown = self.time_nesting  # first: the summary's passes make the links beside it (summary.py)
+        return op_times(self.trace, self.links.launcher, shown)
 
     @stored(Blob(OpsTable), phase="aggregate")
     def ops(self) -> OpsTable:
@@ -53,7 +55,7 @@ class Results(Analysis):
     @computed("aggregate")
     def op_times_frames(self) -> OpTimes:
         """The per-event quantities of the table with Python frames as rows (torch 2.12 and 2.13's)."""
-        return op_times(self.trace, self.links.launcher, self.nesting, python_frames=True)
+        return op_times(self.trace, self.links.launcher, self.time_nesting, python_frames=True)
 
     @stored(Blob(OpsTable), phase="aggregate")
     def ops_frames(self) -> OpsTable:
@@ -82,28 +84,44 @@ class Results(Analysis):
     @computed("aggregate")
     def busy(self) -> Summary:
         """The summary's figures before its verdict: busy shares, launches, steps (summary.py)."""
-        return summarize(self.trace, lambda: self.ops, lambda: self.nesting.parent, self.links.launcher)
+        return summarize(
+            self.trace,
+            lambda: self.ops,
+            lambda: self.nesting.parent,
+            lambda: self.links.launcher,
+            lambda: self.launches_and_steps,
+        )
+
+    @computed("aggregate")
+    def launches_and_steps(self) -> LaunchesAndSteps:
+        """Each event's graph owner, the launch calls, and the steps with the device work each launched."""
+        return launches_and_steps(self.trace, self.links.launcher)
 
     @stored(Blob(Compiling), phase="aggregate")
     def compiling(self) -> Compiling:
         """torch.compile compiling in the trace: its time, frames, graphs, recompiles and steps (compiling.py)."""
-        return compiling(self.trace, self.nesting.parent, [st.event for st in self.busy.steps])
+        return compiling(self.trace, self.nesting.parent, [st.event for st in self.launches_and_steps[2]])
 
     @computed("aggregate")
     def typical(self) -> Step | None:
         """The typical step (steps.py): the median warm step, those that compiled left out; None without steps."""
         first = min((t.rank for t in self.trace.tracks), default=0)
-        mine = [st for st in self.busy.steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
+        steps = self.launches_and_steps[2]  # the summary's steps (summarize), ready before the ops table is
+        mine = [st for st in steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
         return typical_step(mine, frozenset(self.compiling.steps)).step
 
     @stored(Blob(Summary), phase="aggregate")
     def summary(self) -> Summary:
-        """The summary with its verdict, read from the critical path of the typical step (verdict.py)."""
+        """The summary with its verdict, read from the critical path of the typical step (verdict.py). The path
+        needs the nesting and the steps, not the ops table: it is found beside the summary's figures."""
+        busy, path = side_by_side(lambda: self.busy, self._critical_or_none)
+        return judge(replace(busy), path, self.compiling, self.typical)
+
+    def _critical_or_none(self) -> CriticalPath | None:
         try:
-            path: CriticalPath | None = self.critical
+            return self.critical
         except WindowError:
-            path = None
-        return judge(replace(self.busy), path, self.compiling, self.typical)
+            return None
 
     @stored(Blob(list[Finding]), phase="aggregate")
     def findings(self) -> list[Finding]:

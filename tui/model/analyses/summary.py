@@ -180,25 +180,29 @@ def summarize(
     trace: Trace,
     ops: OpsTable | Callable[[], OpsTable],
     parent: np.ndarray | Callable[[], np.ndarray] | None = None,
-    launcher: np.ndarray | None = None,
+    launcher: np.ndarray | Callable[[], np.ndarray] | None = None,
+    launches: Callable[[], LaunchesAndSteps] | None = None,
 ) -> Summary:
     """Compute the summary and the verdict with the numbers that decide it (parent: the nesting, for self times;
-    launcher: the launch links, computed here when not given). ops and parent may be functions that make them:
-    they then run side by side with the summary's own passes (threads.py)."""
+    launcher: the launch links, computed here when not given; launches: launches_and_steps, when the caller keeps
+    it). ops, parent and launcher may be functions that make them: they then run side by side with the summary's
+    own passes (threads.py): the links are made beside the nesting the ops table waits for."""
     parents: Callable[[], np.ndarray | None] = parent if callable(parent) else lambda: parent
+    given = link(trace).launcher if launcher is None else launcher
+    launchers: Callable[[], np.ndarray] = given if callable(given) else lambda: given
     x = trace.x
     real = on_real_tracks(trace)
     t0 = int(x.ts[real].min()) if real.any() else 0
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
-    launcher = link(trace).launcher if launcher is None else launcher
     table, (busy, gpus), (owner, launch, step_list), idle, work = side_by_side(
         ops if callable(ops) else lambda: ops,
         lambda: _gpu_busy(trace, busy_mask),
-        lambda: _launches_and_steps(trace, launcher),
+        launches or (lambda: launches_and_steps(trace, launchers())),
         lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
         lambda: device_work(trace),
     )
+    launcher = launchers()
     blocking = blocking_copies(trace, launcher, launch)
     timed = launch & ~blocking  # a blocking copy's time is a wait on the device, not launch overhead
     wall = max(t1 - t0, 0) / 1000.0
@@ -241,7 +245,10 @@ def summarize(
     return s
 
 
-def _launches_and_steps(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[Step]]:
+LaunchesAndSteps = tuple[np.ndarray, np.ndarray, list[Step]]
+
+
+def launches_and_steps(trace: Trace, launcher: np.ndarray) -> LaunchesAndSteps:
     """The graph owner of each event, the launch calls, and the steps with the device work each launched (times
     from the trace's origin, as every time shown: the steps command, SQL and the viewer agree)."""
     owner = graph_owner(trace)
