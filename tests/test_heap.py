@@ -48,6 +48,34 @@ def test_freed_arrays_stay_until_given_back():
     assert after < 8  # give_back returned them to the kernel
 
 
+THREADED = """
+import sys, threading
+from tui.heap import for_big_arrays
+for_big_arrays()
+import numpy as np
+def rss():
+    return int(next(line for line in open("/proc/self/status") if line.startswith("VmRSS")).split()[1]) // 1024
+def churn():
+    block = np.ones(24 << 17)
+    del block
+before = rss()
+for _ in range(4):  # each in a new thread: with one heap per thread, each would keep its own freed block
+    t = threading.Thread(target=churn)
+    t.start()
+    t.join()
+churn()
+print(rss() - before)
+"""
+
+
+def test_threads_share_one_heap_so_kept_blocks_do_not_add_up():
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "NUMPY_MADVISE"))}
+    grown = subprocess.run(
+        [sys.executable, "-c", THREADED], env=clean, cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert int(grown) < 40  # MiB: one 24 MiB block kept and reused, not one per thread
+
+
 def test_untuned_process_returns_freed_arrays_at_once():
     hugepage, kept, _ = _run("plain")
     assert hugepage == "None" and kept < 8
