@@ -1,4 +1,8 @@
-"""Make big traces by tiling a real one in time (shared by the benchmarks)."""
+"""Make big traces by tiling a real one in time (shared by the benchmarks).
+
+Run: python benchmarks/tile.py OUT.json [--mb 200] [--source TRACE]: OUT.json holds time-shifted copies of TRACE
+(sample_traces/h100-bert-small.json.gz, with Python stacks) up to about that many MB.
+"""
 
 from __future__ import annotations
 
@@ -78,3 +82,23 @@ def tile_columns(trace: Trace, copies: int) -> Trace:
             parts.append(a)
         cols[key] = np.concatenate(parts)
     return replace(trace, x=Events.from_columns(cols), store=None)  # derived data of the original would not fit
+
+
+def main() -> None:
+    import argparse
+    import tempfile
+
+    opts = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    opts.add_argument("out", type=Path, help="the tiled trace to write (.json)")
+    opts.add_argument("--mb", type=int, default=200, help="about how big (MB; default 200)")
+    opts.add_argument("--source", type=Path, default=ROOT / "sample_traces" / "h100-bert-small.json.gz")
+    args = opts.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:  # one copy, written as the tile writes it: its size
+        one = tile_json(1, Path(scratch) / "one.json", args.source).stat().st_size
+    copies = max(1, args.mb * 1_000_000 // one)
+    tile_json(copies, args.out, args.source)
+    print(f"{args.out}: {copies} copies of {args.source.name}, {args.out.stat().st_size / 1e6:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,8 @@ issue 39: 2.3-2.6 s of system time in a first `summary`, 0.8-0.9 s with both cha
   is faulted in again page by page. Here freed blocks up to 32 MiB stay in the heap while the command runs; the
   viewer hands them back (`give_back`) once its first analyses are done. One heap (arena) serves every thread:
   with one per thread, as glibc makes them, each kept its own freed blocks and the analyses' threads raised the
-  peak (1.40 GB against 1.07-1.09 GB for the tile's first summary). A user's MALLOC_* settings win.
+  peak (1.40 GB against 1.07-1.09 GB for the tile's first summary). A user's MALLOC_* (or GLIBC_TUNABLES
+  glibc.malloc.*) settings win.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ _MMAP = 32 << 20  # glibc's ceiling for the mmap threshold on 64-bit: blocks up 
 def for_big_arrays() -> None:
     """Before numpy is imported: no huge-page advice for numpy's arrays, freed blocks kept for the next ones."""
     os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # read when numpy is imported (decode workers too)
-    if any(key.startswith("MALLOC_") for key in os.environ):
+    if any(key.startswith("MALLOC_") for key in os.environ) or "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
         return
     libc = _glibc()
     if libc is not None:
