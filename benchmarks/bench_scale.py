@@ -35,16 +35,23 @@ from benchmarks.bench_views import worktree  # noqa: E402
 from benchmarks.probe import ROOT, Run, environment, python, run, tracetui  # noqa: E402
 from benchmarks.tile import tile_json  # noqa: E402
 
-PHASES = """
+ALLOCATORS = """
+import os
+if os.path.exists("tui/heap.py"):  # the allocators as the command line sets them, before numpy is imported
+    from tui.heap import for_big_arrays  # (by path: an editable install would find this tree's heap.py for an
+    for_big_arrays()  # earlier tree that has none)
+"""
+
+PHASES = (
+    """
 import resource, sys, time
 def now():
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.perf_counter(), own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 marks = [("start", now())]
-import os
-if os.path.exists("tui/heap.py"):  # the allocators as the command line sets them, before numpy is imported
-    from tui.heap import for_big_arrays  # (by path: an editable install would find this tree's heap.py for an
-    for_big_arrays()  # earlier tree that has none)
+"""
+    + ALLOCATORS
+    + """
 from pathlib import Path
 from tui.model.analyses.results import Results
 from tui.model.load import cache, loader
@@ -84,14 +91,14 @@ for (_, (w0, c0)), (name, (w1, c1)) in zip(marks, marks[1:]):
     print(name, round(w1 - w0, 3), round(c1 - c0, 3))
 print("events", trace.n)
 """
+)
 
 
-COMMAND = """
-import contextlib, io, os, sys, time
-if os.path.exists("tui/heap.py"):  # as the command line does first (main() would come after numpy's import here)
-    from tui.heap import for_big_arrays
-    for_big_arrays()
-import tui.model.load.loader as loader
+COMMAND = (
+    ALLOCATORS
+    + """
+import contextlib, io, sys, time
+import tui.model.load.loader as loader  # (main() would set the allocators after numpy's import here)
 decoded = []
 merge = loader.merge_parts
 loader.merge_parts = lambda parts, *a, **k: decoded.append(time.perf_counter()) or merge(parts, *a, **k)
@@ -100,6 +107,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     main(["summary", sys.argv[1], "--no-cache", "--format", "json"])
 print(time.perf_counter() - decoded[0])
 """
+)
 
 
 def tile(folder: Path, mb: int) -> Path:

@@ -536,11 +536,7 @@ def nearest_kept(parent: np.ndarray, keep: np.ndarray, depth: np.ndarray) -> np.
     """Each node's nearest ancestor among the kept ones (-1: none), level by level from the roots down (depth: one
     more than the parent's): a node's is its parent when that is kept, else its parent's."""
     out = np.full(len(parent), -1, parent.dtype)
-    deepest = int(depth.max(initial=0))
-    by_level = np.argsort(depth.astype(np.int16) if deepest < np.iinfo(np.int16).max else depth, kind="stable")
-    bounds = np.searchsorted(depth[by_level], np.arange(deepest + 2)).tolist()
-    for d in range(1, len(bounds) - 1):
-        nodes = by_level[bounds[d] : bounds[d + 1]]
+    for nodes in levels(depth)[1:]:
         up = parent[nodes]
         nodes, up = nodes[up >= 0], up[up >= 0]
         out[nodes] = np.where(keep[up], up, out[up])
@@ -565,11 +561,14 @@ def subtree_sum(parent: np.ndarray, values: np.ndarray, depth: np.ndarray | None
 
 def subtree_reduce(parent: np.ndarray, values: np.ndarray, op: np.ufunc, depth: np.ndarray | None = None) -> np.ndarray:
     """op over each node and its descendants (values is updated in place and returned), deepest level first."""
-    depth = depth_of(parent) if depth is None else depth
-    small = int(depth.max(initial=0)) < np.iinfo(np.int16).max
-    order = np.argsort(depth.astype(np.int16) if small else depth, kind="stable")  # 16 bits: a radix sort
-    levels = np.searchsorted(depth[order], np.arange(int(depth.max(initial=0)) + 2))
-    for d in range(len(levels) - 2, 0, -1):
-        level = order[levels[d] : levels[d + 1]]
+    for level in levels(depth_of(parent) if depth is None else depth)[:0:-1]:
         op.at(values, parent[level], values[level])
     return values
+
+
+def levels(depth: np.ndarray) -> list[np.ndarray]:
+    """The nodes of each depth, roots first, each level in index order (one stable sort: a radix sort in 16 bits)."""
+    deepest = int(depth.max(initial=0))
+    order = np.argsort(depth.astype(np.int16) if deepest < np.iinfo(np.int16).max else depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(deepest + 2)).tolist()
+    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

@@ -199,8 +199,8 @@ def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | No
 
     The events torch keeps out of the tree (ev.loose) have none and are none's; the runtime calls linked to no op
     (ev.detached) nest only among themselves. The display nesting (time only, before Python ids re-hang frames)
-    already holds the rest on every track where the events torch leaves out overlap nothing partially (see
-    _tree_parent). Other tracks are nested again.
+    already holds the rest, except on a track where an event torch leaves out closes a host event by a partial
+    overlap while host events start (see _tree_parent): such tracks are nested again.
     Returns the parents and each event's depth in that nesting.
     """
     x = trace.x
