@@ -169,10 +169,18 @@ def op_times(
     ev = op_events(trace, name_ok, python_frames)
     device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
     end = torch_ends(trace, ev) if python_frames else x.ts + x.dur
-    parent, depth = host_parent(trace, ev, end, shown)
+    work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
+    (parent, depth), kernels, memory = side_by_side(  # the sums by External id and time read no nesting
+        lambda: host_parent(trace, ev, end, shown),
+        lambda: _kernel_sums(trace, ev.host, work),
+        lambda: memory_usage(trace, ev.host, end),
+    )
     roots = np.flatnonzero(ev.host & (parent < 0))
     label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
-    cols, device_link = _host_times(trace, ev, device, label[x.name], end, launcher, parent, depth)
+    cols, device_link, alive, parent = _times(
+        trace, ev, device, work, kernels, label[x.name], end, launcher, parent, depth
+    )
+    _memory_columns(cols, ev, memory, alive, parent)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(memory_records(trace)))
     frames = int(np.count_nonzero(x.cat == int(Cat.PYTHON)))
     order = np.flatnonzero(ev.host | device)
@@ -270,32 +278,25 @@ def _closed_by_left_out(x, host: np.ndarray, end: np.ndarray, shown: Nesting) ->
     return np.array(spoiled, np.int64)
 
 
-def _host_times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, depth):
-    """Per event: self/total CPU and self/total device time in ns, after dup removal, and the memory columns.
-
-    depth is any level that grows from parent to child (the nesting's depth before folding does). The memory
-    sums read no nesting: they run side by side with the times (threads.py). An event torch keeps out of its
-    tree (ev.loose) has no self memory, as it has no self time.
-    """
-    (cols, device_link, alive, parent), (cpu_mem, dev_mem) = side_by_side(
-        lambda: _times(trace, ev, device, names, end, launcher, parent, depth),
-        lambda: memory_usage(trace, ev.host, end),
-    )
+def _memory_columns(cols: dict, ev: OpEvents, memory, alive, parent) -> None:
+    """The memory columns: net bytes inside each host event, and its own (less its children's, after dup removal).
+    An event torch keeps out of its tree (ev.loose) has no self memory, as it has no self time."""
+    cpu_mem, dev_mem = memory
     cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
     self_cpu = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
     self_dev = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
     cols["self_cpu_mem"] = np.where(ev.loose, 0, self_cpu)
     cols["self_dev_mem"] = np.where(ev.loose, 0, self_dev)
-    return cols, device_link
 
 
-def _times(trace: Trace, ev: OpEvents, device, names, end, launcher, parent, depth):
+def _times(trace: Trace, ev: OpEvents, device, work, kernels, names, end, launcher, parent, depth):
     """The time columns, how device time was linked, which host events stay after dup removal, and their parents.
 
-    An async event (ev.loose) has torch's times: no self CPU, its span as CPU total, no device time."""
+    kernels: the device time each op's External id names (_kernel_sums; changed here). depth is any level that
+    grows from parent to child (the nesting's depth before folding does). An async event (ev.loose) has torch's
+    times: no self CPU, its span as CPU total, no device time."""
     x, host = trace.x, ev.host
-    work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
-    kernels, device_link = _kernel_sums(trace, host, work), "External id"
+    device_link = "External id"
     if work.any() and launcher is None:
         launcher = link(trace).launcher
     if work.any() and not _external_ids_name_ops(trace, work, parent, launcher):

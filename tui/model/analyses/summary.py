@@ -195,46 +195,18 @@ def summarize(
     t0 = int(x.ts[real].min()) if real.any() else 0
     t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
     busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
-    table, (busy, gpus), (owner, launch, step_list), idle, work = side_by_side(
+    table, (busy, gpus), s, idle, work = side_by_side(  # only the verdict waits for the ops table
         ops if callable(ops) else lambda: ops,
         lambda: _gpu_busy(trace, busy_mask),
-        launches or (lambda: launches_and_steps(trace, launchers())),
+        lambda: _launch_side(trace, launchers(), launches, busy_mask, parents),
         lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
         lambda: device_work(trace),
     )
-    launcher = launchers()
-    blocking = blocking_copies(trace, launcher, launch)
-    timed = launch & ~blocking  # a blocking copy's time is a wait on the device, not launch overhead
-    wall = max(t1 - t0, 0) / 1000.0
-    n_gpu = max(gpus, 1)
-    util = busy / (wall * n_gpu) if wall else 0.0
-    kern = x.cat == int(Cat.KERNEL)
-    s = Summary(
-        wall_us=wall,
-        gpu_busy_us=busy,
-        gpu_utilization=util,
-        cpu_launch_us=float(x.dur[timed].sum()) / 1000.0,
-        launches=int(launch.sum()),
-        kernels=int(kern.sum()),
-        device_self_total_us=table.self_device_total_us,
-        cpu_self_total_us=table.self_cpu_total_us,
-        verdict="",
-        reason="",
-        cpu_only=False,
-        gpus=gpus,
-        device_records_missing=False,
-        steps=step_list,
-        avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
-        avg_launch_us=float(x.dur[timed].mean()) / 1000.0 if timed.any() else 0.0,
-    )
-    _launch_stats(trace, timed, s)
-    s.blocking_copies = _named_calls(trace, np.flatnonzero(blocking))
-    s.other_runtime = other_runtime(trace, launch)
-    s.work = work
-    _device_side(trace, busy_mask, launch, s)
-    s.graphs = graph_stats(trace, owner, launch)
-    s.host_collectives = host_collectives(trace, parents(), launcher)
-    s.cpu_while_idle = idle
+    s.wall_us = max(t1 - t0, 0) / 1000.0
+    s.gpu_busy_us, s.gpus = busy, gpus
+    s.gpu_utilization = busy / (s.wall_us * max(gpus, 1)) if s.wall_us else 0.0
+    s.device_self_total_us, s.cpu_self_total_us = table.self_device_total_us, table.self_cpu_total_us
+    s.cpu_while_idle, s.work = idle, work
     s.cut_short = trace.report.truncated or trace.report.gz_truncated
     s.verdict, s.reason = _cpu_verdict(trace, table, s, parents()) if s.cpu_only else _gpu_verdict(s)
     if s.cpu_only and s.cut_short:
@@ -246,6 +218,47 @@ def summarize(
 
 
 LaunchesAndSteps = tuple[np.ndarray, np.ndarray, list[Step]]
+
+
+def _launch_side(
+    trace: Trace,
+    launcher: np.ndarray,
+    launches: Callable[[], LaunchesAndSteps] | None,
+    busy_mask: np.ndarray,
+    parents: Callable[[], np.ndarray | None],
+) -> Summary:
+    """The summary's launch figures, steps, graphs and host collectives: all but the window's, the busy time's and
+    the ops table's figures (summarize fills those in), so that they are found beside the ops table."""
+    owner, launch, step_list = launches() if launches else launches_and_steps(trace, launcher)
+    x = trace.x
+    blocking = blocking_copies(trace, launcher, launch)
+    timed = launch & ~blocking  # a blocking copy's time is a wait on the device, not launch overhead
+    kern = x.cat == int(Cat.KERNEL)
+    s = Summary(
+        wall_us=0.0,
+        gpu_busy_us=0.0,
+        gpu_utilization=0.0,
+        cpu_launch_us=float(x.dur[timed].sum()) / 1000.0,
+        launches=int(launch.sum()),
+        kernels=int(kern.sum()),
+        device_self_total_us=0.0,
+        cpu_self_total_us=0.0,
+        verdict="",
+        reason="",
+        cpu_only=False,
+        gpus=0,
+        device_records_missing=False,
+        steps=step_list,
+        avg_kernel_us=float(x.dur[kern].mean()) / 1000.0 if kern.any() else 0.0,
+        avg_launch_us=float(x.dur[timed].mean()) / 1000.0 if timed.any() else 0.0,
+    )
+    _launch_stats(trace, timed, s)
+    s.blocking_copies = _named_calls(trace, np.flatnonzero(blocking))
+    s.other_runtime = other_runtime(trace, launch)
+    _device_side(trace, busy_mask, launch, s)
+    s.graphs = graph_stats(trace, owner, launch)
+    s.host_collectives = host_collectives(trace, parents(), launcher)
+    return s
 
 
 def launches_and_steps(trace: Trace, launcher: np.ndarray) -> LaunchesAndSteps:
