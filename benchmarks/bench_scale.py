@@ -10,6 +10,7 @@ in fresh processes:
   decode (the chunks, in W processes), merge (the parts into the final columns), tracks, nest, link, aggregate (what
   the first summary computes: the ops table, the kernels, the summary), write cache (the columns' entry, as a
   first `summary` writes it: timed apart, the analyses above run without it, as with --no-cache);
+- the first `summary` as a user runs it, writing the cache entry (wall, peak RSS);
 and once: cached `summary` and `ops --limit 0 --format json` (medians of 5).
 With --base REV, the same from that commit too, alternating (its phases where its code has them).
 Run: python benchmarks/bench_scale.py [--keep DIR] [--mb 1000] [--workers 1,2,4] [--base REV]
@@ -133,6 +134,9 @@ def one(path: Path, workers: int, env: dict, cache: Path, tree: Path) -> tuple[l
     shutil.rmtree(cache, ignore_errors=True)
     after = float(run([sys.executable, "-c", COMMAND.replace("sys.argv[1]", repr(str(path)))], env, cwd=tree).out)
     phases.append(("after the decode in the command", after, 0.0))
+    shutil.rmtree(cache, ignore_errors=True)
+    cached = run([sys.executable, "-m", "tui", "summary", str(path), "--format", "json"], env, cwd=tree)
+    phases.append(("first summary writing the cache", cached.seconds, cached.peak_gb))
     return phases, whole
 
 
@@ -144,10 +148,12 @@ def report(side: str, workers: int, phases: list, whole: Run, base: Run, size: i
     )
     after = sum(w for name, w, _ in phases if name in ("merge", "tracks", "nest", "link", "aggregate"))
     in_command = next(w for name, w, _ in phases if name == "after the decode in the command")
-    cells = "  ".join(f"{name} {w:.2f}/{c:.2f}" for name, w, c in phases[:-1])
+    first, peak = next((w, c) for name, w, c in phases if name == "first summary writing the cache")
+    cells = "  ".join(f"{name} {w:.2f}/{c:.2f}" for name, w, c in phases[:-2])
     print(f"      phases (wall/cpu s): {cells}")
     print(f"      after the decode (merge to aggregate): {after:.2f} s wall = {after / base.seconds:.3f}x orjson")
     print(f"      after the decode in the command (summary --no-cache from the merge to its end): {in_command:.2f} s")
+    print(f"      first summary writing its cache entry (no --no-cache): {first:.2f} s, peak {peak:.2f} GB")
 
 
 def main() -> None:

@@ -13,7 +13,8 @@ import importlib
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .captures import run as run_command
 from .options import Command, UsageError, tell
@@ -110,10 +111,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command in HEADLESS:
         gc.disable()
     try:
-        return _run(build_parser(command), argv)
+        with _written_behind(command in BIG_ARRAYS):
+            return _run(build_parser(command), argv)
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def _written_behind(on: bool) -> Iterator[None]:
+    """A first load's cache entry written beside the analyses (model/load/behind.py), finished before the command
+    returns; what could not be written is said as a warning."""
+    if not on:
+        yield
+        return
+    from ..model.load.behind import written_behind
+
+    with written_behind() as problems:
+        yield
+    for problem in problems:
+        print(f"tracetui: warning: {problem}", file=sys.stderr)
 
 
 def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:

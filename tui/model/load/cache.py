@@ -225,7 +225,15 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
 
 
 def write(path: Path, trace: Trace) -> bool:
-    """Write the entry atomically (temp dir, then rename) and give the trace its store; False if it failed.
+    """Write the entry (commit) and give the trace its store; False if it failed."""
+    if not commit(path, trace):
+        return False
+    trace.store = EntryStore(entry_dir(path))
+    return True
+
+
+def commit(path: Path, trace: Trace) -> bool:
+    """Write the trace's columns as the file's entry, atomically (temp dir, then rename); False if it failed.
 
     Processes opening one trace together each write an entry; the first sound one in place stays (it is the
     same file's), so no process removes an entry that another is using or adding derived values to.
@@ -241,7 +249,6 @@ def write(path: Path, trace: Trace) -> bool:
     except OSError:
         shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
         return False
-    trace.store = EntryStore(entry)
     return True
 
 

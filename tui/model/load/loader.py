@@ -6,6 +6,7 @@ import gc
 import re
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from ..errors import TraceError
 from ..trace import LoadReport, Trace
 from ..tracks import build_tracks
-from . import cache
+from . import behind, cache
 from .bounds import bound
 from .folder import merge_ranks, no_traces
 from .locate import open_source
@@ -45,15 +46,17 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
         return hit
     if not cache.ensure_root():
         return _parsed(p, None, progress)
-    with cache.writing(p):  # one writer per entry: the threads and processes opening it too wait here, then read it
+    with ExitStack() as lock:  # one writer per entry: the threads and processes opening it too wait here, then read it
+        lock.enter_context(cache.writing(p))
         hit = cache.read(p)
-        return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress)
+        return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress, lock)
 
 
-def _parsed(p: Path, entry: Path | None, progress: Progress | None) -> Trace:
+def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitStack | None = None) -> Trace:
     """Parse the file and write its cache entry (a gzip file's unzipped bytes go into the cache too); entry None:
     the cache directory cannot be written, and the trace's report says so. A file that cannot be read leaves
-    nothing behind, not the file it was unzipped to either."""
+    nothing behind, not the file it was unzipped to either. While a command writes behind (behind.py), the entry
+    is written beside what follows, and the entry's lock is handed to that writer."""
     unzipped = entry.with_suffix(".src.json") if entry else None
     try:
         trace = parse_file(p, unzipped, progress)
@@ -61,7 +64,9 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None) -> Trace:
         if unzipped is not None:
             unzipped.unlink(missing_ok=True)
         raise
-    if entry is None or not cache.write(p, trace):
+    if entry is not None and lock is not None and behind.active():
+        behind.write(p, trace, lock.pop_all())
+    elif entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
     return trace
 
