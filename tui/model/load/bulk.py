@@ -156,10 +156,10 @@ def link_columns(args: list, shapes: Interner, tally: dict[str, int], limits: di
             ext = np.where(ext > 0, ext, legacy)
         corr = column(_CORR, args, np.int64)
         py_id = column(_PY_ID, args, np.int64)
-        parents = list(map(_PY_PARENT, args))
-        if None in parents:
-            parents = [-1 if p is None else p for p in parents]
-        py_parent = np.array(parents, np.int64)
+        try:
+            py_parent = column(_PY_PARENT, args, np.int64)
+        except TypeError:  # a parent id written as null: none
+            py_parent = np.array([-1 if p is None else p for p in map(_PY_PARENT, args)], np.int64)
     except OverflowError:  # an id past int64: its event is left out (see _link_columns_slow)
         return _link_columns_slow(args, shapes, tally, limits)
     ext = np.where(ext > 0, ext, -1)

@@ -24,7 +24,7 @@ class LinkArgs(msgspec.Struct, gc=False):
     external_id_legacy: int = msgspec.field(default=-1, name="external id")
     correlation: int = -1
     python_id: int = msgspec.field(default=-1, name="Python id")
-    python_parent_id: int | None = msgspec.field(default=None, name="Python parent id")
+    python_parent_id: int | None = msgspec.field(default=-1, name="Python parent id")  # None: written as null
     input_dims: msgspec.Raw = msgspec.field(default=RAW, name="Input Dims")
     input_dims_legacy: msgspec.Raw = msgspec.field(default=RAW, name="Input dims")
     nbytes: msgspec.Raw = msgspec.field(default=RAW, name="bytes")  # a copy's or a set's size, read as it is written
