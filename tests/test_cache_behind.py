@@ -3,6 +3,8 @@ for the writes, the entry is whole when the command returns, and another opener 
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 import time
 
@@ -81,11 +83,18 @@ def test_a_failed_write_is_a_warning_and_the_results_stand(tmp_path, isolated_ca
     path = copy_sample(tmp_path, BERT)
     assert main(["summary", str(path), "--no-cache"]) == 0
     alone = capsys.readouterr().out
-    monkeypatch.setattr(cache, "commit", lambda path, trace: False)  # e.g. the disk filled up meanwhile
+
+    def full(path, trace):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache, "commit", full)  # the disk filled up meanwhile
     assert main(["summary", str(path)]) == 0
     out, err = capsys.readouterr()
     assert out == alone
-    assert f"tracetui: warning: {path}: the cache directory" in err and "nothing was cached" in err
+    assert (
+        err.strip()
+        == f"tracetui: warning: {path}: its cache entry could not be written in {isolated_cache} (No space left on device)"
+    )
     assert not entry_dir(path).exists() or not (entry_dir(path) / "derived").exists()
 
 
@@ -100,3 +109,31 @@ def test_a_library_load_writes_as_it_goes(tmp_path, isolated_cache, inside):
         return
     trace = load_trace(path)
     assert isinstance(trace.store, EntryStore) and cache.read(path) is not None
+
+
+def test_an_interrupt_leaves_no_traceback_and_no_unzipped_copy(tmp_path, isolated_cache, monkeypatch, capsys):
+    """Ctrl-C while a gzip trace is read: exit 130, no traceback, and its copy unzipped into the cache is removed."""
+    path = copy_sample(tmp_path, BERT)
+    parse = loader.parse_file
+
+    def interrupted(p, unzipped, progress=None):
+        parse(p, unzipped, progress)  # the copy is unzipped into the cache
+        assert unzipped is not None and unzipped.exists()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loader, "parse_file", interrupted)
+    assert main(["summary", str(path)]) == 130
+    assert capsys.readouterr().err == ""
+    assert not list(isolated_cache.glob("*.src.json")), "an unzipped copy was left without its entry"
+
+
+def test_an_unzipped_copy_whose_entry_was_never_written_goes_after_a_day(tmp_path, isolated_cache):
+    path = copy_sample(tmp_path, BERT)
+    assert main(["summary", str(path), "--format", "json"]) == 0
+    orphan, kept = isolated_cache / ("0" * 32 + ".src.json"), entry_dir(path).with_suffix(".src.json")
+    orphan.write_text("{}")
+    day_ago = time.time() - 25 * 3600
+    for f in (orphan, kept):
+        os.utime(f, (day_ago, day_ago))
+    cache.prune(isolated_cache)
+    assert not orphan.exists() and kept.exists(), "only the copy with no entry goes"

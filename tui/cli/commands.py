@@ -113,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _written_behind(command in BIG_ARRAYS):
             return _run(build_parser(command), argv)
+    except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
+        return 130
     finally:
         if was:
             gc.enable()

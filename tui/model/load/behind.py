@@ -90,10 +90,11 @@ def write(path: Path, trace: Trace, lock: ExitStack) -> None:
 
     def columns() -> None:
         try:
-            if not cache.commit(path, trace):
-                store.failed = True
-                root = cache.cache_root()
-                _WRITER.problems.append(f"{path}: the cache directory {root} cannot be written; nothing was cached")
+            cache.commit(path, trace)
+        except OSError as exc:
+            store.failed = True
+            why = exc.strerror or str(exc) or type(exc).__name__
+            _WRITER.problems.append(f"{path}: its cache entry could not be written in {cache.cache_root()} ({why})")
         finally:
             lock.close()
 

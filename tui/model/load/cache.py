@@ -226,19 +226,23 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
 
 def write(path: Path, trace: Trace) -> bool:
     """Write the entry (commit) and give the trace its store; False if it failed."""
-    if not commit(path, trace):
+    try:
+        commit(path, trace)
+    except OSError:
         return False
     trace.store = EntryStore(entry_dir(path))
     return True
 
 
-def commit(path: Path, trace: Trace) -> bool:
-    """Write the trace's columns as the file's entry, atomically (temp dir, then rename); False if it failed.
+def commit(path: Path, trace: Trace) -> None:
+    """Write the trace's columns as the file's entry, atomically (temp dir, then rename); OSError when it cannot
+    (a full disk: what was half written is removed).
 
     Processes opening one trace together each write an entry; the first sound one in place stays (it is the
     same file's), so no process removes an entry that another is using or adding derived values to.
     """
     entry = entry_dir(path)
+    tmp = None
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         if read(path) is None:
@@ -247,9 +251,9 @@ def commit(path: Path, trace: Trace) -> bool:
             _put_in_place(path, tmp, entry)
         prune(entry.parent)
     except OSError:
-        shutil.rmtree(locals().get("tmp", entry.parent / ".none"), ignore_errors=True)
-        return False
-    return True
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _put_in_place(path: Path, tmp: Path, entry: Path) -> None:
@@ -298,13 +302,18 @@ def prune(root: Path, keep: int | None = None) -> None:
 
 def _drop_leftovers(root: Path, older_s: float = 24 * 3600) -> None:
     """Remove what a killed run left behind, older than a day: half-written entries, decode parts, half-unzipped
-    sources, and the lock files of entries that are gone (one a writer holds stays)."""
+    sources, unzipped sources whose entry was never written, and the lock files of entries that are gone (one a
+    writer holds stays)."""
     now = time.time()
-    for left in (*root.glob(".tmp-*"), *root.glob(".parts-*"), *root.glob(".*.part"), *root.glob("*.lock")):
+    leftovers = (".tmp-*", ".parts-*", ".*.part", "*.lock", "*.src.json")
+    for left in (found for pattern in leftovers for found in root.glob(pattern)):
         try:
             if now - left.stat().st_mtime <= older_s:
                 continue
-            if left.suffix == ".lock":
+            if left.name.endswith(".src.json"):
+                if not left.with_name(left.name.removesuffix(".src.json")).is_dir():
+                    left.unlink()
+            elif left.suffix == ".lock":
                 if not left.with_suffix("").is_dir():
                     remove_lock(left)
             elif left.is_dir():

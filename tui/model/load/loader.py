@@ -60,7 +60,7 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
     unzipped = entry.with_suffix(".src.json") if entry else None
     try:
         trace = parse_file(p, unzipped, progress)
-    except TraceError:
+    except BaseException:  # an unreadable file, or an interrupt: no unzipped copy is left without its entry
         if unzipped is not None:
             unzipped.unlink(missing_ok=True)
         raise
