@@ -131,7 +131,8 @@ def shape_label(raw: str) -> str:
 
 @dataclass
 class OpTimes:
-    """Per event, what key_averages sums (ns, bytes), after torch's filtering and dup removal.
+    """Per event of the table (host and device events, `order`), what key_averages sums (ns, bytes), after torch's
+    filtering and dup removal.
 
     Both the ops table and the ops table by input shape aggregate these; they are computed once.
     """
@@ -140,7 +141,7 @@ class OpTimes:
     device: np.ndarray
     order: np.ndarray  # the host and device events (by index); rows appear in order of (start, -end, index)
     names: np.ndarray  # the table name of every name id (ProfilerStep#N reads ProfilerStep*)
-    cols: dict[str, np.ndarray]
+    cols: dict[str, np.ndarray]  # aligned with order
     device_link: str
     has_memory: bool
     host_roots: np.ndarray  # host events under no other: every host event lies within one of them
@@ -176,14 +177,13 @@ def op_times(
         lambda: memory_usage(trace, ev.host, end),
     )
     roots = np.flatnonzero(ev.host & (parent < 0))
-    label = np.unique(names, return_inverse=True)[1].astype(np.int32)  # equal table names, equal labels
-    cols, device_link, alive, parent = _times(
-        trace, ev, device, work, kernels, label[x.name], end, launcher, parent, depth
-    )
-    _memory_columns(cols, ev, memory, alive, parent)
+    kernels, device_link = _device_time(trace, work, kernels, parent, launcher)
+    order = np.flatnonzero(ev.host | device)  # the rows' events: the columns are theirs alone, not every event's
+    rows = _Rows(trace, ev, device, order, names, end, parent, depth)
+    cols, alive, parent = _times(rows, kernels[order])
+    _memory_columns(cols, rows, [m[order] for m in memory], alive, parent)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(memory_records(trace)))
     frames = int(np.count_nonzero(x.cat == int(Cat.PYTHON)))
-    order = np.flatnonzero(ev.host | device)
     times = OpTimes(ev.host, device, order, names, cols, device_link, has_memory, roots)
     times.python_frames, times.frame_events, times.open_events = python_frames, frames, int(ev.unfinished.sum())
     return times
@@ -278,43 +278,74 @@ def _closed_by_left_out(x, host: np.ndarray, end: np.ndarray, shown: Nesting) ->
     return np.array(spoiled, np.int64)
 
 
-def _memory_columns(cols: dict, ev: OpEvents, memory, alive, parent) -> None:
+class _Rows:
+    """The host and device events of the table (`order`), with what the time and memory sums read of them: their
+    host parents as positions in order (after dup removal, _times), depths, table-name labels and spans."""
+
+    host: np.ndarray
+    device: np.ndarray
+    loose: np.ndarray
+    parent: np.ndarray  # position in order of the host parent (-1: none)
+    depth: np.ndarray
+    label: np.ndarray  # equal table names, equal labels
+    span: np.ndarray  # end - start, as torch reads the end (ns)
+    dur: np.ndarray  # as written
+
+    def __init__(self, trace: Trace, ev: OpEvents, device, order, names, end, parent, depth) -> None:
+        x = trace.x
+        self.host, self.device, self.loose = ev.host[order], device[order], ev.loose[order]
+        at = np.full(trace.n, -1, np.int64)
+        at[order] = np.arange(len(order))
+        up = parent[order]
+        self.parent = np.where(up >= 0, at[np.maximum(up, 0)], -1)  # a host parent is a host event: in order
+        self.depth = depth[order]
+        self.label = np.unique(names, return_inverse=True)[1].astype(np.int32)[x.name[order]]
+        self.dur = x.dur[order]
+        self.span = end[order] - x.ts[order]
+
+
+def _memory_columns(cols: dict, rows: _Rows, memory, alive, parent) -> None:
     """The memory columns: net bytes inside each host event, and its own (less its children's, after dup removal).
     An event torch keeps out of its tree (ev.loose) has no self memory, as it has no self time."""
     cpu_mem, dev_mem = memory
     cols["cpu_mem"], cols["dev_mem"] = cpu_mem, dev_mem
     self_cpu = cpu_mem - children_total(parent, np.where(alive, cpu_mem, 0))
     self_dev = dev_mem - children_total(parent, np.where(alive, dev_mem, 0))
-    cols["self_cpu_mem"] = np.where(ev.loose, 0, self_cpu)
-    cols["self_dev_mem"] = np.where(ev.loose, 0, self_dev)
+    cols["self_cpu_mem"] = np.where(rows.loose, 0, self_cpu)
+    cols["self_dev_mem"] = np.where(rows.loose, 0, self_dev)
 
 
-def _times(trace: Trace, ev: OpEvents, device, work, kernels, names, end, launcher, parent, depth):
-    """The time columns, how device time was linked, which host events stay after dup removal, and their parents.
-
-    kernels: the device time each op's External id names (_kernel_sums; changed here). depth is any level that
-    grows from parent to child (the nesting's depth before folding does). An async event (ev.loose) has torch's
-    times: no self CPU, its span as CPU total, no device time."""
-    x, host = trace.x, ev.host
-    device_link = "External id"
+def _device_time(trace: Trace, work, kernels, parent, launcher) -> tuple[np.ndarray, str]:
+    """Each op's device time (ns, per event) and how it was linked: by External id (kernels, from _kernel_sums), else
+    by the op enclosing each kernel's launch call, for traces whose External ids name no op."""
     if work.any() and launcher is None:
         launcher = link(trace).launcher
     if work.any() and not _external_ids_name_ops(trace, work, parent, launcher):
-        kernels, device_link = _kernel_sums_by_launch(trace, work, parent, launcher), "launch call"
-    kernels[ev.loose] = 0
-    alive = _remove_dup_nodes(parent, names, kernels, host)
-    dur = np.where(alive & host, end - x.ts, 0)
+        return _kernel_sums_by_launch(trace, work, parent, launcher), "launch call"
+    return kernels, "External id"
+
+
+def _times(rows: _Rows, kernels: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The time columns of the table's events, which host events stay after dup removal, and their parents then
+    (positions in order). kernels: each one's device time (changed here). The depths grow from parent to child (the
+    nesting's depth before folding does). An async event (loose) has torch's times: no self CPU, its span as CPU
+    total, no device time."""
+    host = rows.host
+    kernels[rows.loose] = 0
+    parent = rows.parent.copy()
+    alive = _remove_dup_nodes(parent, rows.label, kernels, host)
+    dur = np.where(alive & host, rows.span, 0)
     parent = np.where(alive, parent, -1)
-    dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), depth)
+    dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), rows.depth)
     cols = {
         "alive": alive,
-        "loose": ev.loose,
-        "self_cpu": np.where(ev.loose, 0, dur - children_total(parent, dur)),
+        "loose": rows.loose,
+        "self_cpu": np.where(rows.loose, 0, dur - children_total(parent, dur)),
         "cpu_total": dur,
-        "dev_total": np.where(host, dev_total, np.where(device, x.dur, 0)),
-        "self_dev": np.where(host, kernels, np.where(device, x.dur, 0)),
+        "dev_total": np.where(host, dev_total, np.where(rows.device, rows.dur, 0)),
+        "self_dev": np.where(host, kernels, np.where(rows.device, rows.dur, 0)),
     }
-    return cols, device_link, alive, parent
+    return cols, alive, parent
 
 
 def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
@@ -396,13 +427,14 @@ def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray
 
 
 def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
-    """Rows keyed by (table name, host/device, annotation[, shapes]) in order of first appearance."""
+    """Rows keyed by (table name, host/device, annotation[, shapes]) in order of first appearance (idx: the events
+    whose columns t holds, in that order)."""
     x = trace.x
     cat = x.cat[idx]
     is_dev = ~host[idx]
     is_ann = (cat == int(Cat.USER_ANNOTATION)) | (cat == int(Cat.GPU_ANNOTATION))
-    alive = t["alive"][idx] | is_dev
-    idx, is_dev, is_ann = idx[alive], is_dev[alive], is_ann[alive]
+    at = np.flatnonzero(t["alive"] | is_dev)  # positions in t's columns
+    idx, is_dev, is_ann = idx[at], is_dev[at], is_ann[at]
     shapes = _shape_keys(trace, idx, is_dev) if group_by_shape else np.zeros(len(idx), np.int64)
     label, name_id = np.unique(names, return_inverse=True)  # ProfilerStep#N all read ProfilerStep*
     kind = name_id[x.name[idx]].astype(np.int64) * 4 + is_dev * 2 + is_ann
@@ -412,10 +444,10 @@ def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[
         (str(label[name_id[x.name[i]]]), bool(is_dev[k]), bool(is_ann[k]), int(shapes[k]))
         for i, k in zip(idx[heads].tolist(), heads.tolist(), strict=True)
     ]
-    rows = _rows(keys, group, idx, t, trace if group_by_shape else None)
-    for row, i in zip(rows, idx[heads].tolist(), strict=True):
+    rows = _rows(keys, group, at, t, trace if group_by_shape else None)
+    for row, i, k in zip(rows, idx[heads].tolist(), at[heads].tolist(), strict=True):
         row.is_python = int(x.cat[i]) == int(Cat.PYTHON)
-        row.is_async = bool(t["loose"][i])
+        row.is_async = bool(t["loose"][k])
     return rows
 
 
@@ -456,12 +488,12 @@ def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
     return np.where(is_dev, -1, shape)
 
 
-def _rows(keys: list[tuple], group, idx, t, trace: Trace | None) -> list[OpRow]:
+def _rows(keys: list[tuple], group, at, t, trace: Trace | None) -> list[OpRow]:
     def total(col):
-        return np.bincount(group, weights=t[col][idx], minlength=len(keys)) / 1000.0
+        return np.bincount(group, weights=t[col][at], minlength=len(keys)) / 1000.0
 
     def total_bytes(col):
-        return np.bincount(group, weights=t[col][idx], minlength=len(keys)).astype(np.int64)
+        return np.bincount(group, weights=t[col][at], minlength=len(keys)).astype(np.int64)
 
     counts = np.bincount(group, minlength=len(keys))
     self_cpu, cpu_total, self_dev, dev_total = (total(c) for c in ("self_cpu", "cpu_total", "self_dev", "dev_total"))
