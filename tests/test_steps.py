@@ -164,3 +164,21 @@ def test_the_summary_and_the_steps_command_count_step_times_from_one_origin(name
     assert [(s["name"], s["start_us"], s["end_us"]) for s in summary] == [
         (s["name"], s["start_us"], s["end_us"]) for s in steps
     ]
+
+
+@pytest.mark.parametrize("spread", [50, 2**58])  # the second cannot be laid end to end in 64 bits
+def test_the_union_of_many_steps_at_once_is_each_steps_union(spread):
+    """_union_lengths lays the steps' intervals end to end: each step's covered time is its own union (overlaps,
+    nesting and touching intervals counted once), as one step at a time, on 300 random steps."""
+    import numpy as np
+
+    from tui.model.steps import _union_length, _union_lengths
+
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(0, 6, 300)
+    seg = np.repeat(np.arange(300), sizes)
+    starts = rng.integers(0, spread, len(seg)) + 1_000_000_000_000_000_000
+    ends = starts + rng.integers(0, 20, len(seg))
+    got = _union_lengths(seg, starts, ends, 300)
+    want = [_union_length(starts[seg == g], ends[seg == g]) if sizes[g] else 0 for g in range(300)]
+    assert got.tolist() == want and got.sum() > 0

@@ -85,7 +85,8 @@ class _Work:
 
 
 def _device_work(trace: Trace, events: np.ndarray, callers: np.ndarray) -> list[_Work]:
-    """Per step event, what it launched: the device work whose launching call starts inside it, on its rank."""
+    """Per step event, what it launched: the device work whose launching call starts inside it, on its rank (all
+    the steps at once: a trace of a thousand steps took 0.1 s one step at a time)."""
     x = trace.x
     track_rank = np.array([t.rank for t in trace.tracks] or [0])
     work = np.flatnonzero(callers >= 0)
@@ -93,22 +94,35 @@ def _device_work(trace: Trace, events: np.ndarray, callers: np.ndarray) -> list[
     call_rank = track_rank[x.track[call]]
     order = np.lexsort((x.ts[call], call_rank))
     work, call, call_rank = work[order], call[order], call_rank[order]
-    call_ts = x.ts[call]
-    queue = _Queue(trace, track_rank)
-    out = []
-    for i in events.tolist():
-        r = track_rank[x.track[i]]
-        lo, hi = np.searchsorted(call_rank, [r, r + 1])
-        a = lo + np.searchsorted(call_ts[lo:hi], x.ts[i], side="left")
-        b = lo + np.searchsorted(call_ts[lo:hi], x.ts[i] + x.dur[i], side="right")
-        mine = work[a:b]
-        if not len(mine):
-            out.append(_Work())
-            continue
-        starts, ends = x.ts[mine], x.ts[mine] + x.dur[mine]
-        first = int(starts.min())
-        busy, launches = _union_length(starts, ends), len(np.unique(call[a:b]))
-        out.append(_Work(busy, int(ends.max()), launches, min(queue.ahead_of(r, first), first)))
+    step_rank = track_rank[x.track[events]]
+    a = _per_rank(call_rank, x.ts[call], step_rank, x.ts[events], "left")
+    b = _per_rank(call_rank, x.ts[call], step_rank, x.ts[events] + x.dur[events], "right")
+    size = np.maximum(b - a, 0)
+    seg = np.repeat(np.arange(len(events)), size)  # each step's run of work, one after the other
+    pos = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(a, size)
+    starts, ends = x.ts[work[pos]], x.ts[work[pos]] + x.dur[work[pos]]
+    some = np.flatnonzero(size)
+    out = [_Work()] * len(events)
+    if not len(some):
+        return out
+    heads = (np.cumsum(size) - size)[some]
+    first, last = np.minimum.reduceat(starts, heads), np.maximum.reduceat(ends, heads)
+    busy = _union_lengths(seg, starts, ends, len(events))
+    pairs = np.unique(seg.astype(np.int64) * trace.n + call[pos])  # distinct (step, launching call)
+    launches = np.bincount(pairs // trace.n, minlength=len(events))
+    ahead = np.minimum(_Queue(trace, track_rank).ahead_of(step_rank[some], first), first)
+    for i, end, queued in zip(some.tolist(), last.tolist(), ahead.tolist(), strict=True):
+        out[i] = _Work(int(busy[i]), end, int(launches[i]), queued)
+    return out
+
+
+def _per_rank(rank: np.ndarray, ts: np.ndarray, want_rank: np.ndarray, want_ts: np.ndarray, side: str) -> np.ndarray:
+    """Positions in (rank, ts)-sorted columns of each wanted (rank, time): searchsorted within its rank's run."""
+    out = np.zeros(len(want_rank), np.int64)
+    for r in np.unique(want_rank).tolist():
+        lo, hi = np.searchsorted(rank, [r, r + 1])
+        mine = want_rank == r
+        out[mine] = lo + np.searchsorted(ts[lo:hi], want_ts[mine], side=side)  # type: ignore[call-overload]
     return out
 
 
@@ -126,11 +140,34 @@ class _Queue:
             lo, hi = np.searchsorted(self.rank, [r, r + 1])
             self.ran_until[lo:hi] = np.maximum.accumulate(self.ran_until[lo:hi])
 
-    def ahead_of(self, rank: int, t: int) -> int:
-        """When rank's device finished the work that started before t (0: none started before)."""
-        lo, hi = np.searchsorted(self.rank, [rank, rank + 1])
-        k = lo + int(np.searchsorted(self.ts[lo:hi], t, side="left")) - 1
-        return int(self.ran_until[k]) if k >= lo else 0
+    def ahead_of(self, ranks: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """When each rank's device finished the work that started before t (0: none started before)."""
+        if not len(self.ts):
+            return np.zeros(len(t), np.int64)
+        k = _per_rank(self.rank, self.ts, ranks, t, "left") - 1
+        return np.where(k >= np.searchsorted(self.rank, ranks), self.ran_until[np.maximum(k, 0)], 0)
+
+
+def _union_lengths(seg: np.ndarray, starts: np.ndarray, ends: np.ndarray, count: int) -> np.ndarray:
+    """Per segment (seg: each interval's, non-decreasing), the length its intervals cover, overlaps counted once."""
+    out = np.zeros(count, np.int64)
+    if not len(seg):
+        return out
+    low = int(starts.min())
+    span = int(ends.max()) - low + 1
+    if span * count >= 2**62:  # the segments cannot be laid end to end in 64 bits: one at a time
+        for g in np.unique(seg).tolist():
+            out[g] = _union_length(starts[seg == g], ends[seg == g])
+        return out
+    order = np.lexsort((starts, seg))
+    g, s = seg[order], starts[order] - low
+    offset = g.astype(np.int64) * span  # each segment above every earlier one: the running end restarts with it
+    e = np.maximum.accumulate(ends[order] - low + offset) - offset
+    new = np.ones(len(s), bool)
+    new[1:] = (g[1:] != g[:-1]) | (s[1:] > e[:-1])
+    runs = np.flatnonzero(new)
+    np.add.at(out, g[runs], np.maximum.reduceat(e, runs) - s[runs])
+    return out
 
 
 def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
