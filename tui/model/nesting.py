@@ -87,15 +87,27 @@ def nest(
     for w in wrapped:
         if not w.hang(out):  # a wrapper was cut short before the pieces (not seen in real traces): nest it whole
             piece(w.a, w.b)
-    parent = np.full(n, -1, np.int32)  # event indices fit in 32 bits: half the memory of the viewer's arrays
-    row = np.zeros(n, np.int32)
-    depth = np.zeros(n, np.int32)
+    (parent, pos), (row, depth) = side_by_side(lambda: _by_event_of(out, order, n), lambda: _levels_of(out, order, n))
+    return Nesting(parent, row, order.astype(np.int32), depth, parent, out.killed_by, pos, out.span_end)
+
+
+def _by_event_of(out: _Out, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's parent and position in the visiting order (-1: none, not nested), from the pieces' positions.
+    Event indices fit in 32 bits: half the memory of the viewer's arrays."""
+    parent = np.full(n, -1, np.int32)
     has = out.parent_pos >= 0
     parent[order[has]] = order[out.parent_pos[has]]
-    row[order], depth[order] = out.row_pos, out.depth_pos
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
-    return Nesting(parent, row, order.astype(np.int32), depth, parent, out.killed_by, pos, out.span_end)
+    return parent, pos
+
+
+def _levels_of(out: _Out, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's display row and depth, from the pieces' positions."""
+    row = np.zeros(n, np.int32)
+    depth = np.zeros(n, np.int32)
+    row[order], depth[order] = out.row_pos, out.depth_pos
+    return row, depth
 
 
 class _Out:
