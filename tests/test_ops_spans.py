@@ -77,6 +77,12 @@ def test_the_viewer_shows_torchs_numbers_and_says_span_for_a_gpu_annotation(bert
     for col in ("Self CUDA", "CUDA total", "CUDA time avg"):
         j = viewer.headers.index(col)
         assert [row[j] for row in viewer.cells] == [row[j] for row in headless.cells]
+    names = [(row[0], h[0]) for row, h in zip(viewer.cells, headless.cells, strict=True) if row[0] != h[0]]
+    assert names == [("ProfilerStep* (GPU)", "ProfilerStep*")], (
+        "the viewer tells the GPU row of a step from its CPU row"
+    )
+    narrow = fit(O.columns(t, False, viewer=True), t.rows, t, 60)
+    assert sum(row[0].endswith(" (GPU)") for row in narrow.cells) == 1  # also where its columns do not fit
 
 
 def test_the_headless_footnote_says_what_torch_does_only_when_spans_are_there(bert):

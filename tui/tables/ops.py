@@ -65,6 +65,17 @@ def _device_share(r: OpRow, t: OpsTable, viewer: bool) -> str:
     return "span" if viewer and r.is_gpu_annotation else fmt_share(r.self_device_us, t.self_device_total_us)
 
 
+GPU_SIDE = " (GPU)"
+
+
+def _name(r: OpRow, width: int, viewer: bool) -> str:
+    """The row's name; in the viewer a GPU annotation row says (GPU): torch names it as its CPU row (ProfilerStep*
+    twice), and the columns that tell them apart may not fit."""
+    if viewer and r.is_gpu_annotation:
+        return truncate(r.name, max(width - len(GPU_SIDE), 1)) + GPU_SIDE
+    return truncate(r.name, width)
+
+
 def device_columns(viewer: bool = False) -> list[Column[OpRow, OpsTable]]:
     """torch's device columns; the viewer says span where torch's share of a GPU annotation row passes 100%."""
     return [
@@ -81,7 +92,7 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
     viewer: the same numbers, with span for a GPU annotation row's share (see _device_share).
     """
     cols: list[Column[OpRow, OpsTable]] = [
-        Column("Name", lambda r, t, w: truncate(r.name, w), "name", KEEP, name=True, min_width=20, torch=True),
+        Column("Name", lambda r, t, w: _name(r, w, viewer), "name", KEEP, name=True, min_width=20, torch=True),
         Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu", 3),
         Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu", KEEP),
         Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total", 3),
