@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from conftest import copy_sample
+from conftest import copy_sample, wait_for_main
 
 from tui.cli import main
 from tui.model import load_trace
@@ -137,3 +137,23 @@ def test_an_unzipped_copy_whose_entry_was_never_written_goes_after_a_day(tmp_pat
         os.utime(f, (day_ago, day_ago))
     cache.prune(isolated_cache)
     assert not orphan.exists() and kept.exists(), "only the copy with no entry goes"
+
+
+async def test_the_viewer_says_a_cache_write_that_failed_while_it_runs(tmp_path, isolated_cache, monkeypatch):
+    from tui.app import TraceApp
+
+    path = copy_sample(tmp_path, BERT)
+
+    def full(path, trace):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache, "commit", full)
+    with behind.written_behind() as problems:
+        app = TraceApp([str(path)])
+        async with app.run_test() as pilot:
+            await wait_for_main(pilot)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            told = [n.message for n in app._notifications if n.title == "cache"]
+    assert told == [f"{path}: its cache entry could not be written in {isolated_cache} (No space left on device)"]
+    assert problems == told, "and the command line says it again after the viewer"

@@ -25,6 +25,7 @@ from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
 from ..model.analyses.ops import table_name
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
+from ..model.load import behind
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..widgets.details import DetailsPanel
@@ -78,6 +79,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.origin = analysis.trace.origin  # time zero: never moved by showing or hiding frames
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
+        self.cache_told: set[str] = set()  # cache writes that failed, said once each
         self.details_wanted = True  # the user has not closed the details panel
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
@@ -147,6 +149,13 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
             self.analysis.forget(scaffold)
         keep_long_lived()
         give_back()  # the analyses' temporaries, kept while they ran (heap.py)
+        for problem in behind.problems():  # the cache entry, written behind the analyses (a full disk)
+            pace.call_from(self.app, self._cache_problem, problem)
+
+    def _cache_problem(self, text: str) -> None:
+        if text not in self.cache_told:
+            self.cache_told.add(text)
+            self.notify(text, title="cache", severity="warning", timeout=10)
 
     def _value_lanes(self) -> list:
         """The value lanes whose results are ready (memory and counters, launch queues); in the worker."""

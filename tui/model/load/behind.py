@@ -80,6 +80,13 @@ def written_behind() -> Iterator[list[str]]:
             _WRITER.problems.clear()
 
 
+def problems() -> list[str]:
+    """What could not be written so far (read, not taken: leaving written_behind() still reports it), for a viewer
+    to say while it runs."""
+    with _WRITER.guard:
+        return list(_WRITER.problems)
+
+
 def write(path: Path, trace: Trace, lock: ExitStack) -> None:
     """Write the trace's entry behind: its store at once (Behind), its columns by the writer, which then closes
     lock (the entry's writing lock, held until the columns are in place)."""
