@@ -98,14 +98,16 @@ def _device_work(trace: Trace, events: np.ndarray, callers: np.ndarray) -> list[
     a = _per_rank(call_rank, x.ts[call], step_rank, x.ts[events], "left")
     b = _per_rank(call_rank, x.ts[call], step_rank, x.ts[events] + x.dur[events], "right")
     size = np.maximum(b - a, 0)
-    seg = np.repeat(np.arange(len(events)), size)  # each step's run of work, one after the other
-    pos = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(a, size)
-    starts, ends = x.ts[work[pos]], x.ts[work[pos]] + x.dur[work[pos]]
+    head = np.cumsum(size) - size  # where each step's run starts among the runs laid one after the other
+    seg = np.repeat(np.arange(len(events)), size)
+    pos = np.arange(int(size.sum())) - np.repeat(head, size) + np.repeat(a, size)
+    mine = work[pos]
+    starts, ends = x.ts[mine], x.ts[mine] + x.dur[mine]
     some = np.flatnonzero(size)
     out = [_Work()] * len(events)
     if not len(some):
         return out
-    heads = (np.cumsum(size) - size)[some]
+    heads = head[some]
     first, last = np.minimum.reduceat(starts, heads), np.maximum.reduceat(ends, heads)
     busy = _union_lengths(seg, starts, ends, len(events))
     pairs = np.unique(seg.astype(np.int64) * trace.n + call[pos])  # distinct (step, launching call)

@@ -64,7 +64,7 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
         if unzipped is not None:
             unzipped.unlink(missing_ok=True)
         raise
-    if entry is not None and lock is not None and behind.active():
+    if lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
         behind.write(p, trace, lock.pop_all())
     elif entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
