@@ -146,17 +146,16 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
     partial = _partial(path, src, gunzip_to)
     last = len(chunks) - 1 if src.truncated or src.gz_truncated else -1  # only a cut file's last event may be partial
-    parts = None
+    merged = None
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None:
         try:
-            parts = decode_parallel(on_disk, chunks, workers, progress, partial, last)
+            merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
-            parts = None
-    if parts is None:
+            merged = None
+    if merged is None:
         step = (lambda done: progress(done / len(chunks))) if progress else None
         with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
-            parts = [decode_range(read, chunks, last, 0, step, partial)]
-    merged = merge_parts(parts)
+            merged = decode_range(read, chunks, last, 0, step, partial)
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
     merged.report.damaged = src.notes

@@ -14,54 +14,23 @@ import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from ..columns import Events, Flows, Instants, Table
-from ..threads import side_by_side
+from ..columns import Events, Flows, Instants
 from ..trace import LoadReport
-from ..tracks import Meta
-from .build import Builder, Interner
+from .build import Builder
 from .decode import decode_chunk
-from .merge import remap
+from .fold import Fold
+from .part import TABLES, Part
 from .source import ChunkReader
-from .spill import Spill, scratch_folder, spill
+from .spill import scratch_folder, spill
 
 PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
 JOB_CHUNKS = 4  # chunks per job handed to a process: small enough that the processes finish together
-TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
-
-
-@dataclass
-class Part:
-    """The columns of a run of chunks, with string, track and chunk-row ids local to the part.
-
-    A worker's part arrives spilled: its tables are empty here and its columns lie in `spilled`.
-    """
-
-    x: Events
-    inst: Instants
-    flow: Flows
-    names: list
-    cat_names: list
-    shapes: list
-    tracks: list  # (pid, tid) keys
-    meta: Meta
-    rows: list[tuple[int, int, int]]  # chunk rows: (start, end, first event)
-    report: LoadReport = field(default_factory=LoadReport)
-    spilled: Spill | None = None
-
-    def length(self, table: str) -> int:
-        return self.spilled.length(table) if self.spilled else len(getattr(self, table))
-
-    def fill(self, table: str, key: str, out: np.ndarray) -> None:
-        if self.spilled:
-            self.spilled.fill(table, key, out)
-        else:
-            out[:] = getattr(self, table).column(key)
 
 
 Job = tuple[list[tuple[int, int]], int, int]  # chunks, the file's last chunk (-1: not cut), the first chunk's index
@@ -177,8 +146,9 @@ def decode_parallel(
     progress: Callable[[float], None] | None,
     partial: Partial | None = None,
     last: int | None = None,
-) -> list[Part]:
-    """Decode a file on disk in `workers` processes (this one and workers - 1 spawned), in file order.
+) -> Part:
+    """Decode a file on disk in `workers` processes (this one and workers - 1 spawned) into one merged Part, each
+    part folded into the final columns as soon as the parts before it are (fold.py), while later ones decode.
 
     Jobs of a few chunks are handed out as processes free up, this process taking one between its
     checks, so a worker that starts late (or never: a sandbox) only does less. Workers are spawned, not
@@ -192,32 +162,36 @@ def decode_parallel(
 
     from .cache import cache_root
 
-    folder = scratch_folder(cache_root())  # the spilled parts' files: merge_parts removes them
+    folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:
         with (
             ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn")) as pool,
             ChunkReader(path) as read,
         ):
-            run = _Run(jobs, read, progress, partial)
+            run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
             try:
                 run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
             except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
                 pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
                 raise
-    except BaseException:
+        return run.fold.result()
+    finally:
         shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return run.parts  # type: ignore[return-value]
 
 
 class _Run:
-    """The jobs of one parallel decode and the parts they became, in job order."""
+    """The jobs of one parallel decode and the fold of the parts they became, in job order."""
 
     def __init__(
-        self, jobs: list[Job], read: ChunkReader, progress: Callable[[float], None] | None, partial: Partial | None
+        self,
+        jobs: list[Job],
+        read: ChunkReader,
+        progress: Callable[[float], None] | None,
+        partial: Partial | None,
+        total_bytes: int,
     ) -> None:
         self.jobs, self.read, self.progress, self.partial = jobs, read, progress, partial
-        self.parts: list[Part | None] = [None] * len(jobs)
+        self.fold = Fold(total_bytes)
         self.done = 0
 
     def schedule(self, pool, remote: Callable[[Job], Part], workers: int) -> None:
@@ -251,72 +225,20 @@ class _Run:
         self.finish(k, part)
 
     def finish(self, k: int, part: Part) -> None:
-        self.parts[k] = part
+        self.fold.offer(k, part)
         self.done += 1
         if self.progress:
             self.progress(self.done / len(self.jobs))
         if self.partial and self.done < len(self.jobs):
-            self.partial(lambda: [p for p in self.parts if p is not None], self.done / len(self.jobs))
+            self.partial(lambda: [self.fold.snapshot()], self.done / len(self.jobs))
 
 
 def merge_parts(parts: list[Part], keep: bool = False) -> Part:
-    """One Part with global ids: strings and (pid, tid) keys re-interned in part order (once per distinct value),
-    each column filled part by part straight into its place, the columns side by side (threads.py). Spilled parts'
-    files are removed unless `keep`. One part decoded here is already that (unless kept: it is copied, as a partial
-    trace's columns are changed in place when it becomes a Trace)."""
+    """One Part with global ids (see fold.py): spilled parts' files are removed unless `keep`. One part decoded here
+    is already that (unless kept: it is copied, as a partial trace's columns are changed in place when it becomes
+    a Trace)."""
     if len(parts) == 1 and parts[0].spilled is None and not keep:
         return parts[0]
-    names, cats, shapes, keys = Interner(), Interner(), Interner(), Interner()
-    maps = [
-        {
-            "name": remap(names, p.names),
-            "cat_str": remap(cats, p.cat_names),
-            "shape": remap(shapes, p.shapes),
-            "track": remap(keys, p.tracks),
-        }
-        for p in parts
-    ]
-    offsets = np.cumsum([0] + [len(p.rows) for p in parts])
-    try:
-        tables = {name: _merged(name, cls, parts, maps, offsets) for name, cls in TABLES.items()}
-    finally:
-        for p in parts:
-            if p.spilled and not keep:
-                p.spilled.remove()
-    meta, report = Meta(), LoadReport()
-    for p in parts:
-        meta.update(p.meta)
-        report.add(p.report)
-    rows = [row for p in parts for row in p.rows]
-    x, inst, flow = tables["x"], tables["inst"], tables["flow"]
-    return Part(x, inst, flow, names.values, cats.values, shapes.values, keys.values, meta, rows, report)  # type: ignore[arg-type]
-
-
-def _merged(table: str, cls: type[Table], parts: list[Part], maps: list[dict], offsets: np.ndarray) -> Table:
-    """One table of the merged part: each column allocated once and filled part by part, ids remapped in place."""
-    sizes = [p.length(table) for p in parts]
-    bounds = np.cumsum([0] + sizes).tolist()
-
-    def column(key: str, dtype: type) -> np.ndarray:
-        out = np.empty(bounds[-1], dtype)
-        for k, p in enumerate(parts):
-            piece = out[bounds[k] : bounds[k + 1]]
-            p.fill(table, key, piece)
-            if key in maps[k] and len(piece):
-                _remap(piece, maps[k][key], key == "shape")
-            elif key == "chunk":
-                piece += offsets[k]
-        return out
-
-    keys = list(cls.dtypes().items())
-    filled = side_by_side(*(lambda key=key, dtype=dtype: column(key, dtype) for key, dtype in keys))
-    return cls(**{key: out for (key, _), out in zip(keys, filled, strict=True)})
-
-
-def _remap(piece: np.ndarray, mapping: np.ndarray, optional: bool) -> None:
-    """Local ids to global ones, in place (-1 stays -1 where ids are optional)."""
-    if optional:
-        has = piece >= 0
-        piece[has] = mapping[piece[has]]
-    else:
-        np.take(mapping, piece, out=piece)
+    fold = Fold(keep=keep)
+    fold.add(parts)
+    return fold.result()

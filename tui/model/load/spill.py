@@ -42,13 +42,8 @@ class Spill:
                 done += got
 
     def remove(self) -> None:
-        """Remove the file, and its folder once it is empty."""
-        path = Path(self.path)
-        path.unlink(missing_ok=True)
-        try:
-            path.parent.rmdir()
-        except OSError:
-            pass  # other parts' files are still there
+        """Remove the file (its folder is the decode's: other parts may still be written there)."""
+        Path(self.path).unlink(missing_ok=True)
 
 
 def spill(tables: dict[str, Table], folder: str) -> Spill:
