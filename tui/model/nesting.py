@@ -244,6 +244,7 @@ def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.n
     in about linear time on events written in time order, then the few ties by their ends."""
     if not len(idx):
         return idx
+    idx = _by_track(idx, track[idx])
     starts, tracks = ts[idx], track[idx]
     t0, span = int(starts.min()), int(starts.max()) - int(starts.min())
     if span >= 1 << _TS_BITS or int(tracks.max()) >= 1 << (62 - _TS_BITS):
@@ -258,6 +259,16 @@ def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.n
         at = np.union1d(tie, tie + 1)  # every position of a tied group: the groups are runs
         order[at] = order[at][np.lexsort((-end[order[at]], key[at]))]
     return order
+
+
+def _by_track(idx: np.ndarray, tracks: np.ndarray) -> np.ndarray:
+    """idx in track order, each track's events in their order (a radix sort: tracks fit in 16 bits), where it holds
+    several tracks: the events of a track are about in time order in a file, but the tracks are interleaved, which
+    leaves the (track, start) sort short runs (the 1 GB tile's: 0.06-0.10 s -> 0.03 s with this first)."""
+    low, high = int(tracks.min()), int(tracks.max())
+    if low == high or high >= np.iinfo(np.int16).max:
+        return idx
+    return idx[np.argsort(tracks.astype(np.int16), kind="stable")]
 
 
 def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

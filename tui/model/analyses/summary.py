@@ -190,16 +190,12 @@ def summarize(
     parents: Callable[[], np.ndarray | None] = parent if callable(parent) else lambda: parent
     given = link(trace).launcher if launcher is None else launcher
     launchers: Callable[[], np.ndarray] = given if callable(given) else lambda: given
-    x = trace.x
-    real = on_real_tracks(trace)
-    t0 = int(x.ts[real].min()) if real.any() else 0
-    t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
-    busy_mask = np.isin(x.cat, [int(c) for c in BUSY_CATS])
-    table, (busy, gpus), s, idle, work = side_by_side(  # only the verdict waits for the ops table
-        ops if callable(ops) else lambda: ops,
+    busy_mask = np.isin(trace.x.cat, [int(c) for c in BUSY_CATS])
+    table, (busy, gpus), s, ((t0, t1), idle), work = side_by_side(  # only the verdict waits for the ops table
+        ops if callable(ops) else lambda: ops,  # first: the nesting it waits for starts at once
         lambda: _gpu_busy(trace, busy_mask),
         lambda: _launch_side(trace, launchers(), launches, busy_mask, parents),
-        lambda: cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else [],
+        lambda: _idle_side(trace, busy_mask, parents),
         lambda: device_work(trace),
     )
     s.wall_us = max(t1 - t0, 0) / 1000.0
@@ -218,6 +214,17 @@ def summarize(
 
 
 LaunchesAndSteps = tuple[np.ndarray, np.ndarray, list[Step]]
+
+
+def _idle_side(
+    trace: Trace, busy_mask: np.ndarray, parents: Callable[[], np.ndarray | None]
+) -> tuple[tuple[int, int], list[tuple[str, float]]]:
+    """The window (first start and last end on the real lanes) and the CPU's ops while the device idles in it."""
+    x = trace.x
+    real = on_real_tracks(trace)
+    t0 = int(x.ts[real].min()) if real.any() else 0
+    t1 = int((x.ts + x.dur)[real].max()) if real.any() else 0
+    return (t0, t1), cpu_while_idle(trace, busy_mask, t0, t1, parents()) if busy_mask.any() else []
 
 
 def _launch_side(
