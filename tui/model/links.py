@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cats import GPU_CATS, Cat
-from .trace import Trace, keyed, rank_of_events
+from .trace import Trace, keyed, rank_of_events, ranks_at
 
 
 @dataclass
@@ -113,7 +113,7 @@ def _flow_agreement(trace: Trace, rank: np.ndarray, runtime: np.ndarray) -> tupl
     franks = np.array([t.rank for t in trace.tracks], np.int64)[f.track[sel]]
     fkeys = keyed(franks, f.fid[sel])
     rt = np.flatnonzero(runtime & (trace.x.corr >= 0))
-    rkeys = keyed(rank[rt], trace.x.corr[rt])
+    rkeys = keyed(ranks_at(rank, rt), trace.x.corr[rt])
     order = np.argsort(rkeys)
     pos = np.clip(np.searchsorted(rkeys[order], fkeys), 0, max(len(rt) - 1, 0))
     if not len(rt):

@@ -28,7 +28,7 @@ import numpy as np
 
 from .cats import Cat
 from .threads import side_by_side, thread_count
-from .trace import keyed, rank_of_events
+from .trace import keyed, rank_of_events, ranks_at
 
 _BLOCK = 32
 _REDUCE_SPANS = 64  # spans adding up to at most this many times n are reduced directly
@@ -501,11 +501,11 @@ def python_parents(trace, nesting: Nesting) -> None:
     if not len(frames):
         return
     rank = rank_of_events(trace)
-    ids = keyed(rank[frames], x.py_id[frames])
+    ids = keyed(ranks_at(rank, frames), x.py_id[frames])
     time_parent = parent[frames].copy()
     up = np.maximum(time_parent, 0)
-    up_id = np.where((time_parent >= 0) & (x.cat[up] == int(Cat.PYTHON)), keyed(rank[up], x.py_id[up]), -1)
-    found, named = _find_ids(ids, frames, keyed(rank[frames], x.py_parent[frames]), time_parent, up_id)
+    up_id = np.where((time_parent >= 0) & (x.cat[up] == int(Cat.PYTHON)), keyed(ranks_at(rank, up), x.py_id[up]), -1)
+    found, named = _find_ids(ids, frames, keyed(ranks_at(rank, frames), x.py_parent[frames]), time_parent, up_id)
     agrees = (named == time_parent) & (named >= 0)  # the frame its parent id names is its parent by time
     other = np.flatnonzero(~agrees)
     agrees[other] = _encloses(nesting, named[other], time_parent[other])

@@ -136,9 +136,19 @@ class Trace:
 
 
 def rank_of_events(trace: Trace) -> np.ndarray:
-    """The rank of every event (0 for a single file)."""
-    ranks = np.array([t.rank for t in trace.tracks], np.int64)
-    return ranks[trace.x.track] if len(ranks) else np.zeros(trace.n, np.int64)
+    """The rank of every event (read-only). One rank (a single file): one value seen n times, no array per event,
+    which ranks_at and keyed keep so (3.3 M events: 6 ms and 26 MB a call, and the same again in each keyed)."""
+    ranks = np.array([t.rank for t in trace.tracks] or [0], np.int64)
+    if (ranks == ranks[0]).all():
+        return np.broadcast_to(ranks[0], (trace.n,))
+    return ranks[trace.x.track]
+
+
+def ranks_at(rank: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """rank[idx], kept one value seen len(idx) times where rank is."""
+    if rank.ndim and rank.strides[0] == 0:
+        return np.broadcast_to(rank.flat[0], (len(idx),))
+    return rank[idx]
 
 
 def on_real_tracks(trace: Trace) -> np.ndarray:
@@ -150,6 +160,8 @@ def on_real_tracks(trace: Trace) -> np.ndarray:
 
 def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
     """A (rank, id) pair folded into one int64 (-1 stays -1): ids never match across ranks."""
+    if rank.ndim and rank.strides[0] == 0 and len(rank):  # one rank: shift it once, not per event
+        rank = rank.flat[0]
     return np.where(ident >= 0, (rank << 48) ^ ident, -1)
 
 

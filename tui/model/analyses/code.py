@@ -22,7 +22,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, Cat
-from ..trace import keyed, rank_of_events
+from ..trace import keyed, rank_of_events, ranks_at
 
 FrameKind = Literal["user", "module", "library"]
 # Packages whose frames are plumbing for someone profiling a model (folded by default).
@@ -261,7 +261,7 @@ def python_levels(trace) -> int:
     frames = np.flatnonzero((x.cat == int(Cat.PYTHON)) & (x.py_id >= 0))
     if not len(frames):
         return int((x.cat == int(Cat.PYTHON)).any())
-    rank = rank_of_events(trace)[frames]
+    rank = ranks_at(rank_of_events(trace), frames)
     ids = keyed(rank, x.py_id[frames])
     order = np.argsort(ids, kind="stable")
     wanted = keyed(rank, x.py_parent[frames])

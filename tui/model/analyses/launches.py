@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat
-from ..trace import Trace, keyed, rank_of_events
+from ..trace import Trace, keyed, rank_of_events, ranks_at
 from .graphs.replay import graph_owner, synthetic_mask
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
@@ -66,7 +66,7 @@ def flow_launch_mask(trace: Trace) -> np.ndarray:
     end_key = keyed(franks, f.fid[ends])
     order = np.argsort(end_key, kind="stable")
     end_key, end_track = end_key[order], f.track[ends][order]
-    call_key = keyed(rank_of_events(trace)[calls], x.corr[calls])
+    call_key = keyed(ranks_at(rank_of_events(trace), calls), x.corr[calls])
     lo, hi = np.searchsorted(end_key, call_key, "left"), np.searchsorted(end_key, call_key, "right")
     for k in np.flatnonzero(hi > lo).tolist():  # a call's flow ends on its own lane: not at the device
         out[calls[k]] = bool((end_track[lo[k] : hi[k]] != x.track[calls[k]]).any())

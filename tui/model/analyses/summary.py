@@ -341,10 +341,11 @@ def cpu_while_idle(
         return []
     overlap = (idle_until(x.ts[host] + x.dur[host]) - idle_until(x.ts[host])).astype(np.float64)
     if parent is not None:  # self time: leave out what host children ran
+        at = np.full(trace.n, -1, np.int32)  # each host event's position in host
+        at[host] = np.arange(len(host), dtype=np.int32)
         up = parent[host]
-        where = np.searchsorted(host, up)
-        inside = (up >= 0) & (where < len(host))
-        inside[inside] = host[where[inside]] == up[inside]
+        where = at[np.maximum(up, 0)]
+        inside = (up >= 0) & (where >= 0)
         np.subtract.at(overlap, where[inside], overlap[inside])
     total = np.bincount(x.name[host], overlap)  # by name id (whole ns in float64: exact sums)
     top = np.argsort(-total, kind="stable")[:IDLE_TOP]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...cats import BUSY_CATS, Cat
-from ...trace import Trace, keyed, rank_of_events
+from ...trace import Trace, keyed, rank_of_events, ranks_at
 
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:Ex)?(?:_v\d+)?(?:_ptsz|_spt)?$")
 BEGIN_CAPTURE = re.compile(r"^(?:cuda|hip|cu)StreamBeginCapture")
@@ -40,7 +40,7 @@ class CreditedTrace(Trace):
 def name_mask(trace: Trace, pattern: re.Pattern) -> np.ndarray:
     """Per event: does its name match?"""
     hit = np.array([bool(pattern.search(n)) for n in trace.names] or [False])
-    return hit[trace.x.name] if trace.n else np.zeros(0, bool)
+    return hit[trace.x.name] if hit.any() else np.zeros(trace.n, bool)  # (most traces: no name matches)
 
 
 def graph_launches(trace: Trace) -> np.ndarray:
@@ -65,11 +65,11 @@ def graph_owner(trace: Trace) -> np.ndarray:
     if not len(launches):
         return out
     x, rank = trace.x, rank_of_events(trace)
-    keys = keyed(rank[launches], x.corr[launches])
+    keys = keyed(ranks_at(rank, launches), x.corr[launches])
     order = np.argsort(keys, kind="stable")
     keys, launches = keys[order], launches[order]
     dev = np.flatnonzero(device_mask(trace) & (x.corr >= 0))
-    dkeys = keyed(rank[dev], x.corr[dev])
+    dkeys = keyed(ranks_at(rank, dev), x.corr[dev])
     pos = np.clip(np.searchsorted(keys, dkeys), 0, len(keys) - 1)
     hit = (keys[pos] == dkeys) & (keys[pos] >= 0)
     out[dev[hit]] = launches[pos[hit]]
