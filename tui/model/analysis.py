@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from .cats import BUSY_CATS, Cat
+from .cats import BUSY_CATS, Cat, of_cats
 from .code_id import files_name_the_code, fingerprint
 from .code_stamp import stamp
 from .links import Links, link
@@ -288,7 +288,7 @@ class Analysis:
     def _launch_tree(self) -> tuple[np.ndarray, np.ndarray]:
         """The display nesting with GPU work cut off its lane's annotations, and its depths."""
         x = self.trace.x
-        busy = np.isin(x.cat, [int(c) for c in BUSY_CATS])
+        busy = of_cats(x.cat, BUSY_CATS)
         parent = np.where(busy, -1, self.nesting.parent)
         under_busy = busy[np.maximum(parent, 0)] & (parent >= 0)
         if under_busy.any():  # GPU work holding other events (not seen in real traces): depths from scratch

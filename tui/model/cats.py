@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
+
+import numpy as np
 
 
 class Cat(enum.IntEnum):
@@ -62,3 +65,12 @@ LEGACY_FLOW_CATS = {"async": "ac2g", "async_cpu_to_gpu": "ac2g", "forward_backwa
 def normalize_cat(cat: str) -> Cat:
     """Map a raw category string (any era) to the closed enum."""
     return CAT_BY_NAME.get(cat.lower(), Cat.OTHER)
+
+
+def of_cats(cat: np.ndarray, cats: Iterable[int]) -> np.ndarray:
+    """Per event: is its category one of these? (equalities or'ed together: a fifth of np.isin's time on the int8
+    column, which a first summary of 3.3 M events asked about 30 times)"""
+    out = np.zeros(cat.shape, bool)
+    for c in cats:
+        out |= cat == int(c)
+    return out

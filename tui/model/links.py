@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cats import GPU_CATS, Cat
+from .cats import GPU_CATS, Cat, of_cats
 from .trace import Trace, keyed, rank_of_events, ranks_at
 
 
@@ -33,7 +33,7 @@ def link(trace: Trace) -> Links:
     """Pair every GPU event with its launching runtime call."""
     x, rank = trace.x, rank_of_events(trace)
     cat = x.cat
-    gpu = np.isin(cat, [int(c) for c in GPU_CATS if c != Cat.GPU_ANNOTATION])
+    gpu = of_cats(cat, (c for c in GPU_CATS if c != Cat.GPU_ANNOTATION))
     runtime = cat == int(Cat.RUNTIME)
     launcher = _match(keyed(rank, x.corr), runtime, gpu)
     missing = gpu & (launcher < 0)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cats import BUSY_CATS, Cat
+from .cats import BUSY_CATS, Cat, of_cats
 from .trace import Trace
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
@@ -50,7 +50,7 @@ def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
     ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
     x = trace.x
     on_cpu = np.array([t.kind == "cpu" and (rank is None or t.rank == rank) for t in trace.tracks] or [False])
-    marked = np.isin(x.cat, [int(Cat.USER_ANNOTATION), int(Cat.CPU_OP)])  # not a copy of its name (an export's lane)
+    marked = of_cats(x.cat, (Cat.USER_ANNOTATION, Cat.CPU_OP))  # not a copy of its name (an export's lane)
     sel = np.flatnonzero(np.isin(x.name, ids) & marked & on_cpu[x.track])
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
@@ -133,7 +133,7 @@ class _Queue:
 
     def __init__(self, trace: Trace, track_rank: np.ndarray) -> None:
         x = trace.x
-        dev = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+        dev = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
         self.rank = track_rank[x.track[dev]]
         order = np.lexsort((x.ts[dev], self.rank))
         dev, self.rank = dev[order], self.rank[order]

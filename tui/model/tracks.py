@@ -8,7 +8,7 @@ from typing import Literal
 
 import numpy as np
 
-from .cats import GPU_CATS, Cat
+from .cats import GPU_CATS, Cat, of_cats
 
 META_PIDS = {"Spans", "Traces", "", -1}
 TrackKind = Literal["cpu", "gpu", "meta"]
@@ -52,12 +52,12 @@ def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: M
     """Classify, name and order every (pid, tid) key seen in events."""
     gpu = np.zeros(len(keys), bool)
     if len(track_col):
-        is_gpu = np.isin(cat_col, [int(c) for c in GPU_CATS])
+        is_gpu = of_cats(cat_col, GPU_CATS)
         gpu[np.unique(track_col[is_gpu])] = True
     meta_only = np.zeros(len(keys), bool)
     counts = np.bincount(track_col, minlength=len(keys)) if len(track_col) else np.zeros(len(keys), int)
     if len(track_col):
-        weird = np.isin(cat_col, [int(Cat.OVERHEAD), int(Cat.TRACE)])
+        weird = of_cats(cat_col, (Cat.OVERHEAD, Cat.TRACE))
         weird_counts = np.bincount(track_col[weird], minlength=len(keys))
         meta_only = (counts > 0) & (counts == weird_counts)
     devices = {pid for (pid, _), is_gpu in zip(keys, gpu, strict=True) if is_gpu}  # a GPU's pid is not a process

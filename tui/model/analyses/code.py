@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import BUSY_CATS, Cat
+from ..cats import BUSY_CATS, Cat, of_cats
 from ..trace import keyed, rank_of_events, ranks_at
 
 FrameKind = Literal["user", "module", "library"]
@@ -151,7 +151,7 @@ def code_table(a: Analysis, fold: bool = True) -> CodeTable:
     """Rows per source frame, hottest device time first (then CPU total), and the icicle tree."""
     x = a.trace.x
     frames = np.flatnonzero(x.cat == int(Cat.PYTHON))
-    gpu_total = float(x.dur[np.isin(x.cat, [int(c) for c in BUSY_CATS])].sum()) / 1000
+    gpu_total = float(x.dur[of_cats(x.cat, BUSY_CATS)].sum()) / 1000
     if not len(frames):
         return CodeTable([], FrameTree(), fold, 0.0, gpu_total, 0)
     kinds = {n: frame_kind(a.trace.names[n]) for n in np.unique(x.name[frames]).tolist()}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cats import GPU_CATS
+from ..cats import GPU_CATS, of_cats
 from ..trace import Trace
 
 # torch.compile compiling (Dynamo's and Inductor's spans; not the compiled code running: Torch-Compiled Region,
@@ -51,7 +51,7 @@ def compiling(trace: Trace, parent: np.ndarray, steps: list[int]) -> Compiling:
     """The compile spans of the trace (parent: the nesting, to keep the outermost) and the steps they overlap."""
     x = trace.x
     hit = np.array([bool(COMPILE.search(n)) for n in trace.names] or [False])
-    cpu = ~np.isin(x.cat, [int(c) for c in GPU_CATS])
+    cpu = ~of_cats(x.cat, GPU_CATS)
     spans = np.flatnonzero(hit[x.name] & cpu)
     up = parent[spans]
     outer = spans[(up < 0) | ~hit[x.name[np.maximum(up, 0)]]]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cats import Cat
+from ..cats import Cat, of_cats
 from ..trace import Trace
 from .device_work import DIRECTIONS, direction
 
@@ -59,7 +59,7 @@ class Copies:
 def copies(trace: Trace) -> Copies:
     """The copies by direction and the sets (none: an empty table)."""
     x = trace.x
-    ev = np.flatnonzero(np.isin(x.cat, [int(Cat.MEMCPY), int(Cat.MEMSET)]))
+    ev = np.flatnonzero(of_cats(x.cat, (Cat.MEMCPY, Cat.MEMSET)))
     if not len(ev):
         return Copies()
     names = [trace.names[int(k)] for k in x.name[ev]]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import BUSY_CATS, GPU_CATS, Cat
+from ..cats import BUSY_CATS, GPU_CATS, Cat, of_cats
 from ..load.args import event_args
 from .code import frame_kind
 from .graphs.replay import Replay, graph_owner, is_copy, is_graph_launch, replay_of
@@ -177,7 +177,7 @@ def launched_events(a: Analysis, i: int) -> np.ndarray:
     sizes = hi - lo
     at = np.repeat(lo - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(int(sizes.sum()))
     work = links.by_launch[at]
-    return work[np.isin(x.cat[work], [int(c) for c in BUSY_CATS])]
+    return work[of_cats(x.cat[work], BUSY_CATS)]
 
 
 def launched_by(a: Analysis, i: int, top: int = TOP_LAUNCHED) -> Launched:

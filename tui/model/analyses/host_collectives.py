@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cats import BUSY_CATS, Cat
+from ..cats import BUSY_CATS, Cat, of_cats
 from ..trace import Trace
 from .comm_names import COLLECTIVE_CALL
 from .kernel_roles import role
@@ -38,7 +38,7 @@ class HostCollectives:
 def host_collectives(trace: Trace, parent: np.ndarray | None, launcher: np.ndarray) -> HostCollectives:
     """The collective calls of a GPU run that launched no collective kernel anywhere (empty when there are none)."""
     x = trace.x
-    busy = np.isin(x.cat, [int(c) for c in BUSY_CATS])
+    busy = of_cats(x.cat, BUSY_CATS)
     if not busy.any() or _collective_kernels(trace, busy):
         return HostCollectives()
     calls = collective_calls(trace)
@@ -72,7 +72,7 @@ def collective_calls(trace: Trace) -> np.ndarray:
     """The host events a collective call records (c10d::..., record_param_comms, nccl:..., gloo:...)."""
     x = trace.x
     named = np.array([bool(COLLECTIVE_CALL.search(n)) for n in trace.names] or [False])
-    host = np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.USER_ANNOTATION)])
+    host = of_cats(x.cat, (Cat.CPU_OP, Cat.USER_ANNOTATION))
     return np.flatnonzero(named[x.name] & host)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cats import BUSY_CATS, Cat
+from ..cats import BUSY_CATS, Cat, of_cats
 from ..links import Links
 from ..trace import Trace
 from .critical.queue import launch_latency
@@ -39,7 +39,7 @@ _KIND = {int(Cat.KERNEL): "kernel", int(Cat.MEMCPY): "memcpy", int(Cat.MEMSET): 
 def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
     """Aggregate GPU activity by name, sorted by total time descending."""
     x = trace.x
-    idx = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+    idx = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
     if not len(idx):
         return []
     names, group = np.unique(x.name[idx], return_inverse=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cats import BUSY_CATS, Cat
+from ..cats import BUSY_CATS, Cat, of_cats
 from ..trace import Trace, keyed, rank_of_events, ranks_at
 from .graphs.replay import graph_owner, synthetic_mask
 
@@ -35,7 +35,7 @@ def device_callers(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None 
     """Per event: the CPU call that put it on the device (-1: none), for kernels, copies and sets only; a replayed
     kernel's call is its graph launch (not the copy of the capture's stack it is credited to)."""
     owner = graph_owner(trace) if owner is None else owner
-    busy = np.isin(trace.x.cat, [int(c) for c in BUSY_CATS])
+    busy = of_cats(trace.x.cat, BUSY_CATS)
     return np.where(busy, np.where(owner >= 0, owner, launcher), -1)
 
 
@@ -89,7 +89,7 @@ def other_runtime(trace: Trace, launch: np.ndarray) -> list[RuntimeCalls]:
 def launch_calls(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
     """The launches of a trace: the calls linked to device work; with no device record at all (lost), the calls
     whose flow reaches the device, else those named as launches."""
-    if np.isin(trace.x.cat, [int(c) for c in BUSY_CATS]).any():
+    if of_cats(trace.x.cat, BUSY_CATS).any():
         return launch_mask(trace, launcher, owner)
     by_flow = flow_launch_mask(trace)
     return by_flow if by_flow.any() else named_launch_mask(trace)
@@ -102,7 +102,7 @@ def blocking_copies(trace: Trace, launcher: np.ndarray, launch: np.ndarray) -> n
     """The launches that are copies the CPU waited for: a copy call whose copy ended inside the call (cudaMemcpy,
     or cudaMemcpyAsync to or from pageable host memory). Its time is a wait on the device, not launch overhead."""
     x = trace.x
-    copies = np.flatnonzero(np.isin(x.cat, [int(Cat.MEMCPY)]) & (launcher >= 0))
+    copies = np.flatnonzero(of_cats(x.cat, (Cat.MEMCPY,)) & (launcher >= 0))
     out = np.zeros(trace.n, bool)
     if not len(copies):
         return out

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cats import HOST_CATS, Cat
+from ..cats import HOST_CATS, Cat, of_cats
 from ..load.args import event_args
 from ..nesting import nest
 from ..trace import Trace
@@ -49,7 +49,7 @@ class OpEvents:
 def op_events(trace: Trace, name_ok: np.ndarray, python_frames: bool = False) -> OpEvents:
     """The host events of torch's table: without frames and open events (torch 2.11), or with them (2.12, 2.13)."""
     x = trace.x
-    host = np.isin(x.cat, [int(c) for c in ROW_CATS]) & name_ok
+    host = of_cats(x.cat, ROW_CATS) & name_ok
     if not python_frames:
         host &= x.cat != int(Cat.PYTHON)
     still_open = unfinished(trace, host)

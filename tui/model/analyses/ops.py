@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from ..cats import GPU_CATS, Cat
+from ..cats import GPU_CATS, Cat, of_cats
 from ..links import link
 from ..nesting import Nesting, children_total, nearest_kept, nest, subtree_sum
 from ..threads import side_by_side
@@ -168,7 +168,7 @@ def op_times(
     keep_name = np.array([n not in FILTERED for n in trace.names] + [True])
     name_ok = keep_name[x.name]
     ev = op_events(trace, name_ok, python_frames)
-    device = np.isin(x.cat, [int(c) for c in GPU_CATS]) & name_ok
+    device = of_cats(x.cat, GPU_CATS) & name_ok
     end = torch_ends(trace, ev) if python_frames else x.ts + x.dur
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
     (parent, depth), kernels, memory = side_by_side(  # the sums by External id and time read no nesting

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import GPU_CATS, Cat
+from ..cats import GPU_CATS, Cat, of_cats
 
 
 @dataclass
@@ -56,7 +56,7 @@ def aggregate_range(a: Analysis, t0: int, t1: int, tracks: set[int] | None = Non
     kids = np.zeros(a.trace.n, np.int64)
     np.add.at(kids, parent[parent >= 0], inside[idx][parent >= 0])
     own = inside[idx] - kids[idx]
-    gpu = np.isin(x.cat[idx], [int(c) for c in GPU_CATS])
+    gpu = of_cats(x.cat[idx], GPU_CATS)
     names, group = np.unique(x.name[idx], return_inverse=True)
 
     def by_name(values: np.ndarray) -> np.ndarray:
@@ -74,7 +74,7 @@ def aggregate_range(a: Analysis, t0: int, t1: int, tracks: set[int] | None = Non
 def range_totals(a: Analysis, rows: list[RangeRow], t0: int, t1: int, tracks: set[int] | None = None) -> RangeTotals:
     """The busy time the rows add up to, and on how many threads and streams."""
     idx = _overlapping(a, t0, t1, tracks)
-    gpu = np.isin(a.trace.x.cat[idx], [int(c) for c in GPU_CATS])
+    gpu = of_cats(a.trace.x.cat[idx], GPU_CATS)
     track = a.trace.x.track[idx]
     return RangeTotals(
         t1 - t0,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import Analysis
-from ..cats import BUSY_CATS
+from ..cats import BUSY_CATS, of_cats
 from ..steps import Step, align_on_steps, step_starts, typical_step
 from ..steps import steps as step_list
 from .kernel_roles import role
@@ -112,7 +112,7 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
 def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, float, int, dict[str, float]]:
     """Busy, collective, compute and overlapped time (unions per device, summed), the device count, and time per collective."""
     t, x = a.trace, a.trace.x
-    busy_mask = own & np.isin(x.cat, [int(c) for c in BUSY_CATS])
+    busy_mask = own & of_cats(x.cat, BUSY_CATS)
     named = np.zeros(len(t.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
     named[[n for n in np.unique(x.name[busy_mask]).tolist() if role(t.names[n]) == "collective"]] = True
     category = np.array([c.lower() == "collective_comm" for c in t.cat_names] or [False])

@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..cats import BUSY_CATS, Cat
+from ..cats import BUSY_CATS, Cat, of_cats
 from ..links import link
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
@@ -190,7 +190,7 @@ def summarize(
     parents: Callable[[], np.ndarray | None] = parent if callable(parent) else lambda: parent
     given = link(trace).launcher if launcher is None else launcher
     launchers: Callable[[], np.ndarray] = given if callable(given) else lambda: given
-    busy_mask = np.isin(trace.x.cat, [int(c) for c in BUSY_CATS])
+    busy_mask = of_cats(trace.x.cat, BUSY_CATS)
     table, (busy, gpus), s, ((t0, t1), idle), work = side_by_side(  # only the verdict waits for the ops table
         ops if callable(ops) else lambda: ops,  # first: the nesting it waits for starts at once
         lambda: _gpu_busy(trace, busy_mask),
@@ -336,7 +336,7 @@ def cpu_while_idle(
         inside = np.clip(t - gap_s[np.maximum(k, 0)], 0, (gap_e - gap_s)[np.maximum(k, 0)])
         return np.where(k >= 0, before[np.maximum(k, 0)] + inside, 0)
 
-    host = np.flatnonzero(np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)]))
+    host = np.flatnonzero(of_cats(x.cat, (Cat.CPU_OP, Cat.RUNTIME)))
     if not len(host) or not len(gap_s):
         return []
     overlap = (idle_until(x.ts[host] + x.dur[host]) - idle_until(x.ts[host])).astype(np.float64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analyses.results import Results
-from ..cats import GPU_CATS, Cat
+from ..cats import GPU_CATS, Cat, of_cats
 from ..trace import Trace, keyed
 from .tables import NONE, Relation
 
@@ -135,7 +135,7 @@ def flow_events(a: Results) -> np.ndarray:
     out = np.full(len(f.ts), NONE, np.int64)
     if not len(f.ts) or not trace.n:
         return out
-    gpu = np.isin(x.cat, [int(c) for c in GPU_CATS])
+    gpu = of_cats(x.cat, GPU_CATS)
     runtime = x.cat == int(Cat.RUNTIME)
     host = ~gpu & ~runtime
     for want, sel in ((runtime, f.ac2g & f.start), (gpu, f.ac2g & ~f.start), (host, ~f.ac2g)):

@@ -17,7 +17,7 @@ import numpy as np
 from ..analyses.launches import device_callers
 from ..analyses.results import Results
 from ..analysis import Analysis, stored
-from ..cats import GPU_CATS, Cat
+from ..cats import GPU_CATS, Cat, of_cats
 from ..nesting import depth_of
 from ..steps import STEP_NAME, step_events
 from ..steps import steps as step_list
@@ -128,7 +128,7 @@ def event_steps(a: Results) -> np.ndarray:
         pos = np.searchsorted(starts, x.ts[mine], side="right") - 1
         inside = (pos >= 0) & (x.ts[mine] < ends[np.maximum(pos, 0)])
         out[mine[inside]] = numbers[pos[inside]]
-    gpu = np.flatnonzero(np.isin(x.cat, [int(c) for c in GPU_CATS]) & (a.links.launcher >= 0))
+    gpu = np.flatnonzero(of_cats(x.cat, GPU_CATS) & (a.links.launcher >= 0))
     out[gpu] = out[a.links.launcher[gpu]]
     return out
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...cats import BUSY_CATS, Cat
+from ...cats import BUSY_CATS, Cat, of_cats
 from ...steps import STEP_NAME, steps
 from ...trace import Trace
 from ..kernel_roles import role
@@ -56,7 +56,7 @@ class Scope:
 def activities(trace: Trace, launcher: np.ndarray, owner: np.ndarray) -> Activities:
     """Every kernel, copy and set of the trace, by start."""
     x = trace.x
-    ev = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+    ev = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
     ev = ev[np.argsort(x.ts[ev], kind="stable")]
     keys = [(t.rank, str(t.pid)) for t in trace.tracks]
     devices = sorted({keys[t] for t in np.unique(x.track[ev]).tolist()})

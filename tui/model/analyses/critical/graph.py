@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ...analysis import Analysis
-from ...cats import BUSY_CATS, Cat
+from ...cats import BUSY_CATS, Cat, of_cats
 from .classes import LAUNCH_CALL, Bound, Edge, Kind
 from .edges import EdgeList, concat, edges, lookup
 from .hidden import hidden_waits
@@ -98,7 +98,7 @@ def _scope(a: Analysis, window: Window, replayed_by: np.ndarray) -> Scope:
     cpu_track = mine & np.array([t.kind == "cpu" for t in trace.tracks] or [False])
     gpu_track = mine & np.array([t.kind == "gpu" for t in trace.tracks] or [False])
     launcher = a.links.launcher.astype(np.int64)
-    dev = np.isin(x.cat, [int(c) for c in BUSY_CATS]) & gpu_track[x.track]
+    dev = of_cats(x.cat, BUSY_CATS) & gpu_track[x.track]
     launch_ts = np.where(launcher >= 0, x.ts[np.maximum(launcher, 0)], np.iinfo(np.int64).min)
     w0, w1 = window.start, window.end
     if window.event >= 0:
@@ -106,7 +106,7 @@ def _scope(a: Analysis, window: Window, replayed_by: np.ndarray) -> Scope:
         w1 = max(w1, int(a.end[inside].max())) if inside.any() else w1
     overlap = (x.ts <= w1) & (a.end >= w0)
     dev_sel = dev & overlap
-    cpu_sel = cpu_track[x.track] & np.isin(x.cat, [int(c) for c in CPU_CATS]) & overlap
+    cpu_sel = cpu_track[x.track] & of_cats(x.cat, CPU_CATS) & overlap
     cpu_sel[launcher[dev_sel & (launcher >= 0)]] = True
     dev_sel[_before(trace, dev & (a.end < w0))] = True
     cpu_ev, dev_ev = np.flatnonzero(cpu_sel), np.flatnonzero(dev_sel)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...analysis import Analysis
-from ...cats import Cat
+from ...cats import Cat, of_cats
 from ...steps import STEP_NAME
 from ...trace import Trace
 from .path import CriticalPath, PathItem
@@ -118,7 +118,7 @@ def _runs_ops(trace: Trace, frames: set[int]) -> set[int]:
     if not frames:
         return set()
     steps = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]  # the profiler's own spans are not ops
-    ops = np.flatnonzero(np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.USER_ANNOTATION), int(Cat.RUNTIME)]))
+    ops = np.flatnonzero(of_cats(x.cat, (Cat.CPU_OP, Cat.USER_ANNOTATION, Cat.RUNTIME)))
     ops = ops[~np.isin(x.name[ops], steps)]
     ops = ops[np.lexsort((x.ts[ops], x.track[ops]))]
     tracks, starts = x.track[ops], x.ts[ops]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...cats import BUSY_CATS
+from ...cats import BUSY_CATS, of_cats
 from ...trace import Trace
 
 EMPTY_SHARE = 0.8  # a stream is starved when this share of its activities were launched onto an idle stream
@@ -63,7 +63,7 @@ class StreamQueue:
 def _launched(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The device activities with a launch call, and each one's launch time (never after its start)."""
     x = trace.x
-    dev = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]) & (launcher >= 0))
+    dev = np.flatnonzero(of_cats(x.cat, BUSY_CATS) & (launcher >= 0))
     return dev, np.minimum(x.ts[launcher[dev]], x.ts[dev])
 
 

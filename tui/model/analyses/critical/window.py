@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...cats import GPU_CATS, Cat
+from ...cats import GPU_CATS, Cat, of_cats
 from ...steps import STEP_NAME, step_events
 from ...trace import Trace
 from .classes import COLLECTIVE_OP, LAUNCH_CALL
@@ -76,7 +76,7 @@ def working_tracks(trace: Trace, rank: int) -> np.ndarray:
     launch_names = np.array([bool(LAUNCH_CALL.search(n)) for n in trace.names] or [False])
     collective = np.array([bool(COLLECTIVE_OP.search(n)) for n in trace.names] or [False])
     runtime = x.cat == int(Cat.RUNTIME)
-    ops = np.isin(x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME)]) | collective[x.name]  # gloo's threads: collectives
+    ops = of_cats(x.cat, (Cat.CPU_OP, Cat.RUNTIME)) | collective[x.name]  # gloo's threads: collectives
     for test in (runtime & launch_names[x.name], ops):
         doing = np.zeros(len(tracks), bool)
         doing[np.unique(x.track[test])] = True
@@ -111,7 +111,7 @@ def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> 
     hit = np.array([annotation in n for n in trace.names] or [False])
     x = trace.x
     cpu = np.array([t.kind == "cpu" and (rank is None or t.rank == rank) for t in trace.tracks] or [False])
-    gpu = np.isin(x.cat, [int(c) for c in GPU_CATS] + [int(Cat.OVERHEAD)])
+    gpu = of_cats(x.cat, (*GPU_CATS, Cat.OVERHEAD))
     sel = np.flatnonzero(hit[x.name] & cpu[x.track] & ~gpu)
     return sel[np.argsort(x.ts[sel], kind="stable")]
 

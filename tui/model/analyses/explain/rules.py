@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...analysis import Analysis
-from ...cats import BUSY_CATS, GPU_CATS, Cat
+from ...cats import BUSY_CATS, GPU_CATS, Cat, of_cats
 from ...nesting import subtree_reduce
 from ...steps import STEP_NAME, cold_first, typical
 from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
@@ -68,7 +68,7 @@ def _names(a: Analysis, pattern: re.Pattern) -> np.ndarray:
 
 
 def _has_gpu(a: Analysis) -> bool:
-    return bool(np.isin(a.trace.x.cat, [int(c) for c in GPU_CATS]).any())
+    return bool(of_cats(a.trace.x.cat, GPU_CATS).any())
 
 
 # ---- the rules ---------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ def _final_flush(a: Analysis) -> int | None:
     if not len(syncs):
         return None
     last = int(syncs[np.argmax(a.end[syncs])])
-    host = np.isin(a.trace.x.cat, [int(Cat.CPU_OP), int(Cat.RUNTIME), int(Cat.USER_ANNOTATION)])
+    host = of_cats(a.trace.x.cat, (Cat.CPU_OP, Cat.RUNTIME, Cat.USER_ANNOTATION))
     window_end = int(a.end[host].max())
     if window_end - int(a.end[last]) > max(0.01 * (window_end - int(a.trace.x.ts[host].min())), 50_000):
         return None
@@ -183,7 +183,7 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     if s.cpu_only or s.device_records_missing or not (s.verdict == "overhead-bound" or path is not None):
         return []
     x = a.trace.x
-    work = np.flatnonzero(np.isin(x.cat, [int(c) for c in BUSY_CATS]))
+    work = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
     work = work[np.argsort(x.ts[work], kind="stable")]
     if len(work) < 2:
         return []

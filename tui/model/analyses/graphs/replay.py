@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...cats import BUSY_CATS, Cat
+from ...cats import BUSY_CATS, Cat, of_cats
 from ...trace import Trace, keyed, rank_of_events, ranks_at
 
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:Ex)?(?:_v\d+)?(?:_ptsz|_spt)?$")
@@ -50,7 +50,7 @@ def graph_launches(trace: Trace) -> np.ndarray:
 
 def device_mask(trace: Trace) -> np.ndarray:
     """Device activities a graph can replay: kernels, memcpy and memset."""
-    return np.isin(trace.x.cat, [int(c) for c in BUSY_CATS])
+    return of_cats(trace.x.cat, BUSY_CATS)
 
 
 def graph_owner(trace: Trace) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...analysis import Analysis
-from ...cats import BUSY_CATS, Cat
+from ...cats import BUSY_CATS, Cat, of_cats
 from ...load import args as lazy_args
 from ...trace import Trace
 from ..ops import shape_label
@@ -127,7 +127,7 @@ class Roofline:
 def roofline(a: Analysis) -> Roofline:
     """The rows of a trace against the GPU its deviceProperties name (see with_device for another)."""
     t = a.trace
-    on_cpu = not bool(np.isin(t.x.cat, [int(c) for c in BUSY_CATS]).any())
+    on_cpu = not bool(of_cats(t.x.cat, BUSY_CATS).any())
     gpu = "CPU" if on_cpu else gpu_name(t.devices)
     has_shapes = bool(len(t.shapes)) and bool((t.x.shape >= 0).any())
     if not has_shapes:
@@ -335,7 +335,7 @@ def _not_modelled(a: Analysis, covered: np.ndarray, on_cpu: bool) -> list[NotMod
         units = ops[kids[ops] == 0]
         start, dur = units, t.x.dur[units]
     else:
-        units = np.flatnonzero(np.isin(t.x.cat, [int(c) for c in BUSY_CATS]))
+        units = np.flatnonzero(of_cats(t.x.cat, BUSY_CATS))
         start, dur = a.links.launcher[units], t.x.dur[units]
     hit, op = _covered_and_op(t, parent, inside, start)
     keep = ~hit
