@@ -284,8 +284,7 @@ def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     closes[by_end] = np.searchsorted(s, e[by_end], side="left")  # sorted queries: a linear merge
     killer = _killers(s, e, positive, closes)
     dead = np.flatnonzero(killer >= 0)
-    ends = e[by_end[positive[by_end]]]
-    depth = _open_before(s, ends, positive) - _dead_open(n, killer[dead], closes[dead])
+    depth = _open_at(closes, positive) - _dead_open(n, killer[dead], closes[dead])
     parent = _level_parent(depth, positive, np.argsort(depth.astype(np.int16), kind="stable"))
     # an event is popped when a later one starts at or after its end, or overlaps it partially
     span_end = np.maximum(np.where(killer >= 0, np.minimum(killer, closes), closes), np.arange(n) + 1)
@@ -297,6 +296,14 @@ def _open_before(s: np.ndarray, ends: np.ndarray, positive: np.ndarray) -> np.nd
     """Per event: earlier events (positive durations, ends sorted) still running at its start, dead or alive."""
     rank = np.cumsum(positive) - positive  # zero-duration events come after every longer one starting with them
     closed = np.searchsorted(ends, s, side="right")
+    return (rank - closed).astype(np.int32)
+
+
+def _open_at(closes: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """_open_before, from each event's close: an end is at or before the start at position k exactly when fewer
+    than k + 1 starts come before that end (closes <= k), so counting closes replaces a search per start."""
+    rank = np.cumsum(positive) - positive
+    closed = np.cumsum(np.bincount(closes[positive], minlength=len(closes) + 1)[: len(closes)])
     return (rank - closed).astype(np.int32)
 
 
