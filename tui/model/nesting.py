@@ -67,9 +67,8 @@ def nest(
     n = len(ts)
     if order is None:
         order = visiting_order(ts, end, track, np.arange(n) if mask is None else np.flatnonzero(mask))
-    s, e, t = ts[order], end[order], track[order]
+    (s, e, t), out = side_by_side(lambda: (ts[order], end[order], track[order]), lambda: _Out(len(order), n))
     runs, wrapped = _pieces(s, e, np.concatenate([[0], np.flatnonzero(np.diff(t)) + 1, [len(order)]]))
-    out = _Out(len(order), n)
 
     def piece(lo: int, hi: int) -> None:  # writes only positions lo:hi (and the events there)
         for a, b, ps, pe in _end_to_end(s, e, t, lo, hi):
@@ -87,27 +86,27 @@ def nest(
     for w in wrapped:
         if not w.hang(out):  # a wrapper was cut short before the pieces (not seen in real traces): nest it whole
             piece(w.a, w.b)
-    (parent, pos), (row, depth) = side_by_side(lambda: _by_event_of(out, order, n), lambda: _levels_of(out, order, n))
+    parent, (pos, row, depth) = side_by_side(lambda: _parents_of(out, order, n), lambda: _levels_of(out, order, n))
     return Nesting(parent, row, order.astype(np.int32), depth, parent, out.killed_by, pos, out.span_end)
 
 
-def _by_event_of(out: _Out, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each event's parent and position in the visiting order (-1: none, not nested), from the pieces' positions.
-    Event indices fit in 32 bits: half the memory of the viewer's arrays."""
+def _parents_of(out: _Out, order: np.ndarray, n: int) -> np.ndarray:
+    """Each event's parent (-1: none, or not nested), from the pieces' positions. Event indices fit in 32 bits: half
+    the memory of the viewer's arrays."""
     parent = np.full(n, -1, np.int32)
     has = out.parent_pos >= 0
     parent[order[has]] = order[out.parent_pos[has]]
+    return parent
+
+
+def _levels_of(out: _Out, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each event's position in the visiting order (-1: not nested), display row and depth, from the pieces'."""
     pos = np.full(n, -1, np.int32)
     pos[order] = np.arange(len(order))
-    return parent, pos
-
-
-def _levels_of(out: _Out, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each event's display row and depth, from the pieces' positions."""
     row = np.zeros(n, np.int32)
     depth = np.zeros(n, np.int32)
     row[order], depth[order] = out.row_pos, out.depth_pos
-    return row, depth
+    return pos, row, depth
 
 
 class _Out:
