@@ -75,7 +75,8 @@ def nest(
             p, d, r, killer, end_pos = nest_track(ps, pe)
             out.parent_pos[a:b] = np.where(p >= 0, p + a, -1)
             out.depth_pos[a:b], out.row_pos[a:b] = d, r
-            out.killed_by[order[a:b]] = np.where(killer >= 0, order[a + np.maximum(killer, 0)], -1)
+            dead = np.flatnonzero(killer >= 0)  # the rest stay -1
+            out.killed_by[order[a + dead]] = order[a + killer[dead]]
             out.span_end[order[a:b]] = end_pos + a
 
     jobs: list[Callable[[], None]] = [partial(piece, a, b) for a, b in runs]
@@ -286,7 +287,8 @@ def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     depth = _open_at(closes, positive) - _dead_open(n, killer[dead], closes[dead])
     parent = _level_parent(depth, positive, np.argsort(depth.astype(np.int16), kind="stable"))
     # an event is popped when a later one starts at or after its end, or overlaps it partially
-    span_end = np.maximum(np.where(killer >= 0, np.minimum(killer, closes), closes), np.arange(n) + 1)
+    span_end = np.maximum(closes, np.arange(1, n + 1))
+    span_end[dead] = np.maximum(np.minimum(killer[dead], closes[dead]), dead + 1)
     row = _rows(parent, depth, dead, killer, closes, span_end)
     return parent, depth, row, killer, span_end
 

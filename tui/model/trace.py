@@ -162,6 +162,8 @@ def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
     """A (rank, id) pair folded into one int64 (-1 stays -1): ids never match across ranks."""
     if rank.ndim and rank.strides[0] == 0 and len(rank):  # one rank: shift it once, not per event
         rank = rank.flat[0]
+    if rank.ndim == 0 and rank == 0:  # rank 0 (a single file): the ids themselves, -1 for none
+        return np.maximum(ident, -1).astype(np.int64, copy=False)
     return np.where(ident >= 0, (rank << 48) ^ ident, -1)
 
 

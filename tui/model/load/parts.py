@@ -164,16 +164,15 @@ def decode_parallel(
 
     folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:
-        with (
-            ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn")) as pool,
-            ChunkReader(path) as read,
-        ):
-            run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
-            try:
+        pool = ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            with ChunkReader(path) as read:
+                run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
                 run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
-            except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
-                pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
-                raise
+        except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
+            pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
+            raise
+        pool.shutdown(wait=False)  # every job is done: the idle workers exit on their own (waiting took 20 ms)
         return run.fold.result()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
