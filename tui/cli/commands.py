@@ -143,7 +143,8 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     from ..tables.base import UnknownSort
 
     try:
-        return run_command(command_of(args.command).run, args)
+        with _early_workers(args):
+            return run_command(command_of(args.command).run, args)
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
         return 2
@@ -164,3 +165,21 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
                 file=sys.stderr,
             )
         return 1
+
+
+@contextmanager
+def _early_workers(args: argparse.Namespace) -> Iterator[None]:
+    """A command that loads one big file not yet in the cache starts its decode's workers before its own imports
+    (model/load/parts.py, start_workers); those no load took are stopped when it ends."""
+    paths = getattr(args, "traces", None) or [getattr(args, "trace", None)]  # open: its one trace
+    path = paths[0] if len(paths) == 1 else None
+    if args.command not in BIG_ARRAYS or not isinstance(path, str):
+        yield
+        return
+    from ..model.load.parts import drop_workers, start_workers
+
+    start_workers(path, use_cache=not getattr(args, "no_cache", False))
+    try:
+        yield
+    finally:
+        drop_workers()

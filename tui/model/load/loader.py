@@ -18,7 +18,7 @@ from . import behind, cache
 from .bounds import bound
 from .folder import merge_ranks, no_traces
 from .locate import open_source
-from .parts import Part, Partial, decode_parallel, decode_range, merge_parts, worker_count
+from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
 from .source import ChunkReader, Source, split_chunks
 from .stream import watcher
@@ -153,6 +153,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
             merged = None
     if merged is None:
+        drop_workers()  # any started ahead: this decode runs here alone
         step = (lambda done: progress(done / len(chunks))) if progress else None
         with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
             merged = decode_range(read, chunks, last, 0, step, partial)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
@@ -128,6 +132,59 @@ def worker_count(size: int) -> int:
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 
 
+_SPARE: list[tuple[int, ProcessPoolExecutor]] = []  # worker processes started ahead of the load that takes them
+
+
+def start_workers(path: str, use_cache: bool = True) -> None:
+    """Start the worker processes a first load of this file will decode with, now: a worker's start (a fresh
+    interpreter importing numpy and the decode, about 0.3 s) then overlaps what this process does before the decode
+    (the command's imports, finding the events) rather than the decode's first jobs. Nothing for a small file, a
+    folder, or a file whose cache entry is there; decode_parallel takes them, and drop_workers stops them if no load
+    did (an error, a cache entry another process wrote meanwhile)."""
+    from .pool import json_bytes
+
+    try:
+        big = Path(path).is_file() and worker_count(json_bytes(Path(path))) > 1
+    except OSError:
+        return
+    if not big or _SPARE:
+        return
+    if use_cache:
+        from .cache import has_entry
+
+        if has_entry(Path(path)):
+            return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = worker_count(json_bytes(Path(path))) - 1
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
+            pool.submit(_ready)
+    except (BrokenExecutor, RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
+        return
+    _SPARE.append((workers, pool))
+
+
+def _ready() -> None:
+    """In a worker started ahead: nothing to do (unpickling this call imported the decode's modules)."""
+
+
+def drop_workers() -> None:
+    """Stop the workers started ahead that no load took."""
+    while _SPARE:
+        _SPARE.pop()[1].shutdown(wait=False, cancel_futures=True)
+
+
+def _spare_pool(processes: int) -> ProcessPoolExecutor | None:
+    """The pool started ahead with this many processes, taken (None: none such)."""
+    if _SPARE and _SPARE[-1][0] == processes:
+        return _SPARE.pop()[1]
+    drop_workers()  # started for another size: of no use
+    return None
+
+
 def _work(path: str, folder: str, job: Job) -> Part:
     """In a worker: decode a run of chunks of the file and spill the columns into a file in folder."""
     chunks, last, first = job
@@ -164,7 +221,9 @@ def decode_parallel(
 
     folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:
-        pool = ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("spawn"))
+        pool = _spare_pool(workers - 1) or ProcessPoolExecutor(
+            workers - 1, mp_context=multiprocessing.get_context("spawn")
+        )
         try:
             with ChunkReader(path) as read:
                 run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
@@ -194,19 +253,22 @@ class _Run:
         self.done = 0
 
     def schedule(self, pool, remote: Callable[[Job], Part], workers: int) -> None:
-        """Keep two jobs queued per worker and take the next one here, until every job is done."""
+        """Keep two jobs queued per worker and take the next one here, until every job is done. The first job is
+        this process's: the run of parts folded so far (and the partial traces made of it) starts at once, not
+        when a worker has started."""
         todo = list(range(len(self.jobs)))[::-1]  # popped from the end: file order
+        mine = [todo.pop()]
         pending: dict[Future, int] = {}
         broken = False
-        while todo or pending:
+        while todo or pending or mine:
             while todo and not broken and len(pending) < 2 * workers:
                 try:
                     pending[pool.submit(remote, self.jobs[todo[-1]])] = todo[-1]
                     todo.pop()
                 except (BrokenExecutor, RuntimeError, OSError):  # no workers here: this process does it all
                     broken = True
-            if todo:
-                self.here(todo.pop())
+            if mine or todo:
+                self.here(mine.pop() if mine else todo.pop())
                 ready = [f for f in pending if f.done()]
             else:
                 ready = list(wait(list(pending), return_when=FIRST_COMPLETED).done)
