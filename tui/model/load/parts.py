@@ -144,10 +144,10 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     from .pool import json_bytes
 
     try:
-        big = Path(path).is_file() and worker_count(json_bytes(Path(path))) > 1
+        workers = worker_count(json_bytes(Path(path))) - 1 if Path(path).is_file() else 0
     except OSError:
         return
-    if not big or _SPARE:
+    if workers < 1 or _SPARE:
         return
     if use_cache:
         from .cache import has_entry
@@ -157,7 +157,6 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    workers = worker_count(json_bytes(Path(path))) - 1
     try:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
