@@ -11,7 +11,9 @@ import argparse
 import gc
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -111,13 +113,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command in HEADLESS:
         gc.disable()
     try:
-        with _written_behind(command in BIG_ARRAYS):
+        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in HEADLESS):
             return _run(build_parser(command), argv)
     except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
         return 130
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def _terminated_as_exit(on: bool) -> Iterator[None]:
+    """A headless command ended by SIGTERM or SIGHUP (kill, a closed terminal) exits as Ctrl-C does, its cleanup run:
+    its decode's workers stopped, its scratch files removed (they outlived it). Exit 128 + the signal's number."""
+    if not on or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    before = {s: signal.signal(s, end) for s in wanted if signal.getsignal(s) == signal.SIG_DFL}  # (nohup's stays)
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 @contextmanager

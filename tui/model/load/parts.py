@@ -28,6 +28,7 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
+from .workers import decode_pool, quiet_spawns
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -147,20 +148,18 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         workers = worker_count(json_bytes(Path(path))) - 1 if Path(path).is_file() else 0
     except OSError:
         return
-    if workers < 1 or _SPARE:
+    if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
         from .cache import has_entry
 
         if has_entry(Path(path)):
             return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
-            pool.submit(_ready)
+        pool = decode_pool(workers)
+        with quiet_spawns():
+            for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
+                pool.submit(_ready)
     except (BrokenExecutor, RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
         return
     _SPARE.append((workers, pool))
@@ -213,16 +212,11 @@ def decode_parallel(
     """
     last = len(chunks) - 1 if last is None else last  # the chunk a cut file ends in (-1: the file is whole)
     jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], last, k) for k in range(0, len(chunks), JOB_CHUNKS)]
-    import multiprocessing  # here: a cached or small trace never pays for importing the pool
-    from concurrent.futures import ProcessPoolExecutor
-
     from .cache import cache_root
 
     folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:
-        pool = _spare_pool(workers - 1) or ProcessPoolExecutor(
-            workers - 1, mp_context=multiprocessing.get_context("spawn")
-        )
+        pool = _spare_pool(workers - 1) or decode_pool(workers - 1)
         try:
             with ChunkReader(path) as read:
                 run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
@@ -260,12 +254,13 @@ class _Run:
         pending: dict[Future, int] = {}
         broken = False
         while todo or pending or mine:
-            while todo and not broken and len(pending) < 2 * workers:
-                try:
-                    pending[pool.submit(remote, self.jobs[todo[-1]])] = todo[-1]
-                    todo.pop()
-                except (BrokenExecutor, RuntimeError, OSError):  # no workers here: this process does it all
-                    broken = True
+            with quiet_spawns():  # (a submit may spawn a worker)
+                while todo and not broken and len(pending) < 2 * workers:
+                    try:
+                        pending[pool.submit(remote, self.jobs[todo[-1]])] = todo[-1]
+                        todo.pop()
+                    except (BrokenExecutor, RuntimeError, OSError):  # no workers here: this process does it all
+                        broken = True
             if mine or todo:
                 self.here(mine.pop() if mine else todo.pop())
                 ready = [f for f in pending if f.done()]
