@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -330,3 +332,40 @@ def test_profiles_verdict_lines_fit_the_width_as_the_summarys_prose(monkeypatch)
     assert any(line.startswith("steps: ProfilerStep#") for line in lines)
     monkeypatch.setenv("TRACETUI_COLUMNS", "0")  # no width: one line each
     assert len(CaptureReader(debug=False).verdict(SAMPLES / "h100-bert-small.json.gz")) == 2
+
+
+def _summary_into(stdout_setup: str) -> subprocess.CompletedProcess:
+    """tracetui summary of the CPU sample with its stdout as the shell sets it up (`>&-`, `> /dev/full`)."""
+    command = f'"{sys.executable}" -m tui summary "{CPU}" --no-cache {stdout_setup}'
+    return subprocess.run(["sh", "-c", command], capture_output=False, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize(
+    ("setup", "reason"),
+    [(">&-", "standard output is closed"), ("> /dev/full", "No space left on device")],
+)
+def test_output_that_cannot_be_written_is_one_line_exit_2(setup, reason):
+    if "full" in setup and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    proc = _summary_into(setup)
+    assert (proc.returncode, proc.stderr) == (2, f"tracetui: error: cannot write the output: {reason}\n")
+
+
+def test_a_closed_pipe_ends_quietly_with_exit_0():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "ops", str(CPU), "--no-cache", "--format", "csv"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # before the command (0.3 s of imports at least) writes its first line
+    assert proc.wait(timeout=60) == 0 and proc.stderr is not None and proc.stderr.read() == b""
+
+
+def test_a_closed_stderr_drops_the_notes_and_the_command_still_runs(tmp_path):
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(gzip.decompress(open(CPU, "rb").read())[:-200])
+    proc = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" -m tui summary "{cut}" --no-cache 2>&-'], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("Summary")

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 from .captures import run as run_command
 from .options import Command, UsageError, tell
+from .output import guarded_streams, output_failure
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
     "open": "view",
@@ -113,13 +114,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command in HEADLESS:
         gc.disable()
     try:
-        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in HEADLESS):
-            return _run(build_parser(command), argv)
+        with guarded_streams():
+            return _said_output_failure(command, argv)
     except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
         return 130
     finally:
         if was:
             gc.enable()
+
+
+def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
+    """The command run; when its output could not be written (a full disk, a closed stdout), one line saying why."""
+    try:
+        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in HEADLESS):
+            return _run(build_parser(command), argv)
+    except OSError:
+        failure = output_failure()
+        if failure is None:
+            raise
+        tell(f"tracetui: error: cannot write the output: {failure}", error=True)
+        return 2
 
 
 @contextmanager
@@ -166,7 +180,9 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
 
     try:
         with _early_workers(args):
-            return run_command(command_of(args.command).run, args)
+            code = run_command(command_of(args.command).run, args)
+        sys.stdout.flush()  # a full disk or a closed stdout is said here, not by Python at exit
+        return code
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
         return 2
@@ -178,15 +194,24 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        if output_failure() is None:
+            return _internal_error(exc, args)
+        raise  # said by main, as for --help and --version
     except Exception as exc:  # noqa: BLE001 - the last resort of the CLI: one line unless --debug
-        if getattr(args, "debug", False):
-            traceback.print_exc()
-        else:
-            print(
-                f"tracetui: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-                file=sys.stderr,
-            )
-        return 1
+        return _internal_error(exc, args)
+
+
+def _internal_error(exc: BaseException, args: argparse.Namespace) -> int:
+    """A bug of ours: one line, the traceback with --debug; exit 1."""
+    if getattr(args, "debug", False):
+        traceback.print_exc()
+    else:
+        print(
+            f"tracetui: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+            file=sys.stderr,
+        )
+    return 1
 
 
 @contextmanager
