@@ -122,15 +122,16 @@ def test_a_writer_that_outlasts_the_wait_is_not_waited_for_longer(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        began = time.monotonic()
-        with one_writer(lock, wait_s=0.3) as held:
+        began, waits = time.monotonic(), []
+        with one_writer(lock, wait_s=0.3, on_wait=lambda: waits.append(time.monotonic())) as held:
             assert not held  # the other process holds it: the block runs anyway, after the wait
         assert 0.3 <= time.monotonic() - began < 5
+        assert len(waits) == 1 and waits[0] - began < 0.1  # told once, as the wait began
     finally:
         holder.kill()
         holder.wait()
-    with one_writer(lock, wait_s=5) as held:  # a killed holder's lock went with it
-        assert held
+    with one_writer(lock, wait_s=5, on_wait=lambda: waits.append(0.0)) as held:  # a killed holder's went with it
+        assert held and len(waits) == 1  # nobody held it: no wait told
 
 
 # --- the cache: threads, then processes and threads ----------------------------------------------------------

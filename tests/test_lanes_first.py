@@ -72,3 +72,44 @@ async def test_a_cached_trace_goes_straight_to_the_main_screen(tmp_path, monkeyp
         async with app.run_test(size=(120, 30)) as pilot:
             await wait_for_main(pilot)
     assert painted == []
+
+
+async def test_a_load_waiting_on_another_writer_of_the_cache_says_so_then_loads(tmp_path):
+    """GIVEN another writer holding the trace's cache entry WHEN the viewer opens the trace THEN its decode bar
+    says it waits for that writer (not "decode 0%" for the whole wait), and the trace loads once it is let go."""
+    import threading
+    import time
+
+    from textual.widgets import Label, ProgressBar
+
+    from tui.model.load import cache
+    from tui.widgets.phases import WAITING
+
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    held, release = threading.Event(), threading.Event()
+
+    def other_writer() -> None:
+        with cache.writing(plain):
+            held.set()
+            release.wait(30)
+
+    writer = threading.Thread(target=other_writer)
+    writer.start()
+    assert held.wait(10)
+    app = TraceApp([str(plain)], use_cache=True)
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            deadline = time.monotonic() + 20
+            what = ""
+            while what != WAITING and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+                if isinstance(app.screen, LoadingScreen):
+                    what = str(app.screen.query_one("#what-decode", Label).render())
+            assert what == WAITING and app.screen.query_one("#phase-decode", ProgressBar).total is None
+            release.set()
+            screen = await wait_for_main(pilot)
+            assert isinstance(screen, MainScreen) and screen.timeline.analysis.trace.n == 2060
+    finally:
+        release.set()
+        writer.join()

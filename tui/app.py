@@ -198,7 +198,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             now = time.perf_counter()
             if now - last[0] >= PROGRESS_EVERY_S or fraction >= 1:
                 last[0] = now
-                self.post_message(LoadProgress(phase, offset + scale * fraction))
+                self.post_message(LoadProgress(phase, fraction if fraction < 0 else offset + scale * fraction))
 
         return progress
 

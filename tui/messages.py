@@ -8,7 +8,7 @@ PHASES = ("decode", "nest", "link", "aggregate")  # decode and nest before the f
 
 
 class LoadProgress(Message):
-    """How far a phase of loading or analysing has come (0..1)."""
+    """How far a phase of loading or analysing has come (0..1; negative: waiting on another process's cache write)."""
 
     def __init__(self, phase: str, fraction: float) -> None:
         super().__init__()

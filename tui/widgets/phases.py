@@ -15,6 +15,8 @@ WHAT = {
     "aggregate": "tables, summary and notes",
 }
 
+WAITING = "waiting for another tracetui to finish caching this trace"
+
 
 class PhaseBars(Vertical):
     """A labelled bar per phase; progress(phase, fraction) moves one (attributes down)."""
@@ -28,11 +30,23 @@ class PhaseBars(Vertical):
             with Horizontal(classes="phase"):
                 yield Label(f"{phase:<10}", classes="phase-name")
                 yield ProgressBar(total=100, show_eta=False, id=f"phase-{phase}")
-                yield Label(WHAT[phase], classes="phase-what")
+                yield Label(WHAT[phase], classes="phase-what", id=f"what-{phase}")
 
     def progress(self, phase: str, fraction: float) -> None:
-        if phase in self.phases:
-            self.query_one(f"#phase-{phase}", ProgressBar).update(progress=round(100 * fraction, 1))
+        """A phase's bar moved to fraction; a negative one (the loader's WAITING) shows it waiting on another
+        tracetui that writes this trace's cache: a bar with no end, the wait said beside it."""
+        if phase not in self.phases:
+            return
+        bar = self.query_one(f"#phase-{phase}", ProgressBar)
+        what = self.query_one(f"#what-{phase}", Label)
+        if fraction < 0:
+            bar.update(total=None)
+            what.update(WAITING)
+        elif bar.total is None:
+            bar.update(total=100, progress=round(100 * fraction, 1))
+            what.update(WHAT[phase])
+        else:
+            bar.update(progress=round(100 * fraction, 1))
 
     @property
     def done(self) -> bool:

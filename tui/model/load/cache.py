@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -137,13 +137,14 @@ class EntryStore:
 
 
 @contextmanager
-def writing(path: Path) -> Iterator[None]:
+def writing(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Be the one writer of the file's entry while the block runs: other threads and processes opening the same
-    trace wait here, then find the entry written (the block should read it again before making it)."""
+    trace wait here (on_wait called once when they start to), then find the entry written (the block should read
+    it again before making it)."""
     entry = entry_dir(path)
     lock = entry.with_suffix(".lock")
     try:
-        with one_writer(lock, WAIT_FOR_WRITER_S):
+        with one_writer(lock, WAIT_FOR_WRITER_S, on_wait):
             yield
     finally:
         if not entry.exists():  # nothing was written (the file could not be read): no lock file is left for it

@@ -79,11 +79,14 @@ class _KeyedLocks:
         self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
 
     @contextmanager
-    def hold(self, key: str, timeout: float) -> Iterator[bool]:
+    def hold(self, key: str, timeout: float, on_wait: Callable[[], None]) -> Iterator[bool]:
         with self._guard:
             lock, users = self._locks.setdefault(key, (threading.Lock(), [0]))
             users[0] += 1
-        got = lock.acquire(timeout=max(timeout, 0))
+        got = lock.acquire(blocking=False)
+        if not got:
+            on_wait()
+            got = lock.acquire(timeout=max(timeout, 0))
         try:
             yield got
         finally:
@@ -99,12 +102,14 @@ _THREADS = _KeyedLocks()
 
 
 @contextmanager
-def one_writer(lock_file: Path, wait_s: float) -> Iterator[bool]:
+def one_writer(lock_file: Path, wait_s: float, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
     """Hold lock_file for one writer among this process's threads and other processes, waiting up to wait_s for
-    the holder; yields whether it is held (False: the block runs unguarded)."""
+    the holder (on_wait called once, when the wait starts); yields whether it is held (False: the block runs
+    unguarded)."""
     deadline = time.monotonic() + wait_s
-    with _THREADS.hold(str(lock_file), wait_s) as in_process:
-        fd = _flock(lock_file, deadline) if in_process else None
+    told = _once(on_wait)
+    with _THREADS.hold(str(lock_file), wait_s, told) as in_process:
+        fd = _flock(lock_file, deadline, told) if in_process else None
         try:
             yield in_process and fd is not None
         finally:
@@ -112,7 +117,19 @@ def one_writer(lock_file: Path, wait_s: float) -> Iterator[bool]:
                 os.close(fd)  # closing the last descriptor of the open file releases its flock
 
 
-def _flock(path: Path, deadline: float) -> int | None:
+def _once(fn: Callable[[], None] | None) -> Callable[[], None]:
+    """fn, called at most once (nothing when None)."""
+    called: list[bool] = []
+
+    def once() -> None:
+        if fn is not None and not called:
+            called.append(True)
+            fn()
+
+    return once
+
+
+def _flock(path: Path, deadline: float, on_wait: Callable[[], None]) -> int | None:
     """An open descriptor of path holding its flock (None: the file system has no flock, or the wait ran out).
 
     A lock file may be removed (see remove_lock) while a process waits on it: the lock it then gets is on a
@@ -126,7 +143,7 @@ def _flock(path: Path, deadline: float) -> int | None:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
             return None
-        if not _wait_for(fd, fcntl, deadline):
+        if not _wait_for(fd, fcntl, deadline, on_wait):
             os.close(fd)
             return None
         try:
@@ -138,7 +155,7 @@ def _flock(path: Path, deadline: float) -> int | None:
         os.close(fd)
 
 
-def _wait_for(fd: int, fcntl, deadline: float) -> bool:
+def _wait_for(fd: int, fcntl, deadline: float, on_wait: Callable[[], None]) -> bool:
     """Take the flock of fd, polling until the deadline (False: it ran out, or this file system has no flock)."""
     pause = POLL_S[0]
     while True:
@@ -146,6 +163,7 @@ def _wait_for(fd: int, fcntl, deadline: float) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
+            on_wait()
             if time.monotonic() >= deadline:
                 return False
             time.sleep(pause)

@@ -25,6 +25,7 @@ from .stream import watcher
 from .writer import torch_version
 
 Progress = Callable[[float], None]
+WAITING = -1.0  # progress(WAITING): another process writes this file's cache entry, and this load waits to read it
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
@@ -47,7 +48,7 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
     if not cache.ensure_root():
         return _parsed(p, None, progress)
     with ExitStack() as lock:  # one writer per entry: the threads and processes opening it too wait here, then read it
-        lock.enter_context(cache.writing(p))
+        lock.enter_context(cache.writing(p, on_wait=(lambda: progress(WAITING)) if progress else None))
         hit = cache.read(p)
         return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress, lock)
 
@@ -90,7 +91,11 @@ def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Tra
     share = 0.9 * warmed / len(files)  # of the progress bar, spent converting in the pool
     traces, problems = [], []
     for k, f in enumerate(files):
-        step = (lambda x, k=k: progress(share + (1 - share) * (k + x) / len(files))) if progress else None
+        step = (
+            (lambda x, k=k: progress(x if x == WAITING else share + (1 - share) * (k + x) / len(files)))
+            if progress
+            else None
+        )
         try:
             traces.append(load_trace(f, use_cache, step))
         except TraceError as exc:  # one bad rank: the others are still a job
