@@ -109,6 +109,33 @@ def test_a_bad_event_in_a_real_trace_is_skipped_and_counted(tmp_path):
     assert bad.report.warning() == "skipped 1 malformed event"
 
 
+@pytest.mark.parametrize("how", ["written over", "written into"])
+def test_garbage_across_several_events_is_said_in_bytes_and_the_events_it_held_at_least(tmp_path, how):
+    """GIVEN 4 KB of random bytes written over (or into) the events of a real trace WHEN it loads THEN the events
+    around the garbage all load, and the warning says the garbled kilobytes and a lower bound of the events lost,
+    not "1 malformed event" (one stretch, many events)."""
+    import json
+    import random
+
+    raw = gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes())
+    at = raw.index(b"\n    {", len(raw) // 2)
+    garbage = random.Random(1).randbytes(4096)
+    path = tmp_path / "garbled.json"
+    path.write_bytes(raw[:at] + garbage + raw[at + (4096 if how == "written over" else 0) :])
+    whole, bad = load_trace(SAMPLES / "h100-bert-small.json.gz", use_cache=False), load_trace(path, use_cache=False)
+    events = len(json.loads(raw)["traceEvents"])
+    lost = events - bad.report.events
+    assert lost == (14 if how == "written over" else 2)  # (the one before the stretch goes with it)
+    assert bad.report.skipped == 0 and 1 <= bad.report.garbled_events <= lost
+    assert 4096 < bad.report.garbled < 4096 + 2000 and whole.report.warning() is None
+    kb = f"{bad.report.garbled / 1e3:.1f} KB"
+    assert (
+        bad.report.warning()
+        == f"skipped {kb} of garbled text holding at least {bad.report.garbled_events} event"
+        + ("s" if bad.report.garbled_events > 1 else "")
+    )
+
+
 @pytest.mark.parametrize(
     ("cut", "problem"),
     [

@@ -20,6 +20,8 @@ class LoadReport:
 
     events: int = 0
     skipped: int = 0
+    garbled: int = 0  # bytes of garbled stretches, each too long for one event (garbage written over several)
+    garbled_events: int = 0  # the events those stretches held at least
     repaired: int = 0
     dropped_tail: bool = False
     truncated: bool = False
@@ -40,6 +42,8 @@ class LoadReport:
         """Fold another file's (or part's) report into this one."""
         self.events += other.events
         self.skipped += other.skipped
+        self.garbled += other.garbled
+        self.garbled_events += other.garbled_events
         self.repaired += other.repaired
         self.dropped_tail |= other.dropped_tail
         self.truncated |= other.truncated
@@ -66,6 +70,9 @@ class LoadReport:
             )
         if self.skipped:
             parts.append(f"skipped {_count(self.skipped, 'malformed event')}")
+        if self.garbled:
+            held = _count(self.garbled_events, "event")
+            parts.append(f"skipped {_kilobytes(self.garbled)} of garbled text holding at least {held}")
         if self.untimed:
             parts.append(f"skipped {_count(self.untimed, 'event')} without a numeric start time (ts)")
         if self.bad_numbers:
@@ -165,6 +172,11 @@ def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
     if rank.ndim == 0 and rank == 0:  # rank 0 (a single file): the ids themselves, -1 for none
         return np.maximum(ident, -1).astype(np.int64, copy=False)
     return np.where(ident >= 0, (rank << 48) ^ ident, -1)
+
+
+def _kilobytes(n: int) -> str:
+    """`4.3 KB`, `12.0 MB`: a size in the file, as a warning says it."""
+    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} KB"
 
 
 def _count(n: int, noun: str) -> str:

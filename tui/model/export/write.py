@@ -51,7 +51,14 @@ def export(a: Results, out: str | os.PathLike[str], kinds: Sequence[str] = KINDS
     check_target(source, target)
     src = open_source(Path(trace.sources[0]) if trace.sources[0] != trace.path else source, None)
     added = added_events(a, kinds, src.top.baseTimeNanoseconds or 0, step)
-    whole = not (src.truncated or src.gz_truncated or src.notes or trace.report.skipped or trace.report.repaired)
+    whole = not (
+        src.truncated
+        or src.gz_truncated
+        or src.notes
+        or trace.report.skipped
+        or trace.report.garbled
+        or trace.report.repaired
+    )
     left_out = 0
     if whole:
         pieces: Iterable[bytes | memoryview] = _spliced(src, added)

@@ -46,7 +46,9 @@ class Decoded:
 
     events: list[Event]
     spans: list[tuple[int, int, int]] = field(default_factory=list)  # (start, end, first event)
-    skipped: int = 0
+    skipped: int = 0  # malformed events of about the size of the chunk's others
+    garbled: int = 0  # bytes of stretches too long for one event that could not be read (several events lost)
+    garbled_events: int = 0  # the events those stretches held at least (the "ph" keys left in them, one at least)
     repaired: int = 0
     deep: int = 0  # events whose JSON nested deeper than the decoders go: read with those values as null
     dropped_tail: bool = False
@@ -87,6 +89,7 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
     out = Decoded([])
     shift = start - 1  # data holds '[' before the chunk's first byte
     spans = split_events(data, 1, len(data) - 1)
+    failed = []
     for i, (s, e) in enumerate(spans):
         raw = bytes(data[s:e]).strip().rstrip(b",")
         event, how = decode_one(raw)
@@ -94,13 +97,34 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
             if is_last and i == len(spans) - 1:
                 out.dropped_tail = True
             else:
-                out.skipped += 1
+                failed.append(raw)
             continue
         out.repaired += how == REPAIRED
         out.deep += how == CUT_DEEP
         out.spans.append((s + shift, e + shift, len(out.events)))
         out.events.append(event)
+    _count_failed(out, failed, sum(e - s for s, e, _ in out.spans))
     return out
+
+
+GARBLED_BYTES = 1024  # a failed stretch longer than this and than GARBLED_TIMES events is several events lost
+GARBLED_TIMES = 4
+
+
+def _count_failed(out: Decoded, failed: list[bytes], read_bytes: int) -> None:
+    """Count the stretches that could not be read: one malformed event each, or, when one is far longer than the
+    chunk's events (garbage written into or over several), its bytes and the events it held at least (how many
+    garbage replaced cannot be known)."""
+    per_event = read_bytes / len(out.events) if out.events else 0
+    for raw in failed:
+        if len(raw) > GARBLED_BYTES and (not per_event or len(raw) > GARBLED_TIMES * per_event):
+            out.garbled += len(raw)
+            out.garbled_events += max(1, len(_PHASE_KEY.findall(raw)))
+        else:
+            out.skipped += 1
+
+
+_PHASE_KEY = re.compile(rb'"ph"\s*:')
 
 
 REPAIRED, CUT_DEEP = "repaired", "cut deep"

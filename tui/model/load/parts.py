@@ -64,6 +64,8 @@ def decode_range(
         builder.add(decoded.events, ids, pos, text)
         report.events += len(decoded.events)
         report.skipped += decoded.skipped
+        report.garbled += decoded.garbled
+        report.garbled_events += decoded.garbled_events
         report.repaired += decoded.repaired
         report.dropped_tail |= decoded.dropped_tail
         if decoded.deep:
