@@ -21,6 +21,7 @@ from .load import cache
 from .load.folder import resolve_ranks
 from .load.loader import load_trace, rank_files
 from .load.pool import pool_size, spawn_pool
+from .load.workers import quiet_spawns, running
 from .store import Blob
 
 CONNECT_TIMEOUT_S = 10
@@ -101,8 +102,10 @@ def _on_pool(files: list[str], use_cache: bool, workers: int) -> list[RankResult
     n = pool_size([Path(f) for f in todo], workers)
     if n > 1:
         try:
-            with spawn_pool(n) as pool:
-                done |= dict(zip(todo, pool.map(rank_summary, todo, [use_cache] * len(todo)), strict=True))
+            with running(spawn_pool(n)) as pool:
+                with quiet_spawns():  # (map submits every job now: the workers spawn here)
+                    summaries = pool.map(rank_summary, todo, [use_cache] * len(todo))
+                done |= dict(zip(todo, summaries, strict=True))
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here: one rank after another
             pass
     done |= {f: rank_summary(f, use_cache) for f in todo if f not in done}

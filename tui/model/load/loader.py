@@ -22,6 +22,7 @@ from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, m
 from .pool import pool_size, spawn_pool
 from .source import ChunkReader, Source, split_chunks
 from .stream import watcher
+from .workers import quiet_spawns, running
 from .writer import torch_version
 
 Progress = Callable[[float], None]
@@ -118,8 +119,10 @@ def warm_cache(files: list[Path], progress: Progress | None = None) -> int:
     if len(cold) < 2 or processes < 2 or not cache.ensure_root():
         return 0
     try:
-        with spawn_pool(processes) as pool:
-            for done, _ in enumerate(pool.map(cache_one, map(str, cold)), 1):
+        with running(spawn_pool(processes)) as pool:
+            with quiet_spawns():  # (map submits every job now: the workers spawn here)
+                converted = pool.map(cache_one, map(str, cold))
+            for done, _ in enumerate(converted, 1):
                 if progress:
                     progress(0.9 * done / len(files))
     except (OSError, ValueError, BrokenExecutor):  # no processes here (a sandbox, a captured stderr)

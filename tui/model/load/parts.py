@@ -28,7 +28,7 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
-from .workers import decode_pool, quiet_spawns
+from .workers import quiet_spawns, wind_down, worker_pool
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -158,7 +158,7 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         if has_entry(Path(path)):
             return
     try:
-        pool = decode_pool(workers)
+        pool = worker_pool(workers)
         with quiet_spawns():
             for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
                 pool.submit(_ready)
@@ -218,13 +218,13 @@ def decode_parallel(
 
     folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:
-        pool = _spare_pool(workers - 1) or decode_pool(workers - 1)
+        pool = _spare_pool(workers - 1) or worker_pool(workers - 1)
         try:
             with ChunkReader(path) as read:
                 run = _Run(jobs, read, progress, partial, sum(end - start for start, end in chunks))
                 run.schedule(pool, functools.partial(_work, str(path), folder), workers - 1)
         except BaseException:  # a cancelled load (or a failure here): the queued jobs are dropped, not run
-            pool.shutdown(wait=True, cancel_futures=True)  # waits for the jobs running now only
+            wind_down(pool)  # waits for the jobs running now only
             raise
         pool.shutdown(wait=False)  # every job is done: the idle workers exit on their own (waiting took 20 ms)
         return run.fold.result()

@@ -57,9 +57,8 @@ def one_process_decode() -> None:
 
 
 def spawn_pool(processes: int) -> ProcessPoolExecutor:
-    """A pool of spawned processes, each decoding its trace alone."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """A pool of spawned processes, each decoding its trace alone (workers.py: Ctrl-C is the parent's, and a
+    worker exits with its parent; submit from within quiet_spawns)."""
+    from .workers import worker_pool
 
-    context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(processes, mp_context=context, initializer=one_process_decode)
+    return worker_pool(processes, one_process_decode)

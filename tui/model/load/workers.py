@@ -1,4 +1,4 @@
-"""The decode's worker processes: spawned quietly, and gone with the process that made them.
+"""Worker processes (the decode's, the ranks'): spawned quietly, and gone with the process that made them.
 
 A worker never handles Ctrl-C itself: the terminal sends SIGINT to the whole process group, and the parent's
 KeyboardInterrupt already stops the load (the queued jobs are dropped, the running ones waited for). A worker that
@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 PARENT_CHECK_S = 0.5  # how often a worker looks for its parent
 
 
-def decode_pool(processes: int) -> ProcessPoolExecutor:
-    """A pool of spawned worker processes for a decode (processes start as jobs come: see quiet_spawns)."""
+def worker_pool(processes: int, setup: Callable[[], None] | None = None) -> ProcessPoolExecutor:
+    """A pool of spawned worker processes, each running setup (a module's function) first; processes start as
+    jobs are submitted (see quiet_spawns)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),))
+    return ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), setup))
 
 
 @contextmanager
@@ -47,10 +48,33 @@ def quiet_spawns() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
 
 
-def _worker_start(parent: int) -> None:
-    """In a worker, first: Ctrl-C is the parent's to handle; exit when the parent is gone."""
+def wind_down(pool: ProcessPoolExecutor) -> None:
+    """Drop a pool's queued jobs and wait for its running ones (a cache entry being written is finished whole). A
+    second Ctrl-C during the wait stops the workers at once: a wait so interrupted left them waiting for a job that
+    never came, and this process waiting for them at its exit, for ever (`timeout -s INT` sends two)."""
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        raise
+
+
+@contextmanager
+def running(pool: ProcessPoolExecutor) -> Iterator[ProcessPoolExecutor]:
+    """`with pool:`, wound down however the block is left (wind_down: a second Ctrl-C does not hang it)."""
+    try:
+        yield pool
+    finally:
+        wind_down(pool)
+
+
+def _worker_start(parent: int, setup: Callable[[], None] | None) -> None:
+    """In a worker, first: Ctrl-C is the parent's to handle; exit when the parent is gone; then setup."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True, name="tracetui-parent-watch").start()
+    if setup is not None:
+        setup()
 
 
 def _exit_with(parent: int) -> None:
