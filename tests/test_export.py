@@ -114,6 +114,47 @@ def test_the_input_is_never_written(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "t.json"]  # nothing half written
 
 
+BERT = SAMPLES / "h100-bert-small.json.gz"
+
+
+def test_a_symbolic_link_stays_and_its_target_is_written(tmp_path, capsys):
+    link, target = tmp_path / "link.json", tmp_path / "target.json"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    assert main(["export", str(BERT), "-o", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == target.name  # was replaced by a regular file
+    assert len(doc_of(target)["traceEvents"]) > len(raw_events(BERT))
+    assert capsys.readouterr().err.startswith(f"wrote {link}: ")  # the report on stderr, stdout left to the file
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_is_written_into_not_replaced(tmp_path):
+    import threading
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)  # (blocks if replaced)
+    reader.start()
+    assert main(["export", str(BERT), "-o", str(fifo)]) == 0
+    assert fifo.is_fifo()
+    reader.join(30)
+    assert got and len(json.loads(got[0])["traceEvents"]) > len(raw_events(BERT))
+
+
+def test_a_device_that_cannot_take_it_is_one_line_and_stays_a_device(tmp_path, capsys):
+    """/dev/full's twin (a character device that answers every write with ENOSPC): an error naming it, exit 2, and
+    the device still there. The export used to rename its file over the device and say it wrote it."""
+    full = tmp_path / "full"
+    try:
+        os.mknod(full, 0o600 | __import__("stat").S_IFCHR, os.makedev(1, 7))
+    except (OSError, AttributeError):
+        pytest.skip("cannot make a device here (not root)")
+    assert main(["export", str(BERT), "-o", str(full)]) == 2
+    assert capsys.readouterr().err == f"tracetui: error: {full}: cannot write the export: No space left on device\n"
+    assert full.is_char_device() and sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+
+
 def test_bad_usage_is_one_line(tmp_path, capsys):
     out = str(tmp_path / "o.json")
     with pytest.raises(SystemExit) as exited:

@@ -7,7 +7,8 @@ import argparse
 from .options import Command, UsageError, load, tell, trace_opts
 
 KINDS = ("queue", "bandwidth", "critical")  # tui/model/export's KINDS, here so --help imports no model
-EPILOG = """prints: one line naming the file written and what was added; the file holds every event of the trace \
+EPILOG = """says: one line on stderr naming the file written and what was added (so -o /dev/stdout pipes the \
+trace alone); the file holds every event of the trace \
 as it was (its bytes copied), then each stream's launch-queue length and each device's copy bandwidth per \
 direction as counters, and the critical path of a step as a lane of its own (a slice per stretch, its class and \
 the event's id in its args)
@@ -60,7 +61,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())
     for note in done.notes:
         tell(f"tracetui: note: {note}")
-    print(f"wrote {done.path}: the trace's events as they were, and {added} events added")
+    tell(f"wrote {done.path}: the trace's events as they were, and {added} events added")
     return 0
 
 

@@ -128,13 +128,31 @@ def _rebuilt(src: Source, added: Added) -> tuple[list[bytes | memoryview], int]:
 
 
 def _write(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
-    """Write beside the target, then rename it into place (gzip when the name ends in .gz)."""
-    part = target.with_name(f".{target.name}.{os.getpid()}.part")
+    """Write beside the file, then rename it into place (gzip when the name ends in .gz). A symbolic link's target
+    is what is written (the link stays); what is no regular file (a device such as /dev/stdout or /dev/full, a
+    named pipe) is written into, never renamed over: renaming over /dev/full replaced the device with a file."""
+    if target.exists() and not target.is_file():  # (through any links: /dev/stdout is /proc/self/fd/1)
+        _write_into(target, pieces)
+        return
+    real = target.resolve() if target.is_symlink() else target
+    part = real.with_name(f".{real.name}.{os.getpid()}.part")
     try:
-        with gzip.open(part, "wb", compresslevel=6) if target.suffix == ".gz" else open(part, "wb") as f:
-            for piece in pieces:
-                f.write(piece)
-        os.replace(part, target)
+        _write_pieces(part, target.suffix == ".gz", pieces)
+        os.replace(part, real)
     except OSError as exc:
         part.unlink(missing_ok=True)
         raise TraceError(target, f"cannot write the export: {exc.strerror or exc}") from None
+
+
+def _write_into(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
+    """Write into a file that is no regular file (a device, a pipe) as it is."""
+    try:
+        _write_pieces(target, target.suffix == ".gz", pieces)
+    except OSError as exc:
+        raise TraceError(target, f"cannot write the export: {exc.strerror or exc}") from None
+
+
+def _write_pieces(path: Path, gz: bool, pieces: Iterable[bytes | memoryview]) -> None:
+    with gzip.open(path, "wb", compresslevel=6) if gz else open(path, "wb") as f:
+        for piece in pieces:
+            f.write(piece)
