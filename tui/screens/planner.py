@@ -25,8 +25,10 @@ EXTRA: tuple[derived, ...] = (
 def plan(results: Results, shown: Analysis, first: ViewSpec) -> list[tuple[Analysis, derived]]:
     """(where, what) pairs to compute: the shown nesting's structure, then every view's results."""
     wanted: list[tuple[Analysis, derived]] = [(shown, r) for r in STRUCTURE]
-    if shown is not results:  # the tables and the code view nest with the frames
-        wanted.append((results, Analysis.gpu_below))
+    if shown is not results:  # the tables, the code view and the details' code stack nest with the frames
+        # asked for by name: the tables and gpu_below read back from a cache entry never nest the frames, and the
+        # details panel shows "your code" only once this nesting is ready (details_side.py)
+        wanted += [(results, Analysis.nesting), (results, Analysis.gpu_below)]
     for spec in (first, *MAIN):
         wanted += [(shown if spec.on_structure else results, r) for r in spec.needs]
     wanted += [(results, r) for r in EXTRA]
