@@ -369,3 +369,19 @@ def test_a_closed_stderr_drops_the_notes_and_the_command_still_runs(tmp_path):
         ["sh", "-c", f'"{sys.executable}" -m tui summary "{cut}" --no-cache 2>&-'], capture_output=True, text=True
     )
     assert proc.returncode == 0 and proc.stdout.startswith("Summary")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["summary", "--help"], ["--version"]])
+def test_help_that_cannot_be_written_is_said_and_a_closed_pipe_is_quiet(argv):
+    """argparse swallowed the write error of --help (exit 0, nothing said); a reader gone early stays quiet."""
+    if os.path.exists("/dev/full"):
+        words = " ".join(argv)
+        proc = subprocess.run(["sh", "-c", f'"{sys.executable}" -m tui {words} > /dev/full'], stderr=subprocess.PIPE)
+        assert (proc.returncode, proc.stderr) == (
+            2,
+            b"tracetui: error: cannot write the output: No space left on device\n",
+        )
+    proc = subprocess.Popen([sys.executable, "-m", "tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (0, b"")

@@ -62,6 +62,11 @@ class OneLineParser(argparse.ArgumentParser):
         tell(f"tracetui: error: {message} (see {where})", error=True)  # one line in a log, wrapped in a terminal
         self.exit(2)
 
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        """As argparse's, but help that cannot be written (a full disk, a closed stdout) is said, not swallowed."""
+        if message:
+            (file or sys.stderr).write(message)
+
 
 class _Version(argparse.Action):
     """--version (tracetui's, Python's, torch's), reading metadata only when asked (importlib.metadata costs every
@@ -128,6 +133,9 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
     try:
         with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in HEADLESS):
             return _run(build_parser(command), argv)
+    except BrokenPipeError:  # the reader is gone (| head): nothing more to say, as with any Unix tool
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError:
         failure = output_failure()
         if failure is None:
@@ -189,15 +197,12 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     except (TraceError, UsageError, ProfileError, UnknownSort, QueryError) as exc:
         tell(f"tracetui: error: {exc}", error=True)
         return 2
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
         if output_failure() is None:
             return _internal_error(exc, args)
-        raise  # said by main, as for --help and --version
+        raise  # said by _said_output_failure, as for --help and --version
     except Exception as exc:  # noqa: BLE001 - the last resort of the CLI: one line unless --debug
         return _internal_error(exc, args)
 
