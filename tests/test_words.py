@@ -106,3 +106,21 @@ def test_raw_fields_get_words_or_stay_out():
     assert footprint_text({**raw, "est. achieved occupancy %": "48.5"}).endswith("occupancy (est.) 48.5%")
     assert no_roof(0.0) == "no % of roof: no device time (the roofs are a GPU's)"  # a CPU capture: no "GPU" roofs
     assert "not known" in no_roof(12.5)
+
+
+def test_an_op_of_a_cpu_capture_says_it_has_no_roofs_as_a_cpu_capture_not_that_its_gpu_is_unknown():
+    """The details of aten::mm in a CPU capture said "this GPU's roofs are not known": its times are CPU times
+    (the roofline of a CPU capture rates ops on the CPU), and the roofline view already says "a CPU capture"."""
+    import numpy as np
+
+    from tui.model.analyses.roofline.achieved import roofline_at
+    from tui.model.loading import open_trace
+    from tui.widgets.details import roofline_text
+
+    results = open_trace(str(SAMPLES / "cpu" / "linear_fwd.json.gz"), cache=False).results  # (shapes recorded)
+    trace = results.trace
+    mm = [k for k, name in enumerate(trace.names) if name in ("aten::mm", "aten::addmm")]
+    call = int(np.flatnonzero(np.isin(trace.x.name, mm))[0])
+    roof = roofline_at(results.roofline, call)
+    assert roof is not None and roof.on_cpu and roof.achieved.device_us > 0  # CPU time, rated
+    assert "no % of roof: a CPU capture (the roofs are a GPU's)" in roofline_text(roof).plain

@@ -70,8 +70,11 @@ def replay_text(d: Details, full: bool = False) -> str:
     )
 
 
-def no_roof(device_us: float) -> str:
-    """Why an op has no % of roof: it ran no device work (a CPU capture), or its GPU's roofs are not known."""
+def no_roof(device_us: float, on_cpu: bool = False) -> str:
+    """Why an op has no % of roof: a CPU capture (its rates are the CPU's), no device work, or its GPU's roofs are
+    not known."""
+    if on_cpu:
+        return "no % of roof: a CPU capture (the roofs are a GPU's)"
     if device_us <= 0:
         return "no % of roof: no device time (the roofs are a GPU's)"
     return "no % of roof: this GPU's roofs are not known (tracetui roofline --gpu NAME or --peaks FILE)"
@@ -104,7 +107,7 @@ def footprint_text(footprint: dict[str, str]) -> str:
 def roofline_text(r: EventRoof) -> Text:
     """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
     a, row = r.achieved, r.row
-    pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us)
+    pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us, r.on_cpu)
     bound = f" ({row.bound}-bound, {row.roof_dtype or row.dtype})" if row.bound else f" ({row.dtype})"
     whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
     return Text(

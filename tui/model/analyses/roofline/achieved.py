@@ -49,6 +49,7 @@ class EventRoof:
     row: RooflineRow  # the call's row: its op, shapes, dtype, bound
     share: float  # 1 for the call itself; for its device work, the work's duration over the call's device time
     launched: bool = False  # the event is device work the call launched, not the call
+    on_cpu: bool = False  # a CPU capture: its times are CPU times, and there are no roofs to hold them to
 
 
 def row_achieved(row: RooflineRow) -> Achieved:
@@ -107,7 +108,7 @@ def roofline_at(r: Roofline, event: int) -> EventRoof | None:
         share * roof / row.count if roof is not None else 0.0,
         share * call_us if roof is not None else 0.0,
     )
-    return EventRoof(achieved, row, share, launched)
+    return EventRoof(achieved, row, share, launched, r.on_cpu)
 
 
 def _roof_us(row: RooflineRow) -> float | None:
