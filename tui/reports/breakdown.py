@@ -9,7 +9,7 @@ from ..model.analyses.breakdown import breakdown as compute
 from ..model.analyses.results import Results
 from ..tables import breakdown as B
 from ..tables.base import Field
-from .formats import table, terminal_width, to_csv, to_json
+from .formats import table, terminal_width, to_csv, to_json, written_doc
 
 NO_DEVICE = "No device activity (no kernel, copy or set): nothing to break down."
 
@@ -19,6 +19,7 @@ def report_of(a: Results, step: int | None) -> BreakdownReport:
     return a.breakdown if step is None else compute(a.trace, a.links.launcher, a.graph_owner, step)
 
 
+@written_doc
 def breakdown_document(a: Results, step: int | None = None, by: str = "rank") -> dict:
     """What `tracetui breakdown --format json` prints: the window, the rows per device (by rank) or per stream,
     and each stream's idle time by cause."""

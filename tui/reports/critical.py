@@ -10,9 +10,9 @@ from ..model.analyses.critical.groups import has_frames, path_groups
 from ..model.analyses.results import Results
 from ..tables import critical as C
 from ..tables import critical_path as P
-from ..tables.critical import critical_document as critical_document  # the API and the MCP server call it
-from .formats import table, terminal_width, to_json, wrap, wrap_prose
+from .formats import table, terminal_width, to_json, wrap, wrap_prose, written_doc
 
+critical_document = written_doc(C.critical_document)  # the API and the MCP server call it: the JSON's figures
 NAME_WIDTH = 72  # a long name cut in the middle to this many characters (no terminal to fit)
 
 

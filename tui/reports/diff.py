@@ -5,9 +5,10 @@ from __future__ import annotations
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
 from ..tables import summary as S
-from .formats import grid, table, terminal_width, to_json, wrap
+from .formats import grid, table, terminal_width, to_json, wrap, written_doc
 
 
+@written_doc
 def diff_document(d: Diff, limit: int, labels: tuple[str, str]) -> dict:
     """What `tracetui diff --format json` prints, as data."""
     ops, kernels = (d.ops if limit <= 0 else d.ops[:limit]), (d.kernels if limit <= 0 else d.kernels[:limit])

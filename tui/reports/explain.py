@@ -7,11 +7,12 @@ from ..model.analyses.results import Results
 from ..names import shorten
 from ..tables.explain import fields, note
 from ..tables.explain_savings import headline, what_if_line
-from .formats import grid, terminal_width, to_json, wrap_prose
+from .formats import grid, terminal_width, to_json, wrap_prose, written_doc
 
 EXAMPLE_WIDTH = 70  # an example event's name, cut at a word with …
 
 
+@written_doc
 def explain_document(a: Results) -> dict:
     """What `tracetui explain --format json` prints, as data."""
     return {"findings": [fields(f, [a.trace.name_of(e) for e in f.events[:3]]) for f in a.findings]}
@@ -25,7 +26,7 @@ def render_explain(a: Results, fmt: str) -> str:
         return "No explain rule fired on this trace."
     if fmt == "md":
         rows = [[f.title, str(f.count) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
-        return grid("md", ["Pattern", "Events", "Fixing it", "What it means"], rows, [])
+        return grid("md", ["Pattern", "Events", "Fixing it", "What it means"], rows, [], left=[True, False, True, True])
     out = []
     width = terminal_width()
     for f in findings:

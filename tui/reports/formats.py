@@ -3,29 +3,76 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
+import math
 import os
+import re
 import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from ..names import shorten
 from ..tables.base import SEP, Column, Field, fit, fit_readable, kept_sorted
 
+US_DECIMALS = 3  # a trace's times are whole nanoseconds: a microsecond value has 3 decimals, any more is float noise
+# maps of a name to microseconds: a critical path's classes, a rank's collectives
+US_MAPS = frozenset({"breakdown", "collectives"})
+
+
+def in_us(key: object) -> bool:
+    """Whether a JSON key (a CSV column) holds microseconds: `us`, `…_us`, or a map of US_MAPS."""
+    k = str(key)
+    return k == "us" or k.endswith("_us") or k in US_MAPS
+
+
+def written(value: Any, us: bool = False) -> Any:
+    """A value as JSON and CSV write it: microseconds rounded to the nanosecond (9214.157, never 9214.157000000001).
+
+    us: the value is in microseconds. A key that holds microseconds (in_us) makes everything under it so, as does
+    a figure's unit ({"value": …, "unit": "us"}); every other value is as it was (a share keeps its digits).
+    The one definition: to_json and to_csv write through it, and the documents the Python API returns (written_doc)
+    are the JSON's figures."""
+    if isinstance(value, float):
+        return round(float(value), US_DECIMALS) + 0.0 if us and math.isfinite(value) else value  # + 0.0: never -0.0
+    if isinstance(value, dict):
+        figure = value.get("unit") == "us"
+        return {k: written(v, us or in_us(k) or (figure and k == "value")) for k, v in value.items()}
+    if isinstance(value, list):
+        return [written(v, us) for v in value]
+    if isinstance(value, tuple):
+        return tuple(written(v, us) for v in value)
+    return value
+
+
+P = ParamSpec("P")
+D = TypeVar("D")
+
+
+def written_doc(document: Callable[P, D]) -> Callable[P, D]:
+    """A function that returns what a `--format json` prints, returning it as written (the Python API returns the
+    same figures as the JSON)."""
+
+    @functools.wraps(document)
+    def as_written(*args: P.args, **kwargs: P.kwargs) -> D:
+        return written(document(*args, **kwargs))
+
+    return as_written
+
 
 def to_json(doc: dict) -> str:
-    return json.dumps(doc, indent=2)
+    return json.dumps(written(doc), indent=2)
 
 
 def to_csv(fields: Sequence[Field], rows: Sequence[Any]) -> str:
-    """A header of the JSON keys (also when there are no rows), then one line per row."""
+    """A header of the JSON keys (also when there are no rows), then one line per row, values as written."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([f.key for f in fields])
-    w.writerows([[str(f.value(r)) for f in fields] for r in rows])
+    w.writerows([[str(written(f.value(r), in_us(f.key))) for f in fields] for r in rows])
     return buf.getvalue().rstrip("\n")
 
 
@@ -47,7 +94,10 @@ def table(
     sort: str | None = None,
 ) -> str:
     """A table definition's rows as text fitted to width (columns dropped, never the one sorted by; names cut in the
-    middle; said in a footer) or markdown. Width 0: every column, names whole."""
+    middle; said in a footer) or markdown. Width 0: every column, names whole. No rows: only the footers, which say
+    why (no header over nothing), when there are any."""
+    if not rows and footers:
+        return "\n".join(footers if fmt == "md" else wrap(footers, width))
     if fmt != "md" and width:
         fitted = fit_readable(columns, rows, context, width, sort)
     else:
@@ -111,13 +161,40 @@ def grid(
     left: bool | list[bool] = False,
     sep: int = SEP,
 ) -> str:
-    """Text (torch's layout: names left, numbers right) or a markdown table, then footers (wrapped at width)."""
+    """Text (torch's layout: names left, numbers right) or a markdown table, then footers (wrapped at width).
+
+    left: every column but the first (always left) left, or each column's alignment. Markdown aligns text left and
+    numbers right: a column not left is right-aligned only when its cells are numbers (md_numbers)."""
     if fmt == "md":
-        lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"]
+        lefts = _lefts(left, len(heads))
+        rule = ["---" if on_left or not md_numbers([r[k] for r in rows]) else "---:" for k, on_left in enumerate(lefts)]
+        lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(rule) + "|"]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
         return "\n".join(lines + ([""] + footers if footers else []))
     footers = wrap(footers, width)
     return text_grid(heads, rows, width, left, sep) + ("\n" + "\n".join(footers) if footers else "")
+
+
+NUMBER = re.compile(r"[-+−~≈<>≤≥]?\s*\.?\d")  # a cell that starts with a number: 1,234 · 4.41 ms · 92.1% · ~3
+PLACEHOLDERS = frozenset({"", "-", "—", "n/a", "NULL"})  # no value: says nothing of a column's kind
+
+
+def md_numbers(cells: list[str]) -> bool:
+    """Whether a markdown column holds numbers (right-aligned): at least half its values start with a number (a
+    figures column with a verdict among them still is one). A column of no values is one (as it always was)."""
+    values = [c.strip() for c in cells if c.strip() not in PLACEHOLDERS]
+    return 2 * sum(1 for c in values if NUMBER.match(c)) >= len(values)
+
+
+def titled(fmt: str, title: str, table_text: str) -> str:
+    """A title over a table: in markdown a blank line between (a paragraph touching a table is part of it)."""
+    return title + ("\n\n" if fmt == "md" else "\n") + table_text
+
+
+def _lefts(left: bool | list[bool], n: int) -> list[bool]:
+    """Each column's alignment: the first always left, the others as given (one for all, or one each)."""
+    lefts = left if isinstance(left, list) else [left] * n
+    return [k == 0 or on_left for k, on_left in enumerate(lefts)]
 
 
 def text_grid(
@@ -126,7 +203,7 @@ def text_grid(
     """A table sized to its content, three spaces between columns, a rule under the header; numbers right
     (everything left with left=True). Wider than `width`, only the first (name) column shrinks."""
     widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(heads)]
-    lefts = left if isinstance(left, list) else [True] + [left] * (len(heads) - 1)
+    lefts = _lefts(left, len(heads))
     total = sum(widths) + sep * (len(widths) - 1)
     if width and total > width and widths[0] > MIN_NAME:
         widths[0] = max(MIN_NAME, widths[0] - (total - width))

@@ -6,9 +6,10 @@ from ..model.analyses.results import Results
 from ..tables import op_kernels as K
 from ..tables import queues as Q
 from ..tables.base import limit, sort_rows
-from .formats import table, terminal_width, to_csv, to_json
+from .formats import table, terminal_width, to_csv, to_json, written_doc
 
 
+@written_doc
 def queues_document(a: Results) -> dict:
     """What `tracetui kernels --queues --format json` prints: one row per stream with launched work."""
     return {"streams": [{f.key: f.value(r) for f in Q.FIELDS} for r in a.queues]}
@@ -23,6 +24,7 @@ def render_queues(a: Results, fmt: str) -> str:
     return table(fmt, Q.columns(ranks), a.queues, None, Q.NAME_WIDTH, Q.footers(a.queues), terminal_width())
 
 
+@written_doc
 def op_kernels_document(a: Results, sort: str | None = None, n: int = 0) -> dict:
     """What `tracetui ops --kernels --format json` prints: per (op, kernel sequence), sorted, limit n rows (0: all)."""
     rows = limit(sort_rows(a.op_kernels, K.SORTS, K.resolve_sort(sort)), n)

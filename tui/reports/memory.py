@@ -5,9 +5,10 @@ from __future__ import annotations
 from ..model.analyses.memory import DeviceMemory
 from ..tables import memory as M
 from ..tables.base import Field
-from .formats import table, terminal_width, to_csv, to_json
+from .formats import table, terminal_width, titled, to_csv, to_json, written_doc
 
 
+@written_doc
 def memory_document(devices: list[DeviceMemory]) -> dict:
     """What `tracetui memory --format json` prints, as data."""
     return {"devices": [M.device_fields(d) for d in devices]}
@@ -27,7 +28,7 @@ def render_memory(devices: list[DeviceMemory], fmt: str) -> str:
             (f"{d.device}: not freed by the end", d.leaks),
         ):
             if rows:
-                out.append(title + "\n" + table(fmt, M.op_columns(rows), rows, None, M.NAME_WIDTH, [], width))
+                out.append(titled(fmt, title, table(fmt, M.op_columns(rows), rows, None, M.NAME_WIDTH, [], width)))
     return "\n\n".join(out)
 
 

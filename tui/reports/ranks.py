@@ -6,10 +6,11 @@ import textwrap
 
 from ..model.jobs import JobReport
 from ..tables import ranks as R
-from .formats import grid, terminal_width, to_csv, to_json
+from .formats import grid, terminal_width, to_csv, to_json, written_doc
 from .formats import table as fitted
 
 
+@written_doc
 def ranks_document(report: JobReport) -> dict:
     """What `tracetui ranks --format json` prints, as data."""
     return {"ranks": [{f.key: f.value(r) for f in R.FIELDS} for r in report.rows], "job": R.job_fields(report.job)}
@@ -25,7 +26,11 @@ def render_ranks(report: JobReport, fmt: str) -> str:
     table = fitted(fmt, R.COLUMNS, rows, None, R.NAME_WIDTH, [], width)
     rule = f"Straggler rule: {job.straggler_rule}."
     if fmt == "md":
-        return f"{table}\n\n" + grid(fmt, ["Job", ""], [[k, v] for k, v in R.job_lines(job)], []) + f"\n\n{rule}"
+        return (
+            f"{table}\n\n"
+            + grid(fmt, ["Job", ""], [[k, v] for k, v in R.job_lines(job)], [], left=True)
+            + f"\n\n{rule}"
+        )
     lines = [_line(label, text, width or 100) for label, text in R.job_lines(job)]
     return "\n".join([table, "", *lines, "", textwrap.fill(rule, width or 100)])
 

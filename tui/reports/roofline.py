@@ -5,9 +5,10 @@ from __future__ import annotations
 from ..model.analyses.roofline.points import Roofline
 from ..tables import roofline as R
 from ..tables.base import limit, sort_rows
-from .formats import table, terminal_width, to_csv, to_json
+from .formats import table, terminal_width, to_csv, to_json, written_doc
 
 
+@written_doc
 def roofline_document(t: Roofline, sort: str | None, n: int) -> dict:
     """What `tracetui roofline --format json` prints, as data."""
     rows = limit(sort_rows(t.rows, R.SORTS, R.resolve_sort(sort)), n)

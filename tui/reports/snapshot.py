@@ -8,11 +8,12 @@ from typing import Any
 from ..model.snapshot.report import SnapshotReport
 from ..tables import snapshot as S
 from ..tables.base import Column, Field
-from .formats import table, terminal_width, to_csv, to_json, wrap_prose
+from .formats import table, terminal_width, titled, to_csv, to_json, wrap_prose, written_doc
 
 TOP = 15  # frame rows per table in text and markdown (JSON has them all)
 
 
+@written_doc
 def snapshot_document(r: SnapshotReport) -> dict:
     """What `tracetui memory SNAPSHOT --format json` prints, as data."""
     return {"snapshot": r.path, "history": r.has_history, "devices": [S.device_fields(d) for d in r.devices]}
@@ -50,7 +51,7 @@ def render_snapshot(r: SnapshotReport, fmt: str) -> str:
             if items:
                 shown = items[:TOP]
                 more = [f"{len(items) - TOP:,} more rows (--format json has them all)."] if len(items) > TOP else []
-                out.append(title + "\n" + table(fmt, columns, shown, d, S.NAME_WIDTH, more, width))
+                out.append(titled(fmt, title, table(fmt, columns, shown, d, S.NAME_WIDTH, more, width)))
     return "\n\n".join(out)
 
 
@@ -58,6 +59,7 @@ def _getter(key: str):
     return lambda row: row[key]
 
 
+@written_doc
 def join_document(path: str, joined: list) -> dict:
     """The `snapshot` part of `memory TRACE --snapshot SNAPSHOT --format json`."""
     return {"path": path, "devices": [S.join_fields(j, rows) for j, rows in joined]}
@@ -79,5 +81,5 @@ def render_join(path: str, joined: list, fmt: str) -> str:
             title = f"{j.device}: the trace's allocations by the frame the snapshot recorded and the op the trace saw"
             shown = rows[:TOP]
             more = [f"{len(rows) - TOP:,} more rows (--format json has them all)."] if len(rows) > TOP else []
-            out.append(title + "\n" + table(fmt, S.JOIN_COLUMNS, shown, None, S.NAME_WIDTH, more, width))
+            out.append(titled(fmt, title, table(fmt, S.JOIN_COLUMNS, shown, None, S.NAME_WIDTH, more, width)))
     return "\n\n".join(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.snapshot.diff import SnapshotDiff
 from ..tables import snapshot_diff as D
-from .formats import grid, table, terminal_width, to_json
+from .formats import grid, table, terminal_width, titled, to_json
 
 
 def render_snapshot_diff(d: SnapshotDiff, fmt: str, limit: int) -> str:
@@ -20,6 +20,6 @@ def render_snapshot_diff(d: SnapshotDiff, fmt: str, limit: int) -> str:
         ):
             shown = [r for r in rows if r.delta][: limit if limit > 0 else None]
             if shown:
-                parts.append(title + "\n" + table(fmt, D.CHANGE_COLUMNS, shown, None, D.NAME_WIDTH, [], width))
+                parts.append(titled(fmt, title, table(fmt, D.CHANGE_COLUMNS, shown, None, D.NAME_WIDTH, [], width)))
     parts.append(D.MATCH_RULE)
     return "\n\n".join(parts)

@@ -18,7 +18,8 @@ ORIGIN_NOTE = "Start and Ended count from the trace's first event, as every time
 
 
 def step_rows(a: Results) -> list[dict]:
-    """The steps as dicts of plain values, in rank then step order (what --format json prints under "steps")."""
+    """The steps as dicts of plain values, in rank then step order (what --format json prints under "steps", before
+    to_json rounds its microseconds: these are the SQL steps table's rows as they are)."""
     return steps_relation(a).rows()
 
 

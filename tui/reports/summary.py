@@ -7,9 +7,10 @@ import textwrap
 from ..model.analyses.results import Results
 from ..tables import copies as CP
 from ..tables import summary as S
-from .formats import grid, label_grid, terminal_width, to_json
+from .formats import grid, label_grid, terminal_width, titled, to_json, written_doc
 
 
+@written_doc
 def summary_document(a: Results) -> dict:
     """What `tracetui summary --format json` prints, as data."""
     return (
@@ -36,10 +37,11 @@ def render_summary(a: Results, fmt: str) -> str:
         else label_grid(["Summary", ""], rows, width)
     )
     why = f"Why: {s.reason}"
-    out += "\n" + (why if fmt == "md" else textwrap.fill(why, width or 100, subsequent_indent="     "))
+    out += "\n\n" + why if fmt == "md" else "\n" + textwrap.fill(why, width or 100, subsequent_indent="     ")
     if a.trace.job:
         heads, rows = S.steps_per_rank(a.rank_rows)
-        out += f"\n\nA job of {len(a.rank_rows)} ranks: steps per rank\n" + grid(fmt, heads, rows, [], width)
+        title = f"A job of {len(a.rank_rows)} ranks: steps per rank"
+        out += "\n\n" + titled(fmt, title, grid(fmt, heads, rows, [], width))
     elif s.steps:
         shown, hidden = S.shown_steps(s.steps)
         device = S.has_device_steps(s)

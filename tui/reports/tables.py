@@ -9,9 +9,10 @@ from ..tables import kernels as K
 from ..tables import ops as O
 from ..tables.base import limit, sort_rows
 from .formats import table as fitted
-from .formats import terminal_width, to_csv, to_json
+from .formats import terminal_width, to_csv, to_json, written_doc
 
 
+@written_doc
 def ops_document(a: Results, sort: str | None, n: int, grouped: bool, python_frames: bool = False) -> dict:
     """What `tracetui ops --format json` prints, as data (python_frames: frames as rows, as torch 2.12-2.13)."""
     table = a.op_table(grouped, python_frames)
@@ -33,6 +34,7 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, py
     return fitted(fmt, columns, rows, table, O.NAME_WIDTH, O.footers(table), terminal_width(), key)
 
 
+@written_doc
 def kernels_document(a: Results, sort: str | None, n: int) -> dict:
     """What `tracetui kernels --format json` prints, as data."""
     rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
@@ -50,6 +52,7 @@ def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width(), key)
 
 
+@written_doc
 def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
     """What `tracetui code --format json` prints, as data."""
     rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort, t)), n)

@@ -169,7 +169,7 @@ def steps(a: Results) -> Relation:
         "rank": col(lambda s: int(ranks[s.event]), np.int64),
         "start_us": col(lambda s: s.start_us, np.float64),
         "dur_us": col(lambda s: s.dur_us, np.float64),
-        "cpu_end_us": col(lambda s: s.start_us + s.dur_us, np.float64),
+        "cpu_end_us": col(lambda s: round(s.start_us + s.dur_us, 3), np.float64),  # (ns: no float noise)
         "device_us": col(lambda s: s.device_us, np.float64),
         "end_us": col(lambda s: s.end_us, np.float64),
         "elapsed_us": col(lambda s: s.elapsed_us, np.float64),
