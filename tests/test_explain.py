@@ -349,10 +349,81 @@ def test_a_cpu_capture_is_explained_as_its_verdict_reads(path):
     top, share = s.cpu_top_self[0][0], s.cpu_in_ops_us / s.wall_us
     assert f.figures["top_op"] == top and f.figures["share"] == Quantity(share, "fraction")
     assert f.parts[0].startswith(s.verdict.replace("cpu-in-ops", "cpu-in")) and f.count >= len(f.events) > 0
-    assert {a.trace.name_of(e) for e in f.events} <= {name for name, _ in s.cpu_top_self}
+    marked = s.cpu_short_top if f.parts == ["cpu-in-small-ops"] else s.cpu_top_self  # the ops the fix is about
+    assert {a.trace.name_of(e) for e in f.events} <= {name for name, _ in marked}
     text = note(f)
     assert text.startswith("No GPU activity: the CPU is the whole story.") and f"{top} (" in text
-    if s.verdict == "cpu-in-ops":
+    if f.parts == ["cpu-in-small-ops"]:  # the short ops 2x faster (see the test below)
+        assert f.saving is not None and f.saving.spec.startswith("op:^(?:aten::") and 0 < f.saving.saving_ns
+    elif s.verdict == "cpu-in-ops":
         assert f.saving is not None and f.saving.spec == f"op:^{re.escape(top)}$=2" and 0 < f.saving.saving_ns
     else:
         assert f.saving is None and "--with-stack" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "part"),
+    [("cpu/attn_naive.json.gz", "cpu-in-small-ops"), ("cpu/mlp_fwd.json.gz", "cpu-in-ops")],
+)
+def test_small_cpu_ops_are_weighed_by_time_not_by_calls(name, part):
+    """Fixed per-op costs are the story only where most of the aten ops' own time is in short calls. mlp_fwd's
+    aten ops average 4.7 us a call (many tiny t/transpose/view calls), but its time is in aten::mm at 34 us a call:
+    it was called "small CPU ops whose fixed costs add up", and the saving it printed was aten::mm 2x faster."""
+    from tui.model.analyses.summary import CPU_SHORT_OP_US
+
+    a = Results(load_trace(SAMPLES / name, use_cache=False))
+    s = a.summary
+    aten = [r for r in a.ops.rows if r.name.startswith("aten::") and not r.is_device]
+    own = sum(r.self_cpu_us for r in aten)
+    short = sum(r.self_cpu_us for r in aten if r.self_cpu_us / r.count < CPU_SHORT_OP_US)
+    assert s.cpu_short_op_share == pytest.approx(short / own)
+    assert s.cpu_op_avg_us < CPU_SHORT_OP_US  # by calls, both look small
+    (f,) = [f for f in a.findings if f.rule == "cpu-time"]
+    assert f.parts == [part]
+    if part == "cpu-in-small-ops":
+        assert s.cpu_short_op_share >= 0.5 and f"{s.cpu_short_op_share:.0%} of the aten ops' own time" in note(f)
+        named = set(re.findall(r"aten::\w+", f.saving.spec)) if f.saving else set()
+        short_names = {r.name for r in aten if r.self_cpu_us / r.count < CPU_SHORT_OP_US}
+        assert len(named) == 3 and named <= short_names  # what-if: the short ops 2x faster, not the top op
+    else:
+        assert s.cpu_short_op_share < 0.5 and "so their own work is the cost" in note(f)
+
+
+@pytest.mark.parametrize(
+    ("first_us", "said"),
+    [(1700, "a cold start"), (1400, "some warm-up left, short of a cold start (1.5x)"), (1100, "about the same time")],
+)
+def test_a_first_step_a_little_slow_is_some_warm_up_not_steps_about_the_same(tmp_path, first_us, said):
+    """A first step 1.4x the others was "Steps take about the same time ...: no cold start" (a user's MLP: 2.25 ms
+    against 1.6 ms); under the cold start's 1.5x but over 1.2x it is some warm-up left, said with its figures."""
+    from tui.model.analyses.explain.readings import cold_start_reading
+
+    events, t = [], 0
+    for k, dur in enumerate([first_us, 1000, 1010, 990, 1005]):
+        events += [X(f"ProfilerStep#{k}", t, dur, cat="user_annotation"), X("aten::mm", t + 5, dur - 10)]
+        t += dur + 20
+    a = Results(load_trace(write_trace(tmp_path / "steps.json", events), use_cache=False))
+    text = cold_start_reading(a.summary)
+    assert text is not None and said in text
+    if "warm-up" in said:
+        assert text.startswith(f"ProfilerStep#0 took {first_us / 1002.5:.1f}x the others (")
+
+
+@pytest.mark.parametrize(
+    "name", ["hta-2rank", "h100-bert-small.json.gz", "a100-train-control.json.gz", "v100-cudagraph-test.json.gz"]
+)
+def test_the_overview_lines_on_launches_tell_one_story(name):
+    """hta-2rank: the launch reading said "the CPU cannot keep the GPU fed" (1.01 ms of the step's CPU work per
+    launch, 463 us of GPU work) while the lines beside it said "the GPU has work to hide them" and "enough work
+    per launch to hide its CPU cost": true of the 8 us launch call, read as the opposite verdict."""
+    from tui.model.analyses.explain.readings import fact_readings, launch_reading
+
+    s = Results(load_trace(SAMPLES / name, use_cache=False)).summary
+    facts, launch = fact_readings(s), launch_reading(s) or ""
+    unfed = "cannot keep the GPU fed" in launch
+    assert unfed == (s.launches_cost_more or s.cpu_per_kernel_us > s.gpu_per_kernel_us or s.verdict == "overhead-bound")
+    if unfed:
+        assert facts["kernels"] != "enough work per launch to hide its CPU cost"
+        assert facts["cpu_launch_us"] != "CPU time in launch calls: the GPU has work to hide them"
+    if name == "hta-2rank":
+        assert unfed and "not the step's CPU work around it" in facts["kernels"]

@@ -76,9 +76,10 @@ OWN_TEMPLATES = {
     "cpu-in-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, so their own "
     "work is the cost; the most self time: {top}. Make those ops cheaper (fewer or larger calls, a better algorithm, "
     "torch.compile to fuse them).",
-    "cpu-in-small-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, but each "
-    "aten op does little work ({op_avg} of own time on average), so fixed per-op costs (dispatch, Python) are much of "
-    "it; the most self time: {top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
+    "cpu-in-small-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, but "
+    "{short_share} of the aten ops' own time is in calls of under {short_call} each ({op_avg} on average), so fixed "
+    "per-op costs (dispatch, Python) are much of it; the most own time in such calls: {short_top}; the most in all: "
+    "{top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
     "cpu-between-ops": "No GPU activity: the CPU is the whole story. Ops run only {share} of the {window} window: most "
     "of the time is between them (Python, data loading, framework code the profiler does not record as ops). The "
     "most self time inside ops: {top}. Profile with --with-stack to see the Python code between them (tracetui code "

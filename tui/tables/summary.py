@@ -218,6 +218,8 @@ def fields(s: Summary) -> dict[str, Any]:
         "cpu_in_ops_us": s.cpu_in_ops_us,
         "cpu_top_self": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_top_self],
         "cpu_op_avg_us": s.cpu_op_avg_us,
+        "cpu_short_op_share": s.cpu_short_op_share,
+        "cpu_short_top": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_short_top],
         "launches": s.launches,
         "gpu_per_launch_us": s.gpu_per_launch_us,
         "other_runtime_us": s.other_runtime_us,

@@ -109,6 +109,8 @@ class Summary:
     cpu_in_ops_us: float = 0.0  # CPU only: time at least one op ran (overlaps counted once)
     cpu_top_self: list[tuple[str, float]] = field(default_factory=list)  # CPU only: (op, self us), the most first
     cpu_op_avg_us: float = 0.0  # CPU only: the aten ops' own (self) time per call
+    cpu_short_op_share: float = 0.0  # CPU only: of the aten ops' own time, the share in ops of < CPU_SHORT_OP_US a call
+    cpu_short_top: list[tuple[str, float]] = field(default_factory=list)  # CPU only: those short ops, (op, self us)
     cut_short: bool = False  # the file ended before its last event: records written last (the GPU's) may be lost
     other_runtime: list[RuntimeCalls] = field(default_factory=list)  # runtime calls that launched nothing, per name
     work: DeviceWork = field(default_factory=DeviceWork)  # kernels, copies by direction, sets
@@ -453,6 +455,12 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
     aten = [r for r in ops.rows if r.name.startswith("aten::") and not r.is_device]
     calls = sum(r.count for r in aten)
     s.cpu_op_avg_us = sum(r.self_cpu_us for r in aten) / calls if calls else 0.0
+    own_total = sum(r.self_cpu_us for r in aten)
+    short = sorted(
+        (r for r in aten if r.count and r.self_cpu_us / r.count < CPU_SHORT_OP_US), key=lambda r: -r.self_cpu_us
+    )
+    s.cpu_short_op_share = sum(r.self_cpu_us for r in short) / own_total if own_total > 0 else 0.0
+    s.cpu_short_top = [(r.name, float(r.self_cpu_us)) for r in short[:CPU_TOP]]
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
     top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
     numbers = f"CPU only; ops run {share:.0%} of the {duration(s.wall_us)} window; the most self CPU time: {top}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
-from ..summary import Summary
+from ..summary import CPU_SHORT_OP_US, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 from .readings import small_ops
 
@@ -28,9 +28,13 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
         "window": us(s.wall_us),
         "top": [us(t, name) for name, t in s.cpu_top_self],
         "op_avg": us(s.cpu_op_avg_us),
+        "short_share": Quantity(s.cpu_short_op_share, "fraction"),
+        "short_call": us(CPU_SHORT_OP_US),
+        "short_top": [us(t, name) for name, t in s.cpu_short_top],
         "top_op": s.cpu_top_self[0][0] if s.cpu_top_self else "",
     }
-    ids = [k for k, n in enumerate(a.trace.names) if n in {name for name, _ in s.cpu_top_self}]
+    marked = s.cpu_short_top if part == "cpu-in-small-ops" else s.cpu_top_self  # the ops the fix is about
+    ids = [k for k, n in enumerate(a.trace.names) if n in {name for name, _ in marked}]
     calls = np.flatnonzero(np.isin(a.trace.x.name, ids)) if ids else np.zeros(0, np.int64)
     events = calls[np.argsort(-a.trace.x.dur[calls], kind="stable")][:MARKED].tolist()
     return [Finding("cpu-time", TITLES[part], figures, events, [part], total=len(calls))]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...steps import cold_first
+from ...steps import SLOW_FACTOR, SLOW_MIN_EXCESS_US, cold_first, typical
 from ...words import duration
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
@@ -96,9 +96,15 @@ def copy_reading(s: Summary) -> str:
     )
 
 
+SMALL_OPS_SHARE = 0.5  # of the aten ops' own time, the share in short calls that makes their fixed costs the story
+
+
 def small_ops(s: Summary) -> bool:
-    """Is a CPU capture's top self time in aten ops that each do little work (their fixed costs add up)?"""
-    return bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::") and s.cpu_op_avg_us < CPU_SHORT_OP_US
+    """Is a CPU capture's top self time in aten ops, and most of the aten ops' own time in calls that each do little
+    work (their fixed costs add up)? Weighed by time, not by calls: many tiny ops beside a few long matmuls holding
+    the time do not make the matmuls small."""
+    top_aten = bool(s.cpu_top_self) and s.cpu_top_self[0][0].startswith("aten::")
+    return top_aten and s.cpu_short_op_share >= SMALL_OPS_SHARE
 
 
 def cpu_reading(s: Summary) -> str:
@@ -110,10 +116,12 @@ def cpu_reading(s: Summary) -> str:
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
     top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
+    short = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_short_top)
     if s.verdict == "cpu-in-ops" and small_ops(s):
         return head + (
-            f"Ops run {share:.0%} of the window, but each aten op does little work ({duration(s.cpu_op_avg_us)} of own "
-            f"time on average), so fixed per-op costs (dispatch, Python) are much of it; the most self time: {top}. "
+            f"Ops run {share:.0%} of the window, but {s.cpu_short_op_share:.0%} of the aten ops' own time is in calls "
+            f"of under {duration(CPU_SHORT_OP_US)} each ({duration(s.cpu_op_avg_us)} on average), so fixed per-op costs "
+            f"(dispatch, Python) are much of it; the most own time in such calls: {short}; the most in all: {top}. "
             "Bigger tensors per call, fewer small ops, or torch.compile would help."
         )
     if s.verdict == "cpu-in-ops":
@@ -201,6 +209,9 @@ def launch_outliers_reading(s: Summary) -> str:
     )
 
 
+WARMUP_FACTOR = 1.2  # a first step this much slower than the others (but under SLOW_FACTOR): some warm-up left
+
+
 def cold_start_reading(s: Summary) -> str | None:
     if len(s.steps) < 2:
         return None
@@ -213,6 +224,13 @@ def cold_start_reading(s: Summary) -> str | None:
             f"{first.name} took {ratio:.1f}x the others ({duration(first.elapsed_us)} vs {duration(usual)}{gpu}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
+    first, others = s.steps[0], typical(elapsed[1:])
+    if others > 0 and first.elapsed_us >= WARMUP_FACTOR * others and first.elapsed_us - others >= SLOW_MIN_EXCESS_US:
+        return (
+            f"{first.name} took {first.elapsed_us / others:.1f}x the others ({duration(first.elapsed_us)} vs "
+            f"{duration(others)}{gpu}): some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer "
+            "before profiling (--warmup) for steps that all look alike."
+        )
     return f"Steps take about the same time ({duration(usual)} typical{gpu}): no cold start in the profiled window."
 
 
@@ -220,8 +238,9 @@ def fact_readings(s: Summary) -> dict[str, str]:
     """One plain-English line per summary number, keyed by the summary's JSON keys."""
     out = {
         "wall_us": "from the first to the last event the profiler recorded (the active steps)",
-        "cpu_self_total_us": "self time summed over every thread's ops and Python frames (what the ops table's Self "
-        "CPU adds up to); threads run side by side, so it can pass the wall time",
+        "cpu_self_total_us": "self time summed over every thread's ops, as the ops table adds it up (a Python frame's "
+        "time in the op it ran under; ops --python-frames lists frames as rows); threads run side by side, so it can "
+        "pass the wall time",
     }
     if s.cpu_only or s.device_records_missing:
         return out
@@ -233,14 +252,24 @@ def fact_readings(s: Summary) -> dict[str, str]:
         "cpu_launch_us": launches or "no call put work on the device",
         "kernels": "too little work per launch to hide its CPU cost"
         if launches_cost_more(s)
+        else "enough work per launch to hide the launch call, not the step's CPU work around it"
+        if starved(s)
         else "enough work per launch to hide its CPU cost",
         "device_self_total_us": "kernel time summed over ops (overlapping streams count twice, unlike GPU busy)",
     }
     return out
 
 
+def starved(s: Summary) -> bool:
+    """Does the step's CPU work per kernel launched (on its critical path) pass the GPU work a launch buys? Then the
+    CPU cannot keep the GPU fed, however cheap the launch call itself."""
+    return bool(s.path.launches) and s.cpu_per_kernel_us > s.gpu_per_kernel_us
+
+
 def _keeps_up(s: Summary) -> str:
     """Whether the launch calls are the cost, in the words the overhead reading uses (one story in both places)."""
+    if not launches_cost_more(s) and starved(s):
+        return "each call is cheap beside the GPU work it buys, but the step's CPU work around it is not"
     if not launches_cost_more(s):
         return "the GPU has work to hide them"
     if around_launches(s):
