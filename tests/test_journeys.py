@@ -269,3 +269,21 @@ async def test_watch_open_a_capture_and_come_back(size, result_delay, tmp_path):
         assert app.screen is strip_screen and app.is_running
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_a_sort_key_pressed_again_turns_the_order_round_and_says_so(size):
+    """Pressing c twice left the ops sorted by calls, most first, with nothing to say which way (a user looked
+    for the fewest calls). The second press turns the order round; another key starts again at its own way."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        screen = await go(pilot, "3", "ops", OpsView)
+        ops = screen.query_one(OpsView)
+        await pilot.press("c")
+        counts = [r.count for r in ops.shown]
+        assert descending(counts) and not ops.reversed and "reversed" not in ops.status()
+        await pilot.press("c")
+        assert [r.count for r in ops.shown] == sorted(counts) and ops.reversed
+        assert "sorted by calls, reversed" in ops.status().lower()
+        await pilot.press("s")
+        assert not ops.reversed and descending([r.self_cpu_us for r in ops.shown])

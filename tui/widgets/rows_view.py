@@ -104,10 +104,11 @@ class RowSource:
         return col > 0
 
 
-def sorted_order(rows: list, sorts: dict[str, SortKey], key: str) -> list[int]:
-    """Positions of rows ordered by a sort key (descending unless the key says not); rows without a value last."""
+def sorted_order(rows: list, sorts: dict[str, SortKey], key: str, flip: bool = False) -> list[int]:
+    """Positions of rows ordered by a sort key (descending unless the key says not; flip: the other way round); rows
+    without a value last either way."""
     if not key:
-        return list(range(len(rows)))
+        return list(range(len(rows)))[:: -1 if flip else 1]
     spec = sorts[key]
 
     def order(k: int):
@@ -116,7 +117,11 @@ def sorted_order(rows: list, sorts: dict[str, SortKey], key: str) -> list[int]:
             return (True, 0)
         return (False, -value if spec.reverse and not isinstance(value, str) else value)
 
-    return sorted(range(len(rows)), key=order)
+    ranked = sorted(range(len(rows)), key=order)
+    if not flip:
+        return ranked
+    valued = [k for k in ranked if getattr(rows[k], spec.attr) is not None]
+    return valued[::-1] + [k for k in ranked if getattr(rows[k], spec.attr) is None]
 
 
 class RowsView(ReportsFailedWorkers, Vertical):
@@ -153,6 +158,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         super().__init__(**kwargs)
         self.name_width = 55
         self.sort_key = self.DEFAULT_SORT
+        self.reversed = False  # the sort key pressed again: the other way round
         self.pattern: re.Pattern | None = None
         self.rows: list = []
         self.shown: list = []
@@ -189,7 +195,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         return RowSource(self.rows, self.columns(), self.context(), self.name_width)
 
     def _order(self) -> list[int]:
-        order = sorted_order(self.rows, self.SORTS, self.sort_key)
+        order = sorted_order(self.rows, self.SORTS, self.sort_key, self.reversed)
         if self.pattern is not None:
             order = [k for k in order if self.pattern.search(self.rows[k].name)]
         return order
@@ -272,8 +278,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
         """The sort key as its key's words say it ("CUDA total", not device_total)."""
         for b, params in self._sort_bindings():
             if params == (self.sort_key,):
-                return b.description.removeprefix("Sort by ")
-        return self.sort_key or "trace order"
+                return b.description.removeprefix("Sort by ") + (", reversed" if self.reversed else "")
+        return (self.sort_key or "trace order") + (", reversed" if self.reversed else "")
 
     def _sort_bindings(self) -> list[tuple[Binding, tuple]]:
         """This table's sort keys: each binding of the sort action, with its parameters."""
@@ -309,6 +315,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self._status()
 
     def action_sort(self, key: str) -> None:
+        """Sort by key; the same key again turns the order round (the status line says so)."""
+        self.reversed = key == self.sort_key and not self.reversed
         self.sort_key = key
         self.reorder()
         self._refit()  # the sorted column is one the fitting keeps
