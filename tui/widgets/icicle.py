@@ -153,7 +153,10 @@ class IcicleView(Widget, can_focus=True):
 
 
 def _label(name: str, width: int) -> str:
+    """A span's name in its width, its last cell left blank so that two spans side by side never read as one name
+    ("nn.Module: Linear_1nn.Module: L…"); cut with … where it is longer."""
     if width <= 0:
         return ""
-    text = name if len(name) <= width else (name[: width - 1] + "…" if width >= 4 else "")
+    room = width - 1 if width >= 2 else width
+    text = name if len(name) <= room else (name[: room - 1] + "…" if room >= 4 else "")
     return text.ljust(width)
