@@ -187,3 +187,47 @@ def test_a_legacy_array_trace_gets_its_events_in_the_array(tmp_path):
     assert main(["export", str(src), "-o", str(tmp_path / "out.json"), "--counters", "queue"]) == 0
     got = json.loads((tmp_path / "out.json").read_text())
     assert got[:2] == events and [e["ph"] for e in got[2:]] == ["C", "C"]
+
+
+def test_an_export_over_a_file_keeps_its_mode_and_a_gzip_names_the_target(tmp_path):
+    """A private 640 file became 644 (the new file replaced it with the default mode), and the gzip header named
+    the temporary file (gunzip -N restored '.plain.json.gz.PID.part')."""
+    kept = tmp_path / "private.json"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    assert main(["export", str(BERT), "-o", str(kept)]) == 0
+    assert kept.stat().st_mode & 0o777 == 0o640
+    gz = tmp_path / "plain.json.gz"
+    assert main(["export", str(BERT), "-o", str(gz)]) == 0
+    with gzip.open(gz) as f:
+        f.read(1)
+        assert f.name == str(gz)
+    header = gz.read_bytes()
+    assert header[3] & 0x08 and header[10:].split(b"\0", 1)[0] == b"plain.json"  # FNAME: the target, less .gz
+
+
+def test_a_loop_of_links_is_one_line_and_a_dash_is_stdout(tmp_path, capsys):
+    loop_a, loop_b = tmp_path / "a.json", tmp_path / "b.json"
+    loop_a.symlink_to(loop_b.name)
+    loop_b.symlink_to(loop_a.name)
+    assert main(["export", str(BERT), "-o", str(loop_a)]) == 2
+    assert capsys.readouterr().err == f"tracetui: error: {loop_a}: a loop of symbolic links; name another file\n"
+
+
+@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
+def test_an_export_to_stdout_pipes_the_trace_and_a_reader_gone_early_is_quiet():
+    import subprocess
+    import sys
+
+    whole = subprocess.run([sys.executable, "-m", "tui", "export", str(BERT), "-o", "-"], capture_output=True)
+    assert whole.returncode == 0 and len(json.loads(whole.stdout)["traceEvents"]) > len(raw_events(BERT))
+    assert whole.stderr.decode().startswith("wrote /dev/stdout: ")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "export", str(BERT), "-o", "/dev/stdout"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # as | head -c 10 does
+    assert (proc.wait(timeout=120), proc.stderr.read()) == (0, b"")

@@ -32,7 +32,9 @@ def add_export(sub, command: str | None) -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="write the trace as Chrome JSON with queue, bandwidth and critical-path lanes")
     p.epilog = EPILOG
     p.add_argument("trace", metavar="TRACE", help="a trace (.json or .json.gz); one rank's file of a folder")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write (never the trace itself)")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="the file to write (never the trace itself; -: stdout)"
+    )
     p.add_argument(
         "--counters",
         type=counters,
@@ -51,11 +53,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..model.analyses.critical import WindowError
     from ..model.export import ExportError, check_target, export
 
+    output = "/dev/stdout" if args.output == "-" else args.output  # -: standard output, as for most tools
     try:
-        check_target(Path(args.trace), Path(args.output))  # before loading: a wrong -o costs nothing
-        done = export(load(args.trace, args.no_cache), args.output, args.counters, args.step)
+        check_target(Path(args.trace), Path(output))  # before loading: a wrong -o costs nothing
+        done = export(load(args.trace, args.no_cache), output, args.counters, args.step)
     except ExportError as exc:
         raise UsageError(str(exc)) from None
+    except BrokenPipeError:  # -o /dev/stdout into | head: the reader is gone, nothing more to say
+        return 0
     except WindowError as exc:
         raise UsageError(f"{args.trace}: {exc}") from None
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())

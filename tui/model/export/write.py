@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,8 +71,11 @@ def export(a: Results, out: str | os.PathLike[str], kinds: Sequence[str] = KINDS
 
 
 def check_target(source: Path, target: Path) -> None:
-    """Never the input itself (by any name), never a folder."""
-    same = target.resolve() == source.resolve()
+    """Never the input itself (by any name), never a folder, never a loop of symbolic links."""
+    try:
+        same = target.resolve() == source.resolve()
+    except RuntimeError:  # (Python's word for a loop of links)
+        raise ExportError(f"{target}: a loop of symbolic links; name another file") from None
     if not same and target.exists():
         try:
             same = target.samefile(source)
@@ -137,7 +141,9 @@ def _write(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
     real = target.resolve() if target.is_symlink() else target
     part = real.with_name(f".{real.name}.{os.getpid()}.part")
     try:
-        _write_pieces(part, target.suffix == ".gz", pieces)
+        _write_pieces(part, target, pieces)
+        if real.exists():  # a file written over keeps who may read it (640 stays 640)
+            os.chmod(part, stat.S_IMODE(real.stat().st_mode))
         os.replace(part, real)
     except OSError as exc:
         part.unlink(missing_ok=True)
@@ -145,14 +151,20 @@ def _write(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
 
 
 def _write_into(target: Path, pieces: Iterable[bytes | memoryview]) -> None:
-    """Write into a file that is no regular file (a device, a pipe) as it is."""
+    """Write into a file that is no regular file (a device, a pipe) as it is; a pipe whose reader is gone (| head)
+    raises BrokenPipeError, which the command ends on quietly, as every command does."""
     try:
-        _write_pieces(target, target.suffix == ".gz", pieces)
+        _write_pieces(target, target, pieces)
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         raise TraceError(target, f"cannot write the export: {exc.strerror or exc}") from None
 
 
-def _write_pieces(path: Path, gz: bool, pieces: Iterable[bytes | memoryview]) -> None:
-    with gzip.open(path, "wb", compresslevel=6) if gz else open(path, "wb") as f:
-        for piece in pieces:
-            f.write(piece)
+def _write_pieces(path: Path, target: Path, pieces: Iterable[bytes | memoryview]) -> None:
+    """Write the pieces to path, gzipped when the target's name ends in .gz (the gzip header names the target, not
+    the temporary file: gunzip -N restores that name)."""
+    with open(path, "wb") as raw:
+        with gzip.GzipFile(target.name, "wb", 6, raw) if target.suffix == ".gz" else raw as f:
+            for piece in pieces:
+                f.write(piece)
