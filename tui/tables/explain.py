@@ -80,6 +80,8 @@ OWN_TEMPLATES = {
     "{short_share} of the aten ops' own time is in calls of under {short_call} each ({op_avg} on average), so fixed "
     "per-op costs (dispatch, Python) are much of it; the most own time in such calls: {short_top}; the most in all: "
     "{top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
+    "cpu-also-between": "The other {between_share} of the window ({between}) is between the ops: Python and framework "
+    "code the profiler does not record as ops (tracetui code lists the Python by function).",
     "cpu-between-ops": "No GPU activity: the CPU is the whole story. Ops run only {share} of the {window} window: most "
     "of the time is between them (Python, data loading, framework code the profiler does not record as ops). The "
     "most self time inside ops: {top}. Profile with --with-stack to see the Python code between them (tracetui code "

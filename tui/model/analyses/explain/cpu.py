@@ -8,7 +8,7 @@ import numpy as np
 from ...analysis import Analysis
 from ..summary import CPU_SHORT_OP_US, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
-from .readings import small_ops
+from .readings import also_between, small_ops
 
 MARKED = 200  # calls of the top ops marked on the timeline; the count says how many in all
 TITLES = {  # as the overview's "The fix worth most ...: TITLE, which saves ..." reads them
@@ -33,11 +33,17 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
         "short_top": [us(t, name) for name, t in s.cpu_short_top],
         "top_op": s.cpu_top_self[0][0] if s.cpu_top_self else "",
     }
+    between = max(s.wall_us - s.cpu_in_ops_us, 0.0)
+    figures |= {
+        "between": us(between),
+        "between_share": Quantity(between / s.wall_us if s.wall_us else 0.0, "fraction"),
+    }
+    parts = [part] + (["cpu-also-between"] if part != "cpu-between-ops" and also_between(s) else [])
     marked = s.cpu_short_top if part == "cpu-in-small-ops" else s.cpu_top_self  # the ops the fix is about
     ids = [k for k, n in enumerate(a.trace.names) if n in {name for name, _ in marked}]
     calls = np.flatnonzero(np.isin(a.trace.x.name, ids)) if ids else np.zeros(0, np.int64)
     events = calls[np.argsort(-a.trace.x.dur[calls], kind="stable")][:MARKED].tolist()
-    return [Finding("cpu-time", TITLES[part], figures, events, [part], total=len(calls))]
+    return [Finding("cpu-time", TITLES[part], figures, events, parts, total=len(calls))]
 
 
 CPU_RULES = [Rule("cpu-time", cpu_time)]

@@ -107,6 +107,25 @@ def small_ops(s: Summary) -> bool:
     return top_aten and s.cpu_short_op_share >= SMALL_OPS_SHARE
 
 
+ALSO_BETWEEN = 0.2  # CPU time in the ops, yet this much of the window between them: said too, with its figures
+
+
+def also_between(s: Summary) -> bool:
+    """Ops hold most of a CPU capture's window, yet a fair part of it is between them (Python, framework code)?"""
+    return bool(s.wall_us) and s.wall_us - s.cpu_in_ops_us >= ALSO_BETWEEN * s.wall_us
+
+
+def _between_said(s: Summary) -> str:
+    """The window's time between the ops, when also_between: a sentence, else nothing."""
+    if not also_between(s):
+        return ""
+    between = s.wall_us - s.cpu_in_ops_us
+    return (
+        f" The other {between / s.wall_us:.0%} of the window ({duration(between)}) is between the ops: Python and "
+        "framework code the profiler does not record as ops (tracetui code lists the Python by function)."
+    )
+
+
 def cpu_reading(s: Summary) -> str:
     """CPU only: where the CPU time goes, inside the ops (the top ones named) or between them."""
     head = "CPU only: no GPU activity in this trace. "
@@ -118,16 +137,24 @@ def cpu_reading(s: Summary) -> str:
     top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
     short = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_short_top)
     if s.verdict == "cpu-in-ops" and small_ops(s):
-        return head + (
-            f"Ops run {share:.0%} of the window, but {s.cpu_short_op_share:.0%} of the aten ops' own time is in calls "
-            f"of under {duration(CPU_SHORT_OP_US)} each ({duration(s.cpu_op_avg_us)} on average), so fixed per-op costs "
-            f"(dispatch, Python) are much of it; the most own time in such calls: {short}; the most in all: {top}. "
-            "Bigger tensors per call, fewer small ops, or torch.compile would help."
+        return (
+            head
+            + (
+                f"Ops run {share:.0%} of the window, but {s.cpu_short_op_share:.0%} of the aten ops' own time is in calls "
+                f"of under {duration(CPU_SHORT_OP_US)} each ({duration(s.cpu_op_avg_us)} on average), so fixed per-op costs "
+                f"(dispatch, Python) are much of it; the most own time in such calls: {short}; the most in all: {top}. "
+                "Bigger tensors per call, fewer small ops, or torch.compile would help."
+            )
+            + _between_said(s)
         )
     if s.verdict == "cpu-in-ops":
-        return head + (
-            f"Ops run {share:.0%} of the window, so their own work is the cost; the most self time: {top}. Make those "
-            "ops cheaper (fewer or larger calls, a better algorithm, torch.compile to fuse them)."
+        return (
+            head
+            + (
+                f"Ops run {share:.0%} of the window, so their own work is the cost; the most self time: {top}. Make those "
+                "ops cheaper (fewer or larger calls, a better algorithm, torch.compile to fuse them)."
+            )
+            + _between_said(s)
         )
     return head + (
         f"Ops run only {share:.0%} of the window: most of the time is between them (Python, data loading, framework "
