@@ -214,9 +214,10 @@ def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozen
     return TypicalStep(step.elapsed_us, len(kept), left, step)
 
 
-def is_slow(dur_us: float, typical_us: float) -> bool:
-    """The one criterion for a slow step, shared by the overview's bars, explain and the readings."""
-    return typical_us > 0 and dur_us >= SLOW_FACTOR * typical_us and dur_us - typical_us >= SLOW_MIN_EXCESS_US
+def is_slow(dur_us: float, typical_us: float, factor: float = SLOW_FACTOR) -> bool:
+    """The one criterion for a slow step, shared by the overview's bars, explain and the readings (factor: a lower
+    one asks for a step merely slower, as the readings' warm-up left does)."""
+    return typical_us > 0 and dur_us >= factor * typical_us and dur_us - typical_us >= SLOW_MIN_EXCESS_US
 
 
 def cold_first(durations: list[float]) -> float | None:

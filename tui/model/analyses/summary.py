@@ -11,6 +11,7 @@ import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
 from ..links import link
+from ..nesting import children_total
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
 from ..trace import Trace, on_real_tracks
@@ -478,9 +479,8 @@ def _typical_call_us(trace: Trace, parent: np.ndarray | None) -> dict[str, float
     ops = np.flatnonzero(x.cat == int(Cat.CPU_OP))
     if not len(ops):
         return {}
-    own = x.dur.astype(np.float64)
-    has = np.flatnonzero(parent >= 0)
-    own -= np.bincount(parent[has], weights=x.dur[has].astype(np.float64), minlength=len(own))
+    dur = x.dur.astype(np.float64)
+    own = dur - children_total(parent, dur)
     order = ops[np.argsort(x.name[ops], kind="stable")]
     names = x.name[order]
     cuts = np.flatnonzero(np.diff(names)) + 1

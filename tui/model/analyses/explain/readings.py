@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...steps import SLOW_FACTOR, SLOW_MIN_EXCESS_US, cold_first, typical
+from ...steps import SLOW_FACTOR, cold_first, is_slow, typical
 from ...words import duration
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
@@ -252,7 +252,7 @@ def cold_start_reading(s: Summary) -> str | None:
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
     first, others = s.steps[0], typical(elapsed[1:])
-    if others > 0 and first.elapsed_us >= WARMUP_FACTOR * others and first.elapsed_us - others >= SLOW_MIN_EXCESS_US:
+    if is_slow(first.elapsed_us, others, WARMUP_FACTOR):
         return (
             f"{first.name} took {first.elapsed_us / others:.1f}x the others ({duration(first.elapsed_us)} vs "
             f"{duration(others)}{gpu}): some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer "
