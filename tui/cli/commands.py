@@ -200,9 +200,9 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
-        if output_failure() is None:
+        if output_failure() is None and not isinstance(exc, BrokenPipeError):
             return _internal_error(exc, args)
-        raise  # said by _said_output_failure, as for --help and --version
+        raise  # said by _said_output_failure, as for --help and --version; a reader gone (| head) is quiet
     except Exception as exc:  # noqa: BLE001 - the last resort of the CLI: one line unless --debug
         return _internal_error(exc, args)
 

@@ -59,8 +59,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         done = export(load(args.trace, args.no_cache), output, args.counters, args.step)
     except ExportError as exc:
         raise UsageError(str(exc)) from None
-    except BrokenPipeError:  # -o /dev/stdout into | head: the reader is gone, nothing more to say
-        return 0
     except WindowError as exc:
         raise UsageError(f"{args.trace}: {exc}") from None
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())
