@@ -157,7 +157,7 @@ def _viewer(path: Path, env: dict) -> dict[str, float]:
 
 def names() -> None:
     print("\nNames: one name of N bytes, in this process, ms per MB (linear: the same at every size)")
-    from tui.names import short_name, shorten_names
+    from tui.text.names import short_name, shorten_names
     from tui.widgets.timeline import short_label
 
     kinds = {

@@ -40,8 +40,8 @@ from benchmarks.tile import tile_json  # noqa: E402
 
 ALLOCATORS = """
 import os
-if os.path.exists("tui/heap.py"):  # the allocators as the command line sets them, before numpy is imported
-    from tui.heap import for_big_arrays  # (by path: an editable install would find this tree's heap.py for an
+if os.path.exists("tui/process/heap.py"):  # the allocators as the command line sets them, before numpy is imported
+    from tui.process.heap import for_big_arrays  # (by path: an editable install would find this tree's heap.py for an
     for_big_arrays()  # earlier tree that has none)
 """
 

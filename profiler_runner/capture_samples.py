@@ -2,10 +2,10 @@
 
 Run once on the GPU machine:  python -m profiler_runner.capture_samples
   then the CUDA-only tests, their log kept beside the captures:
-      python -m pytest -q tests/test_ops_vs_torch.py tests/test_profile.py -k cuda 2>&1 | tee sample_traces/cuda-<gpu>/pytest-cuda.log
+      python -m pytest -q tests/model/test_ops_vs_torch.py tests/cli/test_profile.py -k cuda 2>&1 | tee sample_traces/cuda-<gpu>/pytest-cuda.log
 Test it on the CPU first:     python -m profiler_runner.capture_samples --device cpu --only matmul_add_64 --out /tmp/x
 Each table beside a capture is torch's, with no Python-frame rows on any torch (runner.key_averages), so
-tests/test_ops_h200.py can hold `tracetui ops` to it; a newer torch's captures go in a folder of their own.
+tests/model/test_ops_h200.py can hold `tracetui ops` to it; a newer torch's captures go in a folder of their own.
 
 Each capture is `tracetui profile ... --steps 2 --no-open`, gzipped, with its table beside it;
 only one uses --with-stack (stacks make traces large); shapes are recorded in all. The compiled ones

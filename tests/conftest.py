@@ -124,8 +124,8 @@ async def until(pilot, check, what: str = "", timeout: float = 30.0) -> None:
 
 @pytest.fixture(params=[0.0, 0.04], ids=["prompt", "slowed"])
 def result_delay(request):
-    """Each worker's result held back (tui/pace.py) or not: the orders a busy machine produces, on every run."""
-    from tui import pace
+    """Each worker's result held back (tui/appkit/pace.py) or not: the orders a busy machine produces, on every run."""
+    from tui.appkit import pace
 
     pace.set_delay(request.param)
     yield request.param

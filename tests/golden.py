@@ -5,7 +5,7 @@ review reads a changed output as a text diff. The trace id is the trace's path u
 (samples/...) or ../shared/traces (shared/...); a folder of ranks has its own commands' files beside the
 folders of its rank files. The diffs of two samples are kept under diff/<pair>/.
 
-The golden test (tests/test_golden.py) runs the same commands and compares byte for byte, so a refactor
+The golden test (tests/project/test_golden.py) runs the same commands and compares byte for byte, so a refactor
 cannot change a number unnoticed. When an output changes on purpose, regenerate and review the diff:
 
     python tests/golden.py --update [SUBSTRING ...]   (then `git status tests/data` and `git diff tests/data`)

@@ -1,4 +1,4 @@
-"""Record HTA's critical path on the shared traces, for tests/test_critical_hta.py (tests/data/critical_hta.json).
+"""Record HTA's critical path on the shared traces, for tests/model/test_critical_hta.py (tests/data/critical_hta.json).
 
 HTA (holistictraceanalysis 0.5) needs pandas older than 2.2, so it runs in its own virtual environment:
 

@@ -13,9 +13,9 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
-from . import pace
-from .keymap import first_open
-from .messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
+from .appkit import pace
+from .appkit.keymap import first_open
+from .appkit.messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from .screens.loading import LoadingScreen, lanes_first
 from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
 from .widgets.failures import ReportsFailedWorkers
@@ -49,7 +49,7 @@ class ViewCommands(Provider):
     """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
     def _commands(self):
-        from .screens.views import COMPARE, MAIN
+        from .views.registry import COMPARE, MAIN
 
         app = self.app
         screen = next((s for s in reversed(app.screen_stack) if hasattr(s, "action_view")), None)  # under the palette
@@ -136,13 +136,13 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.keymap_overrides: dict[str, str] = {}
 
     def on_unmount(self) -> None:
-        from .gcpolicy import release
+        from .process.gcpolicy import release
 
         release()
 
     def on_mount(self) -> None:
-        from .bindings import known_ids
-        from .keymap import load_keymap
+        from .appkit.bindings import known_ids
+        from .appkit.keymap import load_keymap
 
         self.keymap_overrides, self.keymap_problem = load_keymap(known_ids(type(self)))
         if self.keymap_overrides:

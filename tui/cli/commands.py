@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start)."""
     command = _command(argv)
     if command in BIG_ARRAYS:
-        from ..heap import for_big_arrays
+        from ..process.heap import for_big_arrays
 
         for_big_arrays()
     was = gc.isenabled()

@@ -49,8 +49,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def listing() -> str:
     """The samples, one line each (name, size, what it shows), then how to use them and where their licences are."""
-    from ..fmt import fmt_memory
     from ..model.samples import ATTRIBUTION, DEFAULT, SAMPLES
+    from ..text.fmt import fmt_memory
 
     width = max(len(s.name) for s in SAMPLES)
     rows = [f"{'NAME':<{width}}  {'SIZE':>9}  WHAT"]

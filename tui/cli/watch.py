@@ -103,8 +103,8 @@ def _nothing(folder: Path, once: bool) -> str:
 def _line(row, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(row.as_json())
-    from ..fmt import fmt_time, plural
     from ..reports.formats import terminal_width, wrap
+    from ..text.fmt import fmt_time, plural
 
     line = (
         f"{row.file}  {plural(row.steps, 'step')}  typical {fmt_time(row.step_us)}  {row.verdict or '-'}: {row.reason}"

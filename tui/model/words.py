@@ -1,5 +1,5 @@
 """Durations in the words of a sentence (verdicts, readings, reasons), one form for all of them: 12.3 us,
-4.43 ms, 1.74 s. Tables keep torch's own forms (tui/fmt.py)."""
+4.43 ms, 1.74 s. Tables keep torch's own forms (tui/text/fmt.py)."""
 
 from __future__ import annotations
 

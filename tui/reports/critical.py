@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..fmt import plural
 from ..model.analyses.critical import Spec
 from ..model.analyses.critical.groups import has_frames, path_groups
 from ..model.analyses.results import Results
 from ..tables import critical as C
 from ..tables import critical_path as P
+from ..text.fmt import plural
 from .formats import table, terminal_width, to_json, wrap, wrap_prose, written_doc
 
 critical_document = written_doc(C.critical_document)  # the API and the MCP server call it: the JSON's figures

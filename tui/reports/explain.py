@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..model.analyses.explain.findings import Finding
 from ..model.analyses.results import Results
-from ..names import shorten
 from ..tables.explain import fields, note
 from ..tables.explain_savings import headline, what_if_line
+from ..text.names import shorten
 from .formats import grid, terminal_width, to_json, wrap_prose, written_doc
 
 EXAMPLE_WIDTH = 70  # an example event's name, cut at a word with …

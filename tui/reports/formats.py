@@ -15,8 +15,8 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
-from ..names import shorten
 from ..tables.base import SEP, Column, Field, fit, fit_readable, kept_sorted
+from ..text.names import shorten
 
 US_DECIMALS = 3  # a trace's times are whole nanoseconds: a microsecond value has 3 decimals, any more is float noise
 # maps of a name to microseconds: a critical path's classes, a rank's collectives

@@ -7,14 +7,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent
 
-from .. import faults
+from ..appkit import faults
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
+from ..views.registry import COMPARE, key_bindings
+from ..views.showing import ShowsViews
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.view_pane import ViewPane
-from .showing import ShowsViews
-from .views import COMPARE, key_bindings
 
 
 class CompareScreen(ShowsViews, ReportsFailedWorkers, Screen):

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from textual import work
 
-from .. import faults, pace
+from ..appkit import faults, pace
 from ..model.analyses.results import Results
-from ..names import short_name
+from ..text.names import short_name
 from ..widgets.critical_line import CriticalLine
 from ..widgets.timeline import Timeline
 from .messages import CriticalDone, WhatIfDone

@@ -17,11 +17,11 @@ from ..model.analyses.details import brief, describe
 from ..model.analyses.memory import memory_at
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.achieved import roofline_at
+from ..views.planner import DETAILS
+from ..views.room import share
 from ..widgets.phases import PhaseBars
 from ..widgets.selection_line import SelectionLine
 from ..widgets.timeline import Timeline
-from .planner import DETAILS
-from .room import share
 
 if TYPE_CHECKING:
     from ..model.analysis import Analysis

@@ -18,16 +18,19 @@ from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
 from textual.worker import get_current_worker
 
-from .. import faults, pace
-from ..gcpolicy import keep_long_lived
-from ..heap import give_back
-from ..messages import AnalysisFailed, AnalysisReady, LoadProgress
+from ..appkit import faults, pace
+from ..appkit.messages import AnalysisFailed, AnalysisReady, LoadProgress
 from ..model.analyses.ops import table_name
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.load import behind
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
+from ..process.gcpolicy import keep_long_lived
+from ..process.heap import give_back
+from ..views.planner import DETAILS, STRUCTURE, plan
+from ..views.registry import MAIN, key_bindings, spec_of
+from ..views.showing import ShowsViews
 from ..widgets.details import DetailsPanel
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
@@ -38,9 +41,6 @@ from ..widgets.view_pane import ViewPane, focus_target
 from .critical_side import ShowsCritical
 from .details_side import ShowsDetails
 from .messages import RangeDone, RanksCompared, SearchDone, SeriesReady, StructureReady
-from .planner import DETAILS, STRUCTURE, plan
-from .showing import ShowsViews
-from .views import MAIN, key_bindings, spec_of
 
 if TYPE_CHECKING:
     from ..widgets.rows_view import RowsView
@@ -74,7 +74,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         super().__init__()
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
-        self.view_name = initial  # the view shown, and where the focus goes (tui/screens/showing.py)
+        self.view_name = initial  # the view shown, and where the focus goes (tui/views/showing.py)
         self.reveal_pending = False  # the tree, once shown, moves to the selection
         self.origin = analysis.trace.origin  # time zero: never moved by showing or hiding frames
         self.selected = -1

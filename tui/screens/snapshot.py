@@ -18,11 +18,11 @@ from textual.screen import Screen
 from textual.widgets import Label, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
-from ..messages import LoadFailed
+from ..appkit.messages import LoadFailed
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY, annotation_spans
 from ..tables.snapshot_view import allocation_lines, frame_lines, segment_lines
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames

@@ -18,12 +18,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from .. import pace
-from ..fmt import fmt_time
+from ..appkit import pace
 from ..model.errors import TraceError
 from ..model.watch import CaptureRow, Watcher, summarize
 from ..tables import diff as D
 from ..tables import summary as S
+from ..text.fmt import fmt_time
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
-from ..names import shorten_names
+from ..text.names import shorten_names
 
 R = TypeVar("R")  # a row of the model
 C = TypeVar("C")  # what a column may need besides its row (the table, for totals)
@@ -76,7 +76,7 @@ class Column(Generic[R, C]):
     """A displayed column: its header, its text for a row, the sort key that orders by it, and how it fits.
 
     priority: KEEP (0) is never dropped to fit; a larger number is dropped sooner. The name column
-    (name=True) is the one that shrinks, cut in the middle (tui.names.shorten_names), to min_width at least.
+    (name=True) is the one that shrinks, cut in the middle (tui.text.names.shorten_names), to min_width at least.
     """
 
     header: str

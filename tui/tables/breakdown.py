@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..fmt import fmt_time
 from ..model.analyses.breakdown import CAUSES, CLASSES, KERNEL_GAP_NS, STREAM_WAKE_NS, Breakdown, StreamIdle
 from ..model.analyses.breakdown.temporal import MASKS, name
+from ..text.fmt import fmt_time
 from .base import KEEP, Column, Field
 
 NAME_WIDTH = 40

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time, truncate
 from ..model.analyses.code import CodeRow, CodeTable
+from ..text.fmt import fmt_time, truncate
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 90

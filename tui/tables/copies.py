@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt_time
 from ..model.analyses.copies import Copies, CopyRow
+from ..text.fmt import fmt_time
 
 LABEL = "Copies by direction"
 

@@ -26,7 +26,7 @@ from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
 from ..model.steps import STEP_NAME
-from ..names import short_name
+from ..text.names import short_name
 
 TITLES = {
     "cpu_bound": "CPU work",

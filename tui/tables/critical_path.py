@@ -11,7 +11,7 @@ from ..model.analyses.critical.groups import PathGroup, kind_of
 from ..model.analyses.critical.ranks import JobPath
 from ..model.steps import STEP_NAME
 from ..model.trace import Trace
-from ..names import shorten
+from ..text.names import shorten
 from .base import KEEP, Column, SortKey
 from .critical import TITLES, bar, when
 

@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..fmt import fmt_time, truncate
 from ..model.analyses.diff import Diff, DiffRow
 from ..model.analyses.summary import Summary
 from ..model.steps import Step
+from ..text.fmt import fmt_time, truncate
 from .base import KEEP, Column
 from .summary import TYPICAL_RULE
 

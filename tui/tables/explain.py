@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import plurals
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from ..model.words import duration
+from ..text.fmt import plurals
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES

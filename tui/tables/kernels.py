@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..fmt import fmt_number, fmt_time, plural, truncate
 from ..model.analyses.critical.queue import LaunchQueues, StreamQueue
 from ..model.analyses.kernel_roles import runs_on
 from ..model.analyses.kernels import KernelRow
-from ..names import shorten
+from ..text.fmt import fmt_number, fmt_time, plural, truncate
+from ..text.names import shorten
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 110

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt_memory, fmt_time, truncate
 from ..model.analyses.memory import DeviceMemory, MemOp
+from ..text.fmt import fmt_memory, fmt_time, truncate
 from .base import KEEP, Column
 
 NO_MEMORY = "no memory events: capture with profile_memory=True (tracetui profile --profile-memory)"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time, truncate
 from ..model.analyses.op_kernels import OpKernels
-from ..names import shorten_names
+from ..text.fmt import fmt_time, truncate
+from ..text.names import shorten_names
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 120

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
 from ..model.analyses.ops import OpRow, OpsTable
+from ..text.fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 55  # torch's name column

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_time
 from ..model.analyses.critical.queue import FULL_LEVEL, FULL_MIN
 from ..model.analyses.queues import LATE_START_NS, SLOW_CALL_NS, QueueRow
+from ..text.fmt import fmt_time
 from .base import KEEP, Column, Field
 
 NAME_WIDTH = 40

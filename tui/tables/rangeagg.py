@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_dur
 from ..model.analyses.rangeagg import RangeRow
+from ..text.fmt import fmt_dur
 from .base import KEEP, Column
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from ..fmt import fmt_time
 from ..model.analyses.ranks import Job, RankRow
-from ..names import shorten
+from ..text.fmt import fmt_time
+from ..text.names import shorten
 from .base import KEEP, Column, Field
 from .summary import TYPICAL_RULE, step_fields
 

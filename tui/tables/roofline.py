@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
+from ..text.fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
 from .base import FULL, KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 60

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt_memory, fmt_time, truncate
 from ..model.snapshot.join import Joined, JoinRow
 from ..model.snapshot.report import DeviceReport, FrameRow, OomRow, SnapshotReport
+from ..text.fmt import fmt_memory, fmt_time, truncate
 from .base import KEEP, Column
 
 NAME_WIDTH = 70

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt_memory, truncate
 from ..model.snapshot.diff import DeviceDiff, FrameChange, SnapshotDiff
+from ..text.fmt import fmt_memory, truncate
 from .base import KEEP, Column
 
 NAME_WIDTH = 70

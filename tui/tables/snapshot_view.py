@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..fmt import fmt_dur, fmt_memory, fmt_memory_short, plural
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
 from ..model.snapshot.report import FrameRow, label_of
 from ..model.snapshot.state import FREE, UNKNOWN, State
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short, plural
 from .snapshot import pool_name, stream_name, when
 
 ORIGIN = {

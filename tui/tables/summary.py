@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..fmt import fmt_time, plural
 from ..model.analyses.graphs.replay import GraphStats
 from ..model.analyses.host_collectives import HostCollectives
 from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step, TypicalStep
+from ..text.fmt import fmt_time, plural
 from .base import KEEP, Column
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead

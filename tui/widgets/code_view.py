@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from .. import pace
+from ..appkit import pace
 from ..model.analyses.code import CodeTable
 from ..model.analyses.results import Results
 from ..model.view.icicle import Icicle

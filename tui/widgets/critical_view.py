@@ -22,8 +22,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from .. import faults, pace
-from ..fmt import plural
+from ..appkit import faults, pace
 from ..model.analyses.critical import CriticalPath
 from ..model.analyses.critical.groups import PathGroup, path_groups
 from ..model.analysis import Analysis
@@ -31,6 +30,7 @@ from ..model.trace import Trace
 from ..tables import critical as C
 from ..tables import critical_path as P
 from ..tables.base import Column
+from ..text.fmt import plural
 from .failures import ReportsFailedWorkers
 from .rows_view import RowsView, sort_bindings
 

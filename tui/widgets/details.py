@@ -9,14 +9,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..model.analyses.details import Details, Launched
 from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
 from ..model.analyses.roofline.achieved import EventRoof
-from ..names import short_name, shorten, shorten_names
 from ..tables.explain import note as explain_note
 from ..tables.roofline import fmt_count, fmt_rate
+from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
+from ..text.names import short_name, shorten, shorten_names
 
 MAX_ARG_CHARS = 160
 NAME_WIDTH = 60  # a kernel's name in a list, cut at a word with … (f shows them in full)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.worker import Worker, WorkerState
 
-from .. import faults
+from ..appkit import faults
 
 
 class ReportsFailedWorkers:

@@ -9,9 +9,9 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..fmt import fmt_dur
 from ..model.view.icicle import ALL, Icicle, Span, Width
-from ..names import shorten
+from ..text.fmt import fmt_dur
+from ..text.names import shorten
 from .paint import color_of, style, text_on
 
 BLANK = Style(bgcolor="#15181c")

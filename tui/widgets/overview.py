@@ -8,15 +8,15 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..fmt import fmt_memory, fmt_time, plurals
 from ..model.analyses.explain.readings import fact_readings, readings
 from ..model.analyses.results import Results
 from ..model.steps import is_slow
-from ..names import shorten, shorten_names
 from ..tables import summary as S
 from ..tables.explain import note as explain_note
 from ..tables.explain_savings import biggest_saving, headline, what_if_line
 from ..tables.summary import has_device_steps, shown_steps, typical_note
+from ..text.fmt import fmt_memory, fmt_time, plurals
+from ..text.names import shorten, shorten_names
 
 BAR = "█"
 TOP = 5

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 
-from ..messages import PHASES
+from ..appkit.messages import PHASES
 
 WHAT = {
     "decode": "decode the JSON into columns",

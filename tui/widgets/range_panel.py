@@ -6,10 +6,10 @@ in the middle first, so an 80-column terminal still reads the counts and times.
 
 from __future__ import annotations
 
-from ..fmt import fmt_dur
 from ..model.analyses.rangeagg import RangeRow
 from ..tables.base import fit
 from ..tables.rangeagg import COLUMNS
+from ..text.fmt import fmt_dur
 from .lazy_table import LazyTable, TextColumns
 from .rows_view import FittedSource
 

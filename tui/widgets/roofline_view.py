@@ -17,11 +17,11 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from .. import pace
-from ..fmt import fmt_time, plural
+from ..appkit import pace
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.peaks import peak
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
+from ..text.fmt import fmt_time, plural
 
 BLANK = Style(bgcolor="#15181c")
 AXIS = Style(color="#8a8f98", bgcolor="#15181c")

@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from .. import pace
-from ..fmt import plural
+from ..appkit import pace
 from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
+from ..text.fmt import plural
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable, frozen_room
 

@@ -7,8 +7,8 @@ import math
 from rich.text import Text
 from textual.widget import Widget
 
-from ..fmt import fmt_dur, fmt_tick
 from ..model.view.viewport import Viewport
+from ..text.fmt import fmt_dur, fmt_tick
 from .timeline import GUTTER
 
 MIN_TICK_CELLS = 12

@@ -10,9 +10,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import fmt_dur
 from ..model.tracks import lane_titles
-from ..names import short_name, shorten
+from ..text.fmt import fmt_dur
+from ..text.names import short_name, shorten
 
 NOTHING = "Nothing selected: ← → (h l) or a click selects an event"
 

@@ -18,12 +18,12 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..fmt import fmt_memory, fmt_memory_short
 from ..model.snapshot.columns import Snapshot
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.report import DeviceMemory, label_of
 from ..model.snapshot.state import END, FREE, State, state_at
 from ..tables.snapshot import stream_name
+from ..text.fmt import fmt_memory, fmt_memory_short
 from .failures import ReportsFailedWorkers
 from .paint import SELECTED, style
 from .snapshot_timeline import frame_color
@@ -112,7 +112,7 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
             return "at the end (when the snapshot was taken)"
         if self.entry < 0:
             return "before the history"
-        from ..fmt import fmt_dur
+        from ..text.fmt import fmt_dur
 
         return (
             f"at {fmt_dur(self.times[self.entry] - self.times[0])} (entry {self.entry + 1:,}), rebuilt from the history"

@@ -17,11 +17,11 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.snapshot.frames import BEFORE_HISTORY, Namer
 from ..model.snapshot.report import DeviceMemory, label_of
 from ..model.snapshot.timeline import EMPTY, Grid, Span, allocation_at, grid, span_cells
 from ..model.view.viewport import Viewport, fit, pan, resize, zoom
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
 from .failures import ReportsFailedWorkers
 from .paint import MATCH, SELECTED, color_of, style, text_on
 
@@ -414,7 +414,7 @@ def frame_color(frame: str) -> Color:
 
 def _labels(v: Viewport, origin: int, step: int, timed: bool = True) -> str:
     """Tick labels, relative to origin, at multiples of step (entry numbers on an axis of entries)."""
-    from ..fmt import fmt_tick
+    from ..text.fmt import fmt_tick
 
     out = [" "] * v.width
     t = ((v.t0 - origin) // step + 1) * step + origin

@@ -14,7 +14,6 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..fmt import fmt_dur, fmt_memory, fmt_memory_short
 from ..model.analyses.critical.queue import queue_series
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
@@ -32,6 +31,7 @@ from ..model.view.series import (
     value_at,
 )
 from ..model.view.viewport import Viewport, fit, frame, pan, resize, span_view, zoom
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)

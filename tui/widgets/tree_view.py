@@ -10,9 +10,9 @@ from textual.widgets import Tree
 from textual.widgets._tree import TOGGLE_STYLE
 from textual.widgets.tree import TreeNode
 
-from ..fmt import fmt_dur
 from ..model.analyses.calltree import CallTree, Node
-from ..names import shorten
+from ..text.fmt import fmt_dur
+from ..text.names import shorten
 
 KIND_STYLE = {
     "steps": "bold #e5c07b",

@@ -1,7 +1,7 @@
 """A tab holding one view: "computing …" until its results are ready, then the view, made exactly once.
 
 What a view needs, how it is made and what it says when the trace has nothing for it come from its
-ViewSpec (tui/screens/views.py). A result that failed to compute, or a view that failed to build,
+ViewSpec (tui/views/registry.py). A result that failed to compute, or a view that failed to build,
 is said in this pane, with the log file that holds the traceback; the other views carry on.
 """
 

@@ -1,0 +1,98 @@
+"""Lane names: a CPU lane says CPU (its thread's name below), no two lanes share a title; memory lanes say
+allocated or reserved at any width."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import SAMPLES, X, write_trace
+
+from tui.model import load_trace
+from tui.model.analyses.results import Results
+from tui.model.tracks import lane_titles
+from tui.model.view.lanes import LaneIndex, layout_lines
+from tui.model.view.series import memory_series, series_label
+
+BERT = SAMPLES / "h100-bert-small.json.gz"
+
+
+def test_cpu_lanes_say_cpu_with_the_thread_name_below_and_never_share_a_title():
+    a = Results(load_trace(str(BERT), use_cache=False))
+    for structure in (a, a.frameless):  # p: frames shown and hidden
+        lines = layout_lines(LaneIndex(structure))
+        titles = [line.label for line in lines if line.kind == "row" and line.depth == 0]
+        assert len(titles) == len(set(titles))
+        cpu = [t for t in a.trace.tracks if t.kind == "cpu" and t.events]
+        names = lane_titles(cpu)
+        assert all(names[t.id][0].startswith("CPU ") and t.name in names[t.id][1] for t in cpu)
+        subtitles = [line.label for line in lines if line.kind == "row" and line.depth == 1]
+        assert "python main thread · tid" in " ".join(subtitles)
+        assert any(title.startswith("GPU ") for title in titles)
+
+
+def test_two_main_threads_get_two_titles(tmp_path):
+    events = [
+        X("a", 0, 10, pid=5, tid=5),  # tid == pid: the main thread
+        X("b", 0, 10, pid=5, tid=9),
+        {"ph": "M", "name": "thread_name", "pid": 5, "tid": 9, "args": {"name": "pt_main_thread"}},
+    ]
+    t = load_trace(write_trace(tmp_path / "t.json", events), use_cache=False)
+    cpu = [tr for tr in t.tracks if tr.kind == "cpu"]
+    assert [tr.name for tr in cpu] == ["python main thread", "python main thread"]  # both read as the main thread
+    titles = lane_titles(cpu)
+    assert sorted(v[0] for v in titles.values()) == ["CPU main thread (tid 5)", "CPU main thread (tid 9)"]
+
+
+def test_memory_lanes_say_allocated_or_reserved_at_any_width():
+    a = Results(load_trace(str(BERT), use_cache=False))
+    lanes = memory_series(a.memory_curves)
+    cuda = [s for s in lanes if s.label.startswith("cuda:0")]
+    assert [s.label for s in cuda] == ["cuda:0 allocated", "cuda:0 reserved"]
+    for room in range(1, 30):
+        alloc, resv = (series_label(s, room) for s in cuda)
+        assert len(alloc) <= room and len(resv) <= room and alloc != resv
+        assert alloc in ("cuda:0 allocated", "cuda:0 alloc", "cuda:0 A", "allocated", "alloc", "A"), alloc
+        assert resv in ("cuda:0 reserved", "cuda:0 resv", "cuda:0 R", "reserved", "resv", "R"), resv
+    assert series_label(cuda[0], 9) == "cuda:0 A" and series_label(cuda[1], 9) == "cuda:0 R"  # the device kept
+    assert series_label(cuda[0], 7) == "alloc" and series_label(cuda[1], 7) == "resv"
+    assert np.array_equal(cuda[0].values, a.memory_curves[1].allocated.astype(float))
+
+
+def test_memory_lanes_keep_their_value_at_80_columns():
+    """At 80x24 the gutter is 16 columns: each memory lane keeps its device, its kind and its value at the cursor."""
+    from tui.text.fmt import fmt_memory_short
+    from tui.widgets.timeline import Timeline, gutter_for
+
+    a = Results(load_trace(str(BERT), use_cache=False))
+    g = gutter_for(79)
+    for s in memory_series(a.memory_curves):
+        value = Timeline.format_value(s, float(s.values.max()), short=True)
+        assert value == fmt_memory_short(s.values.max()) and len(value) <= 5
+        label = series_label(s, g - len(value) - 2)
+        assert s.label.split()[0] in label or len(s.label.split()[0]) > g - len(value) - 4, (label, value)
+    assert [fmt_memory_short(b) for b in (0, 512 << 10, 87.5 * 2**20, 116 * 2**20, 1.25 * 2**30)] == [
+        "0B",
+        "512K",
+        "87.5M",
+        "116M",
+        "1.25G",
+    ]
+
+
+def test_a_thread_is_named_by_what_the_trace_says_not_called_the_main_thread():
+    """BERT's pid 0 is its GPU's; the Python frames Kineto put on its thread 0 are tqdm's monitor thread."""
+    a = Results(load_trace(str(BERT), use_cache=False))
+    tqdm = next(t for t in a.trace.tracks if t.kind == "cpu" and t.pid == 0 and t.tid == 0)
+    assert tqdm.name == "thread 0 (python3)"  # tid == pid, but pid 0 holds a GPU's streams: not a process's main
+    titles = LaneIndex(a).titles
+    assert titles[tqdm.id] == ("CPU tqdm thread", "thread 0 (python3)")
+    main = next(t for t in a.trace.tracks if t.name == "python main thread")
+    assert titles[main.id][0] == "CPU main thread" and main.pid == 19392
+
+
+def test_package_of_a_frame():
+    from tui.model.tracks import package_of
+
+    assert package_of("tqdm/_monitor.py(60): run") == "tqdm"
+    assert package_of("/usr/lib/python3/site-packages/torch/nn/modules/module.py(1501): _call_impl") == "torch"
+    assert package_of("threading.py(1032): _bootstrap") == ""  # the standard library's bootstrap says nothing
+    assert package_of("<string>(1): <module>") == "" and package_of("aten::mm") == ""
