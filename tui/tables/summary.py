@@ -149,7 +149,8 @@ def missing_line(s: Summary) -> str:
 def graph_line(g: GraphStats) -> str:
     """12 launches replay 5,046 device activities (28% of device time); 2.9 us of launch CPU each, 8.0 us eager ..."""
     text = (
-        f"{g.launches:,} launches replay {g.kernels:,} device activities ({g.share:.0%} of device time); "
+        f"{plural(g.launches, 'launch', 'launches')} replay{'s' if g.launches == 1 else ''} "
+        f"{g.kernels:,} device activities ({g.share:.0%} of device time); "
         f"{fmt_time(g.cost_per_kernel_us)} of launch CPU per activity"
         + (f" against {fmt_time(g.eager_median_us)} eager" if g.eager_launches else "")
         + f", {g.launches_saved:,} launch calls saved"
