@@ -39,6 +39,8 @@ def test_one_front_door_opens_traces():
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert found == []
     opened = [
-        p for p in ("tui/cli/options.py", "tui/app.py", "tracetui/_trace.py") if "open_trace" in (root / p).read_text()
+        p
+        for p in ("tui/cli/options.py", "tui/app/__init__.py", "tracetui/_trace.py")
+        if "open_trace" in (root / p).read_text()
     ]
-    assert opened == ["tui/cli/options.py", "tui/app.py", "tracetui/_trace.py"]
+    assert opened == ["tui/cli/options.py", "tui/app/__init__.py", "tracetui/_trace.py"]

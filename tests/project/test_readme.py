@@ -185,7 +185,7 @@ def test_the_viewers_lines_quoted_are_what_the_model_says_of_the_bert_sample():
 
 def test_the_keymap_example_names_real_binding_ids():
     from tui.app import TraceApp
-    from tui.appkit.bindings import known_ids
+    from tui.app.bindings import known_ids
 
     [toml] = blocks("toml")
     ids = re.findall(r'^"([\w.]+)"\s*=', toml, re.MULTILINE)

@@ -31,7 +31,7 @@ DATA_NAME = re.compile(r"^[\w./-]+\.(tcss|css|toml|json|gz|md|txt|typed|csv)$") 
 
 
 def source_files() -> set[str]:
-    """Every file under the packages' folders (no caches), as the wheel names it: tui/app.tcss."""
+    """Every file under the packages' folders (no caches), as the wheel names it: tui/app/app.tcss."""
     found = set()
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*"):
@@ -62,7 +62,7 @@ def shipped_samples() -> set[str]:
 
 def test_the_scan_finds_the_files_the_code_opens():
     named = named_data_files()
-    assert {"tui/app.tcss", "tui/model/data/gpus.toml"} <= named
+    assert {"tui/app/app.tcss", "tui/model/data/gpus.toml"} <= named
     assert all(name in source_files() for name in named)
 
 

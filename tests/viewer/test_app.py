@@ -265,7 +265,7 @@ async def test_details_show_the_explain_note_and_overview_lists_findings():
 
 
 def test_every_binding_has_an_id_and_a_description():
-    from tui.appkit.bindings import bound_classes
+    from tui.app.bindings import bound_classes
 
     classes = bound_classes(TraceApp)
     for cls in classes:

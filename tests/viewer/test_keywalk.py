@@ -17,8 +17,8 @@ from conftest import SAMPLES, press_settled, wait_for_main
 from textual.binding import Binding
 
 from tui.app import TraceApp
+from tui.app.bindings import bound_classes
 from tui.appkit import faults
-from tui.appkit.bindings import bound_classes
 from tui.screens.compare import CompareScreen
 from tui.screens.main import MainScreen
 

@@ -237,7 +237,7 @@ def snapshot_keys() -> list[str]:
     """Every key the snapshot screen and its widgets answer to, and what a user presses besides."""
     from textual.binding import Binding
 
-    from tui.appkit.bindings import _snapshot_classes
+    from tui.app.bindings import _snapshot_classes
 
     keys = {
         k.strip() for c in _snapshot_classes() for b in c.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")

@@ -51,7 +51,7 @@ def test_overview_narrow_snapshot(snap_compare):
 @pytest.fixture
 def legend_seen(isolated_cache):
     """The first-open legend was read: the 80x24 snapshots show the view, not the toast over it."""
-    from tui.appkit.keymap import SEEN, config_dir
+    from tui.app.keymap import SEEN, config_dir
 
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / SEEN).touch()

@@ -13,16 +13,16 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
-from .appkit import pace
-from .appkit.keymap import first_open
-from .appkit.messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
-from .screens.loading import LoadingScreen, lanes_first
-from .screens.main import FRAME_LEVELS_SHOWN, MainScreen
-from .widgets.failures import ReportsFailedWorkers
-from .widgets.plain import PlainNotifications
+from ..appkit import pace
+from ..appkit.messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
+from ..screens.loading import LoadingScreen, lanes_first
+from ..screens.main import FRAME_LEVELS_SHOWN, MainScreen
+from ..widgets.failures import ReportsFailedWorkers
+from ..widgets.plain import PlainNotifications
+from .keymap import first_open
 
 if TYPE_CHECKING:
-    from .model.loading import Notice
+    from ..model.loading import Notice
 
 PROGRESS_EVERY_S = 0.1
 
@@ -33,14 +33,14 @@ class LoadCancelled(Exception):
 
 def captures_beside(path: str) -> list[Path]:
     """The captures in the folder of a trace file, newest first ([] when its folder is not a set of captures)."""
-    from .model.load.folder import list_captures
+    from ..model.load.folder import list_captures
 
     parent = Path(path).parent
     return list_captures(parent) if Path(path).is_file() else []
 
 
 def _is_snapshot(path: str) -> bool:
-    from .model.snapshot.read import is_snapshot
+    from ..model.snapshot.read import is_snapshot
 
     return is_snapshot(path)
 
@@ -49,7 +49,7 @@ class ViewCommands(Provider):
     """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
     def _commands(self):
-        from .views.registry import COMPARE, MAIN
+        from ..views.registry import COMPARE, MAIN
 
         app = self.app
         screen = next((s for s in reversed(app.screen_stack) if hasattr(s, "action_view")), None)  # under the palette
@@ -121,7 +121,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         screenshot_dir: str | None = None,
     ) -> None:
         super().__init__()
-        from .model.load.parts import prepare_workers
+        from ..model.load.parts import prepare_workers
 
         prepare_workers([*paths, *([str(watch)] if watch else [])])  # before Textual captures stderr
         self.paths, self.use_cache, self.compare = paths, use_cache, compare
@@ -136,24 +136,24 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self.keymap_overrides: dict[str, str] = {}
 
     def on_unmount(self) -> None:
-        from .process.gcpolicy import release
+        from ..process.gcpolicy import release
 
         release()
 
     def on_mount(self) -> None:
-        from .appkit.bindings import known_ids
-        from .appkit.keymap import load_keymap
+        from .bindings import known_ids
+        from .keymap import load_keymap
 
         self.keymap_overrides, self.keymap_problem = load_keymap(known_ids(type(self)))
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         if self.watch_folder is not None:
-            from .screens.watch import WatchScreen
+            from ..screens.watch import WatchScreen
 
             self.push_screen(WatchScreen(self.watch_folder, self.use_cache, self.interval))
             return
         if not self.compare and _is_snapshot(self.paths[0]):  # an allocator snapshot: its own screen loads it
-            from .screens.snapshot import SnapshotScreen
+            from ..screens.snapshot import SnapshotScreen
 
             self.push_screen(SnapshotScreen(self.paths[0], self.use_cache))
             return
@@ -214,8 +214,8 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
-        from .model.loading import open_trace
-        from .model.view.lanes import LaneIndex
+        from ..model.loading import open_trace
+        from ..model.view.lanes import LaneIndex
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
@@ -236,8 +236,8 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading two traces", exit_on_error=False)
     def load_pair(self, a: str, b: str) -> None:
-        from .model.analyses.diff import diff
-        from .model.loading import open_trace
+        from ..model.analyses.diff import diff
+        from ..model.loading import open_trace
 
         def job() -> CompareLoaded:
             first = open_trace(a, cache=self.use_cache, progress=self._reporter("decode", 0.0, 0.5)).results
@@ -247,7 +247,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         self._run_load(job)
 
     def on_compare_loaded(self, message: CompareLoaded) -> None:
-        from .screens.compare import CompareScreen  # imported when needed: the first paint waits for no more
+        from ..screens.compare import CompareScreen  # imported when needed: the first paint waits for no more
 
         self.switch_screen(CompareScreen(message.diff, message.labels))
 
@@ -267,7 +267,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
         if first_open():
-            from .screens.help import LEGEND
+            from ..screens.help import LEGEND
 
             self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
@@ -291,7 +291,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
 
     def home(self):
         """The watch strip under the viewer, when tracetui was started by `watch` (else None)."""
-        from .screens.watch import WatchScreen
+        from ..screens.watch import WatchScreen
 
         return next((s for s in self.screen_stack if isinstance(s, WatchScreen)), None)
 
@@ -311,7 +311,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
             self.exit()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen, help_sections
+        from ..screens.help import HelpScreen, help_sections
 
         if isinstance(self.screen, HelpScreen):
             return
