@@ -61,7 +61,7 @@ def together(n: int, fn: Callable[[int], object]) -> list[object]:
 
 def leftovers(root: Path) -> list[Path]:
     """What a writer left in the cache besides entries, sources and lock files: temporary files and folders."""
-    return [p for p in root.rglob(".*") if p.name not in (".", "..")]
+    return [p for p in root.rglob(".*") if not p.name.startswith(".tracetui-")]  # (the folders of locks, sources)
 
 
 # --- the mechanisms ---------------------------------------------------------------------------------------

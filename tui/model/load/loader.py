@@ -16,6 +16,7 @@ from ..trace import LoadReport, Trace
 from ..tracks import build_tracks
 from . import behind, cache
 from .bounds import bound
+from .cachedir import unzipped_file
 from .folder import merge_ranks, no_traces
 from .locate import open_source
 from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, merge_parts, worker_count
@@ -59,7 +60,7 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
     the cache directory cannot be written, and the trace's report says so. A file that cannot be read leaves
     nothing behind, not the file it was unzipped to either. While a command writes behind (behind.py), the entry
     is written beside what follows, and the entry's lock is handed to that writer."""
-    unzipped = entry.with_suffix(".src.json") if entry else None
+    unzipped = unzipped_file(entry) if entry else None
     try:
         trace = parse_file(p, unzipped, progress)
     except BaseException:  # an unreadable file, or an interrupt: no unzipped copy is left without its entry
