@@ -331,10 +331,10 @@ class Trace:
 
     @_once
     def _locked(self) -> Session:
-        """A session whose queries can read or write no file, and cannot change that (the MCP server's)."""
-        from tui.sql import Session
+        """A session whose queries only read, no file among them, each within the time limit (the MCP server's)."""
+        from tui.sql import Session, timeout_setting
 
-        return self._sharing(Session(self.results, locked=True))
+        return self._sharing(Session(self.results, locked=True, timeout_s=timeout_setting()))
 
     def _sharing(self, session: Session) -> Session:
         session._event_columns, session._tracks = self._event_columns, self._lanes
