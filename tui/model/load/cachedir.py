@@ -124,6 +124,7 @@ def tag(folder: Path) -> None:
     """Mark a folder as tracetui's (written whole, then renamed: a tag is never half there)."""
     fd, tmp = tempfile.mkstemp(prefix=_TAG_TEMP, dir=folder)
     try:
+        os.fchmod(fd, 0o644)  # (mkstemp's is the owner's only: a tag is for anyone to read)
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(TAG_TEXT)
         os.replace(tmp, folder / TAG)

@@ -67,7 +67,12 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
         if unzipped is not None:
             unzipped.unlink(missing_ok=True)
         raise
-    if lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
+    if unzipped is not None and trace.buffers:  # a gzip trace unzipped in memory: an entry could not read it back
+        trace.report.cache_problem = (
+            f"the cache directory {cache.cache_root()} has no room for the unzipped trace; it was read in memory "
+            "and nothing was cached"
+        )
+    elif lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
         behind.write(p, trace, lock.pop_all())
     elif entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
@@ -150,6 +155,7 @@ def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = N
 
 def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
     src = open_source(path, gunzip_to)
+    gunzip_to = src.unzipped  # None where the disk could not take the unzipped bytes: they are in memory
     chunks = split_chunks(src)
     workers = worker_count(src.end - src.start)
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves
