@@ -202,6 +202,18 @@ async def test_endless_queries_are_stopped_and_other_calls_answer_meanwhile(isol
     assert 6 <= took < 30
 
 
+async def test_absurd_numbers_and_a_catastrophic_regex_answer(isolated_cache):
+    """A window from -1e308 to 1e308 is the whole trace; a pattern that backtracks for minutes in Python's re
+    answers at once (RE2); a pattern that needs backtracking is one line."""
+    async with serve(isolated_cache) as client:
+        everything = await call(client, "events_in_range", trace=BERT, start_us=-1e308, end_us=1e308, limit=1)
+        assert everything["page"]["total"] == 2060
+        began = asyncio.get_running_loop().time()
+        found = await call(client, "search_events", trace=BERT, name="^(a+)+$")
+        assert found["page"]["total"] == 0 and asyncio.get_running_loop().time() - began < 10
+        assert "linear time" in await failure(client, "search_events", trace=BERT, name="(a)\\1")
+
+
 async def test_critical_with_what_if(isolated_cache):
     t = tracetui.load(BERT)
     whole = t.critical(what_if=["launch=0"])

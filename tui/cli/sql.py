@@ -50,7 +50,7 @@ def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
     p.add_argument("query", metavar="QUERY", nargs="?", help="the query (none: a prompt, or the statements on stdin)")
     p.add_argument("--schema", action="store_true", help="list every table and column with what it means")
     format_opt(p, MODES)
-    p.add_argument("--max-rows", type=int, default=1000, metavar="N", help="rows shown as text or md (0: all)")
+    p.add_argument("--max-rows", type=_rows, default=1000, metavar="N", help="rows shown as text or md (0: all)")
     p.add_argument(
         "--writable",
         action="store_true",
@@ -85,6 +85,20 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if not sys.stdin.isatty():
         return shell.script(sys.stdin.read())
     return Prompt(shell, args.trace).loop()
+
+
+MAX_ROWS = 1 << 40  # more rows than any answer holds: a larger count means all of them
+
+
+def _rows(text: str) -> int:
+    """--max-rows: a whole number, 0 or more (one past any answer's rows counts as all)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of rows, 0 or more (0: all), not {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a whole number of rows, 0 or more (0: all), not {text!r}")
+    return min(n, MAX_ROWS)
 
 
 def _timeout(seconds: float | None) -> float | None:
