@@ -191,11 +191,16 @@ def test_copy_reaches_no_file_even_in_duckdbs_temporary_folder(tmp_path, monkeyp
 
 
 def test_a_locked_sessions_memory_is_limited(monkeypatch):
+    import duckdb
+
     monkeypatch.setenv("TRACETUI_SQL_MEMORY_GB", "0.5")
     s = Session(tracetui.load(BERT).results, locked=True)
     assert s.query("SELECT current_setting('memory_limit')").rows == [("476.8 MiB",)]
-    with pytest.raises(QueryError, match="locked"):
-        s.query("PRAGMA memory_limit = '64GB'")
+    with pytest.raises(QueryError, match="read-only"):
+        s.query("PRAGMA memory_limit = '64GB'")  # (DuckDB reads it as SET)
+    cur = s.cursor()
+    with pytest.raises(duckdb.Error, match="locked"):  # and a connection of its own cannot change it either
+        cur.execute("SET memory_limit = '64GB'")
 
 
 def test_an_endless_query_is_stopped_at_its_time_limit_and_the_session_goes_on():
