@@ -170,8 +170,9 @@ def _closes_events(buf, start: int, close: int) -> bool | None:
 
 def is_event_text(text: bytes) -> bool:
     """Is this JSON object an event (it has a "ph")? Also when it holds what the decoders refuse but an event may
-    hold, to be skipped for it with a reason: NaN or Infinity (the standard library reads them), or nesting past
-    what they walk (cut first)."""
+    hold, to be skipped for it with a reason, or repaired as the decode repairs it: NaN or Infinity (the standard
+    library reads them), nesting past what they walk (cut first), a raw control character in a string or bad
+    UTF-8 (read as the decode's repair reads them: the last event of a whole file so written is no cut)."""
     try:
         _PHASE_ONLY.decode(text)
         return True
@@ -180,7 +181,7 @@ def is_event_text(text: bytes) -> bool:
     if text.count(b"[") + text.count(b"{") > NESTING:
         text, _ = cut_deep(text, NESTING)
     try:
-        item = json.loads(text)
+        item = json.loads(text.decode("utf-8", "replace"), strict=False)  # strict=False: control characters
     except (ValueError, RecursionError):
         return False
     return isinstance(item, dict) and isinstance(item.get("ph"), str)
