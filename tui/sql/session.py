@@ -168,8 +168,13 @@ class Session:
         cur, has = self._registered(*(taken or (self.con.cursor(), set())))
         stopped = threading.Event()
         timer = None
+
+        def stop() -> None:
+            stopped.set()
+            cur.interrupt()
+
         if self.timeout_s is not None:
-            timer = threading.Timer(self.timeout_s, lambda: (stopped.set(), cur.interrupt()))
+            timer = threading.Timer(self.timeout_s, stop)
             timer.daemon = True
             timer.start()
         try:
