@@ -59,7 +59,12 @@ def _platform_folder() -> Path:
 def cache_root() -> Path:
     """Where the cache is: the folder asked for when it is (or may become) tracetui's, else its subfolder."""
     home = cache_home()
-    return home if _may_take(home) else home / SUBFOLDER
+    if is_tagged(home):
+        return home
+    sub = home / SUBFOLDER
+    if is_tagged(sub):  # (before looking through a folder of someone else's files, each time)
+        return sub
+    return home if _may_take(home) else sub
 
 
 def _may_take(folder: Path) -> bool:
