@@ -314,8 +314,11 @@ def _readline(words: list[str]):
     readline.parse_and_bind("tab: complete")
 
     def save() -> None:
+        from ..model.load.cachedir import ensure_root
+
+        if not ensure_root():  # (made and tagged as the cache's own, never a bare folder)
+            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             readline.set_history_length(1000)
             readline.write_history_file(path)
         except OSError:
