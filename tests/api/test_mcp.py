@@ -183,23 +183,29 @@ async def test_sql_cannot_change_what_later_calls_read(isolated_cache):
 
 
 async def test_endless_queries_are_stopped_and_other_calls_answer_meanwhile(isolated_cache):
-    """Four never-ending queries at once: a summary call made beside them answers at once, and each query is
-    stopped at the time limit (TRACETUI_SQL_TIMEOUT_S) and answered as a timeout."""
+    """Four never-ending queries at once: a summary call made beside them answers while they run, and each query
+    is stopped at the time limit (TRACETUI_SQL_TIMEOUT_S) and answered as a timeout."""
     endless = "SELECT count(*) FROM range(1e15::BIGINT) a, range(1e15::BIGINT) b"
-    async with serve(isolated_cache, TRACETUI_SQL_TIMEOUT_S="6") as client:
+    async with serve(isolated_cache, TRACETUI_SQL_TIMEOUT_S="8") as client:
         want = await call(client, "summary", trace=BERT)  # the trace open, its summary known
         loop = asyncio.get_running_loop()
         began = loop.time()
-        queries = [asyncio.ensure_future(failure(client, "sql", trace=BERT, query=endless)) for _ in range(4)]
-        await asyncio.sleep(1.0)
+        ended: list[float] = []
+
+        async def stopped() -> str:
+            text = await failure(client, "sql", trace=BERT, query=endless)
+            ended.append(loop.time())
+            return text
+
+        queries = [asyncio.ensure_future(stopped()) for _ in range(4)]
+        await asyncio.sleep(0.5)
         assert await call(client, "summary", trace=BERT) == want
         assert await call(client, "sql", trace=BERT, query="SELECT count(*) AS n FROM steps")
-        answered = loop.time() - began
-        stopped = await asyncio.gather(*queries)
-        took = loop.time() - began
-    assert answered < 5.5, f"the summary waited on the endless queries ({answered:.1f} s)"
-    assert all("stopped after 6 s, its time limit" in text for text in stopped), stopped
-    assert 6 <= took < 30
+        answered = loop.time()
+        texts = await asyncio.gather(*queries)
+    assert answered < min(ended), f"the summary waited on the endless queries ({answered - began:.1f} s)"
+    assert all("stopped after 8 s, its time limit" in text for text in texts), texts
+    assert 8 <= max(ended) - began < 60
 
 
 async def test_absurd_numbers_and_a_catastrophic_regex_answer(isolated_cache):
