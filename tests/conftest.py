@@ -28,7 +28,10 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
+    from tui.model.load.cachedir import tag
+
     cache = tmp_path_factory.mktemp("cache")
+    tag(cache)  # tracetui's own (its config folder, made inside it first, would make it someone else's)
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
     monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(cache / "config"))  # no user keymap, a fresh first open
     return cache

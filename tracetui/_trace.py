@@ -67,6 +67,7 @@ class Trace:
     def __init__(self, opened: Opened) -> None:
         self._opened = opened
         self._guard = threading.RLock()  # builds the _once attributes
+        self._stamp = _identity(opened.path)  # the file (or folder's files) as loaded
 
     def __repr__(self) -> str:
         return f"<tracetui.Trace {self.path!r}: {self.results.trace.n:,} events>"
@@ -78,8 +79,17 @@ class Trace:
 
     @property
     def warnings(self) -> list[str]:
-        """What loading skipped or refused, one line each (the CLI prints them as `tracetui: warning: ...`)."""
-        return self._opened.warnings
+        """What loading skipped or refused, one line each (the CLI prints them as `tracetui: warning: ...`); and,
+        once the file changes after it was loaded, that the answers are of the trace as it was."""
+        changed = _identity(self._opened.path) != self._stamp
+        return (
+            self._opened.warnings
+            + [
+                f"{self.path}: changed since it was loaded; the answers are of the trace as it was loaded, and the "
+                "args of its events may no longer be read (tracetui.load it again)"
+            ]
+            * changed
+        )
 
     @property
     def notes(self) -> list[str]:
@@ -331,10 +341,10 @@ class Trace:
 
     @_once
     def _locked(self) -> Session:
-        """A session whose queries can read or write no file, and cannot change that (the MCP server's)."""
-        from tui.sql import Session
+        """A session whose queries only read, no file among them, each within the time limit (the MCP server's)."""
+        from tui.sql import Session, timeout_setting
 
-        return self._sharing(Session(self.results, locked=True))
+        return self._sharing(Session(self.results, locked=True, timeout_s=timeout_setting()))
 
     def _sharing(self, session: Session) -> Session:
         session._event_columns, session._tracks = self._event_columns, self._lanes
@@ -352,6 +362,24 @@ def _page(ids: np.ndarray, offset: int, limit: int) -> np.ndarray:
     """limit ids from offset (limit 0: all from offset)."""
     start = _count(offset, "offset")
     return ids[start : start + limit] if _count(limit) else ids[start:]
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple:
+    """A file's size, mtime and inode (a folder's: each of its files'), to tell that it changed (() unreadable)."""
+    from tui.model.samples import resolve
+
+    try:
+        real = Path(resolve(os.fspath(path)))
+        if real.is_dir():
+            return tuple(sorted((p.name, *_stat(p)) for p in real.iterdir() if p.is_file()))
+        return _stat(real)
+    except (OSError, ValueError):
+        return ()
+
+
+def _stat(p: Path) -> tuple[int, int, int]:
+    st = p.stat()
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def load(path: str | os.PathLike[str], *, cache: bool = True, graph_capture: str | None = None) -> Trace:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 import subprocess
 import sys
 from contextlib import asynccontextmanager
@@ -31,9 +33,9 @@ TOOLS = {
 
 
 @asynccontextmanager
-async def serve(cache: Path):
-    """The server as an agent starts it (tracetui mcp), its cache in the test's."""
-    env = {"TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+async def serve(cache: Path, **settings: str):
+    """The server as an agent starts it (tracetui mcp), its cache in the test's (and these settings)."""
+    env = {"TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), **settings}
     params = StdioServerParameters(command=sys.executable, args=["-m", "tui.cli", "mcp"], env=env, cwd=str(ROOT))
     async with Client(params, read_timeout_seconds=120) as client:
         yield client
@@ -154,12 +156,68 @@ async def test_sql_reads_and_writes_no_file(isolated_cache, tmp_path):
             f"ATTACH '{tmp_path / 'x.db'}'",
         ):
             text = await failure(client, "sql", trace=BERT, query=query)
-            assert "disabled by configuration" in text or "locked" in text, text
+            assert "disabled by configuration" in text or "read-only" in text, text
         assert (await call(client, "sql", trace=BERT, query="SELECT count(*) AS n FROM events"))["rows"] == [
             {"n": 2060}
         ]
     assert not target.exists() and not (tmp_path / "x.db").exists()
     assert {p.name for p in tmp_path.iterdir()} == set()  # nothing written beside the trace or anywhere asked
+
+
+async def test_sql_cannot_change_what_later_calls_read(isolated_cache):
+    """DROP and CREATE are refused (the summary table agrees with the summary tool after them), and so are a
+    transaction's end and a second statement."""
+    async with serve(isolated_cache) as client:
+        before = await call(client, "sql", trace=BERT, query="SELECT * FROM kernels ORDER BY name")
+        for query in (
+            "DROP TABLE kernels",
+            "CREATE OR REPLACE TABLE kernels AS SELECT * FROM kernels LIMIT 1",
+            "DROP VIEW events",
+            "COMMIT; DROP VIEW events",
+            "SELECT 1; DROP VIEW events",
+        ):
+            assert "read-only" in await failure(client, "sql", trace=BERT, query=query)
+        assert await call(client, "sql", trace=BERT, query="SELECT * FROM kernels ORDER BY name") == before
+        n = await call(client, "sql", trace=BERT, query="SELECT count(*) AS n FROM events")
+        assert n["rows"] == [{"n": 2060}]
+
+
+async def test_endless_queries_are_stopped_and_other_calls_answer_meanwhile(isolated_cache):
+    """Four never-ending queries at once: a summary call made beside them answers while they run, and each query
+    is stopped at the time limit (TRACETUI_SQL_TIMEOUT_S) and answered as a timeout."""
+    endless = "SELECT count(*) FROM range(1e15::BIGINT) a, range(1e15::BIGINT) b"
+    async with serve(isolated_cache, TRACETUI_SQL_TIMEOUT_S="8") as client:
+        want = await call(client, "summary", trace=BERT)  # the trace open, its summary known
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        ended: list[float] = []
+
+        async def stopped() -> str:
+            text = await failure(client, "sql", trace=BERT, query=endless)
+            ended.append(loop.time())
+            return text
+
+        queries = [asyncio.ensure_future(stopped()) for _ in range(4)]
+        await asyncio.sleep(0.5)
+        assert await call(client, "summary", trace=BERT) == want
+        assert await call(client, "sql", trace=BERT, query="SELECT count(*) AS n FROM steps")
+        answered = loop.time()
+        texts = await asyncio.gather(*queries)
+    assert answered < min(ended), f"the summary waited on the endless queries ({answered - began:.1f} s)"
+    assert all("stopped after 8 s, its time limit" in text for text in texts), texts
+    assert 8 <= max(ended) - began < 60
+
+
+async def test_absurd_numbers_and_a_catastrophic_regex_answer(isolated_cache):
+    """A window from -1e308 to 1e308 is the whole trace; a pattern that backtracks for minutes in Python's re
+    answers at once (RE2); a pattern that needs backtracking is one line."""
+    async with serve(isolated_cache) as client:
+        everything = await call(client, "events_in_range", trace=BERT, start_us=-1e308, end_us=1e308, limit=1)
+        assert everything["page"]["total"] == 2060
+        began = asyncio.get_running_loop().time()
+        found = await call(client, "search_events", trace=BERT, name="^(a+)+$")
+        assert found["page"]["total"] == 0 and asyncio.get_running_loop().time() - began < 10
+        assert "linear time" in await failure(client, "search_events", trace=BERT, name="(a)\\1")
 
 
 async def test_critical_with_what_if(isolated_cache):
@@ -243,7 +301,7 @@ async def test_many_calls_at_once_answer_as_each_call_made_alone_cold_then_warm(
         async with serve(cache) as client:
             got = await answers(client, made, at_once=True)
         assert [k for k, (g, a) in enumerate(zip(got, alone, strict=True)) if g != a] == []
-    assert not [p for p in cache.rglob(".*")], "temporary files left in the cache"
+    assert not [p for p in cache.rglob(".*") if not p.name.startswith(".tracetui-")], "temporary files left"
 
 
 HTA = SHARED / "hta-2022-11-v100-ddp-memory-216k" / "df_index_resolver.json.gz"
@@ -407,3 +465,26 @@ async def test_a_call_cancelled_while_it_waits_gives_its_turn_on():
     waiter.cancel()
     await asyncio.gather(waiter, return_exceptions=True)
     assert turns.free == 1 and not turns.waiting
+
+
+def test_a_rank_file_rewritten_in_place_is_not_served_stale(tmp_path):
+    """A folder whose rank file is rewritten in place (the folder's own stat unchanged, the file's size and
+    mtime put back) is opened again: the open-trace key holds each file's identity."""
+    from tui.cli.mcp.traces import Traces
+
+    folder = tmp_path / "job"
+    shutil.copytree(SAMPLES / "hta-2rank", folder)
+    rank1 = folder / "sampled_rank-1.json.gz"
+    traces = Traces(cache=True)
+    first = traces.get(str(folder))
+    assert traces.get(str(folder)) is first  # kept open
+    folder_st, st = folder.stat(), rank1.stat()
+    other = (folder / "sampled_rank-0.json.gz").read_bytes()  # rank 0's events, cut to rank 1's size
+    data = other[: st.st_size] + b"\0" * max(0, st.st_size - len(other))
+    with open(rank1, "r+b") as f:  # in place: the same inode, the same size
+        f.write(bytes(data))
+    os.utime(rank1, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.utime(folder, ns=(folder_st.st_atime_ns, folder_st.st_mtime_ns))
+    assert (rank1.stat().st_size, rank1.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    again = traces.get(str(folder))
+    assert again is not first and again.results.trace.n != first.results.trace.n

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -146,10 +147,92 @@ def test_a_locked_session_reads_and_writes_no_file(tmp_path):
     assert s.query("SELECT count(*) FROM events").rows == [(2060,)]  # still answers
 
 
+def test_a_locked_session_cannot_change_what_later_queries_read(tmp_path, monkeypatch):
+    """DROP, CREATE, INSERT, a transaction's end, EXPLAIN ANALYZE of a DROP, a second statement after a SELECT:
+    refused or undone, so every later query reads the tables as they were made."""
+    s = Session(tracetui.load(BERT).results, locked=True)
+    kernels = s.query("SELECT name, total_us FROM kernels ORDER BY name").rows
+    refused = [
+        "DROP TABLE kernels",
+        "DROP VIEW events",
+        "CREATE TABLE kernels2 AS SELECT 1 AS x",
+        "CREATE OR REPLACE VIEW kernels AS SELECT 'fake' AS name, 1.0 AS total_us",
+        "CREATE TEMP TABLE t AS SELECT 1 AS x",
+        "CREATE MACRO m(a) AS a",
+        "SELECT 1; DROP VIEW events",
+        "COMMIT; DROP VIEW events",
+        "BEGIN",
+        "SET threads = 1",
+        "DETACH memory",
+        "USE system",
+        "CHECKPOINT",
+    ]
+    for query in refused:
+        with pytest.raises(QueryError, match="read-only|locked|disabled") as caught:
+            s.query(query)
+        assert "\n" not in str(caught.value), query
+    s.query("EXPLAIN ANALYZE DROP VIEW events")  # it runs the DROP, inside a transaction rolled back after
+    assert s.query("SELECT name, total_us FROM kernels ORDER BY name").rows == kernels
+    assert s.query("SELECT count(*) FROM events").rows == [(2060,)]
+    assert s.query("SELECT count(*) FROM duckdb_tables() WHERE NOT internal AND temporary").rows == [(0,)]
+
+
+def test_copy_reaches_no_file_even_in_duckdbs_temporary_folder(tmp_path, monkeypatch):
+    """DuckDB lets COPY write into its temporary folder (.tmp/ in the working folder) with external access off:
+    a locked session has none, and refuses COPY before that."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    s = Session(tracetui.load(BERT).results, locked=True)
+    for query in ("COPY (SELECT 'echo pwned') TO '.tmp/x.sh'", "SELECT * FROM read_text('.tmp/x.sh')"):
+        with pytest.raises(QueryError):
+            s.query(query)
+    assert s.query("SELECT current_setting('temp_directory')").rows == [("",)]
+    assert list(tmp_path.rglob("*")) == [tmp_path / ".tmp"]
+
+
+def test_a_locked_sessions_memory_is_limited(monkeypatch):
+    import duckdb
+
+    monkeypatch.setenv("TRACETUI_SQL_MEMORY_GB", "0.5")
+    s = Session(tracetui.load(BERT).results, locked=True)
+    assert s.query("SELECT current_setting('memory_limit')").rows == [("476.8 MiB",)]
+    with pytest.raises(QueryError, match="read-only"):
+        s.query("PRAGMA memory_limit = '64GB'")  # (DuckDB reads it as SET)
+    cur = s.cursor()
+    with pytest.raises(duckdb.Error, match="locked"):  # and a connection of its own cannot change it either
+        cur.execute("SET memory_limit = '64GB'")
+
+
+def test_an_endless_query_is_stopped_at_its_time_limit_and_the_session_goes_on():
+    s = Session(tracetui.load(BERT).results, locked=True, timeout_s=1.0)
+    began = time.monotonic()
+    with pytest.raises(QueryError, match=r"stopped after 1 s, its time limit"):
+        s.query("SELECT count(*) FROM range(1e15::BIGINT) a, range(10) b")
+    assert 0.9 < time.monotonic() - began < 10
+    assert s.query("SELECT count(*) FROM events").rows == [(2060,)]
+
+
+def test_the_cli_is_read_only_and_bounded_unless_asked(tmp_path, capsys):
+    assert main(["sql", str(BERT), "DROP TABLE kernels"]) == 2
+    err = capsys.readouterr().err
+    assert "read-only" in err and "--writable" in err and err.count("\n") == 1
+    assert main(["sql", "--timeout", "0.5", str(BERT), "SELECT count(*) FROM range(1e15::BIGINT)"]) == 2
+    assert "stopped after 0.5 s" in capsys.readouterr().err
+    assert main(["sql", "--timeout", "-1", str(BERT), "SELECT 1"]) == 2
+    assert "--timeout" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # (argparse's usage error)
+        main(["sql", "--max-rows", "1e21", str(BERT), "SELECT 1"])
+    assert usage.value.code == 2 and "--max-rows: a whole number of rows" in capsys.readouterr().err
+    assert main(["sql", "--max-rows", str(10**23), str(BERT), "SELECT 1 AS one"]) == 0  # more than any answer: all
+    assert "1 row" in capsys.readouterr().out
+
+
 def test_the_cli_writes_files_when_asked(tmp_path, capsys):
-    """The command line is the user's own shell: COPY ... TO a file works there (to Parquet, CSV, ...)."""
+    """The command line is the user's own shell: COPY ... TO a file works there, asked for (to Parquet, CSV, ...)."""
     out = tmp_path / "kernels.csv"
-    assert main(["sql", str(BERT), f"COPY (SELECT name, total_us FROM kernels) TO '{out}' (HEADER)"]) == 0
+    query = f"COPY (SELECT name, total_us FROM kernels) TO '{out}' (HEADER)"
+    assert main(["sql", str(BERT), query]) == 2 and not out.exists()
+    assert main(["sql", "--writable", str(BERT), query]) == 0
     written = list(csv.reader(io.StringIO(out.read_text())))
     assert written[0] == ["name", "total_us"] and [r[0] for r in written[1:]] == [
         r["name"] for r in tracetui.load(BERT).kernels()["rows"]

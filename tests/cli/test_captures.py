@@ -151,6 +151,7 @@ def test_watch_skips_half_written_and_corrupt_files_and_goes_on(tmp_path):
     watcher.mark_bad(bad)
     assert watcher.poll() == ([], [])  # told once; the bad one not offered again
     half.write_bytes(whole)
+    assert watcher.poll() == ([], [])  # seen being written: whole once its size holds over two polls
     assert watcher.poll() == ([half], [])
     assert summarize(half, use_cache=False).steps == 2
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,7 +51,7 @@ def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path):
 def test_no_cache_writes_nothing(tmp_path, isolated_cache):
     path = copy_sample(tmp_path)
     load_trace(path, use_cache=False)
-    assert list(isolated_cache.iterdir()) == []
+    assert [p.name for p in isolated_cache.iterdir()] == ["CACHEDIR.TAG"]  # (the fixture's tag only)
 
 
 def test_unwritable_cache_dir_still_loads(tmp_path, monkeypatch):
@@ -74,10 +75,14 @@ def test_plain_json_is_cached_and_args_still_read_from_the_trace(tmp_path):
     assert event_args(again, kernel) == event_args(first, kernel) and "correlation" in event_args(again, kernel)
 
 
-def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cache, monkeypatch):
-    import tui.model.load.cache as cache
+def _entries(root):
+    return [d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")]
 
-    monkeypatch.setattr(cache, "KEEP_ENTRIES", 2)
+
+def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cache, monkeypatch):
+    import tui.model.load.cachedir as cachedir
+
+    monkeypatch.setattr(cachedir, "KEEP_ENTRIES", 2)
     paths = []
     for k in range(4):
         p = tmp_path / f"t{k}.json.gz"
@@ -86,15 +91,15 @@ def test_old_entries_are_pruned_when_a_new_one_is_written(tmp_path, isolated_cac
         paths.append(p)
         load_trace(p)  # writing the entry prunes the older ones
         os.utime(entry_dir(p), (1000 + k, 1000 + k))  # the write order, as mtimes (coarse clocks tie)
-    left = sorted(d.name for d in isolated_cache.iterdir() if d.is_dir())
+    left = sorted(d.name for d in _entries(isolated_cache))
     assert left == sorted(entry_dir(p).name for p in paths[2:])
-    assert sorted(f.name for f in isolated_cache.glob("*.src.json")) == sorted(
-        entry_dir(p).name + ".src.json" for p in paths[2:]
+    assert sorted(f.name for f in (isolated_cache / ".tracetui-unzipped").glob("*.json")) == sorted(
+        entry_dir(p).name + ".json" for p in paths[2:]
     )
 
 
 def test_entries_beyond_the_disk_budget_are_pruned_the_newest_always_stays(tmp_path, isolated_cache, monkeypatch):
-    import tui.model.load.cache as cache
+    import tui.model.load.cachedir as cache
 
     paths = []
     for k in range(3):
@@ -104,13 +109,13 @@ def test_entries_beyond_the_disk_budget_are_pruned_the_newest_always_stays(tmp_p
         load_trace(p)
         os.utime(entry_dir(p), (1000 + k, 1000 + k))
     one = cache._size(entry_dir(paths[0]))
-    assert one > 100_000 and len([d for d in isolated_cache.iterdir() if d.is_dir()]) == 3
+    assert one > 100_000 and len(_entries(isolated_cache)) == 3
     monkeypatch.setenv("TRACETUI_CACHE_MAX_GB", str(1.5 * one / 1e9))  # room for one entry and a half
     cache.prune(isolated_cache)
-    assert [d.name for d in isolated_cache.iterdir() if d.is_dir()] == [entry_dir(paths[2]).name]
+    assert [d.name for d in _entries(isolated_cache)] == [entry_dir(paths[2]).name]
     monkeypatch.setenv("TRACETUI_CACHE_MAX_GB", "0")
     cache.prune(isolated_cache)  # the newest stays, whatever the budget
-    assert [d.name for d in isolated_cache.iterdir() if d.is_dir()] == [entry_dir(paths[2]).name]
+    assert [d.name for d in _entries(isolated_cache)] == [entry_dir(paths[2]).name]
 
 
 def _results(path):
@@ -215,15 +220,15 @@ def test_what_a_killed_run_left_in_the_cache_goes_after_a_day(isolated_cache, tm
     import os
     import time
 
-    from tui.model.load import cache
+    from tui.model.load import cachedir
 
-    old, fresh = isolated_cache / ".parts-old", isolated_cache / ".parts-fresh"
+    assert cachedir.ensure_root() and cachedir.cache_root() == isolated_cache
+    old, fresh = (cachedir.own_tempdir(".parts-", isolated_cache) for _ in range(2))
     for folder in (old, fresh):
-        folder.mkdir()
         (folder / "part-1.bin").write_bytes(b"x")
     day_ago = time.time() - 2 * 24 * 3600
     os.utime(old, (day_ago, day_ago))
-    cache.prune(isolated_cache)
+    cachedir.prune(isolated_cache)
     assert not old.exists() and fresh.exists()  # a decode may be writing the fresh one right now
 
 
@@ -233,19 +238,21 @@ def test_a_killed_writers_partial_files_and_the_locks_of_gone_entries_go_after_a
     import os
     import time
 
-    from tui.model.load import cache
-    from tui.model.load.flight import one_writer
+    from tui.model.load import cachedir
+    from tui.model.load.flight import one_writer, private_file
 
+    assert cachedir.ensure_root()
     day_ago = time.time() - 2 * 24 * 3600
-    old_part, fresh_part = isolated_cache / ".ab.src.json.1.2.x.part", isolated_cache / ".cd.src.json.1.2.y.part"
-    orphan, kept, held = (isolated_cache / f"{k}.lock" for k in ("gone", "there", "busy"))
-    (isolated_cache / "there").mkdir()
-    for f in (old_part, fresh_part, orphan, kept, held):
+    unzipped, locks = isolated_cache / ".tracetui-unzipped", isolated_cache / ".tracetui-locks"
+    old_part, fresh_part = (Path(private_file(unzipped / f"{k * 32}.json")[1]) for k in ("a", "b"))
+    orphan, kept, held = (locks / f"{k * 32}.lock" for k in ("c", "d", "e"))
+    cachedir.own_tempdir(".tmp-old-", isolated_cache).rename(isolated_cache / ("d" * 32))
+    for f in (orphan, kept, held):
         f.write_bytes(b"")
     for f in (old_part, orphan, kept, held):
         os.utime(f, (day_ago, day_ago))
     with one_writer(held, wait_s=1):
         os.utime(held, (day_ago, day_ago))  # taken long ago, still held
-        cache.prune(isolated_cache)
+        cachedir.prune(isolated_cache)
     assert not old_part.exists() and not orphan.exists()
     assert fresh_part.exists() and kept.exists() and held.exists()

@@ -124,13 +124,14 @@ def test_an_interrupt_leaves_no_traceback_and_no_unzipped_copy(tmp_path, isolate
     monkeypatch.setattr(loader, "parse_file", interrupted)
     assert main(["summary", str(path)]) == 130
     assert capsys.readouterr().err == ""
-    assert not list(isolated_cache.glob("*.src.json")), "an unzipped copy was left without its entry"
+    assert not list(isolated_cache.glob(".tracetui-unzipped/*.json")), "an unzipped copy was left without its entry"
 
 
 def test_an_unzipped_copy_whose_entry_was_never_written_goes_after_a_day(tmp_path, isolated_cache):
     path = copy_sample(tmp_path, BERT)
     assert main(["summary", str(path), "--format", "json"]) == 0
-    orphan, kept = isolated_cache / ("0" * 32 + ".src.json"), entry_dir(path).with_suffix(".src.json")
+    unzipped = isolated_cache / ".tracetui-unzipped"
+    orphan, kept = unzipped / ("0" * 32 + ".json"), unzipped / (entry_dir(path).name + ".json")
     orphan.write_text("{}")
     day_ago = time.time() - 25 * 3600
     for f in (orphan, kept):

@@ -12,7 +12,7 @@ KEEP_BYTES = 1 << 20  # the log is started again past this size
 
 def log_path() -> Path:
     """The log file, in the cache directory (TRACETUI_CACHE_DIR moves it)."""
-    from ..model.load.cache import cache_root
+    from ..model.load.cachedir import cache_root
 
     return cache_root() / LOG_NAME
 
@@ -28,8 +28,11 @@ def record(what: str, exc: BaseException) -> Path:
     path = log_path()
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
     body = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    from ..model.load.cachedir import ensure_root
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not ensure_root():  # the cache folder, made and tagged as tracetui's (a bare one would not be its own)
+            return path
         mode = "w" if path.exists() and path.stat().st_size > KEEP_BYTES else "a"
         with path.open(mode) as f:
             f.write(f"--- {stamp} {what}\n{body}\n")

@@ -21,10 +21,11 @@ interactive prompt (a statement runs when it ends with ; or at an empty line), o
 prompt would take them: each statement's answer as it runs, dot commands (.mode csv) included; the first error
 stops it with its line number (exit 2). --schema lists every table and column with its meaning (no TRACE needed).
 Event ids are the same as in every other output.
-defaults: --format text, --max-rows 1000, the on-disk cache.
+defaults: --format text, --max-rows 1000, the on-disk cache; a read-only session (SELECT, EXPLAIN, PRAGMA; no file
+read or written) and a 30 s limit per query.
 examples: tracetui sql trace.json "SELECT name, count(*) AS n, sum(dur_us) FROM events WHERE kind = 'kernel'
           GROUP BY name ORDER BY 3 DESC LIMIT 10"
-          tracetui sql trace.json "COPY events TO 'events.parquet'"     (any file DuckDB writes)
+          tracetui sql --writable trace.json "COPY events TO 'events.parquet'"   (any file DuckDB writes)
           printf '.mode csv\\nSELECT * FROM steps;\\n' | tracetui sql trace.json"""
 HELP = """\
 .tables          the tables
@@ -49,7 +50,18 @@ def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
     p.add_argument("query", metavar="QUERY", nargs="?", help="the query (none: a prompt, or the statements on stdin)")
     p.add_argument("--schema", action="store_true", help="list every table and column with what it means")
     format_opt(p, MODES)
-    p.add_argument("--max-rows", type=int, default=1000, metavar="N", help="rows shown as text or md (0: all)")
+    p.add_argument("--max-rows", type=_rows, default=1000, metavar="N", help="rows shown as text or md (0: all)")
+    p.add_argument(
+        "--writable",
+        action="store_true",
+        help="a session whose statements may change the tables and read and write files (COPY ... TO, CREATE)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="stop a query after S seconds (default TRACETUI_SQL_TIMEOUT_S, else 30; 0: never)",
+    )
     trace_opts(p)
     return p
 
@@ -66,12 +78,40 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from ..sql import Session
 
     _check_duckdb()
-    shell = Shell(Session(load(args.trace, args.no_cache)), args.format, args.max_rows)
+    session = Session(load(args.trace, args.no_cache), locked=not args.writable, timeout_s=_timeout(args.timeout))
+    shell = Shell(session, args.format, args.max_rows)
     if args.query is not None:  # one statement or several, each answered in turn
         return shell.script(args.query)
     if not sys.stdin.isatty():
         return shell.script(sys.stdin.read())
     return Prompt(shell, args.trace).loop()
+
+
+MAX_ROWS = 1 << 40  # more rows than any answer holds: a larger count means all of them
+
+
+def _rows(text: str) -> int:
+    """--max-rows: a whole number, 0 or more (one past any answer's rows counts as all)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of rows, 0 or more (0: all), not {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a whole number of rows, 0 or more (0: all), not {text!r}")
+    return min(n, MAX_ROWS)
+
+
+def _timeout(seconds: float | None) -> float | None:
+    """A query's time limit: the option's (0: none), else the setting's."""
+    import math
+
+    from ..sql import timeout_setting
+
+    if seconds is None:
+        return timeout_setting()
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--timeout must be a number of seconds, 0 or more (got {seconds:g})")
+    return seconds or None
 
 
 def _check_duckdb() -> None:
@@ -274,8 +314,11 @@ def _readline(words: list[str]):
     readline.parse_and_bind("tab: complete")
 
     def save() -> None:
+        from ..model.load.cachedir import ensure_root
+
+        if not ensure_root():  # (made and tagged as the cache's own, never a bare folder)
+            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             readline.set_history_length(1000)
             readline.write_history_file(path)
         except OSError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mmap
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -103,6 +104,15 @@ class LoadReport:
         return "; ".join(parts) or None
 
 
+def file_stamp(path: str) -> tuple[int, int] | None:
+    """A file's size and mtime (None: it cannot be read)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
 @dataclass
 class Trace:
     """A whole trace (or a folder of per-rank traces) as numpy columns."""
@@ -124,6 +134,18 @@ class Trace:
     buffers: dict[int, bytes | mmap.mmap] = field(default_factory=dict, repr=False)  # unzipped sources, no cache
     store: Store | None = field(default=None, repr=False)  # where derived data is kept (the cache entry)
     job: dict | None = None  # a folder of ranks: how their clocks were lined up (None for one file)
+    # each source as it was when the trace was made (size, mtime): args are read from it later, by offset
+    stamps: list[tuple[int, int] | None] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.stamps:
+            self.stamps = [file_stamp(s) for s in self.sources]
+
+    def changed_source(self, src: int) -> bool:
+        """Has source `src` changed (or gone) since the trace was made? (One kept in memory never does.)"""
+        if src in self.buffers or src >= len(self.stamps):
+            return False
+        return file_stamp(self.sources[src]) != self.stamps[src]
 
     @property
     def n(self) -> int:

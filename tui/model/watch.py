@@ -1,7 +1,8 @@
 """Watch a folder of captures (a tensorboard_trace_handler folder during training): new complete files, in order.
 
-A file counts once it is complete: its size and mtime have held still for SETTLE_S and it holds a
-whole JSON document (for gzip, a whole stream). A file still being written is skipped with a note
+A file counts once it is complete: its size and mtime have held still over two polls (or, at the first look,
+for SETTLE_S) and it holds a whole JSON document, an object or a legacy top-level array (for gzip, a whole
+stream): a trace written in pieces is never read half-written, whatever its last byte. A file still being written is skipped with a note
 and looked at again on the next poll; one that has not changed for STALLED_S and still is not whole is
 corrupt, said once and skipped until it changes, as is one that is whole but cannot be read. Each
 capture is summarized to a row: its steps, typical step time and verdict.
@@ -9,11 +10,15 @@ capture is summarized to a row: its steps, typical step time and verdict.
 
 from __future__ import annotations
 
+import mmap
+import os
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from .errors import TraceError
 from .load.folder import newest_first, trace_files
@@ -56,32 +61,60 @@ def summarize(path: Path, use_cache: bool = True) -> CaptureRow:
 
 
 def is_complete(path: Path) -> bool:
-    """Does the file hold a whole document: a gzip stream to its end, JSON closed by its last brace?"""
+    """Does the file hold a whole JSON document (an object, or a legacy top-level array of events)? A document
+    cut short is not; one whole but malformed is (the load says what is wrong with it). A gzip file is
+    unzipped to check (in memory, within the memory's limit; past it, a whole stream whose text ends closed)."""
     try:
         with open(path, "rb") as f:
             magic = f.read(2)
-            if magic != b"\x1f\x8b":
-                size = f.seek(0, 2)
-                f.seek(max(size - TAIL_BYTES, 0))
-                return f.read().rstrip().endswith(b"}")
             f.seek(0)
-            return _gzip_complete(f)
-    except OSError:
+            if magic == b"\x1f\x8b":
+                return _gzip_complete(f)
+            if os.fstat(f.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _whole(data)
+    except (OSError, ValueError):
         return False
 
 
+def _whole(data) -> bool:
+    """A whole JSON document (scanned, not built: msgspec checks the syntax of what it skips); one cut short is
+    not; a malformed one is when it ends closed (a raw control byte in a name: the loader salvages those)."""
+    try:
+        msgspec.json.decode(data, type=msgspec.Raw)
+    except msgspec.DecodeError as exc:
+        if "truncated" in str(exc):
+            return False
+        return bytes(data[-TAIL_BYTES:]).rstrip().endswith((b"}", b"]"))
+    return True
+
+
 def _gzip_complete(f) -> bool:
+    from .load.guard import inflate_limit
+
+    limit, _ = inflate_limit(None)
     dec = zlib.decompressobj(wbits=31)
-    tail = b""
+    parts: list[bytes] = []
+    size, tail = 0, b""
     try:
         while block := f.read(1 << 20):
             data = dec.decompress(block)
+            size += len(data)
+            if size <= limit:
+                parts.append(data)
+            else:
+                parts.clear()
             tail = (tail + data)[-TAIL_BYTES:] if data else tail
             if dec.eof:
                 break
     except zlib.error:
         return True  # whole but corrupt: complete, and the load says what is wrong with it
-    return dec.eof and (tail + dec.flush()).rstrip().endswith(b"}")
+    if not dec.eof:
+        return False
+    if size <= limit:
+        return _whole(b"".join(parts) + dec.flush())  # (the tail is the text's own)
+    return (tail + dec.flush()).rstrip().endswith((b"}", b"]"))
 
 
 @dataclass
@@ -89,6 +122,11 @@ class _Seen:
     stamp: tuple[int, int]  # (size, mtime_ns)
     state: str = "new"  # new, writing, done, bad
     polls: int = 0
+
+
+def before_first(seen: _Seen) -> bool:
+    """Is this the first look at the file (never seen written to)?"""
+    return seen.state == "new"
 
 
 @dataclass
@@ -126,11 +164,15 @@ class Watcher:
         stamp = (st.st_size, st.st_mtime_ns)
         seen = self.seen.get(f)
         if seen is None or seen.stamp != stamp:
+            before = seen
             seen = self.seen[f] = _Seen(stamp)
+            if before is not None and before.state == "writing":
+                seen.state = "writing"  # still the same write: said once
         elif seen.state in ("done", "bad"):
             return seen.state
         seen.polls += 1
-        settled = seen.polls >= 2 or self.clock() - st.st_mtime >= SETTLE_S
+        # Settled: the same size and mtime over two polls, or, at the first look, nothing written for a while.
+        settled = seen.polls >= 2 or (before_first(seen) and self.clock() - st.st_mtime >= SETTLE_S)
         if not (settled and is_complete(f)):
             if self.clock() - st.st_mtime >= STALLED_S:  # it stopped growing long ago: no writer will finish it
                 seen.state = "bad"

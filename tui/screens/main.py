@@ -24,6 +24,7 @@ from ..model.analyses.ops import table_name
 from ..model.analyses.results import Results
 from ..model.analysis import Analysis
 from ..model.load import behind
+from ..model.pattern import NOTHING, BadPattern, Matcher, compile_name_pattern
 from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..process.gcpolicy import keep_long_lived
@@ -272,8 +273,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     def search(self, pattern: str) -> bool:
         """Start highlighting the events matching pattern (in a worker); False for a bad expression."""
         try:
-            rx = re.compile(pattern or "(?!)", re.IGNORECASE)
-        except re.error as exc:
+            rx = compile_name_pattern(pattern) if pattern else NOTHING
+        except BadPattern as exc:
             self.notify(f"bad regular expression: {exc}", severity="error")
             return False
         self._close_search()
@@ -286,7 +287,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.focus_view()
 
     @work(thread=True, exclusive=True, group="search", description="Searching event names", exit_on_error=False)
-    def find(self, pattern: str, rx: re.Pattern) -> None:
+    def find(self, pattern: str, rx: Matcher) -> None:
         pace.post(self, SearchDone(pattern, navigate.search(self.structure, rx)))
 
     def on_search_done(self, message: SearchDone) -> None:

@@ -1,8 +1,13 @@
 """A DuckDB session on one trace's tables (schema.py), each registered when a query first names it, so a query pays
 only for what it reads.
 
-A locked session (the MCP server's) runs with DuckDB's external access off and its settings locked: a query
-reads and writes no file, and cannot turn that back on.
+A locked session (the MCP server's, and `tracetui sql`'s unless asked for a writable one) cannot change or hang
+anything: DuckDB's external access is off, nothing spills to a temporary folder (temp_directory empty), memory
+is limited (memory_limit) and the settings are locked, so a query reads and writes no file and cannot turn that
+back on; only statements that read run (SELECT, EXPLAIN, PRAGMA: no DROP, CREATE, COPY ... TO, ATTACH, SET),
+each in a transaction rolled back after it (EXPLAIN ANALYZE of a statement that writes undoes it too), so
+every query sees the tables as they were made. Any session's query may have a time limit (timeout_s): past
+it the query is stopped (DuckDB's interrupt()) and answered as a timeout.
 
 A session serves many threads. Its tables are built once, under a lock, on the session's own connection
 (`con`), which runs no query. A query runs on a cursor (a connection to the same database) that no other query
@@ -30,6 +35,9 @@ from .schema import TABLES
 if TYPE_CHECKING:
     import duckdb
 
+READS = frozenset({"SELECT", "EXPLAIN", "PRAGMA"})  # the statements a locked session runs
+TIMEOUT_S = 30.0  # a query's time limit, where one is set (TRACETUI_SQL_TIMEOUT_S)
+MEMORY_SHARE = 0.25  # of the memory available, for a locked session's DuckDB (TRACETUI_SQL_MEMORY_GB)
 ALL_TABLES = re.compile(r"\b(information_schema|duckdb_\w+|show|describe|summarize|pragma)\b", re.IGNORECASE)
 
 
@@ -41,16 +49,48 @@ class Answer:
     rows: list[tuple]
 
 
-class Session:
-    """A DuckDB database over one trace's tables (locked: no file access, settings fixed), safe for threads."""
+def setting(name: str, default: float) -> float:
+    """A positive number from the environment (TRACETUI_SQL_...), else the default."""
+    import math
+    import os
 
-    def __init__(self, results: Results, locked: bool = False) -> None:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+def timeout_setting() -> float:
+    """The time limit of a query, in seconds: TRACETUI_SQL_TIMEOUT_S, else TIMEOUT_S."""
+    return setting("TRACETUI_SQL_TIMEOUT_S", TIMEOUT_S)
+
+
+def memory_setting() -> int:
+    """A locked session's memory limit in bytes: TRACETUI_SQL_MEMORY_GB, else a share of the memory available."""
+    from ..model.load.guard import memory_available
+
+    return int(setting("TRACETUI_SQL_MEMORY_GB", MEMORY_SHARE * memory_available() / 1e9) * 1e9)
+
+
+class Session:
+    """A DuckDB database over one trace's tables (locked: read-only, no file access, bounded memory, settings
+    fixed), safe for threads; timeout_s: each query's time limit (None: none)."""
+
+    def __init__(self, results: Results, locked: bool = False, timeout_s: float | None = None) -> None:
         import duckdb
 
         self.results: Results = results
+        self.locked, self.timeout_s = locked, timeout_s
         config: dict[str, str | bool | int | float | list[str]] = {}
         if locked:
-            config = {"enable_external_access": False, "autoinstall_known_extensions": False}
+            config = {
+                "enable_external_access": False,
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                "temp_directory": "",  # nothing spills to disk (DuckDB lets COPY write there even without access)
+                "memory_limit": f"{max(memory_setting() // 10**6, 64)}MB",  # (DuckDB's MB: 10**6 bytes)
+            }
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(":memory:", config=config)
         if locked:
             self.con.execute("SET lock_configuration = true")
@@ -121,15 +161,39 @@ class Session:
 
     @contextmanager
     def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A cursor for this query alone: the one the last query left (so one thread keeps one), else a new one."""
+        """A cursor for this query alone: the one the last query left (so one thread keeps one), else a new one.
+        One a query was stopped on is closed, not kept."""
         with self._pool_lock:
             taken = self._idle.pop() if self._idle else None
         cur, has = self._registered(*(taken or (self.con.cursor(), set())))
+        stopped = threading.Event()
+        timer = None
+
+        def stop() -> None:
+            stopped.set()
+            cur.interrupt()
+
+        if self.timeout_s is not None:
+            timer = threading.Timer(self.timeout_s, stop)
+            timer.daemon = True
+            timer.start()
         try:
             yield cur
+        except Exception as exc:
+            if stopped.is_set():
+                raise QueryError(
+                    f"the query was stopped after {self.timeout_s:g} s, its time limit "
+                    "(TRACETUI_SQL_TIMEOUT_S; tracetui sql --timeout)"
+                ) from exc
+            raise
         finally:
-            with self._pool_lock:
-                self._idle.append((cur, has))
+            if timer is not None:
+                timer.cancel()
+            if stopped.is_set():
+                cur.close()
+            else:
+                with self._pool_lock:
+                    self._idle.append((cur, has))
 
     def tables_named(self, query: str) -> list[str]:
         """The tables a query may read: those it names (every one when it asks the catalog)."""
@@ -156,18 +220,51 @@ class Session:
     def _run(self, sql: str, max_rows: int | None) -> Answer:
         import duckdb
 
+        if self.locked:
+            self._reads_only(sql)
         try:
             with self._connection() as con:
-                cur = con.execute(sql)
-                if cur.description is None:
-                    return Answer([], [])
-                rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
-                columns = [d[0] for d in cur.description]
+                if self.locked:
+                    con.begin()  # rolled back after: nothing a query does stays
+                try:
+                    cur = con.execute(sql)
+                    if cur.description is None:
+                        return Answer([], [])
+                    rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+                    columns = [d[0] for d in cur.description]
+                finally:
+                    if self.locked:
+                        _roll_back(con)
         except duckdb.CatalogException:
             raise
         except duckdb.Error as exc:
             raise QueryError(one_line(exc)) from None
         return Answer(columns, [tuple(plain(v) for v in r) for r in rows])
+
+    def _reads_only(self, sql: str) -> None:
+        """QueryError unless every statement of the text only reads (a locked session runs nothing else)."""
+        import duckdb
+
+        try:
+            kinds = [s.type.name for s in self.con.extract_statements(sql)]
+        except duckdb.Error as exc:
+            raise QueryError(one_line(exc)) from None
+        refused = sorted({k for k in kinds if k not in READS})
+        if refused:
+            raise QueryError(
+                f"this SQL session is read-only: only SELECT, EXPLAIN and PRAGMA statements run, not "
+                f"{', '.join(refused)} (tracetui sql --writable runs any)"
+            )
+
+
+def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
+    """End the query's transaction, undoing it (one the query itself ended, or an interrupted one, is gone)."""
+    import duckdb
+
+    try:
+        con.rollback()
+    except duckdb.Error:
+        pass
 
 
 def _unknown_name(exc: Exception) -> str:

@@ -8,7 +8,6 @@ first show and on each resize; what it left out is said above the table, and e s
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from textual import work
@@ -19,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from ..appkit import pace
+from ..model.pattern import BadPattern, Matcher, compile_name_pattern
 from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
 from ..text.fmt import plural
 from .failures import ReportsFailedWorkers
@@ -159,7 +159,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self.name_width = 55
         self.sort_key = self.DEFAULT_SORT
         self.reversed = False  # the sort key pressed again: the other way round
-        self.pattern: re.Pattern | None = None
+        self.pattern: Matcher | None = None
         self.rows: list = []
         self.shown: list = []
         self.every_column = False
@@ -342,8 +342,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            self.pattern = re.compile(event.value, re.IGNORECASE) if event.value else None
-        except re.error as exc:
+            self.pattern = compile_name_pattern(event.value) if event.value else None
+        except BadPattern as exc:
             self.notify(f"bad regular expression: {exc}", severity="error")
             return
         self.query_one(Input).display = bool(event.value)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from .turns import Turns
 
 KEEP_OPEN = 4  # traces kept open between calls (the least recently used is closed first)
-Key = tuple[str, int, int]  # a trace as it is now: its absolute path, size and mtime
+Key = tuple[str, tuple]  # a trace as it is now: its absolute path and the identity of each file in it
+IDENTITY_DEPTH = 2  # a folder's files are looked at this deep (a folder of captures, each a folder of ranks)
+IDENTITY_FILES = 10_000  # and at most this many
 
 
 @dataclass
@@ -32,7 +34,7 @@ class _Loading:
 
 
 class Traces:
-    """The traces the client named, kept open (by path, size and mtime) so a second call loads nothing.
+    """The traces the client named, kept open (by path and each file's identity) so a second call loads nothing.
 
     Calls that name a trace while it loads wait for that one load: on the event loop (ready(), which holds no
     worker while it waits) or in a worker (get())."""
@@ -115,10 +117,31 @@ def _key(path: str) -> Key | None:
 
     try:
         real = resolve(path)
-        st = os.stat(real)
+        os.stat(real)
     except (OSError, ValueError):
         return None
-    return (os.path.abspath(real), st.st_size, st.st_mtime_ns)
+    return (os.path.abspath(real), tuple(_identities(str(real), IDENTITY_DEPTH, [IDENTITY_FILES])))
+
+
+def _identities(path: str, depth: int, left: list[int]) -> list[tuple]:
+    """Each file's identity (name, inode, size, mtime, ctime: any write moves the ctime), a folder's files too
+    down to `depth`: a rank file rewritten in place in a folder whose own stat did not change is a new key."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return [(path,)]
+    found = [(path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)]
+    left[0] -= 1
+    if depth > 0 and os.path.isdir(path):
+        try:
+            names = sorted(os.listdir(path))
+        except OSError:
+            return found
+        for name in names:
+            if left[0] <= 0:
+                break
+            found += _identities(os.path.join(path, name), depth - 1, left)
+    return found
 
 
 def page(doc: dict, key: str, limit: int, offset: int) -> dict:

@@ -13,6 +13,7 @@ from functools import lru_cache
 import msgspec
 import orjson
 
+from ..errors import TraceError
 from ..limits import ARGS_BYTES, NESTING, size_text
 from ..trace import Trace
 from .decode import _repairs
@@ -66,8 +67,18 @@ def _bytes(trace: Trace, src: int, start: int, end: int) -> bytes:
     buf = trace.buffers.get(src)
     if buf is not None:
         return bytes(buf[start:end])
+    unchanged(trace, src)
     with open(trace.sources[src], "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         return bytes(m[start:end])
+
+
+def unchanged(trace: Trace, src: int) -> None:
+    """TraceError unless the source is as it was when the trace was made: its args are read by offset, and a
+    file rewritten since holds other bytes there (they read as no args at all, an empty roofline)."""
+    if trace.changed_source(src):
+        raise TraceError(
+            trace.sources[src], "changed since the trace was loaded: its events' args cannot be read; load it again"
+        )
 
 
 def _split(data: bytes) -> tuple[bytes, ...]:

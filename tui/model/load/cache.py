@@ -1,4 +1,5 @@
-"""On-disk cache keyed by path, size and mtime, never beside the trace: the columns and derived data.
+"""On-disk cache keyed by path, size, mtime and a hash of the file's head and tail, never beside the trace: the
+columns and derived data (in a folder of tracetui's own, see cachedir.py).
 
 An entry holds the trace's columns (.npy, memory-mapped when read back), its header (meta.json,
 with the dtype and length of every column) and, under derived/, what the analyses computed from
@@ -19,8 +20,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -31,40 +30,19 @@ import numpy as np
 from ..columns import Events, Flows, Instants, Table
 from ..trace import LoadReport, Trace
 from ..tracks import Track
+from .cachedir import cache_root, file_key, lock_file, own_tempdir, prune
+from .cachedir import ensure_root as ensure_root  # (the loader's)
 from .flight import one_writer, private_file, remove_lock, writer_tag
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
 FORMAT_VERSION = 16  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
-KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
-KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 WAIT_FOR_WRITER_S = 300.0  # how long an opener waits for another writer of the same entry before writing its own
 
 
-def cache_root() -> Path:
-    """TRACETUI_CACHE_DIR, else the user's cache directory."""
-    env = os.environ.get("TRACETUI_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("tracetui"))
-
-
-def ensure_root() -> bool:
-    """Create the cache directory; False when it cannot be written."""
-    root = cache_root()
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return os.access(root, os.W_OK)
-
-
 def entry_dir(path: Path) -> Path:
-    """The cache entry for a file as it is now (its path, size and mtime)."""
-    st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{FORMAT_VERSION}"
+    """The cache entry for a file as it is now (its path, size, mtime and a hash of its head and tail)."""
+    key = f"{file_key(path)}|{FORMAT_VERSION}"
     return cache_root() / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]  # any file name
 
 
@@ -142,7 +120,7 @@ def writing(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[N
     trace wait here (on_wait called once when they start to), then find the entry written (the block should read
     it again before making it)."""
     entry = entry_dir(path)
-    lock = entry.with_suffix(".lock")
+    lock = lock_file(entry)
     try:
         with one_writer(lock, WAIT_FOR_WRITER_S, on_wait):
             yield
@@ -247,7 +225,7 @@ def commit(path: Path, trace: Trace) -> None:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         if read(path) is None:
-            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{writer_tag()}.", dir=entry.parent))
+            tmp = own_tempdir(f".tmp-{writer_tag()}.", entry.parent)
             _write_entry(tmp, trace)
             _put_in_place(path, tmp, entry)
         prune(entry.parent)
@@ -267,7 +245,7 @@ def _put_in_place(path: Path, tmp: Path, entry: Path) -> None:
         if read(path) is not None:
             shutil.rmtree(tmp, ignore_errors=True)
             return
-    aside = Path(tempfile.mkdtemp(prefix=".tmp-old-", dir=entry.parent))
+    aside = own_tempdir(".tmp-old-", entry.parent)
     try:
         os.replace(entry, aside / "entry")
     except FileNotFoundError:
@@ -279,66 +257,6 @@ def _put_in_place(path: Path, tmp: Path, entry: Path) -> None:
         if read(path) is None:
             raise
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def prune(root: Path, keep: int | None = None) -> None:
-    """Remove the oldest entries (and their unzipped sources) beyond the `keep` (default KEEP_ENTRIES) newest,
-    or beyond the disk budget (KEEP_GB, or TRACETUI_CACHE_MAX_GB)."""
-    keep = KEEP_ENTRIES if keep is None else keep
-    budget = _budget_bytes()
-    _drop_leftovers(root)
-    entries = sorted(
-        (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-        key=lambda p: p.stat().st_mtime,
-        reverse=True,
-    )
-    used = 0
-    for k, entry in enumerate(entries):
-        used += _size(entry)
-        if k >= keep or (k > 0 and used > budget):
-            shutil.rmtree(entry, ignore_errors=True)
-            entry.with_suffix(".src.json").unlink(missing_ok=True)
-            remove_lock(entry.with_suffix(".lock"))
-
-
-def _drop_leftovers(root: Path, older_s: float = 24 * 3600) -> None:
-    """Remove what a killed run left behind, older than a day: half-written entries, decode parts, half-unzipped
-    sources, unzipped sources whose entry was never written, and the lock files of entries that are gone (one a
-    writer holds stays)."""
-    now = time.time()
-    leftovers = (".tmp-*", ".parts-*", ".*.part", "*.lock", "*.src.json")
-    for left in (found for pattern in leftovers for found in root.glob(pattern)):
-        try:
-            if now - left.stat().st_mtime <= older_s:
-                continue
-            if left.name.endswith(".src.json"):
-                if not left.with_name(left.name.removesuffix(".src.json")).is_dir():
-                    left.unlink()
-            elif left.suffix == ".lock":
-                if not left.with_suffix("").is_dir():
-                    remove_lock(left)
-            elif left.is_dir():
-                shutil.rmtree(left, ignore_errors=True)
-            else:
-                left.unlink()
-        except OSError:
-            pass
-
-
-def _budget_bytes() -> float:
-    try:
-        return float(os.environ.get("TRACETUI_CACHE_MAX_GB", KEEP_GB)) * 1e9
-    except ValueError:
-        return KEEP_GB * 1e9
-
-
-def _size(entry: Path) -> int:
-    """Bytes an entry takes on disk, with its unzipped source."""
-    try:
-        files = [f for f in entry.rglob("*") if f.is_file()] + [entry.with_suffix(".src.json")]
-        return sum(f.stat().st_size for f in files if f.exists())
-    except OSError:
-        return 0
 
 
 def _write_entry(tmp: Path, trace: Trace) -> None:

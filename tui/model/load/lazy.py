@@ -21,7 +21,7 @@ import orjson
 
 from ..limits import ARGS_BYTES, NESTING
 from ..trace import Trace
-from .args import NOT_READ, event_args
+from .args import NOT_READ, event_args, unchanged
 from .guard import deepest
 from .source import ChunkReader
 
@@ -134,6 +134,7 @@ def _salvaged(trace: Trace, i: int, key: str) -> bytes | None:
 
 def _reader(trace: Trace, src: int, readers: dict) -> ChunkReader:
     if src not in readers:
+        unchanged(trace, src)
         buf = trace.buffers.get(src)
         readers[src] = ChunkReader(buf=buf) if buf is not None else ChunkReader(Path(trace.sources[src]))
     return readers[src]

@@ -16,6 +16,7 @@ from ..trace import LoadReport, Trace
 from ..tracks import build_tracks
 from . import behind, cache
 from .bounds import bound
+from .cachedir import unzipped_file
 from .folder import merge_ranks, no_traces
 from .locate import open_source
 from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, merge_parts, worker_count
@@ -59,14 +60,19 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
     the cache directory cannot be written, and the trace's report says so. A file that cannot be read leaves
     nothing behind, not the file it was unzipped to either. While a command writes behind (behind.py), the entry
     is written beside what follows, and the entry's lock is handed to that writer."""
-    unzipped = entry.with_suffix(".src.json") if entry else None
+    unzipped = unzipped_file(entry) if entry else None
     try:
         trace = parse_file(p, unzipped, progress)
     except BaseException:  # an unreadable file, or an interrupt: no unzipped copy is left without its entry
         if unzipped is not None:
             unzipped.unlink(missing_ok=True)
         raise
-    if lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
+    if unzipped is not None and trace.buffers:  # a gzip trace unzipped in memory: an entry could not read it back
+        trace.report.cache_problem = (
+            f"the cache directory {cache.cache_root()} has no room for the unzipped trace; it was read in memory "
+            "and nothing was cached"
+        )
+    elif lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
         behind.write(p, trace, lock.pop_all())
     elif entry is None or not cache.write(p, trace):
         trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
@@ -149,6 +155,7 @@ def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = N
 
 def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
     src = open_source(path, gunzip_to)
+    gunzip_to = src.unzipped  # None where the disk could not take the unzipped bytes: they are in memory
     chunks = split_chunks(src)
     workers = worker_count(src.end - src.start)
     on_disk = gunzip_to if src.gz else path  # workers map the (unzipped) file themselves

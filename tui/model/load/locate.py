@@ -23,7 +23,7 @@ from ..limits import NESTING
 from .guard import cut_deep, last_nonblank
 from .head import salvage_head
 from .schema import PhaseOnly, TopLevel
-from .source import EVENT_CUT, GZIP_MAGIC, Source, gunzip, map_file
+from .source import EVENT_CUT, GZIP_MAGIC, Source, inflate, map_file
 
 PROBE_BYTES = 4 << 20  # how far back from the end the array's closing ']' is looked for
 _TOP = msgspec.json.Decoder(TopLevel)
@@ -39,12 +39,12 @@ def open_source(path: Path, gunzip_to: Path | None) -> Source:
             magic = f.read(2)
     except OSError as exc:
         raise TraceError(path, exc.strerror or str(exc)) from None
-    gz_truncated = False
+    gz_truncated, unzipped = False, None
     if magic == GZIP_MAGIC:
-        buf, gz_truncated = gunzip(path, gunzip_to)
+        buf, gz_truncated, unzipped = inflate(path, gunzip_to)
     else:
         buf = map_file(path)
-    src = Source(path=path, buf=buf, gz=magic == GZIP_MAGIC, gz_truncated=gz_truncated)
+    src = Source(path=path, buf=buf, gz=magic == GZIP_MAGIC, gz_truncated=gz_truncated, unzipped=unzipped)
     locate_events(src)
     if src.empty:  # an array of blanks only: nothing there to cut into chunks, however long it is
         src.end = src.start
@@ -170,8 +170,9 @@ def _closes_events(buf, start: int, close: int) -> bool | None:
 
 def is_event_text(text: bytes) -> bool:
     """Is this JSON object an event (it has a "ph")? Also when it holds what the decoders refuse but an event may
-    hold, to be skipped for it with a reason: NaN or Infinity (the standard library reads them), or nesting past
-    what they walk (cut first)."""
+    hold, to be skipped for it with a reason, or repaired as the decode repairs it: NaN or Infinity (the standard
+    library reads them), nesting past what they walk (cut first), a raw control character in a string or bad
+    UTF-8 (read as the decode's repair reads them: the last event of a whole file so written is no cut)."""
     try:
         _PHASE_ONLY.decode(text)
         return True
@@ -180,7 +181,7 @@ def is_event_text(text: bytes) -> bool:
     if text.count(b"[") + text.count(b"{") > NESTING:
         text, _ = cut_deep(text, NESTING)
     try:
-        item = json.loads(text)
+        item = json.loads(text.decode("utf-8", "replace"), strict=False)  # strict=False: control characters
     except (ValueError, RecursionError):
         return False
     return isinstance(item, dict) and isinstance(item.get("ph"), str)

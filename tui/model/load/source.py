@@ -39,15 +39,24 @@ class Source:
     notes: list[str] = field(default_factory=list)  # what salvaging its head lost (see locate.py)
     empty: bool = False  # the events array holds only blanks
     oversized: int = 0  # events past limits.EVENT_BYTES, skipped unread (see split_chunks)
+    unzipped: Path | None = None  # the file a gzip trace was unzipped to, to keep (None: in memory, or none asked)
 
 
 IN_MEMORY_BYTES = 16 << 20  # a trace unzipped without a file to go to moves into a scratch file past this
 
 
 def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
+    """Decompress a gzip file (see inflate): its bytes and whether the stream was cut."""
+    buf, truncated, _ = inflate(path, out)
+    return buf, truncated
+
+
+def inflate(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool, Path | None]:
     """Decompress a gzip file, block by block, to `out` (else in memory, moving to a scratch file once past
     IN_MEMORY_BYTES), salvaging a truncated stream; refused once it inflates past what the machine can hold
-    (guard.inflate_limit), never after inflating it all."""
+    (guard.inflate_limit), never after inflating it all. Where the disk cannot take it (too little free, or
+    full while it is written) it goes on in memory, within the memory's limit. Returns the bytes, whether the
+    stream was cut, and the file they are in (out; None: in memory or a scratch file, not to be kept)."""
     dec = zlib.decompressobj(wbits=31)
     sink = _Sink(path, out)
     try:
@@ -62,7 +71,7 @@ def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
                 if dec.eof:
                     break
         truncated = not dec.eof
-        return sink.close(), truncated
+        return sink.close(), truncated, sink.out
     except BaseException:
         sink.discard()
         raise
@@ -70,40 +79,68 @@ def gunzip(path: Path, out: Path | None) -> tuple[bytes | mmap.mmap, bool]:
 
 class _Sink:
     """Where inflated bytes go: memory, a scratch file once they are many, or the file asked for; each with its
-    limit (a share of the memory available, or of the free disk where the file is)."""
+    limit (a share of the memory available, or of the free disk where the file is). A file the disk cannot take
+    (past its limit, or a write refused: a full disk) gives way to memory, and no scratch file is tried after."""
 
     def __init__(self, path: Path, out: Path | None) -> None:
         self.path, self.out, self.size = path, out, 0
         self.parts: list[bytes] = []
         self.file: BinaryIO | None = None
         self.partial: Path | None = None
+        self.no_disk = False
         self.limit, self.why = guard.inflate_limit(out)
         if out is not None:  # this writer's own file (process, thread, random part): renamed onto out when whole
-            fd, name = private_file(out)
-            self._to_file(Path(name), os.fdopen(fd, "wb"))
+            try:
+                fd, name = private_file(out)
+            except OSError:
+                self._to_memory()
+            else:
+                self._to_file(Path(name), os.fdopen(fd, "wb", buffering=0))
 
     def write(self, data: bytes) -> None:
         self.size += len(data)
+        if self.size > self.limit and self.file is not None:
+            self._to_memory()  # the disk cannot take it: memory may
         if self.size > self.limit:
             raise TraceError(
                 self.path,
                 f"inflates past {limits.size_text(self.limit)}, the limit for a compressed trace here ({self.why})",
             )
         if self.file is not None:
-            self.file.write(data)
-            return
+            try:
+                _write_all(self.file, data)
+                return
+            except OSError:  # a full disk (ENOSPC), a quota: what was written goes back to memory
+                self._to_memory(len(data))
+                if self.size > self.limit:
+                    raise TraceError(self.path, f"inflates past {limits.size_text(self.limit)} ({self.why})") from None
         self.parts.append(data)
-        if self.size > IN_MEMORY_BYTES:
-            self._to_file(Path(scratch_name()))
+        if self.size > IN_MEMORY_BYTES and not self.no_disk:
+            try:
+                self._to_file(Path(scratch_name()))
+            except OSError:
+                self._to_memory()
 
     def _to_file(self, partial: Path, file: BinaryIO | None = None) -> None:
-        self.file = file or open(partial, "wb")  # noqa: SIM115 - closed in close() or discard()
+        self.file = file or open(partial, "wb", buffering=0)  # noqa: SIM115 - closed in close() or discard()
         self.partial = partial
         for piece in self.parts:
-            self.file.write(piece)
+            _write_all(self.file, piece)
         self.parts.clear()
         if self.out is None:
             self.limit, self.why = guard.inflate_limit(partial)
+
+    def _to_memory(self, unwritten: int = 0) -> None:
+        """Go on in memory: what the file holds is read back (the last `unwritten` bytes never reached it)."""
+        self.limit, why = guard.inflate_limit(None)
+        self.why = f"{why}: the disk could not take it"
+        if self.file is not None and self.partial is not None:
+            self.file.close()
+            kept = self.size - unwritten
+            self.parts = [self.partial.read_bytes()[:kept]] if 0 < kept <= self.limit else []  # (past: refused)
+        self.discard()
+        self.file = self.partial = self.out = None
+        self.no_disk = True
 
     def close(self) -> bytes | mmap.mmap:
         if self.file is None:
@@ -125,6 +162,13 @@ class _Sink:
             self.partial.unlink(missing_ok=True)
             if self.out is None:
                 shutil.rmtree(self.partial.parent, ignore_errors=True)
+
+
+def _write_all(file: BinaryIO, data: bytes) -> None:
+    """Write every byte (an unbuffered file may take fewer than it is given)."""
+    view, done = memoryview(data), 0
+    while done < len(view):
+        done += file.write(view[done:]) or 0
 
 
 def scratch_name() -> str:

@@ -66,8 +66,10 @@ def scratch_folder(preferred: Path | None) -> str:
     in the system's temporary directory."""
     if preferred is not None:
         try:
-            preferred.mkdir(parents=True, exist_ok=True)
-            return tempfile.mkdtemp(prefix=".parts-", dir=preferred)
+            from .cachedir import ensure_root, is_tagged, own_tempdir
+
+            if ensure_root() and is_tagged(preferred):  # only in tracetui's own folder
+                return str(own_tempdir(".parts-", preferred))
         except OSError:
             pass
     return tempfile.mkdtemp(prefix="tracetui-parts-")

@@ -10,6 +10,7 @@ is gone (SIGKILL, the out-of-memory killer) exits, rather than keep the command'
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import threading
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import ast
     from concurrent.futures import ProcessPoolExecutor
 
 PARENT_CHECK_S = 0.5  # how often a worker looks for its parent
@@ -30,6 +32,9 @@ def worker_pool(processes: int, setup: Callable[[], None] | None = None) -> Proc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    if main_runs_unguarded():
+        _tell_unguarded()
+        raise OSError("the main script is not guarded: a spawned worker would run it again")  # callers: one process
     context = multiprocessing.get_context("spawn")
     return ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), setup))
 
@@ -67,6 +72,83 @@ def running(pool: ProcessPoolExecutor) -> Iterator[ProcessPoolExecutor]:
         yield pool
     finally:
         wind_down(pool)
+
+
+def main_runs_unguarded() -> bool:
+    """Would a spawned worker run the main script's code that is running now? A worker is spawned (a fresh
+    interpreter) and imports the main script again as __mp_main__ (multiprocessing/spawn.py: from its path, or its
+    module, a package's __main__ excepted): code under `if __name__ == "__main__":` does not run there, the rest
+    does. A script that loads a trace at its top level, unguarded, ran three times, each worker failing with a
+    RuntimeError traceback. So: is the main thread in the main script's top level, outside such a guard?"""
+    import sys
+
+    main = sys.modules.get("__main__")
+    if main is None or not _spawn_imports_main(main):
+        return False
+    frame = sys._current_frames().get(threading.main_thread().ident or -1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals is vars(main):
+            return not any(lo <= frame.f_lineno <= hi for lo, hi in _guarded_lines(frame.f_code.co_filename))
+        frame = frame.f_back
+    return False  # the script's top level has run (a thread, an atexit hook): nothing of it runs again
+
+
+def _spawn_imports_main(main) -> bool:
+    """Does a spawned process import this main module again (as multiprocessing's spawn decides)?"""
+    from multiprocessing import spawn
+
+    data = spawn.get_preparation_data("tracetui-worker")
+    name = data.get("init_main_from_name")
+    if name is not None:
+        return name != "__main__" and not name.endswith(".__main__")
+    path = data.get("init_main_from_path")
+    return path is not None and os.path.splitext(os.path.basename(path))[0] != "ipython"
+
+
+@functools.lru_cache(maxsize=8)
+def _guarded_lines(filename: str) -> list[tuple[int, int]]:
+    """The line spans of the script's top-level `if __name__ == "__main__":` blocks (none: it cannot be read)."""
+    import ast
+
+    try:
+        with open(filename, "rb") as f:
+            tree = ast.parse(f.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return [(0, 1 << 30)]  # unreadable: taken as guarded, as before
+    spans = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, *test.comparators]
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in sides) and any(
+        isinstance(n, ast.Constant) and n.value == "__main__" for n in sides
+    )
+
+
+_TOLD: list[bool] = []
+
+
+def _tell_unguarded() -> None:
+    """Say once why this script's loads run in one process."""
+    import warnings
+
+    if not _TOLD:
+        _TOLD.append(True)
+        warnings.warn(
+            'tracetui: this script loads a trace outside `if __name__ == "__main__":`, so no worker processes '
+            "are started (each would run the script again); traces are read in this process. Put the script's "
+            "work under that guard to read on every core.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 
 def _worker_start(parent: int, setup: Callable[[], None] | None) -> None:

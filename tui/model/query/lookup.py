@@ -8,7 +8,7 @@ launched it, or the device work it launched) and its flow arrows: every other ev
 
 from __future__ import annotations
 
-import re
+import math
 
 import numpy as np
 
@@ -16,17 +16,19 @@ from ..analyses.details import describe
 from ..analyses.results import Results
 from ..cats import GPU_CATS
 from ..errors import QueryError
+from ..pattern import BadPattern, Matcher, compile_name_pattern
 from .tables import KINDS, EventColumns, Relation, event_rows
 
 CHILDREN_SHOWN = 50
 KERNELS_SHOWN = 20
 
 
-def name_pattern(pattern: str) -> re.Pattern:
-    """The name filter, compiled as the viewer's search compiles it; QueryError naming the problem."""
+def name_pattern(pattern: str) -> Matcher:
+    """The name filter, compiled as the viewer's search compiles it (linear time: model/pattern.py); QueryError
+    naming the problem."""
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+        return compile_name_pattern(pattern)
+    except BadPattern as exc:
         raise QueryError(f"bad regular expression {pattern!r}: {exc}") from None
 
 
@@ -72,10 +74,21 @@ def _window_mask(a: Results, start_us: float | None, end_us: float | None) -> np
     x, origin = a.trace.x, a.trace.origin
     keep = np.ones(a.trace.n, bool)
     if start_us is not None:
-        keep &= x.ts + x.dur >= origin + round(start_us * 1000)
+        keep &= x.ts + x.dur >= origin + _ns(start_us, "start_us")
     if end_us is not None:
-        keep &= x.ts <= origin + round(end_us * 1000)
+        keep &= x.ts <= origin + _ns(end_us, "end_us")
     return keep
+
+
+_FAR_NS = 1 << 62  # past any event's time (see model/limits.py TIME_NS): a window edge this far takes them all
+
+
+def _ns(us: float, what: str) -> int:
+    """A window edge in ns from the first event; one past every event's time reads as that far (-1e308: from
+    the start); QueryError for NaN or no number."""
+    if isinstance(us, bool) or not isinstance(us, (int, float, np.integer, np.floating)) or math.isnan(us):
+        raise QueryError(f"{what} must be a number of microseconds, got {us!r}")
+    return int(max(-_FAR_NS, min(_FAR_NS, us * 1000)))
 
 
 def check_id(a: Results, i: int) -> int:

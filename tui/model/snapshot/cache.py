@@ -12,12 +12,11 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from ..load.cache import cache_root, ensure_root, prune
+from ..load.cachedir import cache_root, ensure_root, file_key, own_tempdir, prune
 from .columns import Blocks, History, Segments, Snapshot, Stacks
 
 FORMAT = 1  # bump when the columns change
@@ -29,9 +28,7 @@ _BLOCKS = ("segment", "address", "size", "requested", "state", "stack")
 
 def entry_of(path: str | Path) -> Path:
     """The cache entry of the file as it is now."""
-    p = Path(path)
-    st = p.stat()
-    key = f"snapshot|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}|{FORMAT}"
+    key = f"snapshot|{file_key(Path(path))}|{FORMAT}"
     return cache_root() / ("snap-" + hashlib.sha256(key.encode()).hexdigest()[:32])
 
 
@@ -56,7 +53,7 @@ def write(path: str | Path, snap: Snapshot) -> bool:
     tmp: Path | None = None
     try:
         entry = entry_of(path)
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-snap-", dir=entry.parent))
+        tmp = own_tempdir(".tmp-snap-", entry.parent)
         cols, meta = _to(snap)
         np.savez(tmp / "columns.npz", **cols)  # type: ignore[arg-type]  # numpy's stubs read **cols as allow_pickle
         (tmp / "meta.json").write_text(json.dumps(meta))

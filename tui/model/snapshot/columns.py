@@ -14,6 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import TraceError
+from . import bounds
+from .bounds import Bad, Budget, TooLarge
+
 ACTIONS = (
     "alloc",
     "free_requested",
@@ -48,18 +52,35 @@ class Stacks:
     frame_ids: list[int] = field(default_factory=list)
     _frames: dict[tuple, int] = field(default_factory=dict, repr=False)
     _stacks: dict[tuple, int] = field(default_factory=dict, repr=False)
+    _seen: dict[int, tuple[Any, int]] = field(default_factory=dict, repr=False)  # by id: each list object's stack
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def intern(self, frames: Any) -> int:
-        """The id of a list of frame dicts (NO_STACK for none)."""
+    def intern(self, frames: Any, budget: Budget | None = None) -> int:
+        """The id of a list of frame dicts (NO_STACK for none); Bad when it is no list; its frames counted."""
         if not frames:
             return NO_STACK
+        if not isinstance(frames, (list, tuple)):
+            raise Bad
+        if budget is not None:
+            budget.stack(len(frames))
+        seen = self._seen.get(id(frames))
+        if seen is not None and seen[0] is frames:  # one list referred to again (a pickle's memo): interned once
+            return seen[1]
+        sid = self._intern(frames)
+        self._seen[id(frames)] = (frames, sid)  # (the list held, so its id is not reused meanwhile)
+        return sid
+
+    def _intern(self, frames: list | tuple) -> int:
         try:
             key = tuple(map(_FRAME, frames))
-        except (KeyError, TypeError):
-            key = tuple(_loose(f) for f in frames)
+            found = self._stacks.get(key)
+        except (KeyError, TypeError):  # a field missing, or a name that is no string (unhashable)
+            found = None
+        if found is not None:
+            return found
+        key = tuple(_loose(f) for f in frames)
         found = self._stacks.get(key)
         if found is not None:
             return found
@@ -67,9 +88,9 @@ class Stacks:
             fid = self._frames.get(frame)
             if fid is None:
                 fid = self._frames[frame] = len(self.names)
-                self.names.append(str(frame[0]))
-                self.files.append(str(frame[1]))
-                self.lines.append(frame[2] if isinstance(frame[2], int) else 0)
+                self.names.append(frame[0])
+                self.files.append(frame[1])
+                self.lines.append(frame[2])
             self.frame_ids.append(fid)
         self.offsets.append(len(self.frame_ids))
         sid = self._stacks[key] = len(self.offsets) - 2
@@ -82,11 +103,12 @@ class Stacks:
         return self.frame_ids[self.offsets[stack] : self.offsets[stack + 1]]
 
 
-def _loose(f: Any) -> tuple:
-    """A frame missing a field (a tool's hand-written snapshot): what it has, blanks for the rest."""
+def _loose(f: Any) -> tuple[str, str, int]:
+    """A frame as (name, file, line) of the right types: what a hand-written or damaged one has, blanks for the
+    rest (a name that is no string nor number is "?", never formatted: it may be nested any depth)."""
     if not isinstance(f, dict):
-        return (str(f), "", 0)
-    return (f.get("name", "?"), f.get("filename", ""), f.get("line", 0))
+        return (bounds.text(f), "", 0)
+    return (bounds.text(f.get("name", "?")), bounds.text(f.get("filename", ""), ""), bounds.line(f.get("line", 0)))
 
 
 @dataclass
@@ -176,26 +198,40 @@ class Snapshot:
                 "torch.cuda.memory._record_memory_history() before the run"
             )
         if self.skipped:
-            out.append(f"warning: {self.path}: {self.skipped:,} entries or blocks were not readable and were skipped")
+            out.append(
+                f"warning: {self.path}: {self.skipped:,} entries, segments or blocks were not readable (not a dict, "
+                "or a number of the wrong type or out of range: negative, past int64, an infinity) and were skipped"
+            )
         return out
 
 
 def build(path: str, doc: dict, progress=None) -> Snapshot:
-    """The columns of a snapshot's plain dict (read.read_plain); progress gets the share of entries done."""
-    stacks = Stacks()
+    """The columns of a snapshot's plain dict (read.read_plain); progress gets the share of entries done.
+    TraceError (one line) past a limit of bounds.py."""
+    try:
+        return _build(path, doc, progress)
+    except TooLarge as exc:
+        raise TraceError(path, f"refused: {exc}") from None
+
+
+def _build(path: str, doc: dict, progress) -> Snapshot:
+    stacks, budget = Stacks(), Budget()
     texts: dict[str, int] = {}
-    segments, blocks, skipped = _segments(doc.get("segments") or [], stacks)
     traces = doc.get("device_traces") or []
-    total = max(sum(len(t) for t in traces if isinstance(t, list)), 1)
+    bounds.devices(len(traces))
+    total = sum(len(t) for t in traces if isinstance(t, list))
+    budget.entry(total + len(doc.get("segments") or []))  # (each list as often as it is referred to)
+    segments, blocks, skipped = _segments(doc.get("segments") or [], stacks, budget)
     histories: dict[int, History] = {}
     done = 0
     timed = True
     for device, entries in enumerate(traces):
         if not isinstance(entries, list) or not entries:
             continue
-        history, bad, has_time = _history(device, entries, stacks, texts, progress, done, total)
+        history, bad, has_time = _history(device, entries, stacks, texts, budget, (progress, done, max(total, 1)))
         histories[device], skipped, timed = history, skipped + bad, timed and has_time
         done += len(entries)
+    stacks._seen.clear()  # (it holds the file's lists)
     settings = doc.get("allocator_settings")
     annotations = doc.get("external_annotations")
     return Snapshot(
@@ -205,49 +241,65 @@ def build(path: str, doc: dict, progress=None) -> Snapshot:
         blocks=blocks,
         histories=histories,
         texts=list(texts),
-        settings=settings if isinstance(settings, dict) else {},
-        annotations=[a for a in annotations if isinstance(a, dict)] if isinstance(annotations, list) else [],
+        settings=bounds.plain(settings) if isinstance(settings, dict) else {},
+        annotations=[a for a in map(bounds.annotation, annotations) if a] if isinstance(annotations, list) else [],
         timed=timed,
         skipped=skipped,
     )
 
 
+def _code(value: Any, codes: dict[str, int], other: int) -> int:
+    """The code of an action or state name (other: one not known, or no string)."""
+    return codes.get(value, other) if isinstance(value, str) else other
+
+
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) else 0
+    """A count field where a bad one reads as 0 (a block's requested size: a figure, not where it lies)."""
+    try:
+        return bounds.count(value)
+    except Bad:
+        return 0
 
 
-def _history(device: int, entries: list, stacks: Stacks, texts: dict[str, int], progress, done: int, total: int):
+_ENTRY_INTS = ("addr", "size", "stream")
+
+
+def _history(device: int, entries: list, stacks: Stacks, texts: dict[str, int], budget: Budget, told: tuple):
     """One device's entries as columns; (History, entries skipped, whether every entry has a time)."""
     n = len(entries)
     action = np.full(n, OTHER, np.int8)
-    cols = {k: np.zeros(n, np.int64) for k in ("addr", "size", "stream", "time")}
+    cols = {k: np.zeros(n, np.int64) for k in (*_ENTRY_INTS, "time")}
     device_free = np.full(n, -1, np.int64)
     stack = np.full(n, NO_STACK, np.int32)
     extra = np.full(n, -1, np.int32)
     keep = np.ones(n, bool)
     timed = True
+    progress, done, total = told
     every = max(n // 100, 1)
     for i, e in enumerate(entries):
-        if not isinstance(e, dict):
-            keep[i] = False
-            continue
-        code = CODE.get(str(e.get("action")), OTHER)
-        action[i] = code
-        cols["addr"][i] = _int(e.get("addr"))
-        cols["size"][i] = _int(e.get("size"))
-        cols["stream"][i] = _int(e.get("stream"))
-        t = e.get("time_us")
-        if isinstance(t, (int, float)):
-            cols["time"][i] = int(t * 1000)
-        else:
-            timed = False
-        if code == OOM:
-            device_free[i] = _int(e.get("device_free", e.get("addr")))
-            cols["addr"][i] = 0
-        stack[i] = stacks.intern(e.get("frames"))
-        extra[i] = _extra(e, texts)
         if progress is not None and i % every == 0:
             progress((done + i) / total)
+        try:
+            if not isinstance(e, dict):
+                raise Bad
+            code = _code(e.get("action"), CODE, OTHER)
+            values = [bounds.count(e.get(k)) for k in _ENTRY_INTS]
+            t = bounds.time_ns(e.get("time_us"))
+            free = bounds.count(e.get("device_free", e.get("addr"))) if code == OOM else -1
+            stack[i] = stacks.intern(e.get("frames"), budget)
+        except Bad:
+            keep[i] = False
+            continue
+        action[i] = code
+        for k, v in zip(_ENTRY_INTS, values, strict=True):
+            cols[k][i] = v
+        if t is None:
+            timed = False
+        else:
+            cols["time"][i] = t
+        if code == OOM:
+            device_free[i], cols["addr"][i] = free, 0
+        extra[i] = _extra(e, texts)
     if not timed:
         cols["time"] = np.arange(n, dtype=np.int64)
     history = History(
@@ -282,31 +334,45 @@ def _extra(e: dict, texts: dict[str, int]) -> int:
 _SEGMENT_INTS = ("device", "address", "total_size", "allocated_size", "active_size", "requested_size", "stream")
 
 
-def _segments(raw: list, stacks: Stacks) -> tuple[Segments, Blocks, int]:
-    """The segments (sorted by device and address) and their blocks; and how many were not dicts."""
-    good = [s for s in raw if isinstance(s, dict)]
-    good.sort(key=lambda s: (_int(s.get("device")), _int(s.get("address"))))
-    ints = {k: np.array([_int(s.get(k)) for s in good], np.int64) for k in _SEGMENT_INTS}
+def _segments(raw: list, stacks: Stacks, budget: Budget) -> tuple[Segments, Blocks, int]:
+    """The segments (sorted by device and address) and their blocks; and how many were not readable."""
+    good: list[tuple[dict, dict[str, int], int]] = []  # the segment, its numbers, its stack
+    for s in raw:
+        try:
+            if not isinstance(s, dict) or not isinstance(s.get("blocks") or [], list):
+                raise Bad
+            ints = {k: bounds.device(s.get(k)) if k == "device" else bounds.count(s.get(k)) for k in _SEGMENT_INTS}
+            good.append((s, ints, stacks.intern(s.get("frames"), budget)))
+        except Bad:
+            continue
+    good.sort(key=lambda g: (g[1]["device"], g[1]["address"]))
     segments = Segments(
-        **ints,
-        small=np.array([s.get("segment_type") == "small" for s in good], bool),
-        expandable=np.array([bool(s.get("is_expandable")) for s in good], bool),
-        pool=[_pool(s.get("segment_pool_id")) for s in good],
-        stack=np.array([stacks.intern(s.get("frames")) for s in good], np.int32),
+        **{k: np.array([g[1][k] for g in good], np.int64) for k in _SEGMENT_INTS},
+        small=np.array([s.get("segment_type") == "small" for s, _, _ in good], bool),
+        expandable=np.array([bool(s.get("is_expandable")) for s, _, _ in good], bool),
+        pool=[_pool(s.get("segment_pool_id")) for s, _, _ in good],
+        stack=np.array([g[2] for g in good], np.int32),
     )
     rows: list[tuple[int, int, int, int, int, int]] = []
     skipped = len(raw) - len(good)
-    for k, s in enumerate(good):
-        addr = _int(s.get("address"))
+    for k, (s, ints, _) in enumerate(good):
+        addr = ints["address"]
         for b in s.get("blocks") or []:
-            if not isinstance(b, dict):
+            budget.entry()
+            try:
+                if not isinstance(b, dict):
+                    raise Bad
+                size = bounds.count(b.get("size"))
+                frames, requested = _block_extra(b)
+                state = _code(b.get("state"), STATE_CODE, INACTIVE)
+                start = bounds.count(b.get("address")) or addr  # older snapshots: blocks follow each other
+                if start + size > bounds.INT_MAX:
+                    raise Bad
+                row = (k, start, size, requested if state != INACTIVE else 0, state, stacks.intern(frames, budget))
+            except Bad:
                 skipped += 1
                 continue
-            size = _int(b.get("size"))
-            frames, requested = _block_extra(b)
-            state = STATE_CODE.get(str(b.get("state")), INACTIVE)
-            start = _int(b.get("address")) or addr  # older snapshots give no block address: they follow each other
-            rows.append((k, start, size, requested if state != INACTIVE else 0, state, stacks.intern(frames)))
+            rows.append(row)
             addr = start + size
     cols = list(zip(*rows, strict=True)) if rows else [()] * 6
     blocks = Blocks(
@@ -323,11 +389,11 @@ def _segments(raw: list, stacks: Stacks) -> tuple[Segments, Blocks, int]:
 def _block_extra(b: dict) -> tuple[Any, int]:
     """A block's frames and requested size; older snapshots keep them in the block's `history`."""
     if "frames" in b:
-        return b.get("frames"), _int(b.get("requested_size", b.get("size")))
+        return b.get("frames"), bounds.count(b.get("requested_size", b.get("size")))
     history = b.get("history")
     if isinstance(history, list) and history and isinstance(history[0], dict):
-        return history[0].get("frames"), _int(history[0].get("real_size", b.get("size")))
-    return None, _int(b.get("requested_size", b.get("size")))
+        return history[0].get("frames"), bounds.count(history[0].get("real_size", b.get("size")))
+    return None, bounds.count(b.get("requested_size", b.get("size")))
 
 
 def _pool(value: Any) -> tuple[int, int]:

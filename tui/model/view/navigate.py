@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat
+from ..pattern import Matcher, compile_name_pattern
 from .lanes import LaneIndex
 
 
@@ -76,9 +75,9 @@ def replay_span(a: Analysis, i: int) -> tuple[int, int, int] | None:
     return int(x.track[kids[0]]), int(x.ts[kids].min()), int((x.ts[kids] + x.dur[kids]).max())
 
 
-def search(a: Analysis, pattern: str | re.Pattern) -> np.ndarray:
-    """Shown events whose name matches the regular expression (case-insensitive when a string), in time order."""
-    rx = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.IGNORECASE)
+def search(a: Analysis, pattern: str | Matcher) -> np.ndarray:
+    """Shown events whose name matches the regular expression (case-insensitive), in time order."""
+    rx = compile_name_pattern(pattern) if isinstance(pattern, str) else pattern
     hits = np.array([bool(rx.search(n)) for n in a.trace.names] or [False])
     order = a.nesting.order
     found = order[hits[a.trace.x.name[order]]]

@@ -1,0 +1,282 @@
+"""The cache's folder, and what in it is tracetui's: the only things its clean-up may ever remove.
+
+The folder asked for (TRACETUI_CACHE_DIR, else the platform's user cache folder for tracetui) is used as it is
+when tracetui made it or may take it (missing, empty, or the platform's folder named for tracetui); any other
+folder (a home, ~/.cache, /etc through a link) is used through a subfolder of its own, tracetui/, made by
+tracetui. Either way the folder carries a cache directory tag (CACHEDIR.TAG, https://bford.info/cachedir/:
+backup tools skip it), and so does every entry and temporary folder tracetui makes in it, from the moment it is
+made. Clean-up, the size budget and the removal of leftovers remove, in the cache folder itself, only tagged
+folders of tracetui's names (a 32-digit hash, strict temporary names; an untagged one only when it is empty, a
+temporary folder made by a run killed before it was tagged); the files beside the entries (their lock files,
+their unzipped sources) live in tagged folders of their own (LOCKS, UNZIPPED). A file or folder of anyone
+else's in the cache folder is never counted and never removed, whatever its name: not when the folder was
+taken empty and the user put files in it later either.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"  # the cache directory tag's, as its spec fixes it
+TAG = "CACHEDIR.TAG"
+TAG_TEXT = (
+    f"{SIGNATURE}\n# This file is a cache directory tag created by tracetui.\n"
+    "# tracetui removes only the folders and files it made here.\n"
+)
+_TAG_TEMP = ".tracetui-tag-"  # a tag being written
+SUBFOLDER = "tracetui"  # where a folder that is not tracetui's is used
+KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
+KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
+LEFTOVER_AGE_S = 24 * 3600  # what a killed run left is removed once this old (a live writer's is younger)
+
+_HASH = r"(?:snap-)?[0-9a-f]{32}"
+ENTRY = re.compile(rf"{_HASH}\Z")
+_RAND = r"[a-z0-9_]{8}"  # tempfile's random part
+TEMP_DIR = re.compile(rf"\.(?:tmp-(?:\d+\.\d+\.|old-|snap-)|parts-){_RAND}\Z")  # own_tempdir's names
+LOCKS = ".tracetui-locks"  # the entries' lock files (see flight.py), each named after its entry
+UNZIPPED = ".tracetui-unzipped"  # the entries' unzipped sources (a .json.gz's bytes), each named after its entry
+
+
+def cache_home() -> Path:
+    """The folder asked for: TRACETUI_CACHE_DIR, else the user's cache folder for tracetui."""
+    env = os.environ.get("TRACETUI_CACHE_DIR")
+    if env:
+        return Path(env)
+    return _platform_folder()
+
+
+def _platform_folder() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tracetui"))
+
+
+def cache_root() -> Path:
+    """Where the cache is: the folder asked for when it is (or may become) tracetui's, else its subfolder."""
+    home = cache_home()
+    if is_tagged(home):
+        return home
+    sub = home / SUBFOLDER
+    if is_tagged(sub):  # (before looking through a folder of someone else's files, each time)
+        return sub
+    return home if _may_take(home) else sub
+
+
+def _may_take(folder: Path) -> bool:
+    """Is the folder tracetui's (tagged), or may it become so: missing, empty, or the platform's one for it?"""
+    if is_tagged(folder):
+        return True
+    try:
+        if not folder.is_dir():
+            return not folder.exists() and not folder.is_symlink()
+        if folder.is_symlink():
+            return False  # a link to a folder elsewhere: its target is someone else's
+        return _empty(folder) or folder == _platform_folder()
+    except OSError:
+        return False
+
+
+def _empty(folder: Path) -> bool:
+    """Does the folder hold nothing (but the tag another process is writing in it now)?"""
+    return all(p.name.startswith(_TAG_TEMP) for p in folder.iterdir())
+
+
+def ensure_root() -> bool:
+    """Create the cache folder and its folders of locks and unzipped sources, tagged; False when it cannot be
+    written, or is not tracetui's to use (a folder already there by the name of the subfolder, holding someone
+    else's files)."""
+    root = cache_root()
+    try:
+        for folder in (root, root / LOCKS, root / UNZIPPED):
+            folder.mkdir(parents=True, exist_ok=True)
+            if not is_tagged(folder):
+                if not (_may_take(root) if folder == root else _empty(folder)):
+                    return False
+                tag(folder)
+    except OSError:
+        return False
+    return os.access(root, os.W_OK)
+
+
+def lock_file(entry: Path) -> Path:
+    """The lock file of an entry (its writer's, see flight.one_writer)."""
+    return entry.parent / LOCKS / f"{entry.name}.lock"
+
+
+def unzipped_file(entry: Path) -> Path:
+    """Where a compressed trace's entry keeps its unzipped bytes."""
+    return entry.parent / UNZIPPED / f"{entry.name}.json"
+
+
+def is_tagged(folder: Path) -> bool:
+    """Does the folder carry tracetui's cache directory tag (a folder that is not a link)?"""
+    try:
+        if folder.is_symlink():
+            return False
+        with open(folder / TAG, encoding="ascii", errors="replace") as f:
+            head = f.read(len(TAG_TEXT) + 1)
+    except OSError:
+        return False
+    return head.startswith(SIGNATURE) and "tracetui" in head
+
+
+def tag(folder: Path) -> None:
+    """Mark a folder as tracetui's (written whole, then renamed: a tag is never half there)."""
+    fd, tmp = tempfile.mkstemp(prefix=_TAG_TEMP, dir=folder)
+    try:
+        os.fchmod(fd, 0o644)  # (mkstemp's is the owner's only: a tag is for anyone to read)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(TAG_TEXT)
+        os.replace(tmp, folder / TAG)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def own_tempdir(prefix: str, parent: Path) -> Path:
+    """A new folder of tracetui's in the cache folder (prefix one of TEMP_DIR's), tagged at once: renamed into
+    place, it is an entry that carries its tag."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        tag(tmp)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
+
+
+HEAD_TAIL_BYTES = 64 << 10  # of a file's start and end, hashed into its key
+_KEYS: dict[tuple, str] = {}  # a file's key by its stat (the hash is read once while the file stays as it is)
+_KEYS_MAX = 4096
+
+
+def file_key(path: Path) -> str:
+    """What names a file's cache entry: its path, size, mtime and a hash of its head and tail, so content
+    replaced under the same size and mtime is not served from the old entry. (The hash is kept by the file's
+    full stat, whose change time any write moves.)"""
+    st = path.stat()
+    stamp = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key = _KEYS.get(stamp)
+    if key is None:
+        key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{_head_tail(path, st.st_size)}"
+        if len(_KEYS) >= _KEYS_MAX:
+            _KEYS.clear()
+        _KEYS[stamp] = key
+    return key
+
+
+def _head_tail(path: Path, size: int) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        h.update(f.read(HEAD_TAIL_BYTES))
+        if size > HEAD_TAIL_BYTES:
+            f.seek(max(HEAD_TAIL_BYTES, size - HEAD_TAIL_BYTES))
+            h.update(f.read(HEAD_TAIL_BYTES))
+    return h.hexdigest()
+
+
+def prune(root: Path, keep: int | None = None) -> None:
+    """Remove the oldest entries (and their unzipped sources) beyond the `keep` (default KEEP_ENTRIES) newest,
+    or beyond the disk budget (KEEP_GB, or TRACETUI_CACHE_MAX_GB); only tracetui's own, in its own folder."""
+    from .flight import remove_lock
+
+    if not is_tagged(root):
+        return
+    keep = KEEP_ENTRIES if keep is None else keep
+    budget = _budget_bytes()
+    drop_leftovers(root)
+    entries = sorted(_entries(root), key=_mtime, reverse=True)
+    used = 0
+    for k, entry in enumerate(entries):
+        used += _size(entry)
+        if k >= keep or (k > 0 and used > budget):
+            shutil.rmtree(entry, ignore_errors=True)
+            unzipped_file(entry).unlink(missing_ok=True)
+            remove_lock(lock_file(entry))
+
+
+def _entries(root: Path) -> list[Path]:
+    """tracetui's entries in its folder: a hash's name, a folder (not a link), tagged."""
+    try:
+        return [p for p in root.iterdir() if ENTRY.match(p.name) and p.is_dir() and is_tagged(p)]
+    except OSError:
+        return []
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def drop_leftovers(root: Path, older_s: float | None = None) -> None:
+    """Remove what a killed run left behind, older than a day (LEFTOVER_AGE_S): half-written entries and decode
+    parts (tagged temporary folders), unzipped sources whose entry was never written or half written, and the
+    lock files of entries that are gone (one a writer holds stays). Only tracetui's own: see the module's note."""
+    if not is_tagged(root):
+        return
+    old = time.time() - (LEFTOVER_AGE_S if older_s is None else older_s)
+    for left in _listing(root):
+        if TEMP_DIR.match(left.name) and _older(left, old) and left.is_dir():
+            if is_tagged(left):
+                shutil.rmtree(left, ignore_errors=True)
+            else:
+                _quietly(left.rmdir)  # killed before its tag was written: only ever removed empty
+    if is_tagged(root / UNZIPPED):
+        for left in _listing(root / UNZIPPED):
+            entry = root / left.name.split(".")[0]
+            if left.name != TAG and _older(left, old) and not (ENTRY.match(entry.name) and entry.is_dir()):
+                _quietly(left.unlink)  # (a half-unzipped file's name starts with a dot: no entry has its name)
+    if is_tagged(root / LOCKS):
+        from .flight import remove_lock
+
+        for left in _listing(root / LOCKS):
+            entry = root / left.name.removesuffix(".lock")
+            if left.name != TAG and _older(left, old) and not (ENTRY.match(entry.name) and entry.is_dir()):
+                remove_lock(left)
+
+
+def _listing(folder: Path) -> list[Path]:
+    """What a folder holds, links left out."""
+    try:
+        return [p for p in folder.iterdir() if not p.is_symlink()]
+    except OSError:
+        return []
+
+
+def _older(p: Path, than: float) -> bool:
+    try:
+        return p.lstat().st_mtime < than
+    except OSError:
+        return False
+
+
+def _quietly(fn) -> None:
+    try:
+        fn()
+    except OSError:
+        pass
+
+
+def _budget_bytes() -> float:
+    try:
+        return float(os.environ.get("TRACETUI_CACHE_MAX_GB", KEEP_GB)) * 1e9
+    except ValueError:
+        return KEEP_GB * 1e9
+
+
+def _size(entry: Path) -> int:
+    """Bytes an entry takes on disk, with its unzipped source."""
+    try:
+        files = [f for f in entry.rglob("*") if f.is_file()] + [unzipped_file(entry)]
+        return sum(f.stat().st_size for f in files if f.exists())
+    except OSError:
+        return 0
