@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 
 import pytest
 from golden import run
@@ -14,7 +15,7 @@ from rich.cells import cell_len
 
 from tui.reports.formats import grid, text_grid, to_csv
 from tui.tables.base import Field
-from tui.text.sanitize import crop_cells, csv_cell, visible, visible_lines
+from tui.text.sanitize import crop_cells, csv_cell, visible, visible_data, visible_lines
 
 
 @pytest.mark.parametrize(
@@ -39,6 +40,23 @@ def test_controls_are_shown_as_escapes(raw, shown):
 def test_ordinary_text_is_left_as_it_is():
     for text in ("aten::mm", "void f<128, 4>(float*)", *WIDE, "ncclDevKernel_AllReduce_Sum_f32", "a\\x1b"):
         assert visible(text) == text
+
+
+def test_plain_data_is_shown_to_its_last_string():
+    """A model's plain result (an event's details: a dataclass with args and frames) made ready to show."""
+
+    @dataclass(frozen=True)
+    class Event:
+        name: str
+        args: dict
+        stack: list
+        launch: tuple | None
+        calls: int
+
+    e = Event("k\x1b[2J", {"Call\x9b": ["a\u202e", 3]}, ["f\r"], (7, "cuda\x07"), 5)
+    shown = visible_data(e)
+    assert shown == Event("k\\x1b[2J", {"Call\\x9b": ["a\\u202e", 3]}, ["f\\x0d"], (7, "cuda\\x07"), 5)
+    assert visible_data(e.calls) == 5
 
 
 def test_lines_keep_their_newlines_and_tabs():

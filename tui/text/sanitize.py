@@ -13,11 +13,23 @@ of such names stay aligned.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Any
 
 from rich.cells import cell_len, set_cell_size
 
-__all__ = ["cell_len", "crop_cells", "csv_cell", "ljust_cells", "rjust_cells", "visible", "visible_lines"]
+__all__ = [
+    "cell_len",
+    "crop_cells",
+    "csv_cell",
+    "has_unsafe",
+    "ljust_cells",
+    "rjust_cells",
+    "visible",
+    "visible_data",
+    "visible_lines",
+]
 
 ELLIPSIS = "…"
 
@@ -37,6 +49,11 @@ _LINES_TABLE = {code: text for code, text in _TABLE.items() if code not in (0x0A
 _ANY = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE) + "\ud800-\udfff]")
 
 
+def has_unsafe(text: str) -> bool:
+    """Whether `visible` would change the text."""
+    return _ANY.search(text) is not None
+
+
 def visible(text: str) -> str:
     """One line of text with every control character, bidi control and lone surrogate as a visible escape:
     ESC as `\\x1b`, a newline as `\\x0a`, U+202E as `\\u202e`; any other text as it is."""
@@ -46,6 +63,21 @@ def visible(text: str) -> str:
 def visible_lines(text: str) -> str:
     """Text of several lines (a report, a note) as `visible` shows it, keeping its newlines and tabs."""
     return text.translate(_LINES_TABLE) if _ANY.search(text) else text
+
+
+def visible_data(value: Any) -> Any:
+    """A value with every string in it (in lists, tuples, dicts and dataclasses, as deep as they go) as `visible`
+    shows it: a model's plain result (an event's details, its args) made ready to show; numbers as they are."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible_data(k): visible_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(visible_data(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: visible_data(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        return dataclasses.replace(value, **changed)
+    return value
 
 
 def ljust_cells(text: str, width: int) -> str:
@@ -65,7 +97,7 @@ def crop_cells(text: str, width: int) -> str:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
-    return set_cell_size(text, width - 1).rstrip(" ") + ELLIPSIS
+    return set_cell_size(text, width - 1) + ELLIPSIS  # (a wide character cut in two leaves a space)
 
 
 # OWASP's advice for CSV injection: a cell a spreadsheet would read as a formula starts with `'`.
