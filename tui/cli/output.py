@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..text.sanitize import visible_lines
-
 
 class _Closed:
     """What a closed stdout (Python's None) writes to: nothing."""
@@ -38,6 +36,8 @@ class Visible:
         self._inner = inner
 
     def write(self, text: str) -> int:
+        from ..text.sanitize import visible_lines  # on first write: --help and --version start without rich
+
         return self._inner.write(visible_lines(text))
 
     def __getattr__(self, name: str) -> Any:
