@@ -68,7 +68,7 @@ def visible_lines(text: str) -> str:
 def visible_data(value: Any) -> Any:
     """A value with every string in it (in lists, tuples, dicts and dataclasses, as deep as they go) as `visible`
     shows it: a model's plain result (an event's details, its args) made ready to show; numbers as they are."""
-    if isinstance(value, str):
+    if type(value) is str:  # a str subclass (an enum of ours) is no trace's text, and keeps its type
         return visible(value)
     if isinstance(value, dict):
         return {visible_data(k): visible_data(v) for k, v in value.items()}
