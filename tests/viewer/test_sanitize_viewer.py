@@ -147,3 +147,46 @@ async def test_wide_names_keep_the_viewers_tables_aligned(tmp_path):
             assert {strip.cell_length for strip in rows} == {table.scrollable_content_region.width}
             names = "".join(list(strip)[0].text for strip in rows)
             assert any(cell_len(ch) == 2 for ch in names)  # wide characters are in the names
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_real_terminal_keeps_its_title_and_clipboard(tmp_path):
+    """In tmux (clipboard writes on, as a user's terminal may have them), a hostile trace's kernels report and its
+    viewer walked through every view leave the pane's title and tmux's paste buffers as they were (before the
+    sanitizer: the title read PWNED-TITLE and nine buffers held "echo pwned" from one kernels report)."""
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from conftest import ROOT
+
+    socket, session = f"tracetui-safe-{uuid.uuid4().hex[:6]}", "s"
+    path = hostile_trace(tmp_path, "b300-moe-small.json.gz", seed=3)
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True).stdout
+
+    def run(command: str) -> None:
+        env = f"env -u COLUMNS -u LINES TRACETUI_COLUMNS=0 TRACETUI_CACHE_DIR={tmp_path}"
+        tmux("respawn-pane", "-k", "-t", session, f"cd {ROOT} && {env} {sys.executable} -m tui {command}; sleep 60")
+
+    tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "40", "sleep 120")
+    try:
+        tmux("set", "-g", "set-clipboard", "on")
+        title = tmux("display", "-p", "-t", session, "#{pane_title}")
+        run(f"kernels '{path}' --no-cache")
+        time.sleep(6)
+        run(f"open '{path}' --no-cache")
+        time.sleep(10)
+        for key in [s.key for s in MAIN]:
+            tmux("send-keys", "-t", session, key)
+            time.sleep(1.0)
+            tmux("send-keys", "-t", session, "Down", "Down", "Enter")
+            time.sleep(0.5)
+        assert "Timeline" in tmux("capture-pane", "-p", "-t", session)  # the viewer is up
+        assert tmux("display", "-p", "-t", session, "#{pane_title}") == title
+        assert tmux("list-buffers") == ""
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
