@@ -25,7 +25,7 @@ ATTACKS = (
     "\x9d0;T\x9c",
     "\x85",
     "\r",
-    "\n",
+    "\nNL-SPLIT",  # a newline of a name's, marked: a line of output starting with the mark was split by one
     "\b\b",
     "\t",
     "\x7f",
@@ -37,8 +37,8 @@ ATTACKS = (
     "\u2028",
 )
 WIDE = ("注意力机制", "ｆｕｌｌ", "e\u0301", "🚀", "한국어")
-# A terminal acts on these: C0 but newline (tab where a format lays one out), DEL, C1, bidi controls, line separators.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# A terminal acts on these: C0 but newline (no format lays out a tab), DEL, C1, bidi controls, line separators.
+UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 # names the analyses read rules from: kept, so that every report has rows (a step, a launch) to show the others by
 KEEP = re.compile(r"^(cuda|hip|ProfilerStep#|nccl|Memcpy|Memset|\[memory\]|process_|thread_|Iteration Start)")
 
@@ -50,8 +50,15 @@ def hostile(rng: random.Random, name: str) -> str:
 
 
 def _args(rng: random.Random, args: dict) -> dict:
-    """String args (a thread's or process's name, a stream's label) made hostile; numbers kept."""
-    return {k: hostile(rng, v) if isinstance(v, str) and v and k not in ("labels",) else v for k, v in args.items()}
+    """String args (a thread's or process's name, an op's input types and concrete inputs) made hostile, and the
+    strings in lists of them; numbers kept."""
+
+    def one(k: str, v):
+        if isinstance(v, str) and v and k != "labels":
+            return hostile(rng, v)
+        return [hostile(rng, x) if isinstance(x, str) and x else x for x in v] if isinstance(v, list) else v
+
+    return {k: one(k, v) for k, v in args.items()}
 
 
 def poisoned(events: list[dict], seed: int) -> list[dict]:
@@ -81,5 +88,6 @@ def hostile_trace(tmp: Path, sample: str, seed: int) -> Path:
 
 
 def leaks(text: str) -> list[str]:
-    """The unsafe characters in text, for an assertion's message."""
-    return sorted({repr(m) for m in UNSAFE.findall(text)})
+    """The unsafe characters in text, for an assertion's message (a name's own newline, marked, among them)."""
+    split = ["name's newline"] if "\nNL-SPLIT" in text else []
+    return sorted({repr(m) for m in UNSAFE.findall(text)}) + split

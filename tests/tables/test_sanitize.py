@@ -59,8 +59,8 @@ def test_plain_data_is_shown_to_its_last_string():
     assert visible_data(e.calls) == 5
 
 
-def test_lines_keep_their_newlines_and_tabs():
-    assert visible_lines("a\tb\nc\x1b[2J\r\n") == "a\tb\nc\\x1b[2J\\x0d\n"
+def test_lines_keep_their_newlines():
+    assert visible_lines("a\tb\nc\x1b[2J\r\n") == "a\\x09b\nc\\x1b[2J\\x0d\n"
 
 
 def test_crop_counts_cells():

@@ -45,7 +45,7 @@ def _escape(code: int) -> str:
 
 
 _TABLE = {code: _escape(code) for code in _UNSAFE} | {code: _escape(code) for code in range(0xD800, 0xE000)}
-_LINES_TABLE = {code: text for code, text in _TABLE.items() if code not in (0x0A, 0x09)}  # newline and tab laid out
+_LINES_TABLE = {code: text for code, text in _TABLE.items() if code != 0x0A}  # newlines laid out (no report uses tabs)
 _ANY = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE) + "\ud800-\udfff]")
 
 
@@ -61,7 +61,7 @@ def visible(text: str) -> str:
 
 
 def visible_lines(text: str) -> str:
-    """Text of several lines (a report, a note) as `visible` shows it, keeping its newlines and tabs."""
+    """Text of several lines (a report, a note) as `visible` shows it, keeping its newlines."""
     return text.translate(_LINES_TABLE) if _ANY.search(text) else text
 
 
