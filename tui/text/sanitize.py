@@ -92,12 +92,12 @@ def rjust_cells(text: str, width: int) -> str:
 
 def crop_cells(text: str, width: int) -> str:
     """Text cut to at most width terminal cells, its end replaced by `…` when cut (a wide character that would
-    straddle the edge goes whole)."""
+    straddle the edge is left out, a space in its place)."""
     if cell_len(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
-    return set_cell_size(text, width - 1) + ELLIPSIS  # (a wide character cut in two leaves a space)
+    return set_cell_size(text, width - 1) + ELLIPSIS
 
 
 # OWASP's advice for CSV injection: a cell a spreadsheet would read as a formula starts with `'`.
