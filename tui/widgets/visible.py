@@ -23,7 +23,7 @@ class VisibleFilter(LineFilter):
     """Every segment's text as `visible` shows it, the line cut (or padded) back to the cells it had."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        if not any(not s.control and has_unsafe(s.text) for s in segments):
+        if not has_unsafe("".join([s.text for s in segments if not s.control])):  # one search a line: the usual
             return segments
         length = sum(s.cell_length for s in segments)
         shown = [s if s.control else Segment(visible(s.text), s.style, s.control) for s in segments]
