@@ -17,8 +17,10 @@ from ..appkit import pace
 from ..appkit.messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
 from ..screens.loading import LoadingScreen, lanes_first
 from ..screens.main import FRAME_LEVELS_SHOWN, MainScreen
+from ..text.sanitize import visible
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.plain import PlainNotifications
+from ..widgets.visible import VisibleText
 from .keymap import first_open
 
 if TYPE_CHECKING:
@@ -90,7 +92,7 @@ class ViewCommands(Provider):
                 yield Hit(score, matcher.highlight(title), call, help=text)
 
 
-class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
+class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
     """Orchestrates: start the load, show progress, switch to the main screen, route view keys."""
 
     CSS_PATH = "app.tcss"
@@ -258,7 +260,7 @@ class TraceApp(PlainNotifications, ReportsFailedWorkers, App):
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         main = MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view)
         self.switch_screen(main)
-        self.sub_title = f"{self.paths[0]} · loaded in {message.seconds:.2f}s"
+        self.sub_title = visible(f"{self.paths[0]} · loaded in {message.seconds:.2f}s")  # a file name: data
         for notice in self.notices:  # what the load has to say: salvaged, a graph capture refused, a job of ranks
             if notice.level == "warning":
                 self.notify(notice.text, title="warning", severity="warning", timeout=10)

@@ -47,6 +47,8 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
 HEADLESS = {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
 HEADLESS |= {"breakdown", "export"}
 BIG_ARRAYS = HEADLESS | {"open", "demo", "ranks"}  # commands whose loads tune the allocators first (heap.py)
+# commands whose output is not ours to show as text: the user's script's (a progress bar's \r stays), a protocol's
+RAW_OUTPUT = {"profile", "mcp"}
 
 
 def command_of(name: str) -> Command:
@@ -119,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command in HEADLESS:
         gc.disable()
     try:
-        with guarded_streams():
+        with guarded_streams(visible=command not in RAW_OUTPUT):
             return _said_output_failure(command, argv)
     except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
         return 130

@@ -1,6 +1,10 @@
 """Standard output that says why it could not be written: a full disk (`> /dev/full`), a closed stdout (`>&-`).
 A command whose output fails ends in one line naming the reason (exit 2), not an internal error; a closed stderr
-drops the notes (there is nowhere to say them). A broken pipe stays BrokenPipeError (commands.py: exit 0)."""
+drops the notes (there is nowhere to say them). A broken pipe stays BrokenPipeError (commands.py: exit 0).
+
+What a command prints, on stdout and stderr, is shown through tui.text.sanitize.visible_lines: a trace's names and
+a file's name are data, and no control character or escape sequence of theirs reaches the terminal (the reports
+sanitize their cells too, for widths; this is the one door every line goes out by)."""
 
 from __future__ import annotations
 
@@ -23,6 +27,21 @@ class _Closed:
 
     def isatty(self) -> bool:
         return False
+
+
+class Visible:
+    """A text stream whose writes show control characters as visible escapes (newlines and tabs kept)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        from ..text.sanitize import visible_lines  # on first write: --help and --version start without rich
+
+        return self._inner.write(visible_lines(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 class Output:
@@ -61,18 +80,22 @@ class Output:
 
 
 @contextmanager
-def guarded_streams() -> Iterator[None]:
+def guarded_streams(visible: bool = True) -> Iterator[None]:
     """sys.stdout as an Output (a closed one as a stream whose writes fail) while a command runs, then as it was;
-    a closed stderr as os.devnull."""
+    a closed stderr as os.devnull. visible: both streams show control characters as escapes (not for a command
+    that runs the user's own code, whose output is theirs: a progress bar's carriage returns stay)."""
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the process's life, as sys.stderr was
-    before = sys.stdout
+    before, before_err = sys.stdout, sys.stderr
     if not isinstance(before, Output):
-        sys.stdout = Output(_Closed() if before is None else before)
+        inner = _Closed() if before is None else before
+        sys.stdout = Output(Visible(inner) if visible and before is not None else inner)
+    if visible and not isinstance(before_err, Visible):
+        sys.stderr = Visible(before_err)
     try:
         yield
     finally:
-        sys.stdout = before
+        sys.stdout, sys.stderr = before, before_err
 
 
 def output_failure() -> str | None:

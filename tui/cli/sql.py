@@ -242,7 +242,10 @@ def render(answer: Answer, fmt: str, max_rows: int = 0) -> str:
 
 
 def _csv(value: object) -> str:
-    return json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+    """A CSV cell: lists and maps as JSON; text a spreadsheet would run as a formula prefixed (csv_cell)."""
+    from ..text.sanitize import csv_cell
+
+    return csv_cell(json.dumps(value) if isinstance(value, (list, dict)) else value)
 
 
 def _cell(value: object) -> str:

@@ -17,6 +17,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from ..tables.base import SEP, Column, Field, fit, fit_readable, kept_sorted
 from ..text.names import shorten
+from ..text.sanitize import cell_len, crop_cells, csv_cell, ljust_cells, rjust_cells, visible
 
 US_DECIMALS = 3  # a trace's times are whole nanoseconds: a microsecond value has 3 decimals, any more is float noise
 # maps of a name to microseconds: a critical path's classes, a rank's collectives
@@ -68,11 +69,12 @@ def to_json(doc: dict) -> str:
 
 
 def to_csv(fields: Sequence[Field], rows: Sequence[Any]) -> str:
-    """A header of the JSON keys (also when there are no rows), then one line per row, values as written."""
+    """A header of the JSON keys (also when there are no rows), then one line per row, values as written (text a
+    spreadsheet would run as a formula prefixed, control characters visible: csv_cell)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([f.key for f in fields])
-    w.writerows([[str(written(f.value(r), in_us(f.key))) for f in fields] for r in rows])
+    w.writerows([[csv_cell(written(f.value(r), in_us(f.key))) for f in fields] for r in rows])
     return buf.getvalue().rstrip("\n")
 
 
@@ -135,12 +137,14 @@ def label_grid(heads: list[str], rows: list[list[str]], width: int | None) -> st
     """Label and value lines (both left), the value wrapped beside its label at width."""
     if not width:
         return text_grid(heads, rows, None, left=True)
-    label = max(len(r[0]) for r in [heads, *rows])
+    heads, rows = visible_cells(heads, rows)
+    label = max(cell_len(r[0]) for r in [heads, *rows])
     room = max(width - label - SEP, 20)
-    lines = [heads[0].ljust(label) + " " * SEP + heads[1], "─" * min(width, label + SEP + max(len(r[1]) for r in rows))]
+    rule = "─" * min(width, label + SEP + max(cell_len(r[1]) for r in rows))
+    lines = [ljust_cells(heads[0], label) + " " * SEP + heads[1], rule]
     for name, value in rows:
         parts = textwrap.wrap(value, room, break_on_hyphens=False) or [""]
-        lines += [(name if k == 0 else "").ljust(label) + " " * SEP + p for k, p in enumerate(parts)]
+        lines += [ljust_cells(name if k == 0 else "", label) + " " * SEP + p for k, p in enumerate(parts)]
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -164,8 +168,11 @@ def grid(
     """Text (torch's layout: names left, numbers right) or a markdown table, then footers (wrapped at width).
 
     left: every column but the first (always left) left, or each column's alignment. Markdown aligns text left and
-    numbers right: a column not left is right-aligned only when its cells are numbers (md_numbers)."""
+    numbers right: a column not left is right-aligned only when its cells are numbers (md_numbers). Every cell and
+    footer is shown as `visible` shows it (a trace's names are data: no control character reaches the terminal)."""
+    footers = visible_all(footers)
     if fmt == "md":
+        heads, rows = visible_cells(heads, rows)
         lefts = _lefts(left, len(heads))
         rule = ["---" if on_left or not md_numbers([r[k] for r in rows]) else "---:" for k, on_left in enumerate(lefts)]
         lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(rule) + "|"]
@@ -173,6 +180,16 @@ def grid(
         return "\n".join(lines + ([""] + footers if footers else []))
     footers = wrap(footers, width)
     return text_grid(heads, rows, width, left, sep) + ("\n" + "\n".join(footers) if footers else "")
+
+
+def visible_all(lines: list[str]) -> list[str]:
+    """Lines as `visible` shows each, their newlines kept."""
+    return ["\n".join(visible(part) for part in line.split("\n")) for line in lines]
+
+
+def visible_cells(heads: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """A table's header and cells as `visible` shows them: a newline or carriage return no longer splits a row."""
+    return [visible(h) for h in heads], [[visible(c) for c in r] for r in rows]
 
 
 NUMBER = re.compile(r"[-+−~≈<>≤≥]?\s*\.?\d")  # a cell that starts with a number: 1,234 · 4.41 ms · 92.1% · ~3
@@ -201,8 +218,10 @@ def text_grid(
     heads: list[str], rows: list[list[str]], width: int | None = None, left: bool | list[bool] = False, sep: int = SEP
 ) -> str:
     """A table sized to its content, three spaces between columns, a rule under the header; numbers right
-    (everything left with left=True). Wider than `width`, only the first (name) column shrinks."""
-    widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(heads)]
+    (everything left with left=True). Wider than `width`, only the first (name) column shrinks. Widths are terminal
+    cells (a wide character takes two), of the cells as `visible` shows them."""
+    heads, rows = visible_cells(heads, rows)
+    widths = [max([cell_len(h)] + [cell_len(r[k]) for r in rows]) for k, h in enumerate(heads)]  # terminal cells
     lefts = _lefts(left, len(heads))
     total = sum(widths) + sep * (len(widths) - 1)
     if width and total > width and widths[0] > MIN_NAME:
@@ -210,10 +229,10 @@ def text_grid(
         total = sum(widths) + sep * (len(widths) - 1)
 
     def line(cells: list[str]) -> str:
-        first = cells[0] if len(cells[0]) <= widths[0] else shorten(cells[0], widths[0])
-        out = [first.ljust(widths[0])]
+        first = cells[0] if cell_len(cells[0]) <= widths[0] else crop_cells(shorten(cells[0], widths[0]), widths[0])
+        out = [ljust_cells(first, widths[0])]
         out += [
-            c.ljust(w) if on_left else c.rjust(w)
+            ljust_cells(c, w) if on_left else rjust_cells(c, w)
             for c, w, on_left in zip(cells[1:], widths[1:], lefts[1:], strict=True)
         ]
         return (" " * sep).join(out).rstrip()

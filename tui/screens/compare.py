@@ -10,6 +10,7 @@ from textual.widgets import Static, TabbedContent
 from ..appkit import faults
 from ..model.analyses.diff import Diff
 from ..tables import diff as D
+from ..text.sanitize import visible_lines
 from ..views.registry import COMPARE, key_bindings
 from ..views.showing import ShowsViews
 from ..widgets.failures import ReportsFailedWorkers
@@ -43,7 +44,7 @@ class CompareScreen(ShowsViews, ReportsFailedWorkers, Screen):
     def compose(self) -> ComposeResult:
         d = self.diff
         yield Static(
-            "\n".join([*D.head_lines(d, self.labels), D.MATCH_RULE]),
+            visible_lines("\n".join([*D.head_lines(d, self.labels), D.MATCH_RULE])),  # the files' names: data
             id="compare-head",
             markup=False,
         )

@@ -29,6 +29,7 @@ from ..model.view import navigate
 from ..model.view.lanes import LaneIndex
 from ..process.gcpolicy import keep_long_lived
 from ..process.heap import give_back
+from ..text.sanitize import visible
 from ..views.planner import DETAILS, STRUCTURE, plan
 from ..views.registry import MAIN, key_bindings, spec_of
 from ..views.showing import ShowsViews
@@ -102,7 +103,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         yield KeyBar()
 
     async def on_mount(self) -> None:
-        self.sub_title = self.title_text
+        self.sub_title = visible(self.title_text)  # the file's name: data, never terminal input
         self.query_one("#search", Input).display = False
         self.range_panel.display = False
         self._show_details(-1)

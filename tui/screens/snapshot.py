@@ -23,6 +23,7 @@ from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY, annotation_spans
 from ..tables.snapshot_view import allocation_lines, frame_lines, segment_lines
 from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..text.sanitize import visible, visible_lines
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
@@ -215,7 +216,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         await self.recompose()
         self._fit(self.size.width)
         self.query_one(SnapshotTimeline).focus()
-        self.app.sub_title = f"{self.path} · loaded in {message.loaded.seconds:.2f}s"
+        self.app.sub_title = visible(f"{self.path} · loaded in {message.loaded.seconds:.2f}s")  # a file name: data
         if not self.loaded.snap.has_history:
             self.notify(
                 "No history in this snapshot: segments only. Record one with "
@@ -253,7 +254,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
             figures += f" · peak {mem(d.peak.requested_bytes)} at {fmt_dur(d.peak.time_ns) if d.timed else f'entry {d.peak.entry + 1:,}'}"
         if d.ooms:
             figures += f" · {len(d.ooms)} OOM (o)"
-        return f"{first} · {history}\n{figures}"
+        return visible_lines(f"{first} · {history}\n{figures}")  # the file's and device's names: data
 
     def on_resize(self, event) -> None:
         self._fit(event.size.width)
@@ -309,7 +310,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
             lines = frame_lines(what[1], what[2], self.loaded.namer, self.loaded.snap.timed, self.cpp)
         else:
             lines = segment_lines(what[1], what[2], mem.allocs, self.loaded.namer)
-        self.query_one("#snap-text", Static).update("\n".join(lines))
+        self.query_one("#snap-text", Static).update(visible_lines("\n".join(lines)))  # frames' names: data
 
     # ---- actions ----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from ..text.names import shorten_names
+from ..text.sanitize import cell_len, crop_cells, visible
 
 R = TypeVar("R")  # a row of the model
 C = TypeVar("C")  # what a column may need besides its row (the table, for totals)
@@ -134,11 +135,11 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     if width is None:
         if any(c.name and c.torch for c in cols) or name_width <= 0:
             return _tagged(
-                Fitted(cols, [[c.text(r, context, name_width) for c in cols] for r in rows], name_width), rows
+                Fitted(cols, [[_text(c, r, context, name_width) for c in cols] for r in rows], name_width), rows
             )
-        cells = [[c.text(r, context, FULL if c.name else name_width) for c in cols] for r in rows]
+        cells = [[_text(c, r, context, FULL if c.name else name_width) for c in cols] for r in rows]
         return _tagged(_fitted(cols, cells, max(name_width - _tags(cols, rows), 1), [], []), rows)
-    full = [[c.text(r, context, FULL) for c in cols] for r in rows]
+    full = [[_text(c, r, context, FULL) for c in cols] for r in rows]
     if width <= 0:  # every column; the names whole, or cut in the middle to name_width
         room = max(name_width - _tags(cols, rows), 1) if name_width > 0 else 0
         return _tagged(_fitted(cols, full, room, [], []), rows)
@@ -157,6 +158,12 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant], spare)
     out.sep = sep
     return _tagged(out, rows)
+
+
+def _text(column: Column, row: Any, context: Any, width: int) -> str:
+    """A cell's text as the terminal may show it (tui.text.sanitize.visible): a trace's names are data, and a
+    control character in one neither acts on the terminal nor splits the row; widths are counted on this text."""
+    return visible(column.text(row, context, width))
 
 
 def _drop(
@@ -189,7 +196,7 @@ def _fold(
         return list(cols), dropped
     for row, r in zip(full, rows, strict=True):
         name = row[n][: len(row[n]) - tags] if tags else row[n]
-        extra = " ".join(cols[k].fold(r) for k in folded)  # type: ignore[misc]
+        extra = " ".join(visible(cols[k].fold(r)) for k in folded)  # type: ignore[misc]
         row[n] = (f"{name}{FOLD}{extra}".rstrip() if extra.strip() else name) + " " * tags  # nothing to fold: the name
     header = " · ".join([cols[n].header] + [cols[k].header for k in folded])
     out = list(cols)
@@ -231,7 +238,7 @@ def _tagged(fitted: Fitted, rows: Sequence) -> Fitted:
     if k is not None:
         tag = fitted.columns[k].tag
         for row, r in zip(fitted.cells, rows, strict=True):
-            row[k] += tag(r)
+            row[k] += visible(tag(r))
     return fitted
 
 
@@ -247,8 +254,9 @@ def _fitted(
         extras = spare if spare and any(spare) else [0] * len(names)
         for extra in sorted(set(extras)):
             mine = [i for i, e in enumerate(extras) if e == extra]
-            for i, short in zip(mine, _shorten_folded([names[i] for i in mine], name_width + extra), strict=True):
-                cut[i] = short
+            room = name_width + extra
+            for i, short in zip(mine, _shorten_folded([names[i] for i in mine], room), strict=True):
+                cut[i] = crop_cells(short, room)  # cut by characters: a wide name is cut again to its cells
         body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, cut, strict=True)]
     return Fitted(cols, body, name_width, dropped, constant)
 
@@ -260,7 +268,8 @@ def _tag_lengths(cols: Sequence[Column], rows: Sequence) -> list[int]:
 
 
 def _width(cols: Sequence[Column], full: list[list[str]], k: int) -> int:
-    return max([len(cols[k].header)] + [len(row[k]) for row in full])
+    """A column's width in terminal cells (a wide character takes two)."""
+    return max([cell_len(cols[k].header)] + [cell_len(row[k]) for row in full])
 
 
 def _need(cols: Sequence[Column], full: list[list[str]], keep: list[int], sep: int) -> int:

@@ -27,6 +27,7 @@ from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
 from ..model.steps import STEP_NAME
 from ..text.names import short_name
+from ..text.sanitize import visible
 
 TITLES = {
     "cpu_bound": "CPU work",
@@ -398,6 +399,7 @@ def _what(s: Spec, names: list[str]) -> str:
 
 
 def _cut(name: str, width: int = 40) -> str:
+    name = visible(name)  # a name in prose: its newline would split the line
     return short_name(name, width) if len(name) > width else name
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from ..model.words import duration
 from ..text.fmt import plurals
+from ..text.sanitize import visible
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
@@ -181,10 +182,10 @@ class Shown:
 
     def __format__(self, spec: str) -> str:
         f = self.figure
-        if isinstance(f, list):
-            return ", ".join(f"{q.label} ({Shown(q):{spec}})" for q in f)
+        if isinstance(f, list):  # names in prose: shown as data (a newline of theirs would split the line)
+            return ", ".join(f"{visible(q.label)} ({Shown(q):{spec}})" for q in f)
         if not isinstance(f, Quantity):
-            return format(f, spec)
+            return visible(format(f, spec))
         if f.unit == "us":
             if spec == "long":
                 return took(f.value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
 from ..text.fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
+from ..text.sanitize import visible
 from .base import FULL, KEEP, Column, Field, SortKey, UnknownSort
 
 NAME_WIDTH = 60
@@ -140,7 +141,7 @@ def footers(t: Roofline) -> list[str]:
     units = fp32_units_line(t)
     lines += [units] if units else []
     if t.not_modelled:
-        top = ", ".join(f"{n.name} ({n.count:,}, {fmt_time(n.device_us)})" for n in t.not_modelled[:5])
+        top = ", ".join(f"{visible(n.name)} ({n.count:,}, {fmt_time(n.device_us)})" for n in t.not_modelled[:5])
         more = f" and {len(t.not_modelled) - 5} more" if len(t.not_modelled) > 5 else ""
         lines.append(f"Not modelled: {plural(t.not_modelled_ops, 'op')}, {fmt_time(t.not_modelled_us)}: {top}{more}.")
     if not t.rows:

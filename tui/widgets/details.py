@@ -17,6 +17,7 @@ from ..tables.explain import note as explain_note
 from ..tables.roofline import fmt_count, fmt_rate
 from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..text.names import short_name, shorten, shorten_names
+from ..text.sanitize import visible_data
 
 MAX_ARG_CHARS = 160
 NAME_WIDTH = 60  # a kernel's name in a list, cut at a word with … (f shows them in full)
@@ -122,6 +123,7 @@ def details_renderable(
     roofline: EventRoof | None = None,
     full: bool = False,
 ) -> Group:
+    d, notes, memory, roofline = visible_data((d, notes, memory, roofline))  # names, args, frames: data, shown
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column(overflow="fold")  # a long name wraps over lines, never ends in …

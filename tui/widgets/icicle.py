@@ -12,6 +12,7 @@ from textual.widget import Widget
 from ..model.view.icicle import ALL, Icicle, Span, Width
 from ..text.fmt import fmt_dur
 from ..text.names import shorten
+from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 from .paint import color_of, style, text_on
 
 BLANK = Style(bgcolor="#15181c")
@@ -39,7 +40,7 @@ class IcicleView(Widget, can_focus=True):
 
         def __init__(self, name: str, forms: list[str]) -> None:
             super().__init__()
-            self.name, self.forms = name, forms
+            self.name, self.forms = visible(name), forms  # a name is data
 
         @property
         def text(self) -> str:
@@ -158,5 +159,6 @@ def _label(name: str, width: int) -> str:
     if width <= 0:
         return ""
     room = width - 1 if width >= 2 else width
-    text = name if len(name) <= room else (name[: room - 1] + "…" if room >= 4 else "")
-    return text.ljust(width)
+    name = visible(name)
+    text = name if cell_len(name) <= room else (crop_cells(name, room) if room >= 4 else "")
+    return ljust_cells(text, width)  # by cells: the spans stay under their time

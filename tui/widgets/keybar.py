@@ -18,6 +18,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from ..text.sanitize import visible
+
 SEP = "  "
 MORE = ("?", "more")
 
@@ -43,7 +45,7 @@ def entries(screen, display) -> list[Entry]:
     state: list[Entry] = []
     for node in chain:
         said = getattr(node, "keybar_state", None)
-        state += [Entry([key], words, True) for key, words in (said() if said else [])]
+        state += [Entry([key], visible(words), True) for key, words in (said() if said else [])]  # may name a frame
     taken = {k for e in state for k in e.keys} | {MORE[0]}
     keys: list[Entry] = []
     kinds: dict[str, Entry] = {}

@@ -19,6 +19,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..text.sanitize import crop_cells, ljust_cells, rjust_cells, visible
+
 SAMPLE_ROWS = 200  # column widths are measured on the header and this many rows of the current order
 CACHE_ROWS = 512
 
@@ -135,7 +137,7 @@ class LazyTable(ScrollView, can_focus=True):
         if text is None:
             if len(self._cells) > CACHE_ROWS * max(len(self.source.headers), 1):
                 self._cells.clear()
-            text = self._cells[key] = self.source.cell(row, col)
+            text = self._cells[key] = visible(self.source.cell(row, col))  # a name is data: widths are of this
         return text
 
     def _measure(self) -> list[int]:
@@ -145,7 +147,7 @@ class LazyTable(ScrollView, can_focus=True):
         if known is not None:
             return list(known)
         heads = self.source.headers
-        widths = [cell_len(h) for h in heads]
+        widths = [cell_len(visible(h)) for h in heads]
         for row in self.order[:SAMPLE_ROWS]:
             for c in range(len(heads)):
                 widths[c] = max(widths[c], cell_len(self._text(row, c)))
@@ -159,7 +161,7 @@ class LazyTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if y == 0:
-            return self._line(list(self.source.headers), self._style("lazy-table--header"), width)
+            return self._line([visible(h) for h in self.source.headers], self._style("lazy-table--header"), width)
         pos = self.scroll_offset.y + y - 1
         if pos >= len(self.order):
             return Strip.blank(width, self.rich_style)
@@ -189,8 +191,8 @@ class LazyTable(ScrollView, can_focus=True):
     @staticmethod
     def _pad(text: str, width: int, right: bool) -> str:
         if cell_len(text) > width:
-            return text[: max(width - 1, 0)] + "…"
-        return text.rjust(width) if right else text.ljust(width)
+            return ljust_cells(crop_cells(text, width), width)  # cut by cells: a wide name keeps the columns in line
+        return rjust_cells(text, width) if right else ljust_cells(text, width)
 
     # ---- the cursor --------------------------------------------------------------------------
 

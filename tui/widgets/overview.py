@@ -17,6 +17,7 @@ from ..tables.explain_savings import biggest_saving, headline, what_if_line
 from ..tables.summary import has_device_steps, shown_steps, typical_note
 from ..text.fmt import fmt_memory, fmt_time, plurals
 from ..text.names import shorten, shorten_names
+from ..text.sanitize import visible, visible_lines
 
 BAR = "█"
 TOP = 5
@@ -87,9 +88,11 @@ def _job_section(a: Results) -> list:
     facts.add_column()
     for label, text in job_lines(j):
         if label != "Verdict":  # said at the top
-            facts.add_row(label, text)
+            facts.add_row(label, visible_lines(text))
     title = f"\nRanks: a job of {j.ranks} (a red bar is a straggler's step; C compares two ranks)"
-    return [Text(title, style="bold"), rank_bars(a), facts] + [Text("⚠ " + w, style="#e5c07b") for w in j.warnings]
+    return [Text(title, style="bold"), rank_bars(a), facts] + [
+        Text("⚠ " + visible_lines(w), style="#e5c07b") for w in j.warnings
+    ]
 
 
 def _memory_section(a: Results) -> list:
@@ -101,31 +104,31 @@ def _memory_section(a: Results) -> list:
     for d in a.memory:
         reserved = f" ({fmt_memory(d.peak_reserved_bytes)} reserved)" if d.peak_reserved_bytes >= 0 else ""
         t.add_row(
-            Text(d.device, style="#9aa3ad"),
+            Text(visible(d.device), style="#9aa3ad"),
             f"peak {fmt_memory(d.peak_allocated_bytes)} allocated{reserved} at {fmt_time(d.peak_ts_us)}",
-            Text(shorten(peak_op(d), NAME_WIDTH)),
+            Text(shorten(visible(peak_op(d)), NAME_WIDTH)),
         )
     return [Text("\nMemory: the peak per device and the op running at it (tracetui memory for more)", style="bold"), t]
 
 
 def overview_renderable(a: Results) -> Group:
     s = a.summary
-    parts: list = [Text(f"Verdict: {s.verdict}", style="bold #e5c07b")]
+    parts: list = [Text(visible_lines(f"Verdict: {s.verdict}"), style="bold #e5c07b")]  # verdicts may name ops
     if a.job is not None:
-        parts.append(Text(f"Job verdict: {a.job.verdict}", style="bold #e5c07b"))
+        parts.append(Text(visible_lines(f"Job verdict: {a.job.verdict}"), style="bold #e5c07b"))
     parts += _critical_lines(a)
-    parts += [Text("• " + plurals(r)) for r in readings(s)]  # counts read one way (`19 outliers`)
+    parts += [Text("• " + visible_lines(plurals(r))) for r in readings(s)]  # counts read one way (`19 outliers`)
     best = biggest_saving(a.findings)  # the view needs the findings: they are ready
-    parts += [Text("• " + best)] if best else []
+    parts += [Text("• " + visible_lines(best))] if best else []
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="#9aa3ad", no_wrap=True)
     facts.add_column()
     why = fact_readings(s)
     for key, label, value in S.lines(s):
         if key != "verdict":
-            cell = Text(value)
+            cell = Text(visible_lines(value))
             if key in why:
-                cell.append("\n" + why[key], style="italic #8a8f98")
+                cell.append("\n" + visible_lines(why[key]), style="italic #8a8f98")
             facts.add_row(label, cell)
     parts += [Text(""), facts] + _job_section(a)
     if s.steps and a.job is None:
@@ -166,9 +169,9 @@ def _findings(a: Results) -> Table | Text:
     for f in a.findings:  # the biggest saving first (explain/savings.py)
         where = f" ({f.count:,} events)" if f.count > 1 else ""
         saves = f" — {headline(f)}" if f.saving is not None else ""
-        text = Text(f.title + where + saves, style="bold").append("  " + explain_note(f), style="")
+        text = Text(visible(f.title + where + saves), style="bold").append("  " + visible(explain_note(f)), style="")
         if f.saving is not None:
-            text.append("\n" + what_if_line(f), style="italic #8a8f98")
+            text.append("\n" + visible(what_if_line(f)), style="italic #8a8f98")
         t.add_row("•", text)
     return t
 
@@ -178,7 +181,7 @@ def _top_ops(a: Results) -> Table:
     key = "device_total_us" if a.ops.has_device else "cpu_total_us"
     shown = (r for r in a.ops.rows if not r.is_annotation and not r.is_python and not r.is_device)  # kernels: below
     rows = sorted(shown, key=lambda r: -getattr(r, key))[:TOP]
-    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+    for r, name in zip(rows, shorten_names([visible(r.name) for r in rows], NAME_WIDTH), strict=True):
         t.add_row(Text(name), fmt_time(getattr(r, key)), f"×{r.count}")
     return t
 
@@ -189,7 +192,7 @@ def _top_kernels(a: Results) -> Table | Text:
         return Text(missing if a.summary.device_records_missing else "none: no GPU activity in this trace", style="dim")
     t = Table.grid(padding=(0, 2))
     rows = a.kernels[:TOP]
-    for r, name in zip(rows, shorten_names([r.name for r in rows], NAME_WIDTH), strict=True):
+    for r, name in zip(rows, shorten_names([visible(r.name) for r in rows], NAME_WIDTH), strict=True):
         t.add_row(Text(name), fmt_time(r.total_us), f"{r.pct_gpu:.1f}%", f"×{r.count}")
     return t
 

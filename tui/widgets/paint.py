@@ -12,6 +12,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from ..model.view.lanes import BUSY, EMPTY, Cells
+from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 
 # Eighth blocks filled from the left: 0/8 .. 8/8.
 LEFT = " ▏▎▍▌▋▊▉█"
@@ -123,8 +124,11 @@ def _fill(ev: int, name_of, selected: int, matches: np.ndarray | None, path: np.
 
 
 def _label_run(name: str, length: int, color: Color) -> tuple[str, Style]:
-    text = name if len(name) <= length else (name[: length - 1] + "…" if length >= 4 else "")
-    return text.ljust(length), style(text_on(color), color)
+    """A slice's name in its run of cells: shown as data (visible), cut and padded by cells so the lane stays in
+    time with the ruler."""
+    name = visible(name)
+    text = name if cell_len(name) <= length else (crop_cells(name, length) if length >= 4 else "")
+    return ljust_cells(text, length), style(text_on(color), color)
 
 
 def _cell(

@@ -21,6 +21,7 @@ from ..appkit import pace
 from ..model.pattern import BadPattern, Matcher, compile_name_pattern
 from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
 from ..text.fmt import plural
+from ..text.sanitize import cell_len, visible
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable, frozen_room
 
@@ -67,7 +68,9 @@ class FittedSource:
     def __init__(self, fitted: Fitted) -> None:
         self.fitted, self.headers = fitted, fitted.headers
         self.lefts, self.sep = fitted.lefts, fitted.sep
-        self.widths = [max([len(h)] + [len(row[k]) for row in fitted.cells]) for k, h in enumerate(self.headers)]
+        self.widths = [
+            max([cell_len(h)] + [cell_len(row[k]) for row in fitted.cells]) for k, h in enumerate(self.headers)
+        ]
 
     def __len__(self) -> int:
         return len(self.fitted.cells)
@@ -294,7 +297,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         return out
 
     def _status(self) -> None:
-        self.query_one(".table-status", Static).update(self.status())
+        self.query_one(".table-status", Static).update(visible(self.status()))  # a filter, names: data
 
     def refill(self) -> None:
         """The rows changed (another table, frames shown or hidden): a new source, in the current order."""

@@ -13,6 +13,7 @@ from textual.widgets import Static
 from ..model.tracks import lane_titles
 from ..text.fmt import fmt_dur
 from ..text.names import short_name, shorten
+from ..text.sanitize import cell_len, crop_cells, visible
 
 NOTHING = "Nothing selected: ← → (h l) or a click selects an event"
 
@@ -25,11 +26,12 @@ def selection_text(analysis, event: int, origin: int, width: int = 200, titles: 
     t = analysis.trace
     track = int(t.x.track[event])
     titles = titles if titles is not None else lane_titles([tr for tr in t.tracks if tr.events])
-    lane = titles.get(track, (t.tracks[track].name, ""))[0]  # as the timeline titles it
+    lane = visible(titles.get(track, (t.tracks[track].name, ""))[0])  # as the timeline titles it; names are data
     start = int(t.x.ts[event]) - origin
     rest = f" · {fmt_dur(int(t.x.dur[event]))} · {lane} · at {fmt_dur(start)}"
-    name = short_name(t.name_of(event), 60)
-    return shorten(name, max(width - len(rest), 16)) + rest
+    name = short_name(visible(t.name_of(event)), 60)
+    room = max(width - cell_len(rest), 16)
+    return crop_cells(shorten(name, room), room) + rest
 
 
 class SelectionLine(Static):

@@ -32,6 +32,7 @@ from ..model.view.series import (
 )
 from ..model.view.viewport import Viewport, fit, frame, pan, resize, span_view, zoom
 from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
@@ -302,8 +303,8 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width)
         line = self.lines[index]
         if line.kind == "process":
-            text = " " + header_text(line.label, width - 1)
-            return Strip([Segment(text.ljust(width), self._component("header"))], width)
+            text = crop_cells(" " + header_text(visible(line.label), width - 1), width)
+            return Strip([Segment(ljust_cells(text, width), self._component("header"))], width)
         if line.kind == "series":
             return Strip(self._series_line(self.series[line.track]), width)
         return Strip([self._gutter(line), *self._cells(line)], width)
@@ -313,7 +314,7 @@ class Timeline(ScrollView, can_focus=True):
         g = self.name_cols
         value, _ = value_at(s, self.cursor_time())
         shown = "–" if value != value else self.format_value(s, value, short=g < GUTTER)  # – before a sample
-        label = series_label(s, g - len(shown) - 2)
+        label = visible(series_label(s, g - len(shown) - 2))
         gutter = (label + " " + shown.rjust(g - 2 - len(label)))[: g - 1] + "│"  # the value whole, right-aligned
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
         line = sparkline(values, s.low, s.high)
@@ -332,14 +333,14 @@ class Timeline(ScrollView, can_focus=True):
         text = ""
         if line.depth == 0:
             arrow = "▸ " if line.track in self.collapsed else "▾ "
-            label = short_label(line.label, self.name_cols)
+            label = short_label(visible(line.label), self.name_cols)  # a thread's or process's name: data
             room = self.name_cols - 2 - len(arrow)
             text = arrow + next((form for form in title_forms(label) if len(form) <= room), label)
         elif line.depth == 1 and line.label:  # the lane's subtitle: a CPU lane's thread name
-            text = "  " + line.label
+            text = "  " + visible(line.label)
         g = self.name_cols
-        text = text if len(text) < g - 1 else text[: g - 2] + "…"
-        return Segment(text.ljust(g - 1) + "│", self._component("gutter"))
+        text = text if cell_len(text) < g - 1 else crop_cells(text, g - 1)  # cut by cells: the gutter stays in line
+        return Segment(ljust_cells(text, g - 1) + "│", self._component("gutter"))
 
     def _component(self, part: str) -> Style:
         """A part's style from the theme (component classes), so the theme picker restyles the timeline too."""

@@ -13,6 +13,7 @@ from textual.widgets.tree import TreeNode
 from ..model.analyses.calltree import CallTree, Node
 from ..text.fmt import fmt_dur
 from ..text.names import shorten
+from ..text.sanitize import cell_len, crop_cells, visible
 
 KIND_STYLE = {
     "steps": "bold #e5c07b",
@@ -30,15 +31,16 @@ MIN_NAME = 16  # cells a name keeps before the figures give way (the count, the 
 def node_label(n: Node, room: int | None = None) -> Text:
     """The node's name and figures; room: the cells the line has, the name cut in the middle (with …) and the
     figures shortened so that they fit whole, rather than run past the edge."""
+    shown = visible(n.name)  # a name is data: shown as escapes, measured as shown
     count = f" ×{n.count}" if n.count > 1 else ""
     gpu = f" · GPU {fmt_dur(n.gpu_ns)}" if n.gpu_ns else ""
     total, own = f"  total {fmt_dur(n.total_ns)}", f" · self {fmt_dur(n.self_ns)}"
     forms = [total + own + gpu + count, total + own + gpu, total + gpu, total, ""]
     if room is None:
-        figures, name = forms[0], shorten(n.name, 90)
+        figures, name = forms[0], shorten(shown, 90)
     else:
-        figures = next((f for f in forms if len(f) + min(len(n.name), MIN_NAME) <= room), "")
-        name = shorten(n.name, max(room - len(figures), 4))
+        figures = next((f for f in forms if len(f) + min(cell_len(shown), MIN_NAME) <= room), "")
+        name = crop_cells(shorten(shown, max(room - len(figures), 4)), max(room - len(figures), 4))
     text = Text(name, style=KIND_STYLE.get(n.kind, ""))
     text.append(figures, style="#8a8f98")
     return text
