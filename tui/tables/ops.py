@@ -166,7 +166,7 @@ def negative_note(t: OpsTable, viewer: bool = False) -> list[str]:
     if not any(r.self_cpu_us < 0 for r in t.rows if not r.is_device):
         return []
     if viewer:
-        return ["a negative Self CPU: as torch (spans overlapping frames in part both count under the frame above)"]
+        return ["negative Self CPU as in torch (spans that overlap frames in part)"]
     return [
         "(A negative Self CPU is torch's own: torch nests events by time alone, and an event that overlaps another in"
         " part is its sibling, not its child. A ProfilerStep opens in one prof.step() call and closes in the next, a"
