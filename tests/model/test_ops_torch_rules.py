@@ -125,7 +125,7 @@ def _ns_events(events: list[tuple]) -> list[dict]:
 
 
 def _unlinked_calls_under_ops() -> list[dict]:
-    """The shape of the four rows issue 51 measured on an H200 (torch 2.11.0+cu130, training and graph replay)."""
+    """The shape of four rows torch 2.11.0+cu130 printed on an H200 (GPT training, a manual CUDA graph's replay)."""
     events = []
     syncs = [(4_028, 165_484), (2_606, 155_490), (2_363, 156_216)]  # two cudaDeviceSynchronize in each step
     for k, (a, b) in enumerate(syncs):
@@ -166,7 +166,7 @@ def test_a_runtime_call_linked_to_no_op_nests_under_the_op_around_it(tmp_path):
     _parse_kineto_results (torch/autograd/profiler.py) keeps it (thread=kineto_event.start_thread_id()). The same
     code in torch 2.11 and 2.13.
 
-    What torch 2.11 printed on an H200 (issue 51), against tracetui's figures before this rule:
+    What torch 2.11 printed on an H200 (captures outside the project), against tracetui's figures before this rule:
     - ProfilerStep* (3 steps of GPT training): self CPU 604.784 us, not 1,090.971: the 486.187 us between them are
       the 6 cudaDeviceSynchronize inside the steps (4.028, 165.484, 2.606, 155.490, 2.363, 156.216);
     - Optimizer.step#AdamW.step: 1,211.716, not 1,218.579: 6.863 us of 3 cudaStreamIsCapturing under it;
@@ -219,13 +219,13 @@ def test_without_steps_the_stopping_thread_is_the_main_one(tmp_path):
 
 
 def test_a_lazy_loading_event_is_credited_with_the_kernels_of_the_op_it_ran_in(tmp_path):
-    """torch credits device time to CUDA's lazy-loading events (issue 51: `Lazy Function Loading` self CUDA 922.778 us,
-    `Runtime Triggered Module Loading` 50.048 us in a compiling window, where tracetui gave 0). _parse_kineto_results
-    gives an event linked to no op the device events whose External id is its correlation_id(); for an overhead event
-    (CUPTI's correlation 0) that is Result::correlationID, its parent's in torch's Result tree (collection.cpp,
-    kinetoEventCorrelationID; build_tree makes the op open on its thread the parent, a linked launch is none). So the
-    event inside an op's launch has the op's kernels, and the op counts them twice in its CUDA total (the launch, its
-    child by time, holds the loading event)."""
+    """torch credits device time to CUDA's lazy-loading events (torch 2.11 on an H200, a compiling window: `Lazy
+    Function Loading` self CUDA 922.778 us, `Runtime Triggered Module Loading` 50.048 us, where tracetui gave 0).
+    _parse_kineto_results gives an event linked to no op the device events whose External id is its correlation_id();
+    for an overhead event (CUPTI's correlation 0) that is Result::correlationID, its parent's in torch's Result tree
+    (collection.cpp, kinetoEventCorrelationID; build_tree makes the op open on its thread the parent, a linked launch
+    is none). So the event inside an op's launch has the op's kernels, and the op counts them twice in its CUDA total
+    (the launch, its child by time, holds the loading event). The figures here are this trace's own."""
     events = [
         X(STEP, 0, 2000, "user_annotation", pid=7, tid=7, External_id=1),
         X("aten::addmm", 10, 1500, pid=7, tid=7, External_id=5),
