@@ -18,6 +18,7 @@ from torch_numbers import assert_close, spans_per_row
 
 from tui.model import load_trace
 from tui.model.analyses.results import Results
+from tui.tables import ops as O
 
 torch = pytest.importorskip("torch", reason="needs torch to capture a run")
 
@@ -149,6 +150,39 @@ def test_an_event_open_when_the_window_closes(tmp_path):
     assert_same_table(a, reference)
     if LISTS_FRAMES:
         assert_same_table(a, torch_table(prof, python_frames=True), python_frames=True)
+
+
+@pytest.mark.skipif(not LISTS_FRAMES, reason="this torch lists no frame rows")
+def test_a_frame_around_prof_step_has_torch_s_negative_self_time(tmp_path):
+    """A training step in a function that calls prof.step(): its frame and the ProfilerStep overlap in part, and so do
+    a record_function block and its __enter__/__exit__ frames. torch nests by time alone, so such spans are siblings
+    under the frame above, which subtracts both: torch 2.13 prints a negative self CPU there, and so do we."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    x = torch.randn(64, 64)
+
+    def train_step(prof):
+        with record_function("block"):
+            (x @ x + 1).sum()
+        prof.step()
+
+    def train(prof):
+        for _ in range(5):
+            train_step(prof)
+
+    sched = schedule(wait=1, warmup=1, active=2, repeat=1)
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True, schedule=sched) as prof:
+        train(prof)
+    path = tmp_path / "run.json"
+    prof.export_chrome_trace(str(path))
+    a = Results(load_trace(path, use_cache=False))
+    theirs = torch_table(prof, python_frames=True)
+    assert_same_table(a, theirs, python_frames=True)
+    negative = {e.key for e in theirs if e.self_cpu_time_total < 0}
+    assert any("train" in k for k in negative)
+    t = a.op_table(python_frames=True)
+    assert {r.name for r in t.rows if r.self_cpu_us < 0} == negative
+    assert "A negative Self CPU is torch's own" in O.footers(t)[-1] and not O.negative_note(a.ops)
 
 
 def _world_of_one(tmp_path, backend: str):

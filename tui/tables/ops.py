@@ -158,7 +158,21 @@ def footers(t: OpsTable, viewer: bool = False) -> list[str]:
         lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
     if t.spans:
         lines.append(viewer_span_note(t) if viewer else span_note(t))
-    return lines + frames_notes(t, viewer)
+    return lines + frames_notes(t, viewer) + negative_note(t, viewer)
+
+
+def negative_note(t: OpsTable, viewer: bool = False) -> list[str]:
+    """Why a row's self CPU time is negative, where one is (torch prints the same)."""
+    if not any(r.self_cpu_us < 0 for r in t.rows if not r.is_device):
+        return []
+    if viewer:
+        return ["negative Self CPU as in torch (spans that overlap frames in part)"]
+    return [
+        "(A negative Self CPU is torch's own: torch nests events by time alone, and an event that overlaps another in"
+        " part is its sibling, not its child. A ProfilerStep opens in one prof.step() call and closes in the next, a"
+        " record_function block in its __enter__ and __exit__ frames: such a span overlaps the Python frames of those"
+        " calls in part, and the frame above them all subtracts each of their times, the time they share twice.)"
+    ]
 
 
 def _span_names(t: OpsTable) -> str:

@@ -14,9 +14,29 @@ EventList._populate_cpu_children), torch 2.11 and 2.13:
 - Events still open when the window closed (`"finished": false` in their args, ending at the window's end in
   the file): torch 2.11's events() dropped them; 2.12 and 2.13 list them as async events that end with the
   event they started in.
-- Runtime calls linked to no op (no External id) are, for torch, events of their own thread (the system
-  thread id, where ops carry torch's own thread number): they nest under no op, and no op under them.
-- Profiler overhead (`Activity Buffer Request`, cat overhead, pid -1) is a CPU event of its own thread: a row.
+- Events Kineto collected that are linked to no op: runtime and driver calls without an External id
+  (`cudaDeviceSynchronize`, `cudaStreamIsCapturing`, `cudaGraphLaunch`, ...) and CUPTI's overhead events
+  (`Activity Buffer Request`, `Lazy Function Loading`; cat overhead, pid -1). torch gives every event its own
+  thread number, and for an event Kineto collected it sets that number in collection.cpp
+  (TransferEvents::setParents, then setKinetoTID): the number of the op it is linked to (its External id),
+  else, with no op, `at::RecordFunction::currentThreadId()`: the thread that stops the profiler and turns the
+  results into events. _parse_kineto_results copies it (`thread=kineto_event.start_thread_id()`) and
+  _populate_cpu_children nests by it, so such an event nests by time among the ops of that thread, wherever it
+  ran: under the step or the record_function block around it, and ops inside its span under it. The same code
+  in torch 2.11 and 2.13. The file does not say which thread stopped the profiler: it is taken to be the thread
+  of the ProfilerStep#N events (prof.step() stops a scheduled profiler), else the process's main thread (its
+  tid equals its pid), else the CPU thread with the most ops (post_thread).
+- CUPTI's overhead events are CPU events for torch (deviceTypeFromActivity: OVERHEAD is a CPU type): rows with
+  self CPU time.
+- Device time of an event linked to no op: _parse_kineto_results gives an event whose linked correlation is 0
+  the device events whose linked correlation (their External id) equals its own id, `kineto_event.correlation_id()`.
+  For an event Kineto collected that is Result::correlationID (collection.cpp, kinetoEventCorrelationID): its
+  own correlation if it has one (a runtime call's CUPTI correlation id, the trace's `correlation`), else that of
+  its parent in torch's Result tree (build_tree: the event open on its thread when it starts; a linked runtime
+  call is no parent there, a Python frame has id 0). So a lazy-loading event (`Lazy Function Loading`) inside an
+  op's launch is credited with that op's kernels, as is the op, and the runtime call around it counts them in its
+  device total; and a runtime call linked to no op is credited with the device work of the op whose External id
+  happens to equal its correlation id (frontend_ids).
 """
 
 from __future__ import annotations
@@ -28,6 +48,7 @@ import numpy as np
 from ..cats import HOST_CATS, Cat, of_cats
 from ..load.args import event_args
 from ..nesting import nest
+from ..steps import step_events
 from ..trace import Trace
 from .comm_names import BACKEND_SPAN  # the profilingTitle of a c10d Work: an async RecordFunction
 
@@ -40,9 +61,11 @@ class OpEvents:
     """Per event: is it a host row, and where torch puts it (all boolean masks over the trace's events)."""
 
     host: np.ndarray  # the host events that are rows
-    detached: np.ndarray  # host rows nested only among themselves, per thread (runtime calls linked to no op)
+    detached: np.ndarray  # host rows Kineto collected linked to no op: on the thread that stopped the profiler
     loose: np.ndarray  # host rows torch keeps out of the tree (async): self CPU 0, no device time
     unfinished: np.ndarray  # still open when the window closed (rows only with python_frames)
+    thread: np.ndarray  # per event, the track torch nests it on: its own, or for a detached one, post_thread's
+    ids: np.ndarray  # per host row linked to no op, torch's id for it (device events with that External id are its)
     python_frames: bool = False
 
 
@@ -57,8 +80,69 @@ def op_events(trace: Trace, name_ok: np.ndarray, python_frames: bool = False) ->
     if not python_frames:
         host &= ~still_open
         loose &= ~still_open
-    detached = host & (x.cat == int(Cat.RUNTIME)) & (x.ext < 0)
-    return OpEvents(host, detached, loose, still_open, python_frames)
+    unlinked = ((x.cat == int(Cat.RUNTIME)) & (x.ext < 0)) | (x.cat == int(Cat.OVERHEAD))
+    detached = host & unlinked
+    thread = torch_threads(trace, host & ~detached, detached)
+    ids = frontend_ids(trace, host, thread)
+    return OpEvents(host, detached, loose, still_open, thread, ids, python_frames)
+
+
+def frontend_ids(trace: Trace, host: np.ndarray, thread: np.ndarray) -> np.ndarray:
+    """torch's id of each host row that is linked to no op (-1: none), which the device events with that External id
+    are credited to: an op's External id; a runtime call's correlation id; an overhead event's, that of the event open
+    on its thread when it started, in torch's Result tree (its ops, annotations, Python frames and the events linked
+    to no op; a Python frame's is 0, none)."""
+    x = trace.x
+    runtime = x.cat == int(Cat.RUNTIME)
+    ids = np.where(runtime, np.where(x.ext < 0, x.corr, -1), x.ext)
+    ids = np.where(host, np.maximum(ids, -1), -1)
+    overhead = host & (x.cat == int(Cat.OVERHEAD))
+    if not overhead.any():
+        return ids
+    ids[overhead] = -1
+    in_tree = of_cats(x.cat, ROW_CATS) & ~(runtime & (x.ext >= 0))
+    on_threads = np.zeros(int(thread.max(initial=0)) + 1, bool)
+    on_threads[thread[overhead]] = True
+    tree = nest(x.ts, x.ts + x.dur, thread, in_tree & on_threads[thread])
+    for i in np.flatnonzero(overhead).tolist():
+        up = int(tree.parent[i])
+        while up >= 0 and overhead[up]:  # an overhead event's own id is 0: its parent's stands for it
+            up = int(tree.parent[up])
+        if up >= 0 and x.cat[up] != int(Cat.PYTHON):
+            ids[i] = max(int(ids[up]) if host[up] else int(x.ext[up]), -1)
+    return ids
+
+
+def torch_threads(trace: Trace, ops: np.ndarray, detached: np.ndarray) -> np.ndarray:
+    """Per event, the track torch nests it on: its own, except the detached events, which go to the thread that
+    stopped the profiler in their rank (see post_thread; their own where the rank has no CPU thread)."""
+    x = trace.x
+    thread = x.track.copy()
+    if not detached.any():
+        return thread
+    ranks = np.array([t.rank for t in trace.tracks] or [0], np.int64)
+    for rank in np.unique(ranks[x.track[detached]]).tolist():
+        main = post_thread(trace, ops, rank)
+        if main >= 0:
+            thread[detached & (ranks[x.track] == rank)] = main
+    return thread
+
+
+def post_thread(trace: Trace, ops: np.ndarray, rank: int) -> int:
+    """The track of the thread that most likely stopped the profiler of a rank: that of its ProfilerStep#N events
+    (prof.step() stops a scheduled profiler), else the process's main thread (tid equal to pid), else the CPU
+    thread with the most ops; -1 without a CPU thread."""
+    steps = step_events(trace, rank)
+    if len(steps):
+        return int(np.bincount(trace.x.track[steps]).argmax())
+    cpu = [t for t in trace.tracks if t.rank == rank and t.kind == "cpu"]
+    main = [t.id for t in cpu if str(t.pid) == str(t.tid)]
+    if main:
+        return main[0]
+    if not cpu:
+        return -1
+    counts = np.bincount(trace.x.track[ops], minlength=len(trace.tracks))
+    return max((t.id for t in cpu), key=lambda k: (int(counts[k]), -k))
 
 
 def _c10d_work(trace: Trace) -> np.ndarray:
@@ -98,7 +182,7 @@ def torch_ends(trace: Trace, ev: OpEvents) -> np.ndarray:
     if not opened.any():
         return end
     at_start = np.where(opened, x.ts, end)  # an open event as the instant it started
-    inside = nest(x.ts, at_start, x.track, (ev.host & ~ev.loose & ~ev.detached) | opened)
+    inside = nest(x.ts, at_start, ev.thread, (ev.host & ~ev.loose) | opened)
     idx = np.flatnonzero(opened)
     around = inside.parent[idx]
     out = end.copy()

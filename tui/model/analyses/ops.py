@@ -5,13 +5,13 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
   aten::is_leaf, aten::output_nr and aten::_version are dropped before anything else;
 - ProfilerStep#N is renamed ProfilerStep*;
 - host events nest per thread by time containment (see nesting.py); which host events torch sees, and
-  where it puts Python frames, async collectives, events still open at the window's end and runtime calls
-  linked to no op, is op_events.py's;
+  where it puts Python frames, async collectives, events still open at the window's end, and runtime calls
+  and CUPTI overhead events linked to no op (on the thread that stopped the profiler), is op_events.py's;
 - a child with its parent's name, when it is the parent's only child, is removed: the
   parent takes its children and its kernels (_remove_dup_nodes);
 - each frontend event (a host event not linked to an op) gets, as kernels, the device
-  events whose linked correlation id (the trace's External id) is its id: kernels, copies,
-  sets and syncs. A GPU annotation (gpu_user_annotation) is never one: Kineto links it to no
+  events whose linked correlation id (the trace's External id) is its id (an op's External id;
+  for an event linked to no op, see op_events.frontend_ids): kernels, copies, sets and syncs. A GPU annotation (gpu_user_annotation) is never one: Kineto links it to no
   op, so the record_function block and the step it mirrors count only the work launched under
   them. Device time total = own kernels + children's;
 - device events (kernels, memcpy, memset, GPU annotations, syncs) are rows of their own, the
@@ -173,7 +173,7 @@ def op_times(
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
     (parent, depth), kernels, memory = side_by_side(  # the sums by External id and time read no nesting
         lambda: host_parent(trace, ev, end, shown),
-        lambda: _kernel_sums(trace, ev.host, work),
+        lambda: _kernel_sums(trace, ev, work),
         lambda: memory_usage(trace, ev.host, end),
     )
     roots = np.flatnonzero(ev.host & (parent < 0))
@@ -205,52 +205,52 @@ def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> Ops
 def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | None) -> tuple[np.ndarray, np.ndarray]:
     """Each host event's parent when host events alone are nested per thread, as torch nests them.
 
-    The events torch keeps out of the tree (ev.loose) have none and are none's; the runtime calls linked to no op
-    (ev.detached) nest only among themselves. The display nesting (time only, before Python ids re-hang frames)
-    already holds the rest, except on a track where an event torch leaves out closes a host event by a partial
-    overlap while host events start (see _tree_parent): such tracks are nested again.
+    The events torch keeps out of the tree (ev.loose) have none and are none's; the events Kineto collected linked to
+    no op (ev.detached) nest on the thread torch gives them (ev.thread). The display nesting (time only, before
+    Python ids re-hang frames) already holds the rest, except on a track where an event torch leaves out closes a
+    host event by a partial overlap while host events start (see _tree_parent), and the tracks detached events
+    leave or join: such tracks are nested again.
     Returns the parents and each event's depth in that nesting.
     """
-    x = trace.x
-    tree = ev.host & ~ev.loose & ~ev.detached
-    parent, depth = _tree_parent(trace, tree, end, shown)
-    if ev.detached.any():
-        alone = nest(x.ts, end, x.track, ev.detached)
-        parent[ev.detached] = alone.parent[ev.detached]
-        depth[ev.detached] = alone.depth[ev.detached]
+    tree = ev.host & ~ev.loose
+    parent, depth = _tree_parent(trace, tree, end, shown, ev.thread)
     parent[ev.loose] = -1
     return parent, depth
 
 
 def _tree_parent(
-    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None
+    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None, thread: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The parents and depths of the host events nested per thread (from the display nesting where it holds).
 
-    Leaving out the events torch leaves out (Python frames, the ops it filters) moves no host event, except where
-    one of them closed a host event by a partial overlap and host events start while that one would still be open
-    (see _closed_by_left_out): elsewhere a host event's parent is its nearest host ancestor in the display nesting,
-    and the display depths still grow from parent to child. Those tracks, and any with a host event the display
-    nesting left out, are nested again."""
+    thread: the track each event is nested on (its own when None). Leaving out the events torch leaves out (Python
+    frames, the ops it filters) moves no host event, except where one of them closed a host event by a partial
+    overlap and host events start while that one would still be open (see _closed_by_left_out): elsewhere a host
+    event's parent is its nearest host ancestor in the display nesting, and the display depths still grow from
+    parent to child. Those tracks, any with a host event the display nesting left out, and those that events
+    nested on another thread leave or join, are nested again."""
     x = trace.x
+    thread = x.track if thread is None else thread
     if shown is None or not np.array_equal(end, x.ts + x.dur):
-        alone = nest(x.ts, end, x.track, host)
+        alone = nest(x.ts, end, thread, host)
         return alone.parent.copy(), alone.depth.copy()
     in_shown = np.zeros(trace.n, bool)
     in_shown[shown.order] = True
     unshown = host & ~in_shown
-    redo = np.zeros(int(x.track.max(initial=0)) + 1, bool)
-    redo[x.track[unshown]] = True
+    moved = host & (thread != x.track)
+    redo = np.zeros(int(max(x.track.max(initial=0), thread.max(initial=0))) + 1, bool)
+    redo[x.track[unshown | moved]] = True
+    redo[thread[moved]] = True
     redo[_closed_by_left_out(x, host, end, shown)] = True
-    again = host & redo[x.track]
+    again = host & (redo[x.track] | redo[thread])
     read_off = host & ~again
     parent = np.full(trace.n, -1, shown.time_parent.dtype)
     if read_off.any():
         parent[read_off] = nearest_kept(shown.time_parent, host, shown.depth)[read_off]
     depth = shown.depth.copy()
-    if again.any():  # host events are all in the display nesting's visiting order, unless one was left out of it
-        order = shown.order[again[shown.order]] if not unshown.any() else None
-        fresh = nest(x.ts, end, x.track, again, order)
+    if again.any():  # host events are all in the display nesting's visiting order, unless one was left out or moved
+        order = shown.order[again[shown.order]] if not (unshown | moved).any() else None
+        fresh = nest(x.ts, end, thread, again, order)
         parent[again] = fresh.parent[again]
         depth[again] = fresh.depth[again]
     return parent, depth
@@ -348,21 +348,20 @@ def _times(rows: _Rows, kernels: np.ndarray) -> tuple[dict[str, np.ndarray], np.
     return cols, alive, parent
 
 
-def _kernel_sums(trace: Trace, host, device) -> np.ndarray:
-    """Device time of the events whose External id equals each frontend event's id."""
+def _kernel_sums(trace: Trace, ev: OpEvents, device) -> np.ndarray:
+    """Device time of the events whose External id equals each frontend event's id (torch's, ev.ids)."""
     x, rank = trace.x, rank_of_events(trace)
-    ext = keyed(rank, x.ext)
-    linked_runtime = (x.cat == int(Cat.RUNTIME)) & (x.ext >= 0)
-    frontend = host & ~linked_runtime & (ext >= 0)
-    dev = np.flatnonzero(device & (ext >= 0))
+    ids = keyed(rank, ev.ids)
+    frontend = ev.host & (ids >= 0)
+    dev = np.flatnonzero(device & (x.ext >= 0))
     out = np.zeros(trace.n, np.int64)
     if not len(dev):
         return out
-    keys, inverse = np.unique(ext[dev], return_inverse=True)
+    keys, inverse = np.unique(keyed(rank, x.ext)[dev], return_inverse=True)
     sums = np.bincount(inverse, weights=x.dur[dev]).astype(np.int64)
     fe = np.flatnonzero(frontend)
-    pos = np.clip(np.searchsorted(keys, ext[fe]), 0, len(keys) - 1)
-    hit = keys[pos] == ext[fe]
+    pos = np.clip(np.searchsorted(keys, ids[fe]), 0, len(keys) - 1)
+    hit = keys[pos] == ids[fe]
     out[fe[hit]] = sums[pos[hit]]
     return out
 
