@@ -100,3 +100,42 @@ def records_lost(tmp: Path) -> Path:
     """Launch calls and a synchronize, but no device records: the path is CPU only."""
     events = [step(1, 0, 100), call("cudaLaunchKernel", 10, 5, corr=1), call("cudaDeviceSynchronize", 20, 70, corr=2)]
     return write_trace(tmp / "lost.json", events)
+
+
+def frame(name: str, ts: float, dur: float, tid: int = MAIN) -> dict:
+    return X(name, ts, dur, cat="python_function", tid=tid)
+
+
+def python_held(tmp: Path) -> Path:
+    """No steps: Python frames hold the whole window on the main thread (spawn_main) and on a thread that only waits
+    (_bootstrap ... wait), both cut at 1000 when the profiler stopped. The main thread runs an op that launches a
+    800 us kernel [25, 825], then the profiler's exit synchronizes [50, 828] and disables the profiler. Path: CPU
+    15 + 20 (op, launch; the rest of the frames), launch delay 10, GPU 800, back from the sync 3, CPU 172."""
+    events = [frame("multiprocessing/spawn.py(122): spawn_main", 0, 1000), op("aten::mm", 10, 20)]
+    events += [call("cudaLaunchKernel", 15, 5, corr=1), kernel("gemm", 25, 800, corr=1)]
+    events += [frame("torch/autograd/profiler.py(419): __exit__", 40, 960)]
+    events += [call("cudaDeviceSynchronize", 50, 778, corr=2)]
+    events += [frame("<built-in method _disable_profiler of PyCapsule object>", 900, 80)]
+    events += [
+        frame("threading.py(1030): _bootstrap", 0, 1000, tid=ENGINE),
+        frame("threading.py(359): wait", 1, 999, tid=ENGINE),
+    ]
+    return write_trace(tmp / "python_held.json", events)
+
+
+def overlapped(tmp: Path) -> Path:
+    """A replay whose kernels overlap on their stream (programmatic dependent launch): K2 starts while K1 still runs.
+    Path: CPU 10, launch 5, GPU 20 + 30, no gap."""
+    events = [step(1, 0, 20), call("cudaGraphLaunch", 10, 5, corr=1)]
+    events += [kernel("K1", 15, 22, 1), kernel("K2", 35, 30, 1)]
+    return write_trace(tmp / "overlapped.json", events)
+
+
+def side_stream_unlinked(tmp: Path) -> Path:
+    """No launches recorded (a GPU-side capture): copies on stream 0 queue behind a collective on stream 4 with no
+    event recorded. Stream 0: C1 [0, 10], C2 [8030, 8040]; stream 4: an NCCL kernel [5, 8012]. The copies' gap
+    [10, 8030] is the collective's time but for its last 18 us, when the GPU ran nothing."""
+    events = [kernel("Memcpy DtoD (Device -> Device)", 0, 10, 1, stream=0, cat="gpu_memcpy")]
+    events += [kernel("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 5, 8007, 2, stream=4)]
+    events += [kernel("Memcpy DtoD (Device -> Device)", 8030, 10, 3, stream=0, cat="gpu_memcpy")]
+    return write_trace(tmp / "side_unlinked.json", events)

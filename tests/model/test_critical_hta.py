@@ -29,6 +29,9 @@ DIFFER = {
     "ops cover 14% of the main thread's wait in ## backward ##, so the hand-over cannot be followed",
     "tracelens-2025-12-mi210-gpu-only/gpu_only_trace.json.gz": "a GPU-only capture without launch records: HTA's "
     "longest chain strings kernels along their gaps; the path here walks back from the window's end",
+    "tracelens-2026-02-mi300x-resnet-actckpt-8rank/resnet_act_checkpoint.json.gz": "HTA counts a stream's wait "
+    "for another stream as kernel-to-kernel overhead: the copies on stream 0 wait 8.5 ms for the NCCL kernel on "
+    "stream 4 (no event recorded); here that time is the collective's, and gaps are only where the GPU ran nothing",
     "tracelens-2026-05-mi300x-torch-compile-triton/trace.json.gz": "HTA does not know hipDeviceSynchronize blocks: "
     "it counts the 11.9 ms wait for the GPU as CPU work",
     "tracelens-2026-07-mi300-vllm-piecewise-graph-pair/graph_execution.json.gz": "HTA drops the graph replays' "

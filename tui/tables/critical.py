@@ -105,6 +105,8 @@ NOTES = {  # {s}: a plural's s; {activities}, {have}, {they}, {their}, {start}, 
     "hidden_waits": "{n:,} {stretches} of CPU time inside an op {end} when the device finished the work queued before "
     "{them}, with no synchronize recorded (a spin or a hidden sync): the path follows the device work {they} waited "
     "for",
+    "final_sync": "the profiler's final synchronize (torch.autograd.profiler's exit waits for the device before the "
+    "profiler stops) waits for the device work still running: that work is on the path, as the run waited for it",
     "launch_skew": "{n:,} device {activities} {start} before {their} launch call{s} (the GPU's clock runs ahead): "
     "{their} launch edge{s} {are} left out",
 }

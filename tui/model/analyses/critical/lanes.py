@@ -125,7 +125,11 @@ def device_lanes(trace: Trace, ev: np.ndarray, first: int) -> Lanes:
     k = np.flatnonzero(lane[1:] == lane[:-1]) + 1  # activities after another on their stream
     after = end[k - 1] <= ts[k]
     src = np.where(after, end_node[k - 1], start_node[k - 1])
-    gaps = edges(src, start_node[k], Edge.STREAM, Bound.KERNEL_KERNEL_OVERHEAD, Kind.WAIT, ev[k])
+    # an activity that starts while the one before it still runs (programmatic dependent launch, a graph's
+    # overlapped nodes) waited for the previous one's work, not for a gap: that stretch is the previous one's
+    g_bound = np.where(after, int(Bound.KERNEL_KERNEL_OVERHEAD), bound[k - 1]).astype(np.int8)
+    g_kind = np.where(after, int(Kind.WAIT), kind[k - 1]).astype(np.int8)
+    gaps = edges(src, start_node[k], Edge.STREAM, g_bound, g_kind, np.where(after, ev[k], ev[k - 1]))
     chain = concat([work, gaps])
     return Lanes(
         ev, start_node, end_node, np.concatenate([ts, end]), np.concatenate([lane, lane]), chain, start_node, ev

@@ -1,0 +1,106 @@
+"""The critical path through overlapping work: Python frames that hold the window, the profiler's final synchronize,
+a thread that only waits, kernels that overlap on their stream, streams that wait for one another; and on every
+shared trace, the path's gaps between kernels are the device's idle time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SHARED, shared_traces
+from critical_traces import overlapped, python_held, side_stream_unlinked
+from test_critical import covers, path_of, steps, us
+
+from tui.model import load_trace
+from tui.model.analyses.breakdown import breakdown
+from tui.model.analyses.results import Results
+from tui.model.cats import BUSY_CATS, of_cats
+from tui.tables.critical import notes
+
+B300 = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
+
+
+def test_frames_that_hold_the_window_are_not_work_and_the_final_synchronize_waits_for_the_kernel(tmp_path):
+    p = path_of(python_held(tmp_path))
+    covers(p)
+    assert us(p) == {"cpu_bound": 187, "gpu_kernel_launch_overhead": 10, "gpu_compute_bound": 800, "sync": 3}
+    names = [n for n, *_ in steps(p)]
+    assert "gemm" in names and "threading.py(359): wait" not in names  # the waiting thread is never on it
+    assert [it.name for it in p.items if it.kind == "sync"] == ["cudaDeviceSynchronize"]
+    assert any("the profiler's final synchronize" in n for n in notes(p))
+
+
+def test_kernels_that_overlap_on_their_stream_are_compute_not_gaps(tmp_path):
+    p = path_of(overlapped(tmp_path))
+    covers(p)
+    assert us(p) == {"cpu_bound": 10, "gpu_kernel_launch_overhead": 5, "gpu_compute_bound": 50}
+    assert steps(p)[-2:] == [("K1", "gpu_compute_bound", 15, 20), ("K2", "gpu_compute_bound", 35, 30)]
+
+
+def test_a_stream_waiting_on_another_takes_the_class_of_what_ran_there(tmp_path):
+    p = path_of(side_stream_unlinked(tmp_path))
+    covers(p)
+    assert us(p) == {"gpu_memcpy_bound": 20, "gpu_communication_bound": 8002, "gpu_kernel_kernel_overhead": 18}
+    assert [(s, d) for _n, c, s, d in steps(p) if c == "gpu_kernel_kernel_overhead"] == [(8012, 18)]
+    assert ("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "gpu_communication_bound", 10, 8002) in steps(p)
+
+
+@pytest.mark.skipif(not B300.exists(), reason="the shared traces are not here")
+def test_the_b300_decode_is_mostly_gpu_compute_and_the_waiting_thread_is_not_on_it():
+    """Its README: the replay runs to 9.21 ms of a 9.25 ms window, the profiler's final cudaDeviceSynchronize
+    returns when it ends; more than half of the path is the replay's GPU compute; thread 0 only waits."""
+    a = Results(load_trace(next(B300.glob("*.json.gz"))))
+    p = a.critical
+    assert p.breakdown["gpu_compute_bound"] > p.length_ns / 2
+    assert p.bound_by == "gpu_compute_bound" and a.summary.verdict == "compute-bound"
+    lanes = {(a.trace.track_of(it.event).kind, a.trace.track_of(it.event).tid) for it in p.items if it.event >= 0}
+    assert {tid for kind, tid in lanes if kind == "cpu"} == {267}  # the main thread; thread 0 only waits
+    syncs = [it for it in p.items if it.kind == "sync"]
+    assert [it.name for it in syncs] == ["cudaDeviceSynchronize"] and syncs[0].dur_ns < 10_000  # its tail only
+    assert any("the profiler's final synchronize" in n for n in notes(p))
+
+
+def _busy(trace, rank: int) -> np.ndarray:
+    """The device's busy intervals (the union of its activities on every stream) of a rank, merged."""
+    x = trace.x
+    gpu = np.array([t.kind == "gpu" and t.rank == rank for t in trace.tracks])
+    m = of_cats(x.cat, BUSY_CATS) & gpu[x.track]
+    order = np.argsort(x.ts[m])
+    out: list[list[int]] = []
+    for s, e in zip(x.ts[m][order].tolist(), (x.ts[m] + x.dur[m])[order].tolist(), strict=True):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return np.array(out, np.int64).reshape(-1, 2)
+
+
+def _multi_stream() -> list:
+    out = []
+    for path in shared_traces():
+        t = load_trace(path)
+        if sum(1 for tr in t.tracks if tr.kind == "gpu" and tr.rank == min(x.rank for x in t.tracks)) > 1:
+            out.append(path)
+    return out
+
+
+@pytest.mark.parametrize("path", _multi_stream(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_paths_gaps_between_kernels_are_time_the_breakdown_calls_idle(path):
+    """On every shared trace with more than one stream, the typical step's path calls a stretch a gap between kernels
+    only where no stream of its device ran (within 1% of the path), and so its gaps never exceed the breakdown's
+    idle time of the same step (within 1%)."""
+    a = Results(load_trace(path))
+    p = a.critical
+    busy = _busy(a.trace, p.rank)
+    o = a.trace.origin
+    gap = busy_in_gap = 0
+    for it in p.items:
+        if it.bound_by == "gpu_kernel_kernel_overhead":
+            s, e = it.start_ns + o, it.start_ns + o + it.dur_ns
+            gap += it.dur_ns
+            busy_in_gap += int((np.clip(busy[:, 1], s, e) - np.clip(busy[:, 0], s, e)).sum())
+    assert busy_in_gap <= 0.01 * p.length_ns, (busy_in_gap, p.length_ns)
+    window = np.clip(busy, p.start_ns + o, p.end_ns + o)
+    assert gap <= p.length_ns - int((window[:, 1] - window[:, 0]).sum()) + 0.01 * p.length_ns
+    if p.window.startswith("ProfilerStep#"):  # the breakdown of the same step, as `tracetui breakdown --step` cuts it
+        b = breakdown(a.trace, a.links.launcher, a.graph_owner, int(p.window.split("#")[1]))
+        assert gap <= sum(r.idle_ns for r in b.devices if r.rank == p.rank) + 0.01 * p.length_ns

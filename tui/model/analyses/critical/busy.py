@@ -1,0 +1,95 @@
+"""Gaps on a stream while its device worked on another: the path's stretches of waiting on one stream, cut by what
+the device ran then.
+
+A stream gap or a wait on another stream binds where a stream sat idle before its next activity; when another
+stream of the same device ran through that time (a side stream's GEMM the main stream waited for, a collective the
+copies after it waited for, with no event recorded to say so), the GPU was not idle: that part of the stretch is the
+other stream's activity, with its class (compute, copy, collective), and only the time where no stream of the
+device ran stays a gap between kernels. So the path's gaps are the device's idle time, as the breakdown counts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...cats import BUSY_CATS, of_cats
+from ...trace import Trace
+from .classes import CLASS_NAMES, KIND_NAMES, Bound, device_bound, device_kind
+
+GAP = CLASS_NAMES[Bound.KERNEL_KERNEL_OVERHEAD]
+
+
+class _Device:
+    """One device's activities by start, with the one running longest among those started so far."""
+
+    def __init__(self, trace: Trace, ev: np.ndarray) -> None:
+        x = trace.x
+        self.ev = ev[np.argsort(x.ts[ev], kind="stable")]
+        self.ts = x.ts[self.ev]
+        end = self.ts + x.dur[self.ev]
+        self.reach = np.maximum.accumulate(end) if len(end) else end  # the latest end of those started so far
+        at = np.where(end == self.reach, np.arange(len(end)), 0)
+        self.who = np.maximum.accumulate(at) if len(at) else at  # which one reaches it
+
+    def running(self, t: int) -> tuple[int, int]:
+        """At t: the activity running (the one that runs on longest) and until when; else (-1, the next start)."""
+        p = int(np.searchsorted(self.ts, t, "right"))
+        if p > 0 and self.reach[p - 1] > t:
+            return int(self.ev[self.who[p - 1]]), int(self.reach[p - 1])
+        return -1, int(self.ts[p]) if p < len(self.ts) else np.iinfo(np.int64).max
+
+
+def split_gaps(trace: Trace, rank: int, items: list) -> list:
+    """The path's items, each gap cut where another stream of its device ran: those pieces become that activity
+    (its name, kind and class), the rest stay gaps (times in ns from the trace's origin)."""
+    if not any(it.bound_by == GAP and it.event >= 0 for it in items):
+        return items
+    devices = _devices(trace, rank)
+    out: list = []
+    for it in items:
+        device = devices.get(str(trace.track_of(it.event).pid)) if it.bound_by == GAP and it.event >= 0 else None
+        pieces = _pieces(trace, device, it) if device is not None else [it]
+        for piece in pieces:
+            last = out[-1] if out else None
+            if last is not None and (last.event, last.bound_by, last.kind) == (piece.event, piece.bound_by, piece.kind):
+                out[-1] = replace(last, dur_ns=last.dur_ns + piece.dur_ns)
+            else:
+                out.append(piece)
+    return out
+
+
+def _devices(trace: Trace, rank: int) -> dict[str, _Device]:
+    x = trace.x
+    busy = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
+    pid = np.array([str(t.pid) if t.kind == "gpu" and t.rank == rank else "" for t in trace.tracks] or [""])
+    of = pid[x.track[busy]]
+    return {p: _Device(trace, busy[of == p]) for p in np.unique(of).tolist() if p}
+
+
+def _pieces(trace: Trace, device: _Device, it) -> list:
+    t, end = it.start_ns + trace.origin, it.start_ns + trace.origin + it.dur_ns
+    out = []
+    while t < end:
+        ev, until = device.running(t)
+        stop = min(until, end)
+        if ev < 0:
+            out.append(replace(it, start_ns=t - trace.origin, dur_ns=stop - t))
+        else:
+            cat, name = int(trace.x.cat[ev]), trace.name_of(ev)
+            bound, kind = CLASS_NAMES[device_bound(name, cat)], KIND_NAMES[device_kind(cat)]
+            out.append(
+                replace(
+                    it,
+                    event=ev,
+                    name=name,
+                    kind=kind,
+                    bound_by=bound,
+                    start_ns=t - trace.origin,
+                    dur_ns=stop - t,
+                    waits_for="",
+                )
+            )
+        t = stop
+    return out
