@@ -139,3 +139,10 @@ def side_stream_unlinked(tmp: Path) -> Path:
     events += [kernel("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 5, 8007, 2, stream=4)]
     events += [kernel("Memcpy DtoD (Device -> Device)", 8030, 10, 3, stream=0, cat="gpu_memcpy")]
     return write_trace(tmp / "side_unlinked.json", events)
+
+
+def allreduce(tmp: Path, world_size: int) -> Path:
+    """A step of 200 us whose CPU sits 150 us inside c10d::allreduce_ (NCCL's CPU side), at a given world size."""
+    events = [step(1, 0, 200), op("c10d::allreduce_", 20, 150), op("record_param_comms", 25, 140)]
+    info = {"rank": 0, "world_size": world_size, "backend": "nccl"}
+    return write_trace(tmp / f"allreduce_{world_size}.json", events, distributedInfo=info)

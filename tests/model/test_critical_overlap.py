@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SHARED, shared_traces
-from critical_traces import overlapped, python_held, side_stream_unlinked
+from critical_traces import allreduce, overlapped, python_held, side_stream_unlinked
 from test_critical import covers, path_of, steps, us
 
 from tui.model import load_trace
@@ -104,3 +104,11 @@ def test_the_paths_gaps_between_kernels_are_time_the_breakdown_calls_idle(path):
     if p.window.startswith("ProfilerStep#"):  # the breakdown of the same step, as `tracetui breakdown --step` cuts it
         b = breakdown(a.trace, a.links.launcher, a.graph_owner, int(p.window.split("#")[1]))
         assert gap <= sum(r.idle_ns for r in b.devices if r.rank == p.rank) + 0.01 * p.length_ns
+
+
+@pytest.mark.parametrize(("world_size", "cls"), [(1, "cpu_bound"), (2, "communication")])
+def test_the_cpu_inside_a_collective_waits_on_other_ranks_only_where_there_are_some(tmp_path, world_size, cls):
+    p = path_of(allreduce(tmp_path, world_size))
+    covers(p)
+    assert us(p) == ({"cpu_bound": 200} if cls == "cpu_bound" else {"cpu_bound": 50, "communication": 150})
+    assert {c for n, c, *_ in steps(p) if n in ("c10d::allreduce_", "record_param_comms")} == {cls}
