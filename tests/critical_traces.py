@@ -146,3 +146,14 @@ def allreduce(tmp: Path, world_size: int) -> Path:
     events = [step(1, 0, 200), op("c10d::allreduce_", 20, 150), op("record_param_comms", 25, 140)]
     info = {"rank": 0, "world_size": world_size, "backend": "nccl"}
     return write_trace(tmp / f"allreduce_{world_size}.json", events, distributedInfo=info)
+
+
+def sync_other_device(tmp: Path) -> Path:
+    """hipDeviceSynchronize [30, 7205] waits for a 7.18 ms kernel on GPU 3 [25, 7208] that no recorded call
+    launched and whose clock ends it 3 us after the call returned; a kernel the thread launched on GPU 2 [20, 60]
+    ended long before. Path: CPU 10 + 95, launch delay 10 (K2's), GPU 40 + 7145 (the long kernel's, not a 7 ms
+    return from the wait)."""
+    events = [step(1, 0, 7300), call("hipLaunchKernel", 10, 5, corr=1), call("hipDeviceSynchronize", 30, 7175, corr=2)]
+    events += [X("K2", 20, 40, cat="kernel", pid=2, tid=0, correlation=1, stream=0, device=2)]
+    events += [X("long", 25, 7183, cat="kernel", pid=3, tid=0, correlation=99, stream=0, device=3)]
+    return write_trace(tmp / "sync_other.json", events)

@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SHARED, shared_traces
-from critical_traces import allreduce, overlapped, python_held, side_stream_unlinked
+from critical_traces import (
+    allreduce,
+    overlapped,
+    python_held,
+    side_stream_unlinked,
+    sync_middle,
+    sync_other_device,
+)
 from test_critical import covers, path_of, steps, us
 
 from tui.model import load_trace
@@ -112,3 +119,16 @@ def test_the_cpu_inside_a_collective_waits_on_other_ranks_only_where_there_are_s
     covers(p)
     assert us(p) == ({"cpu_bound": 200} if cls == "cpu_bound" else {"cpu_bound": 50, "communication": 150})
     assert {c for n, c, *_ in steps(p) if n in ("c10d::allreduce_", "record_param_comms")} == {cls}
+
+
+def test_a_synchronize_waits_for_the_device_work_it_returns_with_on_any_device(tmp_path):
+    p = path_of(sync_other_device(tmp_path))
+    covers(p)
+    assert us(p) == {"cpu_bound": 105, "gpu_kernel_launch_overhead": 10, "gpu_compute_bound": 7185}
+    assert ("long", "gpu_compute_bound", 60, 7145) in steps(p)  # not 7.1 ms of coming back from the wait
+
+
+def test_a_synchronize_that_returns_while_a_kernel_runs_on_did_not_wait_for_it(tmp_path):
+    """sync_middle: the stream synchronize waits for K1 [20, 100]; only its 2 us after K1 are back from the wait."""
+    p = path_of(sync_middle(tmp_path))
+    assert us(p)["sync"] == 2

@@ -6,6 +6,11 @@ stream of the same device ran through that time (a side stream's GEMM the main s
 copies after it waited for, with no event recorded to say so), the GPU was not idle: that part of the stretch is the
 other stream's activity, with its class (compute, copy, collective), and only the time where no stream of the
 device ran stays a gap between kernels. So the path's gaps are the device's idle time, as the breakdown counts it.
+
+Likewise a synchronize returns when the device work it waited for ends: where the work the graph found for it
+ended early (another device's, work launched with no call recorded, or a kernel whose clock ends it a few
+microseconds after the call returned) and a device of the rank still ran until the call returned, that time is
+the device's work; only the microseconds after the device went quiet are the CPU coming back from the wait.
 """
 
 from __future__ import annotations
@@ -16,9 +21,12 @@ import numpy as np
 
 from ...cats import BUSY_CATS, of_cats
 from ...trace import Trace
-from .classes import CLASS_NAMES, KIND_NAMES, Bound, device_bound, device_kind
+from .classes import CLASS_NAMES, KIND_NAMES, Bound, Kind, device_bound, device_kind
 
 GAP = CLASS_NAMES[Bound.KERNEL_KERNEL_OVERHEAD]
+WAITED = KIND_NAMES[Kind.SYNC]  # a blocking call's stretch (its wait's tail, or all of it where no wait was found)
+SKEW_NS = 20_000  # the device's clock may end the work a sync waited for this long after the call returned (20 us)
+ANY = "*"  # every device of the rank: a synchronize waits for whichever device it names, and the trace may not say
 
 
 class _Device:
@@ -42,14 +50,19 @@ class _Device:
 
 
 def split_gaps(trace: Trace, rank: int, items: list) -> list:
-    """The path's items, each gap cut where another stream of its device ran: those pieces become that activity
-    (its name, kind and class), the rest stay gaps (times in ns from the trace's origin)."""
-    if not any(it.bound_by == GAP and it.event >= 0 for it in items):
+    """The path's items, each gap cut where another stream of its device ran, and each return from a wait on the
+    device where any device of the rank still ran: those pieces become that activity (its name, kind and class),
+    the rest stay what they were (times in ns from the trace's origin)."""
+    if not any((it.bound_by == GAP or it.kind == WAITED) and it.event >= 0 for it in items):
         return items
     devices = _devices(trace, rank)
     out: list = []
     for it in items:
-        device = devices.get(str(trace.track_of(it.event).pid)) if it.bound_by == GAP and it.event >= 0 else None
+        device = None
+        if it.bound_by == GAP and it.event >= 0:
+            device = devices.get(str(trace.track_of(it.event).pid))
+        elif it.kind == WAITED and it.event >= 0 and ANY in devices and _drained(trace, devices[ANY], it):
+            device = devices[ANY]
         pieces = _pieces(trace, device, it) if device is not None else [it]
         for piece in pieces:
             last = out[-1] if out else None
@@ -60,12 +73,23 @@ def split_gaps(trace: Trace, rank: int, items: list) -> list:
     return out
 
 
+def _drained(trace: Trace, device: _Device, it) -> bool:
+    """Did the device go quiet as the blocking call returned (the work running then ended by SKEW_NS after it)?
+    A call that returned while a kernel ran on did not wait for that kernel."""
+    end = it.start_ns + trace.origin + it.dur_ns
+    ev, until = device.running(end - 1)
+    return ev < 0 or until <= end + SKEW_NS
+
+
 def _devices(trace: Trace, rank: int) -> dict[str, _Device]:
     x = trace.x
     busy = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
     pid = np.array([str(t.pid) if t.kind == "gpu" and t.rank == rank else "" for t in trace.tracks] or [""])
     of = pid[x.track[busy]]
-    return {p: _Device(trace, busy[of == p]) for p in np.unique(of).tolist() if p}
+    out = {p: _Device(trace, busy[of == p]) for p in np.unique(of).tolist() if p}
+    if out:
+        out[ANY] = _Device(trace, busy[of != ""])
+    return out
 
 
 def _pieces(trace: Trace, device: _Device, it) -> list:
