@@ -157,3 +157,14 @@ def sync_other_device(tmp: Path) -> Path:
     events += [X("K2", 20, 40, cat="kernel", pid=2, tid=0, correlation=1, stream=0, device=2)]
     events += [X("long", 25, 7183, cat="kernel", pid=3, tid=0, correlation=99, stream=0, device=3)]
     return write_trace(tmp / "sync_other.json", events)
+
+
+def moe_spin(tmp: Path) -> Path:
+    """An MoE layer's dispatch: aten::mm launches the routing kernel (counts) [20, 700]; dispatch(F), an autograd
+    Function that launches nothing, spins on host-mapped memory [30, 705] until the GPU writes the counts, 5 us
+    after the kernel ends; then aten::add launches a small kernel. Path: CPU 10, launch 10, GPU 680 (the wait is
+    the kernel's), back from the wait 5, CPU 95 + the add's: 800 us."""
+    events = [step(1, 0, 800), op("aten::mm", 5, 20), op("dispatch(F)", 30, 675)]
+    events += launched("routing_counts_kernel", 10, 5, 20, 680, corr=1)
+    events += [op("aten::add", 710, 20), *launched("add_kernel", 715, 5, 730, 30, corr=2)]
+    return write_trace(tmp / "moe_spin.json", events)

@@ -9,6 +9,7 @@ import pytest
 from conftest import SHARED, shared_traces
 from critical_traces import (
     allreduce,
+    moe_spin,
     overlapped,
     python_held,
     side_stream_unlinked,
@@ -132,3 +133,15 @@ def test_a_synchronize_that_returns_while_a_kernel_runs_on_did_not_wait_for_it(t
     """sync_middle: the stream synchronize waits for K1 [20, 100]; only its 2 us after K1 are back from the wait."""
     p = path_of(sync_middle(tmp_path))
     assert us(p)["sync"] == 2
+
+
+def test_a_spin_inside_an_op_is_a_hidden_wait_on_the_kernel_it_waited_for(tmp_path):
+    p = path_of(moe_spin(tmp_path))
+    covers(p)
+    assert us(p) == {"cpu_bound": 105, "gpu_kernel_launch_overhead": 10, "gpu_compute_bound": 680, "sync": 5}
+    assert ("dispatch(F)", "sync", 700, 5) in steps(p)  # its own CPU time is the wait's tail only
+    said = notes(p)
+    assert any(n.startswith("1 hidden wait (") for n in said)
+    assert (
+        "hidden wait: dispatch(F) waits for routing_counts_kernel (GPU 0 stream 7), 0.68 ms of it on the path" in said
+    )

@@ -21,6 +21,7 @@ from ..model.analyses.critical import (
     find_window,
     parse_spec,
 )
+from ..model.analyses.critical.classes import BLOCKING_COPY, is_blocking
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
@@ -102,9 +103,9 @@ NOTES = {  # {s}: a plural's s; {activities}, {have}, {they}, {their}, {start}, 
     "{their} own span{s} (the records are opt-in, torch 2.2 and later: pass "
     "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True) to torch.profiler.profile, after "
     "from torch._C._profiler import _ExperimentalConfig)",
-    "hidden_waits": "{n:,} {stretches} of CPU time inside an op {end} when the device finished the work queued before "
-    "{them}, with no synchronize recorded (a spin or a hidden sync): the path follows the device work {they} waited "
-    "for",
+    "hidden_waits": "{n:,} hidden wait{s} (CPU time inside an op that ends when the device has finished the work "
+    "queued before it, with no synchronize recorded: a spin on host memory, a .item() inside a library): the path "
+    "follows the device work {they} waited for, and only the CPU's time after it is back from a wait",
     "final_sync": "the profiler's final synchronize (torch.autograd.profiler's exit waits for the device before the "
     "profiler stops) waits for the device work still running: that work is on the path, as the run waited for it",
     "launch_skew": "{n:,} device {activities} {start} before {their} launch call{s} (the GPU's clock runs ahead): "
@@ -264,12 +265,31 @@ def us(ns: int) -> float:
 
 def notes(p: CriticalPath) -> list[str]:
     out = [_note(code, n) for code, n in p.caveats if code in NOTES]
+    out += hidden_wait_notes(p)
     after = p.end_ns - p.span_end_ns
     if p.event >= 0 and after > 0:
         out.insert(
             0, f"the device work launched in {p.window} ends {when(after)} after its CPU side: the path covers it"
         )
     return out
+
+
+HIDDEN_NAMED = 3  # the hidden waits on the path named in the notes, the longest first
+NAME_LIMIT = 60  # a kernel's name in a note, folded to this many characters
+
+
+def hidden_wait_notes(p: CriticalPath) -> list[str]:
+    """A line per hidden wait on the path (the longest first): the op and the device work it waited for. A hidden
+    wait's stretch is kind sync on an op, not on a blocking call, and the path reaches it from that device work."""
+    found: dict[tuple[str, str], int] = {}
+    for before, it in zip(p.items, p.items[1:], strict=False):
+        hidden = it.kind == "sync" and not is_blocking(it.name) and not BLOCKING_COPY.search(it.name)
+        if hidden and before.kind in ("kernel", "memcpy", "memset"):
+            work = short_name(before.name, NAME_LIMIT)
+            key = (it.name, f"{work} ({it.waits_for})" if it.waits_for else work)
+            found[key] = found.get(key, 0) + before.dur_ns
+    top = sorted(found.items(), key=lambda kv: -kv[1])[:HIDDEN_NAMED]
+    return [f"hidden wait: {op} waits for {work}, {when(ns)} of it on the path" for (op, work), ns in top]
 
 
 def whatif_fields(w: WhatIf) -> dict[str, Any]:
