@@ -168,3 +168,15 @@ def moe_spin(tmp: Path) -> Path:
     events += launched("routing_counts_kernel", 10, 5, 20, 680, corr=1)
     events += [op("aten::add", 710, 20), *launched("add_kernel", 715, 5, 730, 30, corr=2)]
     return write_trace(tmp / "moe_spin.json", events)
+
+
+def replayed_step(tmp: Path) -> Path:
+    """A manual torch.cuda.CUDAGraph replayed 4 times a step: each cudaGraphLaunch (5 us) replays two kernels of
+    30 us on stream 7; launches 2-4 queue behind the running replays (their first kernel starts as the one
+    before ends)."""
+    events = [step(1, 0, 120)]
+    for i in range(4):
+        ts = 10 + 10 * i
+        events += [op("torch/cuda/graphs.py(137): replay", ts, 8), call("cudaGraphLaunch", ts + 1, 5, corr=i + 1)]
+        events += [kernel(f"gemm{i}", 20 + 60 * i, 30, i + 1), kernel(f"add{i}", 50 + 60 * i, 30, i + 1)]
+    return write_trace(tmp / "replayed_step.json", events)

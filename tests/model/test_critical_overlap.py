@@ -12,17 +12,19 @@ from critical_traces import (
     moe_spin,
     overlapped,
     python_held,
+    replayed_step,
     side_stream_unlinked,
     sync_middle,
     sync_other_device,
 )
-from test_critical import covers, path_of, steps, us
+from test_critical import covers, path_of, results, steps, us
 
 from tui.model import load_trace
 from tui.model.analyses.breakdown import breakdown
+from tui.model.analyses.critical import find_window, parse_spec, what_if
 from tui.model.analyses.results import Results
 from tui.model.cats import BUSY_CATS, of_cats
-from tui.tables.critical import notes
+from tui.tables.critical import notes, sentence, whatif_notes
 
 B300 = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
 
@@ -145,3 +147,26 @@ def test_a_spin_inside_an_op_is_a_hidden_wait_on_the_kernel_it_waited_for(tmp_pa
     assert (
         "hidden wait: dispatch(F) waits for routing_counts_kernel (GPU 0 stream 7), 0.68 ms of it on the path" in said
     )
+
+
+def test_graphs_on_a_step_that_replays_graphs_already_predicts_it_unchanged(tmp_path):
+    a = results(replayed_step(tmp_path))
+    w = what_if(a, find_window(a.trace), [parse_spec("graphs")], a.graph_owner)
+    assert w.saving_ns == 0 and w.after.breakdown == w.before.breakdown
+    assert ("already_replayed", 4) in w.caveats
+    assert sentence(w) == "CUDA graphs: already replayed: 4 graph launches; the step is predicted unchanged (0.26 ms)"
+    assert whatif_notes(w)[0].startswith("already replayed: 4 graph launches in the region")
+    # the queued replays' kernels wait for the ones before them: GPU time, not launch delays to take away
+    assert w.before.breakdown["gpu_compute_bound"] == 240_000
+
+
+@pytest.mark.parametrize(
+    ("name", "launches"), [("cuda-h200-series/mlp_fwd_compiled_reduce_overhead.json.gz", 2), (B300.name, 1)]
+)
+def test_graphs_on_real_runs_that_replay_already_saves_nothing(name, launches):
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip("the shared traces are not here")
+    a = Results(load_trace(next(path.glob("*.json.gz")) if path.is_dir() else path))
+    w = what_if(a, a.typical_window, [parse_spec("graphs")], a.graph_owner)
+    assert w.saving_ns == 0 and ("already_replayed", launches) in w.caveats

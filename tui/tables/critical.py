@@ -23,6 +23,7 @@ from ..model.analyses.critical import (
 )
 from ..model.analyses.critical.classes import BLOCKING_COPY, is_blocking
 from ..model.analyses.critical.ranks import JobPath, job_path
+from ..model.analyses.critical.replay import ALREADY
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
@@ -140,6 +141,8 @@ WHATIF_NOTES = {
     "'reduce-overhead') measured on an H200; inputs that are not parameters or buffers are also copied into the "
     "graph's memory before each replay, which the prediction leaves out",
     "replay_cpu_launch": "each replay costs {us} of CPU (one cudaGraphLaunch; the trace has none to measure)",
+    "already_replayed": "already replayed: {n:,} graph launch{es} in the region: that work runs from CUDA graphs "
+    "now, so it is left as recorded (its launch delays and replays' CPU are what a replay costs)",
 }
 
 
@@ -314,8 +317,8 @@ def whatif_notes(w: WhatIf) -> list[str]:
 
 def caveat_notes(caveats: list[tuple[str, int]], only: tuple[str, ...] = ()) -> list[str]:
     """The notes of a what-if's caveats (only: these codes)."""
-    one = {"s": "", "them": "it", "their": "its"}
-    many = {"s": "s", "them": "them", "their": "their"}
+    one = {"s": "", "es": "", "them": "it", "their": "its"}
+    many = {"s": "s", "es": "es", "them": "them", "their": "their"}
     return [
         WHATIF_NOTES[code].format(n=n, us=when(n), **(one if n == 1 else many))
         for code, n in caveats
@@ -350,8 +353,12 @@ def sentence(w: WhatIf) -> str:
 def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after: int, old: str, new: str) -> str:
     """The what-if sentence from its figures (ns, the classes bounding the path before and after): what the
     critical report prints, and what each explain finding's saving says."""
-    change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     saving = before - after
+    pairs = list(zip(specs, matched, strict=True))
+    if saving == 0 and pairs and all(s.what == "graphs" and names[:1] and _already(names[0]) for s, names in pairs):
+        # the region's work runs from CUDA graphs already: nothing to re-simulate
+        return f"CUDA graphs: {pairs[0][1][0]}; the step is predicted unchanged ({when(before)})"
+    change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     share = f"{saving / before:.0%}" if before else "0%"
     if saving > 0:
         effect = f"saves {when(saving)} of {when(before)} ({share})"
@@ -368,6 +375,10 @@ def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after
         else f"the path still runs mostly through {through}"
     )
     return f"{change} {effect}; {tail}"
+
+
+def _already(name: str) -> bool:
+    return name.startswith(ALREADY.split("{", 1)[0])
 
 
 def _change(s: Spec, names: list[str]) -> str:
