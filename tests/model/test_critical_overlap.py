@@ -9,6 +9,7 @@ import pytest
 from conftest import SHARED, shared_traces
 from critical_traces import (
     allreduce,
+    graph_replay,
     moe_spin,
     overlapped,
     python_held,
@@ -170,3 +171,18 @@ def test_graphs_on_real_runs_that_replay_already_saves_nothing(name, launches):
     a = Results(load_trace(next(path.glob("*.json.gz")) if path.is_dir() else path))
     w = what_if(a, a.typical_window, [parse_spec("graphs")], a.graph_owner)
     assert w.saving_ns == 0 and ("already_replayed", launches) in w.caveats
+
+
+def test_a_what_ifs_path_cuts_its_gaps_by_the_device_work_at_its_new_times(tmp_path):
+    """graph_replay with G1 twice as fast: every kernel after it moves 5 us earlier, and the 1 us where G4 waits
+    for G2 while G3 already runs is still G3's compute, not a gap."""
+    a = results(graph_replay(tmp_path))
+    w = what_if(a, find_window(a.trace), [parse_spec("kernel:G1=2")], a.graph_owner)
+    assert w.saving_ns == 5_000
+    assert us(w.after) == {
+        "cpu_bound": 10,
+        "gpu_kernel_launch_overhead": 15,
+        "gpu_compute_bound": 58,
+        "gpu_kernel_kernel_overhead": 2,
+    }
+    assert ("G3", "gpu_compute_bound", 46, 1) in steps(w.after)

@@ -32,11 +32,9 @@ ANY = "*"  # every device of the rank: a synchronize waits for whichever device 
 class _Device:
     """One device's activities by start, with the one running longest among those started so far."""
 
-    def __init__(self, trace: Trace, ev: np.ndarray) -> None:
-        x = trace.x
-        self.ev = ev[np.argsort(x.ts[ev], kind="stable")]
-        self.ts = x.ts[self.ev]
-        end = self.ts + x.dur[self.ev]
+    def __init__(self, ev: np.ndarray, ts: np.ndarray, end: np.ndarray) -> None:
+        order = np.argsort(ts, kind="stable")
+        self.ev, self.ts, end = ev[order], ts[order], end[order]
         self.reach = np.maximum.accumulate(end) if len(end) else end  # the latest end of those started so far
         at = np.where(end == self.reach, np.arange(len(end)), 0)
         self.who = np.maximum.accumulate(at) if len(at) else at  # which one reaches it
@@ -49,13 +47,17 @@ class _Device:
         return -1, int(self.ts[p]) if p < len(self.ts) else np.iinfo(np.int64).max
 
 
-def split_gaps(trace: Trace, rank: int, items: list) -> list:
+Moved = tuple[np.ndarray, np.ndarray, np.ndarray]  # device activities and their start and end (ns, raw clock)
+
+
+def split_gaps(trace: Trace, rank: int, items: list, moved: Moved | None = None) -> list:
     """The path's items, each gap cut where another stream of its device ran, and each return from a wait on the
     device where any device of the rank still ran: those pieces become that activity (its name, kind and class),
-    the rest stay what they were (times in ns from the trace's origin)."""
+    the rest stay what they were (times in ns from the trace's origin). moved: the device activities at the times
+    a what-if gives them (None: as recorded)."""
     if not any((it.bound_by == GAP or it.kind == WAITED) and it.event >= 0 for it in items):
         return items
-    devices = _devices(trace, rank)
+    devices = _devices(trace, rank, moved)
     out: list = []
     for it in items:
         device = None
@@ -81,14 +83,17 @@ def _drained(trace: Trace, device: _Device, it) -> bool:
     return ev < 0 or until <= end + SKEW_NS
 
 
-def _devices(trace: Trace, rank: int) -> dict[str, _Device]:
+def _devices(trace: Trace, rank: int, moved: Moved | None) -> dict[str, _Device]:
     x = trace.x
-    busy = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
+    if moved is None:
+        busy = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
+        moved = (busy, x.ts[busy], x.ts[busy] + x.dur[busy])
+    ev, ts, end = moved
     pid = np.array([str(t.pid) if t.kind == "gpu" and t.rank == rank else "" for t in trace.tracks] or [""])
-    of = pid[x.track[busy]]
-    out = {p: _Device(trace, busy[of == p]) for p in np.unique(of).tolist() if p}
+    of = pid[x.track[ev]]
+    out = {p: _Device(ev[of == p], ts[of == p], end[of == p]) for p in np.unique(of).tolist() if p}
     if out:
-        out[ANY] = _Device(trace, busy[of != ""])
+        out[ANY] = _Device(ev[of != ""], ts[of != ""], end[of != ""])
     return out
 
 

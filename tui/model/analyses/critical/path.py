@@ -95,6 +95,7 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     """The path as items (consecutive stretches of one event and class merged) and its breakdown; times and bind
     from the solver (None: as recorded; then a gap where another stream of the device ran is that stream's work)."""
     recorded = times is None or np.array_equal(times, g.ts)  # a what-if that changed nothing reads as recorded
+    moved = None if recorded else _device_times(a, g, times)
     times = g.ts if times is None else times
     bind = g.bind if bind is None else bind
     ks, stop = walk(g, times, bind)
@@ -106,8 +107,7 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     keep = dur > 0
     k, t0, dur = k[keep], t0[keep], dur[keep]
     items = _items(a, g, k, t0 - origin, dur)
-    if recorded:
-        items = split_gaps(a.trace, g.window.rank, items)
+    items = split_gaps(a.trace, g.window.rank, items, moved)
     end = int(times[end_node(g, times)])
     lead = int(times[stop]) - g.start
     if lead > 0:  # nothing recorded explains the path's first stretch
@@ -120,6 +120,17 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     return CriticalPath(
         w.name, w.event, w.rank, g.start - origin, end - origin, w.end - origin, breakdown, items, caveats
     )
+
+
+def _device_times(a: Analysis, g: Graph, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graph's device activities with their start and end as the solver moved them (their nodes follow the CPU
+    threads': the starts, then the ends, in one order; the window's start is the last node)."""
+    gpu = np.array([t.kind == "gpu" for t in a.trace.tracks] or [False])
+    lane = g.lane[:-1]
+    dev = np.flatnonzero((lane >= 0) & gpu[np.maximum(lane, 0)])
+    n = len(dev) // 2
+    starts, ends = dev[:n], dev[n:]
+    return g.event[starts], times[starts].astype(np.int64), times[ends].astype(np.int64)
 
 
 def final_syncs(a: Analysis, event: int, items: list[PathItem]) -> int:
