@@ -100,3 +100,83 @@ def records_lost(tmp: Path) -> Path:
     """Launch calls and a synchronize, but no device records: the path is CPU only."""
     events = [step(1, 0, 100), call("cudaLaunchKernel", 10, 5, corr=1), call("cudaDeviceSynchronize", 20, 70, corr=2)]
     return write_trace(tmp / "lost.json", events)
+
+
+def frame(name: str, ts: float, dur: float, tid: int = MAIN) -> dict:
+    return X(name, ts, dur, cat="python_function", tid=tid)
+
+
+def python_held(tmp: Path) -> Path:
+    """No steps: Python frames hold the whole window on the main thread (spawn_main) and on a thread that only waits
+    (_bootstrap ... wait), both cut at 1000 when the profiler stopped. The main thread runs an op that launches a
+    800 us kernel [25, 825], then the profiler's exit synchronizes [50, 828] and disables the profiler. Path: CPU
+    15 + 20 (op, launch; the rest of the frames), launch delay 10, GPU 800, back from the sync 3, CPU 172."""
+    events = [frame("multiprocessing/spawn.py(122): spawn_main", 0, 1000), op("aten::mm", 10, 20)]
+    events += [call("cudaLaunchKernel", 15, 5, corr=1), kernel("gemm", 25, 800, corr=1)]
+    events += [frame("torch/autograd/profiler.py(419): __exit__", 40, 960)]
+    events += [call("cudaDeviceSynchronize", 50, 778, corr=2)]
+    events += [frame("<built-in method _disable_profiler of PyCapsule object>", 900, 80)]
+    events += [
+        frame("threading.py(1030): _bootstrap", 0, 1000, tid=ENGINE),
+        frame("threading.py(359): wait", 1, 999, tid=ENGINE),
+    ]
+    return write_trace(tmp / "python_held.json", events)
+
+
+def overlapped(tmp: Path) -> Path:
+    """A replay whose kernels overlap on their stream (programmatic dependent launch): K2 starts while K1 still runs.
+    Path: CPU 10, launch 5, GPU 20 + 30, no gap."""
+    events = [step(1, 0, 20), call("cudaGraphLaunch", 10, 5, corr=1)]
+    events += [kernel("K1", 15, 22, 1), kernel("K2", 35, 30, 1)]
+    return write_trace(tmp / "overlapped.json", events)
+
+
+def side_stream_unlinked(tmp: Path) -> Path:
+    """No launches recorded (a GPU-side capture): copies on stream 0 queue behind a collective on stream 4 with no
+    event recorded. Stream 0: C1 [0, 10], C2 [8030, 8040]; stream 4: an NCCL kernel [5, 8012]. The copies' gap
+    [10, 8030] is the collective's time but for its last 18 us, when the GPU ran nothing."""
+    events = [kernel("Memcpy DtoD (Device -> Device)", 0, 10, 1, stream=0, cat="gpu_memcpy")]
+    events += [kernel("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 5, 8007, 2, stream=4)]
+    events += [kernel("Memcpy DtoD (Device -> Device)", 8030, 10, 3, stream=0, cat="gpu_memcpy")]
+    return write_trace(tmp / "side_unlinked.json", events)
+
+
+def allreduce(tmp: Path, world_size: int) -> Path:
+    """A step of 200 us whose CPU sits 150 us inside c10d::allreduce_ (NCCL's CPU side), at a given world size."""
+    events = [step(1, 0, 200), op("c10d::allreduce_", 20, 150), op("record_param_comms", 25, 140)]
+    info = {"rank": 0, "world_size": world_size, "backend": "nccl"}
+    return write_trace(tmp / f"allreduce_{world_size}.json", events, distributedInfo=info)
+
+
+def sync_other_device(tmp: Path) -> Path:
+    """hipDeviceSynchronize [30, 7205] waits for a 7.18 ms kernel on GPU 3 [25, 7208] that no recorded call
+    launched and whose clock ends it 3 us after the call returned; a kernel the thread launched on GPU 2 [20, 60]
+    ended long before. Path: CPU 10 + 95, launch delay 10 (K2's), GPU 40 + 7145 (the long kernel's, not a 7 ms
+    return from the wait)."""
+    events = [step(1, 0, 7300), call("hipLaunchKernel", 10, 5, corr=1), call("hipDeviceSynchronize", 30, 7175, corr=2)]
+    events += [X("K2", 20, 40, cat="kernel", pid=2, tid=0, correlation=1, stream=0, device=2)]
+    events += [X("long", 25, 7183, cat="kernel", pid=3, tid=0, correlation=99, stream=0, device=3)]
+    return write_trace(tmp / "sync_other.json", events)
+
+
+def moe_spin(tmp: Path) -> Path:
+    """An MoE layer's dispatch: aten::mm launches the routing kernel (counts) [20, 700]; dispatch(F), an autograd
+    Function that launches nothing, spins on host-mapped memory [30, 705] until the GPU writes the counts, 5 us
+    after the kernel ends; then aten::add launches a small kernel. Path: CPU 10, launch 10, GPU 680 (the wait is
+    the kernel's), back from the wait 5, CPU 95 + the add's: 800 us."""
+    events = [step(1, 0, 800), op("aten::mm", 5, 20), op("dispatch(F)", 30, 675)]
+    events += launched("routing_counts_kernel", 10, 5, 20, 680, corr=1)
+    events += [op("aten::add", 710, 20), *launched("add_kernel", 715, 5, 730, 30, corr=2)]
+    return write_trace(tmp / "moe_spin.json", events)
+
+
+def replayed_step(tmp: Path) -> Path:
+    """A manual torch.cuda.CUDAGraph replayed 4 times a step: each cudaGraphLaunch (5 us) replays two kernels of
+    30 us on stream 7; launches 2-4 queue behind the running replays (their first kernel starts as the one
+    before ends)."""
+    events = [step(1, 0, 120)]
+    for i in range(4):
+        ts = 10 + 10 * i
+        events += [op("torch/cuda/graphs.py(137): replay", ts, 8), call("cudaGraphLaunch", ts + 1, 5, corr=i + 1)]
+        events += [kernel(f"gemm{i}", 20 + 60 * i, 30, i + 1), kernel(f"add{i}", 50 + 60 * i, 30, i + 1)]
+    return write_trace(tmp / "replayed_step.json", events)

@@ -132,8 +132,8 @@ def test_a_graph_replay_runs_in_order_on_its_streams_after_its_launch(tmp_path):
     assert us(p) == {
         "cpu_bound": 10,
         "gpu_kernel_launch_overhead": 15,
-        "gpu_compute_bound": 62,
-        "gpu_kernel_kernel_overhead": 3,
+        "gpu_compute_bound": 63,
+        "gpu_kernel_kernel_overhead": 2,
     }
     assert steps(p) == [
         ("ProfilerStep#1", "cpu_bound", 0, 10),
@@ -141,7 +141,8 @@ def test_a_graph_replay_runs_in_order_on_its_streams_after_its_launch(tmp_path):
         ("G1", "gpu_compute_bound", 25, 10),
         ("G2", "gpu_kernel_kernel_overhead", 35, 1),
         ("G2", "gpu_compute_bound", 36, 14),
-        ("G4", "gpu_kernel_kernel_overhead", 50, 2),  # G4 on stream 8 waits for G2 of its own replay
+        ("G4", "gpu_kernel_kernel_overhead", 50, 1),  # G4 on stream 8 waits for G2 of its own replay
+        ("G3", "gpu_compute_bound", 51, 1),  # ... while G3 already runs on stream 7: the GPU is not idle
         ("G4", "gpu_compute_bound", 52, 38),
     ]
     assert ("graph_replays", 1) in p.caveats

@@ -29,6 +29,13 @@ DIFFER = {
     "ops cover 14% of the main thread's wait in ## backward ##, so the hand-over cannot be followed",
     "tracelens-2025-12-mi210-gpu-only/gpu_only_trace.json.gz": "a GPU-only capture without launch records: HTA's "
     "longest chain strings kernels along their gaps; the path here walks back from the window's end",
+    "tracelens-2026-02-mi300x-resnet-actckpt-8rank/resnet_act_checkpoint.json.gz": "HTA counts a stream's wait "
+    "for another stream as kernel-to-kernel overhead: the copies on stream 0 wait 8.5 ms for the NCCL kernel on "
+    "stream 4 (no event recorded); here that time is the collective's, and gaps are only where the GPU ran nothing",
+    "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph/1782799835.6885648-TP-0-DECODE.trace.json.gz": "the "
+    "replay's kernels overlap on their stream (programmatic dependent launch): HTA strings them along kernel-kernel "
+    "edges, 81% of its path kernel-kernel overhead and 0.3% GPU compute; here the overlapped stretch is the running "
+    "kernel's and the path is 59% GPU compute, as the trace's README says (recorded with HTA_DISABLE_NS_ROUNDING=1)",
     "tracelens-2026-05-mi300x-torch-compile-triton/trace.json.gz": "HTA does not know hipDeviceSynchronize blocks: "
     "it counts the 11.9 ms wait for the GPU as CPU work",
     "tracelens-2026-07-mi300-vllm-piecewise-graph-pair/graph_execution.json.gz": "HTA drops the graph replays' "
@@ -63,4 +70,4 @@ def test_the_class_that_bounds_the_window_agrees_with_htas(name):
 
 def test_hta_runs_on_most_shared_traces_and_agrees_on_most_of_them():
     ran = [n for n, h in REFERENCE["traces"].items() if "error" not in h]
-    assert (len(REFERENCE["traces"]), len(ran), len(ran) - len(DIFFER)) == (30, 24, 18)
+    assert (len(REFERENCE["traces"]), len(ran), len(ran) - len(DIFFER)) == (31, 25, 17)

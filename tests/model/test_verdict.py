@@ -199,21 +199,24 @@ def _every_trace():
 
 
 @pytest.mark.parametrize("path", _every_trace(), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_the_verdict_is_the_group_that_holds_the_typical_steps_path(path):
-    """On every sample and shared trace: the summary's verdict is the path's top group when it holds half the path,
-    else mixed (CPU-only traces keep their own words for CPU work), and its JSON says bound_by."""
+def test_the_verdict_is_the_group_of_the_paths_top_class(path):
+    """On every sample and shared trace: the summary's class is the typical step's path's top class, and its
+    verdict that class's group when the group holds half the path, else mixed (CPU-only traces keep their own
+    words for CPU work); its JSON says bound_by."""
     a = results(path)
     s = a.summary
     if s.device_records_missing:
         pytest.skip("device records missing: no GPU verdict to read")
+    p = a.critical
+    assert s.bound_by == p.bound_by, (s.bound_by, p.breakdown)
     by_group = shares(s.path.breakdown)
-    top, share = max(by_group.items(), key=lambda kv: kv[1])
-    expected = top if share >= MIXED_BELOW and top != "mixed" else "mixed"
+    group = GROUP.get(p.bound_by, "mixed")
+    expected = group if by_group.get(group, 0.0) >= MIXED_BELOW and group != "mixed" else "mixed"
     if s.cpu_only and expected == "overhead-bound":
         assert s.verdict in ("cpu-in-ops", "cpu-between-ops")
     else:
         assert s.verdict == expected, (s.verdict, s.path.breakdown)
-    assert s.path.window == a.critical.window and s.bound_by in s.path.breakdown
+    assert s.path.window == p.window and s.bound_by in s.path.breakdown
 
 
 def test_summary_json_gives_bound_by_beside_the_verdict(capsys):

@@ -21,7 +21,9 @@ from ..model.analyses.critical import (
     find_window,
     parse_spec,
 )
+from ..model.analyses.critical.classes import BLOCKING_COPY, is_blocking
 from ..model.analyses.critical.ranks import JobPath, job_path
+from ..model.analyses.critical.replay import ALREADY
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
@@ -103,9 +105,11 @@ NOTES = {  # {s}: a plural's s; {activities}, {have}, {they}, {their}, {start}, 
     "{their} own span{s} (the records are opt-in, torch 2.2 and later: pass "
     "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True) to torch.profiler.profile, after "
     "from torch._C._profiler import _ExperimentalConfig)",
-    "hidden_waits": "{n:,} {stretches} of CPU time inside an op {end} when the device finished the work queued before "
-    "{them}, with no synchronize recorded (a spin or a hidden sync): the path follows the device work {they} waited "
-    "for",
+    "hidden_waits": "{n:,} hidden wait{s} (CPU time inside an op that ends when the device has finished the work "
+    "queued before it, with no synchronize recorded: a spin on host memory, a .item() inside a library): the path "
+    "follows the device work {they} waited for, and only the CPU's time after it is back from a wait",
+    "final_sync": "the profiler's final synchronize (torch.autograd.profiler's exit waits for the device before the "
+    "profiler stops) waits for the device work still running: that work is on the path, as the run waited for it",
     "launch_skew": "{n:,} device {activities} {start} before {their} launch call{s} (the GPU's clock runs ahead): "
     "{their} launch edge{s} {are} left out",
 }
@@ -138,6 +142,8 @@ WHATIF_NOTES = {
     "'reduce-overhead') measured on an H200; inputs that are not parameters or buffers are also copied into the "
     "graph's memory before each replay, which the prediction leaves out",
     "replay_cpu_launch": "each replay costs {us} of CPU (one cudaGraphLaunch; the trace has none to measure)",
+    "already_replayed": "already replayed: {n:,} graph launch{es} in the region: that work runs from CUDA graphs "
+    "now, so it is left as recorded (its launch delays and replays' CPU are what a replay costs)",
 }
 
 
@@ -263,12 +269,31 @@ def us(ns: int) -> float:
 
 def notes(p: CriticalPath) -> list[str]:
     out = [_note(code, n) for code, n in p.caveats if code in NOTES]
+    out += hidden_wait_notes(p)
     after = p.end_ns - p.span_end_ns
     if p.event >= 0 and after > 0:
         out.insert(
             0, f"the device work launched in {p.window} ends {when(after)} after its CPU side: the path covers it"
         )
     return out
+
+
+HIDDEN_NAMED = 3  # the hidden waits on the path named in the notes, the longest first
+NAME_LIMIT = 60  # a kernel's name in a note, folded to this many characters
+
+
+def hidden_wait_notes(p: CriticalPath) -> list[str]:
+    """A line per hidden wait on the path (the longest first): the op and the device work it waited for. A hidden
+    wait's stretch is kind sync on an op, not on a blocking call, and the path reaches it from that device work."""
+    found: dict[tuple[str, str], int] = {}
+    for before, it in zip(p.items, p.items[1:], strict=False):
+        hidden = it.kind == "sync" and not is_blocking(it.name) and not BLOCKING_COPY.search(it.name)
+        if hidden and before.kind in ("kernel", "memcpy", "memset"):
+            work = short_name(before.name, NAME_LIMIT)
+            key = (it.name, f"{work} ({it.waits_for})" if it.waits_for else work)
+            found[key] = found.get(key, 0) + before.dur_ns
+    top = sorted(found.items(), key=lambda kv: -kv[1])[:HIDDEN_NAMED]
+    return [f"hidden wait: {op} waits for {work}, {when(ns)} of it on the path" for (op, work), ns in top]
 
 
 def whatif_fields(w: WhatIf) -> dict[str, Any]:
@@ -293,8 +318,8 @@ def whatif_notes(w: WhatIf) -> list[str]:
 
 def caveat_notes(caveats: list[tuple[str, int]], only: tuple[str, ...] = ()) -> list[str]:
     """The notes of a what-if's caveats (only: these codes)."""
-    one = {"s": "", "them": "it", "their": "its"}
-    many = {"s": "s", "them": "them", "their": "their"}
+    one = {"s": "", "es": "", "them": "it", "their": "its"}
+    many = {"s": "s", "es": "es", "them": "them", "their": "their"}
     return [
         WHATIF_NOTES[code].format(n=n, us=when(n), **(one if n == 1 else many))
         for code, n in caveats
@@ -329,8 +354,12 @@ def sentence(w: WhatIf) -> str:
 def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after: int, old: str, new: str) -> str:
     """The what-if sentence from its figures (ns, the classes bounding the path before and after): what the
     critical report prints, and what each explain finding's saving says."""
-    change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     saving = before - after
+    pairs = list(zip(specs, matched, strict=True))
+    if saving == 0 and pairs and all(s.what == "graphs" and names[:1] and _already(names[0]) for s, names in pairs):
+        # the region's work runs from CUDA graphs already: nothing to re-simulate
+        return f"CUDA graphs: {pairs[0][1][0]}; the step is predicted unchanged ({when(before)})"
+    change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     share = f"{saving / before:.0%}" if before else "0%"
     if saving > 0:
         effect = f"saves {when(saving)} of {when(before)} ({share})"
@@ -347,6 +376,10 @@ def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after
         else f"the path still runs mostly through {through}"
     )
     return f"{change} {effect}; {tail}"
+
+
+def _already(name: str) -> bool:
+    return name.startswith(ALREADY.split("{", 1)[0])
 
 
 def _change(s: Spec, names: list[str]) -> str:

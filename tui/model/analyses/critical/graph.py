@@ -23,7 +23,7 @@ from .hidden import hidden_waits
 from .lanes import cpu_lanes, device_lanes
 from .sync import Scope, sync_edges, wait_edges
 from .wake import wake_edges
-from .window import Window
+from .window import Window, working_tracks
 
 CPU_CATS = (Cat.CPU_OP, Cat.USER_ANNOTATION, Cat.PYTHON, Cat.RUNTIME)
 Note = tuple[str, int]
@@ -187,8 +187,11 @@ def _floors(g: Graph) -> np.ndarray:
 
 def _ends(s: Scope, ts: np.ndarray) -> np.ndarray:
     """The nodes that can end the window: its span's end and the ends of the device work launched inside it."""
-    if s.window.event < 0:  # the whole trace: the last instant of the work (a waiting thread's later end is not)
-        inside = np.flatnonzero(ts[:-1] <= s.w1)
+    if s.window.event < 0:  # the whole trace: the last instant of the work, on a lane that works (a thread that
+        # only waits, cut with the others when the profiler stopped, ends as late but never holds the path)
+        lanes = np.concatenate([s.cpu.lane, s.dev.lane])
+        working = working_tracks(s.trace, s.window.rank)[lanes]
+        inside = np.flatnonzero((ts[:-1] <= s.w1) & working)
         return inside[ts[inside] >= ts[inside].max()] if len(inside) else np.zeros(0, np.int64)
     x = s.trace.x
     span_end = lookup(s.cpu.ev, s.cpu.end_node, np.array([s.window.event]))

@@ -77,6 +77,8 @@ def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.n
     has = u >= 0
     hits = np.zeros((len(UNDER), len(u)), bool)
     hits[:, has] = _under(trace, parent, u[has], [pattern for pattern, _cls in UNDER])
+    if not has_peers(trace):  # a collective of one rank waits on nobody: its CPU time is CPU work
+        hits[[k for k, (_p, cls) in enumerate(UNDER) if cls == Bound.COMMUNICATION]] = False
     for k in range(len(UNDER) - 1, -1, -1):  # the first pattern wins: write it last
         bound[hits[k][inv]] = int(UNDER[k][1])
     x = trace.x
@@ -87,6 +89,22 @@ def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.n
     kind[runtime[inv]] = int(Kind.RUNTIME)
     kind[(runtime & blocking)[inv]] = int(Kind.SYNC)
     return bound, kind
+
+
+def has_peers(trace: Trace) -> bool:
+    """Does the rank have others to talk to? A folder of ranks does; else the largest of the world size and the
+    process groups' sizes its distributedInfo records, when it records one; a trace that records neither is
+    given the benefit of the doubt (its collectives' CPU time stays a wait on other ranks)."""
+    if trace.job:
+        return True
+    sizes = []
+    for info in trace.ranks or []:
+        sizes += [info["world_size"]] if isinstance(info.get("world_size"), int) else []
+        groups = info.get("pg_config")
+        for g in groups if isinstance(groups, list) else []:
+            size = g.get("group_size") if isinstance(g, dict) else None
+            sizes += [size] if isinstance(size, int) else []
+    return max(sizes) > 1 if sizes else True
 
 
 def _named(trace: Trace, ev: np.ndarray, test) -> np.ndarray:
@@ -125,7 +143,11 @@ def device_lanes(trace: Trace, ev: np.ndarray, first: int) -> Lanes:
     k = np.flatnonzero(lane[1:] == lane[:-1]) + 1  # activities after another on their stream
     after = end[k - 1] <= ts[k]
     src = np.where(after, end_node[k - 1], start_node[k - 1])
-    gaps = edges(src, start_node[k], Edge.STREAM, Bound.KERNEL_KERNEL_OVERHEAD, Kind.WAIT, ev[k])
+    # an activity that starts while the one before it still runs (programmatic dependent launch, a graph's
+    # overlapped nodes) waited for the previous one's work, not for a gap: that stretch is the previous one's
+    g_bound = np.where(after, int(Bound.KERNEL_KERNEL_OVERHEAD), bound[k - 1]).astype(np.int8)
+    g_kind = np.where(after, int(Kind.WAIT), kind[k - 1]).astype(np.int8)
+    gaps = edges(src, start_node[k], Edge.STREAM, g_bound, g_kind, np.where(after, ev[k], ev[k - 1]))
     chain = concat([work, gaps])
     return Lanes(
         ev, start_node, end_node, np.concatenate([ts, end]), np.concatenate([lane, lane]), chain, start_node, ev

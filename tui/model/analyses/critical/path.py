@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...analysis import Analysis
+from ...cats import Cat
 from ...tracks import lane_titles
-from .classes import CLASS_NAMES, CLASSES, KIND_NAMES, Bound, Edge, Kind
+from .busy import split_gaps
+from .classes import CLASS_NAMES, CLASSES, KIND_NAMES, SYNC_DEVICE, Bound, Edge, Kind
 from .graph import Graph, Note, build
 from .window import Window, WindowError
 
 UNTRACED = "(CPU outside any recorded op)"
 IDLE = "(nothing recorded)"
 WOKEN = "(waiting for another thread)"
+PROFILER = re.compile(r"_disable_profiler|profiler\.py")  # the profiler's own calls and frames as it stops
+DEVICE_KINDS = (KIND_NAMES[Kind.KERNEL], KIND_NAMES[Kind.MEMCPY], KIND_NAMES[Kind.MEMSET])
 
 
 @dataclass
@@ -88,7 +93,9 @@ def walk(g: Graph, times: np.ndarray, bind: np.ndarray) -> tuple[list[int], int]
 
 def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | None) -> CriticalPath:
     """The path as items (consecutive stretches of one event and class merged) and its breakdown; times and bind
-    from the solver (None: as recorded)."""
+    from the solver (None: as recorded; then a gap where another stream of the device ran is that stream's work)."""
+    recorded = times is None or np.array_equal(times, g.ts)  # a what-if that changed nothing reads as recorded
+    moved = None if recorded else _device_times(a, g, times)
     times = g.ts if times is None else times
     bind = g.bind if bind is None else bind
     ks, stop = walk(g, times, bind)
@@ -100,6 +107,7 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     keep = dur > 0
     k, t0, dur = k[keep], t0[keep], dur[keep]
     items = _items(a, g, k, t0 - origin, dur)
+    items = split_gaps(a.trace, g.window.rank, items, moved)
     end = int(times[end_node(g, times)])
     lead = int(times[stop]) - g.start
     if lead > 0:  # nothing recorded explains the path's first stretch
@@ -108,9 +116,36 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     for it in items:
         breakdown[it.bound_by] += it.dur_ns
     w = g.window
+    caveats = list(g.caveats) + [("final_sync", n) for n in [final_syncs(a, w.event, items)] if n]
     return CriticalPath(
-        w.name, w.event, w.rank, g.start - origin, end - origin, w.end - origin, breakdown, items, list(g.caveats)
+        w.name, w.event, w.rank, g.start - origin, end - origin, w.end - origin, breakdown, items, caveats
     )
+
+
+def _device_times(a: Analysis, g: Graph, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graph's device activities with their start and end as the solver moved them (their nodes follow the CPU
+    threads': the starts, then the ends, in one order; the window's start is the last node)."""
+    gpu = np.array([t.kind == "gpu" for t in a.trace.tracks] or [False])
+    lane = g.lane[:-1]
+    dev = np.flatnonzero((lane >= 0) & gpu[np.maximum(lane, 0)])
+    n = len(dev) // 2
+    starts, ends = dev[:n], dev[n:]
+    return g.event[starts], times[starts].astype(np.int64), times[ends].astype(np.int64)
+
+
+def final_syncs(a: Analysis, event: int, items: list[PathItem]) -> int:
+    """1 if the path of the whole trace (event -1) ends in the profiler's own synchronize as it stops, else 0:
+    torch.autograd.profiler's __exit__ synchronizes the device before it disables the profiler, so the path's last
+    device synchronize comes from device work, and nothing but Python frames and the profiler's own calls start on
+    its thread after it."""
+    syncs = [k for k, it in enumerate(items) if it.kind == KIND_NAMES[Kind.SYNC] and SYNC_DEVICE.search(it.name)]
+    if event >= 0 or not syncs or syncs[-1] == 0 or items[syncs[-1] - 1].kind not in DEVICE_KINDS:
+        return 0
+    x, names = a.trace.x, a.trace.names
+    ev = items[syncs[-1]].event
+    end = x.ts[ev] + x.dur[ev]
+    later = np.flatnonzero((x.track == x.track[ev]) & (x.ts >= end) & (x.cat != int(Cat.PYTHON)))
+    return int(all(PROFILER.search(names[int(x.name[k])]) for k in later.tolist()))
 
 
 def _items(a: Analysis, g: Graph, k: np.ndarray, start: np.ndarray, dur: np.ndarray) -> list[PathItem]:

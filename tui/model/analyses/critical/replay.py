@@ -42,6 +42,7 @@ LAUNCH_CPU_NS = 10_000  # one cudaGraphLaunch's CPU time when the trace has none
 TREES_CALL_NS = 100_000  # one warm call of a compiled graph under reduce-overhead, graph launch included (0.1 ms)
 LAUNCH_DELAY_NS = 5_000  # from a graph launch to its first kernel's start (5 us)
 REPLAY_GAP_NS = 1_500  # between two kernels of one replay on a stream (1.5 us)
+ALREADY = "already replayed: {n:,} graph launch{es}"  # what a graphs what-if matched where the region replays already
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Replayed:
     cpu_ns: int = 0  # the CPU time each replay takes instead of the region's
     measured: bool = False  # cpu_ns comes from the trace's own replays (else a default)
     compiled: bool = False  # the regions are compiled graphs (replayed by torch.compile's CUDA-graph trees)
+    already: int = 0  # graph launches in the instances left out: they replay CUDA graphs already
 
 
 def costs(a: Analysis, compiled: bool) -> tuple[int, int, int, bool]:
@@ -134,10 +136,18 @@ def _outermost(a: Analysis, spans: np.ndarray) -> np.ndarray:
 
 
 def replayed(a: Analysis, g: Graph, pattern: str, event: int = -1) -> Replayed:
-    """The region's edges re-weighted as one graph replay per instance (an empty result: no region found)."""
+    """The region's edges re-weighted as one graph replay per instance (an empty result: no region found). An
+    instance that launches a CUDA/HIP graph already replays: it is left as recorded (its replays' launch delays,
+    gaps and CPU are what a replay costs), and counted in already."""
     spans = regions(a, g, pattern, event)
+    replaying, already = _replaying(a, g, spans)
+    default_step = not pattern and event < 0 and not any(COMPILED_GRAPH.match(a.trace.name_of(int(i))) for i in spans)
+    # the step's own work as one replay: a step that launches a graph replays already (its other top-level spans
+    # are the eager work around the graph, not instances of a replay of their own)
+    spans = spans[:0] if default_step and already else spans[~replaying]
     if not len(spans):
-        return Replayed(np.empty(0, np.int64), np.empty(0))
+        said = [ALREADY.format(n=already, es="" if already == 1 else "es")] if already else []
+        return Replayed(np.empty(0, np.int64), np.empty(0), names=said, already=already)
     compiled = all(COMPILED_GRAPH.match(a.trace.name_of(int(i))) for i in spans)
     launch_cpu, delay, gap, measured = costs(a, compiled)
     e, parent = g.e, a.nesting.time_parent
@@ -156,7 +166,30 @@ def replayed(a: Analysis, g: Graph, pattern: str, event: int = -1) -> Replayed:
     hit = np.flatnonzero(~np.isnan(weights))
     syncs = int(((e.rule == int(Edge.SYNC)) & inside).sum())
     names = [a.trace.name_of(int(i)) for i in spans[:5]]
-    return Replayed(hit, weights[hit], spans.tolist(), names, syncs, launch_cpu, measured, compiled)
+    return Replayed(hit, weights[hit], spans.tolist(), names, syncs, launch_cpu, measured, compiled, already)
+
+
+def _replaying(a: Analysis, g: Graph, spans: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per span: does a graph launch run under it? And how many graph launches run under them all."""
+    out = np.zeros(len(spans), bool)
+    if not len(spans):
+        return out, 0
+    x, names = a.trace.x, a.trace.names
+    calls = np.unique(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
+    calls = calls[x.cat[calls] == int(Cat.RUNTIME)]
+    graph_ids = [k for k, n in enumerate(names) if GRAPH_LAUNCH.search(n)]
+    launches = calls[np.isin(x.name[calls], graph_ids)] if graph_ids else calls[:0]
+    parent, index = a.nesting.time_parent, {int(sp): k for k, sp in enumerate(spans.tolist())}
+    count = 0
+    for launch in launches.tolist():
+        up, hit = int(parent[launch]), -1
+        while up >= 0:
+            hit = index.get(up, hit)
+            up = int(parent[up])
+        if hit >= 0:
+            out[hit] = True
+            count += 1
+    return out, count
 
 
 def _under(parent: np.ndarray, owner: np.ndarray, spans: np.ndarray) -> np.ndarray:

@@ -154,7 +154,8 @@ def what_if(
         weight[r.edges] = r.weights * scale[r.edges]
     times, bind = solve(g, weight, alive)
     caveats = [("graph_syncs", r.syncs) for r in replays if r.syncs]
-    caveats += [(_replay_cost(r), r.cpu_ns) for r in replays]
+    caveats += [(_replay_cost(r), r.cpu_ns) for r in replays if len(r.regions)]
+    caveats += [("already_replayed", r.already) for r in replays if r.already]
     return WhatIf(specs, before, path_of(a, g, times, bind), matched, caveats)
 
 
@@ -167,6 +168,8 @@ def _replay_cost(r: Replayed) -> str:
 
 def _replay(a: Analysis, g: Graph, spec: Spec, window: Window) -> Replayed:
     found = replayed(a, g, spec.pattern, spec.event)
+    if found.already:  # the run replays graphs there already: nothing to re-simulate, the step as recorded
+        return found
     if not len(found.regions) and spec.event >= 0:
         name = a.trace.name_of(spec.event)[:40]
         raise WhatIfError(f"{name} has no CPU work on the critical path graph of {window.name}: nothing to replay")
