@@ -118,6 +118,11 @@ OWN_TEMPLATES = {
     "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
     "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores. bf16/fp16 (torch.autocast), or TF32 "
     "(torch.set_float32_matmul_precision('high')), would use them.",
+    "kernel-half-cuda-core": "bf16/fp16 GEMM or convolution on the CUDA cores (its name says sgemm, simt or gemv; its "
+    "template arguments say bf16/fp16): the data is already half precision, yet the library picked a kernel without "
+    "tensor cores. cuDNN and cuBLAS do for shapes their tensor-core kernels do not take: channel counts or "
+    "dimensions not multiples of 8, tiny batches, a layout they have no such kernel for. channels_last "
+    "(model.to(memory_format=torch.channels_last)) and sizes padded to multiples of 8 let them pick one.",
     "kernel-tensor-core": "Tensor-core (matrix-core) kernel (its name says so: hmma, s16816/s1688 shapes, tensorop, "
     "xmma, wgmma, nvjet, FlashAttention/FMHA; MFMA or xdlops on AMD): the fast path for matrix multiplies.",
     "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "

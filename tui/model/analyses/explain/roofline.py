@@ -156,8 +156,9 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
 
 
 def fp32_rows(r: Roofline) -> list[RooflineRow]:
-    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores)."""
-    return [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores). A bf16
+    GEMM the CUDA cores ran is measured against the fp32 units too, but its data is no fp32: autocast is in use."""
+    return [x for x in r.rows if x.family == "gemm" and x.dtype == "fp32" and x.roof_dtype == "fp32" and x.peak_tflops]
 
 
 def fp32_on_matrix(device: Device, rows: list[RooflineRow]) -> bool:

@@ -57,6 +57,7 @@ SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
 LAUNCH = re.compile(r"Launch", re.IGNORECASE)
 GEMM_ROLES = frozenset({"GEMM", "triton template (GEMM/conv)"})
 GEMM_OR_CONV_ROLES = GEMM_ROLES | {"convolution"}
+HALF = frozenset({"bf16", "fp16"})
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
 SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
@@ -293,6 +294,7 @@ def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
 # *_flashinfer_* is not attention), and a kernel is on the CUDA cores or on the tensor cores, never both.
 KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
     ("kernel-fp32-gemm", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype == "fp32"),
+    ("kernel-half-cuda-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype in HALF),
     ("kernel-tensor-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == MATRIX),
     ("kernel-triton", lambda k: k.role.startswith("triton")),
     ("kernel-attention", lambda k: k.role == "attention"),
