@@ -32,6 +32,7 @@ from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
 from .savings import cpu_bound_path, with_savings
+from .uses import fp32_left, next_figures, uses_of
 
 METADATA_OPS = {
     "aten::t",
@@ -215,6 +216,10 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
     parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    u = uses_of(a)  # what comes next, from what the run already uses (no advice to compile a compiled run)
+    if launching or u.graph_launches:  # (a graphed run: what is left outside its graphs, whatever the cause)
+        parts.append(f"next/{u.cpu_next}")
+        figures |= next_figures(u)
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
     marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
     return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
@@ -311,8 +316,18 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
         hit = [n for n, k in classes.items() if wanted(k)]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
-            out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), {}, events.tolist()))
+            parts, figures = _hint_parts(a, rule_id)
+            title = "Kernel name: " + rule_id.removeprefix("kernel-")
+            out.append(Finding(rule_id, title, figures, events.tolist(), parts))
     return out
+
+
+def _hint_parts(a: Analysis, rule_id: str) -> tuple[list[str], dict[str, Figure]]:
+    """An fp32 GEMM's note says what to do from what the run uses: autocast or TF32 already on, these left out."""
+    if rule_id != "kernel-fp32-gemm":
+        return [], {}
+    u = uses_of(a)
+    return ["kernel-fp32-gemm", f"next/{fp32_left(u)}"], next_figures(u)
 
 
 def records_missing(a: Analysis, s: Summary) -> list[Finding]:
@@ -479,6 +494,7 @@ RULES = [
 
 def explain(a: Analysis, summary: Summary) -> list[Finding]:
     """Every finding of every rule, with what its fix would buy, the biggest saving first (savings.py)."""
+    uses_of(a)  # what the run uses, found here (a worker) for the rules and the overview's readings
     return with_savings(a, [f for rule in RULES for f in rule.find(a, summary)])
 
 
