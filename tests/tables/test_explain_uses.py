@@ -40,6 +40,7 @@ RECOMMENDS = {
         "or CUDA graphs (tracetui critical",
     ),
     "autocast": ("bf16/fp16 (torch.autocast), or TF32", "lower precision (torch.autocast", "Compute in bf16"),
+    "channels_last": ("memory_format=torch.channels_last",),
 }
 
 
@@ -58,7 +59,8 @@ def said(a: Results) -> str:
 
 
 def in_use(u: Uses) -> list[str]:
-    return [k for k, on in (("compile", u.compiled), ("graphs", u.graph_launches), ("autocast", u.low_precision)) if on]
+    used = (("compile", u.compiled), ("graphs", u.graph_launches), ("autocast", u.low_precision))
+    return [k for k, on in (*used, ("channels_last", u.channels_last)) if on]
 
 
 # ---- what the run uses, on real captures whose README says how they were made ------------------------------------
@@ -163,3 +165,45 @@ def test_a_small_saving_comes_before_the_notes():
     assert [f.rule for f in order(found)] == ["big", "small", "note0", "note1", "note2", "note3", "none"]
     small = next(f for f in found if f.rule == "small")
     assert headline(small) == "saves next to nothing (22.0 us of 5.10 ms)"
+
+
+# ---- the layout: a bf16 conv on the CUDA cores, cuDNN's transposes ------------------------------------------------
+
+BF16_CONV = (
+    "void precomputed_convolve_sgemm<__nv_bfloat16, 1024, 5, 5, 4, 3, 3, 1, false>(int, int, int, __nv_bfloat16 "
+    "const*, int, __nv_bfloat16*, __nv_bfloat16 const*, kernel_conv_params, unsigned long long, int, float, float)"
+)
+TRANSPOSE = "void nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, true, false, (cudnnKernelDataType_t)2>(int)"
+NHWC_CONV = "sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1"
+
+
+def _kernels(tmp_path, names: list[str]) -> Results:
+    from conftest import X, write_trace
+
+    events = []
+    for k, name in enumerate(names):
+        events += [
+            X("aten::cudnn_convolution", 100 * k, 50, External_id=k + 1),
+            X("cudaLaunchKernel", 100 * k + 5, 5, cat="cuda_runtime", correlation=k + 1, External_id=k + 1),
+            X(name, 100 * k + 12, 30, cat="kernel", pid=0, tid=7, correlation=k + 1, stream=7, device=0),
+        ]
+    return Results(load_trace(write_trace(tmp_path / "conv.json", events), use_cache=False))
+
+
+def test_a_bf16_conv_on_the_cuda_cores_and_cudnns_transposes_ask_for_channels_last(tmp_path):
+    """The issue's precomputed_convolve_sgemm<__nv_bfloat16, ...> is bf16 data on the CUDA cores: not 'use bf16', but
+    why no tensor-core kernel was picked; nchwToNhwcKernel says the model is channels-first."""
+    a = _kernels(tmp_path, [BF16_CONV, TRANSPOSE])
+    rules = {f.rule: f for f in a.findings}
+    assert "kernel-fp32-gemm" not in rules and a.uses.math_dtype == "bf16" and a.uses.transposes
+    assert "picked a kernel without tensor cores" in note(rules["kernel-half-cuda-core"])
+    assert "channels_last (model.to(memory_format=torch.channels_last)" in note(rules["kernel-half-cuda-core"])
+    assert "cuDNN copies each tensor to NHWC and back" in note(rules["kernel-layout-transpose"])
+
+
+def test_a_channels_last_run_is_not_told_to_use_channels_last(tmp_path):
+    a = _kernels(tmp_path, [BF16_CONV, NHWC_CONV])
+    assert a.uses.channels_last and not a.uses.transposes
+    rules = {f.rule: f for f in a.findings}
+    assert "already channels_last" in note(rules["kernel-half-cuda-core"])
+    assert "memory_format" not in note(rules["kernel-half-cuda-core"]) and "kernel-layout-transpose" not in rules

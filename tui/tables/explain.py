@@ -120,8 +120,10 @@ OWN_TEMPLATES = {
     "kernel-half-cuda-core": "bf16/fp16 GEMM or convolution on the CUDA cores (its name says sgemm, simt or gemv; its "
     "template arguments say bf16/fp16): the data is already half precision, yet the library picked a kernel without "
     "tensor cores. cuDNN and cuBLAS do for shapes their tensor-core kernels do not take: channel counts or "
-    "dimensions not multiples of 8, tiny batches, a layout they have no such kernel for. channels_last "
-    "(model.to(memory_format=torch.channels_last)) and sizes padded to multiples of 8 let them pick one.",
+    "dimensions not multiples of 8, tiny batches, a layout they have no such kernel for.",
+    "kernel-layout-transpose": "cuDNN's layout transpose (nchwToNhwc, nhwcToNchw): the model's tensors are "
+    "channels-first (NCHW), its chosen kernels work channels-last, so cuDNN copies each tensor to NHWC and back "
+    "around the convolution.",
     "kernel-tensor-core": "Tensor-core (matrix-core) kernel (its name says so: hmma, s16816/s1688 shapes, tensorop, "
     "xmma, wgmma, nvjet, FlashAttention/FMHA; MFMA or xdlops on AMD): the fast path for matrix multiplies.",
     "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "

@@ -32,7 +32,7 @@ from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
 from .savings import cpu_bound_path, with_savings
-from .uses import fp32_left, next_figures, uses_of
+from .uses import TRANSPOSE, fp32_left, next_figures, uses_of
 
 METADATA_OPS = {
     "aten::t",
@@ -301,6 +301,7 @@ KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
     ("kernel-fp32-gemm", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype == "fp32"),
     ("kernel-half-cuda-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype in HALF),
     ("kernel-tensor-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == MATRIX),
+    ("kernel-layout-transpose", lambda k: False),  # by name, not class (kernel_hints)
     ("kernel-triton", lambda k: k.role.startswith("triton")),
     ("kernel-attention", lambda k: k.role == "attention"),
     ("kernel-nccl", lambda k: k.role == "collective"),
@@ -313,7 +314,7 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     classes = {int(n): classify(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
     for rule_id, wanted in KERNEL_HINTS:
-        hit = [n for n, k in classes.items() if wanted(k)]
+        hit = [n for n, k in classes.items() if wanted(k) or _by_name(rule_id, a.trace.names[n])]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
             parts, figures = _hint_parts(a, rule_id)
@@ -322,12 +323,21 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
+def _by_name(rule_id: str, name: str) -> bool:
+    return rule_id == "kernel-layout-transpose" and bool(TRANSPOSE.search(name))
+
+
 def _hint_parts(a: Analysis, rule_id: str) -> tuple[list[str], dict[str, Figure]]:
-    """An fp32 GEMM's note says what to do from what the run uses: autocast or TF32 already on, these left out."""
-    if rule_id != "kernel-fp32-gemm":
-        return [], {}
+    """A note's advice from what the run uses: autocast or TF32 already on (these fp32 GEMMs were left out),
+    channels_last already on (no advice to use it)."""
     u = uses_of(a)
-    return ["kernel-fp32-gemm", f"next/{fp32_left(u)}"], next_figures(u)
+    if rule_id == "kernel-fp32-gemm":
+        return ["kernel-fp32-gemm", f"next/{fp32_left(u)}"], next_figures(u)
+    if rule_id == "kernel-half-cuda-core":
+        return [rule_id, "next/half-sizes" if u.channels_last else "next/half-channels-last"], {}
+    if rule_id == "kernel-layout-transpose":
+        return [rule_id, "next/channels-last"], {}
+    return [], {}
 
 
 def records_missing(a: Analysis, s: Summary) -> list[Finding]:

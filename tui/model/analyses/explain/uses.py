@@ -107,6 +107,11 @@ NEXT = {  # str.format over the Uses' fields and `graph_pct`, `dtype`
     "fp32-left-tf32": "TF32 is already allowed (other fp32 GEMMs ran TF32 on the tensor cores): the library picked "
     "CUDA-core kernels for these shapes (small, or sizes not multiples of 8). Padding them, or bf16 "
     "(torch.autocast), reaches the tensor cores.",
+    "half-channels-last": "channels_last (model.to(memory_format=torch.channels_last), and the inputs) and sizes "
+    "padded to multiples of 8 let it pick one.",
+    "half-sizes": "The run is already channels_last: sizes padded to multiples of 8 let it pick one.",
+    "channels-last": "model.to(memory_format=torch.channels_last), and the inputs too, makes the tensors NHWC "
+    "throughout, and cuDNN needs no such copies around its NHWC kernels.",
     "gpu-eager": "The run's matmuls already run {dtype} on the tensor cores: fusion (torch.compile) cuts the memory-bound "
     "ops between them, and the roofline view (tracetui roofline) shows how close each kernel runs to its roof.",
     "gpu-kernels": "The run already uses {dtype} on the tensor cores{graphs_said}: what is left is "
