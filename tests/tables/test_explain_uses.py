@@ -207,3 +207,28 @@ def test_a_channels_last_run_is_not_told_to_use_channels_last(tmp_path):
     rules = {f.rule: f for f in a.findings}
     assert "already channels_last" in note(rules["kernel-half-cuda-core"])
     assert "memory_format" not in note(rules["kernel-half-cuda-core"]) and "kernel-layout-transpose" not in rules
+
+
+# ---- a slow host copy, against its link ---------------------------------------------------------------------------
+
+
+def test_slow_host_copies_are_told_against_the_gpus_host_link(tmp_path):
+    """The same slow copies (0.16 GB/s) on a GPU the table knows (an H200: PCIe 5.0 x16, 64 GB/s each way) and on one
+    without a device (the stated default, PCIe 4.0 x16)."""
+    import gzip
+    import json
+
+    from device_traces import tiny_pageable_copies
+
+    path = tiny_pageable_copies(tmp_path)
+    doc = json.loads(path.read_text())
+    default = Results(load_trace(path, use_cache=False))
+    (found,) = [f for f in default.findings if f.rule == "slow-copies"]
+    assert "PCIe 4.0 x16 at 32 GB/s each way (an assumed default" in note(found)
+    doc["deviceProperties"] = [{"name": "NVIDIA H200", "totalGlobalMem": 150754820096, "computeMajor": 9}]
+    h200 = tmp_path / "h200.json.gz"
+    with gzip.open(h200, "wt") as f:
+        json.dump(doc, f)
+    (found,) = [f for f in Results(load_trace(h200, use_cache=False)).findings if f.rule == "slow-copies"]
+    assert found.figures["link_pct"].value == pytest.approx(4096 / 25e3 / 64, rel=1e-3)
+    assert "0% of the host link, PCIe 5.0 x16 at 64 GB/s each way (the GPU's)" in note(found)

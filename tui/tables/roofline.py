@@ -160,7 +160,7 @@ def links_line(t: Roofline) -> str | None:
     told = []
     for k in kinds:
         link = host_link(t.device) if k == "host" else peer_link(t.device)
-        said = "an assumed default: the GPU's entry does not name its link" if link.default else t.device.name + "'s"
+        said = "an assumed default: the GPU table gives no link for this GPU" if link.default else t.device.name + "'s"
         told.append(f"{words[k]} against {link.name}, {link.gbps:,.0f} GB/s each way ({said})")
     return "Copies over a link are measured against the link, not the memory: " + "; ".join(told) + "."
 
