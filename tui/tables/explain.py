@@ -226,7 +226,7 @@ def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
     return {
         "rule": f.rule,
         "title": f.title,
-        "figures": {k: figure_json(v) for k, v in f.figures.items()},
+        "figures": {k: figure_json(v) for k, v in f.figures.items() if not k.startswith("_")},  # _: words
         "note": note(f),
         "count": f.count,
         "examples": examples,

@@ -88,18 +88,17 @@ NEXT = {  # str.format over the Uses' fields and `graph_pct`, `dtype`
     "torch.cuda.CUDAGraph) cut the CPU work per kernel.",
     "cpu-compiled": "The run is already compiled (torch.compile): what comes next is CUDA graphs, "
     "torch.compile(mode='reduce-overhead'), which replays each compiled graph's kernels from one launch.",
-    "cpu-graphed": "The run already replays {what} from CUDA graphs ({graph_launches:,} graph launches, "
+    "cpu-graphed": "The run already replays {_what} from CUDA graphs ({_launches_said}, "
     "{graph_pct} of the device time): the CPU time left is outside the graph launches: the Python around each "
-    "replay (torch.compile's guards and CUDA-graph trees cost tens of microseconds a call), the ops between "
-    "replays, and the parts not captured (graph breaks, a synchronize inside). Capture more of the step per graph "
-    "(fewer, larger compiled regions), or cut that Python.",
+    "replay{_trees_said}, the ops between replays, and the parts not captured (graph breaks, a synchronize "
+    "inside). Capture more of the step per graph{_regions_said}, or cut that Python.",
     "gaps-eager": "Fuse them (torch.compile).",
-    "gaps-graphed": "The run already replays {what} from CUDA graphs ({graph_launches:,} graph launches, "
-    "{graph_pct} of the device time){compiled_said}: the gaps left are kernels too short to fill the GPU, or "
+    "gaps-graphed": "The run already replays {_what} from CUDA graphs ({_launches_said}, "
+    "{graph_pct} of the device time){_compiled_said}: the gaps left are kernels too short to fill the GPU, or "
     "waiting on other streams; fewer, larger kernels are what is left.",
     "gpu-fp32": "The run's matmuls run in fp32 on the CUDA cores: lower precision (torch.autocast: bf16, or fp16 before "
     "Ampere) or TF32 on Ampere and later (torch.set_float32_matmul_precision('high')) puts them on the tensor "
-    "cores{fuse_said}.",
+    "cores{_fuse_said}.",
     "fp32-advice": "bf16/fp16 (torch.autocast), or TF32 (torch.set_float32_matmul_precision('high')), would use them.",
     "fp32-left-autocast": "The run already computes most of its matmuls in {dtype} (autocast, or a {dtype} model): "
     "these stayed fp32, as ops autocast keeps in fp32 or code outside its region do. TF32 "
@@ -114,7 +113,7 @@ NEXT = {  # str.format over the Uses' fields and `graph_pct`, `dtype`
     "throughout, and cuDNN needs no such copies around its NHWC kernels.",
     "gpu-eager": "The run's matmuls already run {dtype} on the tensor cores: fusion (torch.compile) cuts the memory-bound "
     "ops between them, and the roofline view (tracetui roofline) shows how close each kernel runs to its roof.",
-    "gpu-kernels": "The run already uses {dtype} on the tensor cores{graphs_said}: what is left is "
+    "gpu-kernels": "The run already uses {dtype} on the tensor cores{_graphs_said}: what is left is "
     "the kernels themselves. The roofline view (tracetui roofline) shows how close each runs to its roof; those far "
     "below it are where the time is (shapes, tile choices: torch.compile(mode='max-autotune')).",
 }
@@ -128,15 +127,21 @@ def fp32_left(u: Uses) -> str:
 
 
 def next_fields(u: Uses) -> dict[str, int | float | str]:
-    """The fields NEXT's sentences are filled with (graph_share a fraction; the rest as they print)."""
+    """The fields NEXT's sentences are filled with (graph_share a fraction; the rest as they print). Those named
+    with a leading _ are words that agree with the run, not figures: explain's JSON leaves them out."""
     return {
         "graph_launches": u.graph_launches,
+        "_launches_said": f"{u.graph_launches:,} graph launch" + ("" if u.graph_launches == 1 else "es"),
+        "_trees_said": " (torch.compile's guards and CUDA-graph trees cost tens of microseconds a call)"
+        if u.compiled
+        else "",
+        "_regions_said": " (fewer, larger compiled regions)" if u.compiled else "",
         "graph_share": u.graph_share,
         "dtype": "TF32" if u.tf32 and u.math_dtype == "fp32" else u.math_dtype or "fp32",
-        "graphs_said": ", torch.compile and CUDA graphs" if u.graph_launches else " and torch.compile",
-        "compiled_said": " and is compiled" if u.compiled else "",
-        "what": "its work" if u.graphed else "part of its work",
-        "fuse_said": "" if u.compiled else "; fusion (torch.compile) cuts the memory-bound ops",
+        "_graphs_said": ", torch.compile and CUDA graphs" if u.graph_launches else " and torch.compile",
+        "_compiled_said": " and is compiled" if u.compiled else "",
+        "_what": "its work" if u.graphed else "part of its work",
+        "_fuse_said": "" if u.compiled else "; fusion (torch.compile) cuts the memory-bound ops",
     }
 
 
