@@ -211,7 +211,7 @@ def _template_dtype(name: str) -> str:
     (a `T const`: gemmk1_kernel<int, float, ..., cublasGemvTensorStridedBatched<__nv_bfloat16 const>, ...> computes
     in fp32 on bf16 data), else the first one (gemv2T_kernel_val<int, int, __half, ...>, wgrad_alg0_engine<float, ...>
     put the data's type first)."""
-    depth, inside = 0, []
+    depth, inside = 0, list[str]()
     for ch in name:
         if ch == "<":
             depth += 1
@@ -223,8 +223,8 @@ def _template_dtype(name: str) -> str:
     args = "".join(inside)
     found = list(_TYPE.finditer(args))
     inputs = [m for m in found if args.startswith(" const", m.end())]
-    m = (inputs or found or [None])[0]
-    return (m.lastgroup or "") if m else ""
+    first = (inputs or found)[:1]
+    return (first[0].lastgroup or "") if first else ""
 
 
 def unit_words(unit: str, name: str = "") -> str:
