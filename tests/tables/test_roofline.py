@@ -577,3 +577,21 @@ def test_a_row_of_host_and_device_copies_takes_each_at_its_own_roof(tmp_path):
     (row,) = results(write_trace(tmp_path / "mixed.json", events, deviceProperties=[H200])).roofline.rows
     assert (row.link, row.link_bytes, row.bytes) == ("host", 4e6, 4e6 + 8e6)
     assert row.pct_of_roof == pytest.approx(100 * (4e6 / 64e3 + 8e6 / 4800e3) / 110)
+
+
+def test_a_peer_copy_crosses_nvlink_and_a_device_copy_stays_in_hbm(tmp_path):
+    """A 400 MB peer copy in 1 ms on an H100 SXM: 400 GB/s of NVLink 4's 450 each way, 88.9%; the same copy DtoD is
+    no link row (it reads and writes HBM)."""
+    n = 100_000_000
+    for kind, link in (("Memcpy PtoP (Device -> Device)", "peer"), ("Memcpy DtoD (Device -> Device)", "")):
+        events = [
+            X("aten::copy_", 0, 1100, Input_Dims=[[n], [n], []], Input_type=["float", "float", "Scalar"]),
+            X("cudaMemcpyAsync", 5, 10, cat="cuda_runtime", correlation=7),
+            X(kind, 50, 1000, cat="gpu_memcpy", pid=0, tid=7, correlation=7, stream=7, device=0, bytes=4 * n),
+        ]
+        (row,) = results(write_trace(tmp_path / f"{link or 'd2d'}.json", events, deviceProperties=[H100])).roofline.rows
+        assert row.link == link
+        if link:
+            assert row.bound == "link" and row.pct_of_roof == pytest.approx(100 * 400 / 450)
+        else:
+            assert row.bound == "memory" and row.bytes == 8 * n
