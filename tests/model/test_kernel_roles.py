@@ -200,6 +200,79 @@ def test_role_unit_and_dtype_from_real_names(name, role, unit, dtype):
     assert (k.role, k.unit, k.dtype) == (role, unit, dtype)
 
 
+# A dtype a template argument names comes before a word of the name: cuDNN's precomputed_convolve_sgemm is the
+# CUDA-core implicit GEMM, and with __nv_bfloat16 data it is a bf16 kernel (the issue's), not an fp32 one. The
+# parameter list's float alpha and beta say nothing; a `T const` operand is the data (gemmk1's float is its compute type).
+TEMPLATE_DTYPES = [
+    (
+        "void precomputed_convolve_sgemm<__nv_bfloat16, 1024, 5, 5, 4, 3, 3, 1, false>(int, int, int, __nv_bfloat16 "
+        "const*, int, __nv_bfloat16*, __nv_bfloat16 const*, kernel_conv_params, unsigned long long, int, float, float, "
+        "int, __nv_bfloat16 const*, __nv_bfloat16 const*, bool, int, int)",
+        "convolution",
+        VECTOR,
+        "bf16",
+    ),
+    (
+        "void implicit_convolve_sgemm<c10::Half, c10::Half, 128, 5, 5, 3, 3, 3, 1, false>(int, float)",
+        "convolution",
+        VECTOR,
+        "fp16",
+    ),
+    (
+        "void gemv2T_kernel_val<int, int, __half, __half, __half, float, 128, 16, 4, 4, false, false, cublasGemvParams<"
+        "cublasGemvTensorStridedBatched<__half const>, cublasGemvTensorStridedBatched<__half> > >(float, float)",
+        "GEMM",
+        VECTOR,
+        "fp16",
+    ),
+    (
+        "void gemmk1_kernel<int, float, 256, 5, false, false, false, false, cublasGemvTensorStridedBatched<"
+        "__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16> >(float)",
+        "GEMM",
+        VECTOR,
+        "bf16",
+    ),
+    # real names whose template arguments agree with their words
+    (
+        "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float const*, int, float*, float "
+        "const*, kernel_grad_params, unsigned long long, int, float, int, int, int, int)",
+        "convolution",
+        VECTOR,
+        "fp32",
+    ),
+    (
+        "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+        "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+        "attention",
+        MATRIX,
+        "bf16",
+    ),
+    # no type among the arguments: the name's words decide
+    (
+        "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_16x4_nn_align4>(cutlass_80_tensorop_s1688gemm_"
+        "128x128_16x4_nn_align4::Params)",
+        "GEMM",
+        MATRIX,
+        "tf32",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "role", "unit", "dtype"), TEMPLATE_DTYPES)
+def test_a_template_argument_names_the_dtype_before_the_words(name, role, unit, dtype):
+    k = classify(name)
+    assert (k.role, k.unit, k.dtype) == (role, unit, dtype)
+
+
+def test_a_bf16_gemm_on_the_cuda_cores_is_not_told_to_use_bf16():
+    """kernel-fp32-gemm ("bf16/fp16 (torch.autocast) would use them") is for fp32 data only."""
+    from tui.model.analyses.explain.rules import KERNEL_HINTS
+
+    fp32_hint = dict(KERNEL_HINTS)["kernel-fp32-gemm"]
+    assert not fp32_hint(classify(TEMPLATE_DTYPES[0][0]))
+    assert fp32_hint(classify(TEMPLATE_DTYPES[4][0]))
+
+
 @pytest.mark.parametrize(("name", "role"), NOT_FOOLED)
 def test_a_namespace_or_template_argument_is_not_a_role(name, role):
     assert classify(name).role == role

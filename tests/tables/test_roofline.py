@@ -164,7 +164,9 @@ def test_flops_bytes_and_rates_match_tracelens_on_the_vllm_replay():
         assert row.count == count
         assert row.flops / count == pytest.approx(float(t["GFLOPS_first"]) * 1e9, rel=0.005)
         if t["Data Moved (MB)_first"]:
-            assert row.bytes / count / 2**20 == pytest.approx(float(t["Data Moved (MB)_first"]), rel=0.01)
+            # TraceLens counts a host copy's data read and written, as in HBM; over the link it crosses once
+            moved = row.bytes * (2 if row.link == "host" else 1)
+            assert moved / count / 2**20 == pytest.approx(float(t["Data Moved (MB)_first"]), rel=0.01)
         their_rate = float(t["GFLOPS_first"]) * count / float(t["Kernel Time (µs)_sum"]) * 1e3
         assert row.tflops == pytest.approx(their_rate, rel=0.02)
         matched += 1
@@ -202,7 +204,8 @@ def test_flops_and_bytes_match_tracelens_perf_models_on_the_samples():
             }
         row = by_trace[t["trace"]][(t["name"], t["Input Dims"], t["Input type"])]
         assert row.flops / row.count == pytest.approx(float(t["GFLOPS"]) * 1e9, rel=0.005)
-        assert row.bytes / row.count / 2**20 == pytest.approx(float(t["Data Moved (MB)"]), rel=0.01)
+        moved = row.bytes * (2 if row.link == "host" else 1)  # a host copy crosses its link once (TraceLens: twice)
+        assert moved / row.count / 2**20 == pytest.approx(float(t["Data Moved (MB)"]), rel=0.01)
     assert len(theirs) == 162 and {t["name"] for t in theirs} >= {"aten::mm", "aten::addmm", "aten::bmm",
         "aten::_scaled_dot_product_flash_attention", "aten::native_layer_norm", "aten::copy_"}  # fmt: skip
 
@@ -494,3 +497,101 @@ def test_every_gpu_says_what_its_source_gives_for_vector_bf16_and_fp16():
         said = next(line for line in text.splitlines() if line.startswith("# vector bf16/fp16: "))
         listed = {k for k in entry.device.peak_tflops if k in ("vector_bf16", "vector_fp16")}
         assert bool(listed) == ("none in" not in said), entry.device.name
+
+
+# ---- copies over a link ---------------------------------------------------------------------------------------
+
+H200 = {"name": "NVIDIA H200", "totalGlobalMem": 150754820096, "computeMajor": 9, "computeMinor": 0}
+
+
+def _h2d_trace(tmp_path, device: dict, pinned: bool = True, with_bytes: bool = True) -> Path:
+    """The issue's copy: 384 MB of fp32 from pinned host memory to an H200 at 55 GB/s (6.98 ms), under aten::copy_."""
+    n, seconds = 96_000_000, 384e6 / 55e9
+    dims = [[n], [n], []]
+    kind = "Memcpy HtoD (Pinned -> Device)" if pinned else "Memcpy HtoD (Pageable -> Device)"
+    size = {"bytes": 4 * n} if with_bytes else {}
+    events = [
+        X("aten::copy_", 0, seconds * 1e6 + 20, Input_Dims=dims, Input_type=["float", "float", "Scalar"]),
+        X("cudaMemcpyAsync", 5, 10, cat="cuda_runtime", correlation=7),
+        X(kind, 10, seconds * 1e6, cat="gpu_memcpy", pid=0, tid=7, correlation=7, stream=7, device=0, **size),
+    ]
+    return write_trace(tmp_path / "h2d.json", events, deviceProperties=[device])
+
+
+def test_a_host_copy_is_measured_against_its_link_not_hbm(tmp_path, capsys):
+    """384 MB at 55 GB/s is 86% of PCIe 5.0 x16 (64 GB/s each way), not 2.3% of the H200's 4,800 GB/s of HBM: the
+    bytes crossed the link once (the copy's `bytes` arg), the roof is the link's."""
+    r = results(_h2d_trace(tmp_path, H200)).roofline
+    (row,) = r.rows
+    assert (row.link, row.bound, row.bytes) == ("host", "link", 384e6)
+    assert row.gbps == pytest.approx(55.0)
+    assert row.pct_of_roof == pytest.approx(100 * 55 / 64)
+    assert main(["roofline", str(tmp_path / "h2d.json")]) == 0
+    out = capsys.readouterr().out
+    assert "host link" in out and "85.9%" in out
+    assert "host-device copies against PCIe 5.0 x16, 64 GB/s each way (H200 SXM's)" in out
+    assert main(["roofline", str(tmp_path / "h2d.json"), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"][0]["link"] == "host" and doc["device"]["links"]["host"]["gbps"] == 64
+
+
+def test_a_copy_without_bytes_crosses_the_link_once_and_an_unknown_link_is_a_stated_default(tmp_path, capsys):
+    """No `bytes` arg: the copy model's read + write counted once. A peaks file that names no link: PCIe 4.0 x16."""
+    r = results(_h2d_trace(tmp_path, H200, with_bytes=False)).roofline
+    assert r.rows[0].bytes == 384e6 and r.rows[0].pct_of_roof == pytest.approx(100 * 55 / 64)
+    peaks = tmp_path / "mine.json"
+    peaks.write_text(json.dumps({"name": "mine", "peak_gbps": 4000, "peak_tflops": {"vector_fp32": 60}}))
+    assert main(["roofline", str(tmp_path / "h2d.json"), "--peaks", str(peaks)]) == 0
+    out = capsys.readouterr().out
+    assert "PCIe 4.0 x16, 32 GB/s each way (an assumed default" in out and "171.9%" in out
+
+
+def test_a_gh200_host_copy_crosses_nvlink_c2c(tmp_path):
+    gh200 = {"name": "NVIDIA GH200 480GB", "totalGlobalMem": 102005473280, "computeMajor": 9, "computeMinor": 0}
+    row = results(_h2d_trace(tmp_path, gh200)).roofline.rows[0]
+    assert row.bound == "link" and row.pct_of_roof == pytest.approx(100 * 55 / 450)
+
+
+def test_every_listed_gpu_names_its_host_link():
+    from tui.model.analyses.roofline.links import host_link, peer_link
+
+    for e in table():
+        link = host_link(e.device)
+        assert not link.default and link.gbps in (16, 32, 64, 128, 450), e.device.name
+        assert peer_link(e.device).gbps >= link.gbps or "PCIe" in peer_link(e.device).name, e.device.name
+
+
+def test_a_row_of_host_and_device_copies_takes_each_at_its_own_roof(tmp_path):
+    """Two calls of one copy_ shape: 4 MB to the device over PCIe 5.0 (100 us) and 4 MB inside it (10 us): the roof's
+    time is 4 MB at 64 GB/s plus the DtoD copy's 8 MB (read and write) at 4,800 GB/s."""
+    n = 1_000_000
+    dims, types = [[n], [n], []], ["float", "float", "Scalar"]
+    events = []
+    for k, (kind, dur) in enumerate([("Memcpy HtoD (Pinned -> Device)", 100), ("Memcpy DtoD (Device -> Device)", 10)]):
+        t0 = 200 * k
+        events += [
+            X("aten::copy_", t0, 150, Input_Dims=dims, Input_type=types),
+            X("cudaMemcpyAsync", t0 + 5, 5, cat="cuda_runtime", correlation=k + 1),
+            X(kind, t0 + 20, dur, cat="gpu_memcpy", pid=0, tid=7, correlation=k + 1, stream=7, device=0, bytes=4 * n),
+        ]
+    (row,) = results(write_trace(tmp_path / "mixed.json", events, deviceProperties=[H200])).roofline.rows
+    assert (row.link, row.link_bytes, row.bytes) == ("host", 4e6, 4e6 + 8e6)
+    assert row.pct_of_roof == pytest.approx(100 * (4e6 / 64e3 + 8e6 / 4800e3) / 110)
+
+
+def test_a_peer_copy_crosses_nvlink_and_a_device_copy_stays_in_hbm(tmp_path):
+    """A 400 MB peer copy in 1 ms on an H100 SXM: 400 GB/s of NVLink 4's 450 each way, 88.9%; the same copy DtoD is
+    no link row (it reads and writes HBM)."""
+    n = 100_000_000
+    for kind, link in (("Memcpy PtoP (Device -> Device)", "peer"), ("Memcpy DtoD (Device -> Device)", "")):
+        events = [
+            X("aten::copy_", 0, 1100, Input_Dims=[[n], [n], []], Input_type=["float", "float", "Scalar"]),
+            X("cudaMemcpyAsync", 5, 10, cat="cuda_runtime", correlation=7),
+            X(kind, 50, 1000, cat="gpu_memcpy", pid=0, tid=7, correlation=7, stream=7, device=0, bytes=4 * n),
+        ]
+        (row,) = results(write_trace(tmp_path / f"{link or 'd2d'}.json", events, deviceProperties=[H100])).roofline.rows
+        assert row.link == link
+        if link:
+            assert row.bound == "link" and row.pct_of_roof == pytest.approx(100 * 400 / 450)
+        else:
+            assert row.bound == "memory" and row.bytes == 8 * n

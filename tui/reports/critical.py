@@ -44,7 +44,7 @@ def render_path(a: Results, fmt: str, report, width: int | None, python_frames: 
         head += f" (rank {p.rank})"
     top = _top(a, fmt, p, width, python_frames)
     out = [*wrap([head, C.verdict_line(a, p)], width), "", _breakdown(fmt, p, width), "", top]
-    out += _prose("Advice", C.advice(p), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
+    out += _prose("Advice", C.advice(p, a.uses), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
         out += _prose("What if", [C.sentence(w), *C.whatif_notes(w)], fmt, width)

@@ -24,6 +24,7 @@ from ..model.analyses.critical import (
 from ..model.analyses.critical.classes import BLOCKING_COPY, is_blocking
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.critical.replay import ALREADY
+from ..model.analyses.explain.uses import Uses, next_words
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
@@ -452,8 +453,9 @@ def cpu_only(p: CriticalPath) -> bool:
     return any(code == "cpu_only" for code, _n in p.caveats)
 
 
-def advice(p: CriticalPath) -> list[str]:
-    """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers."""
+def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
+    """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers; with what the run
+    already uses, the remedy says what comes next instead (explain/uses.py: never compile a compiled run)."""
     total = p.length_ns or 1
     out = []
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
@@ -462,8 +464,25 @@ def advice(p: CriticalPath) -> list[str]:
         tops = [n for n, _k, b, _ns, _w in top_items(p, 50) if b == cls][:3]
         top = ", ".join(_cut(t, 50) for t in tops) or "-"
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
-        out.append(text.format(share=f"{ns / total:.0%}", time=when(ns), top=top))
+        line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)
+        out.append(_next(line, cls, uses) if uses is not None and not cpu_only(p) else line)
     return out
+
+
+# Where each class's generic remedy starts in its advice, and what comes next instead, from what the run uses.
+REMEDY = {
+    "cpu_bound": ("Cut Python", lambda u: u.cpu_next),
+    "gpu_kernel_launch_overhead": ("CUDA graphs", lambda u: u.cpu_next),
+    "gpu_compute_bound": ("See how close", lambda u: u.gpu_next),
+    "gpu_kernel_kernel_overhead": ("Fuse them", lambda u: u.gaps_next),
+}
+
+
+def _next(line: str, cls: str, uses: Uses) -> str:
+    """The line with its remedy replaced by what comes next (unchanged where the remedy is not found)."""
+    marker, key = REMEDY.get(cls, ("", None))
+    at = line.find(marker) if marker else -1
+    return line if at < 0 or key is None else line[:at] + next_words(uses, key(uses))
 
 
 def job_verdict(job: JobPath) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
+from ..model.analyses.explain.uses import NEXT
 from ..model.words import duration
 from ..text.fmt import plurals
 from ..text.sanitize import visible
@@ -50,8 +51,7 @@ OWN_TEMPLATES = {
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
     "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
-    "{median_launch}): the CPU cannot launch fast enough. Batch more work per kernel, use torch.compile, or CUDA "
-    "graphs.",
+    "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
     "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; while no GPU worked, the CPU ran "
     "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
@@ -117,8 +117,14 @@ OWN_TEMPLATES = {
     "setup-gap": "The gap between this annotation's start and its first aten op is one-time setup (first-call Python "
     "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
     "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
-    "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores. bf16/fp16 (torch.autocast), or TF32 "
-    "(torch.set_float32_matmul_precision('high')), would use them.",
+    "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores.",
+    "kernel-half-cuda-core": "bf16/fp16 GEMM or convolution on the CUDA cores (its name says sgemm, simt or gemv; its "
+    "template arguments say bf16/fp16): the data is already half precision, yet the library picked a kernel without "
+    "tensor cores. cuDNN and cuBLAS do for shapes their tensor-core kernels do not take: channel counts or "
+    "dimensions not multiples of 8, tiny batches, a layout they have no such kernel for.",
+    "kernel-layout-transpose": "cuDNN's layout transpose (nchwToNhwc, nhwcToNchw): the model's tensors are "
+    "channels-first (NCHW), its chosen kernels work channels-last, so cuDNN copies each tensor to NHWC and back "
+    "around the convolution.",
     "kernel-tensor-core": "Tensor-core (matrix-core) kernel (its name says so: hmma, s16816/s1688 shapes, tensorop, "
     "xmma, wgmma, nvjet, FlashAttention/FMHA; MFMA or xdlops on AMD): the fast path for matrix multiplies.",
     "kernel-triton": "Triton kernel. Inductor names its kernels triton_poi_ (pointwise), triton_red_ / triton_per_ "
@@ -156,16 +162,18 @@ QUEUE_TEMPLATES = {
     "queue-empty": "{stream}'s launch queue is always empty: {idle} of its {activities:,} device activities ({share} of "
     "the launched device time) were launched onto an idle stream, never more than {max_length:,} waiting at once, "
     "{median_latency:.1f} from launch call to start (median). The CPU cannot keep the GPU fed: each kernel waits for "
-    "its launch and the GPU idles between them. Fewer, larger kernels (fusion, torch.compile), CUDA graphs "
-    "(mode='reduce-overhead') or less Python per op keep it fed.",
+    "its launch and the GPU idles between them.",
     "queue-full": "{stream}'s launch queue is always full: up to {max_length:,} launches wait to start, and the queue "
     "is at least half that deep {full} of the time (mean {mean_length:.0f}; {median_latency:long} from launch call to "
     "start, median). The CPU runs far ahead and waits on the full queue: launch calls block until a slot frees, so "
     "the GPU's own work bounds the run; make the kernels faster, not the launches.",
 }
+# What comes next, from what the run already uses (explain/uses.py: the sentences the overview and critical share)
+NEXT_TEMPLATES = {f"next/{key}": text for key, text in NEXT.items()}
 TEMPLATES = (
     OWN_TEMPLATES | COMPILE_TEMPLATES | COMPILING_TEMPLATES | GRAPH_TEMPLATES | ROOFLINE_TEMPLATES | QUEUE_TEMPLATES
 )
+TEMPLATES |= NEXT_TEMPLATES
 TEMPLATES |= COPY_TEMPLATES
 
 
@@ -219,7 +227,7 @@ def fields(f: Finding, examples: list[str]) -> dict[str, Any]:
     return {
         "rule": f.rule,
         "title": f.title,
-        "figures": {k: figure_json(v) for k, v in f.figures.items()},
+        "figures": {k: figure_json(v) for k, v in f.figures.items() if not k.startswith("_")},  # _: words
         "note": note(f),
         "count": f.count,
         "examples": examples,

@@ -26,6 +26,7 @@ NO_SAVING = {  # no what-if applies: why
     "gpu-bound": "the GPU's own work bounds the run: what faster kernels buy is in the GPU findings",
     "no-peaks": "the GPU's peak rates are unknown (tracetui roofline --gpu NAME picks them)",
     "at-roof": "it already runs at its roof",
+    "in-use": "the run already replays most of its work from CUDA graphs: what is left is outside them (the note)",
     "no-window": "the trace has no critical path to solve it on",
     "job": "a folder of ranks: what-ifs work on one rank's trace file",
     "same-fix": "the same change as {other}, which says what it saves",
@@ -46,14 +47,15 @@ def why(s: Saving) -> str:
 
 
 def headline(f: Finding) -> str:
-    """Beside the title: 'saves 0.91 ms of 6.94 ms (13%)', 'saves next to nothing', 'saves nothing' ('' for a note)."""
+    """Beside the title: 'saves 0.91 ms of 6.94 ms (13%)', 'saves next to nothing (22.0 us of 5.10 ms)', 'saves
+    nothing' ('' for a note)."""
     s = f.saving
     if s is None:
         return ""
     if s.saving_ns <= 0:
         return "saves nothing"
-    if s.share < LITTLE:
-        return "saves next to nothing"
+    if s.share < LITTLE:  # a figure still: it is ordered among the savings, by what it saves
+        return f"saves next to nothing ({when(s.saving_ns)} of {when(s.length_ns)})"
     return f"saves {when(s.saving_ns)} of {when(s.length_ns)} ({s.share:.0%})"
 
 

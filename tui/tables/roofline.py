@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..model.analyses.roofline.links import host_link, peer_link
+from ..model.analyses.roofline.peaks import Device
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
 from ..text.fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
 from ..text.sanitize import visible
@@ -55,6 +57,11 @@ def _dtype(r: RooflineRow) -> str:
     return r.dtype if r.roof_dtype in ("", r.dtype) else f"{r.dtype}/{r.roof_dtype}"
 
 
+def _bound(r: RooflineRow) -> str:
+    """compute, memory, or the link a copy crossed (host link, peer link): the roof % of roof is of."""
+    return f"{r.link} link" if r.bound == "link" else r.bound or "-"
+
+
 def _pct(r: RooflineRow) -> str:
     return "-" if r.pct_of_roof is None else f"{r.pct_of_roof:.1f}%"
 
@@ -77,7 +84,7 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 3),
     Column("TFLOP/s", lambda r, t, w: fmt_rate(r.tflops), "tflops", KEEP),
     Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 3),
-    Column("Bound", lambda r, t, w: r.bound or "-", None, KEEP, left=True),  # says which roof % of roof is of
+    Column("Bound", lambda r, t, w: _bound(r), None, KEEP, left=True),  # says which roof % of roof is of
     Column("% of roof", lambda r, t, w: _pct(r), "pct", KEEP),
 ]
 
@@ -93,6 +100,7 @@ FIELDS: list[Field[RooflineRow]] = [
     Field("tflops", lambda r: r.tflops),
     Field("gbps", lambda r: r.gbps),
     Field("bound", lambda r: r.bound or None),
+    Field("link", lambda r: r.link or None),
     Field("roof_dtype", lambda r: r.roof_dtype or None),
     Field("pct_of_roof", lambda r: r.pct_of_roof),
 ]
@@ -106,6 +114,14 @@ def device_doc(t: Roofline) -> dict:
         "peak_tflops": dict(d.peak_tflops) if d else {},
         "peak_gbps": d.peak_gbps if d else None,
         "source": d.source if d else "",
+    } | ({"links": links_doc(d)} if d else {})
+
+
+def links_doc(d: Device) -> dict:
+    """The links copies are measured against: each one's name, rate each way and whether it is the assumed default."""
+    return {
+        kind: {"name": link.name, "gbps": link.gbps, "default": link.default}
+        for kind, link in (("host", host_link(d)), ("peer", peer_link(d)))
     }
 
 
@@ -136,8 +152,24 @@ def fp32_units_line(t: Roofline) -> str | None:
     )
 
 
+def links_line(t: Roofline) -> str | None:
+    """Which link the copy rows are measured against (None: no such row)."""
+    kinds = [k for k in ("host", "peer") if any(r.bound == "link" and r.link == k for r in t.rows)]
+    if not kinds or t.device is None:
+        return None
+    words = {"host": "host-device copies", "peer": "peer copies"}
+    told = []
+    for k in kinds:
+        link = host_link(t.device) if k == "host" else peer_link(t.device)
+        said = "an assumed default: the GPU table gives no link for this GPU" if link.default else t.device.name + "'s"
+        told.append(f"{words[k]} against {link.name}, {link.gbps:,.0f} GB/s each way ({said})")
+    return "Copies over a link are measured against the link, not the memory: " + "; ".join(told) + "."
+
+
 def footers(t: Roofline) -> list[str]:
     lines = [device_line(t)]
+    link = links_line(t)
+    lines += [link] if link else []
     units = fp32_units_line(t)
     lines += [units] if units else []
     if t.not_modelled:

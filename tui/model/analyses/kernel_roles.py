@@ -121,6 +121,21 @@ _DTYPE = re.compile(
     r"(?P<fp64>fp64|f64|dgemm|double)|(?P<fp32>fp32|f32|float|sgemm|ffma|scudnn|s1688gemm)",
     re.I,
 )
+# C++ types a kernel's template arguments name (torch, CUDA, HIP, CUTLASS spellings): they say the dtype of its data
+# better than a word in the name (precomputed_convolve_sgemm<__nv_bfloat16, ...> is a bf16 kernel the CUDA cores
+# run, not an fp32 one). Only the template arguments are read: the parameter list holds fp32 scalars (alpha, beta)
+# whatever the data.
+_TYPE = re.compile(
+    r"(?<![\w])(?:"
+    r"(?P<fp8>(?:__nv_|c10::|at::|cutlass::)?(?:fp8_e4m3|fp8_e5m2|float_e4m3_t|float_e5m2_t|Float8_e\w+))|"
+    r"(?P<bf16>(?:c10::|at::|cutlass::)?(?:__nv_bfloat16|nv_bfloat16|__hip_bfloat16|hip_bfloat16|bfloat16_t|BFloat16|__bf16))|"
+    r"(?P<fp16>(?:c10::|at::|cutlass::)?(?:__half|half_t|half|Half|_Float16))|"
+    r"(?P<tf32>(?:cutlass::)?tfloat32_t)|"
+    r"(?P<fp64>double)|"
+    r"(?P<fp32>float)|"
+    r"(?P<int8>int8_t|signed char)"
+    r")(?![\w])"
+)
 _NVJET = re.compile(r"nvjet_(?:sm\d+[a-z]?_)?([a-z])[a-z]{2}_")
 _NVJET_DTYPE = {"h": "fp16", "t": "bf16", "q": "fp8", "e": "fp8", "i": "int8"}
 _TRTLLM = re.compile(r"^bmm_[A-Za-z0-9]+_([A-Za-z0-9]+)_")  # TensorRT-LLM's bmm_<out>_<A><B>_<accumulate>
@@ -182,11 +197,34 @@ def _dtype(name: str, unit: str) -> str:
     if m := _TRTLLM.match(name):  # the inputs' widest type sets the MMA's rate (fp8 x fp4 runs at the fp8 rate)
         named = {g for t in _DTYPE.finditer(m.group(1)) for g, v in t.groupdict().items() if v}
         return next((d for d in ("bf16", "fp16", "fp8", "fp4") if d in named), "")
+    if found := _template_dtype(name):
+        return found
     m = _DTYPE.search(name)
     found = (m.lastgroup or "") if m else ""
     if found == "fp32" and unit == MATRIX and re.search(r"s1688(gemm|fprop|dgrad|wgrad)", name):
         return "tf32"  # Ampere's fp32 tensor-core shape (m16n8k8) runs TF32
     return found
+
+
+def _template_dtype(name: str) -> str:
+    """The dtype a C++ type among the kernel's template arguments names ("" when none does): the first input operand's
+    (a `T const`: gemmk1_kernel<int, float, ..., cublasGemvTensorStridedBatched<__nv_bfloat16 const>, ...> computes
+    in fp32 on bf16 data), else the first one (gemv2T_kernel_val<int, int, __half, ...>, wgrad_alg0_engine<float, ...>
+    put the data's type first)."""
+    depth, inside = 0, list[str]()
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(depth - 1, 0)
+        elif ch == "(" and depth == 0 and inside:
+            break  # the parameter list: its float alpha and beta say nothing of the data
+        inside.append(ch if depth else " ")
+    args = "".join(inside)
+    found = list(_TYPE.finditer(args))
+    inputs = [m for m in found if args.startswith(" const", m.end())]
+    first = (inputs or found)[:1]
+    return (first[0].lastgroup or "") if first else ""
 
 
 def unit_words(unit: str, name: str = "") -> str:

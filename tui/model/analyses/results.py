@@ -24,6 +24,7 @@ from .critical.queue import LaunchQueues, launch_queues
 from .critical.window import Window, whole_trace
 from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
+from .explain.uses import Uses, run_uses
 from .graphs.replay import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
@@ -152,6 +153,11 @@ class Results(Analysis):
     def kernel_footprints(self) -> dict[int, dict[str, str]]:
         """The footprint args (grid, block, registers, ...) of each kernel row's example event."""
         return {r.example: footprint(event_args(self.trace, r.example)) for r in self.kernels}
+
+    @computed("aggregate")
+    def uses(self) -> Uses:
+        """What the run already uses (torch.compile, graphs, its math's precision): advice starts from it (explain/uses.py)."""
+        return run_uses(self)
 
     @computed("aggregate")
     def notes(self) -> NoteIndex:

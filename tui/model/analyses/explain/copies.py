@@ -9,11 +9,15 @@ from ...analysis import Analysis
 from ...cats import Cat
 from ..copies import Copies, CopyRow, copies
 from ..device_work import direction
+from ..roofline.links import DEFAULT_HOST, PCIE_GBPS, Link, host_link
+from ..roofline.peaks import detect
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
+from .roofline import table_of
 
 HOST_KINDS = ("H2D", "D2H")
 SLOW_GBPS = 5.0  # under this a host copy is slow: a PCIe 3 x16 link carries about 12 GB/s pinned, PCIe 5 about 50
+# (the note says the share of the GPU's own host link: roofline/links.py)
 MIN_SHARE = 0.01  # the direction's copies take at least this share of the window ...
 MIN_US = 100.0  # ... and at least this long in all
 MOSTLY = 0.5  # a cause is named when the copies it holds for take at least this share of the direction's time
@@ -33,8 +37,19 @@ def slow_copies(a: Analysis, s: Summary) -> list[Finding]:
     return out
 
 
+def _link(a: Analysis) -> Link:
+    """The host link the copies crossed: the GPU's, from the GPU table (the roofline's device), else the default."""
+    device = table_of(a).device or detect(a.trace.devices)
+    return host_link(device) if device is not None else Link(DEFAULT_HOST, PCIE_GBPS["4.0"], default=True)
+
+
 def _finding(a: Analysis, r: CopyRow, share: float) -> Finding:
+    link = _link(a)
     figures: dict[str, Figure] = {
+        "link": link.name,
+        "link_gbps": Quantity(link.gbps, "GB/s"),
+        "link_pct": Quantity((r.gbps or 0.0) / link.gbps, "fraction"),
+        "link_source": "an assumed default: the GPU table gives no link for this GPU" if link.default else "the GPU's",
         "kind": r.kind,
         "count": r.count,
         "bytes": r.bytes,

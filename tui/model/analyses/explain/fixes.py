@@ -21,6 +21,7 @@ from ..kernel_select import Selector
 from ..roofline.points import Roofline
 from .findings import Finding, Quantity
 from .roofline import fp32_rows, memory_rows, row_kernels, row_of_call, table_of, tensor_core_gain
+from .uses import uses_of
 
 # Why no what-if applies (worded by tui/tables/explain.py).
 NOTE = "note"  # a note on what the trace shows, not a change to make
@@ -30,6 +31,7 @@ CHANGES_WORK = "changes-work"  # the fix changes the work itself (batching): no 
 GPU_BOUND = "gpu-bound"  # a full launch queue: the GPU's own work bounds the run (see the GPU findings)
 NO_PEAKS = "no-peaks"  # the GPU's peaks are unknown, so the gain of the tensor cores is too
 AT_ROOF = "at-roof"  # already at its roof
+IN_USE = "in-use"  # the fix is what the run already does (CUDA graphs replay most of its work)
 FUSION_GAIN = 2.0  # fused memory-bound ops: their kernels as if half their traffic were kept on chip
 AT_ROOF_PCT = 90.0  # a shape at this % of its roof or more has nothing left to gain
 ROOF_GAIN_MOST = 10.0  # a shape far below its roof is asked what 10x faster kernels buy, not 300x
@@ -55,8 +57,9 @@ def fix(a: Analysis, f: Finding) -> Fix:
 def _cpu_side(a: Analysis, f: Finding) -> Fix:
     """The GPU idles while the CPU launches or works: the step as CUDA graph replays, all the CPU work of its compiled
     graphs (else of its forward and backward) gone, not only the launch calls: what torch.compile's reduce-overhead
-    mode buys where the region can be captured (the what-if says what it cannot: a synchronize inside)."""
-    return "graphs", ""
+    mode buys where the region can be captured (the what-if says what it cannot: a synchronize inside). A run that
+    replays most of its work from graphs already is not asked what graphs would buy: its note says what is left."""
+    return ("", IN_USE) if uses_of(a).graphed else ("graphs", "")
 
 
 def _wait(a: Analysis, f: Finding) -> Fix:

@@ -10,6 +10,7 @@ from ..critical.queue import StreamQueue, stream_queues
 from ..kernel_roles import role
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
+from .uses import next_figures, uses_of
 
 MAIN_SHARE = 0.2  # a stream named holds at least this share of the launched device time (a side stream says little)
 
@@ -57,7 +58,8 @@ def _finding(a: Analysis, q: StreamQueue, share: float) -> Finding:
     }
     if q.verdict == "empty":
         title = f"The CPU cannot keep {figures['stream']} fed"
-        return Finding("launch-queue", title, figures, [], ["queue-empty"])
+        u = uses_of(a)  # what comes next, from what the run already uses
+        return Finding("launch-queue", title, figures | next_figures(u), [], ["queue-empty", f"next/{u.cpu_next}"])
     title = f"The CPU waits on a full launch queue ({figures['stream']})"
     marked = np.asarray(q.outliers, np.int64).tolist()
     return Finding("launch-queue", title, figures, marked, ["queue-full"])

@@ -6,12 +6,16 @@ from ...steps import SLOW_FACTOR, cold_first, is_slow, typical
 from ...words import duration
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
+from .uses import Uses, next_words
 
 AROUND_LAUNCH = 3  # the CPU work per kernel on the path, against the launch call's own time: the work around it
 
 
-def verdict_reading(s: Summary) -> str:
-    """What the verdict means, in words: what holds the typical step's critical path, and where the time is."""
+def verdict_reading(s: Summary, uses: Uses | None = None) -> str:
+    """What the verdict means, in words: what holds the typical step's critical path, and where the time is; with
+    what the run already uses, its advice starts from there (never to compile a compiled run)."""
+    if uses is not None and s.verdict in ("overhead-bound", "compute-bound") and not s.device_records_missing:
+        return overhead_reading(s, uses) if s.verdict == "overhead-bound" else compute_reading(s, uses)
     if s.device_records_missing:
         return missing_reading(s)
     if s.cpu_only and s.verdict in ("cpu-in-ops", "cpu-between-ops", "cpu-only"):
@@ -34,10 +38,15 @@ def path_head(s: Summary) -> str:
     return f"The critical path of {path_where(s)} is {s.bound_share:.0%}"
 
 
-def compute_reading(s: Summary) -> str:
-    return (
+def compute_reading(s: Summary, uses: Uses | None = None) -> str:
+    head = (
         f"{path_head(s)} GPU compute: the kernels' own time sets the step (GPU busy {s.gpu_utilization:.0%} of the "
-        "window). Faster kernels (tensor cores, lower precision, fusion) shorten it; the roofline view shows how close "
+        "window)."
+    )
+    if uses is not None:
+        return f"{head} {next_words(uses, uses.gpu_next)}"
+    return (
+        f"{head} Faster kernels (tensor cores, lower precision, fusion) shorten it; the roofline view shows how close "
         "they run to the GPU's limits."
     )
 
@@ -179,14 +188,12 @@ def around_launches(s: Summary) -> bool:
     return bool(s.path.launches) and s.cpu_per_kernel_us >= AROUND_LAUNCH * max(s.typical_launch_us, 1e-9)
 
 
-def overhead_reading(s: Summary) -> str:
-    """Why the GPU waits, naming the real cause: the CPU work per kernel on the path, or the CPU's other work."""
-    head = (
-        f"{path_head(s)} CPU work, launch delays and gaps between kernels: the GPU waits for the CPU (GPU busy "
-        f"{s.gpu_utilization:.0%} of the window). "
-        if s.path.length_us
-        else f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
-    )
+def overhead_reading(s: Summary, uses: Uses | None = None) -> str:
+    """Why the GPU waits, naming the real cause: the CPU work per kernel on the path, or the CPU's other work; what
+    comes next from what the run already uses (a compiled run: CUDA graphs; a graphed one: what is outside them)."""
+    if uses is not None and uses.cpu_next != "cpu-eager" and launches_cost_more(s):
+        return _overhead_head(s) + next_words(uses, uses.cpu_next)
+    head = _overhead_head(s)
     if launches_cost_more(s) and around_launches(s):  # (the launch reading gives the figures, once)
         return head + (
             "The CPU work around each launch (Python, dispatch, the op's own code) is the cost, far more than the "
@@ -204,6 +211,15 @@ def overhead_reading(s: Summary) -> str:
     return head + (
         "The launch calls are cheap (each buys more GPU work than its own CPU time); the CPU's other work holds the "
         f"GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
+    )
+
+
+def _overhead_head(s: Summary) -> str:
+    return (
+        f"{path_head(s)} CPU work, launch delays and gaps between kernels: the GPU waits for the CPU (GPU busy "
+        f"{s.gpu_utilization:.0%} of the window). "
+        if s.path.length_us
+        else f"GPU busy {s.gpu_utilization:.0%} of the window: the GPU waits for the CPU. "
     )
 
 
@@ -304,6 +320,6 @@ def _keeps_up(s: Summary) -> str:
     return "each call takes more CPU than the GPU work it buys"
 
 
-def readings(s: Summary) -> list[str]:
-    """All the readings that apply, most important first."""
-    return [r for r in (verdict_reading(s), launch_reading(s), cold_start_reading(s)) if r]
+def readings(s: Summary, uses: Uses | None = None) -> list[str]:
+    """All the readings that apply, most important first (with what the run uses: advice that starts from it)."""
+    return [r for r in (verdict_reading(s, uses), launch_reading(s), cold_start_reading(s)) if r]

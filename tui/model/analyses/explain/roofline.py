@@ -12,6 +12,7 @@ from ..roofline.peaks import Device, peak
 from ..roofline.points import Roofline, RooflineRow, ridge, roof_words, roofline
 from ..summary import Summary
 from .findings import Figure, Finding, Quantity, Rule, us
+from .uses import fp32_left, next_figures, uses_of
 
 TOP_GEMMS = 3  # GEMM / conv / attention shapes told about, the most device time first
 MIN_SHARE = 0.01  # ... each with at least this share of the modelled device time
@@ -108,7 +109,8 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
         "bw_pct": 100 * moved / (time * 1e3) / r.device.peak_gbps if time else 0.0,
     }
     marked, total = _marked(r, rows)
-    return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked, total=total)]
+    parts = ["roofline-memory-compiled" if uses_of(a).compiled else "roofline-memory"]
+    return [Finding("roofline-memory", "Memory-bound ops to fuse", figures, marked, parts, total)]
 
 
 def memory_rows(r: Roofline) -> list[RooflineRow]:
@@ -151,13 +153,17 @@ def fp32_gemm(a: Analysis, s: Summary) -> list[Finding]:
     }
     marked, total = _marked(r, rows)
     title = "fp32 GEMMs at the matrix cores' fp32 rate" if matrix else "fp32 GEMMs off the tensor cores"
-    parts = ["roofline-fp32-gemm-matrix" if matrix else "roofline-fp32-gemm"]
-    return [Finding("roofline-fp32-gemm", title, figures, marked, parts, total)]
+    u = uses_of(a)  # the advice from what the run already uses: autocast or TF32 on, these left out
+    left = fp32_left(u)
+    advice = "roofline-fp32-gemm-bf16" if matrix and left == "fp32-advice" else f"next/{left}"
+    parts = ["roofline-fp32-gemm-matrix" if matrix else "roofline-fp32-gemm", advice]
+    return [Finding("roofline-fp32-gemm", title, figures | next_figures(u), marked, parts, total)]
 
 
 def fp32_rows(r: Roofline) -> list[RooflineRow]:
-    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores)."""
-    return [x for x in r.rows if x.family == "gemm" and x.roof_dtype == "fp32" and x.peak_tflops]
+    """The fp32 GEMM rows measured against an fp32 roof (not TF32: their kernels do not run on tensor cores). A bf16
+    GEMM the CUDA cores ran is measured against the fp32 units too, but its data is no fp32: autocast is in use."""
+    return [x for x in r.rows if x.family == "gemm" and x.dtype == "fp32" and x.roof_dtype == "fp32" and x.peak_tflops]
 
 
 def fp32_on_matrix(device: Device, rows: list[RooflineRow]) -> bool:
@@ -215,7 +221,10 @@ def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "m": TINY_M,
     }
     marked, total = _marked(r, rows)
-    return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, total=total)]
+    u = uses_of(a)  # graphs in use: capture these too (or, most of the work replayed, no word on graphs)
+    graph = [] if u.graphed else ["roofline-tiny-gemm-graph-more" if u.graph_launches else "roofline-tiny-gemm-graph"]
+    parts = ["roofline-tiny-gemm", *graph]
+    return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, parts, total)]
 
 
 ROOFLINE_RULES = [

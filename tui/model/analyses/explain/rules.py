@@ -32,6 +32,7 @@ from .queue import QUEUE_RULES
 from .readings import launches_cost_more
 from .roofline import ROOFLINE_RULES
 from .savings import cpu_bound_path, with_savings
+from .uses import TRANSPOSE, fp32_left, next_figures, uses_of
 
 METADATA_OPS = {
     "aten::t",
@@ -57,6 +58,7 @@ SYNC = re.compile(r"^(cuda|hip)DeviceSynchronize$")
 LAUNCH = re.compile(r"Launch", re.IGNORECASE)
 GEMM_ROLES = frozenset({"GEMM", "triton template (GEMM/conv)"})
 GEMM_OR_CONV_ROLES = GEMM_ROLES | {"convolution"}
+HALF = frozenset({"bf16", "fp16"})
 SETUP_MIN_NS = 50_000  # a gap before the first op at least this long ...
 SETUP_SHARE = 0.3  # ... and this share of the annotation ...
 SETUP_VS_OTHERS = 3.0  # ... and this many times the same annotation's usual gap
@@ -214,6 +216,10 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
     parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    u = uses_of(a)  # what comes next, from what the run already uses (no advice to compile a compiled run)
+    if launching or u.graph_launches:  # (a graphed run: what is left outside its graphs, whatever the cause)
+        parts.append(f"next/{u.cpu_next}")
+        figures |= next_figures(u)
     title = "GPU idle between kernels while the CPU " + ("launches" if launching else "works")
     marked = [int(work[1 + k]) for k in longest.tolist()]  # the kernels after the longest gaps; all the gaps count
     return [Finding("overhead-gaps", title, figures, marked, parts, len(big))]
@@ -293,7 +299,9 @@ def compile_runtime(a: Analysis, s: Summary) -> list[Finding]:
 # *_flashinfer_* is not attention), and a kernel is on the CUDA cores or on the tensor cores, never both.
 KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
     ("kernel-fp32-gemm", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype == "fp32"),
+    ("kernel-half-cuda-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == VECTOR and k.dtype in HALF),
     ("kernel-tensor-core", lambda k: k.role in GEMM_OR_CONV_ROLES and k.unit == MATRIX),
+    ("kernel-layout-transpose", lambda k: False),  # by name, not class (kernel_hints)
     ("kernel-triton", lambda k: k.role.startswith("triton")),
     ("kernel-attention", lambda k: k.role == "attention"),
     ("kernel-nccl", lambda k: k.role == "collective"),
@@ -306,11 +314,30 @@ def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     classes = {int(n): classify(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
     for rule_id, wanted in KERNEL_HINTS:
-        hit = [n for n, k in classes.items() if wanted(k)]
+        hit = [n for n, k in classes.items() if wanted(k) or _by_name(rule_id, a.trace.names[n])]
         events = gpu[np.isin(a.trace.x.name[gpu], hit)] if hit else gpu[:0]
         if len(events):
-            out.append(Finding(rule_id, "Kernel name: " + rule_id.removeprefix("kernel-"), {}, events.tolist()))
+            parts, figures = _hint_parts(a, rule_id)
+            title = "Kernel name: " + rule_id.removeprefix("kernel-")
+            out.append(Finding(rule_id, title, figures, events.tolist(), parts))
     return out
+
+
+def _by_name(rule_id: str, name: str) -> bool:
+    return rule_id == "kernel-layout-transpose" and bool(TRANSPOSE.search(name))
+
+
+def _hint_parts(a: Analysis, rule_id: str) -> tuple[list[str], dict[str, Figure]]:
+    """A note's advice from what the run uses: autocast or TF32 already on (these fp32 GEMMs were left out),
+    channels_last already on (no advice to use it)."""
+    u = uses_of(a)
+    if rule_id == "kernel-fp32-gemm":
+        return ["kernel-fp32-gemm", f"next/{fp32_left(u)}"], next_figures(u)
+    if rule_id == "kernel-half-cuda-core":
+        return [rule_id, "next/half-sizes" if u.channels_last else "next/half-channels-last"], {}
+    if rule_id == "kernel-layout-transpose":
+        return [rule_id, "next/channels-last"], {}
+    return [], {}
 
 
 def records_missing(a: Analysis, s: Summary) -> list[Finding]:
@@ -477,6 +504,7 @@ RULES = [
 
 def explain(a: Analysis, summary: Summary) -> list[Finding]:
     """Every finding of every rule, with what its fix would buy, the biggest saving first (savings.py)."""
+    uses_of(a)  # what the run uses, found here (a worker) for the rules and the overview's readings
     return with_savings(a, [f for rule in RULES for f in rule.find(a, summary)])
 
 

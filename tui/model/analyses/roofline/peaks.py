@@ -39,6 +39,10 @@ class Device:
     peak_tflops: dict[str, float] = field(default_factory=dict)
     peak_gbps: float | None = None
     source: str = ""
+    host_link: str = ""  # how it reaches the host: "PCIe 5.0 x16", "NVLink-C2C" (links.py; "": not said)
+    host_gbps: float | None = None  # its rate each way, where the link's name does not give it
+    peer_link: str = ""  # how it reaches its peers: "NVLink 4" ("": over the host link)
+    peer_gbps: float | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ def table() -> tuple[Entry, ...]:
 def _entry(raw: dict[str, Any]) -> Entry:
     device = Device(raw["name"], {k: float(v) for k, v in raw["peak_tflops"].items()}, float(raw["peak_gbps"]))
     device.source = raw["source"]
+    device.host_link, device.peer_link = str(raw.get("host_link", "")), str(raw.get("peer_link", ""))
+    device.host_gbps = float(raw["host_gbps"]) if "host_gbps" in raw else None
+    device.peer_gbps = float(raw["peer_gbps"]) if "peer_gbps" in raw else None
     mem = raw.get("memory_gib")
     return Entry(device, tuple(raw["match"]), raw.get("cc", ""), int(raw.get("sms", 0)), tuple(mem) if mem else None)
 
@@ -144,7 +151,11 @@ def read_peaks(path: str) -> Device:
             raise PeaksError(f"{path}: field {peaks_key}.{key}: unknown; use {{matrix,vector}}_{{{','.join(DTYPES)}}}")
         tflops[key] = _positive(path, f"{peaks_key}.{key}", value)
     source = str(raw.get("source") or raw.get("_reference") or f"measured ({Path(path).name})")
-    return Device(str(raw.get("name") or Path(path).stem), tflops, gbps, source)
+    device = Device(str(raw.get("name") or Path(path).stem), tflops, gbps, source)
+    device.host_link, device.peer_link = str(raw.get("host_link") or ""), str(raw.get("peer_link") or "")
+    device.host_gbps = _positive(path, "host_gbps", raw["host_gbps"]) if "host_gbps" in raw else None
+    device.peer_gbps = _positive(path, "peer_gbps", raw["peer_gbps"]) if "peer_gbps" in raw else None
+    return device
 
 
 def _positive(path: str, key: str, value: Any) -> float:

@@ -20,6 +20,7 @@ from ...load import args as lazy_args
 from ...trace import Trace
 from ..ops import shape_label
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
+from .links import link_kind, link_of
 from .peaks import Device, detect, gpu_name, peak
 from .units import roof_of, with_kernel_units
 
@@ -54,6 +55,8 @@ class RooflineRow:
     )
     kernel_unit: str = ""  # the unit its kernels' names say they ran on (matrix, vector; "" where they do not say)
     kernel_dtype: str = ""  # ... and the dtype of that math
+    link: str = ""  # host or peer: its device time is mostly copies over that link, its roof the link (links.py)
+    link_bytes: float = 0.0  # ... the bytes that crossed it (the rest of bytes stayed in the GPU's memory)
     peak_tflops: float | None = None  # the compute roof of this unit and dtype
     roof_tflops: float | None = None  # the roof at this intensity: min(peak, intensity x bandwidth)
     pct_of_roof: float | None = None
@@ -136,7 +139,7 @@ def roofline(a: Analysis) -> Roofline:
     chosen = _chosen(a, time_ns)
     rows, covered, row_of = _rows(t, chosen, time_ns)
     shares = _attribution(a, covered, row_of, time_ns, on_cpu)
-    rows = with_kernel_units(rows, shares.kernels)
+    rows = with_links(t, with_kernel_units(rows, shares.kernels), shares)
     result = Roofline(rows, None, gpu, True, on_cpu, _not_modelled(a, covered, on_cpu), shares)
     return with_device(result, None if on_cpu else detect(t.devices))
 
@@ -324,6 +327,36 @@ def _kernel_shares(
     ]
 
 
+def with_links(t: Trace, rows: list[RooflineRow], shares: Attribution) -> list[RooflineRow]:
+    """The rows whose device time is mostly host-device or peer copies, marked with that link, with the bytes that
+    crossed it: the copies' own `bytes` args (the copy op's model counts the data read and written, as a copy inside
+    HBM moves it; over a link it crosses once, so half of that where a copy records no bytes). The row's other calls
+    (a DtoD copy of the same shape) keep the model's bytes, measured against the memory."""
+    work = np.frombuffer(shares.work, np.int64)
+    calls = np.frombuffer(shares.work_call, np.int64)
+    copies = t.x.cat[work] == int(Cat.MEMCPY)
+    if not copies.any():
+        return rows
+    work, calls = work[copies], calls[copies]
+    row = np.frombuffer(shares.call_row, np.int64)[calls]
+    kinds = {int(n): link_kind(t.names[int(n)]) for n in np.unique(t.x.name[work]).tolist()}
+    kind = np.array([kinds[int(n)] for n in t.x.name[work].tolist()])
+    out = list(rows)
+    for k, r in enumerate(rows):
+        for link in ("host", "peer"):
+            hit = (row == k) & (kind == link)
+            if 2 * int(t.x.dur[work[hit]].sum()) >= r.device_us * 1000 > 0:
+                out[k] = _link_row(t, r, link, work[hit], len(np.unique(calls[hit])))
+    return out
+
+
+def _link_row(t: Trace, r: RooflineRow, link: str, copies: np.ndarray, calls: int) -> RooflineRow:
+    size = t.x.nbytes[copies]
+    share = min(calls / r.count, 1.0)  # of the row's calls, those that copied over the link
+    crossed = float(size.sum()) if (size >= 0).all() else r.bytes * share / 2
+    return replace(r, link=link, link_bytes=crossed, bytes=crossed + r.bytes * (1 - share))
+
+
 def _not_modelled(a: Analysis, covered: np.ndarray, on_cpu: bool) -> list[NotModelled]:
     """Device work (CPU captures: leaf ops' time) outside every row, by the op it was launched from."""
     t, parent = a.trace, a.nesting.parent
@@ -385,6 +418,8 @@ def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
     bare = replace(row, bound="", roof_dtype="", roof_unit="", peak_tflops=None, roof_tflops=None, pct_of_roof=None)
     if device is None or row.device_us <= 0:
         return bare
+    if row.link:
+        return _against_link(bare, device)
     unit, dtype = roof_of(row, device)
     compute = peak(device, unit, dtype)
     bw = device.peak_gbps
@@ -399,6 +434,19 @@ def _against(row: RooflineRow, device: Device | None) -> RooflineRow:
     return replace(
         row, bound=bound, roof_dtype=dtype, roof_unit=unit, peak_tflops=compute, roof_tflops=roof, pct_of_roof=pct
     )
+
+
+def _against_link(row: RooflineRow, device: Device) -> RooflineRow:
+    """A copy row against its link: the time its bytes take at the link's rate, and its other bytes (calls that
+    copied inside the GPU) at the memory's; no compute roof (a copy does no math worth one)."""
+    link = link_of(device, row.link)
+    if link is None:
+        return row
+    roof_us = row.link_bytes / (link.gbps * 1e3)
+    rest = row.bytes - row.link_bytes
+    if rest > 0 and device.peak_gbps:
+        roof_us += rest / (device.peak_gbps * 1e3)
+    return replace(row, bound="link", roof_dtype=row.dtype, pct_of_roof=100 * roof_us / row.device_us)
 
 
 def roof_words(device: Device, unit: str, dtype: str) -> str:
