@@ -1,0 +1,176 @@
+"""`tracetui profile --nproc N`: N ranks of one job on this machine, each profiled with the same schedule.
+
+The ranks are started by torch's own launcher machinery (torch.multiprocessing.start_processes, spawn), which
+joins them, stops the others when one fails and hands back its traceback. Each rank has the environment torchrun
+gives a rank (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT), makes its
+process group from it (env://; gloo on the CPU, NCCL on CUDA with one GPU per rank) and writes
+<folder>/rank-K.json, with the distributedInfo torch's profiler adds for an initialized process group.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ProfileError, UserCodeError
+from .job_checks import check_job, job_folder, machine_note
+from .quiet import NOISE
+
+LOG_TAIL = 8  # lines of a failed rank's error shown
+
+
+@dataclass
+class RankJob:
+    """What every rank is handed (picklable: spawn sends it to each new process)."""
+
+    args: object  # the argparse Namespace
+    folder: str
+    nproc: int
+    port: int
+    device: str
+    logs: str  # a folder for each rank's stderr (rank-K.log): a rank that dies leaves its last lines there
+
+
+class RankFailure(Exception):
+    """A rank's own error told as a line (our error, or the user's code): raised in the rank, shown by the parent."""
+
+
+def run_ranks(args, reader) -> int:
+    """Start the ranks, wait for them, then print what the job shows and open the folder."""
+    from torch.distributed.elastic.utils.distributed import get_free_port
+
+    from .runner import import_torch, pick_device
+
+    torch = import_torch()
+    device, cpu_note = pick_device(torch, args.device)
+    nproc = check_job(args, torch, device)
+    folder, taken = job_folder(args, device)
+    for note in (cpu_note, machine_note(torch, device, nproc)):
+        if note:
+            print(note, file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="tracetui-ranks-") as logs:
+        job = RankJob(args, str(folder), nproc, get_free_port(), device, logs)
+        code = _launch(job)
+    if code:
+        return code
+    print(_written(folder, nproc, taken), file=sys.stderr)
+    print("\n".join(reader.job(folder)))
+    return 0 if args.no_open else reader.open(folder)
+
+
+def _launch(job: RankJob) -> int:
+    """Start and join the ranks; a failure is told (the rank, its exit, its last lines, what was kept)."""
+    import torch.multiprocessing as mp
+
+    logging.getLogger("torch.multiprocessing.spawn").setLevel(logging.ERROR)  # its 'Terminating process' lines
+    folder = Path(job.folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    ctx = mp.start_processes(_rank_main, args=(job,), nprocs=job.nproc, join=False, start_method="spawn")
+    try:
+        while not ctx.join():
+            pass
+    except KeyboardInterrupt:
+        _stop(ctx.processes)
+        print(f"tracetui: interrupted: the {job.nproc} ranks were stopped{_kept(folder, job.nproc)}", file=sys.stderr)
+        return 130
+    except mp.ProcessRaisedException as exc:
+        raise ProfileError(_failed(exc.error_index, "raised", _raised_tail(exc.msg)) + _kept(folder, job.nproc))
+    except mp.ProcessExitedException as exc:
+        how = f"was killed by {exc.signal_name}" if exc.signal_name else f"exited with code {exc.exit_code}"
+        tail = _log_tail(Path(job.logs) / f"rank-{exc.error_index}.log")
+        raise ProfileError(_failed(exc.error_index, how, tail) + _kept(folder, job.nproc))
+    return 0
+
+
+def _stop(processes) -> None:
+    """Every rank still running: SIGTERM, then SIGKILL for one that does not go."""
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(timeout=10)
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+def _failed(rank: int, how: str, tail: list[str]) -> str:
+    told = f"rank {rank} {how}; the other ranks were stopped"
+    return told + ("".join(f"\n    {line}" for line in tail) if tail else "")
+
+
+def _raised_tail(msg: str) -> list[str]:
+    """The last lines of a rank's traceback; our own RankFailure is its message alone."""
+    lines = [line for line in msg.strip().splitlines() if line.strip()]
+    marker = f"{__name__}.RankFailure: "
+    for k, line in enumerate(lines):
+        if line.startswith(marker):
+            return [line[len(marker) :], *lines[k + 1 :]][-LOG_TAIL * 2 :]
+    return lines[-LOG_TAIL:]
+
+
+def _log_tail(log: Path) -> list[str]:
+    try:
+        text = log.read_bytes()
+    except OSError:
+        return []
+    lines = [b for b in text.splitlines() if b.strip() and not b.startswith(NOISE)]
+    return [b.decode("utf-8", "replace") for b in lines[-LOG_TAIL:]]
+
+
+def _kept(folder: Path, nproc: int) -> str:
+    """What a stopped job left: the rank traces written (a partial job), or none (the empty folder is removed)."""
+    written = sorted(p.name for p in folder.glob("rank-*.json"))
+    if not written:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+        return "\n(no rank trace was written)"
+    return f"\n(partial job kept in {folder}: {', '.join(written)}, {len(written)} of {nproc} ranks)"
+
+
+def _written(folder: Path, nproc: int, taken: Path | None) -> str:
+    note = f" ({taken.name} was taken)" if taken else ""
+    return f"tracetui: wrote {folder}/rank-0.json .. rank-{nproc - 1}.json and their tables (rank-K.txt){note}"
+
+
+def _rank_main(rank: int, job: RankJob) -> None:
+    """One rank: torchrun's environment, the process group, the capture, its trace and table."""
+    _log_to(Path(job.logs) / f"rank-{rank}.log")
+    os.environ.update(_rank_env(rank, job))
+    from .rank_capture import capture_rank
+
+    try:
+        capture_rank(rank, job)
+    except UserCodeError as exc:
+        raise RankFailure(exc.report()) from None
+    except ProfileError as exc:
+        raise RankFailure(f"tracetui: {exc}") from None
+
+
+def _rank_env(rank: int, job: RankJob) -> dict[str, str]:
+    """The variables torchrun sets for a rank of a job on one machine (localhost only)."""
+    env = {
+        "RANK": str(rank),
+        "LOCAL_RANK": str(rank),
+        "WORLD_SIZE": str(job.nproc),
+        "LOCAL_WORLD_SIZE": str(job.nproc),
+        "GROUP_RANK": "0",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(job.port),
+    }
+    if sys.platform.startswith("linux") and "GLOO_SOCKET_IFNAME" not in os.environ:
+        env["GLOO_SOCKET_IFNAME"] = "lo"  # gloo would bind the host name's interface; this job stays on loopback
+    return env
+
+
+def _log_to(path: Path) -> None:
+    """This rank's stderr into its log (fd 2: torch's C++ lines too), so a rank that dies leaves its last lines."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
