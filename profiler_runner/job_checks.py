@@ -42,8 +42,10 @@ def check_job(args, torch, device: str) -> int:
             "so each rank's steps would time its wait for a core rather than the job; use --nproc "
             f"{cores} or fewer, or --oversubscribe to run them anyway"
         )
-    if args.compile:
-        raise ProfileError("--compile does not apply with --nproc (each rank would compile on its own); profile one rank")
+    if args.compile or args.compile_mode:
+        raise ProfileError(
+            "--compile does not apply with --nproc (each rank would compile on its own); profile one rank"
+        )
     return nproc
 
 

@@ -44,7 +44,9 @@ def run_ranks(args, reader) -> int:
     from torch.distributed.elastic.utils.distributed import get_free_port
 
     from .runner import import_torch, pick_device
+    from .target import check_request
 
+    check_request(args)  # before torch and the device: a typo costs nothing
     torch = import_torch()
     device, cpu_note = pick_device(torch, args.device)
     nproc = check_job(args, torch, device)
@@ -78,11 +80,13 @@ def _launch(job: RankJob) -> int:
         print(f"tracetui: interrupted: the {job.nproc} ranks were stopped{_kept(folder, job.nproc)}", file=sys.stderr)
         return 130
     except mp.ProcessRaisedException as exc:
-        raise ProfileError(_failed(exc.error_index, "raised", _raised_tail(exc.msg)) + _kept(folder, job.nproc))
+        raise ProfileError(
+            _failed(exc.error_index, "raised", _raised_tail(exc.msg)) + _kept(folder, job.nproc)
+        ) from None
     except mp.ProcessExitedException as exc:
         how = f"was killed by {exc.signal_name}" if exc.signal_name else f"exited with code {exc.exit_code}"
         tail = _log_tail(Path(job.logs) / f"rank-{exc.error_index}.log")
-        raise ProfileError(_failed(exc.error_index, how, tail) + _kept(folder, job.nproc))
+        raise ProfileError(_failed(exc.error_index, how, tail) + _kept(folder, job.nproc)) from None
     return 0
 
 

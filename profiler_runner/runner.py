@@ -18,7 +18,6 @@ from typing import Protocol
 from .errors import ProfileError
 from .frames import clean_trace_file
 from .quiet import quiet_usdt
-from .registry import WORKLOADS
 
 
 class Reader(Protocol):
@@ -129,10 +128,6 @@ def run_profile(args, reader: Reader) -> int:
     if args.compile_mode:
         args.compile, args.warmup = True, args.warmup or args.compile_mode != "default"
     check_request(args)  # before torch and the device: a typo costs nothing
-    if getattr(args, "nproc", None) or is_job(args.workload):
-        from .ranks import run_ranks
-
-        return run_ranks(args, reader)
     torch = import_torch()
     device, cpu_note = pick_device(torch, args.device)
     target = resolve(args, device)
@@ -154,11 +149,6 @@ def run_profile(args, reader: Reader) -> int:
     print(where + (f" ({taken.name} was taken)" if taken else "") + (f" ({note})" if note else ""), file=sys.stderr)
     print("\n".join(reader.verdict(out)))
     return 0 if args.no_open else reader.open(out)
-
-
-def is_job(workload: str) -> bool:
-    """A built-in workload of several ranks (allreduce, ddp)."""
-    return workload in WORKLOADS and WORKLOADS[workload].job
 
 
 def compile_step(torch, target, mode: str | None = None):

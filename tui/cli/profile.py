@@ -71,9 +71,9 @@ class CaptureReader:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from profiler_runner.runner import run_profile
+    from profiler_runner.entry import run
 
-    return run_profile(args, CaptureReader(args.debug))
+    return run(args, CaptureReader(args.debug))
 
 
 COMMANDS = {"profile": Command(add_profile, cmd_profile), "workloads": Command(add_workloads, cmd_workloads)}
