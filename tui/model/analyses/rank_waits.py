@@ -51,10 +51,8 @@ class HostComm:
 def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int]) -> HostComm:
     """The rank's host collectives (own: its events; starts: its ProfilerStep number -> start, ns)."""
     x = trace.x
-    backend = np.array([bool(BACKEND_SPAN.match(n)) for n in trace.names] or [False])
     calls = np.array([bool(COLLECTIVE_CALL.search(n)) for n in trace.names] or [False])
-    host = (x.cat == int(Cat.CPU_OP)) | (x.cat == int(Cat.USER_ANNOTATION))
-    spans = np.flatnonzero(own & host & backend[x.name])
+    spans = backend_spans(trace, own)
     if not len(spans):
         return HostComm()
     ops = np.flatnonzero(own & (x.cat == int(Cat.CPU_OP)) & ~calls[x.name])
@@ -65,13 +63,26 @@ def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int]) -> HostComm
     per_kind: dict[str, float] = {}
     for n, d in zip(x.name[spans].tolist(), x.dur[spans].tolist(), strict=True):
         per_kind[trace.names[n]] = per_kind.get(trace.names[n], 0.0) + d / 1000
-    return HostComm(comm / 1000, compute / 1000, (comm + compute - both) / 1000, per_kind, _arrivals(trace, own, spans, starts))
+    found = [Arrival(key, start, end - start) for key, start, end, _ in host_arrivals(trace, own, starts, spans)]
+    return HostComm(comm / 1000, compute / 1000, (comm + compute - both) / 1000, per_kind, found)
 
 
-def _arrivals(trace: Trace, own: np.ndarray, spans: np.ndarray, starts: dict[int, int]) -> list[Arrival]:
-    """Per ProfilerStep, the rank's collective calls (c10d::allreduce_, ...: when the rank arrived) paired in order
-    with its backend spans (when the collective completed; gloo's threads take the work in the order it came)."""
+def backend_spans(trace: Trace, own: np.ndarray) -> np.ndarray:
+    """The backend's spans of collectives among the events of own (gloo:all_reduce, nccl:all_reduce, ...)."""
     x = trace.x
+    backend = np.array([bool(BACKEND_SPAN.match(n)) for n in trace.names] or [False])
+    host = (x.cat == int(Cat.CPU_OP)) | (x.cat == int(Cat.USER_ANNOTATION))
+    return np.flatnonzero(own & host & backend[x.name])
+
+
+def host_arrivals(
+    trace: Trace, own: np.ndarray, starts: dict[int, int], spans: np.ndarray | None = None
+) -> list[tuple[str, int, int, int]]:
+    """Per ProfilerStep, the rank's collective calls (c10d::allreduce_, ...: when the rank arrived) paired in order
+    with its backend spans (when the collective completed; gloo's threads take the work in the order it came):
+    (match key, arrival, completion (ns, raw clock), the span)."""
+    x = trace.x
+    spans = backend_spans(trace, own) if spans is None else spans
     calls = _outer_calls(trace, own)
     step_of = _step_of(starts)
     by_step: dict[int, tuple[list[int], list[int]]] = {}
@@ -89,7 +100,7 @@ def _arrivals(trace: Trace, own: np.ndarray, spans: np.ndarray, starts: dict[int
             n = seen[name] = seen.get(name, 0) + 1
             start = int(x.ts[i])
             end = max(int(x.ts[span] + x.dur[span]), int(x.ts[i] + x.dur[i]))
-            out.append(Arrival(f"{step}|{name}|{n}", start, end - start))
+            out.append((f"{step}|{name}|{n}", start, end, span))
     return out
 
 
