@@ -21,18 +21,17 @@ def capture_rank(rank: int, job) -> None:
     else:  # torchrun's rule for several ranks on one machine: the cores shared out, not each rank taking all
         torch.set_num_threads(max((os.cpu_count() or 1) // job.nproc, 1))
     dist.init_process_group("nccl" if device == "cuda" else "gloo", init_method="env://")
-    try:
-        step, label = _step(args, device, rank)
-        with their_errors():
-            if args.warmup:
-                for _ in range(3):
-                    step()
-            prof = capture(torch, step, label, device, args)
-        out = Path(job.folder) / f"rank-{rank}.json"
-        write_trace(prof, out, args.with_stack)
-        _write_table(prof, out, device, args.with_stack)
-    finally:
-        dist.destroy_process_group()
+    step, label = _step(args, device, rank)
+    with their_errors():
+        if args.warmup:
+            for _ in range(3):
+                step()
+        prof = capture(torch, step, label, device, args)
+    out = Path(job.folder) / f"rank-{rank}.json"
+    write_trace(prof, out, args.with_stack)
+    _write_table(prof, out, device, args.with_stack)
+    # only on success: a failing rank keeps its connections until it has said it failed first (ranks.py)
+    dist.destroy_process_group()
 
 
 def _step(args, device: str, rank: int):

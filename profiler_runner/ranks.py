@@ -21,6 +21,7 @@ from .job_checks import check_job, job_folder, machine_note
 from .quiet import NOISE
 
 LOG_TAIL = 8  # lines of a failed rank's error shown
+FIRST = "first-failure"  # in the logs folder: the rank that failed first
 
 
 @dataclass
@@ -80,6 +81,7 @@ def _launch(job: RankJob) -> int:
         print(f"tracetui: interrupted: the {job.nproc} ranks were stopped{_kept(folder, job.nproc)}", file=sys.stderr)
         return 130
     except mp.ProcessRaisedException as exc:
+        exc.error_index, exc.msg = _first_raised(job.logs, ctx.error_files, exc.error_index, exc.msg)
         raise ProfileError(
             _failed(exc.error_index, "raised", _raised_tail(exc.msg)) + _kept(folder, job.nproc)
         ) from None
@@ -88,6 +90,19 @@ def _launch(job: RankJob) -> int:
         tail = _log_tail(Path(job.logs) / f"rank-{exc.error_index}.log")
         raise ProfileError(_failed(exc.error_index, how, tail) + _kept(folder, job.nproc)) from None
     return 0
+
+
+def _first_raised(logs: str, error_files: list[str], index: int, msg: str) -> tuple[int, str]:
+    """The rank that raised first, and its traceback (torch names the first failure it sees, which may be a rank
+    that raised because another one left)."""
+    import pickle
+
+    try:
+        k = int((Path(logs) / FIRST).read_text())
+        with open(error_files[k], "rb") as fh:
+            return k, str(pickle.load(fh))  # noqa: S301 - written by our own rank (torch's spawn wrapper)
+    except (OSError, ValueError, IndexError, pickle.UnpicklingError, EOFError):
+        return index, msg
 
 
 def _stop(processes) -> None:
@@ -151,10 +166,24 @@ def _rank_main(rank: int, job: RankJob) -> None:
 
     try:
         capture_rank(rank, job)
-    except UserCodeError as exc:
-        raise RankFailure(exc.report()) from None
-    except ProfileError as exc:
-        raise RankFailure(f"tracetui: {exc}") from None
+    except Exception as exc:
+        _claim_first(Path(job.logs), rank)
+        if isinstance(exc, UserCodeError):
+            raise RankFailure(exc.report()) from None
+        if isinstance(exc, ProfileError):
+            raise RankFailure(f"tracetui: {exc}") from None
+        raise
+
+
+def _claim_first(logs: Path, rank: int) -> None:
+    """Say this rank failed first, unless another did (O_EXCL: one rank wins): a rank that fails because another
+    left (its connection closed) fails after it, and is not the cause told."""
+    try:
+        fd = os.open(logs / FIRST, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return
+    os.write(fd, str(rank).encode())
+    os.close(fd)
 
 
 def _rank_env(rank: int, job: RankJob) -> dict[str, str]:

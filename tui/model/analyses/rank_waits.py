@@ -5,7 +5,8 @@ The backend's span of a c10d Work (``gloo:all_reduce``, ``nccl:all_reduce``: com
 RecordFunction that ends when the Work completes (c10d/Work.cpp); gloo's worker threads start it when they take
 the work, which on a loaded machine is a few ms after the rank called the collective (c10d::allreduce_). So a
 rank arrives when it calls the collective and is done when the span ends. A collective completes on no rank
-before every rank has arrived: the time from a rank's arrival to the last rank's is a wait for that rank. Each rank's spans are
+before every rank has arrived, and then on all of them: the time from a rank's arrival to the last rank's is a
+wait for that rank. Each rank's spans are
 matched to the other ranks' by (ProfilerStep#N, name, order within the step); the clocks are the job's, lined up
 on a common ProfilerStep (steps.align_on_steps).
 
@@ -48,8 +49,9 @@ class HostComm:
     arrivals: list[Arrival] = field(default_factory=list)
 
 
-def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int]) -> HostComm:
-    """The rank's host collectives (own: its events; starts: its ProfilerStep number -> start, ns)."""
+def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int], shift_ns: int = 0) -> HostComm:
+    """The rank's host collectives (own: its events; starts: its ProfilerStep number -> start, ns; shift_ns: how
+    far a job's load moved its events, taken back: arrivals are kept on the rank's raw clock)."""
     x = trace.x
     calls = np.array([bool(COLLECTIVE_CALL.search(n)) for n in trace.names] or [False])
     spans = backend_spans(trace, own)
@@ -63,7 +65,7 @@ def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int]) -> HostComm
     per_kind: dict[str, float] = {}
     for n, d in zip(x.name[spans].tolist(), x.dur[spans].tolist(), strict=True):
         per_kind[trace.names[n]] = per_kind.get(trace.names[n], 0.0) + d / 1000
-    found = [Arrival(key, start, end - start) for key, start, end, _ in host_arrivals(trace, own, starts, spans)]
+    found = [Arrival(k, s - shift_ns, e - s) for k, s, e, _ in host_arrivals(trace, own, starts, spans)]
     return HostComm(comm / 1000, compute / 1000, (comm + compute - both) / 1000, per_kind, found)
 
 
@@ -143,7 +145,7 @@ class Waits:
     matched: int = 0  # collectives found on two ranks or more
 
 
-def waits(arrivals: dict[int, list[Arrival]], shifts_ns: dict[int, int]) -> Waits:
+def waits(arrivals: dict[int, list[Arrival]]) -> Waits:
     """Match the ranks' arrivals; on each rank, the time from its arrival to the last rank's (within its span)."""
     by_key: dict[str, dict[int, Arrival]] = {}
     for rank, found in arrivals.items():
@@ -157,17 +159,27 @@ def waits(arrivals: dict[int, list[Arrival]], shifts_ns: dict[int, int]) -> Wait
         if len(here) < 2:
             continue
         matched += 1
-        start = {r: a.start_ns + shifts_ns.get(r, 0) for r, a in here.items()}
-        last = max(start, key=lambda r: (start[r], -r))
         step, name = key.split("|")[0], key.split("|")[1]
+        last, waited = last_arrival({r: (a.start_ns, a.start_ns + a.dur_ns) for r, a in here.items()})
         for r, a in here.items():
-            wait = (start[r], min(start[last], start[r] + a.dur_ns))
+            wait = (a.start_ns, a.start_ns + waited[r])
             per_step.setdefault((r, step), []).append(wait)
-            if r != last and wait[1] > wait[0]:
+            if waited[r] > 0:
                 held.setdefault((r, last, step), []).append(wait)
-                where[(last, name)] = where.get((last, name), 0.0) + wait[1] - wait[0]
+                where[(last, name)] = where.get((last, name), 0.0) + waited[r]
     # buckets in flight together wait at once: a step's wait is the union of its waits, not their sum
     return _told(arrivals, _unions(per_step), _unions(held), where, matched)
+
+
+def last_arrival(spans: dict[int, tuple[int, int]]) -> tuple[int, dict[int, int]]:
+    """The rank that arrived last at a collective, and each rank's wait for it (ns): from its arrival to the last
+    rank's, within its own span. The clocks are the ranks' own (raw): ranks of one machine share one, and lined
+    up on a step's start they would be off by the ranks' different starts of that step (7 ms seen on 2 gloo
+    ranks). The ranks' times in the collective alone do not tell it: a rank starved of CPU ends its part a few
+    ms after the others."""
+    last = max(spans, key=lambda r: (spans[r][0], -r))
+    arrived = spans[last][0]
+    return last, {r: max(min(arrived, end) - start, 0) for r, (start, end) in spans.items()}
 
 
 def _unions(spans: dict) -> dict:

@@ -94,7 +94,8 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
     typical = typical_step(steps).us if steps else wall
     starts = step_starts(t, rank)
-    host = host_comm(t, own, starts) if not comm else None
+    shift = round(float(info.get("shift_us", 0.0)) * 1000)  # a merged folder's events were moved on load
+    host = host_comm(t, own, starts, shift) if not comm else None
     if host is not None and host.arrivals:  # no collective on a device: the host's are the job's
         comm, compute, overlap, per_kind = host.comm_us, host.compute_us, host.overlap_us, host.per_kind
     return RankRow(
@@ -215,7 +216,7 @@ def job(rows: list[RankRow], warnings: list[str] | None = None) -> Job:
     """Mark the stragglers in rows and say what the job shows."""
     warnings = list(warnings or [])
     aligned = alignment(rows)
-    waited = _host_waits(rows, aligned)
+    waited = _host_waits(rows)
     for r in rows:
         r.wait_us = waited.per_rank.get(r.rank, 0.0)
         others = [o for o in rows if o is not r]
@@ -252,12 +253,10 @@ def job(rows: list[RankRow], warnings: list[str] | None = None) -> Job:
     )
 
 
-def _host_waits(rows: list[RankRow], aligned: Alignment) -> Waits:
-    """Who waited for whom at the host collectives, on the job's clocks (nothing when no two ranks have any)."""
+def _host_waits(rows: list[RankRow]) -> Waits:
+    """Who waited for whom at the host collectives (nothing when no two ranks have any)."""
     arrivals = {r.rank: r.arrivals for r in rows if r.arrivals}
-    if len(arrivals) < 2:
-        return Waits()
-    return waits(arrivals, {r: round(us * 1000) for r, us in aligned.shifts_us.items()})
+    return waits(arrivals) if len(arrivals) > 1 else Waits()
 
 
 def _arrived_last(r: RankRow, waited: Waits, others: list[RankRow]) -> bool:

@@ -19,7 +19,7 @@ from ...cats import Cat
 from ...load.args import event_args
 from ...steps import STEP_NAME, step_starts
 from ..kernel_roles import role
-from ..rank_waits import host_arrivals
+from ..rank_waits import host_arrivals, last_arrival
 from .path import CriticalPath, critical_path
 from .window import Window, WindowError, find_window, whole_trace
 
@@ -176,15 +176,24 @@ def _waits(a: Analysis, job: JobPath, found: dict[int, dict[tuple, tuple[int, in
         here = {r: c[key] for r, c in found.items() if key in c}
         if len(here) < 2:
             continue
-        last = max(here, key=lambda r: (here[r][1], -r))
-        arrived = here[last][1]
+        last, waited = _last(a, here, host)
         for r, (ev, start, end) in here.items():
-            if r == last or arrived <= start:
+            if r == last or waited[r] <= 0:
                 continue
-            until = min(arrived, end)
+            until = min(start + waited[r], end)
             on_path = _on_path(a, job.paths[r], ev, start, until, host)
             out.append(Wait(r, last, a.trace.name_of(ev), ev, until - start, on_path, host))
     return out
+
+
+def _last(a: Analysis, here: dict[int, tuple[int, int, int]], host: bool) -> tuple[int, dict[int, int]]:
+    """The rank that arrived last and each rank's wait for it: on the device, by the kernels' starts on the lined
+    up clocks; on the host, on the ranks' raw clocks (rank_waits.last_arrival says why)."""
+    if host:
+        shift = {int(i["rank"]): round(float(i.get("shift_us", 0.0)) * 1000) for i in a.trace.ranks}
+        return last_arrival({r: (s - shift.get(r, 0), e - shift.get(r, 0)) for r, (_, s, e) in here.items()})
+    last = max(here, key=lambda r: (here[r][1], -r))
+    return last, {r: here[last][1] - start for r, (_, start, _) in here.items()}
 
 
 def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int, host: bool = False) -> int:
