@@ -58,6 +58,7 @@ def run_ranks(args, reader) -> int:
     with tempfile.TemporaryDirectory(prefix="tracetui-ranks-") as logs:
         job = RankJob(args, str(folder), nproc, get_free_port(), device, logs)
         code = _launch(job)
+        _pass_on(Path(logs), nproc)
     if code:
         return code
     print(_written(folder, nproc, taken), file=sys.stderr)
@@ -139,6 +140,17 @@ def _log_tail(log: Path) -> list[str]:
         return []
     lines = [b for b in text.splitlines() if b.strip() and not b.startswith(NOISE)]
     return [b.decode("utf-8", "replace") for b in lines[-LOG_TAIL:]]
+
+
+def _pass_on(logs: Path, nproc: int) -> None:
+    """What the ranks wrote to stderr (warnings, the user's prints), each line with its rank, torch's noise left out."""
+    for k in range(nproc):
+        try:
+            lines = [b for b in (logs / f"rank-{k}.log").read_bytes().splitlines() if not b.startswith(NOISE)]
+        except OSError:
+            continue
+        for line in lines:
+            print(f"[rank {k}] {line.decode('utf-8', 'replace')}", file=sys.stderr)
 
 
 def _kept(folder: Path, nproc: int) -> str:

@@ -203,3 +203,14 @@ def _wait_for_children(pid: int, n: int, timeout: float = 60.0) -> list[int]:
             return ranks
         time.sleep(0.2)
     raise AssertionError("the ranks did not start")
+
+
+def test_a_rank_that_exits_is_told_with_its_code_and_last_lines(capsys, tmp_path):
+    (tmp_path / "die.py").write_text(
+        "import os, sys\nimport torch, torch.distributed as dist\n\ndef step():\n"
+        "    if os.environ['RANK'] == '1':\n        print('rank 1: out of here', file=sys.stderr, flush=True)\n"
+        "        os._exit(3)\n    dist.all_reduce(torch.ones(4))\n"
+    )
+    code, _, err = _profile(capsys, "--nproc", "2", f"{tmp_path / 'die.py'}:step", "-o", str(tmp_path / "out"))
+    assert code == 2 and "rank 1 exited with code 3; the other ranks were stopped" in err
+    assert "    rank 1: out of here" in err
