@@ -87,7 +87,7 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
 
 
 def add_job_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("a job of several ranks on this machine (torch.multiprocessing, rendezvous on 127.0.0.1)")
+    g = p.add_argument_group("a job of N ranks on this machine (rendezvous on 127.0.0.1)")
     g.add_argument(
         "--nproc",
         type=positive_int,

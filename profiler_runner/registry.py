@@ -57,8 +57,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(
             "allreduce",
             "allreduce",
-            "a job: a matmul step of compute, then all_reduce of a gradient-sized tensor; --slow-rank R --delay-ms D "
-            "sleeps rank R before its collective (--nproc N)",
+            "a job (--nproc N): matmuls, then all_reduce of a gradient-sized tensor; --slow-rank R --delay-ms D",
             {"size": 64 * 2**20, "dim": 4096, "slow_rank": None, "delay_ms": None},
             {"size": 2**20, "dim": 256, "slow_rank": None, "delay_ms": None},
             job=True,
@@ -66,8 +65,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(
             "ddp",
             "ddp_train",
-            "a job: an MLP in DistributedDataParallel, forward, backward (its gradient buckets all-reduced while "
-            "the backward runs) and an SGD step (--nproc N)",
+            "a job (--nproc N): an MLP in DistributedDataParallel, its buckets all-reduced during the backward",
             {"batch": 64, "dim": 4096, "hidden": 4 * 4096},
             {"batch": 32, "dim": 256, "hidden": 1024},
             job=True,
