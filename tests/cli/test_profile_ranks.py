@@ -34,7 +34,7 @@ def _profile(capsys, *args: str) -> tuple[int, str, str]:
     try:
         code = main(["profile", *args, "--device", "cpu", "--no-open", "--dtype", "fp32"])
     except SystemExit as exc:
-        code = exc.code
+        code = int(exc.code or 0)
     io = capsys.readouterr()
     return code, io.out, io.err
 

@@ -136,7 +136,7 @@ def _collectives(a: Analysis, w: Window) -> dict[tuple, tuple[int, int, int]]:
     t = np.where(launcher >= 0, x.ts[np.maximum(launcher, 0)], x.ts[ev])
     ev = ev[(t >= w.start) & (t < w.end)]
     ev = ev[np.argsort(x.ts[ev], kind="stable")]
-    out: dict[tuple, int] = {}
+    out: dict[tuple, tuple[int, int, int]] = {}
     count: dict[str, int] = {}
     for i in ev.tolist():
         args = event_args(a.trace, i)
