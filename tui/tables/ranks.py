@@ -97,9 +97,7 @@ def job_lines(j: Job) -> list[tuple[str, str]]:
         out.append(("Top collective", f"{j.top_collective} {fmt_time(j.top_collective_us)} over all ranks"))
         out.append(("Collectives", _collectives(j)))
     if j.waited_for >= 0:
-        out.append(
-            ("Arrived last", f"rank {j.waited_for}: the others wait {fmt_time(j.waited_for_us)} a step for it")
-        )
+        out.append(("Arrived last", f"rank {j.waited_for}: the others wait {fmt_time(j.waited_for_us)} a step for it"))
     out.append(("Clocks", _clocks(j)))
     out.append(("Verdict", j.verdict))
     return out
