@@ -72,7 +72,10 @@ def _launch(job: RankJob) -> int:
 
     logging.getLogger("torch.multiprocessing.spawn").setLevel(logging.ERROR)  # its 'Terminating process' lines
     folder = Path(job.folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProfileError(f"{folder}: cannot create the folder of the rank traces ({exc.strerror})") from None
     ctx = mp.start_processes(_rank_main, args=(job,), nprocs=job.nproc, join=False, start_method="spawn")
     try:
         while not ctx.join():

@@ -214,3 +214,15 @@ def test_a_rank_that_exits_is_told_with_its_code_and_last_lines(capsys, tmp_path
     code, _, err = _profile(capsys, "--nproc", "2", f"{tmp_path / 'die.py'}:step", "-o", str(tmp_path / "out"))
     assert code == 2 and "rank 1 exited with code 3; the other ranks were stopped" in err
     assert "    rank 1: out of here" in err
+
+
+def test_the_traces_written_before_a_rank_died_are_kept_and_said(capsys, tmp_path):
+    (tmp_path / "late.py").write_text(
+        "import os, time\n\ncalls = 0\n\ndef step():\n    global calls\n    calls += 1\n"
+        "    if os.environ['RANK'] == '1' and calls == 5:\n        time.sleep(3)\n        os._exit(4)\n"
+    )
+    out = tmp_path / "out"
+    code, _, err = _profile(capsys, "--nproc", "2", f"{tmp_path / 'late.py'}:step", "-o", str(out))
+    assert code == 2 and "rank 1 exited with code 4" in err
+    assert f"partial job kept in {out}: rank-0.json, 1 of 2 ranks" in err
+    assert json.loads((out / "rank-0.json").read_text())["distributedInfo"]["rank"] == 0
