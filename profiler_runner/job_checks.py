@@ -81,7 +81,9 @@ def job_tag(args, device: str) -> tuple[str, str]:
         from .job_workloads import job_tag as tag_of
 
         return w.name, f"{tag_of(w.name, opts)}_{args.dtype}_{mode}"
-    return w.name, f"{'x'.join(str(v) for k, v in opts.items() if isinstance(v, int))}_{args.dtype}_{mode}"
+    from .workloads import tag_of
+
+    return w.name, f"{tag_of(w.name, opts)}_{args.dtype}_{mode}"
 
 
 def job_folder(args, device: str) -> tuple[Path, Path | None]:
