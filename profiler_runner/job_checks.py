@@ -78,9 +78,9 @@ def job_tag(args, device: str) -> tuple[str, str]:
     w = WORKLOADS[args.workload]
     opts = w.options(device, vars(args))
     if w.job:
-        from .job_workloads import job_tag as tag_of
+        from .job_workloads import job_tag as job_prefix
 
-        return w.name, f"{tag_of(w.name, opts)}_{args.dtype}_{mode}"
+        return w.name, f"{job_prefix(w.name, opts)}_{args.dtype}_{mode}"
     from .workloads import tag_of
 
     return w.name, f"{tag_of(w.name, opts)}_{args.dtype}_{mode}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -77,23 +78,51 @@ def _launch(job: RankJob) -> int:
     except OSError as exc:
         raise ProfileError(f"{folder}: cannot create the folder of the rank traces ({exc.strerror})") from None
     ctx = mp.start_processes(_rank_main, args=(job,), nprocs=job.nproc, join=False, start_method="spawn")
+    before = _stop_on_term()
     try:
-        while not ctx.join():
-            pass
+        _join(ctx, job, folder)
     except KeyboardInterrupt:
         _stop(ctx.processes)
         print(f"tracetui: interrupted: the {job.nproc} ranks were stopped{_kept(folder, job.nproc)}", file=sys.stderr)
         return 130
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+    missing = [k for k in range(job.nproc) if not (folder / f"rank-{k}.json").is_file()]
+    if missing:  # every rank exited 0 (a rank stopped by Ctrl-C does) without its trace
+        ranks = ", ".join(str(k) for k in missing)
+        raise ProfileError(f"rank {ranks} ended without writing a trace" + _kept(folder, job.nproc))
+    return 0
+
+
+def _join(ctx, job: RankJob, folder: Path) -> None:
+    """Wait for every rank; the first that fails is told with its last lines (torch stops the others)."""
+    import torch.multiprocessing as mp
+
+    try:
+        while not ctx.join():
+            pass
     except mp.ProcessRaisedException as exc:
-        exc.error_index, exc.msg = _first_raised(job.logs, ctx.error_files, exc.error_index, exc.msg)
-        raise ProfileError(
-            _failed(exc.error_index, "raised", _raised_tail(exc.msg)) + _kept(folder, job.nproc)
-        ) from None
+        k, msg = _first_raised(job.logs, ctx.error_files, exc.error_index, exc.msg)
+        raise ProfileError(_failed(k, "raised", _raised_tail(msg)) + _kept(folder, job.nproc)) from None
     except mp.ProcessExitedException as exc:
         how = f"was killed by {exc.signal_name}" if exc.signal_name else f"exited with code {exc.exit_code}"
         tail = _log_tail(Path(job.logs) / f"rank-{exc.error_index}.log")
         raise ProfileError(_failed(exc.error_index, how, tail) + _kept(folder, job.nproc)) from None
-    return 0
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_term():
+    """SIGTERM stops the ranks as Ctrl-C does (a rank ignores the SIGINT torch sends it when its parent dies, where
+    its shell started it in the background); the handler it replaces, None where none can be set (not the main
+    thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, _interrupt)
+    except ValueError:
+        return None
 
 
 def _first_raised(logs: str, error_files: list[str], index: int, msg: str) -> tuple[int, str]:
