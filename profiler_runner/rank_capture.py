@@ -26,7 +26,7 @@ def capture_rank(rank: int, job) -> None:
         if args.warmup:
             for _ in range(3):
                 step()
-        prof = capture(torch, step, label, device, args)
+        prof = capture(torch, step, label, device, args, quiet=False)  # stderr is the rank's log: no pipe
     out = Path(job.folder) / f"rank-{rank}.json"
     write_trace(prof, out, args.with_stack)
     _write_table(prof, out, device, args.with_stack)
