@@ -18,6 +18,7 @@ from ...analysis import Analysis
 from ...cats import Cat
 from ...load.args import event_args
 from ...steps import STEP_NAME, step_starts
+from ..comm_names import COLLECTIVE_CALL
 from ..kernel_roles import role
 from ..rank_waits import host_arrivals, last_arrival
 from .path import CriticalPath, critical_path
@@ -197,11 +198,16 @@ def _last(a: Analysis, here: dict[int, tuple[int, int, int]], host: bool) -> tup
 
 
 def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int, host: bool = False) -> int:
-    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev (in the span ev, on the host)."""
+    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev; on the host, in the collective:
+    its backend span ev, or its call (c10d::allreduce_) before a gloo thread took the work."""
     o = a.trace.origin
     s, u = start - o, until - o
     return sum(
         max(0, min(it.start_ns + it.dur_ns, u) - max(it.start_ns, s))
         for it in path.items
-        if it.event == ev and (host or it.kind == "kernel")
+        if it.event == ev and (host or it.kind == "kernel") or host and _is_call(a, it.event)
     )
+
+
+def _is_call(a: Analysis, event: int) -> bool:
+    return event >= 0 and bool(COLLECTIVE_CALL.search(a.trace.name_of(event)))
