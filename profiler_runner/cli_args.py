@@ -65,13 +65,14 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite the trace at that name (default: the next free one)")
     p.add_argument("--no-open", action="store_true", help="do not open the viewer after the capture")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    add_job_options(p)
     g = p.add_argument_group("workload options (defaults: the series' sizes on CUDA, small ones on the CPU)")
     size = {"type": positive_int, "metavar": "N"}
-    g.add_argument("--size", **size, help="matmul_add: the side of the square tensors")
-    g.add_argument("--batch", **size, help="linear/mlp/attention: batch size")
+    g.add_argument("--size", **size, help="matmul_add: the side of the square tensors; allreduce: the elements reduced")
+    g.add_argument("--batch", **size, help="linear/mlp/attention/ddp: batch size")
     g.add_argument("--seq", **size, help="mlp/attention: sequence length")
-    g.add_argument("--dim", **size, help="mlp: model dim")
-    g.add_argument("--hidden", **size, help="mlp: hidden dim")
+    g.add_argument("--dim", **size, help="mlp/ddp: model dim; allreduce: the side of the compute step's matmul")
+    g.add_argument("--hidden", **size, help="mlp/ddp: hidden dim")
     g.add_argument("--in-features", **size, help="linear: input features")
     g.add_argument("--out-features", **size, help="linear: output features")
     g.add_argument("--heads", **size, help="attention: heads")
@@ -80,4 +81,23 @@ def add_profile_parser(sub) -> argparse.ArgumentParser:
     g.add_argument(
         "--backend", choices=("auto", "math", "flash", "efficient", "cudnn"), help="sdpa backend (default auto)"
     )
+    g.add_argument("--slow-rank", type=int, metavar="R", help="allreduce: the rank that sleeps before its collective")
+    g.add_argument("--delay-ms", type=float, metavar="D", help="allreduce: how long the slow rank sleeps (ms)")
     return p
+
+
+def add_job_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("a job of N ranks on this machine (rendezvous on 127.0.0.1)")
+    g.add_argument(
+        "--nproc",
+        type=positive_int,
+        metavar="N",
+        help="run N ranks of one job (gloo on the CPU, NCCL on CUDA, one GPU per rank), each profiled with the same "
+        "schedule; writes traces/<workload>/<tag>-ranks/rank-K.json. FILE.py:fn gets the process group made and "
+        "RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set as torchrun sets them",
+    )
+    g.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="run more CPU ranks than the machine has cores (they then share cores, and their steps time that)",
+    )

@@ -14,6 +14,7 @@ class Workload:
     summary: str
     cuda_defaults: dict = field(default_factory=dict)
     cpu_defaults: dict = field(default_factory=dict)
+    job: bool = False  # a job of several ranks: runs only under --nproc N (ranks.py)
 
     def options(self, device: str, given: dict) -> dict:
         """The defaults for the device, overridden by what the user gave."""
@@ -52,6 +53,22 @@ WORKLOADS: dict[str, Workload] = {
             "causal attention: naive masked_fill, in-place masked_fill_, or sdpa (series part 3)",
             {"batch": 8, "heads": 16, "seq": 1024, "head_dim": 64, "variant": "sdpa", "backend": "auto"},
             {"batch": 1, "heads": 4, "seq": 64, "head_dim": 32, "variant": "sdpa", "backend": "auto"},
+        ),
+        Workload(
+            "allreduce",
+            "allreduce",
+            "a job (--nproc N): matmuls, then all_reduce of a gradient-sized tensor; --slow-rank R --delay-ms D",
+            {"size": 64 * 2**20, "dim": 4096, "slow_rank": None, "delay_ms": None},
+            {"size": 2**20, "dim": 256, "slow_rank": None, "delay_ms": None},
+            job=True,
+        ),
+        Workload(
+            "ddp",
+            "ddp_train",
+            "a job (--nproc N): an MLP in DistributedDataParallel, its buckets all-reduced during the backward",
+            {"batch": 64, "dim": 4096, "hidden": 4 * 4096},
+            {"batch": 32, "dim": 256, "hidden": 1024},
+            job=True,
         ),
     )
 }

@@ -26,6 +26,7 @@ class Reader(Protocol):
     def table(self, trace: Path, sort: str, rows: int) -> str: ...
     def verdict(self, trace: Path) -> list[str]: ...
     def open(self, trace: Path) -> int: ...
+    def job(self, folder: Path) -> list[str]: ...
 
 
 CHECKOUT_HINT = (
@@ -158,14 +159,17 @@ def compile_step(torch, target, mode: str | None = None):
     return lambda: compiled(*target.args)
 
 
-def capture(torch, step, label: str, device: str, args):
-    """The series' profiler call: schedule(wait=1, warmup=1, active=N), N+2 iterations (torch's USDT lines hidden)."""
+def capture(torch, step, label: str, device: str, args, quiet: bool = True):
+    """The series' profiler call: schedule(wait=1, warmup=1, active=N), N+2 iterations (torch's USDT lines hidden
+    unless quiet is False: a rank of a job filters its log instead, and a rank that dies keeps its last lines)."""
+    from contextlib import nullcontext
+
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     sched = schedule(wait=1, warmup=1, active=args.steps, repeat=1)
     with (
-        quiet_usdt(),
+        quiet_usdt() if quiet else nullcontext(),
         profile(
             activities=activities,
             schedule=sched,

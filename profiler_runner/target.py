@@ -17,7 +17,7 @@ from .usercode import their_errors
 CUDA_ONLY = {"flash", "efficient", "cudnn"}
 DEFAULT_STEPS = 3
 SIZE_KEYS = ("size", "batch", "seq", "dim", "hidden", "in_features", "out_features", "heads", "head_dim")
-OPTION_KEYS = (*SIZE_KEYS, "variant", "backend")
+OPTION_KEYS = (*SIZE_KEYS, "variant", "backend", "slow_rank", "delay_ms")
 
 
 @dataclass
@@ -99,6 +99,11 @@ def _check_no_arguments(spec: str, fn: Callable) -> None:
             f"{spec}: {name}() needs arguments ({', '.join(needed)}) but each step calls it with none; "
             f"wrap it in a function without arguments, e.g. def run(): return {name}({', '.join(needed)}) (with values for them), then profile FILE:run"
         )
+
+
+def user_function_name(spec: str) -> str:
+    """The function's name in FILE.py:fn or module:fn, without importing it."""
+    return spec.rpartition(":")[2] or "step"
 
 
 def check_name(workload: str) -> None:

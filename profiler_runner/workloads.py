@@ -30,13 +30,13 @@ def _matmul_add(o, device, dt):
     def fn(x, w, b):
         return torch.add(torch.matmul(x, w), b)
 
-    return _bind(fn, x, w, b), f"{n}"
+    return _bind(fn, x, w, b), tag_of("matmul_add", o)
 
 
 def _linear(o, device, dt):
     layer = torch.nn.Linear(o["in_features"], o["out_features"], device=device, dtype=dt)
     x = torch.randn(o["batch"], o["in_features"], device=device, dtype=dt)
-    return _bind(layer, x), f"{o['batch']}x{o['in_features']}x{o['out_features']}"
+    return _bind(layer, x), tag_of("linear", o)
 
 
 class GeGLU(torch.nn.Module):
@@ -55,7 +55,7 @@ class GeGLU(torch.nn.Module):
 def _mlp(o, device, dt):
     model = GeGLU(o["dim"], o["hidden"], device, dt)
     x = torch.randn(o["batch"], o["seq"], o["dim"], device=device, dtype=dt)
-    return _bind(model, x), f"{o['batch']}x{o['seq']}x{o['dim']}x{o['hidden']}"
+    return _bind(model, x), tag_of("mlp", o)
 
 
 def naive_attention(q, k, v):
@@ -93,8 +93,19 @@ def _attention(o, device, dt):
     q, k, v = (torch.randn(*shape, device=device, dtype=dt) for _ in range(3))
     variant = o["variant"]
     fn = {"naive": naive_attention, "inplace": inplace_attention}.get(variant) or sdpa_attention(o["backend"])
-    tag = variant if variant != "sdpa" else f"sdpa-{o['backend']}"
-    return _bind(fn, q, k, v), f"{tag}_{o['batch']}x{o['heads']}x{o['seq']}x{o['head_dim']}"
+    return _bind(fn, q, k, v), tag_of("attention", o)
+
+
+def tag_of(name: str, o: dict) -> str:
+    """The file tag's prefix for a workload's options (build() names its capture with it; so does a job's folder)."""
+    if name == "matmul_add":
+        return f"{o['size']}"
+    if name == "linear":
+        return f"{o['batch']}x{o['in_features']}x{o['out_features']}"
+    if name == "mlp":
+        return f"{o['batch']}x{o['seq']}x{o['dim']}x{o['hidden']}"
+    tag = o["variant"] if o["variant"] != "sdpa" else f"sdpa-{o['backend']}"
+    return f"{tag}_{o['batch']}x{o['heads']}x{o['seq']}x{o['head_dim']}"
 
 
 def _bind(fn, *args):

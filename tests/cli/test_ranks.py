@@ -222,7 +222,8 @@ def test_mixed_gpu_models_and_clock_formats_are_warned(capsys, tmp_path):
     assert "the ranks write their clocks differently" in err
 
 
-def test_a_job_without_collective_kernels_says_so(capsys, tmp_path):
+def test_a_job_of_host_collectives_counts_them(capsys, tmp_path):
+    """gloo's collectives run on the CPU: they are the job's collectives (two copies of one rank arrive together)."""
     folder = tmp_path / "gloo"
     folder.mkdir()
     for k in range(2):
@@ -230,7 +231,10 @@ def test_a_job_without_collective_kernels_says_so(capsys, tmp_path):
         doc["distributedInfo"] = {"backend": "gloo", "rank": k, "world_size": 2}
         (folder / f"rank{k}.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
     job = ranks_json(capsys, folder)["job"]
-    assert job["verdict"].endswith("no collective kernels on the devices") and job["top_collective"] == ""
+    assert job["verdict"].startswith("the ranks arrive together at the collectives")
+    assert job["top_collective"] == "gloo:all_reduce" and job["stragglers"] == [] and job["waited_for"] is None
+    rows = ranks_json(capsys, folder)["ranks"]
+    assert all(r["host_collectives"] and r["comm_us"] > 0 and r["wait_us"] == 0 for r in rows)
 
 
 def test_a_bad_rank_file_is_named_and_the_others_reported(capsys, tmp_path):

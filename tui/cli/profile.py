@@ -53,6 +53,13 @@ class CaptureReader:
         lines = [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
         return wrap(lines, terminal_width(), "    ")  # the terminal's width, as the summary's prose
 
+    def job(self, folder: Path) -> list[str]:
+        """A folder of rank traces just written: the ranks table and what the job shows (tracetui ranks)."""
+        from ..model.jobs import run_job
+        from ..reports.ranks import render_ranks
+
+        return [render_ranks(run_job(folder), "text")]
+
     def open(self, trace: Path) -> int:
         from . import view
 
@@ -64,9 +71,9 @@ class CaptureReader:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from profiler_runner.runner import run_profile
+    from profiler_runner.entry import run
 
-    return run_profile(args, CaptureReader(args.debug))
+    return run(args, CaptureReader(args.debug))
 
 
 COMMANDS = {"profile": Command(add_profile, cmd_profile), "workloads": Command(add_workloads, cmd_workloads)}

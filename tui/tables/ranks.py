@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from ..model.analyses.ranks import Job, RankRow
+from ..model.analyses.ranks import HOST_RULE, Job, RankRow
 from ..text.fmt import fmt_time
 from ..text.names import shorten
 from .base import KEEP, Column, Field
@@ -33,6 +33,7 @@ COLUMNS: list[Column[RankRow, None]] = [
     Column("Compute", lambda r, c, w: fmt_time(r.compute_us), priority=2),
     Column("Hidden comm", lambda r, c, w: fmt_time(r.overlap_us), priority=3),
     Column("Idle", lambda r, c, w: fmt_time(r.idle_us), priority=2),
+    Column("Waits/step", lambda r, c, w: fmt_time(r.wait_us) if r.host_comm else "-", priority=2),
     Column("Straggler", lambda r, c, w: "STRAGGLER" if r.straggler else "", priority=1),
     Column("Verdict", lambda r, c, w: r.verdict or "-", priority=2, left=True),
 ]
@@ -55,6 +56,8 @@ FIELDS: list[Field[RankRow]] = [
     Field("rank_from", lambda r: r.rank_from),
     Field("verdict", lambda r: r.verdict),
     Field("bound_by", lambda r: r.bound_by),
+    Field("host_collectives", lambda r: r.host_comm),
+    Field("wait_us", lambda r: r.wait_us),
 ]
 CSV_FIELDS = [f for f in FIELDS if f.key not in ("steps", "collectives")]
 
@@ -74,6 +77,9 @@ def job_fields(j: Job) -> dict[str, Any]:
         "straggler_rule": j.straggler_rule,
         "alignment": {"method": j.alignment.method, "shifts_us": {str(k): v for k, v in j.alignment.shifts_us.items()}},
         "warnings": j.warnings,
+        "waited_for": {"rank": j.waited_for, "wait_us": j.waited_for_us, "collective": j.waited_in}
+        if j.waited_for >= 0
+        else None,
     }
 
 
@@ -89,10 +95,18 @@ def job_lines(j: Job) -> list[tuple[str, str]]:
     ]
     if j.top_collective:
         out.append(("Top collective", f"{j.top_collective} {fmt_time(j.top_collective_us)} over all ranks"))
-        out.append(("Collectives", f"{j.comm_share:.0%} of GPU busy, {j.hidden_share:.0%} of them hidden by compute"))
+        out.append(("Collectives", _collectives(j)))
+    if j.waited_for >= 0:
+        out.append(("Arrived last", f"rank {j.waited_for}: the others wait {fmt_time(j.waited_for_us)} a step for it"))
     out.append(("Clocks", _clocks(j)))
     out.append(("Verdict", j.verdict))
     return out
+
+
+def _collectives(j: Job) -> str:
+    if j.straggler_rule == HOST_RULE:  # no collective on a device: the host's, beside the ranks' CPU ops
+        return f"on the host (CPU), {j.hidden_share:.0%} of their time beside the ranks' own ops"
+    return f"{j.comm_share:.0%} of GPU busy, {j.hidden_share:.0%} of them hidden by compute"
 
 
 def _clocks(j: Job) -> str:

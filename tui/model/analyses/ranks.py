@@ -23,8 +23,10 @@ from ..analysis import Analysis
 from ..cats import BUSY_CATS, of_cats
 from ..steps import Step, align_on_steps, step_starts, typical_step
 from ..steps import steps as step_list
+from ..words import duration
 from .kernel_roles import role
 from .launches import device_callers
+from .rank_waits import Arrival, Waits, host_comm, waits
 from .summary import device_union
 
 STRAGGLER_PCT = 10.0
@@ -60,6 +62,9 @@ class RankRow:
     clock: str = ""  # how timestamps are written (relative to a base, or absolute)
     verdict: str = ""  # the rank's own verdict, from its typical step's critical path ("" where not read)
     bound_by: str = ""
+    host_comm: bool = False  # its collectives ran on the host (gloo on the CPU): the times above are the CPU's
+    arrivals: list[Arrival] = field(default_factory=list)  # at its host collectives, to match the other ranks'
+    wait_us: float = 0.0  # its typical step's wait for other ranks at host collectives (set by job())
 
 
 def collective_kind(name: str) -> str:
@@ -88,6 +93,11 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     busy, comm, compute, overlap, devices, per_kind = _device_time(a, own)
     info = t.ranks[0] if rank is None and t.ranks else next((r for r in t.ranks if r.get("rank") == rank), {})
     typical = typical_step(steps).us if steps else wall
+    starts = step_starts(t, rank)
+    shift = round(float(info.get("shift_us", 0.0)) * 1000)  # a merged folder's events were moved on load
+    host = host_comm(t, own, starts, shift) if not comm else None
+    if host is not None and host.arrivals:  # no collective on a device: the host's are the job's
+        comm, compute, overlap, per_kind = host.comm_us, host.compute_us, host.overlap_us, host.per_kind
     return RankRow(
         rank=int(rank if rank is not None else (t.tracks[0].rank if t.tracks else 0)),
         file=file,
@@ -104,8 +114,10 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
         rank_from=str(info.get("rank_from", "distributedInfo" if "rank" in info else "file order")),
         world_size=int(info["world_size"]) if isinstance(info.get("world_size"), int) else 0,
         gpus=sorted({str(d.get("name", "")) for d in t.devices if isinstance(d, dict)} - {""}),
-        step_starts=step_starts(t, rank),
+        step_starts=starts,
         clock=str(info.get("clock", "")),
+        host_comm=host is not None and bool(host.arrivals),
+        arrivals=host.arrivals if host is not None else [],
     )
 
 
@@ -184,6 +196,9 @@ class Job:
     straggler_rule: str
     alignment: Alignment
     warnings: list[str] = field(default_factory=list)
+    waited_for: int = -1  # the rank the others waited for at host collectives (arrived last), -1: none matched
+    waited_for_us: float = 0.0  # the other ranks' typical step's wait for it
+    waited_in: str = ""  # the collective they waited in the most
 
 
 RULE = (
@@ -191,13 +206,21 @@ RULE = (
     f"ranks', or its compute time {STRAGGLER_PCT:.0f}% above theirs while it spends less time in collectives "
     "(the others wait for it)"
 )
+HOST_RULE = (
+    "collectives on the host are matched across the ranks (step, name, order): a rank is a straggler when it "
+    f"arrives last and the others wait for it {STRAGGLER_PCT:.0f}% of their typical step or more"
+)
 
 
 def job(rows: list[RankRow], warnings: list[str] | None = None) -> Job:
     """Mark the stragglers in rows and say what the job shows."""
     warnings = list(warnings or [])
+    aligned = alignment(rows)
+    waited = _host_waits(rows)
     for r in rows:
-        r.straggler = _is_straggler(r, [o for o in rows if o is not r])
+        r.wait_us = waited.per_rank.get(r.rank, 0.0)
+        others = [o for o in rows if o is not r]
+        r.straggler = _arrived_last(r, waited, others) if waited.matched else _is_straggler(r, others)
     steps = [r.step_us for r in rows] or [0.0]
     slowest = max(rows, key=lambda r: r.step_us) if rows else None
     kinds: dict[str, float] = {}
@@ -218,10 +241,48 @@ def job(rows: list[RankRow], warnings: list[str] | None = None) -> Job:
         comm_share=comm / busy if busy else 0.0,
         hidden_share=hidden / comm if comm else 0.0,
         stragglers=stragglers,
-        verdict=_verdict(rows, stragglers, comm / busy if busy else 0.0, hidden / comm if comm else 0.0),
-        straggler_rule=RULE,
-        alignment=alignment(rows),
+        verdict=_host_verdict(rows, waited, hidden / comm if comm else 0.0)
+        if waited.matched
+        else _verdict(rows, stragglers, comm / busy if busy else 0.0, hidden / comm if comm else 0.0),
+        straggler_rule=HOST_RULE if waited.matched else RULE,
+        alignment=aligned,
         warnings=warnings + job_warnings(rows),
+        waited_for=waited.for_rank,
+        waited_for_us=waited.for_rank_us,
+        waited_in=waited.collective,
+    )
+
+
+def _host_waits(rows: list[RankRow]) -> Waits:
+    """Who waited for whom at the host collectives (nothing when no two ranks have any)."""
+    arrivals = {r.rank: r.arrivals for r in rows if r.arrivals}
+    return waits(arrivals) if len(arrivals) > 1 else Waits()
+
+
+def _arrived_last(r: RankRow, waited: Waits, others: list[RankRow]) -> bool:
+    """The rank the others waited for at the collectives, when that wait is a fair part of their step."""
+    if r.rank != waited.for_rank or not others:
+        return False
+    return waited.for_rank_us >= STRAGGLER_PCT / 100 * statistics.median([o.step_us for o in others])
+
+
+def _host_verdict(rows: list[RankRow], waited: Waits, hidden: float) -> str:
+    """What a job of host collectives shows: who the others waited for, how long, and how much the ranks hid."""
+    comm, wall = sum(r.comm_us for r in rows), sum(r.wall_us for r in rows)
+    kinds = sorted({k for r in rows for k in r.collectives})
+    where = (
+        f"collectives run on the host ({', '.join(kinds)}): {comm / wall if wall else 0:.0%} of the ranks' time, "
+        f"{hidden:.0%} of it beside their own ops"
+    )
+    late = next((r for r in rows if r.straggler), None)
+    if late is None:
+        return f"the ranks arrive together at the collectives (no rank waits {STRAGGLER_PCT:.0f}% of a step); {where}"
+    others = [r for r in rows if r is not late]
+    step = statistics.median([o.step_us for o in others])
+    return (
+        f"rank {late.rank} arrives last at the collectives: the other ranks wait {duration(waited.for_rank_us)} a "
+        f"step for it in {waited.collective} ({waited.for_rank_us / step if step else 0:.0%} of their typical "
+        f"step), so every rank's step lasts as long as its own; {where}"
     )
 
 

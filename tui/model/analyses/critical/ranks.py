@@ -17,8 +17,10 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import Cat
 from ...load.args import event_args
-from ...steps import STEP_NAME
+from ...steps import STEP_NAME, step_starts
+from ..comm_names import COLLECTIVE_CALL
 from ..kernel_roles import role
+from ..rank_waits import host_arrivals, last_arrival
 from .path import CriticalPath, critical_path
 from .window import Window, WindowError, find_window, whole_trace
 
@@ -37,6 +39,7 @@ class Wait:
     event: int  # the waiting rank's collective kernel
     wait_ns: int  # from its kernel's start to the last arrival's start
     on_path_ns: int  # how much of that is on the waiting rank's critical path
+    host: bool = False  # a collective on the host (gloo): event is its backend span, the wait a CPU thread's
 
 
 @dataclass
@@ -66,8 +69,9 @@ class JobPath:
     def own_breakdown(self, rank: int) -> dict[str, int]:
         """A rank's breakdown with its own waits for other ranks taken out of its collectives."""
         out = dict(self.paths[rank].breakdown)
-        waited = sum(w.on_path_ns for w in self.waits if w.rank == rank)
-        out["gpu_communication_bound"] = max(out.get("gpu_communication_bound", 0) - waited, 0)
+        for host, key in ((False, "gpu_communication_bound"), (True, "communication")):
+            waited = sum(w.on_path_ns for w in self.waits if w.rank == rank and w.host == host)
+            out[key] = max(out.get(key, 0) - waited, 0)
         return out
 
 
@@ -91,11 +95,26 @@ def job_path(
     if not job.paths:
         raise WindowError(f"no rank has {job.window}")
     found = {r: _collectives(a, windows[r]) for r in job.paths}
+    host = not any(found.values())
+    if host:  # no collective kernel: the host's collectives (gloo), matched as tracetui ranks matches them
+        found = {r: _host_collectives(a, windows[r]) for r in job.paths}
     job.matched_by = (
-        "sequence numbers" if any(k[0] == "seq" for c in found.values() for k in c) else ("order per process group")
+        "calls in order per step (collectives on the host)"
+        if host
+        else "sequence numbers"
+        if any(k[0] == "seq" for c in found.values() for k in c)
+        else "order per process group"
     )
-    job.waits = _waits(a, job, found)
+    job.waits = _waits(a, job, found, host)
     return job
+
+
+def _host_collectives(a: Analysis, w: Window) -> dict[tuple, tuple[int, int, int]]:
+    """The rank's host collectives that arrive in its window: key -> (backend span, arrival, completion)."""
+    t = a.trace
+    mine = np.array([tr.rank == w.rank and tr.kind != "meta" for tr in t.tracks] or [False])
+    found = host_arrivals(t, mine[t.x.track], step_starts(t, w.rank))
+    return {("host", key.split("|", 1)[1]): (span, s, e) for key, s, e, span in found if w.start <= s < w.end}
 
 
 def _window_of(a: Analysis, first: Window, rank: int, annotation: str | None, instance: int) -> Window:
@@ -107,7 +126,7 @@ def _window_of(a: Analysis, first: Window, rank: int, annotation: str | None, in
     return whole_trace(a.trace, rank)
 
 
-def _collectives(a: Analysis, w: Window) -> dict[tuple, int]:
+def _collectives(a: Analysis, w: Window) -> dict[tuple, tuple[int, int, int]]:
     """The collective kernels launched in a rank's window, by match key: (seq, group, n) or (order, group, k)."""
     x = a.trace.x
     gpu = np.array([t.kind == "gpu" and t.rank == w.rank for t in a.trace.tracks] or [False])
@@ -118,17 +137,18 @@ def _collectives(a: Analysis, w: Window) -> dict[tuple, int]:
     t = np.where(launcher >= 0, x.ts[np.maximum(launcher, 0)], x.ts[ev])
     ev = ev[(t >= w.start) & (t < w.end)]
     ev = ev[np.argsort(x.ts[ev], kind="stable")]
-    out: dict[tuple, int] = {}
+    out: dict[tuple, tuple[int, int, int]] = {}
     count: dict[str, int] = {}
     for i in ev.tolist():
         args = event_args(a.trace, i)
         group = str(next((args[k] for k in GROUP_ARGS if k in args), ""))
         seq = _seq(a, i, args)
+        span = (i, int(x.ts[i]), int(x.ts[i] + x.dur[i]))
         if seq is not None:
-            out[("seq", group, seq)] = i
+            out[("seq", group, seq)] = span
         else:
             count[group] = count.get(group, 0) + 1
-            out[("order", group, count[group])] = i
+            out[("order", group, count[group])] = span
     return out
 
 
@@ -151,32 +171,43 @@ def _seq(a: Analysis, kernel: int, args: dict):
     return None
 
 
-def _waits(a: Analysis, job: JobPath, found: dict[int, dict[tuple, int]]) -> list[Wait]:
-    x = a.trace.x
+def _waits(a: Analysis, job: JobPath, found: dict[int, dict[tuple, tuple[int, int, int]]], host: bool) -> list[Wait]:
     out = []
     for key in sorted({k for c in found.values() for k in c}, key=str):
         here = {r: c[key] for r, c in found.items() if key in c}
         if len(here) < 2:
             continue
-        last = max(here, key=lambda r: (int(x.ts[here[r]]), -r))
-        arrived = int(x.ts[here[last]])
-        for r, ev in here.items():
-            start, end = int(x.ts[ev]), int(x.ts[ev] + x.dur[ev])
-            if r == last or arrived <= start:
+        last, waited = _last(a, here, host)
+        for r, (ev, start, end) in here.items():
+            if r == last or waited[r] <= 0:
                 continue
-            until = min(arrived, end)
-            out.append(
-                Wait(r, last, a.trace.name_of(ev), ev, until - start, _on_path(a, job.paths[r], ev, start, until))
-            )
+            until = min(start + waited[r], end)
+            on_path = _on_path(a, job.paths[r], ev, start, until, host)
+            out.append(Wait(r, last, a.trace.name_of(ev), ev, until - start, on_path, host))
     return out
 
 
-def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int) -> int:
-    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev."""
+def _last(a: Analysis, here: dict[int, tuple[int, int, int]], host: bool) -> tuple[int, dict[int, int]]:
+    """The rank that arrived last and each rank's wait for it: on the device, by the kernels' starts on the lined
+    up clocks; on the host, on the ranks' raw clocks (rank_waits.last_arrival says why)."""
+    if host:
+        shift = {int(i["rank"]): round(float(i.get("shift_us", 0.0)) * 1000) for i in a.trace.ranks}
+        return last_arrival({r: (s - shift.get(r, 0), e - shift.get(r, 0)) for r, (_, s, e) in here.items()})
+    last = max(here, key=lambda r: (here[r][1], -r))
+    return last, {r: here[last][1] - start for r, (_, start, _) in here.items()}
+
+
+def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int, host: bool = False) -> int:
+    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev; on the host, in the collective:
+    its backend span ev, or its call (c10d::allreduce_) before a gloo thread took the work."""
     o = a.trace.origin
     s, u = start - o, until - o
     return sum(
         max(0, min(it.start_ns + it.dur_ns, u) - max(it.start_ns, s))
         for it in path.items
-        if it.event == ev and it.kind == "kernel"
+        if it.event == ev and (host or it.kind == "kernel") or host and _is_call(a, it.event)
     )
+
+
+def _is_call(a: Analysis, event: int) -> bool:
+    return event >= 0 and bool(COLLECTIVE_CALL.search(a.trace.name_of(event)))
