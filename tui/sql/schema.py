@@ -192,13 +192,13 @@ def _rows_of(name: str, rows: Callable[[Results], list[dict]], types: dict[str, 
 
 
 def _queues(a: Results) -> list[dict]:
-    from ..reports.launches import queues_document
+    from ..reports.queues import queues_document
 
     return queues_document(a)["streams"]
 
 
 def _op_kernels(a: Results) -> list[dict]:
-    from ..reports.launches import op_kernels_document
+    from ..reports.op_kernels import op_kernels_document
 
     return op_kernels_document(a)["rows"]
 
