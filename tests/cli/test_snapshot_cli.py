@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from allocator_snapshots import BASE, MB, Builder, at, leak, write
 from conftest import ROOT, SAMPLES
-from snapshots import BASE, MB, Builder, at, leak, write
 
 from tui.cli import main
 from tui.cli.commands import REPORTS
