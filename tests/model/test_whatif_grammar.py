@@ -21,7 +21,9 @@ README = (ROOT / "README.md").read_text()
 def readme_rows() -> list[str]:
     """The rows of the README's what-if table (after its `| spec | changes |` header)."""
     block = README.split("| spec | changes |\n|---|---|\n", 1)[1]
-    return list(re.match(r"((?:\|.*\|\n)+)", block).group(1).splitlines())
+    rows = re.match(r"((?:\|.*\|\n)+)", block)
+    assert rows is not None, "the README's what-if table is gone"
+    return rows.group(1).splitlines()
 
 
 def test_the_readme_table_is_the_grammar_row_for_row():

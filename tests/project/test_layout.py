@@ -19,7 +19,7 @@ def class_lengths() -> dict[str, int]:
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if isinstance(node, ast.ClassDef):
                     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                    out[f"{path.relative_to(ROOT)}:{node.name}"] = node.end_lineno - first + 1
+                    out[f"{path.relative_to(ROOT)}:{node.name}"] = (node.end_lineno or node.lineno) - first + 1
     return out
 
 
