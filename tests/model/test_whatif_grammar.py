@@ -13,7 +13,7 @@ from conftest import ROOT, SAMPLES
 import tracetui
 from tui.cli import main
 from tui.cli.mcp.tools import tools
-from tui.model.analyses.critical.whatif import GRAMMAR, WhatIfError, grammar_table, parse_spec
+from tui.model.analyses.critical.whatif import FORMS, GRAMMAR, WhatIfError, grammar_table, parse_spec
 
 README = (ROOT / "README.md").read_text()
 
@@ -28,6 +28,13 @@ def readme_rows() -> list[str]:
 
 def test_the_readme_table_is_the_grammar_row_for_row():
     assert sorted(readme_rows()) == sorted(grammar_table())
+
+
+def test_the_forms_of_one_what_follow_the_same_rules():
+    """parse_spec reads a what's rules from its first form: the others must agree."""
+    for f in GRAMMAR:
+        first = FORMS[f.what]
+        assert (f.pattern, f.factor, f.only) == (first.pattern, first.factor, first.only), f.written
 
 
 @pytest.mark.parametrize("form", GRAMMAR, ids=lambda f: f.example)

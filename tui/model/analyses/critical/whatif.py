@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -52,8 +53,8 @@ class Form:
     changes: str
     brief: str
     example: str
-    pattern: str = "needed"
-    factor: str = "any"
+    pattern: Literal["needed", "none", "optional"] = "needed"
+    factor: Literal["any", "zero", "none"] = "any"
     only: str = ""
 
 
