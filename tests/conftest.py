@@ -16,14 +16,24 @@ SHARED = ROOT.parent / "shared" / "traces"
 sys.path.insert(0, str(ROOT))  # benchmarks.tile makes big traces for a few tests
 
 
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="the full set, as CI runs it (README's command): the tests marked full too (mypy, the shared goldens)",
+    )
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Soak tests run only when asked for by name (pytest -m soak), never in the ordinary or fast runs."""
-    if "soak" in (config.option.markexpr or ""):
-        return
-    soak = [item for item in items if "soak" in item.keywords]
-    if soak:
-        config.hook.pytest_deselected(items=soak)
-        items[:] = [item for item in items if "soak" not in item.keywords]
+    """Soak tests run only when asked for by name (pytest -m soak), never in the ordinary or fast runs; the tests
+    marked full only with --full (the default set is the fast one)."""
+    left = [] if config.getoption("full") else [item for item in items if "full" in item.keywords]
+    if "soak" not in (config.option.markexpr or ""):
+        left += [item for item in items if "soak" in item.keywords]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        gone = set(map(id, left))
+        items[:] = [item for item in items if id(item) not in gone]
 
 
 @pytest.fixture(autouse=True)

@@ -21,35 +21,30 @@ import io
 import sys
 from pathlib import Path
 
+from tui.cli.commands import GROUPS, REPORTS
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "traces"
 GOLDEN_DIR = ROOT / "tests" / "data" / "golden"
 SEP = " :: "
 
-COMMANDS = {
-    "summary": ["summary"],
+# Every report of one trace, plain (in --help's order; a new command gets a golden without a line here), and the
+# variants pinned beside them. A folder of ranks adds ranks; the pairs of PAIRS are diff's.
+VARIANTS = {
     "summary-json": ["summary", "--format", "json"],
-    "ops": ["ops"],
     "ops-json": ["ops", "--format", "json"],
     "ops-shapes-json": ["ops", "--group-by-shape", "--format", "json"],
-    "kernels": ["kernels"],
     "kernels-json": ["kernels", "--format", "json"],
-    "explain": ["explain"],
     "explain-json": ["explain", "--format", "json"],
     "ops-python-frames": ["ops", "--python-frames"],
-    "code": ["code"],
     "code-json": ["code", "--format", "json", "--all-frames"],
-    "memory": ["memory"],
     "memory-json": ["memory", "--format", "json"],
-    "roofline": ["roofline"],
     "roofline-json": ["roofline", "--format", "json"],
-    "critical": ["critical"],
-    "steps": ["steps"],
-    "breakdown": ["breakdown"],
     "breakdown-json": ["breakdown", "--format", "json", "--by", "stream"],
     "kernels-queues": ["kernels", "--queues"],
     "ops-kernels": ["ops", "--kernels"],
 }
+COMMANDS = {c: [c] for c in GROUPS if c in REPORTS - {"ranks", "diff"}} | VARIANTS
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}
 SNAPSHOT_COMMANDS = {
     "memory": ["memory"],

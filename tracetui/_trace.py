@@ -238,14 +238,14 @@ class Trace:
     def queues(self) -> dict:
         """Per stream: its launch queue (time-weighted mean, HTA's mean per sample, p50, p95, max, time full) and its
         launches' delays and outliers (`tracetui kernels --queues`)."""
-        from tui.reports.launches import queues_document
+        from tui.reports.queues import queues_document
 
         return self._doc(queues_document(self.results))
 
     def op_kernels(self, sort: str | None = None, limit: int = 0) -> dict:
         """Per op and the kernel sequence it launched: calls, op-to-launch and launch-to-start delays, device time
         per call (`tracetui ops --kernels`); sort: count, op_to_launch, launch_to_start, device, name."""
-        from tui.reports.launches import op_kernels_document
+        from tui.reports.op_kernels import op_kernels_document
         from tui.tables.op_kernels import resolve_sort
 
         resolve_sort(sort)

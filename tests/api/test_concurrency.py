@@ -124,9 +124,10 @@ def test_a_writer_that_outlasts_the_wait_is_not_waited_for_longer(tmp_path):
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         began, waits = time.monotonic(), []
         with one_writer(lock, wait_s=0.3, on_wait=lambda: waits.append(time.monotonic())) as held:
+            entered = time.monotonic()
             assert not held  # the other process holds it: the block runs anyway, after the wait
-        assert 0.3 <= time.monotonic() - began < 5
-        assert len(waits) == 1 and waits[0] - began < 0.1  # told once, as the wait began
+        assert 0.3 <= entered - began < 5  # the holder keeps it 30 s: not waited for
+        assert len(waits) == 1 and began <= waits[0] < entered  # told once, while it waited (no time bound: load)
     finally:
         holder.kill()
         holder.wait()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from allocator_snapshots import MB, leak, write
 from conftest import ROOT
-from snapshots import MB, leak, write
 
 import tracetui
 from tui.cli import main

@@ -13,6 +13,7 @@ from golden import run
 import tracetui
 import tui.app
 from tui.cli import main
+from tui.cli.commands import REPORTS
 from tui.model import samples
 from tui.model.errors import TraceError
 
@@ -122,7 +123,7 @@ def _as_typed(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, plain
 
 
-HEADLESS = [
+REPORT_RUNS = [
     ["summary", BERT],
     ["summary", BERT, "--format", "json"],
     ["steps", BERT],
@@ -138,10 +139,15 @@ HEADLESS = [
     ["summary", "demo:hta-2rank"],
     ["summary", "demo:v100-2021-small"],
     ["sql", BERT, "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC, kind", "--format", "csv"],
+    ["breakdown", BERT],
 ]
 
 
-@pytest.mark.parametrize("argv", HEADLESS, ids=lambda argv: " ".join(argv[:2]))
+def test_every_report_command_is_run_on_a_demo_name():
+    assert {argv[0] for argv in REPORT_RUNS} == REPORTS | {"sql"}
+
+
+@pytest.mark.parametrize("argv", REPORT_RUNS, ids=lambda argv: " ".join(argv[:2]))
 def test_every_headless_command_reads_demo_name_as_the_sample(argv):
     """The same output as on the sample's file in sample_traces/, where what is said names the trace as typed."""
     if argv[0] == "sql":

@@ -307,6 +307,11 @@ def test_the_api_and_the_mcp_server_obey_the_same_limits(tmp_path):
 
 async def test_an_mcp_call_on_a_hostile_file_is_a_one_line_tool_error(tmp_path, isolated_cache):
     pytest.importorskip("mcp")
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "tests" / "api"))  # the MCP tests' helpers, when tests/api was not collected
     from test_mcp import failure, serve
 
     nan = tmp_path / "nan.json"

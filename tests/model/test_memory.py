@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, SHARED, X, raw_events, wait_for_main, write_trace
+from conftest import SAMPLES, SHARED, X, raw_events, until, wait_for_main, write_trace
 from rich.console import Console
 
 from tui.cli import main
@@ -201,10 +201,7 @@ async def test_timeline_draws_memory_lanes_and_details_show_the_bytes():
     app = TraceApp([str(BERT)], use_cache=False)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_main(pilot)
-        for _ in range(100):
-            if screen.timeline.series:
-                break
-            await pilot.pause(0.05)
+        await until(pilot, lambda: bool(screen.timeline.series), "the value lanes computed")
         tl = screen.timeline
         labels = [s.label for s in tl.series if s.kind == "memory"]
         assert labels == ["cpu allocated", "cuda:0 allocated", "cuda:0 reserved"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from allocator_snapshots import BASE, KB, MB, Builder, at, backward, fragmented, leak, op, py, write
 from conftest import ROOT, SHARED
-from snapshots import BASE, KB, MB, Builder, at, backward, fragmented, leak, op, py, write
 
 from tui.model.snapshot import open_snapshot
 from tui.model.snapshot.columns import ACTIONS, INACTIVE, NO_STACK, build

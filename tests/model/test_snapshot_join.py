@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from allocator_snapshots import Builder, at, write
 from conftest import SAMPLES
-from snapshots import Builder, at, write
 
 from tui.cli import main
 from tui.model.analyses.memory import MEMORY

@@ -34,7 +34,12 @@ def _ids() -> list[str]:
     return sorted((set(traces()) | set(recorded())) - set(PAIRS))
 
 
-@pytest.mark.parametrize("trace", _ids())
+def _params() -> list:
+    """The traces, those of the shared set only in the full set (--full): the samples' goldens are the fast check."""
+    return [pytest.param(t, marks=pytest.mark.full) if t.startswith("shared/") else t for t in _ids()]
+
+
+@pytest.mark.parametrize("trace", _params())
 def test_headless_outputs_match_the_goldens(trace):
     """Computed fresh, then read back from the cache (tables, summary and findings as stored): the same bytes."""
     path = traces().get(trace)

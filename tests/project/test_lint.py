@@ -23,6 +23,7 @@ def test_ruff_is_clean_and_the_code_formatted():
     assert fmt.returncode == 0, fmt.stdout
 
 
+@pytest.mark.full  # a minute of CPU: CI and pre-commit run it, the fast set does not
 def test_mypy_on_tui_tests_and_capture():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
     proc = _run(sys.executable, "-m", "mypy")

@@ -249,9 +249,9 @@ def test_three_thousand_cutlass_names_are_shortened_within_a_second():
     )
     inner = [f"cutlass_80_{k}_{d}_{a}bf16_{t}_{lay}_{g}" for k, d, a, t, lay, g in combos][:3000]
     names = [f"void cutlass::Kernel2<{i}>({i}::Params)" for i in inner]
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: other processes on the machine do not count
     short = shorten_names(names, 60)
-    assert time.perf_counter() - start < 3.0  # ~0.7 s alone; the machine is shared
+    assert time.process_time() - start < 3.0  # ~0.7 s
     assert len(set(short)) == 3000 and all(len(s) <= 60 for s in short)
 
 

@@ -20,6 +20,7 @@ from conftest import SAMPLES
 
 from tui.cli import main
 from tui.reports.formats import grid, in_us, written
+from tui.tables import kernels as kernels_table
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")  # H100: memory events, Python frames, input shapes
 MLP = str(SAMPLES / "cpu" / "mlp_fwd.json.gz")  # CPU only, three ProfilerSteps
@@ -199,10 +200,7 @@ def test_kernels_on_a_cpu_only_trace_prints_only_its_sentence(capsys, trace):
     assert run(capsys, "kernels", trace, "--format", "md") == NO_GPU + "\n"
     assert json.loads(run(capsys, "kernels", trace, "--format", "json")) == {"rows": [], "gpu_time_us": 0}
     header = run(capsys, "kernels", trace, "--format", "csv")
-    assert header.splitlines() == [
-        "name,kind,role,unit,dtype,count,total_us,avg_us,min_us,max_us,pct_gpu,"
-        "launch_latency_median_us,launch_latency_p95_us"
-    ]
+    assert header.splitlines() == [",".join(f.key for f in kernels_table.FIELDS)]  # the header, no rows
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from conftest import ROOT, SAMPLES
 from golden import traces
 
 from tui.cli import main
-from tui.cli.commands import build_parser
+from tui.cli.commands import REPORTS, build_parser
 
 WIDTH = 80
 QUERY = "select name, cat, count(*) as n, sum(dur_us) as us from events group by all order by us desc limit 12"
@@ -72,7 +72,7 @@ def cache(tmp_path_factory) -> Path:
 
 def test_the_commands_come_from_the_table():
     found = trace_commands()
-    assert {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical"} <= set(found)
+    assert REPORTS <= set(found)
     assert {"diff", "ranks", "sql", "watch"} <= set(found) and "open" not in found and "profile" not in found
 
 

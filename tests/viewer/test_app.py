@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, press_settled, wait_for_main
+from conftest import SAMPLES, press_settled, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.cats import Cat
@@ -557,13 +557,13 @@ async def test_the_palette_lists_each_view_once_and_no_duplicates():
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot)
         await pilot.press("ctrl+p")
-        for _ in range(50):
-            await pilot.pause(0.05)
+
+        def options() -> list:
             palette = pilot.app.screen
-            options = palette.query_one(CommandList).options if isinstance(palette, CommandPalette) else []
-            if len(options) > 8:
-                break
-        titles = [str(o.prompt).split("\n")[0] for o in options]
+            return list(palette.query_one(CommandList).options) if isinstance(palette, CommandPalette) else []
+
+        await until(pilot, lambda: len(options()) > 8, "the palette's commands listed")
+        titles = [str(o.prompt).split("\n")[0] for o in options()]
         await pilot.press("escape")
     assert len(titles) == len(set(titles)), titles
     views = [t for t in titles if t.startswith("Show the ")]
@@ -592,9 +592,8 @@ async def test_the_theme_picker_restyles_the_timeline(app):
         tl = screen.timeline
         dark_lane, dark_header = paint.LANES[0].lane_bg, tl._component("header")
         pilot.app.theme = "textual-light"
-        await pilot.pause()
-        await pilot.pause(0.2)
-        assert paint.LANES[0].lane_bg != dark_lane and tl._component("header") != dark_header
+        restyled = lambda: paint.LANES[0].lane_bg != dark_lane and tl._component("header") != dark_header  # noqa: E731
+        await until(pilot, restyled, "the lanes and the header in the light theme's colours")
         line = tl.render_line(0)
         assert line.text.strip()  # still draws
 

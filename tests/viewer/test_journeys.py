@@ -215,9 +215,10 @@ async def test_compare_ranks_and_back(size, result_delay):
         await pilot.press("C")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "C: the compare screen")
         compare = app.screen
-        assert focused_in(compare, LazyTable)
+        await until(pilot, lambda: focused_in(compare, LazyTable), "the compare screen's table focused")
         await pilot.press("escape")
-        assert app.screen is screen and screen.focused is screen.timeline
+        await until(pilot, lambda: app.screen is screen, "Esc: back to the main screen")
+        await until(pilot, lambda: screen.focused is screen.timeline, "the timeline focused again")
 
 
 async def test_watch_open_a_capture_and_come_back(size, result_delay, tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from allocator_snapshots import BASE, MB, Builder, at, fragmented, leak, no_history, write
 from conftest import ROOT, press_settled, until
-from snapshots import BASE, MB, Builder, at, fragmented, leak, no_history, write
 from textual.widgets import Static
 
 from tui.app import TraceApp

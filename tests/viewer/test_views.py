@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLES, wait_for_main
+from conftest import SAMPLES, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.analyses.results import Results
@@ -114,9 +114,6 @@ async def test_a_settled_trace_is_out_of_the_collectors_sight_until_the_app_ends
     app = TraceApp([str(SAMPLES / "h100-bert-small.json.gz")], use_cache=False)
     async with app.run_test(size=(120, 35)) as pilot:
         await wait_for_main(pilot)
-        deadline = 0
-        while not gc.get_freeze_count() and deadline < 100:  # the analyses' worker freezes as its last step
-            await pilot.pause(0.05)
-            deadline += 1
-        assert gc.get_freeze_count() > 0
+        # the analyses' worker freezes as its last step
+        await until(pilot, lambda: gc.get_freeze_count() > 0, "what is alive frozen")
     assert gc.get_freeze_count() == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -53,7 +53,7 @@ class ViewCommands(Provider):
     def _commands(self):
         from ..views.registry import COMPARE, MAIN
 
-        app = self.app
+        app = cast("TraceApp", self.app)  # the palette of this app only: its paths, captures and open_capture
         screen = next((s for s in reversed(app.screen_stack) if hasattr(s, "action_view")), None)  # under the palette
         if screen is None:
             return

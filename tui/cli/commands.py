@@ -44,9 +44,12 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
     "sql": "sql",
     "mcp": "mcp",
 }
-HEADLESS = {"summary", "steps", "ops", "kernels", "code", "memory", "roofline", "explain", "critical", "diff"}
-HEADLESS |= {"breakdown", "export"}
-BIG_ARRAYS = HEADLESS | {"open", "demo", "ranks"}  # commands whose loads tune the allocators first (heap.py)
+# The headless reports: a trace (or two, or a folder of ranks) in, text, CSV, JSON or markdown out.
+REPORTS = {name for name, group in GROUPS.items() if group in ("tables", "breakdown")}
+# The commands that load, write and exit in one go: the cycle collector off, SIGTERM and SIGHUP exit as Ctrl-C does.
+# Not ranks (its workers' processes) nor sql (a prompt that may stay open).
+ONE_SHOT = (REPORTS - {"ranks"}) | {"export"}
+BIG_ARRAYS = ONE_SHOT | {"open", "demo", "ranks"}  # commands whose loads tune the allocators first (heap.py)
 # commands whose output is not ours to show as text: the user's script's (a progress bar's \r stays), a protocol's
 RAW_OUTPUT = {"profile", "mcp"}
 
@@ -118,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         for_big_arrays()
     was = gc.isenabled()
-    if command in HEADLESS:
+    if command in ONE_SHOT:
         gc.disable()
     try:
         with guarded_streams(visible=command not in RAW_OUTPUT):
@@ -133,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
     """The command run; when its output could not be written (a full disk, a closed stdout), one line saying why."""
     try:
-        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in HEADLESS):
+        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT):
             return _run(build_parser(command), argv)
     except BrokenPipeError:  # the reader is gone (| head): nothing more to say, as with any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -156,16 +156,30 @@ and class (time, share, calls; bookkeeping before the first op and after the las
 per class that matters; with --what-if, the saving and the new breakdown
 defaults: the typical step (the median warm step, as the summary's verdict reads; the whole trace without
 steps), --format text
-what-if: a SPEC is kernel:REGEX=F (or kernel:role=ROLE=F: gemm, attention, ...), op:REGEX=F (self time),
-launch=F (the launch calls and delays), sync:REGEX=0, cpu=F, graphs or graphs:REGEX (the compiled graphs, the
-forward and backward, or REGEX's spans as CUDA graph replays); F: times faster, 0: gone; repeat --what-if to combine
+{what_if}
 example: tracetui critical trace.json --step 5 --what-if 'kernel:gemm=2'"""
+
+
+def _what_if_help(command: str | None) -> tuple[str, str]:
+    """The --what-if option's help and the epilog's what-if lines, from the what-if grammar; only `critical` (or
+    every command, for None) reads it: the other commands start without importing the critical path."""
+    if command not in (None, "critical"):
+        return (
+            "a what-if SPEC (see tracetui critical --help); repeat to combine",
+            "what-if: see tracetui critical --help",
+        )
+    from ..model.analyses.critical.whatif import GRAMMAR, grammar_help
+
+    forms = ", ".join(" or ".join(f.written) for f in GRAMMAR)
+    lines = f"what-if: a SPEC is {grammar_help()}; F: times faster, 0: gone; specs combine when the option is repeated"
+    return f"{forms} (F times faster, 0: gone); repeat to combine", lines  # --help wraps it
 
 
 def add_critical(sub, command: str | None) -> argparse.ArgumentParser:
     text = "print what bounds a step (its critical path) and what a change would save"
     p = one_trace(sub, "critical", text, TEXT_JSON_MD)
-    p.epilog, p.formatter_class = CRITICAL_EPILOG, argparse.RawDescriptionHelpFormatter
+    option, lines = _what_if_help(command)
+    p.epilog, p.formatter_class = CRITICAL_EPILOG.format(what_if=lines), argparse.RawDescriptionHelpFormatter
     window = p.add_mutually_exclusive_group()
     window.add_argument(
         "--step", type=int, metavar="N", help="ProfilerStep#N (default: the typical step, else the trace)"
@@ -177,8 +191,7 @@ def add_critical(sub, command: str | None) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="SPEC",
-        help="kernel:REGEX=F (kernel:role=gemm=F: a kernel role), op:REGEX=F, launch=F, sync:REGEX=0, cpu=F (F times "
-        "faster, 0: gone) or graphs[:REGEX]; repeat to combine",
+        help=option,
     )
     p.add_argument(
         "--python-frames",

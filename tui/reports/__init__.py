@@ -13,8 +13,9 @@ if TYPE_CHECKING:
     from .critical import render_critical
     from .diff import render_diff
     from .explain import render_explain
-    from .launches import render_op_kernels, render_queues
     from .memory import render_memory
+    from .op_kernels import render_op_kernels
+    from .queues import render_queues
     from .ranks import render_ranks
     from .roofline import render_roofline
     from .steps import render_steps
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 
 HOMES = {
     "render_breakdown": "breakdown",
-    "render_op_kernels": "launches",
-    "render_queues": "launches",
+    "render_op_kernels": "op_kernels",
+    "render_queues": "queues",
     "render_critical": "critical",
     "render_code": "tables",
     "render_diff": "diff",

@@ -18,6 +18,14 @@ from ..model.analyses.results import Results
 from ..model.query import launch_tables as L
 from ..model.query import more_tables as M
 from ..model.query import tables as R
+from ..tables import breakdown as breakdown_table
+from ..tables import copies as copies_table
+from ..tables import kernels as kernels_table
+from ..tables import op_kernels as op_kernels_table
+from ..tables import ops as ops_table
+from ..tables import queues as queues_table
+from ..tables import summary as summary_table
+from ..tables.base import docs, sql_types
 
 if TYPE_CHECKING:
     import duckdb
@@ -92,39 +100,12 @@ EVENT_TYPES = {
     "device": "BIGINT",
     "step": "BIGINT",
 }
-OPS = {
-    "name": "the op (aten::mm, a user annotation, a kernel, ...), as torch's key_averages() names it",
-    "count": "# of Calls",
-    "self_cpu_us": "Self CPU: CPU time in the op less the ops below it",
-    "cpu_total_us": "CPU total: CPU time in the op and below",
-    "self_device_us": "Self CUDA: device time of the kernels it launched itself",
-    "device_total_us": "CUDA total: device time launched from it and below",
-    "kind": "host, or device for rows of device events (kernels that name no op)",
-    "cpu_memory_bytes": "CPU Mem (with profile_memory; else NULL)",
-    "self_cpu_memory_bytes": "Self CPU Mem (with profile_memory; else NULL)",
-    "device_memory_bytes": "CUDA Mem (with profile_memory; else NULL)",
-    "self_device_memory_bytes": "Self CUDA Mem (with profile_memory; else NULL)",
-}
-OPS_TYPES = dict.fromkeys(OPS, "DOUBLE") | {"name": "VARCHAR", "kind": "VARCHAR", "count": "BIGINT"}
-OPS_TYPES |= {k: "BIGINT" for k in OPS if k.endswith("_bytes")}
-KERNELS = {
-    "name": "the kernel's (or memcpy's, memset's) name",
-    "kind": "kernel, memcpy or memset",
-    "role": "what it does, read from its name (GEMM, attention, collective, Triton pointwise, ...)",
-    "unit": "where its math runs, read from its name: matrix (tensor / matrix cores), vector (CUDA cores; NULL: unsaid)",
-    "dtype": "the dtype of that math, where the name says it (bf16, fp32, tf32, ...; else NULL)",
-    "count": "how many ran",
-    "total_us": "their total time",
-    "avg_us": "average",
-    "min_us": "shortest",
-    "max_us": "longest",
-    "pct_gpu": "% of all device time",
-    "launch_latency_median_us": "launch latency, the launch call's start to the kernel's start: median (NULL: none)",
-    "launch_latency_p95_us": "launch latency: 95th percentile (NULL: no launch call linked)",
-}
-KERNELS_TYPES = dict.fromkeys(KERNELS, "DOUBLE") | {"name": "VARCHAR", "kind": "VARCHAR", "role": "VARCHAR"}
-KERNELS_TYPES |= {"unit": "VARCHAR", "dtype": "VARCHAR"}
-KERNELS_TYPES |= {"count": "BIGINT"}
+# The tables that are a report's rows take their columns, meanings and types from the report's table definition
+# (tui/tables), the one place a column is defined.
+OPS = docs(ops_table.fields(False, True))
+OPS_TYPES = sql_types(ops_table.fields(False, True))
+KERNELS = docs(kernels_table.FIELDS)
+KERNELS_TYPES = sql_types(kernels_table.FIELDS)
 
 
 def _events_view(s: Session) -> None:
@@ -186,37 +167,13 @@ def _ops_document(a: Results) -> dict:
     return ops_document(a, None, 0, False)
 
 
-SUMMARY = {
-    "verdict": "the verdict, read from the typical step's critical path (overhead-bound, compute-bound, ...)",
-    "bound_by": "the path class with the most time in the verdict's group (cpu_bound, gpu_compute_bound, ...)",
-    "bound_share": "the verdict's group's share of the path (0..1)",
-    "path_window": "the path's window: the typical step (its name), or the whole trace",
-    "path_us": "the path's length",
-    "reason": "the verdict's reasons, as tracetui summary prints them",
-    "wall_us": "the profiled window",
-    "gpu_busy_us": "time any device activity ran (overlapping work counted once)",
-    "gpu_utilization": "gpu_busy_us over the window (0..1)",
-    "launches": "the calls that put work on the device",
-    "cpu_per_kernel_us": "the CPU work on the typical step's path per launch in it",
-    "compile_us": "torch.compile compiling in the trace",
-}
-SUMMARY_TYPES = (
-    dict.fromkeys(SUMMARY, "DOUBLE")
-    | {k: "VARCHAR" for k in ("verdict", "bound_by", "path_window", "reason")}
-    | {"launches": "BIGINT"}
-)
+SUMMARY = docs(summary_table.SQL_FIELDS)
+SUMMARY_TYPES = sql_types(summary_table.SQL_FIELDS)
 
 
 def _summary_document(a: Results) -> dict:
-    from ..tables.summary import fields
-
-    doc = fields(a.summary)
-    row = {k: doc.get(k) for k in SUMMARY} | {
-        "path_window": doc["path"]["window"],
-        "path_us": doc["path"]["length_us"],
-        "compile_us": doc["compiling"]["us"],
-    }
-    return {"rows": [row]}
+    doc = summary_table.fields(a.summary)
+    return {"rows": [{f.key: f.value(doc) for f in summary_table.SQL_FIELDS}]}
 
 
 def _kernels_document(a: Results) -> dict:
@@ -235,13 +192,13 @@ def _rows_of(name: str, rows: Callable[[Results], list[dict]], types: dict[str, 
 
 
 def _queues(a: Results) -> list[dict]:
-    from ..reports.launches import queues_document
+    from ..reports.queues import queues_document
 
     return queues_document(a)["streams"]
 
 
 def _op_kernels(a: Results) -> list[dict]:
-    from ..reports.launches import op_kernels_document
+    from ..reports.op_kernels import op_kernels_document
 
     return op_kernels_document(a)["rows"]
 
@@ -256,84 +213,18 @@ def _breakdown(by: str) -> Callable[[Results], list[dict]]:
 
 
 def _copies(a: Results) -> list[dict]:
-    from ..tables.copies import fields
-
-    return fields(a.copies)
+    return copies_table.fields(a.copies)
 
 
-QUEUES = {
-    "rank": "the rank (0 for one file)",
-    "stream": "the stream's lane (GPU 0 stream 7)",
-    "launches": "device activities launched onto it",
-    "span_us": "its first launch to its last start",
-    "mean": "the queue's mean length, each length weighted by how long it held",
-    "mean_per_sample": "HTA's mean: over one sample after each launch and each start",
-    "p50": "the length the queue stayed at or under half the span",
-    "p95": "... 95% of the span",
-    "max": "its longest",
-    "full_us": "time at half its maximum or more, where that maximum reaches 256 (else 0)",
-    "delay_p50_us": "launch call start to activity start, median",
-    "delay_p95_us": "... 95th percentile",
-    "slow_calls": "launch calls over 50 us (HTA's runtime outliers)",
-    "late_starts": "activities starting over 100 us after their call ended (HTA's launch delay outliers)",
-    "verdict": "empty (the CPU cannot keep it fed), full (the CPU waits on it), or ''",
-}
-QUEUES_TYPES = dict.fromkeys(QUEUES, "DOUBLE") | {"rank": "BIGINT", "stream": "VARCHAR", "verdict": "VARCHAR"}
-QUEUES_TYPES |= {k: "BIGINT" for k in ("launches", "p50", "p95", "max", "slow_calls", "late_starts")}
-TEMPORAL = {
-    "rank": "the rank (0 for one file)",
-    "device": "the device (GPU 0)",
-    "span_us": "its window: its first activity's start to its last one's end",
-    "compute_us": "compute kernels running with nothing else",
-    "communication_us": "collectives running with nothing else",
-    "copies_us": "copies and sets running with nothing else",
-    "overlap_us": "two classes or more running at once (the next four columns)",
-    "compute_communication_us": "compute and collectives at once",
-    "compute_copies_us": "compute and copies at once",
-    "communication_copies_us": "collectives and copies at once",
-    "compute_communication_copies_us": "all three at once",
-    "idle_us": "nothing running (the parts add up to span_us)",
-    "busy_us": "span_us - idle_us",
-    "compute_total_us": "compute running, overlaps included (HTA's compute time)",
-    "non_compute_us": "busy with no compute running (HTA's non-compute time)",
-    "start_us": "the window's start",
-    "end_us": "its end",
-}
-STREAM_TEMPORAL = {"stream": "the stream's lane (GPU 0 stream 7)"} | TEMPORAL
-STREAM_BREAKDOWN = STREAM_TEMPORAL | {
-    "activities": "its kernels, copies and sets in the window",
-    "gaps_us": "its own idle time: the gaps between its activities (idle_us is the window's, as for a device)",
-    "host_wait_us": "gaps before an activity whose launch call started after the stream went idle",
-    "other_stream_us": "queued, and started within 10 us of an activity on another stream ending",
-    "between_kernels_us": "gaps under 30 us with the next activity queued",
-    "other_us": "queued, waiting on something the trace does not show",
-}
-TEMPORAL_TYPES = dict.fromkeys(STREAM_BREAKDOWN, "DOUBLE") | {"rank": "BIGINT", "device": "VARCHAR"}
-TEMPORAL_TYPES |= {"stream": "VARCHAR", "activities": "BIGINT"}
-OP_KERNELS = {
-    "op": "the op whose launches these are (its innermost aten op, else its innermost op)",
-    "kernels": "the kernels, copies and sets it launched, in launch order",
-    "count": "the op calls that launched exactly this sequence",
-    "op_to_launch_us": "the op's start to its first launch call's start, mean",
-    "launch_to_start_us": "that call's start to its activity's start, mean",
-    "device_us": "the sequence's device time per call, mean",
-    "example_id": "one op call that launched it: an events id",
-}
-OP_KERNELS_TYPES = dict.fromkeys(OP_KERNELS, "DOUBLE") | {"op": "VARCHAR", "kernels": "VARCHAR[]"}
-OP_KERNELS_TYPES |= {"count": "BIGINT", "example_id": "BIGINT"}
-COPIES = {
-    "kind": "H2D, D2H, D2D, P2P, copy (direction not named) or set",
-    "count": "how many",
-    "us": "their device time",
-    "bytes": "the bytes they moved (NULL: a copy records none)",
-    "gbps": "bytes over device time, GB/s",
-    "pageable": "copies the name says are from or to pageable host memory",
-    "pinned": "... pinned host memory",
-    "small": "copies under 64 KB",
-    "median_bytes": "the median copy's bytes",
-}
-COPIES_TYPES = dict.fromkeys(COPIES, "BIGINT") | {"kind": "VARCHAR", "us": "DOUBLE", "gbps": "DOUBLE"}
-
+QUEUES = docs(queues_table.FIELDS)
+QUEUES_TYPES = sql_types(queues_table.FIELDS)
+TEMPORAL = breakdown_table.TEMPORAL_DOCS
+STREAM_BREAKDOWN = breakdown_table.STREAM_DOCS
+TEMPORAL_TYPES = breakdown_table.SQL_TYPES
+OP_KERNELS = docs(op_kernels_table.FIELDS)
+OP_KERNELS_TYPES = sql_types(op_kernels_table.FIELDS)
+COPIES = docs(copies_table.FIELDS)
+COPIES_TYPES = sql_types(copies_table.FIELDS)
 
 TABLES: dict[str, Table] = {
     t.name: t

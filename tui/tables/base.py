@@ -303,10 +303,23 @@ def _constant(cols: Sequence[Column], full: list[list[str]]) -> list[tuple[int, 
 
 @dataclass(frozen=True)
 class Field(Generic[R]):
-    """A JSON key (also the CSV header) and the plain value of a row for it."""
+    """A JSON key (also the CSV header) and the plain value of a row for it; doc and sql: what it holds and its
+    SQL type, where the table is also an SQL table (tui/sql/schema.py reads them from here, never keeps its own)."""
 
     key: str
     value: Callable[[R], Any]
+    doc: str = ""
+    sql: str = "DOUBLE"
+
+
+def docs(fields: Sequence[Field]) -> dict[str, str]:
+    """Key -> what it holds, in the fields' order (SQL's schema)."""
+    return {f.key: f.doc for f in fields}
+
+
+def sql_types(fields: Sequence[Field]) -> dict[str, str]:
+    """Key -> SQL type, in the fields' order."""
+    return {f.key: f.sql for f in fields}
 
 
 def name_room(width: int) -> int:

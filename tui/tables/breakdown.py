@@ -29,6 +29,38 @@ IDLE_NOTE = (
     "ending. Other: queued, and waiting on something the trace does not show (HTA's other is both)."
 )
 
+# The JSON rows as SQL tables (tui/sql/schema.py): what each key holds, and its type.
+TEMPORAL_DOCS = {
+    "rank": "the rank (0 for one file)",
+    "device": "the device (GPU 0)",
+    "span_us": "its window: its first activity's start to its last one's end",
+    "compute_us": "compute kernels running with nothing else",
+    "communication_us": "collectives running with nothing else",
+    "copies_us": "copies and sets running with nothing else",
+    "overlap_us": "two classes or more running at once (the next four columns)",
+    "compute_communication_us": "compute and collectives at once",
+    "compute_copies_us": "compute and copies at once",
+    "communication_copies_us": "collectives and copies at once",
+    "compute_communication_copies_us": "all three at once",
+    "idle_us": "nothing running (the parts add up to span_us)",
+    "busy_us": "span_us - idle_us",
+    "compute_total_us": "compute running, overlaps included (HTA's compute time)",
+    "non_compute_us": "busy with no compute running (HTA's non-compute time)",
+    "start_us": "the window's start",
+    "end_us": "its end",
+}
+STREAM_TEMPORAL_DOCS = {"stream": "the stream's lane (GPU 0 stream 7)"} | TEMPORAL_DOCS
+STREAM_DOCS = STREAM_TEMPORAL_DOCS | {
+    "activities": "its kernels, copies and sets in the window",
+    "gaps_us": "its own idle time: the gaps between its activities (idle_us is the window's, as for a device)",
+    "host_wait_us": "gaps before an activity whose launch call started after the stream went idle",
+    "other_stream_us": "queued, and started within 10 us of an activity on another stream ending",
+    "between_kernels_us": "gaps under 30 us with the next activity queued",
+    "other_us": "queued, waiting on something the trace does not show",
+}
+SQL_TYPES = dict.fromkeys(STREAM_DOCS, "DOUBLE") | {"rank": "BIGINT", "device": "VARCHAR"}
+SQL_TYPES |= {"stream": "VARCHAR", "activities": "BIGINT"}
+
 
 def _us(ns: float) -> float:
     return ns / 1000.0

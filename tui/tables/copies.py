@@ -6,6 +6,7 @@ from typing import Any
 
 from ..model.analyses.copies import Copies, CopyRow
 from ..text.fmt import fmt_time
+from .base import Field
 
 LABEL = "Copies by direction"
 
@@ -44,19 +45,24 @@ def line(c: Copies) -> str:
     return "; ".join(part(r) for r in c.rows)
 
 
+def _or_none(n: int) -> int | None:
+    return n if n >= 0 else None
+
+
+B = "BIGINT"
+FIELDS: list[Field[CopyRow]] = [
+    Field("kind", lambda r: r.kind, "H2D, D2H, D2D, P2P, copy (direction not named) or set", "VARCHAR"),
+    Field("count", lambda r: r.count, "how many", B),
+    Field("us", lambda r: r.ns / 1000, "their device time"),
+    Field("bytes", lambda r: _or_none(r.bytes), "the bytes they moved (NULL: a copy records none)", B),
+    Field("gbps", lambda r: r.gbps, "bytes over device time, GB/s"),
+    Field("pageable", lambda r: r.pageable, "copies the name says are from or to pageable host memory", B),
+    Field("pinned", lambda r: r.pinned, "... pinned host memory", B),
+    Field("small", lambda r: r.small, "copies under 64 KB", B),
+    Field("median_bytes", lambda r: _or_none(r.median_bytes), "the median copy's bytes", B),
+]
+
+
 def fields(c: Copies) -> list[dict[str, Any]]:
     """Per direction: kind, count, time, bytes (None: not recorded), GB/s, pageable, pinned and small copies."""
-    return [
-        {
-            "kind": r.kind,
-            "count": r.count,
-            "us": r.ns / 1000,
-            "bytes": r.bytes if r.bytes >= 0 else None,
-            "gbps": r.gbps,
-            "pageable": r.pageable,
-            "pinned": r.pinned,
-            "small": r.small,
-            "median_bytes": r.median_bytes if r.median_bytes >= 0 else None,
-        }
-        for r in c.rows
-    ]
+    return [{f.key: f.value(r) for f in FIELDS} for r in c.rows]

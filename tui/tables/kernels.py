@@ -83,20 +83,44 @@ def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | No
     return Column(header, text, priority=3)
 
 
+V = "VARCHAR"
 FIELDS: list[Field[KernelRow]] = [
-    Field("name", lambda r: r.name),
-    Field("kind", lambda r: r.kind),
-    Field("role", lambda r: r.role),
-    Field("unit", lambda r: r.unit or None),
-    Field("dtype", lambda r: r.dtype or None),
-    Field("count", lambda r: r.count),
-    Field("total_us", lambda r: r.total_us),
-    Field("avg_us", lambda r: r.avg_us),
-    Field("min_us", lambda r: r.min_us),
-    Field("max_us", lambda r: r.max_us),
-    Field("pct_gpu", lambda r: r.pct_gpu),
-    Field("launch_latency_median_us", lambda r: r.latency_median_us),
-    Field("launch_latency_p95_us", lambda r: r.latency_p95_us),
+    Field("name", lambda r: r.name, "the kernel's (or memcpy's, memset's) name", V),
+    Field("kind", lambda r: r.kind, "kernel, memcpy or memset", V),
+    Field(
+        "role",
+        lambda r: r.role,
+        "what it does, read from its name (GEMM, attention, collective, Triton pointwise, ...)",
+        V,
+    ),
+    Field(
+        "unit",
+        lambda r: r.unit or None,
+        "where its math runs, read from its name: matrix (tensor / matrix cores), vector (CUDA cores; NULL: unsaid)",
+        V,
+    ),
+    Field(
+        "dtype",
+        lambda r: r.dtype or None,
+        "the dtype of that math, where the name says it (bf16, fp32, tf32, ...; else NULL)",
+        V,
+    ),
+    Field("count", lambda r: r.count, "how many ran", "BIGINT"),
+    Field("total_us", lambda r: r.total_us, "their total time"),
+    Field("avg_us", lambda r: r.avg_us, "average"),
+    Field("min_us", lambda r: r.min_us, "shortest"),
+    Field("max_us", lambda r: r.max_us, "longest"),
+    Field("pct_gpu", lambda r: r.pct_gpu, "% of all device time"),
+    Field(
+        "launch_latency_median_us",
+        lambda r: r.latency_median_us,
+        "launch latency, the launch call's start to the kernel's start: median (NULL: none)",
+    ),
+    Field(
+        "launch_latency_p95_us",
+        lambda r: r.latency_p95_us,
+        "launch latency: 95th percentile (NULL: no launch call linked)",
+    ),
 ]
 
 

@@ -58,13 +58,22 @@ def columns() -> list[Column[OpKernels, dict[str, str]]]:
 
 
 FIELDS: list[Field[OpKernels]] = [
-    Field("op", lambda r: r.op),
-    Field("kernels", lambda r: r.kernels),
-    Field("count", lambda r: r.count),
-    Field("op_to_launch_us", lambda r: r.op_to_launch_ns / 1000),
-    Field("launch_to_start_us", lambda r: r.launch_to_start_ns / 1000),
-    Field("device_us", lambda r: r.device_ns / 1000),
-    Field("example_id", lambda r: r.example),
+    Field(
+        "op",
+        lambda r: r.op,
+        "the op whose launches these are (its innermost aten op, else its innermost op)",
+        "VARCHAR",
+    ),
+    Field("kernels", lambda r: r.kernels, "the kernels, copies and sets it launched, in launch order", "VARCHAR[]"),
+    Field("count", lambda r: r.count, "the op calls that launched exactly this sequence", "BIGINT"),
+    Field(
+        "op_to_launch_us", lambda r: r.op_to_launch_ns / 1000, "the op's start to its first launch call's start, mean"
+    ),
+    Field(
+        "launch_to_start_us", lambda r: r.launch_to_start_ns / 1000, "that call's start to its activity's start, mean"
+    ),
+    Field("device_us", lambda r: r.device_ns / 1000, "the sequence's device time per call, mean"),
+    Field("example_id", lambda r: r.example, "one op call that launched it: an events id", "BIGINT"),
 ]
 CSV_FIELDS = [f if f.key != "kernels" else Field("kernels", lambda r: " -> ".join(r.kernels)) for f in FIELDS]
 

@@ -127,20 +127,40 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
 def fields(grouped: bool, memory: bool) -> list[Field[OpRow]]:
     """The JSON keys of a row (and the CSV header), in order."""
     out: list[Field[OpRow]] = [
-        Field("name", lambda r: r.name),
-        Field("count", lambda r: r.count),
-        Field("self_cpu_us", lambda r: r.self_cpu_us),
-        Field("cpu_total_us", lambda r: r.cpu_total_us),
-        Field("self_device_us", lambda r: r.self_device_us),
-        Field("device_total_us", lambda r: r.device_total_us),
-        Field("kind", lambda r: "device" if r.is_device else "host"),
+        Field(
+            "name",
+            lambda r: r.name,
+            "the op (aten::mm, a user annotation, a kernel, ...), as torch's key_averages() names it",
+            "VARCHAR",
+        ),
+        Field("count", lambda r: r.count, "# of Calls", "BIGINT"),
+        Field("self_cpu_us", lambda r: r.self_cpu_us, "Self CPU: CPU time in the op less the ops below it"),
+        Field("cpu_total_us", lambda r: r.cpu_total_us, "CPU total: CPU time in the op and below"),
+        Field("self_device_us", lambda r: r.self_device_us, "Self CUDA: device time of the kernels it launched itself"),
+        Field("device_total_us", lambda r: r.device_total_us, "CUDA total: device time launched from it and below"),
+        Field(
+            "kind",
+            lambda r: "device" if r.is_device else "host",
+            "host, or device for rows of device events (kernels that name no op)",
+            "VARCHAR",
+        ),
     ]
     if memory:
         out += [
-            Field("cpu_memory_bytes", lambda r: r.cpu_mem),
-            Field("self_cpu_memory_bytes", lambda r: r.self_cpu_mem),
-            Field("device_memory_bytes", lambda r: r.device_mem),
-            Field("self_device_memory_bytes", lambda r: r.self_device_mem),
+            Field("cpu_memory_bytes", lambda r: r.cpu_mem, "CPU Mem (with profile_memory; else NULL)", "BIGINT"),
+            Field(
+                "self_cpu_memory_bytes",
+                lambda r: r.self_cpu_mem,
+                "Self CPU Mem (with profile_memory; else NULL)",
+                "BIGINT",
+            ),
+            Field("device_memory_bytes", lambda r: r.device_mem, "CUDA Mem (with profile_memory; else NULL)", "BIGINT"),
+            Field(
+                "self_device_memory_bytes",
+                lambda r: r.self_device_mem,
+                "Self CUDA Mem (with profile_memory; else NULL)",
+                "BIGINT",
+            ),
         ]
     if grouped:
         out.append(Field("input_shapes", lambda r: r.input_shapes))

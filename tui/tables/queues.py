@@ -44,21 +44,35 @@ def columns(ranks: bool) -> list[Column[QueueRow, None]]:
 
 
 FIELDS: list[Field[QueueRow]] = [
-    Field("rank", lambda r: r.rank),
-    Field("stream", lambda r: r.lane),
-    Field("launches", lambda r: r.launches),
-    Field("span_us", lambda r: _us(r.span_ns)),
-    Field("mean", lambda r: r.mean),
-    Field("mean_per_sample", lambda r: r.mean_per_sample),
-    Field("p50", lambda r: r.p50),
-    Field("p95", lambda r: r.p95),
-    Field("max", lambda r: r.max),
-    Field("full_us", lambda r: _us(r.full_ns)),
-    Field("delay_p50_us", lambda r: _us(r.delay_p50_ns)),
-    Field("delay_p95_us", lambda r: _us(r.delay_p95_ns)),
-    Field("slow_calls", lambda r: r.slow_calls),
-    Field("late_starts", lambda r: r.late_starts),
-    Field("verdict", lambda r: r.verdict),
+    Field("rank", lambda r: r.rank, "the rank (0 for one file)", "BIGINT"),
+    Field("stream", lambda r: r.lane, "the stream's lane (GPU 0 stream 7)", "VARCHAR"),
+    Field("launches", lambda r: r.launches, "device activities launched onto it", "BIGINT"),
+    Field("span_us", lambda r: _us(r.span_ns), "its first launch to its last start"),
+    Field("mean", lambda r: r.mean, "the queue's mean length, each length weighted by how long it held"),
+    Field(
+        "mean_per_sample", lambda r: r.mean_per_sample, "HTA's mean: over one sample after each launch and each start"
+    ),
+    Field("p50", lambda r: r.p50, "the length the queue stayed at or under half the span", "BIGINT"),
+    Field("p95", lambda r: r.p95, "... 95% of the span", "BIGINT"),
+    Field("max", lambda r: r.max, "its longest", "BIGINT"),
+    Field(
+        "full_us", lambda r: _us(r.full_ns), "time at half its maximum or more, where that maximum reaches 256 (else 0)"
+    ),
+    Field("delay_p50_us", lambda r: _us(r.delay_p50_ns), "launch call start to activity start, median"),
+    Field("delay_p95_us", lambda r: _us(r.delay_p95_ns), "... 95th percentile"),
+    Field("slow_calls", lambda r: r.slow_calls, "launch calls over 50 us (HTA's runtime outliers)", "BIGINT"),
+    Field(
+        "late_starts",
+        lambda r: r.late_starts,
+        "activities starting over 100 us after their call ended (HTA's launch delay outliers)",
+        "BIGINT",
+    ),
+    Field(
+        "verdict",
+        lambda r: r.verdict,
+        "empty (the CPU cannot keep it fed), full (the CPU waits on it), or ''",
+        "VARCHAR",
+    ),
 ]
 
 

@@ -11,7 +11,7 @@ from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step, TypicalStep
 from ..text.fmt import fmt_time, plural
-from .base import KEEP, Column
+from .base import KEEP, Column, Field
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 MAX_STEPS_SHOWN = 24  # more steps than this: the first few and the slowest, in step order
@@ -234,6 +234,47 @@ def fields(s: Summary) -> dict[str, Any]:
         "steps": [step_fields(st) for st in s.steps],
         "collectives_without_kernels": host_collectives_fields(s.host_collectives),
     }
+
+
+V = "VARCHAR"
+# The summary as one SQL row: the JSON's figures of the same names, the path's and compiling's flattened.
+SQL_FIELDS: list[Field[dict[str, Any]]] = [
+    Field(
+        "verdict",
+        lambda d: d["verdict"],
+        "the verdict, read from the typical step's critical path (overhead-bound, compute-bound, ...)",
+        V,
+    ),
+    Field(
+        "bound_by",
+        lambda d: d["bound_by"],
+        "the path class with the most time in the verdict's group (cpu_bound, gpu_compute_bound, ...)",
+        V,
+    ),
+    Field("bound_share", lambda d: d["bound_share"], "the verdict's group's share of the path (0..1)"),
+    Field(
+        "path_window",
+        lambda d: d["path"]["window"],
+        "the path's window: the typical step (its name), or the whole trace",
+        V,
+    ),
+    Field("path_us", lambda d: d["path"]["length_us"], "the path's length"),
+    Field("reason", lambda d: d["reason"], "the verdict's reasons, as tracetui summary prints them", V),
+    Field("wall_us", lambda d: d["wall_us"], "the profiled window"),
+    Field(
+        "gpu_busy_us",
+        lambda d: d["gpu_busy_us"],
+        "time any device activity ran (overlapping work counted once)",
+    ),
+    Field("gpu_utilization", lambda d: d["gpu_utilization"], "gpu_busy_us over the window (0..1)"),
+    Field("launches", lambda d: d["launches"], "the calls that put work on the device", "BIGINT"),
+    Field(
+        "cpu_per_kernel_us",
+        lambda d: d["cpu_per_kernel_us"],
+        "the CPU work on the typical step's path per launch in it",
+    ),
+    Field("compile_us", lambda d: d["compiling"]["us"], "torch.compile compiling in the trace"),
+]
 
 
 def path_fields(s: Summary) -> dict[str, Any]:

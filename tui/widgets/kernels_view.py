@@ -6,7 +6,7 @@ from ..model.analyses.results import Results
 from ..model.analyses.roofline.achieved import kernel_achieved
 from ..tables import kernels as K
 from ..tables.base import Column
-from .roof_columns import roof_columns
+from ..tables.roof_columns import roof_columns
 from .rows_view import RowsView, sort_bindings
 
 

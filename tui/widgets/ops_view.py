@@ -9,7 +9,7 @@ from ..model.analyses.results import Results
 from ..model.analyses.roofline.achieved import op_achieved
 from ..tables import ops as O
 from ..tables.base import Column
-from .roof_columns import roof_columns
+from ..tables.roof_columns import roof_columns
 from .rows_view import RowsView, sort_bindings
 
 

@@ -14,6 +14,7 @@ TRACE = "trace: the path of a .json or .json.gz trace, or of a folder of per-ran
 
 def tools(traces: Traces) -> list:
     """Every tool but sql, bound to the server's open traces."""
+    from ...model.analyses.critical.whatif import grammar_examples
 
     def summary(trace: str) -> dict[str, Any]:
         """The window, GPU busy time and utilization, launch calls, kernels, steps, and the verdict
@@ -82,12 +83,13 @@ def tools(traces: Traces) -> list:
         """The critical path of a step (step: ProfilerStep#N; default the typical step, or the whole trace without
         steps) or of the instance-th span whose name holds annotation: what bounds it, class by class (cpu_bound,
         gpu_compute_bound, gpu_kernel_launch_overhead, ...), the path's events (ids usable with `event`), and
-        what-if estimates. what_if specs: 'kernel:REGEX=2' (those kernels 2x faster), 'op:REGEX=2' (CPU ops' self
-        time), 'launch=0' (no launch overhead), 'graphs' or 'graphs:REGEX' (as CUDA graph replays), 'sync:REGEX=0' (a synchronize removed), 'cpu=2' (all CPU work);
-        they combine. The path is paged by limit and offset. As `tracetui critical`."""
+        what-if estimates. what_if specs (a factor: times faster; 0: gone), by example: {specs}; they combine.
+        The path is paged by limit and offset. As `tracetui critical`."""
         t = traces.get(trace)
         doc = t.critical(step=step, annotation=annotation, instance=instance, what_if=what_if or ())
         return page(doc, "path", limit, offset) if "path" in doc else doc
+
+    critical.__doc__ = (critical.__doc__ or "").replace("{specs}", grammar_examples())  # the what-if grammar's
 
     def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
         """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).

@@ -1,23 +1,16 @@
 """What-if: the window's graph re-solved with some edges faster, slower or gone.
 
-Specs (FACTOR: how many times faster; 0: gone):
-  kernel:REGEX=FACTOR   device activities whose name matches (kernels, copies, memsets)
-  kernel:role=ROLE=FACTOR   device activities of a role, as the kernels table names it (kernel_select.py: also
-                        unit= and dtype=, e.g. kernel:role=gemm,unit=vector,dtype=fp32=8)
-  op:REGEX=FACTOR       the self time of CPU events whose name matches (ops, annotations, runtime calls)
-  launch=FACTOR         the launch delays and the CPU time of the launch calls (0: as with CUDA graphs)
-  sync:REGEX=0          the waits of the blocking calls whose name, or an enclosing op's, matches
-  cpu=FACTOR            all CPU time on every thread
-  graphs[:REGEX]        the region (default: the compiled graphs, else the forward and backward) as one CUDA
-                        graph replay per instance: its CPU work gone, one graph launch instead (replay.py)
-Factors of several specs that touch one edge multiply. The order of work stays as recorded: a kernel still
-runs after the one before it on its stream, an op after the one before it on its thread.
+The specs a user may write are GRAMMAR's forms (FACTOR: how many times faster; 0: gone); the same table parses
+them, and gives the CLI's help, MCP's description and the README's table their words. Factors of several specs
+that touch one edge multiply. The order of work stays as recorded: a kernel still runs after the one before it
+on its stream, an op after the one before it on its thread.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -37,12 +30,102 @@ from .unmatched import unmatched
 from .window import Window, span_window, whole_trace
 
 DEVICE_CATS = tuple(int(c) for c in BUSY_CATS)
-WHATS = ("kernel", "op", "sync", "launch", "cpu", "graphs")
 _FACTOR = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×]?\s*$")
 
 
 class WhatIfError(ValueError):
     """A --what-if spec that does not parse or matches nothing in the window: a usage error naming the spec."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """One form of a --what-if spec: what it touches (Spec.what, which _match reads), how it is written and what it
+    changes (the README's table, word for word), its words in the CLI's help and MCP's description, and the rules
+    parse_spec holds it to.
+
+    pattern: "needed" (what:REGEX=F), "none" (what=F) or "optional" (graphs, graphs:REGEX).
+    factor: "any" (F times faster, 0: gone), "zero" (only removed, said by `only`) or "none" (graphs: no factor).
+    example: a spec of this form that matches on a sample (MCP's description; a test runs each).
+    """
+
+    what: str
+    written: tuple[str, ...]
+    changes: str
+    brief: str
+    example: str
+    pattern: Literal["needed", "none", "optional"] = "needed"
+    factor: Literal["any", "zero", "none"] = "any"
+    only: str = ""
+
+
+GRAMMAR: tuple[Form, ...] = (
+    Form(
+        "kernel",
+        ("kernel:REGEX=F",),
+        "the device activities whose name matches (kernels, copies, memsets)",
+        "the kernels, copies and memsets whose name matches",
+        "kernel:gemm=2",
+    ),
+    Form(
+        "kernel",
+        ("kernel:role=ROLE=F",),
+        "the device activities of a role, as the kernels table names it (`gemm`, `attention`, "
+        "`elementwise\\|reduction`, `triton`, `data movement`; case, spaces and punctuation forgiven, a term may start "
+        "any word of a role); also `unit=matrix\\|vector` and `dtype=fp32`, joined by commas: "
+        "`kernel:role=gemm,unit=vector,dtype=fp32=8`",
+        "a kernel role: gemm, attention, ...; also unit= and dtype=",
+        "kernel:role=gemm=2",
+    ),
+    Form("op", ("op:REGEX=F",), "the self time of CPU events whose name matches", "CPU ops' self time", "op:mm=2"),
+    Form(
+        "sync",
+        ("sync:REGEX=0",),
+        "the waits of the blocking calls whose name, or an enclosing op's, matches",
+        "a synchronize removed",
+        "sync:Synchronize=0",
+        factor="zero",
+        only="a synchronize can only be removed",
+    ),
+    Form(
+        "launch",
+        ("launch=0",),
+        "launch delays and the CPU time of launch calls (only those: not what CUDA graphs do)",
+        "the launch calls and delays; any F",
+        "launch=0",
+        pattern="none",
+    ),
+    Form("cpu", ("cpu=F",), "all CPU time on every thread", "all CPU work", "cpu=2", pattern="none"),
+    Form(
+        "graphs",
+        ("graphs", "graphs:REGEX"),
+        "the region as one CUDA graph replay per instance: its CPU work (Python, dispatch, the compiled graph's "
+        "wrapper, every launch) gone, one replay's CPU cost instead, its kernels back to back in their recorded "
+        "order and durations; the region is the compiled graphs (`## Call CompiledFxGraph … ##`) when the window has "
+        "them, else the step's forward and backward (all its CPU work but the optimizer's and data loading), or the "
+        "spans REGEX names",
+        "the compiled graphs, the forward and backward, or REGEX's spans as CUDA graph replays",
+        "graphs",
+        pattern="optional",
+        factor="none",
+    ),
+)
+FORMS = {f.what: f for f in reversed(GRAMMAR)}  # what -> its first form (the rules of a what's forms agree)
+WHATS = tuple(dict.fromkeys(f.what for f in GRAMMAR))
+
+
+def grammar_help() -> str:
+    """The forms as the CLI's help says them: "kernel:REGEX=F (the kernels ...); ..."."""
+    return "; ".join(f"{' or '.join(f.written)} ({f.brief})" for f in GRAMMAR)
+
+
+def grammar_examples() -> str:
+    """The forms by example, as MCP's description gives them: "'kernel:gemm=2' (the kernels ...), ..."."""
+    return ", ".join(f"{f.example!r} ({f.brief})" for f in GRAMMAR)
+
+
+def grammar_table() -> list[str]:
+    """The README's table rows, one per form: "| `kernel:REGEX=F` | the device activities ... |"."""
+    return [f"| {', '.join(f'`{w}`' for w in f.written)} | {f.changes} |" for f in GRAMMAR]
 
 
 @dataclass(frozen=True)
@@ -78,20 +161,21 @@ def parse_spec(text: str) -> Spec:
         what, _, rest = text.partition("=")
         what, rest = what.strip(), "=" + rest if "=" in text else ""
     what = what.strip()
-    if what == "graphs" and "=" not in rest:
+    form = FORMS.get(what)
+    if form is not None and form.factor == "none" and "=" not in rest:
         return _graphs_spec(text, rest if sep else "")
-    if what not in WHATS:
+    if form is None:
         raise WhatIfError(f"--what-if {text!r}: start it with one of {', '.join(WHATS)} (e.g. kernel:gemm=2)")
     pattern, eq, factor_text = rest.rpartition("=")
     if not eq:
         raise WhatIfError(f"--what-if {text!r}: say how much faster after '=' (e.g. {what}{':REGEX' if sep else ''}=2)")
-    if what in ("launch", "cpu") and pattern:
+    if form.pattern == "none" and pattern:
         raise WhatIfError(f"--what-if {text!r}: {what} takes no pattern ({what}=FACTOR)")
-    if what in ("kernel", "op", "sync") and not pattern:
+    if form.pattern == "needed" and not pattern:
         raise WhatIfError(f"--what-if {text!r}: give a pattern ({what}:REGEX=FACTOR)")
     factor = _factor(text, factor_text)
-    if what == "sync" and factor != 0:
-        raise WhatIfError(f"--what-if {text!r}: a synchronize can only be removed (sync:REGEX=0)")
+    if form.factor == "zero" and factor != 0:
+        raise WhatIfError(f"--what-if {text!r}: {form.only} ({form.written[0]})")
     try:
         if what != "kernel" or selector(pattern) is None:
             re.compile(pattern)

@@ -209,7 +209,7 @@ def no_history() -> Builder:
     return Builder().segment(BASE, 20 * MB, record=False).alloc(BASE, 5 * MB, at(4), record=False)
 
 
-BUILT = {  # the files of tests/data/snapshots/ (python tests/snapshots.py writes them)
+BUILT = {  # the files of tests/data/snapshots/ (python tests/allocator_snapshots.py writes them)
     "leak.pickle": lambda: leak().snapshot(),
     "leak-more.pickle": lambda: leak(5, line=33).snapshot(),
     "fragmented-oom.pickle": lambda: fragmented().snapshot(),

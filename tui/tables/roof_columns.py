@@ -1,4 +1,5 @@
-"""The roofline's two columns (achieved TFLOP/s, % of roof) for the ops and kernels tables, dropped first to fit."""
+"""The roofline's two columns (achieved TFLOP/s, % of roof) the viewer adds to the ops and kernels tables, dropped
+first to fit."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model.analyses.roofline.achieved import Achieved
-from ..tables.base import Column
-from ..tables.roofline import fmt_rate
+from .base import Column
+from .roofline import fmt_rate
 
 PRIORITY = 4  # above every other column's: the first left out when the terminal is narrow
 
