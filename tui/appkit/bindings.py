@@ -10,12 +10,12 @@ from typing import Any
 
 def bound_classes(app: type) -> list[Any]:
     """Every class with key bindings: the app (its class is passed in), its screens and the widgets of every view."""
-    from .screens.compare import CompareScreen
-    from .screens.details_overlay import DetailsOverlay
-    from .screens.help import HelpScreen
-    from .screens.main import MainScreen
-    from .screens.watch import WatchScreen
-    from .widgets import (
+    from ..screens.compare import CompareScreen
+    from ..screens.details_overlay import DetailsOverlay
+    from ..screens.help import HelpScreen
+    from ..screens.main import MainScreen
+    from ..screens.watch import WatchScreen
+    from ..widgets import (
         code_view,
         critical_view,
         details,
@@ -39,10 +39,10 @@ def bound_classes(app: type) -> list[Any]:
 
 def _snapshot_classes() -> list[Any]:
     """The snapshot viewer's screen and widgets (tracetui open SNAPSHOT)."""
-    from .screens.snapshot import SnapshotScreen
-    from .widgets.snapshot_frames import FrameTable
-    from .widgets.snapshot_segments import SnapshotSegments
-    from .widgets.snapshot_timeline import SnapshotTimeline
+    from ..screens.snapshot import SnapshotScreen
+    from ..widgets.snapshot_frames import FrameTable
+    from ..widgets.snapshot_segments import SnapshotSegments
+    from ..widgets.snapshot_timeline import SnapshotTimeline
 
     return [SnapshotScreen, SnapshotTimeline, SnapshotSegments, FrameTable]
 

@@ -12,7 +12,7 @@ KEEP_BYTES = 1 << 20  # the log is started again past this size
 
 def log_path() -> Path:
     """The log file, in the cache directory (TRACETUI_CACHE_DIR moves it)."""
-    from .model.load.cache import cache_root
+    from ..model.load.cache import cache_root
 
     return cache_root() / LOG_NAME
 
