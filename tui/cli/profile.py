@@ -22,9 +22,17 @@ def add_workloads(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_workloads(args: argparse.Namespace) -> int:
+    import re
+    import textwrap
+
     from profiler_runner.registry import describe
 
-    print(describe())
+    from ..reports.formats import terminal_width
+
+    width = terminal_width()
+    for line in describe().split("\n"):  # "name  what it runs": what it runs wrapped under itself
+        indent = " " * min(len(m.group()) if (m := re.match(r"^\S+ +", line)) else 0, (width or 80) // 2)
+        print("\n".join(textwrap.wrap(line, width, subsequent_indent=indent) if width else [line]))
     return 0
 
 
