@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import Command, load
+from .options import Command, UsageError, load
 
 
 def add_profile(sub, command: str | None) -> argparse.ArgumentParser:
@@ -72,7 +72,14 @@ class CaptureReader:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from profiler_runner.runner import run_profile
+
+    from .install import torch_hint_pipx
+
+    if importlib.util.find_spec("torch") is None and (hint := torch_hint_pipx()):
+        raise UsageError(hint)  # pip install would not reach pipx's environment
 
     return run_profile(args, CaptureReader(args.debug))
 

@@ -82,7 +82,9 @@ def _check_duckdb() -> None:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        raise QueryError("tracetui sql needs DuckDB: pip install 'tracetui[sql]'") from None
+        from .install import extra_hint
+
+        raise QueryError(f"tracetui sql needs DuckDB: {extra_hint('sql')}") from None
 
 
 def statements(session: Session, text: str) -> list[str]:
