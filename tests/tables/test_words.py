@@ -108,7 +108,7 @@ def test_raw_fields_get_words_or_stay_out():
         "est. achieved occupancy %": "0",
     }
     text = footprint_text(raw)
-    assert text == "grid [8, 1, 1], registers/thread 255, shared mem 152.52 KB"  # an estimate of 0: none was made
+    assert text == "grid [8, 1, 1], registers/thread 255, shared mem 152.52 KiB"  # an estimate of 0: none was made
     assert footprint_text({**raw, "est. achieved occupancy %": "48.5"}).endswith("occupancy (est.) 48.5%")
     assert no_roof(0.0) == "no % of roof: no device time (the roofs are a GPU's)"  # a CPU capture: no "GPU" roofs
     assert "not known" in no_roof(12.5)

@@ -329,7 +329,7 @@ COPIES = {
     "gbps": "bytes over device time, GB/s",
     "pageable": "copies the name says are from or to pageable host memory",
     "pinned": "... pinned host memory",
-    "small": "copies under 64 KB",
+    "small": "copies under 64 KiB",
     "median_bytes": "the median copy's bytes",
 }
 COPIES_TYPES = dict.fromkeys(COPIES, "BIGINT") | {"kind": "VARCHAR", "us": "DOUBLE", "gbps": "DOUBLE"}
