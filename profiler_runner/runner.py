@@ -12,6 +12,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -162,12 +164,33 @@ def compile_step(torch, target, mode: str | None = None):
 def capture(torch, step, label: str, device: str, args, quiet: bool = True):
     """The series' profiler call: schedule(wait=1, warmup=1, active=N), N+2 iterations (torch's USDT lines hidden
     unless quiet is False: a rank of a job filters its log instead, and a rank that dies keeps its last lines)."""
-    from contextlib import nullcontext
-
-    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+    from torch.profiler import ProfilerActivity, schedule
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     sched = schedule(wait=1, warmup=1, active=args.steps, repeat=1)
+    with interrupt_kept():
+        return _capture(torch, step, label, activities, sched, args, quiet)
+
+
+@contextmanager
+def interrupt_kept() -> Iterator[None]:
+    """Ctrl-C stays Ctrl-C. Pressed while Kineto prepares its trace (seconds, on the step into warm-up), it left
+    torch's profile with its action set and no Kineto profiler; profile.__exit__ then asserted "Profiler must be
+    initialized before starting trace" (torch/profiler/profiler.py, _KinetoProfile.start_trace), which replaced the
+    interrupt and read as tracetui's internal error."""
+    try:
+        yield
+    except AssertionError as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _capture(torch, step, label: str, activities, sched, args, quiet: bool = True):
+    from contextlib import nullcontext
+
+    from torch.profiler import profile, record_function
+
     with (
         quiet_usdt() if quiet else nullcontext(),
         profile(

@@ -58,7 +58,7 @@ def test_demo_list_names_each_sample_its_size_and_the_licences(capsys):
     lines = out.splitlines()
     assert lines[0].split() == ["NAME", "SIZE", "WHAT"]
     assert [line.split()[0] for line in lines[1 : 1 + len(NAMES)]] == NAMES
-    assert "69.78 KB  H100 BERT inference" in lines[1] and "tracetui demo opens h100-bert-small" in out
+    assert "69.78 KiB  H100 BERT inference" in lines[1] and "tracetui demo opens h100-bert-small" in out
     assert lines[-1] == str(samples.ATTRIBUTION) and samples.ATTRIBUTION.is_file()
     assert max(len(line) for line in lines[:-1]) <= 80
 

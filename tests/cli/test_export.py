@@ -162,6 +162,10 @@ def test_bad_usage_is_one_line(tmp_path, capsys):
     assert exited.value.code == 2 and "expected some of queue,bandwidth,critical" in capsys.readouterr().err
     assert main(["export", str(SAMPLES / "hta-2rank"), "-o", out]) == 2
     assert "export writes one trace file" in capsys.readouterr().err
+    assert main(["export", "demo:hta-2rank", "-o", out]) == 2  # said by the name given, not the sample's path
+    assert capsys.readouterr().err.endswith(
+        "tracetui: error: demo:hta-2rank: export writes one trace file: give one rank's file of the folder\n"
+    )
     assert main(["export", str(DDP), "-o", out, "--step", "99"]) == 2
     assert "ProfilerStep#99" in capsys.readouterr().err
     assert not os.path.exists(out)

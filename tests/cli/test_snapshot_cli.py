@@ -111,9 +111,9 @@ def test_memory_text_reads_as_sentences_and_tables(tmp_path, capsys, monkeypatch
     path = write(tmp_path / "leak.pickle", leak().snapshot())
     code, out, _ = run(["memory", str(path)], capsys)
     assert code == 0
-    assert "reserved 20.00 MB in 1 segments (1 large, 0 small), allocated 3.00 MB" in out
-    assert "17.00 MB is reserved but free, in 1 blocks; the largest is 17.00 MB (stream 0, large pool)" in out
-    assert "Peak of the history: 7.00 MB requested by 4 live allocations" in out
+    assert "reserved 20.00 MiB in 1 segments (1 large, 0 small), allocated 3.00 MiB" in out
+    assert "17.00 MiB is reserved but free, in 1 blocks; the largest is 17.00 MiB (stream 0, large pool)" in out
+    assert "Peak of the history: 7.00 MiB requested by 4 live allocations" in out
     assert "never freed (leak candidates)" in out and "remember (model.py:30)" in out
     code, md, _ = run(["memory", str(path), "--format", "md"], capsys)
     assert code == 0 and "| Frame | Bytes | Count |" in md
@@ -135,7 +135,7 @@ def test_diff_of_two_snapshots_says_what_grew_by_frame(tmp_path, capsys, monkeyp
     a = write(tmp_path / "a.pickle", leak(2).snapshot())
     b = write(tmp_path / "b.pickle", leak(5, line=33).snapshot())  # the line moved: the same frame
     code, out, _ = run(["diff", str(a), str(b)], capsys)
-    assert code == 0 and "remember (model.py)" in out and "+3.00 MB" in out and "[only" not in out
+    assert code == 0 and "remember (model.py)" in out and "+3.00 MiB" in out and "[only" not in out
     code, out, _ = run(["diff", str(a), str(b), "--format", "json"], capsys)
     dev = json.loads(out)["devices"][0]
     grew = {r["frame"]: r["change_bytes"] for r in dev["at_end"]}

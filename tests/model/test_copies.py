@@ -47,7 +47,7 @@ def test_the_summary_names_the_copies_in_text_json_and_sql(tmp_path, capsys):
     path = D.copies_and_compute(tmp_path)
     assert main(["summary", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "Copies by direction" in text and "H2D ×1: 4.19 MB in 100.000us, 41.9 GB/s (1 pageable)" in text
+    assert "Copies by direction" in text and "H2D ×1: 4.00 MiB in 100.000us, 41.9 GB/s (1 pageable)" in text
     assert main(["summary", str(path), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)["copies"]
     assert [c["kind"] for c in doc] == ["H2D", "D2H", "set"] and doc[1]["pinned"] == 1 and doc[0]["bytes"] == 4 * MB
@@ -92,7 +92,7 @@ def test_explain_names_tiny_pageable_copies_and_their_fixes(tmp_path):
     assert f.title == "Slow D2H copies (0.16 GB/s)" and f.count == 40 and len(f.events) == 40
     assert f.parts == ["slow-copies", "slow-copies-tiny", "slow-copies-pageable"]
     text = note(f)
-    assert "40 under 64 KB" in text and "pin_memory=True" in text and "Batch them" in text
+    assert "40 under 64 KiB" in text and "pin_memory=True" in text and "Batch them" in text
 
 
 def test_fast_or_brief_copies_are_not_named(tmp_path):

@@ -128,7 +128,7 @@ def test_garbage_across_several_events_is_said_in_bytes_and_the_events_it_held_a
     assert lost == (14 if how == "written over" else 2)  # (the one before the stretch goes with it)
     assert bad.report.skipped == 0 and 1 <= bad.report.garbled_events <= lost
     assert 4096 < bad.report.garbled < 4096 + 2000 and whole.report.warning() is None
-    kb = f"{bad.report.garbled / 1e3:.1f} KB"
+    kb = f"{bad.report.garbled / 1024:.1f} KiB"  # binary units, as every size tracetui prints
     assert (
         bad.report.warning()
         == f"skipped {kb} of garbled text holding at least {bad.report.garbled_events} event"

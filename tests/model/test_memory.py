@@ -209,14 +209,14 @@ async def test_timeline_draws_memory_lanes_and_details_show_the_bytes():
         tl.scroll_to(y=max(line - 5, 0), animate=False)
         await pilot.pause()
         text = "".join(seg.text for seg in tl.render_line(line - tl.scroll_offset.y))
-        assert text.startswith("cuda:0 alloc") and "MB" in text and any(ch in text for ch in "▁▂▃▄▅▆▇█")
+        assert text.startswith("cuda:0 alloc") and "MiB" in text and any(ch in text for ch in "▁▂▃▄▅▆▇█")
         await pilot.press("l")  # select an event: the details say the memory at its start
         await pilot.pause()
         console = Console(width=160, record=True, file=io.StringIO())
         console.print(screen.query_one("#details-body").content)
         panel = console.export_text()
         assert re.search(
-            r"memory\s+cuda:0 [\d.]+ [KM]?B allocated, 116.00 MB reserved \(last: aten::\S+ [+-]", panel
+            r"memory\s+cuda:0 [\d.]+ [KM]?i?B allocated, 116.00 MiB reserved \(last: aten::\S+ [+-]", panel
         ), panel
 
 

@@ -272,7 +272,7 @@ def test_an_allocation_says_its_compile_context_and_metadata():
     extra = int(snap.histories[0].extra[1])
     assert snap.texts[extra] == "compile context: [0/0] torch/_inductor/output_code.py; user metadata: step 7"
     lines = allocation_lines(mem.allocs, 0, Namer(snap.stacks), 0, note=snap.texts[extra])
-    assert lines[0] == "1.00 MB requested" and "never freed" in lines[3] and lines[5].endswith("user metadata: step 7")
+    assert lines[0] == "1.00 MiB requested" and "never freed" in lines[3] and lines[5].endswith("user metadata: step 7")
 
 
 def test_a_snapshot_without_times_counts_entries(tmp_path, capsys):
@@ -290,7 +290,7 @@ def test_a_snapshot_without_times_counts_entries(tmp_path, capsys):
     assert (
         "(no times: torch before 2.1)" in out
         and "Out of memory at entry 11" in out
-        and "at entry 6 of 11, 20.00 MB" in out
+        and "at entry 6 of 11, 20.00 MiB" in out
     )
     assert main(["memory", str(path), "--format", "json"]) == 0
     import json

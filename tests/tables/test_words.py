@@ -36,7 +36,10 @@ def test_the_typical_step_leaves_a_cold_first_step_out_and_every_view_reads_it(t
     t = typical_step(a.summary.steps)
     assert (t.us, t.of, t.left_out) == (100.0, 3, ("ProfilerStep#1",))
     assert t.step is not None and t.step.name == "ProfilerStep#2" and t.step.elapsed_us == t.us  # a step that ran
-    said = "Typical step: 100.000us, the median elapsed time of 3 steps (ProfilerStep#1 left out: a cold start)."
+    said = (  # 98, 100 and 102 us: half their range is 2% of the median
+        "Typical step: 100.000us, the median elapsed time of 3 steps, which ran within ±2.0% of it "
+        "(ProfilerStep#1 left out: a cold start)."
+    )
     assert S.typical_note(t) == said
     monkeypatch.setenv("TRACETUI_COLUMNS", "0")
     for command in ("summary", "steps"):
@@ -54,8 +57,11 @@ def test_without_a_cold_step_the_typical_step_is_the_median_of_all():
     steps = Results(load_trace(SAMPLES / "a100-train-control.json.gz", use_cache=False)).summary.steps
     t = typical_step(steps)
     assert t.of == len(steps) == 6 and not t.left_out
-    middle = sorted(steps, key=lambda s: s.elapsed_us)[2]  # of six, the lower of the middle two: a step that ran
-    assert t.step is middle and t.us == middle.elapsed_us
+    ranked = sorted(steps, key=lambda s: s.elapsed_us)
+    assert t.us == (ranked[2].elapsed_us + ranked[3].elapsed_us) / 2  # of six, the mean of the middle two
+    assert t.step is ranked[2]  # the path read is of the lower of them: a step that ran
+    elapsed = [s.elapsed_us for s in steps]
+    assert t.spread == (max(elapsed) - min(elapsed)) / 2 / t.us
 
 
 def test_the_kernels_table_names_its_launch_latency_median_and_p95(capsys, monkeypatch):
@@ -102,7 +108,7 @@ def test_raw_fields_get_words_or_stay_out():
         "est. achieved occupancy %": "0",
     }
     text = footprint_text(raw)
-    assert text == "grid [8, 1, 1], registers/thread 255, shared mem 152.52 KB"  # an estimate of 0: none was made
+    assert text == "grid [8, 1, 1], registers/thread 255, shared mem 152.52 KiB"  # an estimate of 0: none was made
     assert footprint_text({**raw, "est. achieved occupancy %": "48.5"}).endswith("occupancy (est.) 48.5%")
     assert no_roof(0.0) == "no % of roof: no device time (the roofs are a GPU's)"  # a CPU capture: no "GPU" roofs
     assert "not known" in no_roof(12.5)

@@ -42,7 +42,7 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await opened(pilot)
         timeline = screen.query_one(SnapshotTimeline)
-        assert timeline.has_focus and "665.03 MB live in 233 allocations" in timeline.status()
+        assert timeline.has_focus and "665.03 MiB live in 233 allocations" in timeline.status()
         assert not screen.has_class("narrow")
         await press_settled(pilot, "up")
         assert timeline.selected != EMPTY
@@ -59,7 +59,7 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
         await press_settled(pilot, "down")
         assert details(screen).startswith("Segment 0x") and "Held by" in details(screen)
         await press_settled(pilot, "e")
-        assert "at the end" in segments.head() and "45 segments, 1.35 GB reserved" in segments.head()
+        assert "at the end" in segments.head() and "45 segments, 1.35 GiB reserved" in segments.head()
         await press_settled(pilot, "3")
         table = screen.query_one("#frames-peak", FrameTable)
         assert table.has_focus and table.row_count == 14
@@ -101,7 +101,7 @@ async def test_the_frames_tables_fit_the_width_and_say_what_they_left_out():
             assert 0 < each.virtual_size.width <= each.size.width, each.id
         left_out = screen.query_one("#frames-peak-left-out", Static)
         assert left_out.display and str(left_out.content) == "Left out to fit: Op (a wider terminal shows it)"
-        assert str(table.get_row_at(1)[2]).lstrip() == "161.21 MB" and table.get_row_at(1)[2].justify == "right"
+        assert str(table.get_row_at(1)[2]).lstrip() == "161.21 MiB" and table.get_row_at(1)[2].justify == "right"
         await press_settled(pilot, "down", "down")
         await pilot.resize_terminal(200, 45)
         await until(pilot, lambda: "Op" in [str(c.label) for c in table.columns.values()], "the Op column back")
@@ -119,7 +119,7 @@ async def test_the_frames_cursor_stays_on_screen_and_its_row_is_told_in_the_deta
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await opened(pilot)
         await press_settled(pilot, "3")
-        assert details(screen).startswith("(allocated before the history)\n163.00 MB in 8 allocations, 24.5%")
+        assert details(screen).startswith("(allocated before the history)\n163.00 MiB in 8 allocations, 24.5%")
         pane = screen.query_one(SnapshotFrames)
         table = screen.query_one("#frames-peak", FrameTable)
         await press_settled(pilot, *["down"] * 13)  # the last row of the first table
@@ -174,7 +174,7 @@ async def test_a_snapshot_without_history_opens_on_its_segments(tmp_path):
         assert screen.has_class("narrow")  # the details under the views at 80 columns
         segments = screen.query_one(SnapshotSegments)
         await until(pilot, lambda: segments.state is not None and segments.has_focus)
-        assert "1 segments, 20.00 MB reserved, 5.00 MB used" in segments.head()
+        assert "1 segments, 20.00 MiB reserved, 5.00 MiB used" in segments.head()
         await press_settled(pilot, "1")
         assert "No history" in screen.query_one(SnapshotTimeline).render_line(0).text
     assert app.load_error is None
@@ -224,10 +224,10 @@ async def test_g_shows_the_next_gpu(tmp_path):
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await opened(pilot)
         head = lambda: str(screen.query_one("#snap-head", Static).content)  # noqa: E731
-        assert "cuda:0 of 2" in head() and "allocated 3.00 MB" in head()
+        assert "cuda:0 of 2" in head() and "allocated 3.00 MiB" in head()
         await press_settled(pilot, "g")
         screen = await opened(pilot)
-        assert "cuda:1 of 2" in head() and "allocated 20.00 MB" in head()
+        assert "cuda:1 of 2" in head() and "allocated 20.00 MiB" in head()
         await press_settled(pilot, "g")
         assert "cuda:0 of 2" in head()
     assert app.load_error is None

@@ -12,9 +12,13 @@ and ignored; an unknown id is reported and the others still apply.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10, the default of Ubuntu 22.04 and many GPU images
+    import tomli as tomllib
 
 KEYMAP = "keymap.toml"
 SEEN = "seen-legend"

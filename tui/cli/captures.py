@@ -8,7 +8,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .options import UsageError, tell
@@ -57,9 +57,11 @@ def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) 
 
 def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Namespace, found: list[Path]) -> int:
     """The command on the newest capture; its JSON gains "capture" and "other_captures", its text a first line."""
+    from ..reports.formats import terminal_width
+
     folder, args.trace = args.trace, str(found[0])
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with _width_kept(terminal_width()), contextlib.redirect_stdout(out):
         code = command(args)
     text = out.getvalue()
     fmt = getattr(args, "format", "text")
@@ -68,7 +70,7 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
         text = json.dumps({"capture": args.trace, "other_captures": [str(f) for f in found[1:]], **doc}, indent=2)
         text += "\n"
     elif fmt in ("text", "md") and text:
-        from ..reports.formats import terminal_width, wrap
+        from ..reports.formats import wrap
 
         note = f"Capture: {captures_note(folder, found)}"
         text = "\n".join(wrap([note], terminal_width() if fmt == "text" else None, "    ")) + "\n\n" + text
@@ -76,6 +78,20 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
         tell(f"tracetui: note: {captures_note(folder, found)}")
     sys.stdout.write(text)
     return code
+
+
+@contextlib.contextmanager
+def _width_kept(width: int | None) -> Iterator[None]:
+    """The terminal's width, held for a command whose output is caught in a buffer: behind the redirect its stdout
+    is no terminal, and its tables came out at full width (ops 219 columns in an 80-column terminal)."""
+    if width is None or "TRACETUI_COLUMNS" in os.environ:
+        yield
+        return
+    os.environ["TRACETUI_COLUMNS"] = str(width)
+    try:
+        yield
+    finally:
+        del os.environ["TRACETUI_COLUMNS"]
 
 
 def _what(named: str, found: list[Path]) -> str:

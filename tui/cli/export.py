@@ -52,13 +52,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from ..model.analyses.critical import WindowError
     from ..model.export import ExportError, check_target, export
+    from ..model.samples import resolve
 
     output = "/dev/stdout" if args.output == "-" else args.output  # -: standard output, as for most tools
     try:
         check_target(Path(args.trace), Path(output))  # before loading: a wrong -o costs nothing
         done = export(load(args.trace, args.no_cache), output, args.counters, args.step)
-    except ExportError as exc:
-        raise UsageError(str(exc)) from None
+    except ExportError as exc:  # said of the trace by the name the user gave it (demo:NAME, not its sample's path)
+        raise UsageError(str(exc).replace(f"{resolve(args.trace)}:", f"{args.trace}:", 1)) from None
     except WindowError as exc:
         raise UsageError(f"{args.trace}: {exc}") from None
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import Command, load
+from .options import Command, UsageError, load
 
 
 def add_profile(sub, command: str | None) -> argparse.ArgumentParser:
@@ -22,9 +22,17 @@ def add_workloads(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_workloads(args: argparse.Namespace) -> int:
+    import re
+    import textwrap
+
     from profiler_runner.registry import describe
 
-    print(describe())
+    from ..reports.formats import terminal_width
+
+    width = terminal_width()
+    for line in describe().split("\n"):  # "name  what it runs": what it runs wrapped under itself
+        indent = " " * min(len(m.group()) if (m := re.match(r"^\S+ +", line)) else 0, (width or 80) // 2)
+        print("\n".join(textwrap.wrap(line, width, subsequent_indent=indent) if width else [line]))
     return 0
 
 
@@ -71,7 +79,14 @@ class CaptureReader:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from profiler_runner.entry import run
+
+    from .install import torch_hint_pipx
+
+    if importlib.util.find_spec("torch") is None and (hint := torch_hint_pipx()):
+        raise UsageError(hint)  # pip install would not reach pipx's environment
 
     return run(args, CaptureReader(args.debug))
 

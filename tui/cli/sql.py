@@ -6,7 +6,9 @@ import argparse
 import csv
 import io
 import json
+import re
 import sys
+import textwrap
 from typing import TYPE_CHECKING
 
 from ..model.errors import QueryError
@@ -68,9 +70,11 @@ def add_sql(sub, command: str | None) -> argparse.ArgumentParser:
 
 def cmd_sql(args: argparse.Namespace) -> int:
     if args.schema:
+        from ..reports.formats import terminal_width
         from ..sql import schema_document, schema_text
 
-        print(json.dumps(schema_document(), indent=2) if args.format == "json" else schema_text())
+        text = json.dumps(schema_document(), indent=2) if args.format == "json" else schema_text()
+        print(text if args.format == "json" else fit_schema(text, terminal_width()))
         return 0
     if args.trace is None:
         raise UsageError("give a TRACE to query (only --schema needs none)")
@@ -118,7 +122,9 @@ def _check_duckdb() -> None:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        raise QueryError("tracetui sql needs DuckDB: pip install 'tracetui[sql]'") from None
+        from .install import extra_hint
+
+        raise QueryError(f"tracetui sql needs DuckDB: {extra_hint('sql')}") from None
 
 
 def statements(session: Session, text: str) -> list[str]:
@@ -230,15 +236,46 @@ def render(answer: Answer, fmt: str, max_rows: int = 0) -> str:
         return buf.getvalue().rstrip("\n")
     if not cols:
         return "OK"
-    from ..reports.formats import grid, terminal_width
+    from ..reports.formats import table, terminal_width
 
     more = max_rows > 0 and len(rows) > max_rows
     shown = rows[:max_rows] if more else rows
     cells = [[_cell(v) for v in r] for r in shown]
-    left = [any(isinstance(r[k], str) for r in shown) for k in range(len(cols))]
     count = f"{len(shown):,} row{'s' if len(shown) != 1 else ''}"
     footer = f"{count} shown; more not shown (LIMIT, or --max-rows 0 shows all)" if more else count
-    return grid(fmt, cols, cells, [footer], terminal_width(), left)
+    width = terminal_width()
+    columns = answer_columns(cols, shown)
+    return table(fmt, columns, cells, None, 0 if width is None else FULL, [footer], width)
+
+
+COLUMN_LINE = re.compile(r"^  \S+ +\S+ +")  # "  id   BIGINT   ": a column's name and type, its meaning after
+
+
+def fit_schema(text: str, width: int | None) -> str:
+    """The schema's lines wrapped at width: a column's meaning under itself (past its name and type), a table's
+    description under its name."""
+    if not width:
+        return text
+    out = []
+    for line in text.split("\n"):
+        lead = COLUMN_LINE.match(line)
+        indent = " " * min(lead.end() if lead else 2, width // 2)
+        out += textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+    return "\n".join(out)
+
+
+def answer_columns(heads: list[str], rows: list) -> list:
+    """A query's columns as a table definition, fitted as every report's are (tables/base.py's fit): the first text
+    column is the name, cut in the middle; the others give way from the right, and one with the same value on
+    every row (it tells no row from another) is left out first, its value said below the table."""
+    from ..tables.base import CONSTANT, Column
+
+    texts = [any(isinstance(r[k], str) for r in rows) for k in range(len(heads))]
+    name = next((k for k, t in enumerate(texts) if t), None)
+    return [
+        Column(h, lambda r, c, w, k=k: r[k], priority=CONSTANT + k, name=k == name, left=texts[k], min_width=12)
+        for k, h in enumerate(heads)
+    ]
 
 
 def _csv(value: object) -> str:
@@ -256,6 +293,9 @@ def _cell(value: object) -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value)
     return str(value)
+
+
+FULL = 10**6  # a name width that cuts nothing (no terminal: every column whole)
 
 
 class Prompt:

@@ -140,7 +140,8 @@ def add_diff(sub, command: str | None) -> argparse.ArgumentParser:
         "--fail-if-slower",
         type=percent,
         metavar="PCT",
-        help="exit 3 if B's typical step is more than PCT%% slower than A's (PCT >= 0)",
+        help="exit 3 if B's typical step is more than PCT%% slower than A's and more than the runs' own "
+        "step-to-step spread (PCT >= 0)",
     )
     trace_opts(p)
     return p
@@ -367,13 +368,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
     d = diff(a, b)
     print(render_diff(d, args.format, args.limit, (args.trace_a, args.trace_b)))
-    if args.fail_if_slower is not None and d.slower_pct > args.fail_if_slower:
-        print(
-            f"tracetui: B's typical step is {d.slower_pct:.1f}% slower than A's (limit {args.fail_if_slower:g}%)",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
+    if args.fail_if_slower is None:
+        return 0
+    passed = d.gate(args.fail_if_slower)
+    print(f"tracetui: {gate_words(d, args.fail_if_slower, passed)}", file=sys.stderr)
+    return 0 if passed else 3
+
+
+def gate_words(d, limit: float, passed: bool) -> str:
+    """What --fail-if-slower decided and by which spread: one line on stderr, pass or fail."""
+    from ..tables.summary import pct
+
+    change = f"B's typical step is {abs(d.slower_pct):.1f}% {'slower' if d.slower_pct >= 0 else 'faster'} than A's"
+    spread = (
+        f"the runs' own spread of ±{pct(d.spread)} (the larger of A's and B's step-to-step spreads)"
+        if d.spread is not None
+        else "no step-to-step spread (fewer than 2 steps in each)"
+    )
+    verdict = "the gate passes" if passed else "the gate fails"
+    return f"{change}; limit {limit:g}%, {spread}: {verdict}"
 
 
 def cmd_critical(args: argparse.Namespace) -> int:

@@ -66,6 +66,7 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
 
     watcher = Watcher(folder)
     looks = 0
+    before = None  # the capture printed last: each line says its change against it
     try:
         while True:
             ready, notes = watcher.poll()
@@ -81,7 +82,8 @@ def watch_headless(folder: Path, fmt: str, interval: float, once: bool, use_cach
                     watcher.mark_bad(f)
                     tell(f"tracetui: note: {f.name} skipped: {exc.problem}")
                     continue
-                print(_line(row, fmt), flush=True)
+                print(_line(row, fmt, before), flush=True)
+                before = row
             if once and (looks >= ONCE_LOOKS or not watcher.writing()):
                 return 0
             time.sleep(min(interval, SETTLE_S) if once else interval)
@@ -100,16 +102,28 @@ def _nothing(folder: Path, once: bool) -> str:
     return f"tracetui: note: {folder}: no captures yet; waiting for the first (Ctrl-C stops)"
 
 
-def _line(row, fmt: str) -> str:
+def _line(row, fmt: str, before=None) -> str:
     if fmt == "json":
         return json.dumps(row.as_json())
     from ..reports.formats import terminal_width, wrap
     from ..text.fmt import fmt_time, plural
 
-    line = (
-        f"{row.file}  {plural(row.steps, 'step')}  typical {fmt_time(row.step_us)}  {row.verdict or '-'}: {row.reason}"
-    )
+    line = f"{row.file}  {plural(row.steps, 'step')}  typical {fmt_time(row.step_us)}{_vs(before, row)}  "
+    line += f"{row.verdict or '-'}: {row.reason}"
     return "\n".join(wrap([line], terminal_width(), "    "))
+
+
+def _vs(before, row) -> str:
+    """' (+53.2% vs the previous)', or within the runs' own spread, said as no change."""
+    from ..model.watch import change
+    from ..tables.summary import pct
+
+    c = change(before, row) if before is not None else None
+    if c is None:
+        return ""
+    if c.noise:
+        return f" (vs the previous {c.pct:+.1f}%: within the runs' own spread of ±{pct(c.spread or 0.0)}: no change)"
+    return f" ({c.pct:+.1f}% vs the previous)"
 
 
 COMMANDS = {"watch": Command(add_watch, cmd_watch)}

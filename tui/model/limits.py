@@ -46,8 +46,8 @@ def cut_name(name: str) -> str:
 
 
 def size_text(nbytes: float) -> str:
-    """1.5 GB, 300 MB: for the one-line messages."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    """1.5 GiB, 300.0 MiB: for the one-line messages (binary units, as every report's bytes)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{int(nbytes)} bytes"

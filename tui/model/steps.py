@@ -12,6 +12,12 @@ A CPU that runs ahead of the GPU does not make every later step count the whole 
 the steps' elapsed times add up to the wall time they took. A step is slow when it takes at least
 SLOW_FACTOR times the typical step (the median of the others, elapsed) and at least SLOW_MIN_EXCESS_US
 more: the first step, slow, is a cold start.
+
+The typical step is the median of the warm steps' elapsed times (of an even count, the mean of the middle two:
+of two steps, neither one). Its spread is how much the warm steps differ from one another: half the range of
+their elapsed times (of 10 or more, from the 10th to the 90th percentile, so that one hitch does not widen it)
+as a share of the typical step, so "±12%" reads "the steps ran within 12% either side of it". A change between
+two captures smaller than the larger of their spreads is the runs' own noise (changes.py's within_spread).
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from .trace import Trace
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
 SLOW_FACTOR = 1.5
 SLOW_MIN_EXCESS_US = 100.0
+UNCERTAIN_UNDER = 3  # a typical step of fewer steps is said to be uncertain
+TRIM_FROM = 10  # from this many steps, the spread leaves out the fastest and slowest tenth
 
 
 @dataclass
@@ -189,15 +197,23 @@ def typical(durations: list[float]) -> float:
 
 @dataclass(frozen=True)
 class TypicalStep:
-    """The typical step: the median of the warm steps (a first step the cold-start rule calls slow, and the steps
-    that compiled, left out; all of them when that leaves none; the lower of the middle two for an even count), its
-    elapsed time, whose critical path the verdict reads. Every view that says "typical step" reads
-    this one (summary, overview, steps, diff, watch, ranks, the verdict); 0 and None without steps."""
+    """The typical step: the median elapsed time of the warm steps (a first step the cold-start rule calls slow,
+    and the steps that compiled, left out; all of them when that leaves none; of an even count the mean of the
+    middle two), and step, the lower middle step (one that ran), whose critical path the verdict reads. Every view
+    that says "typical step" reads this one (summary, overview, steps, diff, watch, ranks, the verdict); 0 and None
+    without steps."""
 
     us: float
     of: int  # how many steps it is the median of
     left_out: tuple[str, ...] = ()  # the names of the steps left out, as cold or as compiling
     step: Step | None = None
+    spread: float | None = None  # the warm steps' elapsed times' spread, a share of us (spread()); None under 2
+    device_spread: float | None = None  # the same of their GPU busy time per step; None without device work
+
+    @property
+    def uncertain(self) -> bool:
+        """Fewer than 3 steps: a third could have moved the median anywhere between them."""
+        return 0 < self.of < UNCERTAIN_UNDER
 
 
 def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozenset()) -> TypicalStep:
@@ -210,8 +226,21 @@ def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozen
     held = {id(st) for st in kept}  # by identity: comparing dataclasses made this quadratic (0.55 s at 1,618 steps)
     left = tuple(st.name for st in steps if id(st) not in held)
     ranked = sorted(kept, key=lambda st: st.elapsed_us)
-    step = ranked[(len(ranked) - 1) // 2]  # the median step: its elapsed time is typical()'s
-    return TypicalStep(step.elapsed_us, len(kept), left, step)
+    step = ranked[(len(ranked) - 1) // 2]  # the lower middle step: a step that ran, whose critical path is read
+    elapsed = [st.elapsed_us for st in kept]
+    us = float(statistics.median(elapsed))
+    busy = [st.device_us for st in kept]
+    device = spread(busy, float(statistics.median(busy))) if any(busy) else None
+    return TypicalStep(us, len(kept), left, step, spread(elapsed, us), device)
+
+
+def spread(values: Sequence[float], typical_value: float) -> float | None:
+    """How far either side of typical_value the values run, as a share of it: half their range (of TRIM_FROM or
+    more, from the 10th to the 90th percentile). None for fewer than two values or a typical value of 0."""
+    if len(values) < 2 or typical_value <= 0:
+        return None
+    lo, hi = np.percentile(values, [10, 90]) if len(values) >= TRIM_FROM else (min(values), max(values))
+    return float(hi - lo) / 2 / typical_value
 
 
 def is_slow(dur_us: float, typical_us: float, factor: float = SLOW_FACTOR) -> bool:

@@ -197,8 +197,8 @@ def keyed(rank: np.ndarray, ident: np.ndarray) -> np.ndarray:
 
 
 def _kilobytes(n: int) -> str:
-    """`4.3 KB`, `12.0 MB`: a size in the file, as a warning says it."""
-    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} KB"
+    """`4.3 KiB`, `12.0 MiB`: a size in the file, as a warning says it (binary units, as every report's bytes)."""
+    return f"{n / (1 << 20):,.1f} MiB" if n >= 1 << 20 else f"{n / (1 << 10):,.1f} KiB"
 
 
 def _count(n: int, noun: str) -> str:

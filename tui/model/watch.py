@@ -38,12 +38,14 @@ class CaptureRow:
     verdict: str
     reason: str
     written: float  # the file's mtime (seconds since the epoch)
+    spread: float | None = None  # the steps' step-to-step spread, a share of step_us (steps.spread); None under 2
 
     def as_json(self) -> dict:
         return {
             "capture": self.file,
             "steps": self.steps,
             "step_us": round(self.step_us, 3),
+            "step_spread_pct": None if self.spread is None else round(100 * self.spread, 1),
             "verdict": self.verdict,
             "reason": self.reason,
             "written": round(self.written, 3),
@@ -57,7 +59,29 @@ def summarize(path: Path, use_cache: bool = True) -> CaptureRow:
 
     s = Results(load_trace(path, use_cache=use_cache)).summary
     typical = s.typical.us if s.steps else s.wall_us
-    return CaptureRow(path.name, len(s.steps), typical, s.verdict, s.reason, path.stat().st_mtime)
+    spread = s.typical.spread if s.steps else None
+    return CaptureRow(path.name, len(s.steps), typical, s.verdict, s.reason, path.stat().st_mtime, spread)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A capture's typical step against the one before it: the change in percent, and the runs' own spread (the
+    larger of the two captures' spreads, a share; None when neither has one) it is judged by."""
+
+    pct: float
+    spread: float | None
+
+    @property
+    def noise(self) -> bool:
+        return self.spread is not None and abs(self.pct) <= 100 * self.spread
+
+
+def change(before: CaptureRow, row: CaptureRow) -> Change | None:
+    """row's typical step against before's (None when before has no time)."""
+    if not before.step_us:
+        return None
+    known = [r.spread for r in (before, row) if r.spread is not None]
+    return Change(100 * (row.step_us - before.step_us) / before.step_us, max(known) if known else None)
 
 
 def is_complete(path: Path) -> bool:

@@ -19,6 +19,8 @@ def diff_document(d: Diff, limit: int, labels: tuple[str, str]) -> dict:
         "slower_pct": d.slower_pct,
         "step_time_a_us": d.step_time_a,
         "step_time_b_us": d.step_time_b,
+        "spread_pct": None if d.spread is None else 100 * d.spread,  # the runs' own: the larger of A's and B's
+        "within_spread": d.within_spread,  # the change is no larger than it: noise, not claimed
         "cpu_only": d.cpu_only,
         "launches_saved": D.launches_saved(d.summary_a, d.summary_b),
         "summary": D.summary_fields(d.summary_a, d.summary_b),

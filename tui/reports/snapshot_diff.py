@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.snapshot.diff import SnapshotDiff
 from ..tables import snapshot_diff as D
-from .formats import grid, table, terminal_width, titled, to_json
+from .formats import grid, table, terminal_width, titled, to_json, wrap
 
 
 def render_snapshot_diff(d: SnapshotDiff, fmt: str, limit: int) -> str:
@@ -21,5 +21,5 @@ def render_snapshot_diff(d: SnapshotDiff, fmt: str, limit: int) -> str:
             shown = [r for r in rows if r.delta][: limit if limit > 0 else None]
             if shown:
                 parts.append(titled(fmt, title, table(fmt, D.CHANGE_COLUMNS, shown, None, D.NAME_WIDTH, [], width)))
-    parts.append(D.MATCH_RULE)
+    parts.append("\n".join(wrap([D.MATCH_RULE], width if fmt == "text" else None)))
     return "\n\n".join(parts)

@@ -111,6 +111,16 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     return list(sections.items())
 
 
+class HelpTable(LazyTable):
+    """The help's rows: PageDown and PageUp turn the page (the rows and the cursor a page on), as in a pager; the
+    table's own moved only the cursor to the page's last row, so the first press scrolled nothing."""
+
+    def action_page(self, step: int) -> None:
+        page = max(self.scrollable_content_region.height - 2, 1)
+        self.scroll_to(y=self.scroll_offset.y + step * page, animate=False)
+        self.move_cursor(self.cursor_row + step * page)
+
+
 class HelpScreen(ModalScreen):
     """The keys by where they work, in words; i shows the ids a keymap file remaps them by."""
 
@@ -140,7 +150,7 @@ class HelpScreen(ModalScreen):
             legend = self.legend()
             if legend:
                 yield Static(legend, id="help-legend")
-            yield LazyTable(self._source())
+            yield HelpTable(self._source())
 
     def legend(self) -> str | None:
         """What the drawing means: the timeline's, where its keys are shown (none over a table)."""

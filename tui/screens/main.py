@@ -288,8 +288,13 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.focus_view()
 
     @work(thread=True, exclusive=True, group="search", description="Searching event names", exit_on_error=False)
-    def find(self, pattern: str, rx: Matcher) -> None:
-        pace.post(self, SearchDone(pattern, navigate.search(self.structure, rx)))
+    def find(self, pattern: str, rx: Matcher, shapes: str | None = None) -> None:
+        found = navigate.search(self.structure, rx)
+        if shapes is not None:
+            from ..model.analyses.ops import of_shapes
+
+            found = of_shapes(self.analysis.trace, found, shapes)
+        pace.post(self, SearchDone(pattern, found))
 
     def on_search_done(self, message: SearchDone) -> None:
         self.timeline.set_matches(message.matches, message.pattern)  # the key bar says how many (n, N move)
@@ -397,6 +402,9 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         if self.hide_python and message.frame:  # a frame's calls: show the frames first
             self.pending_search = pattern
             self.restructure(False)
+        elif message.shapes is not None:  # one shape's row: its calls, not every call of the op
+            self._close_search()
+            self.find(pattern, compile_name_pattern(pattern), message.shapes)
         else:
             self.search(pattern)
 

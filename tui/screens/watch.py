@@ -1,9 +1,10 @@
 """`tracetui watch DIR`: a strip of the folder's captures (steps, typical step, verdict), the shown one's summary.
 
 The folder is polled in a worker thread (tui/model/watch.py says when a file is complete); each new
-capture is added to the strip and shown. `d` diffs the shown capture against the one before it,
-`o` opens the shown capture in the full viewer over the strip; Esc or q there comes back to the strip,
-which kept following the folder meanwhile. q on the strip quits.
+capture is added to the strip, and highlighted and shown while the newest was (one the user went up to stays
+highlighted, its panel shown). `d` diffs the highlighted capture against the one before it, `o` opens it in the
+full viewer over the strip; Esc or q there comes back to the strip, which kept following the folder meanwhile.
+q on the strip quits.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from textual.widgets import DataTable, Static
 
 from ..appkit import pace
 from ..model.errors import TraceError
-from ..model.watch import CaptureRow, Watcher, summarize
+from ..model.watch import CaptureRow, Watcher, change, summarize
 from ..tables import diff as D
 from ..tables import summary as S
+from ..tables.summary import pct
 from ..text.fmt import fmt_time
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
@@ -31,11 +33,13 @@ STRIP_HEADS = ("Capture", "Steps", "Typical step", "vs previous", "Verdict")
 WAITING = "each *.pt.trace.json tensorboard_trace_handler writes is shown once complete"
 
 
-def change(rows: list[CaptureRow], k: int) -> str:
-    """The typical step's change against the capture before it ('' for the first)."""
-    if k == 0 or not rows[k - 1].step_us:
+def change_cell(rows: list[CaptureRow], k: int) -> str:
+    """The typical step's change against the capture before it ('' for the first); one within the runs' own spread
+    reads as no change."""
+    c = change(rows[k - 1], rows[k]) if k > 0 else None
+    if c is None:
         return ""
-    return f"{100 * (rows[k].step_us - rows[k - 1].step_us) / rows[k - 1].step_us:+.1f}%"
+    return f"no change ({c.pct:+.1f}%, spread ±{pct(c.spread or 0.0)})" if c.noise else f"{c.pct:+.1f}%"
 
 
 def grid(heads: list[str], rows: list[list[str]]) -> str:
@@ -112,10 +116,11 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         self.paths.append(path)
         k = len(self.rows) - 1
         verdict = row.verdict or "-"
-        self.query_one(DataTable).add_row(
-            row.file, str(row.steps), fmt_time(row.step_us), change(self.rows, k), verdict
-        )
-        self.query_one(DataTable).move_cursor(row=k)  # switch to each new capture
+        strip = self.query_one(DataTable)
+        following = strip.cursor_row >= k - 1  # on the newest row (or none yet): follow the folder
+        strip.add_row(row.file, str(row.steps), fmt_time(row.step_us), change_cell(self.rows, k), verdict)
+        if following:  # a user who went up to an older capture stays on it: its panel, d and o act on it
+            strip.move_cursor(row=k)
         self.notes = [n for n in self.notes if not n.startswith(row.file)]  # no longer being written
         self._title()
 
@@ -149,25 +154,28 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         try:
             s = open_trace(self.paths[k], cache=self.use_cache).results.summary
         except TraceError as exc:
-            pace.call_from(self.app, self._body, str(exc))
+            pace.call_from(self.app, self._body, str(exc), k)
             return
         rows = [[label, text] for key, label, text in S.lines(s) if key != "verdict"] + [["Verdict", s.verdict]]
         steps = [[st.name, fmt_time(st.dur_us)] for st in S.shown_steps(s.steps)[0]]
-        text = f"{self.paths[k].name}\n\n{grid(['Summary', ''], rows)}\nWhy: {s.reason}"
-        pace.call_from(self.app, self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""))
+        text = f"{self.paths[k].name}\n\n{grid(['Summary', ''], rows)}\nWhy: {s.reason}\n{S.typical_note(s.typical)}"
+        pace.call_from(self.app, self._body, text + ("\n\n" + grid(["Step", "Duration"], steps) if steps else ""), k)
 
-    def _body(self, text: str) -> None:
-        self.query_one("#watch-shown", Static).update(text)
+    def _body(self, text: str, k: int) -> None:
+        """The panel, for capture k: dropped when the highlight has moved on meanwhile (a thread worker is not
+        stopped by the next one, and a slow load's panel landed over the one the user had moved to)."""
+        if k == self.shown():
+            self.query_one("#watch-shown", Static).update(text)
 
     def action_diff(self) -> None:
         k = self.shown()
         if k <= 0 or k >= len(self.paths):
             self.notify("d compares a capture with the one before it: pick a later capture", severity="warning")
             return
-        self.diff(self.paths[k - 1], self.paths[k])
+        self.diff(self.paths[k - 1], self.paths[k], k)
 
     @work(thread=True, exclusive=True, group="watch-show", exit_on_error=False)
-    def diff(self, a: Path, b: Path) -> None:
+    def diff(self, a: Path, b: Path, k: int) -> None:
         from ..model.analyses.diff import diff
         from ..model.loading import open_trace
 
@@ -175,7 +183,7 @@ class WatchScreen(ReportsFailedWorkers, Screen):
         head = "\n".join(D.head_lines(d, (a.name, b.name)))
         body = grid(D.SUMMARY_HEADS, D.summary_rows(d.summary_a, d.summary_b))
         ops = grid(D.ROW_HEADS, [D.row_cells(r, 60) for r in d.ops[:15]])
-        pace.call_from(self.app, self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}")
+        pace.call_from(self.app, self._body, f"{head}\n\n{body}\n\nOps that changed most\n{ops}", k)
 
     def action_open(self) -> None:
         k = self.shown()

@@ -341,8 +341,10 @@ def fit_readable(
 
 
 def kept_sorted(columns: list[Column], sort: str | None) -> list[Column]:
-    """The columns with the first one the rows are sorted by made one never dropped to fit."""
-    k = next((k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name), None)
+    """The columns with one the rows are sorted by made one never dropped to fit: one already kept when there is
+    one (Self CPU, not Self CPU % before it, which, kept, cost the table its # of Calls), else the first."""
+    by = [k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name]
+    k = next((k for k in by if columns[k].priority == KEEP), by[0] if by else None)
     return columns if k is None else [*columns[:k], replace(columns[k], priority=KEEP), *columns[k + 1 :]]
 
 

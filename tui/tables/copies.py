@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analyses.copies import Copies, CopyRow
-from ..text.fmt import fmt_time
+from ..text.fmt import fmt_memory, fmt_time
 from .base import Field
 
 LABEL = "Copies by direction"
@@ -18,19 +18,16 @@ def _host(r: CopyRow) -> str:
 
 
 def part(r: CopyRow) -> str:
-    """ "H2D ×80: 253.54 MB in 21.155ms, 12.0 GB/s (45 pageable, 35 pinned; 50 under 64 KB)" """
+    """ "H2D ×80: 241.79 MiB in 21.155ms, 12.0 GB/s (45 pageable, 35 pinned; 50 under 64 KiB)" """
     size = f"{size_text(r.bytes)} in " if r.bytes >= 0 else ""
     rate = f", {rate_text(r.gbps)} GB/s" if r.gbps is not None else ""
-    notes = [n for n in (_host(r), f"{r.small:,} under 64 KB" if r.small else "") if n]
+    notes = [n for n in (_host(r), f"{r.small:,} under 64 KiB" if r.small else "") if n]
     return f"{r.kind} ×{r.count:,}: {size}{fmt_time(r.ns / 1000)}{rate}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def size_text(nbytes: int) -> str:
-    """Bytes in decimal units, as the bandwidth beside them (GB/s is 10^9 bytes a second): 2.31 GB, 4.19 MB, 512 B."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.2f} {unit}"
-    return f"{nbytes} B"
+    """Bytes as every report writes them (fmt_memory: KiB, MiB, GiB); the rate beside them stays decimal GB/s."""
+    return fmt_memory(nbytes)
 
 
 def rate_text(gbps: float) -> str:
@@ -58,7 +55,7 @@ FIELDS: list[Field[CopyRow]] = [
     Field("gbps", lambda r: r.gbps, "bytes over device time, GB/s"),
     Field("pageable", lambda r: r.pageable, "copies the name says are from or to pageable host memory", B),
     Field("pinned", lambda r: r.pinned, "... pinned host memory", B),
-    Field("small", lambda r: r.small, "copies under 64 KB", B),
+    Field("small", lambda r: r.small, "copies under 64 KiB", B),
     Field("median_bytes", lambda r: _or_none(r.median_bytes), "the median copy's bytes", B),
 ]
 

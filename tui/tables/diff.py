@@ -12,6 +12,7 @@ from ..model.steps import Step
 from ..text.fmt import fmt_time, truncate
 from .base import KEEP, Column
 from .summary import TYPICAL_RULE
+from .summary import pct as share_pct
 
 MATCH_RULE = (
     "Ops and kernels match by name, less what differs from run to run: object addresses (at 0x…) and Triton's "
@@ -91,13 +92,30 @@ def _which(d: Diff) -> str:
     return f": B is {b / a:.2f}x slower" if b > a else f": B is {a / b:.2f}x faster"
 
 
+def typical_line(d: Diff) -> str:
+    """The typical steps and their change, said as no change when it is within the runs' own spread."""
+    both = f"Typical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)}"
+    if d.within_spread:
+        return (
+            f"{both} ({d.slower_pct:+.1f}%): within the runs' own spread of ±{share_pct(d.spread or 0.0)}: no change shown "
+            f"({TYPICAL_RULE})"
+        )
+    return f"{both}{_which(d)} ({d.slower_pct:+.1f}%{spread_said(d)}; {TYPICAL_RULE})"
+
+
+def spread_said(d: Diff) -> str:
+    """', beyond the runs' own spread of ±3.1%', or why there is none to tell noise by (no words without steps)."""
+    if d.spread is not None:
+        return f", beyond the runs' own spread of ±{share_pct(d.spread)}"
+    return ", no step-to-step spread to tell noise by: fewer than 2 steps in each" if d.steps_a and d.steps_b else ""
+
+
 def head_lines(d: Diff, labels: tuple[str, str] | list[str]) -> list[str]:
     """What is compared, the typical steps, and what graphs and step counts change: the lines above a diff."""
     lines = [
         f"A: {labels[0]}",
         f"B: {labels[1]}",
-        f"Typical step: A {fmt_time(d.step_time_a)}, B {fmt_time(d.step_time_b)}{_which(d)} ({d.slower_pct:+.1f}%; "
-        f"{TYPICAL_RULE})",
+        typical_line(d),
     ]
     extra = (launches_saved_line(d.summary_a, d.summary_b), steps_note(len(d.steps_a), len(d.steps_b)))
     return lines + [line for line in extra if line]

@@ -7,7 +7,7 @@ from typing import Any
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from ..model.analyses.explain.uses import NEXT
 from ..model.words import duration
-from ..text.fmt import plurals
+from ..text.fmt import fmt_memory, plurals
 from ..text.sanitize import visible
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
@@ -190,6 +190,8 @@ class Shown:
 
     def __format__(self, spec: str) -> str:
         f = self.figure
+        if spec == "size":  # bytes, as every size tracetui prints (KiB, MiB, GiB)
+            return fmt_memory(int(f.value if isinstance(f, Quantity) else f))  # type: ignore[arg-type]
         if isinstance(f, list):  # names in prose: shown as data (a newline of theirs would split the line)
             return ", ".join(f"{visible(q.label)} ({Shown(q):{spec}})" for q in f)
         if not isinstance(f, Quantity):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 COPY_TEMPLATES = {
-    "slow-copies": "The {count:,} {kind} copies move {gb:.3f} at {gbps:.2f}, {time:long} in all ({share:.1%} of "
+    "slow-copies": "The {count:,} {kind} copies move {bytes:size} at {gbps:.2f}, {time:long} in all ({share:.1%} of "
     "the window): {link_pct:.0%} of the host link, {link} at {link_gbps:.0f} each way ({link_source}); large pinned "
     "copies run near that rate.",
-    "slow-copies-tiny": "Most of that time goes to tiny copies ({small:,} under 64 KB, {small_share} of the time; "
+    "slow-copies-tiny": "Most of that time goes to tiny copies ({small:,} under 64 KiB, {small_share} of the time; "
     "{median_bytes:,} bytes median): each copy pays a fixed cost of a few microseconds whatever its size. Batch "
     "them into one copy (torch.cat or a preallocated buffer first), or keep the data on the device.",
     "slow-copies-pageable": "{pageable:,} of them, {pageable_share} of the time, are to or from pageable host memory: "

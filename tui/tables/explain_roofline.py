@@ -15,7 +15,7 @@ ROOFLINE_TEMPLATES = {
     "not by the bandwidth but by too little work per call to fill the GPU (latency). Bigger shapes (more rows per "
     "call) or fewer, batched calls raise it.",
     "roofline-memory": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) are "
-    "memory-bound: they move {mb:,.1f} MB at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
+    "memory-bound: they move {bytes:size} at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
     "no arithmetic per byte. Each reads its inputs from memory and writes its output back; fusing them "
     "(torch.compile, or a fused kernel) keeps the intermediates on chip and saves that traffic.",
     "roofline-memory-compiled": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) "

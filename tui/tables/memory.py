@@ -35,8 +35,10 @@ OP_COLUMNS: list[Column[MemOp, None]] = [
     Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=16),
     Column("Bytes", lambda r, c, w: fmt_memory(r.bytes), priority=KEEP),
     Column("Count", lambda r, c, w: f"{r.count:,}", priority=KEEP),
-    Column("Module", lambda r, c, w: r.module, priority=1, left=True),
-    Column("Code line", lambda r, c, w: r.line, priority=1, left=True),
+    # the code line tells rows of one op apart (four aten::empty of one Linear module read as one row without it):
+    # the module gives way first, and a code line with no room joins the op's name
+    Column("Module", lambda r, c, w: r.module, priority=2, left=True),
+    Column("Code line", lambda r, c, w: r.line, priority=1, left=True, fold=lambda r: r.line),
 ]
 NAME_WIDTH = 60
 

@@ -34,7 +34,7 @@ def resolve_sort(key: str | None) -> str:
 
 def fmt_count(value: float, unit: str) -> str:
     """FLOPs with an SI prefix (241.6 GFLOP, 153.1 MFLOP); bytes as every size tracetui prints, torch's binary
-    units (317.12 KB, 1.25 GB)."""
+    units named as such (317.12 KiB, 1.25 GiB)."""
     if unit == "B":
         return fmt_memory(int(value))
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..model.snapshot.join import Joined, JoinRow
 from ..model.snapshot.report import DeviceReport, FrameRow, OomRow, SnapshotReport
-from ..text.fmt import fmt_memory, fmt_time, truncate
+from ..text.fmt import fmt_memory, fmt_time, plural, truncate
 from .base import KEEP, Column
 
 NAME_WIDTH = 70
@@ -120,8 +120,16 @@ def device_reading(d: DeviceReport) -> list[str]:
                 else "."
             )
         )
+    if d.held_count:
+        out.append(HELD.format(size=fmt_memory(d.held_bytes), count=plural(d.held_count, "allocation")))
     out += [oom_reading(d, r) for r in d.ooms]
     return out + [f"{d.name}: {n}." for n in d.notes]
+
+
+HELD = (
+    "{size} in {count} made before the history and alive to its end: held for the whole run (model or optimizer "
+    "state), not leak candidates."
+)
 
 
 def oom_reading(d: DeviceReport, r: OomRow) -> str:
@@ -225,6 +233,8 @@ def device_fields(d: DeviceReport) -> dict[str, Any]:
         "never_freed": [_frame_fields(r, d.timed) for r in d.never_freed],
         "never_freed_bytes": d.never_freed_bytes,
         "never_freed_count": d.never_freed_count,
+        "held_for_the_run_bytes": d.held_bytes,  # alive from before the history to its end: not leak candidates
+        "held_for_the_run_count": d.held_count,
         "ooms": [_oom_fields(r, d.timed) for r in d.ooms],
         "entries": d.entries,
         "actions": d.actions,

@@ -232,6 +232,7 @@ def fields(s: Summary) -> dict[str, Any]:
         "graph_kernels_credited": s.graphs.credited,
         "gpus": s.gpus,
         "steps": [step_fields(st) for st in s.steps],
+        "typical_step": typical_fields(s.typical),
         "collectives_without_kernels": host_collectives_fields(s.host_collectives),
     }
 
@@ -289,6 +290,21 @@ def compile_fields(s: Summary) -> dict[str, Any]:
     return {"us": c.us, "frames": c.frames, "recompiles": c.recompiles, "graphs": c.graphs, "steps": len(c.steps)}
 
 
+def typical_fields(t: TypicalStep) -> dict[str, Any] | None:
+    """The typical step (steps.typical_step): its elapsed time, of how many steps, those left out, and the steps'
+    spread either side of it (elapsed, and GPU busy per step), in percent; None without steps."""
+    if not t.of:
+        return None
+    return {
+        "elapsed_us": t.us,
+        "of_steps": t.of,
+        "left_out": list(t.left_out),
+        "uncertain": t.uncertain,
+        "spread_pct": None if t.spread is None else 100 * t.spread,
+        "gpu_busy_spread_pct": None if t.device_spread is None else 100 * t.device_spread,
+    }
+
+
 def step_fields(st: Step) -> dict[str, Any]:
     """A step as JSON: its CPU span (dur_us), the device work it launched (device_us, the union of busy time),
     when both had ended (end_us, from the window's start) and how long the user waited for it (elapsed_us)."""
@@ -342,13 +358,37 @@ TYPICAL_RULE = "the typical step is the median of the steps' elapsed times, a co
 
 
 def typical_note(t: TypicalStep) -> str:
-    """Typical step: 76.763ms, the median elapsed time of 5 steps (ProfilerStep#1 left out: a cold start)."""
+    """Typical step: 76.763ms, the median elapsed time of 5 steps, which ran within ±3.1% of it (ProfilerStep#1 left
+    out: a cold start). Of two steps both are said (their mean alone hides how far apart they ran), and under three
+    the typical step is said to be uncertain."""
     if not t.of:
         return ""
-    cold = f" ({', '.join(t.left_out)} left out: a cold start)" if t.left_out else ""
-    one = "the elapsed time of the one step left" if t.left_out else "the elapsed time of the one step"
-    of = one if t.of == 1 else f"the median elapsed time of {plural(t.of, 'step')}"
-    return f"Typical step: {fmt_time(t.us)}, {of}{cold}."
+    aside = [f"{', '.join(t.left_out)} left out: a cold start"] if t.left_out else []
+    if t.of == 1:
+        of = "the elapsed time of the one step left" if t.left_out else "the elapsed time of the one step"
+    elif t.of == 2:
+        of = "the mean elapsed time of 2 steps"
+        if t.spread is not None:
+            aside.insert(0, f"{fmt_time(t.us * (1 - t.spread))} and {fmt_time(t.us * (1 + t.spread))}")
+    else:
+        of = f"the median elapsed time of {plural(t.of, 'step')}{spread_words(t)}"
+    aside_said = f" ({'; '.join(aside)})" if aside else ""
+    uncertain = f"; uncertain with {plural(t.of, 'step')}: profile 3 or more to compare" if t.uncertain else ""
+    return f"Typical step: {fmt_time(t.us)}, {of}{aside_said}{uncertain}."
+
+
+def spread_words(t: TypicalStep) -> str:
+    """', which ran within ±12% of it' (the steps' elapsed times), with the GPU busy per step's when there is one."""
+    if t.spread is None:
+        return ""
+    gpu = f" (GPU busy per step ±{pct(t.device_spread)})" if t.device_spread is not None else ""
+    return f", which ran within ±{pct(t.spread)} of it{gpu}"
+
+
+def pct(share: float) -> str:
+    """A spread or change as a percentage, one decimal under 10%: 3.1%, 12%."""
+    value = 100 * share
+    return f"{value:.1f}%" if value < 9.95 else f"{value:.0f}%"
 
 
 def has_device_steps(s: Summary) -> bool:

@@ -20,8 +20,9 @@ def fmt_share(part: float, whole: float) -> str:
 
 
 def fmt_memory(nbytes: int) -> str:
-    """Like torch's _format_memory: binary units with 2 decimals, bytes plain."""
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+    """Bytes in binary units named as such, as torch's memory_viz writes them (KiB, MiB, GiB: 1024-based; rates stay
+    decimal, GB/s), 2 decimals; bytes plain."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if abs(nbytes) >= scale:
             return f"{nbytes / scale:.2f} {unit}"
     return f"{nbytes} B"

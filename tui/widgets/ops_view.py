@@ -76,6 +76,12 @@ class OpsView(RowsView):
     def keybar_state(self) -> list[tuple[str, str]]:
         return super().keybar_state() + ([("b", "by shape")] if self.by_shape else [])
 
+    def action_jump(self) -> None:
+        """Enter: the row's calls on the timeline; grouped by shape, only the calls at the row's shapes."""
+        row = self.current()
+        if row is not None:
+            self.post_message(self.Jump(row.name, self.FRAMES, row.input_shapes if self.by_shape else None))
+
     def action_toggle_shapes(self) -> None:
         self.by_shape = not self.by_shape
         self.refresh_bindings()

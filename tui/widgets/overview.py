@@ -117,7 +117,9 @@ def overview_renderable(a: Results) -> Group:
     if a.job is not None:
         parts.append(Text(visible_lines(f"Job verdict: {a.job.verdict}"), style="bold #e5c07b"))
     parts += _critical_lines(a)
-    parts += [Text("• " + visible_lines(plurals(r))) for r in readings(s, a.uses)]  # counts read one way (`19 outliers`)
+    parts += [
+        Text("• " + visible_lines(plurals(r))) for r in readings(s, a.uses)
+    ]  # counts read one way (`19 outliers`)
     best = biggest_saving(a.findings)  # the view needs the findings: they are ready
     parts += [Text("• " + visible_lines(best))] if best else []
     facts = Table.grid(padding=(0, 2))

@@ -153,9 +153,10 @@ class RowsView(ReportsFailedWorkers, Vertical):
     class Jump(Message):
         """The user asked to see the occurrences of a row's name."""
 
-        def __init__(self, name: str, frame: bool = False) -> None:
+        def __init__(self, name: str, frame: bool = False, shapes: str | None = None) -> None:
             super().__init__()
             self.name, self.frame = name, frame  # frame: a Python frame's calls (shown only with frames)
+            self.shapes = shapes  # a row of one op at these input shapes: only those calls
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -24,7 +24,10 @@ agents: claude mcp add tracetui -- tracetui mcp   (codex, gemini and the others:
 example: tracetui mcp   (started by the agent, not by hand)"""
 
 
-NEEDS_SDK = "tracetui mcp needs the MCP SDK: pip install 'tracetui[mcp]'"
+def needs_sdk() -> str:
+    from ..install import extra_hint
+
+    return f"tracetui mcp needs the MCP SDK: {extra_hint('mcp')}"
 
 
 class _NeedsSDK(argparse.Action):
@@ -35,7 +38,7 @@ class _NeedsSDK(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=default, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        parser.exit(2, f"tracetui: error: {NEEDS_SDK}\n")
+        parser.exit(2, f"tracetui: error: {needs_sdk()}\n")
 
 
 def add_mcp(sub, command: str | None) -> argparse.ArgumentParser:
@@ -60,7 +63,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise QueryError(NEEDS_SDK) from None
+        raise QueryError(needs_sdk()) from None
     from .server import build_server
 
     build_server(cache=not args.no_cache, debug=args.debug).run("stdio")

@@ -17,7 +17,7 @@ from ..cats import Cat, of_cats
 from ..trace import Trace
 from .device_work import DIRECTIONS, direction
 
-SMALL_BYTES = 64_000  # a copy under this (64 KB) moves too little to amortize its fixed cost (a few us)
+SMALL_BYTES = 64 << 10  # a copy under this (64 KiB) moves too little to amortize its fixed cost (a few us)
 PAGEABLE = re.compile(r"Pageable", re.IGNORECASE)
 PINNED = re.compile(r"Pinned", re.IGNORECASE)
 ORDER = [k for k, _ in DIRECTIONS] + ["copy", "set"]

@@ -7,7 +7,9 @@ names differ only there are one row. Ops are the key_averages host rows, compare
 adds up to the total).
 Steps are paired in order (the first profiled step of A with the first of B), each with its CPU span,
 the device work it launched and how long the user waited for it (steps.py); the typical step is
-steps.typical_step (the median wait, cold steps left out).
+steps.typical_step (the median wait, cold steps left out). A change of the typical step no larger than the runs'
+own spread (the larger of the two captures' step-to-step spreads, steps.spread) is noise: within_spread, and the
+regression gate (--fail-if-slower) passes it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..steps import Step
+from ..steps import Step, TypicalStep
 from .results import Results
 from .summary import Summary
 
@@ -80,6 +82,30 @@ class Diff:
         """How much slower B's typical step is than A's, in percent (negative: faster)."""
         a = self.step_time_a
         return 100.0 * (self.step_time_b - a) / a if a else 0.0
+
+    @property
+    def spread(self) -> float | None:
+        """The runs' own spread, a share: the larger of A's and B's step-to-step spreads (None: neither has two
+        steps to tell it)."""
+        return runs_spread(
+            self.summary_a.typical if self.steps_a else None, self.summary_b.typical if self.steps_b else None
+        )
+
+    @property
+    def within_spread(self) -> bool:
+        """Is the change of the typical step no larger than the runs' own spread (noise, not a change)?"""
+        return self.spread is not None and abs(self.slower_pct) <= 100.0 * self.spread
+
+    def gate(self, limit_pct: float) -> bool:
+        """Does B pass --fail-if-slower limit_pct: no slower than the limit, or than the runs' own spread?"""
+        return self.slower_pct <= max(limit_pct, 100.0 * (self.spread or 0.0))
+
+
+def runs_spread(*typical: TypicalStep | None) -> float | None:
+    """The larger of the captures' step-to-step spreads (steps.spread), None when none has one. The larger, not a
+    mean: each typical step is only known to within its own spread."""
+    known = [t.spread for t in typical if t is not None and t.spread is not None]
+    return max(known) if known else None
 
 
 def _typical(steps: list[Step], s: Summary) -> float:

@@ -121,6 +121,13 @@ def table_name(name: str) -> str:
     return "ProfilerStep*" if _STEP.match(name) else name
 
 
+def of_shapes(trace: Trace, events: np.ndarray, shapes: str) -> np.ndarray:
+    """The events whose input shapes read `shapes` as this table groups them (shape_label; "[]": none recorded)."""
+    labels = ["[]"] + [shape_label(s) for s in trace.shapes]  # shape id -1 (none) first
+    wanted = np.array([label == shapes for label in labels])
+    return events[wanted[trace.x.shape[events].astype(np.int64) + 1]]
+
+
 def shape_label(raw: str) -> str:
     """Input Dims text as torch prints it (Python's list repr)."""
     try:

@@ -128,7 +128,7 @@ def path_where(s: Summary) -> str:
     p = s.path
     if p.event < 0:
         return f"{p.window} ({duration(p.length_us)})"
-    elapsed = s.typical.us
+    elapsed = s.typical.step.elapsed_us if s.typical.step else s.typical.us  # the path's own step (not a mean)
     if elapsed > 0 and abs(p.length_us - elapsed) > max(0.005 * elapsed, 1.0):
         return (
             f"{p.window} (the typical step: {duration(p.length_us)} from its start to the end of its device work, "

@@ -294,4 +294,23 @@ def first_problem(path: Path) -> str | None:
     whole = len(raw) < FIRST_BYTES and len(data) < FIRST_BYTES  # the whole file (and all its JSON) is here
     if whole and text[:1] == b"{" and b'"traceEvents"' not in data and not text.rstrip().endswith(b"}"):
         return cut_before_events(len(data))  # said before the screen starts, in the loader's words
+    if whole:  # a small whole document with nothing to load: said before the screen starts, as the load says it
+        return _no_events(text)
+    return None
+
+
+def _no_events(text: bytes) -> str | None:
+    """The loader's words for a whole JSON document that holds no trace: an object without traceEvents
+    (locate.py), an array of no events (loader.py); None when it may hold some (the load decides)."""
+    import orjson
+
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None  # damaged: the load salvages what it can
+    if isinstance(doc, dict) and not isinstance(doc.get("traceEvents"), list):
+        return "no 'traceEvents' array in the JSON object"
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    if isinstance(events, list) and not any(isinstance(e, dict) for e in events):
+        return "no trace events in the file"
     return None

@@ -5,8 +5,9 @@ sizes: torch.cuda.memory_allocated) and requested (what the program asked for; t
 allocator's rounding). The peak of the history is the most bytes requested by live allocations after any
 entry (what torch's Active Memory Timeline plots), with the bytes reserved then. The allocations alive at
 the peak are grouped by the frame that made them (frames.py); so are the allocations made in the history
-and never freed by its end (leak candidates: a training loop's parameters and optimizer state are among
-them until it frees them). An OOM entry is explained from the memory rebuilt at that moment (state.py).
+and never freed by its end (leak candidates). Those alive from before the history to its end are held for the
+whole run (a training run's model and optimizer state, made before the recording began): said apart, never
+leak candidates. An OOM entry is explained from the memory rebuilt at that moment (state.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from .columns import ACTIONS, INACTIVE, OOM, PENDING_FREE, Snapshot
 from .frames import BEFORE_HISTORY, FrameKind, Namer
-from .history import ALIVE, IN_HISTORY, Allocations, Curves, allocations, curves
+from .history import ALIVE, BEFORE_ALIVE, IN_HISTORY, Allocations, Curves, allocations, curves
 from .state import END, SegmentSpans, State, end_state, is_small, segment_spans, state_at
 
 NO_HISTORY = "the snapshot has no history (torch.cuda.memory._record_memory_history() was not on): segments only"
@@ -102,6 +103,8 @@ class DeviceReport:
     actions: dict[str, int]
     span_ns: int  # from the first entry to the last
     t0_ns: int  # the first entry's time (raw clock)
+    held_bytes: int = 0  # alive from before the history to its end: held for the whole run, not leak candidates
+    held_count: int = 0
     timed: bool = True  # the entries carry times (torch >= 2.1); else every time here is an entry's index
     notes: list[str] = field(default_factory=list)
 
@@ -133,6 +136,7 @@ def device_report(snap: Snapshot, mem: DeviceMemory, namer: Namer) -> DeviceRepo
     live = np.flatnonzero(a.alive_at(at) if at != END else a.end_ns == ALIVE)
     t0 = int(h.time_ns[0]) if h is not None and len(h) else 0
     kept = np.flatnonzero((a.end_ns == ALIVE) & (a.origin == IN_HISTORY))
+    held = np.flatnonzero((a.end_ns == ALIVE) & (a.origin == BEFORE_ALIVE)) if c is not None else np.zeros(0, int)
     notes = list(a.notes) + ([] if c is not None else [NO_HISTORY])
     return DeviceReport(
         device=d,
@@ -148,6 +152,8 @@ def device_report(snap: Snapshot, mem: DeviceMemory, namer: Namer) -> DeviceRepo
         never_freed_bytes=int(a.size[kept].sum()),
         never_freed_count=len(kept),
         ooms=_ooms(snap, mem, namer) if h is not None else [],
+        held_bytes=int(a.size[held].sum()),
+        held_count=len(held),
         entries=len(h) if h is not None else 0,
         actions=_actions(h),
         span_ns=int(h.time_ns[-1] - h.time_ns[0]) if h is not None and len(h) else 0,

@@ -97,9 +97,11 @@ def cell_values(s: Series, t0: int, bucket: int, width: int) -> np.ndarray:
 
 
 def sparkline(values: np.ndarray, low: float, high: float) -> str:
-    """Block characters for per-cell values on a low..high scale: ▁ at low, █ at high, blank without a value."""
+    """Block characters for per-cell values on a low..high scale: ▁ at low, █ at high, blank without a value. A flat
+    lane reads by its value: ▁ at zero or below (a D2H bandwidth lane at zero throughout was a full bar), █ above."""
     span = high - low
-    scaled = (np.nan_to_num(values, nan=low) - low) / span if span > 0 else np.ones(len(values))
+    flat = np.full(len(values), 1.0 if high > 0 else 0.0)
+    scaled = (np.nan_to_num(values, nan=low) - low) / span if span > 0 else flat
     levels = 1 + np.clip(np.round(7 * scaled), 0, 7).astype(int)
     levels[np.isnan(values)] = 0
     return "".join(BLOCKS[k] for k in levels.tolist())

@@ -280,7 +280,9 @@ def cold_start_reading(s: Summary) -> str | None:
 def fact_readings(s: Summary) -> dict[str, str]:
     """One plain-English line per summary number, keyed by the summary's JSON keys."""
     out = {
-        "wall_us": "from the first to the last event the profiler recorded (the active steps)",
+        "wall_us": "from the first start to the last end on the CPU threads and GPU streams (the active steps); the "
+        "profiler's own spans (the trace's Traces and Spans lanes) are left out, so the timeline's ruler can run "
+        "a little longer",
         "cpu_self_total_us": "self time summed over every thread's ops, as the ops table adds it up (a Python frame's "
         "time in the op it ran under; ops --python-frames lists frames as rows); threads run side by side, so it can "
         "pass the wall time",

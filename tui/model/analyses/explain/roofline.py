@@ -104,6 +104,7 @@ def memory_bound(a: Analysis, s: Summary) -> list[Finding]:
         "calls": sum(x.count for x in rows),
         "ops": _by_name(rows),
         "mb": moved / 1e6,
+        "bytes": int(moved),
         "time": us(time),
         "bw": r.device.peak_gbps,
         "bw_pct": 100 * moved / (time * 1e3) / r.device.peak_gbps if time else 0.0,

@@ -1,0 +1,31 @@
+"""The help at 80x24: PageDown turns the page (it moved only the cursor to the page's last row, so the first press
+scrolled nothing), and no stray block is drawn (the rows wider than the box drew a horizontal scrollbar whose thumb
+was one '▉' below the table)."""
+
+from __future__ import annotations
+
+from conftest import SAMPLES, until, wait_for_main
+
+from tui.app import TraceApp
+from tui.screens.help import HelpScreen, HelpTable
+
+
+async def test_pagedown_scrolls_the_help_and_nothing_stray_is_drawn():
+    app = TraceApp([str(SAMPLES / "h100-bert-small.json.gz")], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_main(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        table = app.screen.query_one(HelpTable)
+        assert app.screen.focused is table and table.row_count > 2 * table.scrollable_content_region.height
+        assert "▉" not in app.export_screenshot()
+        await pilot.press("pagedown")
+        await pilot.pause()
+        first = table.scroll_offset.y
+        assert first > 0 and table.cursor_row >= first  # the rows moved a page, the cursor with them
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert table.scroll_offset.y > first
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert table.scroll_offset.y == 0 and table.cursor_row == 0
