@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 GRAPH_TEMPLATES = {
-    "graph-launches": "{launches:,} graph launches replay {kernels:,} device activities ({share} of device time): "
+    "graph-launches": "{kernels:,} device activities ({share} of device time) replay from {launches:,} graph launch(es): "
     "the CPU pays {per_kernel:.2f} of launch time per replayed activity, and {saved:,} launch calls were saved.",
     "graph-launches-eager": "An eager launch call here takes {eager:.2f} (the median).",
-    "graph-empty": "{empty:,} graph launches show no device activity with their correlation id: their records were "
+    "graph-empty": "No device activity carries the correlation id of {empty:,} graph launch(es): their records were "
     "lost (the activity buffer overflowed, or the window ended first); their replays are not counted.",
     "graph-capture-in-window": "{captures:,} stream captures ran inside the profiled window: capturing records the "
     "launches without running them and is one-time setup, so it is not what a replay costs. Warm up and capture "
