@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from snapshots import leak
+from allocator_snapshots import leak
 
 from tui.cli import main
 from tui.model.snapshot import bounds, open_snapshot

@@ -59,7 +59,9 @@ def test_sql_leaves_out_first_the_columns_the_same_on_every_row():
 
 
 def test_the_schema_wraps_each_meaning_under_itself():
-    text = "events: one row per event\n  id    BIGINT   the event's id: its index in the loaded trace, the same everywhere"
+    text = (
+        "events: one row per event\n  id    BIGINT   the event's id: its index in the loaded trace, the same everywhere"
+    )
     lines = fit_schema(text, 40).splitlines()
     assert max(len(line) for line in lines) <= 40
     assert all(line.startswith(" " * 17) for line in lines[2:]) and lines[1].startswith("  id    BIGINT   the")

@@ -36,7 +36,7 @@ class Visible:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        from ..text.sanitize import visible_lines  # on first write: --help and --version start without rich
+        from ..text.escape import visible_lines  # on first write; no rich: --help and --version stay light
 
         return self._inner.write(visible_lines(text))
 
