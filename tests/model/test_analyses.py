@@ -185,7 +185,11 @@ def test_op_cuda_time_agrees_with_the_gpu_work_launched_under_it(name, link):
     """Two routes to an op's CUDA total must agree: External ids (torch's) and launch links + nesting.
 
     2022-era traces write the correlation where the op's External id belongs; tracetui detects
-    that and attributes through the launching call instead.
+    that and attributes through the launching call instead. One known difference is torch's own: a
+    CUPTI overhead event (cat overhead: `Activity Buffer Request`) has correlation 0, so torch gives it
+    its parent's id (collection.cpp, kinetoEventCorrelationID) and appends the op's kernels to it as
+    well (profiler.py, _parse_kineto_results: device_corr_map by id); the op's CUDA total then counts
+    them twice. tracetui's table does as torch does, so the total is the launched work plus that.
     """
     from tui.model.analyses.calltree import CallTree
 
@@ -197,8 +201,14 @@ def test_op_cuda_time_agrees_with_the_gpu_work_launched_under_it(name, link):
         if not rows:
             continue
         idx = [i for i in range(a.trace.n) if a.trace.name_of(i) == op]
-        assert rows[0].device_total_us == pytest.approx(tree.gpu_ns[idx].sum() / 1000, abs=0.01), op
+        again = sum(r.device_total_us for r in a.ops.rows if r.name in _OVERHEAD_UNDER.get((name, op), ()))
+        assert rows[0].device_total_us == pytest.approx(tree.gpu_ns[idx].sum() / 1000 + again, abs=0.01), op
         assert rows[0].device_total_us > 0
+
+
+# The overhead events that ran inside an op of a sample, read from the raw events: the only one is inside an
+# aten::mm (and its aten::linear) of b300-moe-small, 3.488 us of the mm's kernels credited to it again.
+_OVERHEAD_UNDER = {("b300-moe-small.json.gz", op): ("Activity Buffer Request",) for op in ("aten::mm", "aten::linear")}
 
 
 def _overview_text(path) -> str:

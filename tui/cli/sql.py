@@ -9,7 +9,8 @@ import json
 import re
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..model.errors import QueryError
 from .options import TRACE_HELP, Command, UsageError, format_opt, load, trace_opts, trace_path
@@ -273,9 +274,14 @@ def answer_columns(heads: list[str], rows: list) -> list:
     texts = [any(isinstance(r[k], str) for r in rows) for k in range(len(heads))]
     name = next((k for k, t in enumerate(texts) if t), None)
     return [
-        Column(h, lambda r, c, w, k=k: r[k], priority=CONSTANT + k, name=k == name, left=texts[k], min_width=12)
+        Column(h, _column_cell(k), priority=CONSTANT + k, name=k == name, left=texts[k], min_width=12)
         for k, h in enumerate(heads)
     ]
+
+
+def _column_cell(k: int) -> Callable[[Any, Any, int], Any]:
+    """A query column's cell: the row's k-th value."""
+    return lambda r, c, w: r[k]
 
 
 def _csv(value: object) -> str:

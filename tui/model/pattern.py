@@ -13,6 +13,9 @@ from typing import Any, Protocol
 
 
 class Matcher(Protocol):
+    @property
+    def pattern(self) -> Any: ...  # as written, for the key bar and the table's status
+
     def search(self, text: str) -> Any: ...
 
 
@@ -47,6 +50,8 @@ def _python(pattern: str) -> re.Pattern:
 
 
 class _Nothing:
+    pattern = ""
+
     def search(self, text: str) -> None:
         return None
 

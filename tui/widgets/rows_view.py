@@ -21,7 +21,7 @@ from ..appkit import pace
 from ..model.pattern import BadPattern, Matcher, compile_name_pattern
 from ..tables.base import SORT_LETTERS, Column, Fitted, SortKey, fit, fit_readable
 from ..text.fmt import plural
-from ..text.sanitize import cell_len, visible
+from ..text.sanitize import cell_len, visible_lines
 from .failures import ReportsFailedWorkers
 from .lazy_table import LazyTable, frozen_room
 
@@ -298,7 +298,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         return out
 
     def _status(self) -> None:
-        self.query_one(".table-status", Static).update(visible(self.status()))  # a filter, names: data
+        self.query_one(".table-status", Static).update(visible_lines(self.status()))  # names: data; our lines kept
 
     def refill(self) -> None:
         """The rows changed (another table, frames shown or hidden): a new source, in the current order."""

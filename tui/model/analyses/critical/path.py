@@ -95,7 +95,7 @@ def path_of(a: Analysis, g: Graph, times: np.ndarray | None, bind: np.ndarray | 
     """The path as items (consecutive stretches of one event and class merged) and its breakdown; times and bind
     from the solver (None: as recorded; then a gap where another stream of the device ran is that stream's work)."""
     recorded = times is None or np.array_equal(times, g.ts)  # a what-if that changed nothing reads as recorded
-    moved = None if recorded else _device_times(a, g, times)
+    moved = None if recorded or times is None else _device_times(a, g, times)
     times = g.ts if times is None else times
     bind = g.bind if bind is None else bind
     ks, stop = walk(g, times, bind)
