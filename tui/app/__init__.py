@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, cast
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
 from textual.worker import get_current_worker
 
 from ..appkit import pace
 from ..appkit.messages import CompareLoaded, LoadFailed, LoadProgress, TraceLoaded
+from ..appkit.palette import ListedCommands
 from ..screens.loading import LoadingScreen, lanes_first
 from ..screens.main import FRAME_LEVELS_SHOWN, MainScreen
 from ..text.sanitize import visible
@@ -47,7 +47,7 @@ def _is_snapshot(path: str) -> bool:
     return is_snapshot(path)
 
 
-class ViewCommands(Provider):
+class ViewCommands(ListedCommands):
     """The command palette: the current screen's views (from the registry) and the ranks of a job."""
 
     def _commands(self):
@@ -79,17 +79,6 @@ class ViewCommands(Provider):
                 lambda r=rank: screen.action_compare_ranks(r),
                 "side by side with a typical rank (C: the straggler)",
             )
-
-    async def discover(self) -> Hits:
-        for title, call, text in self._commands():
-            yield Hit(1.0, title, call, help=text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, call, text in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), call, help=text)
 
 
 class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):

@@ -11,7 +11,6 @@ import numpy as np
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
 from textual.containers import Center, Horizontal, Middle, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -19,6 +18,7 @@ from textual.widgets import Label, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from ..appkit.messages import LoadFailed
+from ..appkit.palette import ListedCommands
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY, annotation_spans
 from ..tables.snapshot_view import allocation_lines, frame_lines, segment_lines
@@ -64,7 +64,7 @@ class Loaded:
         self.namer = Namer(snap.stacks)
 
 
-class SnapshotCommands(Provider):
+class SnapshotCommands(ListedCommands):
     """The command palette on a snapshot: its views, and the next GPU."""
 
     def _commands(self):
@@ -76,17 +76,6 @@ class SnapshotCommands(Provider):
             yield f"Show the {words.lower()} ({key})", lambda n=name: screen.action_tab(n), VIEW_ABOUT[name]
         if len(screen.loaded.snap.devices) > 1:
             yield "Show the next GPU (g)", screen.action_device, "the snapshot's next device"
-
-    async def discover(self) -> Hits:
-        for title, call, text in self._commands():
-            yield Hit(1.0, title, call, help=text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, call, text in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), call, help=text)
 
 
 class SnapshotScreen(ReportsFailedWorkers, Screen):
