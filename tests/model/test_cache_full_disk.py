@@ -76,4 +76,4 @@ def test_past_the_memorys_limit_too_it_is_refused_in_one_line(small_disk, monkey
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(small_disk / "cache"))
     assert main(["summary", str(BERT)]) == 2
     err = capsys.readouterr().err
-    assert "inflates past 500.0 KB" in err and "the disk could not take it" in err and err.count("\n") == 1
+    assert "inflates past 488.3 KiB" in err and "the disk could not take it" in err and err.count("\n") == 1

@@ -245,7 +245,7 @@ def test_a_graph_launch_without_device_activity_is_counted_and_noted(tmp_path):
     g = a.summary.graphs
     assert (g.launches, g.kernels, g.empty) == (2, 1, 1)
     found = [f for f in a.findings if f.rule == "graph-launches"]
-    assert "1 graph launches show no device activity" in note(found[0])
+    assert "No device activity carries the correlation id of 1 graph launch:" in note(found[0])
     assert "replays no device activity" in replay_text(describe(a, 0, 0))
 
 

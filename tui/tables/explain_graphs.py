@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 GRAPH_TEMPLATES = {
-    "graph-launches": "{kernels:,} device activities ({share} of device time) replay from {launches:,} graph launch(es): "
+    "graph-launches": "{kernels:,} activities on the device ({share} of device time) replayed from {launches:,} graph launch(es): "
     "the CPU pays {per_kernel:.2f} of launch time per replayed activity, and {saved:,} launch calls were saved.",
     "graph-launches-eager": "An eager launch call here takes {eager:.2f} (the median).",
     "graph-empty": "No device activity carries the correlation id of {empty:,} graph launch(es): their records were "

@@ -215,8 +215,8 @@ def graph_note(g: GraphStats) -> str:
         return ""
     eager = f" against {g.eager_median_us:,.1f} us eager" if g.eager_launches else ""
     return (
-        f"; {g.kernels:,} device activities ({g.share:.0%} of device time) replay from {g.launches:,} graph "
-        f"launch{'' if g.launches == 1 else 'es'}, "
+        f"; {g.kernels:,} activit{'y' if g.kernels == 1 else 'ies'} on the device ({g.share:.0%} of device time) "
+        f"replayed from {g.launches:,} graph launch{'' if g.launches == 1 else 'es'}, "
         f"{g.cost_per_kernel_us:,.1f} us of launch CPU per activity{eager}"
     )
 
