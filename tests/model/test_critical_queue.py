@@ -51,3 +51,26 @@ def test_a_queue_that_stays_deep_is_full_and_a_late_kernel_is_an_outlier(tmp_pat
     [q2] = stream_queues(trace2, launcher2)
     assert q2.outlier_count == 1 and trace2.name_of(q2.outliers[0]) == "k29"
     assert q2.verdict == ""  # neither empty nor full
+
+
+def test_a_graph_replay_is_one_entry_of_the_launch_queue_for_its_verdict():
+    """The B300 SGLang decode replays 676 kernels from one cudaGraphLaunch (its README): the series counts each
+    replayed kernel as queued from that launch (HTA's definition, up to 569 deep on stream 13), but the CPU
+    never waited for a slot, so no stream is "full" and explain says nothing of a full queue. With the replay
+    counted as eager launches, the same stream read "full"."""
+    from pathlib import Path
+
+    import pytest
+
+    from tui.model import load_trace
+    from tui.model.analyses.critical.queue import FULL_MIN
+    from tui.model.analyses.results import Results
+
+    folder = Path(__file__).resolve().parents[3] / "shared" / "traces"
+    found = sorted(folder.glob("tracelens-2026-06-b300-sglang-*/*.json.gz"))
+    if not found:
+        pytest.skip("the shared B300 SGLang trace is not here (../shared/traces)")
+    a = Results(load_trace(found[0], use_cache=False))
+    deep = [q for q in a.launch_queues.streams if q.max_length >= FULL_MIN]
+    assert deep and all(q.eager_full is False and q.verdict != "full" for q in deep)
+    assert not [f for f in a.findings if "queue-full" in f.parts]

@@ -3,6 +3,10 @@ whether the queue is always empty (the CPU cannot keep the GPU fed) or always fu
 
 A device activity is queued from its launch call's start until it starts (by correlation; a graph launch
 queues every activity it replays). HTA computes the same series as a DataFrame (queue_length_analysis).
+
+The "full" verdict (the CPU blocks on the queue) reads the eager launches only: a graph launch is one entry of
+CUDA's launch queue however many activities it replays, so a replay of 676 kernels queued behind one
+cudaGraphLaunch never makes the CPU wait for a slot.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import numpy as np
 
 from ...cats import BUSY_CATS, of_cats
 from ...trace import Trace
+from ..graphs.replay import graph_launches
 
 EMPTY_SHARE = 0.8  # a stream is starved when this share of its activities were launched onto an idle stream
 FULL_LEVEL = 0.5  # a queue is full when it holds at least this share of its maximum
@@ -47,6 +52,7 @@ class StreamQueue:
     p95_latency_ns: int  # the launch-latency statistics everywhere: the median and the 95th percentile
     outlier_count: int = 0  # activities with an outlying latency
     outliers: list[int] = field(default_factory=list)  # the slowest of them (OUTLIERS_KEPT), the slowest first
+    eager_full: bool | None = None  # where graphs replay onto the stream: whether its eager launches alone fill it
 
     @property
     def verdict(self) -> str:
@@ -55,9 +61,8 @@ class StreamQueue:
             return ""
         if self.idle_launches >= EMPTY_SHARE:
             return "empty"
-        if self.max_length >= FULL_MIN and self.full_share >= FULL_SHARE:
-            return "full"
-        return ""
+        full = self.max_length >= FULL_MIN and self.full_share >= FULL_SHARE
+        return "full" if (full if self.eager_full is None else self.eager_full) else ""
 
 
 def _launched(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,14 +78,19 @@ def queue_series(trace: Trace, launcher: np.ndarray) -> list[QueueSeries]:
     dev, lts = _launched(trace, launcher)
     out = []
     for track in np.unique(x.track[dev]).tolist():
-        mine = dev[x.track[dev] == track]
-        t = np.concatenate([lts[x.track[dev] == track], x.ts[mine]])
-        step = np.repeat(np.array([1, -1], np.int64), len(mine))
-        order = np.lexsort((step, t))  # at one instant the start before the launch: a launch that starts at once
-        length = np.cumsum(step[order])
-        last = np.r_[t[order][1:] != t[order][:-1], True]  # one point per instant, after all its changes
-        out.append(QueueSeries(int(track), t[order][last], length[last]))
+        mine = x.track[dev] == track
+        out.append(_series(int(track), lts[mine], x.ts[dev[mine]]))
     return out
+
+
+def _series(track: int, launched: np.ndarray, started: np.ndarray) -> QueueSeries:
+    """A queue's length after each launch and each start (launch and start times of its activities, ns)."""
+    t = np.concatenate([launched, started])
+    step = np.repeat(np.array([1, -1], np.int64), len(started))
+    order = np.lexsort((step, t))  # at one instant the start before the launch: a launch that starts at once
+    length = np.cumsum(step[order])
+    last = np.r_[t[order][1:] != t[order][:-1], True]  # one point per instant, after all its changes
+    return QueueSeries(track, t[order][last], length[last])
 
 
 def launch_latency(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,6 +113,8 @@ def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
         slow = np.flatnonzero((lat >= OUTLIER_FACTOR * med) & (lat >= OUTLIER_MIN_NS))
         slow = slow[np.argsort(-lat[slow], kind="stable")]
         mean, full = _time_shares(s)
+        replayed = np.isin(launcher[ev], graph_launches(trace))
+        eager_full = _eager_full(x, ev[~replayed], x.ts[ev[~replayed]] - lat[~replayed]) if replayed.any() else None
         out.append(
             StreamQueue(
                 track,
@@ -115,9 +127,18 @@ def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
                 int(np.percentile(lat, 95)),
                 len(slow),
                 ev[slow[:OUTLIERS_KEPT]].tolist(),
+                eager_full,
             )
         )
     return out
+
+
+def _eager_full(x, ev: np.ndarray, lts: np.ndarray) -> bool:
+    """Whether a stream's eagerly launched activities alone (launch times lts) hold its queue full."""
+    if not len(ev):
+        return False
+    s = _series(-1, lts, x.ts[ev])
+    return int(s.length.max()) >= FULL_MIN and _time_shares(s)[1] >= FULL_SHARE
 
 
 def _time_shares(s: QueueSeries) -> tuple[float, float]:
