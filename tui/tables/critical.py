@@ -29,7 +29,7 @@ from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import path_reason, verdict_words
 from ..model.steps import STEP_NAME
-from ..text.names import short_name
+from ..text.names import short_name, shorten_names
 from ..text.sanitize import visible
 
 TITLES = {
@@ -457,15 +457,16 @@ def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
     """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers; with what the run
     already uses, the remedy says what comes next instead (explain/uses.py: never compile a compiled run)."""
     total = p.length_ns or 1
-    out = []
+    out: list[str] = []
+    said: set[str] = set()  # a remedy two classes share is said once (CPU work and launch delays on graphs)
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
         if ns / total < ADVICE_MIN:
             continue
         tops = [n for n, _k, b, _ns, _w in top_items(p, 50) if b == cls][:3]
-        top = ", ".join(_cut(t, 50) for t in tops) or "-"
+        top = ", ".join(shorten_names([visible(t) for t in tops], 50)) or "-"  # told apart, as in the tables
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
         line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)
-        out.append(_next(line, cls, uses) if uses is not None and not cpu_only(p) else line)
+        out.append(_next(line, cls, uses, said) if uses is not None and not cpu_only(p) else line)
     return out
 
 
@@ -478,11 +479,18 @@ REMEDY = {
 }
 
 
-def _next(line: str, cls: str, uses: Uses) -> str:
-    """The line with its remedy replaced by what comes next (unchanged where the remedy is not found)."""
+def _next(line: str, cls: str, uses: Uses, said: set[str]) -> str:
+    """The line with its remedy replaced by what comes next (unchanged where the remedy is not found); a remedy
+    already said above is pointed to, not repeated."""
     marker, key = REMEDY.get(cls, ("", None))
     at = line.find(marker) if marker else -1
-    return line if at < 0 or key is None else line[:at] + next_words(uses, key(uses))
+    if at < 0 or key is None:
+        return line
+    words = next_words(uses, key(uses))
+    if words in said:
+        return line[:at] + "What comes next is the same as above."
+    said.add(words)
+    return line[:at] + words
 
 
 def job_verdict(job: JobPath) -> str:
