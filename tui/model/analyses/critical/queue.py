@@ -61,8 +61,8 @@ class StreamQueue:
             return ""
         if self.idle_launches >= EMPTY_SHARE:
             return "empty"
-        full = self.max_length >= FULL_MIN and self.full_share >= FULL_SHARE
-        return "full" if (full if self.eager_full is None else self.eager_full) else ""
+        full = _full(self.max_length, self.full_share) if self.eager_full is None else self.eager_full
+        return "full" if full else ""
 
 
 def _launched(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,6 +105,7 @@ def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
     x = trace.x
     dev, latency = launch_latency(trace, launcher)
     series = {s.track: s for s in queue_series(trace, launcher)}
+    replays = graph_launches(trace)
     out = []
     for track, s in series.items():
         mine = x.track[dev] == track
@@ -113,7 +114,7 @@ def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
         slow = np.flatnonzero((lat >= OUTLIER_FACTOR * med) & (lat >= OUTLIER_MIN_NS))
         slow = slow[np.argsort(-lat[slow], kind="stable")]
         mean, full = _time_shares(s)
-        replayed = np.isin(launcher[ev], graph_launches(trace))
+        replayed = np.isin(launcher[ev], replays)
         eager_full = _eager_full(x, ev[~replayed], x.ts[ev[~replayed]] - lat[~replayed]) if replayed.any() else None
         out.append(
             StreamQueue(
@@ -138,7 +139,12 @@ def _eager_full(x, ev: np.ndarray, lts: np.ndarray) -> bool:
     if not len(ev):
         return False
     s = _series(-1, lts, x.ts[ev])
-    return int(s.length.max()) >= FULL_MIN and _time_shares(s)[1] >= FULL_SHARE
+    return _full(int(s.length.max()), _time_shares(s)[1])
+
+
+def _full(max_length: int, full_share: float) -> bool:
+    """A queue deep enough to block the CPU (FULL_MIN) and held at half its depth or more most of the time."""
+    return max_length >= FULL_MIN and full_share >= FULL_SHARE
 
 
 def _time_shares(s: QueueSeries) -> tuple[float, float]:
