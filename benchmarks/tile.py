@@ -16,7 +16,7 @@ import numpy as np
 import orjson
 
 from tui.model.columns import Events
-from tui.model.trace import Trace
+from tui.model.trace import TraceColumns
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "sample_traces" / "a100-train-control.json.gz"
@@ -66,7 +66,7 @@ def _shifted(e: dict, k: int, shift: float) -> dict:
     return e2
 
 
-def tile_columns(trace: Trace, copies: int) -> Trace:
+def tile_columns(trace: TraceColumns, copies: int) -> TraceColumns:
     """The same trace with its duration events tiled `copies` times in time (no JSON)."""
     x = trace.x
     span = int((x.ts + x.dur).max() - x.ts.min()) + 1_000_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import Command, UsageError, load, one_trace
+from .options import BadUsage, Command, load, one_trace
 
 EPILOG = """prints: the temporal breakdown per device (--by stream: per stream): compute, communication (collectives), \
 copies (and sets) running alone, their overlaps (named), idle; then each stream's idle time by cause: host wait, \
@@ -48,7 +48,7 @@ def cmd_breakdown(args: argparse.Namespace) -> int:
     try:
         text = render_breakdown(a, args.format, args.step, args.by)
     except WindowMissing as exc:
-        raise UsageError(f"{args.trace}: {exc}") from None
+        raise BadUsage(f"{args.trace}: {exc}") from None
     print(text)
     return 0
 

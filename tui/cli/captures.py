@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .options import UsageError, tell
+from .options import BadUsage, tell
 
 PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline", "breakdown")
 
@@ -48,7 +48,7 @@ def run(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) 
         tell(f"tracetui: note: {captures_note(args.traces[0], found)}")
         args.traces = [str(found[0])]
     elif name == "ranks" and (found := captures_of(args.trace)):
-        raise UsageError(
+        raise BadUsage(
             f"{args.trace}: a folder of {len(found)} captures, not a job of ranks (no file names a rank); "
             f"tracetui summary {args.trace} reports the newest, tracetui diff {args.trace} compares the newest two"
         )
@@ -112,6 +112,6 @@ def _diff_targets(args: argparse.Namespace) -> None:
         return
     found = captures_of(args.trace_a)
     if len(found) < 2:
-        raise UsageError(f"diff takes two traces, or a folder of two captures or more ({_what(args.trace_a, found)})")
+        raise BadUsage(f"diff takes two traces, or a folder of two captures or more ({_what(args.trace_a, found)})")
     args.trace_a, args.trace_b = str(found[1]), str(found[0])
     tell(f"tracetui: note: comparing the newest two captures of {Path(args.trace_b).parent}")

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from .captures import run as run_command
-from .options import Command, UsageError, tell
+from .options import BadUsage, Command, tell
 from .output import guarded_streams, output_failure
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
@@ -199,7 +199,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
         return 2
-    except (TraceError, UsageError, ProfileError, UnknownSort, QueryError) as exc:
+    except (TraceError, BadUsage, ProfileError, UnknownSort, QueryError) as exc:
         tell(f"tracetui: error: {exc}", error=True)
         return 2
     except KeyboardInterrupt:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import Command, UsageError, screenshot_opt, trace_opts
+from .options import BadUsage, Command, screenshot_opt, trace_opts
 
 EPILOG = """\
 prints: nothing: opens the viewer on the sample; with --list, each sample's name, size and what it shows
@@ -38,7 +38,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.list:
         if args.name:
-            raise UsageError("demo --list names every sample; give NAME without --list to open one")
+            raise BadUsage("demo --list names every sample; give NAME without --list to open one")
         print(listing())
         return 0
     from . import view

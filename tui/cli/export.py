@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import Command, UsageError, load, tell, trace_opts
+from .options import BadUsage, Command, load, tell, trace_opts
 
 KINDS = ("queue", "bandwidth", "critical")  # tui/model/export's KINDS, here so --help imports no model
 EPILOG = """says: one line on stderr naming the file written and what was added (so -o /dev/stdout pipes the \
@@ -59,9 +59,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         check_target(Path(args.trace), Path(output))  # before loading: a wrong -o costs nothing
         done = export(load(args.trace, args.no_cache), output, args.counters, args.step)
     except ExportError as exc:  # said of the trace by the name the user gave it (demo:NAME, not its sample's path)
-        raise UsageError(str(exc).replace(f"{resolve(args.trace)}:", f"{args.trace}:", 1)) from None
+        raise BadUsage(str(exc).replace(f"{resolve(args.trace)}:", f"{args.trace}:", 1)) from None
     except WindowError as exc:
-        raise UsageError(f"{args.trace}: {exc}") from None
+        raise BadUsage(f"{args.trace}: {exc}") from None
     added = ", ".join(f"{n:,} {kind}" for kind, n in done.added.items())
     for note in done.notes:
         tell(f"tracetui: note: {note}")

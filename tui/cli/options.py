@@ -17,7 +17,7 @@ TRACE_HELP = (
 )
 
 
-class UsageError(Exception):
+class BadUsage(Exception):
     """Bad usage that argparse could not catch; exit 2 with one line."""
 
 
@@ -132,7 +132,7 @@ def load(path: str, no_cache: bool, graph_capture: str | None = None):
     from ..model.snapshot.read import is_snapshot
 
     if is_snapshot(path):  # an allocator snapshot: the commands that read one say so
-        raise UsageError(
+        raise BadUsage(
             f"{path}: a memory snapshot, not a trace: tracetui memory, tracetui open and tracetui diff read it"
         )
     opened = open_trace(path, cache=not no_cache, graph_capture=graph_capture)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import Command, UsageError, load
+from .options import BadUsage, Command, load
 
 
 def add_profile(sub, command: str | None) -> argparse.ArgumentParser:
@@ -86,7 +86,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from .install import torch_hint_pipx
 
     if importlib.util.find_spec("torch") is None and (hint := torch_hint_pipx()):
-        raise UsageError(hint)  # pip install would not reach pipx's environment
+        raise BadUsage(hint)  # pip install would not reach pipx's environment
 
     return run(args, CaptureReader(args.debug))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .options import UsageError, tell
+from .options import BadUsage, tell
 
 
 def read(path: str, cache: bool = True):
@@ -37,7 +37,7 @@ def memory_with_snapshot(args: argparse.Namespace, results, devices) -> int:
     if not os.path.exists(args.snapshot):
         raise TraceError(args.snapshot, "no such file")
     if not is_snapshot(args.snapshot):
-        raise UsageError(f"{args.snapshot}: not a memory snapshot (torch.cuda.memory._dump_snapshot writes one)")
+        raise BadUsage(f"{args.snapshot}: not a memory snapshot (torch.cuda.memory._dump_snapshot writes one)")
     joined = _join(results, read(args.snapshot, not args.no_cache))
     for j, _ in joined:
         if j.reason:
@@ -71,7 +71,7 @@ def diff_of_snapshots(args: argparse.Namespace) -> int:
     from ..reports.snapshot_diff import render_snapshot_diff
 
     if args.fail_if_slower is not None:
-        raise UsageError("--fail-if-slower compares step times: it does not apply to two snapshots")
+        raise BadUsage("--fail-if-slower compares step times: it does not apply to two snapshots")
     d = diff(read(args.trace_a, not args.no_cache), read(args.trace_b, not args.no_cache))
     print(render_snapshot_diff(d, args.format, args.limit))
     return 0

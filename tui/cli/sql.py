@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..model.errors import QueryError
-from .options import TRACE_HELP, Command, UsageError, format_opt, load, trace_opts, trace_path
+from .options import TRACE_HELP, BadUsage, Command, format_opt, load, trace_opts, trace_path
 
 if TYPE_CHECKING:
     from ..sql import Answer, Session
@@ -78,7 +78,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         print(text if args.format == "json" else fit_schema(text, terminal_width()))
         return 0
     if args.trace is None:
-        raise UsageError("give a TRACE to query (only --schema needs none)")
+        raise BadUsage("give a TRACE to query (only --schema needs none)")
     trace_path(args.trace)  # a missing trace is said before anything else (demo:NAME is its sample's)
     from ..sql import Session
 
@@ -115,7 +115,7 @@ def _timeout(seconds: float | None) -> float | None:
     if seconds is None:
         return timeout_setting()
     if not math.isfinite(seconds) or seconds < 0:
-        raise UsageError(f"--timeout must be a number of seconds, 0 or more (got {seconds:g})")
+        raise BadUsage(f"--timeout must be a number of seconds, 0 or more (got {seconds:g})")
     return seconds or None
 
 

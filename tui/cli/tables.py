@@ -8,8 +8,8 @@ import sys
 
 from .options import (
     FORMATS,
+    BadUsage,
     Command,
-    UsageError,
     capture_opt,
     count,
     format_opt,
@@ -249,7 +249,7 @@ def _op_kernels(args: argparse.Namespace) -> int:
     from ..tables import op_kernels
 
     if args.group_by_shape or args.python_frames:
-        raise UsageError("--kernels lists kernel sequences per op: it takes no --group-by-shape or --python-frames")
+        raise BadUsage("--kernels lists kernel sequences per op: it takes no --group-by-shape or --python-frames")
     op_kernels.resolve_sort(args.sort)
     a = load(args.trace, args.no_cache, args.graph_capture)
     print(render_op_kernels(a, args.format, args.sort, args.limit))
@@ -264,7 +264,7 @@ def cmd_code(args: argparse.Namespace) -> int:
     a = load(args.trace, args.no_cache, args.graph_capture)
     table = a.code_all if args.all_frames else a.code
     if not table.frames:
-        raise UsageError(f"{args.trace}: {code.NO_FRAMES}")
+        raise BadUsage(f"{args.trace}: {code.NO_FRAMES}")
     print(render_code(table, args.format, args.sort, args.limit))
     return 0
 
@@ -284,7 +284,7 @@ def _queues(args: argparse.Namespace) -> int:
     from ..reports import render_queues
 
     if args.sort or args.limit:
-        raise UsageError("--queues prints one row per stream: it takes no --sort or --limit")
+        raise BadUsage("--queues prints one row per stream: it takes no --sort or --limit")
     print(render_queues(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
@@ -300,12 +300,12 @@ def cmd_roofline(args: argparse.Namespace) -> int:
     try:
         device, note = (read_peaks(args.peaks), "") if args.peaks else match_gpu(args.gpu) if args.gpu else (None, "")
     except PeaksError as exc:
-        raise UsageError(str(exc)) from None
+        raise BadUsage(str(exc)) from None
     if note:
         tell(f"tracetui: note: {note}")
     table = load(args.trace, args.no_cache, args.graph_capture).roofline
     if not table.has_shapes:
-        raise UsageError(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
+        raise BadUsage(f"{args.trace}: {roofline.HOW_TO_SHAPES}")
     table = with_device(table, device) if device else table
     print(render_roofline(table, args.format, args.sort, args.limit))
     return 0
@@ -319,7 +319,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
         from .snapshot import memory_of_snapshot
 
         if args.snapshot:
-            raise UsageError("--snapshot joins a snapshot to a trace: give the trace as TRACE")
+            raise BadUsage("--snapshot joins a snapshot to a trace: give the trace as TRACE")
 
         return memory_of_snapshot(args)
     from ..reports import render_memory
@@ -343,7 +343,7 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
     path = trace_path(args.trace)
     if args.scheduler and args.engine != "dask":
-        raise UsageError("--scheduler goes with --engine dask")
+        raise BadUsage("--scheduler goes with --engine dask")
     report = run_job(path, not args.no_cache, args.engine, args.scheduler, args.workers)
     for warning in report.job.warnings:
         tell(f"tracetui: warning: {args.trace}: {warning}")
@@ -362,7 +362,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
         if not all(snapshots):
             one, other = (args.trace_a, args.trace_b) if snapshots[0] else (args.trace_b, args.trace_a)
-            raise UsageError(f"{one} is a memory snapshot and {other} is not: diff compares two of a kind")
+            raise BadUsage(f"{one} is a memory snapshot and {other} is not: diff compares two of a kind")
         return diff_of_snapshots(args)
 
     a, b = load(args.trace_a, args.no_cache), load(args.trace_b, args.no_cache)
@@ -394,7 +394,7 @@ def cmd_critical(args: argparse.Namespace) -> int:
     from ..reports import render_critical
 
     if args.instance and args.annotation is None:
-        raise UsageError("--instance goes with --annotation")
+        raise BadUsage("--instance goes with --annotation")
     try:
         specs = [parse_spec(s) for s in args.what_if]  # before loading: a typo costs nothing
         a = load(args.trace, args.no_cache)
@@ -408,7 +408,7 @@ def cmd_critical(args: argparse.Namespace) -> int:
             python_frames=args.python_frames,
         )
     except (WhatIfError, WindowError) as exc:
-        raise UsageError(f"{args.trace}: {exc}" if isinstance(exc, WindowError) else str(exc)) from None
+        raise BadUsage(f"{args.trace}: {exc}" if isinstance(exc, WindowError) else str(exc)) from None
     print(text)
     return 0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import TRACE_HELP, Command, UsageError, capture_opt, screenshot_opt, trace_opts, trace_path
+from .options import TRACE_HELP, BadUsage, Command, capture_opt, screenshot_opt, trace_opts, trace_path
 
 
 def add_open(sub, command: str | None) -> argparse.ArgumentParser:
@@ -25,11 +25,11 @@ def cmd_open(args: argparse.Namespace) -> int:
         if not is_snapshot(path):  # said before the full screen starts
             check_first_bytes(path)
     if args.compare and len(args.traces) != 2:
-        raise UsageError("--compare takes exactly two traces")
+        raise BadUsage("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
-        raise UsageError("open takes one trace or a folder of per-rank traces; add --compare to compare two")
+        raise BadUsage("open takes one trace or a folder of per-rank traces; add --compare to compare two")
     if args.compare and any(is_snapshot(p) for p in args.traces):
-        raise UsageError("--compare compares two traces; for two memory snapshots, tracetui diff A B says what grew")
+        raise BadUsage("--compare compares two traces; for two memory snapshots, tracetui diff A B says what grew")
     from ..app import TraceApp
 
     app = TraceApp(

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ..model.errors import TraceError
-from .options import Command, UsageError, screenshot_opt, tell, trace_opts
+from .options import BadUsage, Command, screenshot_opt, tell, trace_opts
 
 ONCE_LOOKS = 4  # --once: files still being written are looked at again this many times, then left
 WATCH_EPILOG = """\
@@ -46,7 +46,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise TraceError(folder, "no such folder" if not folder.exists() else "not a folder (watch takes one)")
     if args.interval <= 0:
-        raise UsageError(f"--interval must be positive, got {args.interval:g}")
+        raise BadUsage(f"--interval must be positive, got {args.interval:g}")
     if args.format is None and (args.once or not sys.stdout.isatty()):
         args.format = "text"  # --once, or piped: lines, never a full-screen viewer into a pipe
     if args.format is None:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .errors import TraceError
     from .load import load_trace
-    from .trace import Trace
+    from .trace import TraceColumns
 
-__all__ = ["Trace", "TraceError", "load_trace"]
-_HOMES = {"Trace": ".trace", "TraceError": ".errors", "load_trace": ".load"}
+__all__ = ["TraceColumns", "TraceError", "load_trace"]
+_HOMES = {"TraceColumns": ".trace", "TraceError": ".errors", "load_trace": ".load"}
 
 
 def __getattr__(name: str) -> Any:

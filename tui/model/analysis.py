@@ -21,7 +21,7 @@ from .code_stamp import stamp
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
 from .store import Arrays, Codec, Store
-from .trace import Trace, on_real_tracks
+from .trace import TraceColumns, on_real_tracks
 
 T = TypeVar("T")
 
@@ -150,7 +150,7 @@ class LaneArrays:
 
 
 class Analysis:
-    """Derived structure of one Trace (pure data, no formatting).
+    """Derived structure of one TraceColumns (pure data, no formatting).
 
     With hide_python, Python frames are left out of the nesting (and so of the timeline's rows, the
     tree and parent/child moves): ops, annotations, runtime calls and kernels only. Such an Analysis
@@ -159,7 +159,7 @@ class Analysis:
 
     SHARED = ("links", "end")  # what a frameless Analysis takes from its base rather than computing again
 
-    def __init__(self, trace: Trace, hide_python: bool = False, base: Analysis | None = None) -> None:
+    def __init__(self, trace: TraceColumns, hide_python: bool = False, base: Analysis | None = None) -> None:
         self.trace = trace
         self.hide_python, self.base = hide_python, base
         self.prefix = "frameless." if hide_python else ""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cats import GPU_CATS, Cat, of_cats
-from .trace import Trace, keyed, rank_of_events, ranks_at
+from .trace import TraceColumns, keyed, rank_of_events, ranks_at
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Links:
         return self.by_launch[lo:hi]
 
 
-def link(trace: Trace) -> Links:
+def link(trace: TraceColumns) -> Links:
     """Pair every GPU event with its launching runtime call."""
     x, rank = trace.x, rank_of_events(trace)
     cat = x.cat
@@ -66,7 +66,7 @@ def _match(keys: np.ndarray, source: np.ndarray, target: np.ndarray) -> np.ndarr
     return out
 
 
-def _by_flows(trace: Trace, rank: np.ndarray, runtime: np.ndarray, target: np.ndarray) -> np.ndarray:
+def _by_flows(trace: TraceColumns, rank: np.ndarray, runtime: np.ndarray, target: np.ndarray) -> np.ndarray:
     """For each target event, the runtime call an ac2g flow arrow joins it to (-1 if none).
 
     An arrow starts on the runtime call's thread at the call's start and ends on the device lane at the
@@ -104,7 +104,7 @@ def _event_at(keys: np.ndarray, candidates: np.ndarray, queries: np.ndarray) -> 
     return out
 
 
-def _flow_agreement(trace: Trace, rank: np.ndarray, runtime: np.ndarray) -> tuple[int, int]:
+def _flow_agreement(trace: TraceColumns, rank: np.ndarray, runtime: np.ndarray) -> tuple[int, int]:
     """How many ac2g flow starts name a runtime call's correlation, at its timestamp."""
     f = trace.flow
     if not len(f.ts):

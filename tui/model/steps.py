@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cats import BUSY_CATS, Cat, of_cats
-from .trace import Trace
+from .trace import TraceColumns
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
 SLOW_FACTOR = 1.5
@@ -53,7 +53,7 @@ class Step:
     elapsed_us: float = 0.0  # as the user waits for it: to end_us, from its start or the end of what ran before it
 
 
-def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
+def step_events(trace: TraceColumns, rank: int | None = None) -> np.ndarray:
     """The ProfilerStep#N events on CPU threads (of one rank, if given), in time order."""
     ids = [k for k, n in enumerate(trace.names) if STEP_NAME.match(n)]
     x = trace.x
@@ -63,7 +63,7 @@ def step_events(trace: Trace, rank: int | None = None) -> np.ndarray:
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
 
-def steps(trace: Trace, t0: int, rank: int | None = None, callers: np.ndarray | None = None) -> list[Step]:
+def steps(trace: TraceColumns, t0: int, rank: int | None = None, callers: np.ndarray | None = None) -> list[Step]:
     """The steps in step order, times relative to t0; callers: per event, the CPU call that put it on the device
     (-1: none, or not device work), for each step's device work (none without it)."""
     x = trace.x
@@ -92,7 +92,7 @@ class _Work:
     ahead: int = 0
 
 
-def _device_work(trace: Trace, events: np.ndarray, callers: np.ndarray) -> list[_Work]:
+def _device_work(trace: TraceColumns, events: np.ndarray, callers: np.ndarray) -> list[_Work]:
     """Per step event, what it launched: the device work whose launching call starts inside it, on its rank (all
     the steps at once: a trace of a thousand steps took 0.1 s one step at a time)."""
     x = trace.x
@@ -139,7 +139,7 @@ def _per_rank(rank: np.ndarray, ts: np.ndarray, want_rank: np.ndarray, want_ts: 
 class _Queue:
     """The device work of each rank by start, with the latest end so far: what was queued ahead of a moment."""
 
-    def __init__(self, trace: Trace, track_rank: np.ndarray) -> None:
+    def __init__(self, trace: TraceColumns, track_rank: np.ndarray) -> None:
         x = trace.x
         dev = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
         self.rank = track_rank[x.track[dev]]
@@ -257,7 +257,7 @@ def cold_first(durations: list[float]) -> float | None:
     return durations[0] / usual if is_slow(durations[0], usual) else None
 
 
-def step_starts(trace: Trace, rank: int | None = None) -> dict[int, int]:
+def step_starts(trace: TraceColumns, rank: int | None = None) -> dict[int, int]:
     """ProfilerStep number -> start (ns) on the CPU (of one rank, if given); the first of a number wins."""
     out: dict[int, int] = {}
     for i in step_events(trace, rank).tolist():

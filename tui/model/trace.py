@@ -114,7 +114,7 @@ def file_stamp(path: str) -> tuple[int, int] | None:
 
 
 @dataclass
-class Trace:
+class TraceColumns:
     """A whole trace (or a folder of per-rank traces) as numpy columns."""
 
     path: str
@@ -164,7 +164,7 @@ class Trace:
         return self.tracks[int(self.x.track[i])]
 
 
-def rank_of_events(trace: Trace) -> np.ndarray:
+def rank_of_events(trace: TraceColumns) -> np.ndarray:
     """The rank of every event (read-only). One rank (a single file): one value seen n times, no array per event,
     which ranks_at and keyed keep so (3.3 M events: 6 ms and 26 MB a call, and the same again in each keyed)."""
     ranks = np.array([t.rank for t in trace.tracks] or [0], np.int64)
@@ -180,7 +180,7 @@ def ranks_at(rank: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return rank[idx]
 
 
-def on_real_tracks(trace: Trace) -> np.ndarray:
+def on_real_tracks(trace: TraceColumns) -> np.ndarray:
     """Per event: is its track a CPU or GPU lane, not a meta track? One lookup per track, then one gather (comparing
     the kind's string per event took 0.1 s of a first summary on 3.3 M events)."""
     real = np.array([t.kind != "meta" for t in trace.tracks] or [True])

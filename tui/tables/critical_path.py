@@ -10,7 +10,7 @@ from ..model.analyses.critical import CLASSES, CriticalPath, PathItem
 from ..model.analyses.critical.groups import PathGroup, kind_of
 from ..model.analyses.critical.ranks import JobPath
 from ..model.steps import STEP_NAME
-from ..model.trace import Trace
+from ..model.trace import TraceColumns
 from ..text.names import shorten
 from .base import KEEP, Column, SortKey
 from .critical import TITLES, bar, when
@@ -25,7 +25,7 @@ def _fit_name(text: str, width: int) -> str:
     return text if len(text) <= width else shorten(text, max(width, 8))
 
 
-def path_columns(trace: Trace) -> list[Column[PathItem, CriticalPath]]:
+def path_columns(trace: TraceColumns) -> list[Column[PathItem, CriticalPath]]:
     """One group's stretches, in time order: what, when from the window's start, how long, what bounds it."""
     return [
         Column("On the path", lambda r, p, w: _fit_name(r.name, w), name=True, priority=KEEP, min_width=20),

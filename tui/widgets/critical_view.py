@@ -26,7 +26,7 @@ from ..appkit import faults, pace
 from ..model.analyses.critical import CriticalPath
 from ..model.analyses.critical.groups import PathGroup, path_groups
 from ..model.analysis import Analysis
-from ..model.trace import Trace
+from ..model.trace import TraceColumns
 from ..tables import critical as C
 from ..tables import critical_path as P
 from ..tables.base import Column
@@ -71,7 +71,7 @@ class CriticalPathTable(RowsView):
         *sort_bindings(P.GROUP_SORTS, "path"),
     ]
 
-    def __init__(self, path: CriticalPath, trace: Trace, **kwargs) -> None:
+    def __init__(self, path: CriticalPath, trace: TraceColumns, **kwargs) -> None:
         self.path, self.trace = path, trace
         self.groups: list[PathGroup] | None = None  # None: still being grouped
         self.group: PathGroup | None = None  # the group whose stretches are shown
@@ -191,7 +191,7 @@ class CriticalView(ReportsFailedWorkers, Vertical):
             super().__init__()
             self.event = event
 
-    def __init__(self, path: CriticalPath, trace: Trace, frameless: Analysis | None = None, **kwargs) -> None:
+    def __init__(self, path: CriticalPath, trace: TraceColumns, frameless: Analysis | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.path, self.trace, self.frameless = path, trace, frameless
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import GPU_CATS, of_cats
-from ..trace import Trace
+from ..trace import TraceColumns
 
 # torch.compile compiling (Dynamo's and Inductor's spans; not the compiled code running: Torch-Compiled Region,
 # CompiledFunction, ## Call CompiledFxGraph ... ## are the graph running)
@@ -47,7 +47,7 @@ class Compiling:
         return bool(self.spans)
 
 
-def compiling(trace: Trace, parent: np.ndarray, steps: list[int]) -> Compiling:
+def compiling(trace: TraceColumns, parent: np.ndarray, steps: list[int]) -> Compiling:
     """The compile spans of the trace (parent: the nesting, to keep the outermost) and the steps they overlap."""
     x = trace.x
     hit = np.array([bool(COMPILE.search(n)) for n in trace.names] or [False])
@@ -68,11 +68,11 @@ def compiling(trace: Trace, parent: np.ndarray, steps: list[int]) -> Compiling:
     return found
 
 
-def _graphs(trace: Trace) -> int:
+def _graphs(trace: TraceColumns) -> int:
     return len({m.group(1) for n in trace.names if (m := GRAPH.match(n))})
 
 
-def _union_us(trace: Trace, spans: np.ndarray) -> float:
+def _union_us(trace: TraceColumns, spans: np.ndarray) -> float:
     x = trace.x
     rank = np.array([t.rank for t in trace.tracks] or [0])[x.track[spans]]
     total = 0
@@ -86,7 +86,7 @@ def _union_us(trace: Trace, spans: np.ndarray) -> float:
     return total / 1000.0
 
 
-def _version_after(trace: Trace, span: int) -> int:
+def _version_after(trace: TraceColumns, span: int) -> int:
     """The compiled version (K of F/K) the first compiled region on the span's thread after it runs (-1: none)."""
     x = trace.x
     ids = [k for k, n in enumerate(trace.names) if REGION.match(n)]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import Cat, of_cats
-from ..trace import Trace
+from ..trace import TraceColumns
 from .device_work import DIRECTIONS, direction
 
 SMALL_BYTES = 64 << 10  # a copy under this (64 KiB) moves too little to amortize its fixed cost (a few us)
@@ -56,7 +56,7 @@ class Copies:
         return next((r for r in self.rows if r.kind == kind), None)
 
 
-def copies(trace: Trace) -> Copies:
+def copies(trace: TraceColumns) -> Copies:
     """The copies by direction and the sets (none: an empty table)."""
     x = trace.x
     ev = np.flatnonzero(of_cats(x.cat, (Cat.MEMCPY, Cat.MEMSET)))
@@ -76,7 +76,7 @@ def copies(trace: Trace) -> Copies:
 
 
 def _row(
-    trace: Trace, kind: str, ev: np.ndarray, size: np.ndarray, pageable: np.ndarray, pinned: np.ndarray
+    trace: TraceColumns, kind: str, ev: np.ndarray, size: np.ndarray, pageable: np.ndarray, pinned: np.ndarray
 ) -> CopyRow:
     dur = trace.x.dur[ev]
     row = CopyRow(kind, len(ev), int(dur.sum()), int(size.sum()) if (size >= 0).all() else -1)
@@ -94,6 +94,6 @@ def _row(
     return row
 
 
-def copy_bytes(trace: Trace, ev: np.ndarray) -> np.ndarray:
+def copy_bytes(trace: TraceColumns, ev: np.ndarray) -> np.ndarray:
     """The `bytes` arg of each event (-1: none, or not a size), as the load read it (Events.nbytes)."""
     return trace.x.nbytes[ev]

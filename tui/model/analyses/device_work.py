@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import Cat
-from ..trace import Trace
+from ..trace import TraceColumns
 
 COPY_SHARE = 0.5  # copies and sets take at least this share of the device's work time: it is busy copying
 DIRECTIONS = [
@@ -70,7 +70,7 @@ def direction(name: str) -> str:
     return "copy"
 
 
-def device_work(trace: Trace) -> DeviceWork:
+def device_work(trace: TraceColumns) -> DeviceWork:
     """Kernels, copies by direction and sets, with the bytes of the copies when they are most of the work."""
     x = trace.x
     kern = x.cat == int(Cat.KERNEL)
@@ -91,7 +91,7 @@ def device_work(trace: Trace) -> DeviceWork:
     return work
 
 
-def _read_bytes(trace: Trace, copies: np.ndarray, kinds: np.ndarray, work: DeviceWork) -> None:
+def _read_bytes(trace: TraceColumns, copies: np.ndarray, kinds: np.ndarray, work: DeviceWork) -> None:
     """The bytes of each direction's copies, from their args (left at -1 when any copy records none)."""
     for c in work.copies:
         if c.kind == "set":

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
-from ..trace import Trace
+from ..trace import TraceColumns
 from .comm_names import COLLECTIVE_CALL
 from .kernel_roles import role
 
@@ -35,7 +35,7 @@ class HostCollectives:
     events: list[int] = field(default_factory=list)  # the outermost calls (the first MARKED)
 
 
-def host_collectives(trace: Trace, parent: np.ndarray | None, launcher: np.ndarray) -> HostCollectives:
+def host_collectives(trace: TraceColumns, parent: np.ndarray | None, launcher: np.ndarray) -> HostCollectives:
     """The collective calls of a GPU run that launched no collective kernel anywhere (empty when there are none)."""
     x = trace.x
     busy = of_cats(x.cat, BUSY_CATS)
@@ -63,12 +63,12 @@ def host_collectives(trace: Trace, parent: np.ndarray | None, launcher: np.ndarr
     )
 
 
-def _collective_kernels(trace: Trace, busy: np.ndarray) -> bool:
+def _collective_kernels(trace: TraceColumns, busy: np.ndarray) -> bool:
     kernels = np.unique(trace.x.name[busy & (trace.x.cat == int(Cat.KERNEL))])
     return any(role(trace.names[int(n)]) == "collective" for n in kernels.tolist())
 
 
-def collective_calls(trace: Trace) -> np.ndarray:
+def collective_calls(trace: TraceColumns) -> np.ndarray:
     """The host events a collective call records (c10d::..., record_param_comms, nccl:..., gloo:...)."""
     x = trace.x
     named = np.array([bool(COLLECTIVE_CALL.search(n)) for n in trace.names] or [False])
@@ -89,6 +89,6 @@ def _under(start: np.ndarray, mine: np.ndarray, parent: np.ndarray) -> np.ndarra
     return hit
 
 
-def _backend(trace: Trace, calls: np.ndarray) -> str:
+def _backend(trace: TraceColumns, calls: np.ndarray) -> str:
     spans = {trace.name_of(int(i)).partition(":")[0] for i in calls.tolist()}
     return next((b for b in ("nccl", "gloo", "ucc", "mpi", "xccl", "hccl") if b in spans), "")

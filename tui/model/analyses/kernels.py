@@ -8,7 +8,7 @@ import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
 from ..links import Links
-from ..trace import Trace
+from ..trace import TraceColumns
 from .critical.queue import launch_latency
 from .kernel_roles import device_class
 
@@ -36,7 +36,7 @@ class KernelRow:
 _KIND = {int(Cat.KERNEL): "kernel", int(Cat.MEMCPY): "memcpy", int(Cat.MEMSET): "memset"}
 
 
-def kernel_rows(trace: Trace, links: Links) -> list[KernelRow]:
+def kernel_rows(trace: TraceColumns, links: Links) -> list[KernelRow]:
     """Aggregate GPU activity by name, sorted by total time descending."""
     x = trace.x
     idx = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
@@ -81,7 +81,7 @@ def _class(name: str, cat: int) -> tuple[str, str, str]:
     return k.role, k.unit, k.dtype
 
 
-def _latency(trace: Trace, links: Links, names: np.ndarray) -> tuple[dict[int, float], dict[int, float]]:
+def _latency(trace: TraceColumns, links: Links, names: np.ndarray) -> tuple[dict[int, float], dict[int, float]]:
     """Per name id, the median and the 95th percentile of its launch latency (us), over its launched calls: the
     one definition the launch queue reads too (critical/queue.py)."""
     dev, latency = launch_latency(trace, links.launcher)

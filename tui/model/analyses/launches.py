@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
-from ..trace import Trace, keyed, rank_of_events, ranks_at
+from ..trace import TraceColumns, keyed, rank_of_events, ranks_at
 from .graphs.replay import graph_owner, synthetic_mask
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
@@ -31,7 +31,7 @@ class RuntimeCalls:
     cpu_us: float
 
 
-def device_callers(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+def device_callers(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
     """Per event: the CPU call that put it on the device (-1: none), for kernels, copies and sets only; a replayed
     kernel's call is its graph launch (not the copy of the capture's stack it is credited to)."""
     owner = graph_owner(trace) if owner is None else owner
@@ -39,7 +39,7 @@ def device_callers(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None 
     return np.where(busy, np.where(owner >= 0, owner, launcher), -1)
 
 
-def launch_mask(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+def launch_mask(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
     """Runtime and driver calls that put work on the device (see the module docstring)."""
     out = np.zeros(trace.n, bool)
     callers = device_callers(trace, launcher, owner)
@@ -47,13 +47,13 @@ def launch_mask(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = N
     return out & (trace.x.cat == int(Cat.RUNTIME)) & ~synthetic_mask(trace)
 
 
-def named_launch_mask(trace: Trace) -> np.ndarray:
+def named_launch_mask(trace: TraceColumns) -> np.ndarray:
     """Runtime calls named as launches (kernel launches, async copies and sets), whatever they put on the device."""
     named = np.array([bool(LAUNCH_NAME.search(n)) for n in trace.names] or [False])
     return (trace.x.cat == int(Cat.RUNTIME)) & named[trace.x.name] & ~synthetic_mask(trace)
 
 
-def flow_launch_mask(trace: Trace) -> np.ndarray:
+def flow_launch_mask(trace: TraceColumns) -> np.ndarray:
     """Runtime calls whose launch-to-device (ac2g) flow ends on another lane: what they launched was recorded
     as an arrow, even where the device record itself is missing."""
     f, x = trace.flow, trace.x
@@ -73,7 +73,7 @@ def flow_launch_mask(trace: Trace) -> np.ndarray:
     return out & ~synthetic_mask(trace)
 
 
-def other_runtime(trace: Trace, launch: np.ndarray) -> list[RuntimeCalls]:
+def other_runtime(trace: TraceColumns, launch: np.ndarray) -> list[RuntimeCalls]:
     """The runtime and driver calls that launched nothing, per name, the most CPU time first."""
     x = trace.x
     other = np.flatnonzero((x.cat == int(Cat.RUNTIME)) & ~launch & ~synthetic_mask(trace))
@@ -86,7 +86,7 @@ def other_runtime(trace: Trace, launch: np.ndarray) -> list[RuntimeCalls]:
     return [RuntimeCalls(trace.names[int(names[k])], int(counts[k]), float(cpu[k])) for k in order.tolist()]
 
 
-def launch_calls(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+def launch_calls(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
     """The launches of a trace: the calls linked to device work; with no device record at all (lost), the calls
     whose flow reaches the device, else those named as launches."""
     if of_cats(trace.x.cat, BUSY_CATS).any():
@@ -98,7 +98,7 @@ def launch_calls(trace: Trace, launcher: np.ndarray, owner: np.ndarray | None = 
 BLOCKING_COPY = re.compile(r"^(?:cuda|hip|cu)Memcpy(?!Peer)")
 
 
-def blocking_copies(trace: Trace, launcher: np.ndarray, launch: np.ndarray) -> np.ndarray:
+def blocking_copies(trace: TraceColumns, launcher: np.ndarray, launch: np.ndarray) -> np.ndarray:
     """The launches that are copies the CPU waited for: a copy call whose copy ended inside the call (cudaMemcpy,
     or cudaMemcpyAsync to or from pageable host memory). Its time is a wait on the device, not launch overhead."""
     x = trace.x

@@ -49,7 +49,7 @@ from ..cats import HOST_CATS, Cat, of_cats
 from ..load.args import event_args
 from ..nesting import nest
 from ..steps import step_events
-from ..trace import Trace
+from ..trace import TraceColumns
 from .comm_names import BACKEND_SPAN  # the profilingTitle of a c10d Work: an async RecordFunction
 
 ROW_CATS = (*HOST_CATS, Cat.OVERHEAD)  # the host categories that are rows of the table
@@ -69,7 +69,7 @@ class OpEvents:
     python_frames: bool = False
 
 
-def op_events(trace: Trace, name_ok: np.ndarray, python_frames: bool = False) -> OpEvents:
+def op_events(trace: TraceColumns, name_ok: np.ndarray, python_frames: bool = False) -> OpEvents:
     """The host events of torch's table: without frames and open events (torch 2.11), or with them (2.12, 2.13)."""
     x = trace.x
     host = of_cats(x.cat, ROW_CATS) & name_ok
@@ -87,7 +87,7 @@ def op_events(trace: Trace, name_ok: np.ndarray, python_frames: bool = False) ->
     return OpEvents(host, detached, loose, still_open, thread, ids, python_frames)
 
 
-def frontend_ids(trace: Trace, host: np.ndarray, thread: np.ndarray) -> np.ndarray:
+def frontend_ids(trace: TraceColumns, host: np.ndarray, thread: np.ndarray) -> np.ndarray:
     """torch's id of each host row that is linked to no op (-1: none), which the device events with that External id
     are credited to: an op's External id; a runtime call's correlation id; an overhead event's, that of the event open
     on its thread when it started, in torch's Result tree (its ops, annotations, Python frames and the events linked
@@ -113,7 +113,7 @@ def frontend_ids(trace: Trace, host: np.ndarray, thread: np.ndarray) -> np.ndarr
     return ids
 
 
-def torch_threads(trace: Trace, ops: np.ndarray, detached: np.ndarray) -> np.ndarray:
+def torch_threads(trace: TraceColumns, ops: np.ndarray, detached: np.ndarray) -> np.ndarray:
     """Per event, the track torch nests it on: its own, except the detached events, which go to the thread that
     stopped the profiler in their rank (see post_thread; their own where the rank has no CPU thread)."""
     x = trace.x
@@ -128,7 +128,7 @@ def torch_threads(trace: Trace, ops: np.ndarray, detached: np.ndarray) -> np.nda
     return thread
 
 
-def post_thread(trace: Trace, ops: np.ndarray, rank: int) -> int:
+def post_thread(trace: TraceColumns, ops: np.ndarray, rank: int) -> int:
     """The track of the thread that most likely stopped the profiler of a rank: that of its ProfilerStep#N events
     (prof.step() stops a scheduled profiler), else the process's main thread (tid equal to pid), else the CPU
     thread with the most ops; -1 without a CPU thread."""
@@ -145,13 +145,13 @@ def post_thread(trace: Trace, ops: np.ndarray, rank: int) -> int:
     return max((t.id for t in cpu), key=lambda k: (int(counts[k]), -k))
 
 
-def _c10d_work(trace: Trace) -> np.ndarray:
+def _c10d_work(trace: TraceColumns) -> np.ndarray:
     """The user annotations a c10d collective records for its work (async in torch)."""
     named = np.array([bool(BACKEND_SPAN.match(n)) for n in trace.names] + [False])
     return named[trace.x.name] & (trace.x.cat == int(Cat.USER_ANNOTATION))
 
 
-def unfinished(trace: Trace, host: np.ndarray) -> np.ndarray:
+def unfinished(trace: TraceColumns, host: np.ndarray) -> np.ndarray:
     """The host events still open when the window closed: Kineto ends them at the window's end and marks them
     `"finished": false` (only the few ending there are read again for their args)."""
     out = np.zeros(trace.n, bool)
@@ -164,7 +164,7 @@ def unfinished(trace: Trace, host: np.ndarray) -> np.ndarray:
     return out
 
 
-def _window_end(trace: Trace, latest: int) -> int:
+def _window_end(trace: TraceColumns, latest: int) -> int:
     """Where Kineto ended the open events: its `Record Window End` instant, else the latest host event's end."""
     if WINDOW_END not in trace.names or not len(trace.inst.ts):
         return latest
@@ -172,7 +172,7 @@ def _window_end(trace: Trace, latest: int) -> int:
     return int(marks.max()) if len(marks) else latest
 
 
-def torch_ends(trace: Trace, ev: OpEvents) -> np.ndarray:
+def torch_ends(trace: TraceColumns, ev: OpEvents) -> np.ndarray:
     """Each event's end as torch 2.13 reads it: an open event ends with the event it started in (its would-be
     parent on its thread), where it has one; every other event where the file ends it. (An open event under
     none ends, for torch, when the profiler stopped: the file keeps only the window's end.)"""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cats import Cat
-from ..trace import Trace
+from ..trace import TraceColumns
 from .graphs.replay import graph_owner
 
 MAX_UP = 64  # how far up the nesting a launch call's op is looked for
@@ -35,7 +35,7 @@ class OpKernels:
     example: int  # one op call that launched it (an event id)
 
 
-def op_kernels(trace: Trace, launcher: np.ndarray, parent: np.ndarray) -> list[OpKernels]:
+def op_kernels(trace: TraceColumns, launcher: np.ndarray, parent: np.ndarray) -> list[OpKernels]:
     """Per (op, kernel sequence), the most frequent first (then the most device time)."""
     x = trace.x
     act = np.flatnonzero((launcher >= 0) & (graph_owner(trace) < 0))
@@ -64,7 +64,7 @@ def _row(name: str, seq: tuple[str, ...], calls: list[tuple[int, int, int, int]]
     return OpKernels(name, list(seq), len(calls), float(mean[0]), float(mean[1]), float(mean[2]), calls[0][3])
 
 
-def _ops(trace: Trace, call: np.ndarray, parent: np.ndarray) -> np.ndarray:
+def _ops(trace: TraceColumns, call: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Per launch call: the innermost aten op above it, else the innermost CPU op (-1: none)."""
     x = trace.x
     is_aten = np.array([n.startswith("aten::") for n in trace.names] or [False])

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trace import Trace
+from ..trace import TraceColumns
 
 CPU_MEMORY_DEVICES = (0, 2, 5)  # c10 DeviceType CPU, MKLDNN, IDEEP
 DEVICE_MEMORY_DEVICES = (1, 6, 12, 20)  # CUDA, HIP, XPU, PrivateUse1
 
 
-def memory_records(trace: Trace) -> np.ndarray:
+def memory_records(trace: TraceColumns) -> np.ndarray:
     """Indices of the [memory] instants (allocations > 0, frees < 0)."""
     if "[memory]" not in trace.names or not len(trace.inst.ts):
         return np.empty(0, np.int64)
     return np.flatnonzero(trace.inst.name == trace.names.index("[memory]"))
 
 
-def memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
+def memory_usage(trace: TraceColumns, host, end) -> tuple[np.ndarray, np.ndarray]:
     """Per host event: net bytes of the [memory] records inside [start, end] (any thread), as torch counts."""
     out = np.zeros(trace.n, np.int64), np.zeros(trace.n, np.int64)
     mem = memory_records(trace)
@@ -36,7 +36,7 @@ def memory_usage(trace: Trace, host, end) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
-def loose_memory(trace: Trace, roots, end) -> tuple[int, int, int]:
+def loose_memory(trace: TraceColumns, roots, end) -> tuple[int, int, int]:
     """The [memory] records outside every host event, which torch makes a row of their own: how many, and their
     CPU and device bytes (roots: the host events under no other, which hold every other)."""
     mem = memory_records(trace)

@@ -33,7 +33,7 @@ from ..cats import GPU_CATS, Cat, of_cats
 from ..links import link
 from ..nesting import Nesting, children_total, nearest_kept, nest, subtree_sum
 from ..threads import side_by_side
-from ..trace import Trace, keyed, rank_of_events
+from ..trace import TraceColumns, keyed, rank_of_events
 from .op_events import OpEvents, op_events, torch_ends
 from .op_memory import loose_memory, memory_records, memory_usage
 
@@ -121,7 +121,7 @@ def table_name(name: str) -> str:
     return "ProfilerStep*" if _STEP.match(name) else name
 
 
-def of_shapes(trace: Trace, events: np.ndarray, shapes: str) -> np.ndarray:
+def of_shapes(trace: TraceColumns, events: np.ndarray, shapes: str) -> np.ndarray:
     """The events whose input shapes read `shapes` as this table groups them (shape_label; "[]": none recorded)."""
     labels = ["[]"] + [shape_label(s) for s in trace.shapes]  # shape id -1 (none) first
     wanted = np.array([label == shapes for label in labels])
@@ -163,7 +163,7 @@ class OpTimes:
 
 
 def op_times(
-    trace: Trace, launcher: np.ndarray | None = None, shown: Nesting | None = None, python_frames: bool = False
+    trace: TraceColumns, launcher: np.ndarray | None = None, shown: Nesting | None = None, python_frames: bool = False
 ) -> OpTimes:
     """The per-event quantities; launcher and the display nesting are reused when the caller has them.
 
@@ -196,7 +196,7 @@ def op_times(
     return times
 
 
-def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
+def ops_table(trace: TraceColumns, times: OpTimes, group_by_shape: bool = False) -> OpsTable:
     """Aggregate a trace the way key_averages() aggregates the same run."""
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
@@ -209,7 +209,9 @@ def ops_table(trace: Trace, times: OpTimes, group_by_shape: bool = False) -> Ops
     return table
 
 
-def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | None) -> tuple[np.ndarray, np.ndarray]:
+def host_parent(
+    trace: TraceColumns, ev: OpEvents, end: np.ndarray, shown: Nesting | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Each host event's parent when host events alone are nested per thread, as torch nests them.
 
     The events torch keeps out of the tree (ev.loose) have none and are none's; the events Kineto collected linked to
@@ -226,7 +228,7 @@ def host_parent(trace: Trace, ev: OpEvents, end: np.ndarray, shown: Nesting | No
 
 
 def _tree_parent(
-    trace: Trace, host: np.ndarray, end: np.ndarray, shown: Nesting | None, thread: np.ndarray | None = None
+    trace: TraceColumns, host: np.ndarray, end: np.ndarray, shown: Nesting | None, thread: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The parents and depths of the host events nested per thread (from the display nesting where it holds).
 
@@ -298,7 +300,7 @@ class _Rows:
     span: np.ndarray  # end - start, as torch reads the end (ns)
     dur: np.ndarray  # as written
 
-    def __init__(self, trace: Trace, ev: OpEvents, device, order, names, end, parent, depth) -> None:
+    def __init__(self, trace: TraceColumns, ev: OpEvents, device, order, names, end, parent, depth) -> None:
         x = trace.x
         self.host, self.device, self.loose = ev.host[order], device[order], ev.loose[order]
         at = np.full(trace.n, -1, np.int64)
@@ -322,7 +324,7 @@ def _memory_columns(cols: dict, rows: _Rows, memory, alive, parent) -> None:
     cols["self_dev_mem"] = np.where(rows.loose, 0, self_dev)
 
 
-def _device_time(trace: Trace, work, kernels, parent, launcher) -> tuple[np.ndarray, str]:
+def _device_time(trace: TraceColumns, work, kernels, parent, launcher) -> tuple[np.ndarray, str]:
     """Each op's device time (ns, per event) and how it was linked: by External id (kernels, from _kernel_sums), else
     by the op enclosing each kernel's launch call, for traces whose External ids name no op."""
     if work.any() and launcher is None:
@@ -355,7 +357,7 @@ def _times(rows: _Rows, kernels: np.ndarray) -> tuple[dict[str, np.ndarray], np.
     return cols, alive, parent
 
 
-def _kernel_sums(trace: Trace, ev: OpEvents, device) -> np.ndarray:
+def _kernel_sums(trace: TraceColumns, ev: OpEvents, device) -> np.ndarray:
     """Device time of the events whose External id equals each frontend event's id (torch's, ev.ids)."""
     x, rank = trace.x, rank_of_events(trace)
     ids = keyed(rank, ev.ids)
@@ -373,7 +375,7 @@ def _kernel_sums(trace: Trace, ev: OpEvents, device) -> np.ndarray:
     return out
 
 
-def _external_ids_name_ops(trace: Trace, device, parent: np.ndarray, launcher: np.ndarray) -> bool:
+def _external_ids_name_ops(trace: TraceColumns, device, parent: np.ndarray, launcher: np.ndarray) -> bool:
     """Do GPU events' External ids name an op enclosing their launch, as torch assumes?
 
     In 2021 and 2024+ traces they do. Some 2022-2023 builds wrote the correlation there
@@ -395,7 +397,7 @@ def _external_ids_name_ops(trace: Trace, device, parent: np.ndarray, launcher: n
     return hit.mean() >= 0.5
 
 
-def _kernel_sums_by_launch(trace: Trace, device, parent: np.ndarray, launcher: np.ndarray) -> np.ndarray:
+def _kernel_sums_by_launch(trace: TraceColumns, device, parent: np.ndarray, launcher: np.ndarray) -> np.ndarray:
     """Fallback: give each GPU event's time to the op enclosing the call that launched it."""
     out = np.zeros(trace.n, np.int64)
     dev = np.flatnonzero(device & (launcher >= 0))
@@ -432,7 +434,7 @@ def _remove_dup_nodes(parent: np.ndarray, names: np.ndarray, kernels: np.ndarray
     return host & survivors
 
 
-def _aggregate(trace: Trace, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
+def _aggregate(trace: TraceColumns, idx, names, host, t, group_by_shape: bool) -> list[OpRow]:
     """Rows keyed by (table name, host/device, annotation[, shapes]) in order of first appearance (idx: the events
     whose columns t holds, in that order)."""
     x = trace.x
@@ -489,12 +491,12 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:
     return number[key - low], int(number[-1]) + 1
 
 
-def _shape_keys(trace: Trace, idx, is_dev) -> np.ndarray:
+def _shape_keys(trace: TraceColumns, idx, is_dev) -> np.ndarray:
     shape = trace.x.shape[idx].astype(np.int64)
     return np.where(is_dev, -1, shape)
 
 
-def _rows(keys: list[tuple], group, at, t, trace: Trace | None) -> list[OpRow]:
+def _rows(keys: list[tuple], group, at, t, trace: TraceColumns | None) -> list[OpRow]:
     def total(col):
         return np.bincount(group, weights=t[col][at], minlength=len(keys)) / 1000.0
 
@@ -515,7 +517,7 @@ def _rows(keys: list[tuple], group, at, t, trace: Trace | None) -> list[OpRow]:
     return rows
 
 
-def _memory_row(trace: Trace, roots, end) -> list[OpRow]:
+def _memory_row(trace: TraceColumns, roots, end) -> list[OpRow]:
     """torch's [memory] row: the allocations and frees outside every host event (none when there are none)."""
     count, cpu, device = loose_memory(trace, roots, end)
     if not count:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..trace import Trace
+from ..trace import TraceColumns
 from .critical.queue import FULL_LEVEL, FULL_MIN, StreamQueue, launch_latency, stream_queues
 
 SLOW_CALL_NS = 50_000  # HTA's runtime_cutoff: a launch call longer than this is an outlier
@@ -55,7 +55,7 @@ class LaunchStats:
     hta_delay_ns: np.ndarray  # call end to activity start, 0 when negative (HTA's launch_delay)
 
 
-def launch_stats(trace: Trace, launcher: np.ndarray) -> LaunchStats:
+def launch_stats(trace: TraceColumns, launcher: np.ndarray) -> LaunchStats:
     """Every device activity with a launch call, in start order."""
     x = trace.x
     dev, latency = launch_latency(trace, launcher)
@@ -66,7 +66,7 @@ def launch_stats(trace: Trace, launcher: np.ndarray) -> LaunchStats:
     return LaunchStats(call, dev.astype(np.int64), x.dur[call], x.dur[dev], latency, np.maximum(after_call, 0))
 
 
-def queue_rows(trace: Trace, launcher: np.ndarray) -> list[QueueRow]:
+def queue_rows(trace: TraceColumns, launcher: np.ndarray) -> list[QueueRow]:
     """One row per stream with launched work, the busiest first."""
     x = trace.x
     stats = launch_stats(trace, launcher)
@@ -91,7 +91,7 @@ def _samples(stats: LaunchStats, mine: np.ndarray, ts: np.ndarray) -> tuple[np.n
 
 
 def _row(
-    trace: Trace,
+    trace: TraceColumns,
     track: int,
     samples: tuple[np.ndarray, np.ndarray],
     stats: LaunchStats,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import Cat
-from ..trace import Trace
+from ..trace import TraceColumns
 from .comm_names import BACKEND_SPAN, COLLECTIVE_CALL
 from .summary import union_length
 
@@ -49,7 +49,7 @@ class HostComm:
     arrivals: list[Arrival] = field(default_factory=list)
 
 
-def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int], shift_ns: int = 0) -> HostComm:
+def host_comm(trace: TraceColumns, own: np.ndarray, starts: dict[int, int], shift_ns: int = 0) -> HostComm:
     """The rank's host collectives (own: its events; starts: its ProfilerStep number -> start, ns; shift_ns: how
     far a job's load moved its events, taken back: arrivals are kept on the rank's raw clock)."""
     x = trace.x
@@ -69,7 +69,7 @@ def host_comm(trace: Trace, own: np.ndarray, starts: dict[int, int], shift_ns: i
     return HostComm(comm / 1000, compute / 1000, (comm + compute - both) / 1000, per_kind, found)
 
 
-def backend_spans(trace: Trace, own: np.ndarray) -> np.ndarray:
+def backend_spans(trace: TraceColumns, own: np.ndarray) -> np.ndarray:
     """The backend's spans of collectives among the events of own (gloo:all_reduce, nccl:all_reduce, ...)."""
     x = trace.x
     backend = np.array([bool(BACKEND_SPAN.match(n)) for n in trace.names] or [False])
@@ -78,7 +78,7 @@ def backend_spans(trace: Trace, own: np.ndarray) -> np.ndarray:
 
 
 def host_arrivals(
-    trace: Trace, own: np.ndarray, starts: dict[int, int], spans: np.ndarray | None = None
+    trace: TraceColumns, own: np.ndarray, starts: dict[int, int], spans: np.ndarray | None = None
 ) -> list[tuple[str, int, int, int]]:
     """Per ProfilerStep, the rank's collective calls (c10d::allreduce_, ...: when the rank arrived) paired in order
     with its backend spans (when the collective completed; gloo's threads take the work in the order it came):
@@ -117,7 +117,7 @@ def _step_of(starts: dict[int, int]):
     return step
 
 
-def _outer_calls(trace: Trace, own: np.ndarray) -> np.ndarray:
+def _outer_calls(trace: TraceColumns, own: np.ndarray) -> np.ndarray:
     """The rank's outermost collective calls (not the backend's spans), in time order."""
     x = trace.x
     named = np.array([bool(COLLECTIVE_CALL.search(n)) and not BACKEND_SPAN.match(n) for n in trace.names] or [False])

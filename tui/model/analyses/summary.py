@@ -14,7 +14,7 @@ from ..links import link
 from ..nesting import children_total
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
-from ..trace import Trace, on_real_tracks
+from ..trace import TraceColumns, on_real_tracks
 from ..words import duration
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
@@ -180,7 +180,7 @@ def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
 
 
 def summarize(
-    trace: Trace,
+    trace: TraceColumns,
     ops: OpsTable | Callable[[], OpsTable],
     parent: np.ndarray | Callable[[], np.ndarray] | None = None,
     launcher: np.ndarray | Callable[[], np.ndarray] | None = None,
@@ -220,7 +220,7 @@ LaunchesAndSteps = tuple[np.ndarray, np.ndarray, list[Step]]
 
 
 def _idle_side(
-    trace: Trace, busy_mask: np.ndarray, parents: Callable[[], np.ndarray | None]
+    trace: TraceColumns, busy_mask: np.ndarray, parents: Callable[[], np.ndarray | None]
 ) -> tuple[tuple[int, int], list[tuple[str, float]]]:
     """The window (first start and last end on the real lanes) and the CPU's ops while the device idles in it."""
     x = trace.x
@@ -231,7 +231,7 @@ def _idle_side(
 
 
 def _launch_side(
-    trace: Trace,
+    trace: TraceColumns,
     launcher: np.ndarray,
     launches: Callable[[], LaunchesAndSteps] | None,
     busy_mask: np.ndarray,
@@ -271,7 +271,7 @@ def _launch_side(
     return s
 
 
-def launches_and_steps(trace: Trace, launcher: np.ndarray) -> LaunchesAndSteps:
+def launches_and_steps(trace: TraceColumns, launcher: np.ndarray) -> LaunchesAndSteps:
     """The graph owner of each event, the launch calls, and the steps with the device work each launched (times
     from the trace's origin, as every time shown: the steps command, SQL and the viewer agree)."""
     owner = graph_owner(trace)
@@ -279,7 +279,7 @@ def launches_and_steps(trace: Trace, launcher: np.ndarray) -> LaunchesAndSteps:
     return owner, launch, steps(trace, trace.origin, callers=device_callers(trace, launcher, owner))
 
 
-def device_union(trace: Trace, mask: np.ndarray) -> tuple[int, int]:
+def device_union(trace: TraceColumns, mask: np.ndarray) -> tuple[int, int]:
     """The masked events' time summed over devices, each device's overlaps counted once (ns), and the device count."""
     x = trace.x
     dev_of_track = np.array([hash((t.rank, t.pid)) for t in trace.tracks] or [0], np.int64)
@@ -292,13 +292,13 @@ def device_union(trace: Trace, mask: np.ndarray) -> tuple[int, int]:
     return total, len(np.unique(devs))
 
 
-def _gpu_busy(trace: Trace, busy_mask: np.ndarray) -> tuple[float, int]:
+def _gpu_busy(trace: TraceColumns, busy_mask: np.ndarray) -> tuple[float, int]:
     """Busy time summed over devices (each device's union, us), and the device count."""
     total, devices = device_union(trace, busy_mask)
     return total / 1000.0, devices
 
 
-def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
+def _launch_stats(trace: TraceColumns, launch: np.ndarray, s: Summary) -> None:
     """Median launch, the outliers (named, the slowest first), and launch CPU time without them."""
     idx = np.flatnonzero(launch)
     if not len(idx):
@@ -311,7 +311,7 @@ def _launch_stats(trace: Trace, launch: np.ndarray, s: Summary) -> None:
     s.cpu_launch_typical_us = float(dur[~out].sum())
 
 
-def _named_calls(trace: Trace, calls: np.ndarray) -> list[LaunchOutlier]:
+def _named_calls(trace: TraceColumns, calls: np.ndarray) -> list[LaunchOutlier]:
     """Calls by name and CPU time, the slowest first."""
     dur = trace.x.dur[calls] / 1000.0
     order = np.argsort(-dur, kind="stable")
@@ -321,7 +321,7 @@ def _named_calls(trace: Trace, calls: np.ndarray) -> list[LaunchOutlier]:
 
 
 def cpu_while_idle(
-    trace: Trace, busy_mask: np.ndarray, t0: int, t1: int, parent: np.ndarray | None = None
+    trace: TraceColumns, busy_mask: np.ndarray, t0: int, t1: int, parent: np.ndarray | None = None
 ) -> list[tuple[str, float]]:
     """The CPU ops and runtime calls that ran longest, by self time, while no device was busy.
 
@@ -424,7 +424,7 @@ def launch_phrase(s: Summary) -> str:
     return f"{launches}, each buying {duration(s.gpu_per_kernel_us)} of GPU work for {per}" + outlier_note(s)
 
 
-def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
+def _device_side(trace: TraceColumns, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
     """CPU only, or device records missing: no device activity, and no launch call (or some)."""
     s.ac2g_flows = int((trace.flow.ac2g & trace.flow.start).sum())
     ranges = [k for k, c in enumerate(trace.cat_names) if c == "cuda_profiler_range"]
@@ -436,7 +436,7 @@ def _device_side(trace: Trace, busy_mask: np.ndarray, launch: np.ndarray, s: Sum
     s.cpu_only = no_device and not s.device_records_missing
 
 
-def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | None) -> tuple[Verdict, str]:
+def _cpu_verdict(trace: TraceColumns, ops: OpsTable, s: Summary, parent: np.ndarray | None) -> tuple[Verdict, str]:
     """CPU only: where the CPU time goes: inside ops and labelled regions (the top ones by self time), or between."""
     x = trace.x
     leaf = np.ones(trace.n, bool)
@@ -469,7 +469,7 @@ def _cpu_verdict(trace: Trace, ops: OpsTable, s: Summary, parent: np.ndarray | N
     return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
 
 
-def _typical_call_us(trace: Trace, parent: np.ndarray | None) -> dict[str, float]:
+def _typical_call_us(trace: TraceColumns, parent: np.ndarray | None) -> dict[str, float]:
     """Per op name, the median own (self) time of its calls in us, its first call left out when it has three or more:
     what a warm call costs (a 64x64 matmul's calls took 53, 21 and 17 us: its average, 31 us, made it long). Empty
     without the nesting (the caller then takes each row's average)."""

@@ -24,7 +24,7 @@ from ..analyses.critical.queue import queue_series
 from ..analyses.device_work import direction
 from ..analyses.results import Results
 from ..cats import Cat
-from ..trace import Trace
+from ..trace import TraceColumns
 
 KINDS = ("queue", "bandwidth", "critical")
 LANE_CAT = "tracetui_critical_path"
@@ -102,7 +102,7 @@ def _bandwidth(a: Results, clock: _Clock, out: Added, step: int | None) -> list[
     return texts
 
 
-def _rate_series(trace: Trace, ev: np.ndarray, size: np.ndarray, name: str, clock: _Clock) -> list[bytes]:
+def _rate_series(trace: TraceColumns, ev: np.ndarray, size: np.ndarray, name: str, clock: _Clock) -> list[bytes]:
     """The summed bandwidth of the copies running, after each start and end (one sample per instant)."""
     x = trace.x
     rate = size / x.dur[ev]  # bytes per ns: GB/s
@@ -138,7 +138,7 @@ def _critical(a: Results, clock: _Clock, out: Added, step: int | None) -> list[b
     return texts
 
 
-def _free_pid(trace: Trace) -> int:
+def _free_pid(trace: TraceColumns) -> int:
     """A process id no lane of the trace uses."""
     taken = [t.pid for t in trace.tracks if isinstance(t.pid, int)]
     return max(taken, default=0) + 1

@@ -15,7 +15,7 @@ import orjson
 
 from ..errors import TraceError
 from ..limits import ARGS_BYTES, NESTING, size_text
-from ..trace import Trace
+from ..trace import TraceColumns
 from .decode import _repairs
 from .guard import cut_deep
 
@@ -24,7 +24,7 @@ NOT_READ = "(args not read)"  # the one key of the args of an event past ARGS_BY
 _DEEP = f'"(nested deeper than {NESTING} levels: not read)"'.encode()
 
 
-def event_args(trace: Trace, i: int) -> dict:
+def event_args(trace: TraceColumns, i: int) -> dict:
     """All args of event i as plain JSON values ({} when it has none or cannot be read)."""
     chunk = int(trace.x.chunk[i])
     start, end, _first, src = (int(v) for v in trace.chunks[chunk])
@@ -41,7 +41,7 @@ def args_of(item: object) -> dict:
     return args if isinstance(args, dict) else {}
 
 
-def chunk_events(trace: Trace, chunk: int) -> tuple[bytes, ...]:
+def chunk_events(trace: TraceColumns, chunk: int) -> tuple[bytes, ...]:
     """The texts of the events of one chunk row, in order (() when the chunk does not split as a whole: a damaged
     one, whose events event_args reads one by one). Not kept: for a reader of many chunks once each."""
     start, end, _first, src = (int(v) for v in trace.chunks[chunk])
@@ -63,7 +63,7 @@ def read_event(raw: bytes) -> object:
         return None
 
 
-def _bytes(trace: Trace, src: int, start: int, end: int) -> bytes:
+def _bytes(trace: TraceColumns, src: int, start: int, end: int) -> bytes:
     buf = trace.buffers.get(src)
     if buf is not None:
         return bytes(buf[start:end])
@@ -72,7 +72,7 @@ def _bytes(trace: Trace, src: int, start: int, end: int) -> bytes:
         return bytes(m[start:end])
 
 
-def unchanged(trace: Trace, src: int) -> None:
+def unchanged(trace: TraceColumns, src: int) -> None:
     """TraceError unless the source is as it was when the trace was made: its args are read by offset, and a
     file rewritten since holds other bytes there (they read as no args at all, an empty roofline)."""
     if trace.changed_source(src):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..trace import Trace
+    from ..trace import TraceColumns
 
 
 class _Writer:
@@ -87,7 +87,7 @@ def problems() -> list[str]:
         return list(_WRITER.problems)
 
 
-def write(path: Path, trace: Trace, lock: ExitStack) -> None:
+def write(path: Path, trace: TraceColumns, lock: ExitStack) -> None:
     """Write the trace's entry behind: its store at once (Behind), its columns by the writer, which then closes
     lock (the entry's writing lock, held until the columns are in place)."""
     from . import cache

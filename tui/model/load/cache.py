@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..columns import Events, Flows, Instants, Table
-from ..trace import LoadReport, Trace
+from ..trace import LoadReport, TraceColumns
 from ..tracks import Track
 from .cachedir import cache_root, file_key, lock_file, own_tempdir, prune
 from .cachedir import ensure_root as ensure_root  # (the loader's)
@@ -151,7 +151,7 @@ def read_blob(path: Path, name: str) -> tuple[EntryStore, LoadReport] | None:
     return EntryStore(entry), report
 
 
-def read(path: Path) -> Trace | None:
+def read(path: Path) -> TraceColumns | None:
     """The cached trace, or None when absent, stale, of another format or not as it was written."""
     entry = entry_dir(path)
     try:
@@ -181,11 +181,11 @@ def _read_table(entry: Path, part: str, table: type[Table], manifest: dict) -> T
     return table(**cols)
 
 
-def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
+def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> TraceColumns:
     tracks = [Track(**{**t, "order": tuple(t["order"])}) for t in meta["tracks"]]
     report = LoadReport(**meta["report"])
     report.from_cache = True
-    return Trace(
+    return TraceColumns(
         path=path,
         x=cols["x"],
         inst=cols["inst"],
@@ -203,7 +203,7 @@ def _from_meta(path: str, meta: dict, cols: dict, chunks: np.ndarray) -> Trace:
     )
 
 
-def write(path: Path, trace: Trace) -> bool:
+def write(path: Path, trace: TraceColumns) -> bool:
     """Write the entry (commit) and give the trace its store; False if it failed."""
     try:
         commit(path, trace)
@@ -213,7 +213,7 @@ def write(path: Path, trace: Trace) -> bool:
     return True
 
 
-def commit(path: Path, trace: Trace) -> None:
+def commit(path: Path, trace: TraceColumns) -> None:
     """Write the trace's columns as the file's entry, atomically (temp dir, then rename); OSError when it cannot
     (a full disk: what was half written is removed).
 
@@ -259,7 +259,7 @@ def _put_in_place(path: Path, tmp: Path, entry: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write_entry(tmp: Path, trace: Trace) -> None:
+def _write_entry(tmp: Path, trace: TraceColumns) -> None:
     columns: dict[str, dict] = {}
     for part in TABLES:
         columns[part] = {}

@@ -1,4 +1,4 @@
-"""A folder of traces: a job of ranks (one Trace, a process group per rank, clocks lined up), or a set of captures.
+"""A folder of traces: a job of ranks (one TraceColumns, a process group per rank, clocks lined up), or a set of captures.
 
 A folder is a set of captures, not a job, when its traces carry no rank identity (no distributedInfo
 rank, no rank-named files), or when its files are one worker's successive tensorboard_trace_handler
@@ -8,7 +8,7 @@ of one job (`host_1...`, `host_2...`, one file each) stay a job. Captures are li
 Each file's rank comes from its distributedInfo, else its name (rank-N, rankN, workerN), else its
 place in the folder; ranks claimed twice are numbered in file order, and said so. The ranks' clocks
 differ: they are lined up on the first ProfilerStep#N every rank has (the lowest rank stays put),
-else the raw clocks are kept; the Trace's job says which, and how far each rank moved.
+else the raw clocks are kept; the TraceColumns's job says which, and how far each rank moved.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from ..steps import align_on_steps, step_starts
-from ..trace import LoadReport, Trace
+from ..trace import LoadReport, TraceColumns
 from .locate import NOT_JSON, cut_before_events, not_json
 from .merge import merge
 
@@ -183,7 +183,7 @@ def resolve_ranks(claims: list[tuple[str, int, str]]) -> tuple[list[int], list[s
     return list(range(len(claims))), [f"ranks claimed more than once ({told}): numbered in file order instead"]
 
 
-def merge_ranks(path: str, traces: list[Trace]) -> Trace:
+def merge_ranks(path: str, traces: list[TraceColumns]) -> TraceColumns:
     """Concatenate the ranks' columns, re-interning strings and offsetting tracks, chunks and sources."""
     claims = [(Path(t.path).name, int(t.ranks[0].get("rank", 0)), str(t.ranks[0].get("rank_from", ""))) for t in traces]
     ranks, notes = resolve_ranks(claims)
@@ -213,7 +213,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
         {**t.ranks[0], "rank": r, "shift_us": shifts[r] / 1000, "file": Path(t.path).name}
         for t, r in zip(traces, ranks, strict=True)
     ]
-    return Trace(
+    return TraceColumns(
         path=path,
         x=merged.x,
         inst=merged.inst,
@@ -233,7 +233,7 @@ def merge_ranks(path: str, traces: list[Trace]) -> Trace:
     )
 
 
-def _shifted(t: Trace, shift: int) -> Trace:
+def _shifted(t: TraceColumns, shift: int) -> TraceColumns:
     if not shift:
         return t
     moved = {part: replace(getattr(t, part), ts=getattr(t, part).ts + shift) for part in ("x", "inst", "flow")}

@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from ..limits import ARGS_BYTES, NESTING
-from ..trace import Trace
+from ..trace import TraceColumns
 from .args import NOT_READ, event_args, unchanged
 from .guard import deepest
 from .source import ChunkReader
@@ -42,12 +42,12 @@ class ArgColumn:
         return self.values[k] if k >= 0 else None
 
 
-def arg_column(trace: Trace, key: str) -> ArgColumn:
+def arg_column(trace: TraceColumns, key: str) -> ArgColumn:
     """args[key] of every duration event, from the trace's store when kept there, else decoded now and kept.
 
     Once per trace and key, whichever threads ask: they wait for the one decoding it, while other keys and other
     traces are decoded side by side."""
-    with _LOCK:  # not fields: a Trace made from this one shares neither
+    with _LOCK:  # not fields: a TraceColumns made from this one shares neither
         kept: dict[str, ArgColumn] = vars(trace).setdefault("_arg_columns", {})
         lock = vars(trace).setdefault("_arg_locks", {}).setdefault(key, threading.Lock())
     with lock:
@@ -61,7 +61,7 @@ def _name(key: str) -> str:
     return f"args.{quote(key, safe=' ()')}@{VERSION}"
 
 
-def _stored(trace: Trace, key: str) -> ArgColumn | None:
+def _stored(trace: TraceColumns, key: str) -> ArgColumn | None:
     store = trace.store
     if store is None:
         return None
@@ -79,7 +79,7 @@ def _stored(trace: Trace, key: str) -> ArgColumn | None:
     return ArgColumn(key, ids, values)
 
 
-def _decoded(trace: Trace, key: str) -> ArgColumn:
+def _decoded(trace: TraceColumns, key: str) -> ArgColumn:
     """Read the key chunk by chunk; keep the column in the store (its texts as written, interned)."""
     texts: dict[bytes, int] = {}
     ids = np.full(trace.n, -1, np.int32)
@@ -100,7 +100,7 @@ def _decoded(trace: Trace, key: str) -> ArgColumn:
     return column
 
 
-def _chunk_ids(trace: Trace, key: str, c: int, events: np.ndarray, texts: dict, readers: dict) -> np.ndarray:
+def _chunk_ids(trace: TraceColumns, key: str, c: int, events: np.ndarray, texts: dict, readers: dict) -> np.ndarray:
     """The ids of key's values for the events of chunk row c (interned into texts)."""
     start, end, _first, src = (int(v) for v in trace.chunks[c])
     try:
@@ -122,7 +122,7 @@ def _within(text: bytes) -> bytes | None:
     return text
 
 
-def _salvaged(trace: Trace, i: int, key: str) -> bytes | None:
+def _salvaged(trace: TraceColumns, i: int, key: str) -> bytes | None:
     args = event_args(trace, i)
     if key not in args or args.get(NOT_READ) is not None:
         return None
@@ -132,7 +132,7 @@ def _salvaged(trace: Trace, i: int, key: str) -> bytes | None:
         return None
 
 
-def _reader(trace: Trace, src: int, readers: dict) -> ChunkReader:
+def _reader(trace: TraceColumns, src: int, readers: dict) -> ChunkReader:
     if src not in readers:
         unchanged(trace, src)
         buf = trace.buffers.get(src)

@@ -1,4 +1,4 @@
-"""Load a trace file or a folder of per-rank traces into a Trace, through the cache."""
+"""Load a trace file or a folder of per-rank traces into a TraceColumns, through the cache."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TraceError
-from ..trace import LoadReport, Trace
+from ..trace import LoadReport, TraceColumns
 from ..tracks import build_tracks
 from . import behind, cache
 from .bounds import bound
@@ -33,7 +33,7 @@ _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
 
 
-def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | None = None) -> Trace:
+def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | None = None) -> TraceColumns:
     """Load a .json, .json.gz or a folder of traces (one rank per file)."""
     p = Path(path)
     if p.is_dir():
@@ -55,7 +55,7 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
         return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress, lock)
 
 
-def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitStack | None = None) -> Trace:
+def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitStack | None = None) -> TraceColumns:
     """Parse the file and write its cache entry (a gzip file's unzipped bytes go into the cache too); entry None:
     the cache directory cannot be written, and the trace's report says so. A file that cannot be read leaves
     nothing behind, not the file it was unzipped to either. While a command writes behind (behind.py), the entry
@@ -87,7 +87,7 @@ def rank_files(folder: Path) -> list[Path]:
     return files
 
 
-def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Trace:
+def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> TraceColumns:
     """Load every trace file in a folder and merge them, one process group per rank.
 
     With the cache, the ranks not yet in it are first converted side by side in a process pool
@@ -144,7 +144,7 @@ def cache_one(path: str) -> None:
         pass
 
 
-def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = None) -> Trace:
+def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = None) -> TraceColumns:
     """Decode one file chunk by chunk into columns (the GC is paused: no cycles are made)."""
     gc.disable()
     try:
@@ -153,7 +153,7 @@ def parse_file(path: Path, gunzip_to: Path | None, progress: Progress | None = N
         gc.enable()
 
 
-def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Trace:
+def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> TraceColumns:
     src = open_source(path, gunzip_to)
     gunzip_to = src.unzipped  # None where the disk could not take the unzipped bytes: they are in memory
     chunks = split_chunks(src)
@@ -203,14 +203,14 @@ def _partial(path: Path, src: Source, unzipped: Path | None) -> Partial | None:
         if watching.due():
             watching.hand(lambda: _so_far(merge_parts(parts_so_far(), keep=True)), fraction)
 
-    def _so_far(merged: Part) -> Trace | None:
+    def _so_far(merged: Part) -> TraceColumns | None:
         return _assemble(path, src, merged, unzipped) if merged.report.events else None
 
     return partial
 
 
-def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Trace:
-    """The Trace of one decoded file (the only place a Trace is made from decoded parts)."""
+def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> TraceColumns:
+    """The TraceColumns of one decoded file (the only place a TraceColumns is made from decoded parts)."""
     top = src.top
     base = bound(part, top.baseTimeNanoseconds)
     for table in (part.x, part.inst, part.flow):
@@ -218,7 +218,7 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
     rank, rank_from = _rank(path, top.distributedInfo)
     tracks = build_tracks(part.tracks, part.x.track, part.x.cat, part.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
-    trace = Trace(
+    trace = TraceColumns(
         path=str(path),
         x=part.x,
         inst=part.inst,

@@ -2,9 +2,9 @@
 
 A caller that wants them wraps its load in `partial_traces(callback)`; every load of one file under it
 (through any front door: load_trace, the CLI's, the app's) then calls callback(trace, fraction) from
-the loading thread with a Trace of the parts decoded so far, in file order, at most every `every_s`
-seconds and never once the whole trace is ready. Each partial Trace stands on its own (its names,
-tracks, chunk rows and args are all its own), and the final Trace does not depend on whether any was
+the loading thread with a TraceColumns of the parts decoded so far, in file order, at most every `every_s`
+seconds and never once the whole trace is ready. Each partial TraceColumns stands on its own (its names,
+tracks, chunk rows and args are all its own), and the final TraceColumns does not depend on whether any was
 made. A cached trace loads at once and makes none.
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..trace import Trace
+    from ..trace import TraceColumns
 
-Callback = Callable[["Trace", float], None]
+Callback = Callable[["TraceColumns", float], None]
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Watcher:
         self.last = now
         return True
 
-    def hand(self, make: Callable[[], Trace | None], fraction: float) -> None:
+    def hand(self, make: Callable[[], TraceColumns | None], fraction: float) -> None:
         """Make a partial trace and hand it over (nothing when make() has no events), timing both."""
         begun = time.perf_counter()
         trace = make()

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..analyses.results import Results
 from ..cats import GPU_CATS, Cat, of_cats
-from ..trace import Trace, keyed
+from ..trace import TraceColumns, keyed
 from .tables import NONE, Relation
 
 MEMORY = {
@@ -60,7 +60,7 @@ def memory(a: Results) -> Relation:
     return Relation("memory", "one row per allocator sample (profile_memory=True)", _concat(parts, MEMORY), MEMORY)
 
 
-def counters(trace: Trace) -> Relation:
+def counters(trace: TraceColumns) -> Relation:
     """One row per counter sample (ph C), in time order."""
     inst = trace.inst
     sel = np.flatnonzero(inst.counter) if len(inst.ts) else np.zeros(0, np.int64)
@@ -113,12 +113,12 @@ def flows(a: Results) -> Relation:
     return Relation("flows", "one row per flow arrow (ph s and f joined by their id)", cols, FLOWS)
 
 
-def _flow_ranks(trace: Trace) -> np.ndarray:
+def _flow_ranks(trace: TraceColumns) -> np.ndarray:
     f = trace.flow
     return np.array([t.rank for t in trace.tracks] or [0], np.int64)[f.track] if len(f.ts) else np.zeros(0, np.int64)
 
 
-def flow_keys(trace: Trace) -> np.ndarray:
+def flow_keys(trace: TraceColumns) -> np.ndarray:
     """Per flow endpoint, the key its two ends share: its id, rank and kind (arrows of two kinds may share an id)."""
     return keyed(_flow_ranks(trace), trace.flow.fid) * 2 + trace.flow.ac2g
 
@@ -143,7 +143,7 @@ def flow_events(a: Results) -> np.ndarray:
     return out
 
 
-def _event_at(trace: Trace, candidates: np.ndarray, track: np.ndarray, ts: np.ndarray) -> np.ndarray:
+def _event_at(trace: TraceColumns, candidates: np.ndarray, track: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """The longest candidate event starting on this track at this time (NONE: none)."""
     x = trace.x
     src = np.flatnonzero(candidates)

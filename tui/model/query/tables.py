@@ -1,11 +1,11 @@
 """The trace as relational tables of numpy columns (for SQL and the API), joined by one event id everywhere.
 
-An event's id is its index in the loaded trace (Trace.x, the duration events in load order): the id
+An event's id is its index in the loaded trace (TraceColumns.x, the duration events in load order): the id
 `tracetui sql`, the Python API, the MCP server and the critical path all give it, stable while the
 file is unchanged (the cache is keyed by path, size and mtime). Columns here are the cached arrays
 themselves where they can be (memory-mapped, never copied) and small per-track or per-name lookups
 otherwise; the SQL layer joins them into the tables the user sees (tui/sql.py). Nothing here knows SQL.
-Times are microseconds from the trace's origin (Trace.origin), as in every --format json output.
+Times are microseconds from the trace's origin (TraceColumns.origin), as in every --format json output.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..nesting import depth_of
 from ..steps import STEP_NAME, step_events
 from ..steps import steps as step_list
 from ..store import Arrays
-from ..trace import Trace, rank_of_events
+from ..trace import TraceColumns, rank_of_events
 
 NONE = -1  # a missing id or number in an int column (NULL in SQL, None in the API)
 KINDS = [c.name.lower() for c in Cat]  # the normalized category of each Cat value
@@ -53,7 +53,7 @@ def _num(value: object) -> int | None:
     return int(text) if text.lstrip("-").isdigit() else None
 
 
-def tracks(trace: Trace) -> Relation:
+def tracks(trace: TraceColumns) -> Relation:
     """One row per track (a CPU thread or a GPU stream): the lane's name, its pid, tid, rank, device and stream."""
     ts = trace.tracks
     gpu = [t.kind == "gpu" for t in ts]

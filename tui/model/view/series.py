@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..trace import Trace
+from ..trace import TraceColumns
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 
@@ -113,7 +113,7 @@ def value_at(s: Series, t: int) -> tuple[float, int]:
     return (float(s.values[k]), k) if k >= 0 else (float("nan"), -1)
 
 
-def counter_series(trace: Trace) -> list[Series]:
+def counter_series(trace: TraceColumns) -> list[Series]:
     """One series per counter name (ph C samples), in name order."""
     inst = trace.inst
     sel = np.flatnonzero(inst.counter) if len(inst.ts) else np.zeros(0, np.int64)
@@ -125,7 +125,7 @@ def counter_series(trace: Trace) -> list[Series]:
     return out
 
 
-def queue_lanes(trace: Trace, queues: list) -> list[Series]:
+def queue_lanes(trace: TraceColumns, queues: list) -> list[Series]:
     """One lane per stream with launched work (critical.queue.QueueSeries): launches not yet started."""
     out = []
     for q in queues:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...cats import BUSY_CATS, Cat, of_cats
 from ...steps import STEP_NAME, steps
-from ...trace import Trace
+from ...trace import TraceColumns
 from ..kernel_roles import role
 from ..launches import device_callers
 
@@ -53,7 +53,7 @@ class Scope:
     end_ns: int
 
 
-def activities(trace: Trace, launcher: np.ndarray, owner: np.ndarray) -> Activities:
+def activities(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray) -> Activities:
     """Every kernel, copy and set of the trace, by start."""
     x = trace.x
     ev = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
@@ -68,7 +68,7 @@ def activities(trace: Trace, launcher: np.ndarray, owner: np.ndarray) -> Activit
     return Activities(ev, x.ts[ev], x.ts[ev] + x.dur[ev], track, of_track[track], classes(trace, ev), launch, devices)
 
 
-def classes(trace: Trace, ev: np.ndarray) -> np.ndarray:
+def classes(trace: TraceColumns, ev: np.ndarray) -> np.ndarray:
     """COMPUTE, COMMUNICATION or COPIES of each device activity."""
     x = trace.x
     named = np.zeros(len(trace.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
@@ -79,7 +79,9 @@ def classes(trace: Trace, ev: np.ndarray) -> np.ndarray:
     return np.where(copy, COPIES, np.where(collective, COMMUNICATION, COMPUTE)).astype(np.int64)
 
 
-def scopes(trace: Trace, acts: Activities, callers: np.ndarray, step: int | None) -> tuple[str, list[Scope], list[int]]:
+def scopes(
+    trace: TraceColumns, acts: Activities, callers: np.ndarray, step: int | None
+) -> tuple[str, list[Scope], list[int]]:
     """The window's name, each device's scope in it, and the ranks left out (without that step). Without a step,
     each device's span: its first activity's start to its last one's end (HTA's "kernel time")."""
     if step is None:
@@ -91,7 +93,9 @@ def scopes(trace: Trace, acts: Activities, callers: np.ndarray, step: int | None
     return _step_scopes(trace, acts, callers, step)
 
 
-def _step_scopes(trace: Trace, acts: Activities, callers: np.ndarray, step: int) -> tuple[str, list[Scope], list[int]]:
+def _step_scopes(
+    trace: TraceColumns, acts: Activities, callers: np.ndarray, step: int
+) -> tuple[str, list[Scope], list[int]]:
     """ProfilerStep#step on each rank: from its start until its CPU span and the device work it launched both end."""
     name = f"ProfilerStep#{step}"
     windows: dict[int, tuple[int, int]] = {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...trace import Trace
+from ...trace import TraceColumns
 from ..launches import device_callers
 from .activity import activities, scopes
 from .idle import StreamIdle, stream_idle
@@ -24,7 +24,7 @@ class BreakdownReport:
     left_out: list[int] = field(default_factory=list)  # ranks without the step asked for
 
 
-def breakdown(trace: Trace, launcher: np.ndarray, owner: np.ndarray, step: int | None = None) -> BreakdownReport:
+def breakdown(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray, step: int | None = None) -> BreakdownReport:
     """The breakdowns of the whole trace (each device's span), or of ProfilerStep#step on every rank that has it
     (WindowMissing: on none). A trace without device work has no rows."""
     acts = activities(trace, launcher, owner)

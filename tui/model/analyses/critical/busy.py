@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...cats import BUSY_CATS, of_cats
-from ...trace import Trace
+from ...trace import TraceColumns
 from .classes import CLASS_NAMES, KIND_NAMES, Bound, Kind, device_bound, device_kind
 
 GAP = CLASS_NAMES[Bound.KERNEL_KERNEL_OVERHEAD]
@@ -50,7 +50,7 @@ class _Device:
 Moved = tuple[np.ndarray, np.ndarray, np.ndarray]  # device activities and their start and end (ns, raw clock)
 
 
-def split_gaps(trace: Trace, rank: int, items: list, moved: Moved | None = None) -> list:
+def split_gaps(trace: TraceColumns, rank: int, items: list, moved: Moved | None = None) -> list:
     """The path's items, each gap cut where another stream of its device ran, and each return from a wait on the
     device where any device of the rank still ran: those pieces become that activity (its name, kind and class),
     the rest stay what they were (times in ns from the trace's origin). moved: the device activities at the times
@@ -75,7 +75,7 @@ def split_gaps(trace: Trace, rank: int, items: list, moved: Moved | None = None)
     return out
 
 
-def _drained(trace: Trace, device: _Device, it) -> bool:
+def _drained(trace: TraceColumns, device: _Device, it) -> bool:
     """Did the device go quiet as the blocking call returned (the work running then ended by SKEW_NS after it)?
     A call that returned while a kernel ran on did not wait for that kernel."""
     end = it.start_ns + trace.origin + it.dur_ns
@@ -83,7 +83,7 @@ def _drained(trace: Trace, device: _Device, it) -> bool:
     return ev < 0 or until <= end + SKEW_NS
 
 
-def _devices(trace: Trace, rank: int, moved: Moved | None) -> dict[str, _Device]:
+def _devices(trace: TraceColumns, rank: int, moved: Moved | None) -> dict[str, _Device]:
     x = trace.x
     if moved is None:
         busy = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
@@ -97,7 +97,7 @@ def _devices(trace: Trace, rank: int, moved: Moved | None) -> dict[str, _Device]
     return out
 
 
-def _pieces(trace: Trace, device: _Device, it) -> list:
+def _pieces(trace: TraceColumns, device: _Device, it) -> list:
     t, end = it.start_ns + trace.origin, it.start_ns + trace.origin + it.dur_ns
     out = []
     while t < end:

@@ -18,7 +18,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import Cat, of_cats
 from ...steps import STEP_NAME
-from ...trace import Trace
+from ...trace import TraceColumns
 from .path import CriticalPath, PathItem
 
 BOOKKEEPING = "(before and after the ops)"  # bookkeeping: before the window's first op, after its last
@@ -55,7 +55,7 @@ class PathGroup:
         return len({it.event for it in self.items if it.event >= 0}) or len(self.items)
 
 
-def kind_of(trace: Trace, item: PathItem) -> str:
+def kind_of(trace: TraceColumns, item: PathItem) -> str:
     """What a stretch's event is, in words: op, frame, annotation, runtime, sync, kernel, copy, set; or wait."""
     if item.event < 0:
         return NO_EVENT_KINDS.get(item.kind, item.kind)
@@ -64,13 +64,13 @@ def kind_of(trace: Trace, item: PathItem) -> str:
     return KINDS.get(int(trace.x.cat[item.event]), "other")
 
 
-def has_frames(trace: Trace, p: CriticalPath) -> bool:
+def has_frames(trace: TraceColumns, p: CriticalPath) -> bool:
     """Does the path run through Python frames (a with_stack trace)?"""
     events = np.array([it.event for it in p.items if it.event >= 0], dtype=np.int64)
     return bool(len(events)) and bool(np.any(trace.x.cat[events] == int(Cat.PYTHON)))
 
 
-def path_groups(trace: Trace, p: CriticalPath, frameless: Analysis | None = None) -> list[PathGroup]:
+def path_groups(trace: TraceColumns, p: CriticalPath, frameless: Analysis | None = None) -> list[PathGroup]:
     """The path's groups, the most time first (then by name). frameless: the trace's nesting without frames
     (Results.frameless); given, each frame's stretch goes to the op it ran under."""
     items = list(p.items)
@@ -92,7 +92,7 @@ def path_groups(trace: Trace, p: CriticalPath, frameless: Analysis | None = None
     return sorted(groups.values(), key=lambda g: (-g.dur_ns, g.name, g.kind))
 
 
-def bookkeeping(trace: Trace, items: list[PathItem], window_event: int) -> list[bool]:
+def bookkeeping(trace: TraceColumns, items: list[PathItem], window_event: int) -> list[bool]:
     """Per stretch: CPU time before the window's first op or after its last that is no part of the work: on the
     window's own span, on no event, or on a frame with no op beneath it (the profiler's step, the harness's
     Python; a frame that runs ops, as the model's forward, is work). The ops: CPU ops, annotations, runtime calls
@@ -111,7 +111,7 @@ def bookkeeping(trace: Trace, items: list[PathItem], window_event: int) -> list[
     ]
 
 
-def _runs_ops(trace: Trace, frames: set[int]) -> set[int]:
+def _runs_ops(trace: TraceColumns, frames: set[int]) -> set[int]:
     """The frames with a CPU op, annotation or runtime call of their thread starting inside their span (a
     ProfilerStep#N, which the profiler's own step() opens, is none)."""
     x = trace.x
@@ -132,7 +132,7 @@ def _runs_ops(trace: Trace, frames: set[int]) -> set[int]:
 
 
 def fold_frames(
-    trace: Trace, items: list[PathItem], frameless: Analysis, folded: dict[int, int] | None = None
+    trace: TraceColumns, items: list[PathItem], frameless: Analysis, folded: dict[int, int] | None = None
 ) -> list[PathItem]:
     """The stretches with each frame's given to the innermost other event around it on its thread (its name
     and event; NO_OP with none), and consecutive stretches of one event and class merged again. folded: adds
@@ -150,7 +150,7 @@ def fold_frames(
     return _merged(out)
 
 
-def _enclosing(trace: Trace, frameless: Analysis, stretches: list[PathItem]) -> list[int]:
+def _enclosing(trace: TraceColumns, frameless: Analysis, stretches: list[PathItem]) -> list[int]:
     """For each frame's stretch, the innermost event of the frameless nesting on its track that holds it (-1): the
     last one starting at or before it, then up its parents until one holds the whole stretch (all at once)."""
     x, nesting = trace.x, frameless.nesting

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import Cat
-from ...trace import Trace
+from ...trace import TraceColumns
 from ..compiling import COMPILE
 from .classes import COLLECTIVE_OP, DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
 from .edges import EdgeList, concat, edges
@@ -39,7 +39,7 @@ class Lanes:
         return np.concatenate([self.ev, self.ev])
 
 
-def cpu_lanes(trace: Trace, depth: np.ndarray, parent: np.ndarray, ev: np.ndarray, first: int) -> Lanes:
+def cpu_lanes(trace: TraceColumns, depth: np.ndarray, parent: np.ndarray, ev: np.ndarray, first: int) -> Lanes:
     """The CPU threads' chains: node first + k is the start of ev[k], first + len(ev) + k its end."""
     x, n = trace.x, len(ev)
     dur = x.dur[ev]
@@ -66,7 +66,7 @@ def cpu_lanes(trace: Trace, depth: np.ndarray, parent: np.ndarray, ev: np.ndarra
 UNDER = ((COMPILE, Bound.COMPILING), (COLLECTIVE_OP, Bound.COMMUNICATION), (DATA_LOADER, Bound.DATA_LOADING))
 
 
-def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cpu_class(trace: TraceColumns, parent: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per CPU stretch: its class (compiling under a torch.compile span, communication under a collective, data
     loading under a DataLoader span, else CPU) and kind (op, runtime, sync)."""
     bound = np.full(len(owner), int(Bound.CPU), np.int8)
@@ -91,7 +91,7 @@ def cpu_class(trace: Trace, parent: np.ndarray, owner: np.ndarray) -> tuple[np.n
     return bound, kind
 
 
-def has_peers(trace: Trace) -> bool:
+def has_peers(trace: TraceColumns) -> bool:
     """Does the rank have others to talk to? A folder of ranks does; else the largest of the world size and the
     process groups' sizes its distributedInfo records, when it records one; a trace that records neither is
     given the benefit of the doubt (its collectives' CPU time stays a wait on other ranks)."""
@@ -107,12 +107,12 @@ def has_peers(trace: Trace) -> bool:
     return max(sizes) > 1 if sizes else True
 
 
-def _named(trace: Trace, ev: np.ndarray, test) -> np.ndarray:
+def _named(trace: TraceColumns, ev: np.ndarray, test) -> np.ndarray:
     names, inv = np.unique(trace.x.name[ev], return_inverse=True)
     return np.array([bool(test(trace.names[int(k)])) for k in names])[inv] if len(ev) else np.zeros(0, bool)
 
 
-def _under(trace: Trace, parent: np.ndarray, ev: np.ndarray, patterns) -> np.ndarray:
+def _under(trace: TraceColumns, parent: np.ndarray, ev: np.ndarray, patterns) -> np.ndarray:
     """Per pattern and event: does the event's name, or an enclosing event's, match it? (one walk up for all)"""
     names = trace.names
     match = np.array([[bool(p.search(s)) for s in names] or [False] for p in patterns]).reshape(len(patterns), -1)
@@ -126,7 +126,7 @@ def _under(trace: Trace, parent: np.ndarray, ev: np.ndarray, patterns) -> np.nda
     return hit
 
 
-def device_lanes(trace: Trace, ev: np.ndarray, first: int) -> Lanes:
+def device_lanes(trace: TraceColumns, ev: np.ndarray, first: int) -> Lanes:
     """Each stream's activities by start: node first + k starts ev[k] (in that order), first + len(ev) + k ends it."""
     x = trace.x
     ev = ev[np.lexsort((x.dur[ev], x.ts[ev], x.track[ev]))]

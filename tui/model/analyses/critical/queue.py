@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...cats import BUSY_CATS, of_cats
-from ...trace import Trace
+from ...trace import TraceColumns
 from ..graphs.replay import graph_launches
 
 EMPTY_SHARE = 0.8  # a stream is starved when this share of its activities were launched onto an idle stream
@@ -65,14 +65,14 @@ class StreamQueue:
         return "full" if full else ""
 
 
-def _launched(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _launched(trace: TraceColumns, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The device activities with a launch call, and each one's launch time (never after its start)."""
     x = trace.x
     dev = np.flatnonzero(of_cats(x.cat, BUSY_CATS) & (launcher >= 0))
     return dev, np.minimum(x.ts[launcher[dev]], x.ts[dev])
 
 
-def queue_series(trace: Trace, launcher: np.ndarray) -> list[QueueSeries]:
+def queue_series(trace: TraceColumns, launcher: np.ndarray) -> list[QueueSeries]:
     """Per stream with launched work: its queue length after each launch and each start."""
     x = trace.x
     dev, lts = _launched(trace, launcher)
@@ -93,14 +93,14 @@ def _series(track: int, launched: np.ndarray, started: np.ndarray) -> QueueSerie
     return QueueSeries(track, t[order][last], length[last])
 
 
-def launch_latency(trace: Trace, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def launch_latency(trace: TraceColumns, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per launched device activity: its index and its launch-to-start latency (ns; the launch call's start to
     the activity's start, as the kernels table reports it)."""
     dev, lts = _launched(trace, launcher)
     return dev, trace.x.ts[dev] - lts
 
 
-def stream_queues(trace: Trace, launcher: np.ndarray) -> list[StreamQueue]:
+def stream_queues(trace: TraceColumns, launcher: np.ndarray) -> list[StreamQueue]:
     """Per stream with launched work: its queue's depth, how often it ran dry, its latencies and their outliers."""
     x = trace.x
     dev, latency = launch_latency(trace, launcher)
@@ -158,7 +158,7 @@ def _time_shares(s: QueueSeries) -> tuple[float, float]:
     return float((held * level).sum() / span), float(held[deep].sum() / span)
 
 
-def _idle_launches(trace: Trace, ev: np.ndarray, lts: np.ndarray) -> float:
+def _idle_launches(trace: TraceColumns, ev: np.ndarray, lts: np.ndarray) -> float:
     """The share of a stream's activities launched when every earlier one on it had ended (the stream idle)."""
     x = trace.x
     order = np.argsort(x.ts[ev], kind="stable")
@@ -192,7 +192,7 @@ class LaunchQueues:
         return {n.name: n for n in self.latency}
 
 
-def name_latency(trace: Trace, launcher: np.ndarray) -> list[NameLatency]:
+def name_latency(trace: TraceColumns, launcher: np.ndarray) -> list[NameLatency]:
     """Per device activity name with a launch call: count, median, 95th percentile and max launch-to-start (ns)."""
     dev, latency = launch_latency(trace, launcher)
     if not len(dev):
@@ -211,7 +211,7 @@ def name_latency(trace: Trace, launcher: np.ndarray) -> list[NameLatency]:
     return out
 
 
-def launch_queues(trace: Trace, launcher: np.ndarray) -> LaunchQueues:
+def launch_queues(trace: TraceColumns, launcher: np.ndarray) -> LaunchQueues:
     """The queue facts of every stream and the latency of every activity name (Results.launch_queues)."""
     streams = stream_queues(trace, launcher)
     names = {s.track: trace.tracks[s.track].name for s in streams}

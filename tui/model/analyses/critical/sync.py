@@ -29,7 +29,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import Cat
 from ...load.args import event_args
-from ...trace import Trace
+from ...trace import TraceColumns
 from .classes import BLOCKING_COPY, EVENT_RECORD, STREAM_WAIT, SYNC_DEVICE, SYNC_EVENT, SYNC_STREAM, Bound, Edge, Kind
 from .edges import EdgeList, concat, edges, lookup
 from .lanes import Lanes
@@ -49,7 +49,7 @@ class Scope:
     """What the rules need: the window, its lanes, and per device activity (in dev.ev order) its launch."""
 
     a: Analysis
-    trace: Trace
+    trace: TraceColumns
     window: Window
     w0: int
     w1: int

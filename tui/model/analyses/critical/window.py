@@ -8,7 +8,7 @@ import numpy as np
 
 from ...cats import GPU_CATS, Cat, of_cats
 from ...steps import STEP_NAME, step_events
-from ...trace import Trace
+from ...trace import TraceColumns
 from .classes import COLLECTIVE_OP, LAUNCH_CALL
 
 
@@ -32,7 +32,11 @@ class Window:
 
 
 def find_window(
-    trace: Trace, step: int | None = None, annotation: str | None = None, instance: int = 0, rank: int | None = None
+    trace: TraceColumns,
+    step: int | None = None,
+    annotation: str | None = None,
+    instance: int = 0,
+    rank: int | None = None,
 ) -> Window:
     """ProfilerStep#step, the instance-th span whose name holds annotation, or the slowest step (else the trace; the
     default window the viewer and the verdict read is the typical step, Results.typical_window);
@@ -47,13 +51,13 @@ def find_window(
     return whole_trace(trace, rank)
 
 
-def span_window(trace: Trace, i: int) -> Window:
+def span_window(trace: TraceColumns, i: int) -> Window:
     """The window of one CPU span (a step, an annotation, an op)."""
     x = trace.x
     return Window(trace.name_of(i), int(x.ts[i]), int(x.ts[i] + x.dur[i]), i, trace.track_of(i).rank)
 
 
-def whole_trace(trace: Trace, rank: int | None = None) -> Window:
+def whole_trace(trace: TraceColumns, rank: int | None = None) -> Window:
     """The work of one rank (the first, by default), from its first start to its last end: the events of its
     streams and of the threads that do the work (see working_tracks); a thread that only waits, such as a
     watchdog asleep across the window, neither starts nor ends it."""
@@ -65,7 +69,7 @@ def whole_trace(trace: Trace, rank: int | None = None) -> Window:
     return Window("the whole trace", int(x.ts[mine].min()), int((x.ts[mine] + x.dur[mine]).max()), -1, rank)
 
 
-def working_tracks(trace: Trace, rank: int) -> np.ndarray:
+def working_tracks(trace: TraceColumns, rank: int) -> np.ndarray:
     """Per track: does it do the rank's work? Its streams, and the CPU threads that launch device work (on a trace
     without launches, the threads that run ops or collectives; without ops either, every thread). A thread that launches nothing
     and runs no op (Python frames and annotations only: a watchdog's wait, tqdm's monitor) is left out."""
@@ -85,12 +89,12 @@ def working_tracks(trace: Trace, rank: int) -> np.ndarray:
     return mine
 
 
-def _on_rank(trace: Trace, rank: int, tracks: np.ndarray | None) -> np.ndarray:
+def _on_rank(trace: TraceColumns, rank: int, tracks: np.ndarray | None) -> np.ndarray:
     ranks = np.array([t.rank == rank and t.kind != "meta" for t in trace.tracks] or [False])
     return (ranks if tracks is None else ranks & tracks)[trace.x.track]
 
 
-def _step(trace: Trace, number: int, rank: int | None = None) -> Window:
+def _step(trace: TraceColumns, number: int, rank: int | None = None) -> Window:
     steps = step_events(trace, rank)
     for i in steps.tolist():
         m = STEP_NAME.match(trace.name_of(i))
@@ -106,7 +110,7 @@ def _step(trace: Trace, number: int, rank: int | None = None) -> Window:
     raise WindowError(f"no ProfilerStep#{number}; the trace has ProfilerStep{listed}")
 
 
-def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> np.ndarray:
+def annotation_spans(trace: TraceColumns, annotation: str, rank: int | None = None) -> np.ndarray:
     """The CPU spans whose name holds annotation, in time order (the GPU's copies of annotations left out)."""
     hit = np.array([annotation in n for n in trace.names] or [False])
     x = trace.x
@@ -116,7 +120,7 @@ def annotation_spans(trace: Trace, annotation: str, rank: int | None = None) -> 
     return sel[np.argsort(x.ts[sel], kind="stable")]
 
 
-def _annotation(trace: Trace, annotation: str, instance: int, rank: int | None = None) -> Window:
+def _annotation(trace: TraceColumns, annotation: str, instance: int, rank: int | None = None) -> Window:
     spans = annotation_spans(trace, annotation, rank)
     if not len(spans):
         raise WindowError(f"no span's name holds {annotation!r}")

@@ -1,6 +1,6 @@
 """Credit replayed graph kernels to the ops, modules and source lines that launched them at capture.
 
-Design: the credited replay is a new Trace (a CreditedTrace), never special cases in the analyses.
+Design: the credited replay is a new TraceColumns (a CreditedTrace), never special cases in the analyses.
 - A capture is the stretch between a stream's Begin/EndCapture: its launch calls (cudaLaunchKernel,
   hipModuleLaunchKernel, async copies and sets) are what each replay of that graph runs, in order.
   It comes from a separate capture trace (vLLM's capture_traces/) or from the replay itself.
@@ -38,7 +38,7 @@ from ...columns import Events, Flows, Instants
 from ...errors import TraceError
 from ...load.args import event_args
 from ...load.merge import merge
-from ...trace import Trace
+from ...trace import TraceColumns
 from .replay import (
     BEGIN_CAPTURE,
     EAGER_LAUNCH,
@@ -91,7 +91,7 @@ def capture_file(path: str | Path) -> Path:
     return max(found, key=lambda f: (os.path.getmtime(f), f.name))
 
 
-def captures(trace: Trace) -> list[Capture]:
+def captures(trace: TraceColumns) -> list[Capture]:
     """The stream captures of a trace: launch calls between each Begin/EndCapture pair on one thread."""
     x = trace.x
     runtime = x.cat == int(Cat.RUNTIME)
@@ -110,14 +110,14 @@ def captures(trace: Trace) -> list[Capture]:
     return out
 
 
-def _capture_key(trace: Trace, i: int) -> str:
+def _capture_key(trace: TraceColumns, i: int) -> str:
     name = trace.name_of(i)
     if "Memcpy" in name or "Memset" in name:
         return "Memcpy" if "Memcpy" in name else "Memset"
     return str(event_args(trace, i).get("kernel", name))
 
 
-def _replay_key(trace: Trace, i: int) -> str:
+def _replay_key(trace: TraceColumns, i: int) -> str:
     cat, name = int(trace.x.cat[i]), trace.name_of(i)
     if cat == int(Cat.MEMCPY):
         return "Memcpy"
@@ -159,7 +159,7 @@ def align(capture_keys: list[str], replay_keys: list[str]) -> np.ndarray:
     return out
 
 
-def pair(replay: Trace, caps: list[Capture], owner: np.ndarray) -> list[Pairing]:
+def pair(replay: TraceColumns, caps: list[Capture], owner: np.ndarray) -> list[Pairing]:
     """Pair every graph launch with a capture and match their activities by kernel name in order."""
     x = replay.x
     launches = graph_launches(replay)
@@ -191,7 +191,7 @@ def _candidates(k: int, launches: int, caps: list[Capture], keys: list[str]) -> 
     )
 
 
-def credit(replay: Trace, capture: Trace | None = None, source: str = "") -> CreditedTrace | Trace:
+def credit(replay: TraceColumns, capture: TraceColumns | None = None, source: str = "") -> CreditedTrace | TraceColumns:
     """The replay with its kernels credited to the capture (the replay itself when capture is None).
 
     Raises CaptureMismatch when fewer than half the graph launches match; returns the replay
@@ -222,7 +222,9 @@ def credit(replay: Trace, capture: Trace | None = None, source: str = "") -> Cre
     return _merged(replay, cap, owner, good, summary)
 
 
-def _merged(replay: Trace, cap: Trace, owner: np.ndarray, pairs: list[Pairing], summary: Credit) -> CreditedTrace:
+def _merged(
+    replay: TraceColumns, cap: TraceColumns, owner: np.ndarray, pairs: list[Pairing], summary: Credit
+) -> CreditedTrace:
     """The replay plus the copies of the capture's stacks, its matched kernels relinked to them."""
     a = Analysis(cap)
     parent = a.nesting.parent
@@ -245,7 +247,7 @@ def _merged(replay: Trace, cap: Trace, owner: np.ndarray, pairs: list[Pairing], 
     return _assemble(replay, cap, Events.from_columns(x), pieces, owner, summary)
 
 
-def _copy_stacks(replay: Trace, cap: Trace, parent: np.ndarray, p: Pairing, corr0: int, ext0: int):
+def _copy_stacks(replay: TraceColumns, cap: TraceColumns, parent: np.ndarray, p: Pairing, corr0: int, ext0: int):
     """The copied stacks of one graph launch (capture columns, re-timed), and its kernels' new ids; None: no room."""
     hit = p.matched >= 0
     launches, kernels = p.matched[hit], p.replayed[hit]
@@ -270,7 +272,7 @@ def _copy_stacks(replay: Trace, cap: Trace, parent: np.ndarray, p: Pairing, corr
     return ev, kernels, ev.corr[where], ev.ext[where]
 
 
-def _stack_nodes(cap: Trace, parent: np.ndarray, launches: np.ndarray) -> np.ndarray:
+def _stack_nodes(cap: TraceColumns, parent: np.ndarray, launches: np.ndarray) -> np.ndarray:
     """The launches and their ancestors inside the capture (sorted event indices)."""
     x = cap.x
     seen = set(launches.tolist())
@@ -287,7 +289,7 @@ def _stack_nodes(cap: Trace, parent: np.ndarray, launches: np.ndarray) -> np.nda
     return nodes[inside]
 
 
-def _inside_capture(cap: Trace, nodes: np.ndarray, launches: np.ndarray) -> np.ndarray:
+def _inside_capture(cap: TraceColumns, nodes: np.ndarray, launches: np.ndarray) -> np.ndarray:
     """Nodes that lie within the launches' capture (from the first launch's start to the last one's end)."""
     x = cap.x
     t0, t1 = int(x.ts[launches].min()), int((x.ts + x.dur)[launches].max())
@@ -322,10 +324,10 @@ def _euler(nodes: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _assemble(
-    replay: Trace, cap: Trace, x: Events, pieces: list[Events], owner: np.ndarray, summary: Credit
+    replay: TraceColumns, cap: TraceColumns, x: Events, pieces: list[Events], owner: np.ndarray, summary: Credit
 ) -> CreditedTrace:
-    """One Trace: the replay's events then the copies, strings re-interned, the capture's chunks appended."""
-    base = {f.name: getattr(replay, f.name) for f in fields(Trace)}
+    """One TraceColumns: the replay's events then the copies, strings re-interned, the capture's chunks appended."""
+    base = {f.name: getattr(replay, f.name) for f in fields(TraceColumns)}
     same = cap is replay
     copies = Events.concat(pieces) if pieces else Events()
     _rename_launches(copies, cap)
@@ -355,7 +357,7 @@ def _assemble(
     return CreditedTrace(**base, replayed_by=replayed_by, credit=summary)
 
 
-def _rename_launches(copies: Events, cap: Trace) -> None:
+def _rename_launches(copies: Events, cap: TraceColumns) -> None:
     """The copied launch calls read "… (replayed)": they were not made again (names past the capture's own)."""
     if len(copies):
         copies.name = np.where(copies.cat == int(Cat.RUNTIME), copies.name + len(cap.names), copies.name)
@@ -375,7 +377,7 @@ class _Piece:
 
 def load_credited(
     path: str, use_cache: bool = True, capture: str | None = None, progress=None
-) -> tuple[Trace, list[str]]:
+) -> tuple[TraceColumns, list[str]]:
     """Load a replay and credit its graph kernels to their capture: the one given, vLLM's capture_traces/
     beside it, or the capture recorded in the replay itself. Returns the trace and what to tell the user
     (a refused capture is told, and the replay is returned as it is)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...cats import BUSY_CATS, Cat, of_cats
-from ...trace import Trace, keyed, rank_of_events, ranks_at
+from ...trace import TraceColumns, keyed, rank_of_events, ranks_at
 
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:Ex)?(?:_v\d+)?(?:_ptsz|_spt)?$")
 BEGIN_CAPTURE = re.compile(r"^(?:cuda|hip|cu)StreamBeginCapture")
@@ -30,30 +30,30 @@ class Credit:
 
 
 @dataclass
-class CreditedTrace(Trace):
+class CreditedTrace(TraceColumns):
     """A replay with its capture merged in: the replayed kernels relinked to copies of the capture's stacks."""
 
     replayed_by: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # per event: its graph launch
     credit: Credit = field(default_factory=lambda: Credit(""))
 
 
-def name_mask(trace: Trace, pattern: re.Pattern) -> np.ndarray:
+def name_mask(trace: TraceColumns, pattern: re.Pattern) -> np.ndarray:
     """Per event: does its name match?"""
     hit = np.array([bool(pattern.search(n)) for n in trace.names] or [False])
     return hit[trace.x.name] if hit.any() else np.zeros(trace.n, bool)  # (most traces: no name matches)
 
 
-def graph_launches(trace: Trace) -> np.ndarray:
+def graph_launches(trace: TraceColumns) -> np.ndarray:
     """The graph launch calls (runtime or driver), in index order."""
     return np.flatnonzero(name_mask(trace, GRAPH_LAUNCH) & (trace.x.cat == int(Cat.RUNTIME)))
 
 
-def device_mask(trace: Trace) -> np.ndarray:
+def device_mask(trace: TraceColumns) -> np.ndarray:
     """Device activities a graph can replay: kernels, memcpy and memset."""
     return of_cats(trace.x.cat, BUSY_CATS)
 
 
-def graph_owner(trace: Trace) -> np.ndarray:
+def graph_owner(trace: TraceColumns) -> np.ndarray:
     """Per event: the graph launch whose correlation id it shares (-1: none), for device activities only.
 
     A replay credited to its capture keeps the owners read before its kernels were relinked.
@@ -106,7 +106,7 @@ class GraphStats:
         return max(self.kernels - self.launches, 0)
 
 
-def graph_stats(trace: Trace, owner: np.ndarray | None = None, launch: np.ndarray | None = None) -> GraphStats:
+def graph_stats(trace: TraceColumns, owner: np.ndarray | None = None, launch: np.ndarray | None = None) -> GraphStats:
     """Count graph launches, what they replayed, and the launch cost per kernel against eager launches (launch: the
     calls that put work on the device, launches.py; without it, the calls named as launches)."""
     owner = graph_owner(trace) if owner is None else owner
@@ -134,7 +134,7 @@ def graph_stats(trace: Trace, owner: np.ndarray | None = None, launch: np.ndarra
     return s
 
 
-def _eager_launch_mask(trace: Trace, launch: np.ndarray | None = None) -> np.ndarray:
+def _eager_launch_mask(trace: TraceColumns, launch: np.ndarray | None = None) -> np.ndarray:
     """Launches that are not graph launches (nor copies of a capture's stacks)."""
     named = name_mask(trace, EAGER_LAUNCH) if launch is None else launch
     mask = named & ~name_mask(trace, GRAPH_LAUNCH) & (trace.x.cat == int(Cat.RUNTIME))
@@ -143,7 +143,7 @@ def _eager_launch_mask(trace: Trace, launch: np.ndarray | None = None) -> np.nda
     return mask
 
 
-def synthetic_mask(trace: Trace) -> np.ndarray:
+def synthetic_mask(trace: TraceColumns) -> np.ndarray:
     """Per event: is it a copy of a capture's stack (replayed, not run on the CPU)?"""
     out = np.zeros(trace.n, bool)
     if isinstance(trace, CreditedTrace):
@@ -171,7 +171,7 @@ class Replay:
         return (self.end_ns - self.start_ns) / 1000.0
 
 
-def replay_of(trace: Trace, owner: np.ndarray, launch: int) -> Replay:
+def replay_of(trace: TraceColumns, owner: np.ndarray, launch: int) -> Replay:
     """The replay of one graph launch (no events: its records were lost)."""
     x = trace.x
     mine = np.flatnonzero(owner == launch)
@@ -192,7 +192,7 @@ def replay_of(trace: Trace, owner: np.ndarray, launch: int) -> Replay:
     )
 
 
-def replay_extents(trace: Trace, owner: np.ndarray) -> list[tuple[int, int, int, int]]:
+def replay_extents(trace: TraceColumns, owner: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Per graph launch with a replay: (launch, device track, first start, last end) in ns, for the timeline."""
     x = trace.x
     mine = np.flatnonzero(owner >= 0)
@@ -221,10 +221,10 @@ def graph_note(g: GraphStats) -> str:
     )
 
 
-def is_graph_launch(trace: Trace, i: int) -> bool:
+def is_graph_launch(trace: TraceColumns, i: int) -> bool:
     return int(trace.x.cat[i]) == int(Cat.RUNTIME) and bool(GRAPH_LAUNCH.search(trace.name_of(i)))
 
 
-def is_copy(trace: Trace, i: int) -> bool:
+def is_copy(trace: TraceColumns, i: int) -> bool:
     """Is event i a copy of a capture's stack (it credited replayed kernels and did no CPU work)?"""
     return isinstance(trace, CreditedTrace) and i >= trace.credit.synthetic_from

@@ -17,7 +17,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat, of_cats
 from ...load import args as lazy_args
-from ...trace import Trace
+from ...trace import TraceColumns
 from ..ops import shape_label
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
 from .links import link_kind, link_of
@@ -175,7 +175,7 @@ def _ancestry(parent: np.ndarray, primary: np.ndarray, cand: np.ndarray) -> tupl
     return under, above
 
 
-def _rows(t: Trace, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[RooflineRow], np.ndarray, np.ndarray]:
+def _rows(t: TraceColumns, chosen: np.ndarray, time_ns: np.ndarray) -> tuple[list[RooflineRow], np.ndarray, np.ndarray]:
     """Rows per (op, shapes, types, arguments), in order of device time; the calls they cover, and each one's row."""
     key = t.x.name[chosen].astype(np.int64) * (len(t.shapes) + 1) + t.x.shape[chosen]
     order = np.argsort(key, kind="stable")
@@ -224,7 +224,7 @@ def _list(raw: dict, key: str) -> list:
     return value if isinstance(value, list) else []
 
 
-def _row(t: Trace, events: np.ndarray, raw: dict, time_ns: np.ndarray) -> RooflineRow | None:
+def _row(t: TraceColumns, events: np.ndarray, raw: dict, time_ns: np.ndarray) -> RooflineRow | None:
     name = t.names[int(t.x.name[events[0]])]
     args = OpArgs(_list(raw, "Input Dims"), _list(raw, "Input type"), _list(raw, "Concrete Inputs"))
     try:
@@ -249,7 +249,7 @@ def _row(t: Trace, events: np.ndarray, raw: dict, time_ns: np.ndarray) -> Roofli
     )
 
 
-def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
+def events_args(t: TraceColumns, events: np.ndarray) -> dict[int, dict]:
     """The args of many events, each chunk of the file read and split once."""
     out: dict[int, dict] = {}
     chunk_of = t.x.chunk[events]
@@ -260,7 +260,7 @@ def events_args(t: Trace, events: np.ndarray) -> dict[int, dict]:
     return out
 
 
-def _item_args(t: Trace, items: tuple, e: int) -> dict:
+def _item_args(t: TraceColumns, items: tuple, e: int) -> dict:
     """One event's args from its chunk's items (a chunk that needed repairs: the slow path, event by event)."""
     pos = int(t.x.pos[e])
     item = lazy_args.read_event(items[pos]) if pos < len(items) else None
@@ -311,7 +311,7 @@ def _owner(parent: np.ndarray, calls: np.ndarray, start: np.ndarray, n: int) -> 
 
 
 def _kernel_shares(
-    t: Trace, work: np.ndarray, row: np.ndarray, share: np.ndarray, dur: np.ndarray
+    t: TraceColumns, work: np.ndarray, row: np.ndarray, share: np.ndarray, dur: np.ndarray
 ) -> list[KernelShare]:
     """The shares of calls and the device time per (kernel name, row)."""
     if not len(work):
@@ -327,7 +327,7 @@ def _kernel_shares(
     ]
 
 
-def with_links(t: Trace, rows: list[RooflineRow], shares: Attribution) -> list[RooflineRow]:
+def with_links(t: TraceColumns, rows: list[RooflineRow], shares: Attribution) -> list[RooflineRow]:
     """The rows whose device time is mostly host-device or peer copies, marked with that link, with the bytes that
     crossed it: the copies' own `bytes` args (the copy op's model counts the data read and written, as a copy inside
     HBM moves it; over a link it crosses once, so half of that where a copy records no bytes). The row's other calls
@@ -350,7 +350,7 @@ def with_links(t: Trace, rows: list[RooflineRow], shares: Attribution) -> list[R
     return out
 
 
-def _link_row(t: Trace, r: RooflineRow, link: str, copies: np.ndarray, calls: int) -> RooflineRow:
+def _link_row(t: TraceColumns, r: RooflineRow, link: str, copies: np.ndarray, calls: int) -> RooflineRow:
     size = t.x.nbytes[copies]
     share = min(calls / r.count, 1.0)  # of the row's calls, those that copied over the link
     crossed = float(size.sum()) if (size >= 0).all() else r.bytes * share / 2
@@ -375,7 +375,7 @@ def _not_modelled(a: Analysis, covered: np.ndarray, on_cpu: bool) -> list[NotMod
     return _by_op(t, op[keep], dur[keep])
 
 
-def _covered_and_op(t: Trace, parent: np.ndarray, inside: np.ndarray, start: np.ndarray):
+def _covered_and_op(t: TraceColumns, parent: np.ndarray, inside: np.ndarray, start: np.ndarray):
     """Per unit: is it at or under a covered call; the nearest CPU op at or above its start (-1: none)."""
     is_op = t.x.cat == int(Cat.CPU_OP)
     hit = np.zeros(len(start), bool)
@@ -393,7 +393,7 @@ def _covered_and_op(t: Trace, parent: np.ndarray, inside: np.ndarray, start: np.
     return hit, op
 
 
-def _by_op(t: Trace, op: np.ndarray, dur: np.ndarray) -> list[NotModelled]:
+def _by_op(t: TraceColumns, op: np.ndarray, dur: np.ndarray) -> list[NotModelled]:
     names = np.where(op >= 0, t.x.name[np.maximum(op, 0)], -1)
     out = []
     for name in np.unique(names).tolist():
