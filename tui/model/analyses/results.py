@@ -33,6 +33,7 @@ from .ops import OpsTable, OpTimes, op_times, ops_table
 from .queues import QueueRow, queue_rows
 from .ranks import Alignment, Job, RankRow, job, rank_row
 from .roofline.points import Roofline, roofline
+from .sequences import KernelSequence, kernel_sequences
 from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
 from .verdict import judge
 
@@ -246,6 +247,12 @@ class Results(Analysis):
     def op_kernels(self) -> list[OpKernels]:
         """Per (op, kernel sequence it launched): how often, its op-to-launch and launch-to-start delays (op_kernels.py)."""
         return op_kernels(self.trace, self.links.launcher, self.nesting.parent)
+
+    @stored(Blob(list[KernelSequence]), phase="aggregate")
+    def sequences(self) -> list[KernelSequence]:
+        """The recurring kernel sequences: per root op and the activities it launched, how often and how long
+        (sequences.py: HTA's get_frequent_cuda_kernel_sequences)."""
+        return kernel_sequences(self.trace, self.links.launcher, self.nesting)
 
     @stored(Blob(Copies), phase="aggregate")
     def copies(self) -> Copies:
