@@ -1,0 +1,136 @@
+"""Recurring kernel sequences (`kernels --sequences`): found with the right count on a built trace whose answer is
+known by construction, on real traces whose layer count is known, and never failing on traces in nanoseconds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import device_traces as D
+import pytest
+from conftest import SAMPLES, SHARED, X, write_trace
+
+from tui.cli import main
+from tui.model import load_trace
+from tui.model.analyses.fusion import sequence_rows
+from tui.model.analyses.results import Results
+
+STEPS, LAYERS = 3, 4
+LAYER = ("gemm", "bias", "gelu_k", "add_k")
+
+
+def layered(tmp: Path) -> Path:
+    """STEPS steps of LAYERS blocks (module frames nn.Module: Block_0..3), each an aten::linear over an aten::addmm
+    (a GEMM and a bias kernel), a gelu and an add: the block's four kernels recur LAYERS x STEPS times, the linear's
+    two as often, and each step (seven more kernels: a loss op's) STEPS times. A lone op launches once."""
+    events, corr, t = [], 0, 0.0
+
+    def launch(name: str, at: float) -> list[dict]:
+        nonlocal corr
+        corr += 1
+        return [D.call("cudaLaunchKernel", at, 2, corr), D.on_device(name, at + 300, 3, corr)]
+
+    for step in range(STEPS):
+        s0 = t
+        for layer in range(LAYERS):
+            b0 = t
+            events += [X(f"nn.Module: Block_{layer}", b0, 90, cat="python_function")]
+            events += [X("aten::linear", b0 + 1, 40), X("aten::addmm", b0 + 2, 38)]
+            events += launch("gemm", b0 + 5) + launch("bias", b0 + 20)
+            events += [X("aten::gelu", b0 + 45, 20)] + launch("gelu_k", b0 + 50)
+            events += [X("aten::add", b0 + 70, 15)] + launch("add_k", b0 + 75)
+            t += 100
+        events += [X("aten::mse_loss", t, 10)] + launch("loss_k", t + 2)
+        t += 20
+        events.insert(0, X(f"ProfilerStep#{step + 1}", s0 - 0.5, t - s0 + 1, cat="user_annotation"))
+        t += 50
+    events += [X("aten::lone", t, 30)] + launch("k1", t + 1) + launch("k2", t + 10) + launch("k3", t + 20)
+    return write_trace(tmp / "layers.json", events)
+
+
+def found(path: Path) -> dict[tuple[str, tuple[str, ...]], object]:
+    a = Results(load_trace(path, use_cache=False))
+    return {(s.op, tuple(s.kernels)): s for s in a.sequences}
+
+
+def test_a_known_recurring_sequence_is_found_with_its_count(tmp_path):
+    seqs = found(layered(tmp_path))
+    block = seqs[("nn.Module: Block", LAYER)]  # every instance of the module class: one key
+    assert block.count == LAYERS * STEPS
+    assert block.device_ns == LAYERS * STEPS * len(LAYER) * 3_000
+    assert block.stack == ["ProfilerStep*"]
+    linear = seqs[("aten::linear", ("gemm", "bias"))]  # not aten::addmm too: the outermost of the same launches
+    assert linear.count == LAYERS * STEPS and linear.stack == ["ProfilerStep*", "nn.Module: Block"]
+    step = seqs[("ProfilerStep*", LAYER * LAYERS + ("loss_k",))]  # every ProfilerStep#N as one
+    assert step.count == STEPS
+    assert set(seqs) == {("nn.Module: Block", LAYER), ("aten::linear", ("gemm", "bias")), step_key()}
+    assert len(block.occurrences) == block.count and len(block.activities) == block.count * len(LAYER)
+
+
+def step_key() -> tuple[str, tuple[str, ...]]:
+    return ("ProfilerStep*", LAYER * LAYERS + ("loss_k",))
+
+
+def test_min_length_top_and_the_saving(tmp_path):
+    a = Results(load_trace(layered(tmp_path), use_cache=False))
+    rows = sequence_rows(a, a.sequences, 3, 0, "device")
+    assert [(r.op, r.count) for r in rows] == [("ProfilerStep*", STEPS), ("nn.Module: Block", LAYERS * STEPS)]
+    top = sequence_rows(a, a.sequences, 2, 1, "count")
+    assert [(r.op, r.count) for r in top] == [("nn.Module: Block", LAYERS * STEPS)]  # ties: the most device time
+    saving = top[0].saving
+    assert saving.window.startswith("ProfilerStep#") and 0 <= saving.saving_ns <= saving.length_ns
+
+
+def test_the_command_in_every_format(tmp_path, capsys):
+    path = str(layered(tmp_path))
+    assert main(["kernels", path, "--sequences", "--format", "json", "--no-cache"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["op"], r["count"], r["length"]) for r in rows] == [("ProfilerStep*", 3, 17), ("nn.Module: Block", 12, 4)]
+    assert rows[1]["kernels"] == list(LAYER) and rows[1]["device_total_us"] == pytest.approx(144.0)
+    assert main(["kernels", path, "--sequences", "--min-length", "2", "--top", "1", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("op,stack,kernels,length,count") and len(lines) == 2
+    for fmt in ("text", "md"):
+        assert main(["kernels", path, "--sequences", "--format", fmt]) == 0
+        assert "nn.Module: Block" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--sequences", "--sort", "count"],
+        ["--min-length", "4"],
+        ["--sequences", "--min-length", "1"],
+        ["--queues", "--sequences"],
+    ],
+)
+def test_usage_errors(tmp_path, capsys, argv):
+    assert main(["kernels", str(layered(tmp_path)), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tracetui") and "Traceback" not in err
+
+
+def test_the_layers_of_a_real_model():
+    """Qwen1.5-0.5B (24 decoder layers, one profiled step): each layer's kernels recur 24 times; the BERT sample
+    (4 layers, one step) 4 times."""
+    qwen = SHARED / "tracelens-2025-07-h100-qwen1.5-0.5b" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+    if not qwen.is_file():
+        pytest.skip("the shared traces are not here")
+    by_op = {op: s for (op, _), s in found(qwen).items()}
+    assert by_op["nn.Module: Qwen2DecoderLayer"].count == 24 and by_op["nn.Module: Qwen2MLP"].count == 24
+    assert by_op["nn.Module: Linear"].count == 24 * 7  # q, k, v, o, gate, up, down
+    bert = {op: s for (op, _), s in found(SAMPLES / "h100-bert-small.json.gz").items()}
+    assert bert["nn.Module: BertLayer"].count == 4
+
+
+@pytest.mark.parametrize("name", ["hta-2024-04-v100-ns-resolution", "cuda-h200-series/mlp_fwd_eager.json.gz"])
+def test_traces_in_nanoseconds(name):
+    """HTA's sequence analysis fails on traces in nanoseconds (its rounding makes negative durations); here every
+    duration stays whole and nonnegative."""
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip("the shared traces are not here")
+    files = sorted(path.glob("*.json.gz")) if path.is_dir() else [path]
+    a = Results(load_trace(files[0], use_cache=False))
+    rows = sequence_rows(a, a.sequences, 3, 5, "device")
+    assert rows and all(r.count >= 2 and r.device_ns > 0 for r in rows)
