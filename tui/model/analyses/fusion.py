@@ -23,6 +23,8 @@ from .explain.savings import JOB, NO_WINDOW, _owner, _saving, window
 from .sequences import KernelSequence
 
 SPEC = "fuse"  # the saving's spec: no --what-if spec picks one sequence's occurrences, so it is named so
+VIEWED = 50  # the sequences the viewer lists (each saving is a solve)
+SHORTEST_VIEWED = 3  # HTA's default min_pattern_len
 SORTED = {"device": "device_ns", "count": "count", "mean": "mean_ns", "length": "length"}  # what rows are ranked by
 
 
@@ -38,6 +40,10 @@ class SequenceRow:
         if name in ("seq", "saving"):
             raise AttributeError(name)
         return getattr(self.seq, name)
+
+    @property
+    def name(self) -> str:  # what a table's filter matches
+        return self.seq.op
 
     @property
     def saving_ns(self) -> int | None:

@@ -25,6 +25,7 @@ from .critical.window import Window, whole_trace
 from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
 from .explain.uses import Uses, run_uses
+from .fusion import SHORTEST_VIEWED, VIEWED, SequenceRow, sequence_rows
 from .graphs.replay import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
@@ -253,6 +254,11 @@ class Results(Analysis):
         """The recurring kernel sequences: per root op and the activities it launched, how often and how long
         (sequences.py: HTA's get_frequent_cuda_kernel_sequences)."""
         return kernel_sequences(self.trace, self.links.launcher, self.nesting)
+
+    @computed("aggregate")
+    def fused_sequences(self) -> list[SequenceRow]:
+        """The viewer's sequences: the VIEWED with the most device time, with what fusing each saves (fusion.py)."""
+        return sequence_rows(self, self.sequences, SHORTEST_VIEWED, VIEWED, "device")
 
     @stored(Blob(Copies), phase="aggregate")
     def copies(self) -> Copies:
