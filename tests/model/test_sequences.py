@@ -134,3 +134,13 @@ def test_traces_in_nanoseconds(name):
     a = Results(load_trace(files[0], use_cache=False))
     rows = sequence_rows(a, a.sequences, 3, 5, "device")
     assert rows and all(r.count >= 2 and r.device_ns > 0 for r in rows)
+
+
+def test_the_python_api_gives_the_commands_rows(tmp_path, capsys):
+    import tracetui
+
+    path = layered(tmp_path)
+    doc = tracetui.load(path).sequences(min_length=2, top=0)
+    assert main(["kernels", str(path), "--sequences", "--min-length", "2", "--top", "0", "--format", "json"]) == 0
+    assert doc == json.loads(capsys.readouterr().out)
+    assert [(r["op"], r["count"]) for r in doc["rows"]][1:] == [("nn.Module: Block", 12), ("aten::linear", 12)]
