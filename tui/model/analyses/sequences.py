@@ -6,19 +6,21 @@ operator name, keeps the shallowest of them with at least min_pattern_len kernel
 the names of the GPU events under it in its call graph, in start order; per key, the count, the kernels' summed
 duration and the ops' summed duration.
 
-Here no operator name is needed: every op and annotation is a root (a Python frame is not: it is the stack an op
-is found in). A root's sequence is the device activities its own launches and those of everything under it on its
+Here no operator name is needed: every op, annotation and module frame (`nn.Module: ...`) is a root (another Python
+frame is not: it is the stack an op is found in). A root's sequence is the device activities its own launches and those of everything under it on its
 thread put on the device, in launch order (kernels, copies and sets, as `ops --kernels` reads them; graph launches
 left out: one replays a whole graph). Of the roots with exactly the same launches (aten::linear over aten::matmul
 over aten::mm), the outermost stands for them all, so an occurrence is counted once. A sequence is keyed by its
-root's name (a ProfilerStep#N as ProfilerStep#*) and its activities' names; it recurs when two roots or more have
+root's name (any ProfilerStep#N as ProfilerStep*, a module by its class) and its activities' names; it recurs when two roots or more have
 it. Nested sequences are all kept: a layer's and each of its ops'.
 
 How, without a loop per event: the nesting lays every thread's events out in visiting order, so a root's subtree
 is one run of positions (Nesting.pos to span_end), and the activities sorted by their launch call's position make
-each root's sequence one run of them too. (A step gives way to the annotation or op inside it with the same launches: that one names the work.)
-Two polynomial hashes of the name ids over each run (prefix sums, mod
-2**64) with the run's length and the root's name key the sequences; np.unique groups them.
+each root's sequence one run of them too. Two polynomial hashes of the name ids over each run (prefix sums, mod
+2**64) with the run's length and the root's name key the sequences; np.unique groups them. Of the roots with the
+same launches, the outermost is the shallowest, except that a step gives way to the annotation or op inside it
+(it names the work). Module frames are keyed by their class: torch's Python tracer names a module's frame
+`nn.Module: CLASS_N`, N counting the instances of the class, so a model's 24 decoder layers are one key.
 """
 
 from __future__ import annotations
