@@ -17,9 +17,10 @@ it. Nested sequences are all kept: a layer's and each of its ops'.
 How, without a loop per event: the nesting lays every thread's events out in visiting order, so a root's subtree
 is one run of positions (Nesting.pos to span_end), and the activities sorted by their launch call's position make
 each root's sequence one run of them too. Two polynomial hashes of the name ids over each run (prefix sums, mod
-2**64) with the run's length and the root's name key the sequences; np.unique groups them. Of the roots with the
-same launches, the outermost is the shallowest, except that a step gives way to the annotation or op inside it
-(it names the work). Module frames are keyed by their class: torch's Python tracer names a module's frame
+2**64) with the run's length and the root's name key the sequences; np.unique groups them. A step is the exception:
+its work is all its rank launched while it ran, from every thread (the autograd thread's backward too, as HTA's call
+graph counts it), a run of the activities sorted by (rank, call start); a step whose work is one annotation's or
+op's, as often, gives way to it (that one names the work). Module frames are keyed by their class: torch's Python tracer names a module's frame
 `nn.Module: CLASS_N`, N counting the instances of the class, so a model's 24 decoder layers are one key.
 """
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..cats import Cat
 from ..nesting import Nesting
-from ..trace import TraceColumns
+from ..trace import TraceColumns, rank_of_events, ranks_at
 from .graphs.replay import graph_owner
 
 ROOT_CATS = (int(Cat.CPU_OP), int(Cat.USER_ANNOTATION))
@@ -69,19 +70,62 @@ def kernel_sequences(trace: TraceColumns, launcher: np.ndarray, nesting: Nesting
     """Every sequence of SHORTEST activities or more that recurs, the most device time first."""
     x = trace.x
     act = np.flatnonzero((launcher >= 0) & (graph_owner(trace) < 0))
-    where = nesting.pos[launcher[act]]
-    act, where = act[where >= 0], where[where >= 0]
-    order = np.lexsort((x.ts[act], where))
-    act, where = act[order], where[order]
+    act = act[nesting.pos[launcher[act]] >= 0]  # launched from a thread's nested call
     names = _keyed_names(trace)
     roots = np.flatnonzero((np.isin(x.cat, ROOT_CATS) | _modules(trace)) & (nesting.pos >= 0))
+    step = names[x.name[roots]] == len(trace.names)
+    ops = _grouped(trace, nesting, names, *_thread_runs(trace, launcher, nesting, act, roots[~step]))
+    steps = _grouped(trace, nesting, names, *_step_runs(trace, launcher, act, roots[step]))
+    same = {(tuple(s.kernels), s.count) for s in ops}  # a step that is one annotation's or op's work gives way to it
+    out = ops + [s for s in steps if (tuple(s.kernels), s.count) not in same]
+    out.sort(key=lambda s: (-s.device_ns, -s.count, s.op, s.kernels))
+    return out
+
+
+Runs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (activities in order, roots, run starts, run ends)
+
+
+def _thread_runs(
+    trace: TraceColumns, launcher: np.ndarray, nesting: Nesting, act: np.ndarray, roots: np.ndarray
+) -> Runs:
+    """Each root's activities: those launched under it on its thread (a run of the activities sorted by their call's
+    position in the nesting), the outermost of the roots with the same run kept."""
+    where = nesting.pos[launcher[act]]
+    order = np.lexsort((trace.x.ts[act], where))
+    act, where = act[order], where[order]
     lo = np.searchsorted(where, nesting.pos[roots], "left")
     hi = np.searchsorted(where, nesting.span_end[roots], "left")
     keep = hi - lo >= SHORTEST
-    steps = names[x.name[roots[keep]]] == len(trace.names)
-    roots, lo, hi = _outermost(roots[keep], lo[keep], hi[keep], nesting.depth[roots[keep]] + steps * (1 << 20))
+    return (act, *_outermost(roots[keep], lo[keep], hi[keep], nesting.depth[roots[keep]]))
+
+
+def _step_runs(trace: TraceColumns, launcher: np.ndarray, act: np.ndarray, steps: np.ndarray) -> Runs:
+    """Each step's activities: those launched from any thread of its rank while it ran (the autograd thread's
+    backward too), in launch order: the activities sorted by (rank, call start), one run per step."""
+    x = trace.x
+    rank = rank_of_events(trace)
+    call = launcher[act]
+    order = np.lexsort((x.ts[act], x.ts[call], ranks_at(rank, act)))
+    act, call = act[order], call[order]
+    act_rank, step_rank = np.asarray(ranks_at(rank, act)), np.asarray(ranks_at(rank, steps))
+    lo, hi = np.zeros(len(steps), np.int64), np.zeros(len(steps), np.int64)
+    for r in np.unique(step_rank).tolist():  # one pass per rank
+        a, b = np.searchsorted(act_rank, r, "left"), np.searchsorted(act_rank, r, "right")
+        mine = step_rank == r
+        starts = x.ts[call[a:b]]
+        lo[mine] = a + np.searchsorted(starts, x.ts[steps[mine]], "left")
+        hi[mine] = a + np.searchsorted(starts, x.ts[steps[mine]] + x.dur[steps[mine]], "left")
+    keep = hi - lo >= SHORTEST
+    return act, steps[keep], lo[keep], hi[keep]
+
+
+def _grouped(
+    trace: TraceColumns, nesting: Nesting, names: np.ndarray, act: np.ndarray, roots: np.ndarray, lo, hi
+) -> list[KernelSequence]:
+    """The roots grouped by their name's key and their run's names (its length and two hashes); those that recur."""
     if not len(roots):
         return []
+    x = trace.x
     key = np.column_stack([names[x.name[roots]], hi - lo, *(_run_hash(x.name[act], lo, hi, b) for b in _BASES)])
     _, group, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
     group = group.ravel()
@@ -95,12 +139,10 @@ def kernel_sequences(trace: TraceColumns, launcher: np.ndarray, nesting: Nesting
     device = dur[hi] - dur[lo]
     firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     ends = [*firsts[1:].tolist(), len(group)]
-    out = [
+    return [
         _sequence(trace, nesting, act, roots[a:b], lo[a:b], hi[a:b], int(device[a:b].sum()))
         for a, b in zip(firsts.tolist(), ends, strict=True)
     ]
-    out.sort(key=lambda s: (-s.device_ns, -s.count, s.op, s.kernels))
-    return out
 
 
 def _outermost(roots: np.ndarray, lo: np.ndarray, hi: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, ...]:
