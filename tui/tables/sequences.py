@@ -30,8 +30,9 @@ SORTS = {  # the viewer's keys (the command ranks by device time, then takes --t
 }
 NOTE = (
     "A sequence: the kernels, copies and sets an op, annotation or module launched (itself and everything under it "
-    "on its thread), in launch order, keyed by the op's name; of ops with the same launches the outermost stands "
-    "for them (a step gives way to what is inside it). Total: the activities' device time over every occurrence. "
+    "on its thread; a step: all its rank launched while it ran), in launch order, keyed by the op's name (a module "
+    "by its class); of ops with the same launches the outermost stands for them. Total: the activities' device time "
+    "over every occurrence. "
     "Fused saves: each occurrence in {window} with its kernels twice as fast (explain's rule for fusion: the "
     "intermediates stay on chip) and one launch instead of one per kernel, re-solved on its critical path."
 )
