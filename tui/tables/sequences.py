@@ -18,8 +18,8 @@ from .explain_savings import NO_SAVING, why
 
 NAME_WIDTH = 120
 OP_WIDTH = 40
-KERNEL_WIDTH = 40  # each kernel's name in a sequence, cut in the middle to this
-SHOWN = 3  # kernels of a sequence shown in the text table (JSON and CSV: all)
+KERNEL_WIDTH = 32  # each kernel's name in a sequence, cut in the middle to this
+SHOWN = 2  # kernels of a sequence shown in the text table (JSON and CSV: all)
 DEFAULT_MIN_LENGTH = 3  # HTA's min_pattern_len
 DEFAULT_TOP = 10
 SORTS = {  # the viewer's keys (the command ranks by device time, then takes --top)
@@ -77,15 +77,16 @@ def saving_words(r: SequenceRow) -> str:
 
 
 def columns() -> list[Column[SequenceRow, dict[str, str]]]:
+    """The op first (it shrinks), then the figures; the sequence and the stack give way first on a narrow screen."""
     return [
-        Column("Op", lambda r, c, w: truncate(r.op, OP_WIDTH), priority=KEEP, left=True),
+        Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=20),
         Column("Count", lambda r, c, w: f"{r.count:,}", "count", KEEP),
-        Column("Kernels", lambda r, c, w: f"{r.length:,}", None, KEEP),
+        Column("Kernels", lambda r, c, w: f"{r.length:,}", None, 1),
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
-        Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 1),
+        Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 2),
         Column("Fused saves", lambda r, c, w: saved(r), "saving", KEEP),
+        Column("Sequence", lambda r, c, w: sequence(r, c), None, 2, left=True),
         Column("Stack", lambda r, c, w: stack(r), None, 3, left=True),
-        Column("Sequence", lambda r, c, w: sequence(r, c), name=True, min_width=24),
     ]
 
 
