@@ -96,7 +96,8 @@ def _thread_runs(
     lo = np.searchsorted(where, nesting.pos[roots], "left")
     hi = np.searchsorted(where, nesting.span_end[roots], "left")
     keep = hi - lo >= SHORTEST
-    return (act, *_outermost(roots[keep], lo[keep], hi[keep], nesting.depth[roots[keep]]))
+    roots, lo, hi = _outermost(roots[keep], lo[keep], hi[keep], nesting.depth[roots[keep]])
+    return act, roots, lo, hi
 
 
 def _step_runs(trace: TraceColumns, launcher: np.ndarray, act: np.ndarray, steps: np.ndarray) -> Runs:
@@ -145,7 +146,9 @@ def _grouped(
     ]
 
 
-def _outermost(roots: np.ndarray, lo: np.ndarray, hi: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, ...]:
+def _outermost(
+    roots: np.ndarray, lo: np.ndarray, hi: np.ndarray, depth: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Of the roots with the same launches (the same run of activities), the shallowest by depth: a wrapper chain
     counts once."""
     if not len(roots):
