@@ -43,6 +43,7 @@ VARIANTS = {
     "breakdown-json": ["breakdown", "--format", "json", "--by", "stream"],
     "kernels-queues": ["kernels", "--queues"],
     "ops-kernels": ["ops", "--kernels"],
+    "kernels-sequences": ["kernels", "--sequences"],
 }
 COMMANDS = {c: [c] for c in GROUPS if c in REPORTS - {"ranks", "diff"}} | VARIANTS
 FOLDER_COMMANDS = {"ranks": ["ranks", "--workers", "1"], "ranks-json": ["ranks", "--format", "json", "--workers", "1"]}

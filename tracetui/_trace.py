@@ -251,6 +251,15 @@ class Trace:
         resolve_sort(sort)
         return self._doc(op_kernels_document(self.results, sort, _count(limit)))
 
+    def sequences(self, min_length: int = 3, top: int = 10) -> dict:
+        """The recurring kernel sequences: op, stack, kernels, count, total and mean device time, what fusing each
+        would save on the critical path (`tracetui kernels --sequences`); top 0: all."""
+        from tui.reports.sequences import sequences_document
+
+        if min_length < 2:
+            raise UsageError("min_length: a sequence has 2 kernels at least")
+        return self._doc(sequences_document(self.results, min_length, _count(top, "top")))
+
     def export(
         self,
         path: str | os.PathLike[str],

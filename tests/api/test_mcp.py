@@ -28,7 +28,7 @@ MOE = str(SAMPLES / "b300-moe-small.json.gz")  # no Python frames, no memory eve
 TOOLS = {
     "summary", "explain", "ops", "kernels", "code", "memory", "roofline", "critical", "diff", "steps",
     "search_events", "events_in_range", "event", "sql", "allocations",
-    "breakdown", "queues", "op_kernels",
+    "breakdown", "queues", "op_kernels", "sequences",
 }  # fmt: skip
 
 
@@ -248,6 +248,7 @@ async def test_the_device_tools_answer_as_the_api(isolated_cache):
         assert await call(client, "breakdown", trace=ddp, step=5) == t.breakdown(step=5)
         assert await call(client, "queues", trace=ddp) == t.queues()
         assert await call(client, "op_kernels", trace=ddp, limit=5) == page(t.op_kernels(), "rows", 5, 0)
+        assert await call(client, "sequences", trace=ddp, top=3) == t.sequences(top=3)
         assert "no ProfilerStep#99 in the trace" in await failure(client, "breakdown", trace=ddp, step=99)
         assert "by must be one of rank, stream" in await failure(client, "breakdown", trace=ddp, by="device")
 

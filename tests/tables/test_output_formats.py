@@ -51,6 +51,7 @@ MD_RUNS = {
         ["ops", BERT, "--kernels"],
         ["kernels", BERT],
         ["kernels", BERT, "--queues"],
+        ["kernels", BERT, "--sequences"],
         ["code", BERT],
         ["memory", BERT],
         ["steps", BERT],
@@ -208,8 +209,9 @@ def test_kernels_on_a_cpu_only_trace_prints_only_its_sentence(capsys, trace):
     [
         (["kernels", MLP, "--queues"], "No launched device work in this trace: no launch queue."),
         (["ops", MLP, "--kernels"], "No op launched device work in this trace."),
+        (["kernels", MLP, "--sequences"], "No sequence of 3 device activities or more recurs in this trace."),
     ],
-    ids=["queues", "op-kernels"],
+    ids=["queues", "op-kernels", "sequences"],
 )
 def test_the_other_tables_without_rows_print_only_what_they_say(capsys, argv, sentence):
     for fmt in ("text", "md"):
@@ -259,6 +261,7 @@ JSON_RUNS = [
     ["breakdown", BERT],
     ["roofline", BERT],
     ["kernels", BERT, "--queues"],
+    ["kernels", BERT, "--sequences"],
     ["ops", BERT, "--kernels"],
     ["ranks", JOB, "--workers", "1"],
 ]

@@ -567,8 +567,8 @@ async def test_the_palette_lists_each_view_once_and_no_duplicates():
         await pilot.press("escape")
     assert len(titles) == len(set(titles)), titles
     views = [t for t in titles if t.startswith("Show the ")]
-    assert len(views) == 8 and "Show the code view (6)" in views and "Show the roofline view (7)" in views
-    assert "Show the path view (8)" in views
+    assert len(views) == 9 and "Show the code view (6)" in views and "Show the roofline view (7)" in views
+    assert "Show the path view (8)" in views and "Show the sequences view (9)" in views
     assert "Keys and legend" in titles and "Quit" in titles and "Help: keys (?)" not in titles
 
 

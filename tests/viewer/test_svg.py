@@ -98,6 +98,10 @@ def test_kernels_80x24_snapshot(snap_compare, legend_seen):
     assert _at_80x24(snap_compare, "4", trace=BERT)  # sibling elementwise kernels told apart
 
 
+def test_sequences_80x24_snapshot(snap_compare, legend_seen):
+    assert _at_80x24(snap_compare, "9", trace=BERT)  # BERT-small's layer and its parts, what fusing each saves
+
+
 def test_code_80x24_snapshot(snap_compare, legend_seen):
     assert _at_80x24(snap_compare, "6", trace=BERT)  # eight table rows, the icicle below
 

@@ -78,6 +78,17 @@ def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
         "with HTA's outliers: calls over 50us, starts over 100us after the call. HTA counts only some launch calls "
         "by name (no cuLaunchKernelEx, no graph launches); here every call linked to device work",
     )
+    p.add_argument(
+        "--sequences",
+        action="store_true",
+        help="the recurring sequences of kernels an op, annotation or module launched (HTA's "
+        "get_frequent_cuda_kernel_sequences, with no operator name to give): count, total and mean device time, the "
+        "stack they come from, and what fusing each would save on the critical path of the typical step",
+    )
+    p.add_argument(
+        "--min-length", type=count, default=None, metavar="N", help="with --sequences: the fewest kernels (default 3)"
+    )
+    p.add_argument("--top", type=count, default=None, metavar="K", help="with --sequences: rows (default 10, 0: all)")
     return p
 
 
@@ -273,8 +284,14 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     from ..reports import render_kernels
     from ..tables import kernels
 
+    if args.queues and args.sequences:
+        raise BadUsage("--queues and --sequences are two reports: give one")
     if args.queues:
         return _queues(args)
+    if args.sequences:
+        return _sequences(args)
+    if args.min_length is not None or args.top is not None:
+        raise BadUsage("--min-length and --top go with --sequences")
     kernels.resolve_sort(args.sort)
     print(render_kernels(load(args.trace, args.no_cache, args.graph_capture), args.format, args.sort, args.limit))
     return 0
@@ -286,6 +303,20 @@ def _queues(args: argparse.Namespace) -> int:
     if args.sort or args.limit:
         raise BadUsage("--queues prints one row per stream: it takes no --sort or --limit")
     print(render_queues(load(args.trace, args.no_cache, args.graph_capture), args.format))
+    return 0
+
+
+def _sequences(args: argparse.Namespace) -> int:
+    from ..reports import render_sequences
+    from ..tables import sequences
+
+    if args.sort or args.limit:
+        raise BadUsage("--sequences ranks by device time: it takes --top K, not --sort or --limit")
+    least = sequences.DEFAULT_MIN_LENGTH if args.min_length is None else args.min_length
+    if least < 2:
+        raise BadUsage("--min-length: a sequence has 2 kernels at least")
+    top = sequences.DEFAULT_TOP if args.top is None else args.top
+    print(render_sequences(load(args.trace, args.no_cache, args.graph_capture), args.format, least, top))
     return 0
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .queues import render_queues
     from .ranks import render_ranks
     from .roofline import render_roofline
+    from .sequences import render_sequences
     from .steps import render_steps
     from .summary import render_summary
     from .tables import render_code, render_kernels, render_ops
@@ -35,6 +36,7 @@ HOMES = {
     "render_ops": "tables",
     "render_ranks": "ranks",
     "render_roofline": "roofline",
+    "render_sequences": "sequences",
     "render_steps": "steps",
     "render_summary": "summary",
 }
@@ -51,6 +53,7 @@ __all__ = [
     "render_ops",
     "render_ranks",
     "render_roofline",
+    "render_sequences",
     "render_steps",
     "render_summary",
 ]

@@ -415,6 +415,12 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         if message.event >= 0:
             self.timeline.select(message.event, jump=True)
 
+    async def on_sequences_view_mark(self, message) -> None:
+        """A recurring sequence's occurrences marked on the timeline as a search's matches (n, N move)."""
+        await self.show_view("timeline")
+        self.timeline.set_matches(message.events, message.label)
+        self.refresh_bindings()
+
     def on_tree_node_highlighted(self, event) -> None:
         """The tree's cursor: its node's first event in the details panel."""
         node = getattr(event.node, "data", None)

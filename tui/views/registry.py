@@ -83,6 +83,12 @@ def _kernels(screen) -> Widget:
     return KernelsView(screen.analysis)
 
 
+def _sequences(screen) -> Widget:
+    from ..widgets.sequences_view import SequencesView
+
+    return SequencesView(screen.analysis)
+
+
 def _overview(screen) -> Widget:
     from ..widgets.overview import OverviewView
 
@@ -212,6 +218,16 @@ MAIN: tuple[ViewSpec, ...] = (
         needs=(Results.critical,),
         focus="CriticalView LazyTable",
         restructure=True,
+    ),
+    ViewSpec(
+        "sequences",
+        "9",
+        "Sequences",
+        "recurring kernel sequences, what fusing each would save; Enter marks one's occurrences on the timeline",
+        _sequences,
+        needs=(Results.fused_sequences,),
+        focus="SequencesView LazyTable",
+        unavailable=_no_gpu,
     ),
 )
 

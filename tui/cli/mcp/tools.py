@@ -180,9 +180,15 @@ def device_tools(traces: Traces) -> list:
         device, name. As `tracetui ops --kernels`."""
         return page(traces.get(trace).op_kernels(sort=sort), "rows", limit, offset)
 
-    for tool in (breakdown, queues, op_kernels):
+    def sequences(trace: str, min_length: int = 3, top: int = 10) -> dict[str, Any]:
+        """The recurring kernel sequences (HTA's frequent CUDA kernel sequences): per op and the kernels it launched,
+        how often, total and mean device time, its stack, and what fusing it would save on the critical path of the
+        typical step. As `tracetui kernels --sequences`."""
+        return traces.get(trace).sequences(min_length=min_length, top=top)
+
+    for tool in (breakdown, queues, op_kernels, sequences):
         tool.__doc__ = f"{tool.__doc__} {TRACE}"
-    return [breakdown, queues, op_kernels]
+    return [breakdown, queues, op_kernels, sequences]
 
 
 def _events(t, name, cat, start_us, end_us, limit: int, offset: int) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .critical.window import Window, whole_trace
 from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
 from .explain.uses import Uses, run_uses
+from .fusion import SHORTEST_VIEWED, VIEWED, SequenceRow, sequence_rows
 from .graphs.replay import graph_owner, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
@@ -33,6 +34,7 @@ from .ops import OpsTable, OpTimes, op_times, ops_table
 from .queues import QueueRow, queue_rows
 from .ranks import Alignment, Job, RankRow, job, rank_row
 from .roofline.points import Roofline, roofline
+from .sequences import KernelSequence, kernel_sequences
 from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
 from .verdict import judge
 
@@ -246,6 +248,17 @@ class Results(Analysis):
     def op_kernels(self) -> list[OpKernels]:
         """Per (op, kernel sequence it launched): how often, its op-to-launch and launch-to-start delays (op_kernels.py)."""
         return op_kernels(self.trace, self.links.launcher, self.nesting.parent)
+
+    @stored(Blob(list[KernelSequence]), phase="aggregate")
+    def sequences(self) -> list[KernelSequence]:
+        """The recurring kernel sequences: per root op and the activities it launched, how often and how long
+        (sequences.py: HTA's get_frequent_cuda_kernel_sequences)."""
+        return kernel_sequences(self.trace, self.links.launcher, self.nesting)
+
+    @computed("aggregate")
+    def fused_sequences(self) -> list[SequenceRow]:
+        """The viewer's sequences: the VIEWED with the most device time, with what fusing each saves (fusion.py)."""
+        return sequence_rows(self, self.sequences, SHORTEST_VIEWED, VIEWED, "device")
 
     @stored(Blob(Copies), phase="aggregate")
     def copies(self) -> Copies:

@@ -133,10 +133,11 @@ class Spec:
     """One change: what it touches, the pattern names must match ("" for all), the factor (times faster; 0: gone)."""
 
     text: str
-    what: str  # kernel | op | sync | launch | cpu | graphs | event
+    what: str  # kernel | op | sync | launch | cpu | graphs | event | events
     pattern: str = ""
     factor: float = 2.0
     event: int = -1  # what == "event": one event (a device activity, or a CPU event with what runs under it)
+    events: tuple[int, ...] = ()  # what == "events": these device activities' spans and CPU events' own time
 
 
 @dataclass
@@ -273,6 +274,10 @@ def _match(a: Analysis, g: Graph, spec: Spec) -> tuple[np.ndarray, np.ndarray, l
         return (e.rule == int(Edge.LAUNCH)) | calls, none, []
     if spec.what == "event":
         return _event_edges(a, g, spec.event), none, [a.trace.name_of(spec.event)]
+    if spec.what == "events":
+        mine = np.isin(e.owner, np.asarray(spec.events, np.int64))
+        hit = mine & ((e.rule == int(Edge.DEVICE)) | (e.rule == int(Edge.CPU)))
+        return hit, none, _names(a, e.owner[hit])
     if spec.what == "sync":
         return _sync_edges(a, g, spec.pattern)
     rule = Edge.DEVICE if spec.what == "kernel" else Edge.CPU
