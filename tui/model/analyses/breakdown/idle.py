@@ -11,7 +11,8 @@ tested in this order:
 - other: queued and waiting on something the trace does not show (HTA counts this and stream as its "other").
 Where HTA's figures differ: its timestamps are whole microseconds (a nanosecond trace's gaps are truncated), it
 takes the previous activity's end where this takes the latest end so far, and it adds negative gaps (overlaps
-on one stream) to the idle time.
+on one stream) to the idle time. Each stream also keeps its intervals per cause, the zero gaps of back-to-back
+activities included, for their statistics (intervals.py).
 """
 
 from __future__ import annotations
