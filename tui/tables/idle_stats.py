@@ -53,6 +53,9 @@ STATS: list[tuple[str, str, Callable[[IntervalStats], float | None]]] = [
 ]
 
 
+PRIORITY = {"mean_us": KEEP, "max_us": KEEP, "p25_us": 2, "p75_us": 2}  # the median stays longer than the quartiles
+
+
 def _text(get: Callable[[IntervalStats], float | None]) -> Callable[[IdleStatsRow, None, int], str]:
     us = _us(get)
     return lambda r, c, w: "-" if (v := us(r)) is None else fmt_time(v)
@@ -66,7 +69,7 @@ def columns(ranks: bool) -> list[Column[IdleStatsRow, None]]:
         Column("Stream", lambda r, c, w: lane(r.stream), name=True, min_width=14),
         Column("Cause", lambda r, c, w: CAUSE_HEADS[r.cause], priority=KEEP, left=True),
         Column("Count", lambda r, c, w: f"{r.stats.count:,}", priority=KEEP),
-        *[Column(head, _text(get), priority=KEEP if key in ("mean_us", "max_us") else 1) for head, key, get in STATS],
+        *[Column(head, _text(get), priority=PRIORITY.get(key, 1)) for head, key, get in STATS],
     ]
 
 
