@@ -3,7 +3,7 @@
 HTA's figures come from tests/data/hta_analyses.json (recorded by tests/hta_analyses.py in a venv with HTA 0.5 and
 pandas < 2.2); tracetui's are computed here, from the same files:
 
-    python benchmarks/hta_compare.py > /tmp/tables.md
+    python benchmarks/hta_compare.py [TABLE ...] > /tmp/tables.md   (TABLE: temporal, idle_stats, copies, ...)
 
 Times in ms. "error" is the exception HTA stopped with (its first words).
 """
@@ -147,6 +147,74 @@ def bandwidth(key: str, hta: dict, a) -> list[str]:
     return rows
 
 
+HTA_CAUSE = {"host_wait": ("host",), "kernel_wait": ("kernel",), "other": ("stream", "other")}
+HTA_COPY = {"Memcpy HtoD": "H2D", "Memcpy DtoH": "D2H", "Memcpy DtoD": "D2D", "Memcpy PtoP": "P2P", "Memset": "set"}
+
+
+def idle_stats(key: str, hta: dict, a) -> list[str]:
+    """Per stream and HTA cause (its other is other stream and other here): count, mean, std, p50, max in us."""
+    import numpy as np
+
+    from tui.model.analyses.breakdown import CAUSES
+    from tui.model.analyses.breakdown.intervals import interval_stats
+
+    rows = []
+    for i in a.breakdown.idle:
+        stream = i.lane.rsplit(" ", 1)[1]
+        by = dict(zip(CAUSES, i.intervals, strict=True))
+        for kind, causes in HTA_CAUSE.items():
+            s = interval_stats(np.asarray([ns for c in causes for ns in by[c]]) / 1000)
+            h = (hta.get(str(i.rank), {}).get(stream, {}) if not failed(hta) else {}).get(kind)
+            if s is None and not (h and h["count"]):
+                continue
+            s = s or interval_stats(np.zeros(0))
+            us = lambda v: f"{v:,.2f}"  # noqa: E731
+            cells = [pair(h and h["count"], s.count if s else 0, lambda v: f"{v:,.0f}")]
+            for name, mine in (
+                ("mean", s and s.mean_ns),
+                ("std", s and s.std_ns),
+                ("50%", s and s.p50_ns),
+                ("max", s and s.max_ns),
+            ):
+                theirs = h and h[name]
+                theirs = None if theirs is None or theirs != theirs else theirs  # NaN: HTA's std of one interval
+                cells.append("- / -" if theirs is None and mine is None else pair(theirs, mine or 0.0, us))
+            rows.append(f"| {key} | {i.rank} | {stream} | {kind} | " + " | ".join(cells) + f" | {failed(hta) or ''} |")
+    return rows
+
+
+def kernel_spread(key: str, hta: dict, a) -> list[str]:
+    """Per rank file: the kernel names both list, and how many have a std, min or max more than 0.5% apart."""
+    from tui.model.analyses.kernels import kernel_rows
+
+    if failed(hta) or a.trace.job or len(hta) != 1:
+        return []
+    (rank, theirs), ours = next(iter(hta.items())), {r.name: r for r in kernel_rows(a.trace, a.links)}
+    both = [n for n in theirs if n in ours]
+    apart = sum(1 for n in both if _apart(theirs[n], ours[n]))
+    return [f"| {key} | {rank} | {len(theirs)} / {len(ours)} | {len(both)} | {apart} |"]
+
+
+def _apart(h: dict, r) -> bool:
+    """HTA's std (0 for one run), min or max more than 0.5% from tracetui's."""
+    pairs = ((h["std"], r.std_us or 0.0), (h["min"], r.min_us), (h["max"], r.max_us))
+    return any(abs(a - b) > 0.005 * max(abs(a), abs(b), 1e-9) for a, b in pairs)
+
+
+def copies_per_rank(key: str, hta: dict, a) -> list[str]:
+    """Per rank and direction: count and device time (ms) of the copies and sets, HTA / tracetui."""
+    if failed(hta):
+        return []
+    rows = []
+    for r in a.rank_rows:
+        theirs = {HTA_COPY.get(k, k): v for k, v in hta.get(str(r.rank), {}).items()}
+        for c in r.copies:
+            h = theirs.get(c.kind)
+            cells = [pair(h and h["count"], c.count, lambda v: f"{v:,.0f}"), pair(h and h["us"], c.ns / 1000)]
+            rows.append(f"| {key} | {r.rank} | {c.kind} | " + " | ".join(cells) + " |")
+    return rows
+
+
 TABLES = [
     (
         "temporal",
@@ -184,13 +252,34 @@ TABLES = [
         "| trace | direction | copies | HTA: mean of its samples | tracetui: bytes / time | HTA |",
         bandwidth,
     ),
+    (
+        "idle_stats",
+        "Idle intervals per stream and cause (`show_idle_interval_stats` / `breakdown --idle-stats`), us, HTA / tracetui",
+        "| trace | rank | stream | HTA's cause | count | mean | std | p50 | max | HTA |",
+        idle_stats,
+    ),
+    (
+        "kernel_spread",
+        "Spread per kernel (`get_gpu_kernel_breakdown` / `kernels`' std_us, min_us, max_us)",
+        "| trace | rank | names HTA / tracetui | in both | of them, std, min or max over 0.5% apart |",
+        kernel_spread,
+    ),
+    (
+        "copies",
+        "Copies per rank (HTA's memory kernels per rank / `ranks`' copies), count and ms, HTA / tracetui",
+        "| trace | rank | direction | count | time |",
+        copies_per_rank,
+    ),
 ]
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     record = json.loads(RECORD.read_text())
     out = [f"HTA {record['hta']}; figures recorded by tests/hta_analyses.py.", ""]
     traces = {k: v for k, v in record["traces"].items() if (SHARED / k).exists()}
+    tables = [t for t in TABLES if not only or t[0] in only]
+    if only:  # the traces HTA's record has these analyses for
+        traces = {k: v for k, v in traces.items() if "error" in v or any(t[0] in v for t in tables)}
     loaded = {}
     for key, found in traces.items():
         if "error" in found:
@@ -199,7 +288,7 @@ def main() -> None:
             loaded[key] = results(key)
         except Exception as exc:  # noqa: BLE001 - a trace tracetui refuses is said in the table
             print(f"{key}: {exc}", file=sys.stderr)
-    for name, title, head, rows in TABLES:
+    for name, title, head, rows in tables:
         out += [f"### {title}", "", head, "|" + "---|" * (head.count("|") - 1)]
         for key, a in loaded.items():
             out += rows(key, traces[key].get(name, {}), a)
@@ -211,4 +300,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

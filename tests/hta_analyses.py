@@ -8,7 +8,9 @@ HTA (holistictraceanalysis 0.5) needs pandas older than 2.2, so it runs in its o
 
 For each shared trace (and each folder of ranks, as one job) it runs get_temporal_breakdown,
 get_idle_time_breakdown, get_queue_length_summary, get_cuda_kernel_launch_stats, get_aten_op_kernels_and_delay,
-get_memory_bw_summary and generate_trace_with_counters on every rank, in a scratch folder of links (HTA writes
+get_memory_bw_summary, generate_trace_with_counters, the idle-interval statistics
+(show_idle_interval_stats), get_gpu_kernel_breakdown (every kernel: std, min, max) and the copies' count and time per
+rank and kind on every rank, in a scratch folder of links (HTA writes
 its output beside the trace), and keeps their figures, or the error each stopped with, and how long each took.
 """
 
@@ -102,6 +104,38 @@ def bandwidth():
         found.setdefault(str(int(rank)), {})[name] = {k: float(b[k]) for k in ("count", "mean", "max")}
     return found
 
+def idle_stats():
+    df = ta.get_idle_time_breakdown(ranks=ranks, visualize=False, show_idle_interval_stats=True)[1]
+    found = {}
+    for kind, r in ([] if df is None else df.iterrows()):
+        found.setdefault(str(int(r["rank"])), {}).setdefault(str(int(r["stream"])), {})[kind] = {
+            k: float(r[k]) for k in ("count", "mean", "std", "min", "25%", "50%", "75%", "max")
+        }
+    return found
+
+def kernel_spread():
+    df = ta.get_gpu_kernel_breakdown(visualize=False, duration_ratio=1.0, num_kernels=1 << 30)[1]
+    found = {}
+    for _, r in df.iterrows():
+        found.setdefault(str(int(r["rank"])), {})[r["name"]] = {
+            k: float(r[c]) for k, c in (("sum", "sum (us)"), ("mean", "mean (us)"), ("std", "stddev"), ("min", "min (us)"), ("max", "max (us)"))
+        }
+    return found
+
+def copies():
+    from hta.utils.utils import get_memory_kernel_type
+    sym = ta.t.symbol_table.get_sym_table()
+    found = {}
+    for rank in ranks:
+        df = ta.t.get_trace(rank)
+        dev = df[df["stream"].ne(-1)]
+        names = dev["name"].map(lambda n: sym[n])
+        mem = dev[names.str.startswith(("Memcpy", "Memset"))]
+        kinds = names[mem.index].map(get_memory_kernel_type)
+        for kind, g in mem.groupby(kinds):
+            found.setdefault(str(rank), {})[kind] = {"count": int(len(g)), "us": float(g["dur"].sum())}
+    return found
+
 def counters():
     ta.generate_trace_with_counters(ranks=ranks)
     made = [f for f in os.listdir(d) if "_with_counters" in f]
@@ -109,7 +143,8 @@ def counters():
 
 import contextlib, io
 for name, fn in [("temporal", temporal), ("idle", idle), ("queues", queues), ("launches", launches),
-                 ("op_kernels", op_kernels), ("bandwidth", bandwidth), ("counters", counters)]:
+                 ("op_kernels", op_kernels), ("bandwidth", bandwidth), ("counters", counters),
+                 ("idle_stats", idle_stats), ("kernel_spread", kernel_spread), ("copies", copies)]:
     with contextlib.redirect_stdout(io.StringIO()):
         run(name, fn)
 out["seconds"] = {k: round(v, 3) for k, v in took.items()}

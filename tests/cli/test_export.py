@@ -68,7 +68,7 @@ def test_the_counters_and_the_lane_are_in_the_files_clock(ddp_export):
         "critical path of ProfilerStep#4: "
     )  # the typical step
     bandwidth = {e["name"] for e in new if e["ph"] == "C" and "bandwidth" in e["name"]}
-    assert bandwidth == {"Copy bandwidth D2D (GB/s)"}  # the sets are not copies
+    assert bandwidth == {"Copy bandwidth D2D (GB/s)", "Memset bandwidth (GB/s)"}  # the sets apart from the copies
 
 
 def test_the_export_opens_in_tracetui_with_the_same_figures(ddp_export):
@@ -235,3 +235,19 @@ def test_an_export_to_stdout_pipes_the_trace_and_a_reader_gone_early_is_quiet():
     proc.stdout.read(10)
     proc.stdout.close()  # as | head -c 10 does
     assert (proc.wait(timeout=120), proc.stderr.read()) == (0, b"")
+
+
+def test_each_direction_and_the_sets_have_their_own_bandwidth_counter(tmp_path):
+    """GIVEN a 4 MiB H2D copy over 100 us, a 1 KiB D2H over 10 us and a 512 B set over 1 us WHEN exported THEN one
+    counter each, its level the bytes over the time while it runs, 0 after."""
+    src = D.copies_and_compute(tmp_path)
+    out = tmp_path / "out.json"
+    assert main(["export", str(src), "-o", str(out), "--counters", "bandwidth"]) == 0
+    series: dict[str, list] = {}
+    for e in added(out, src):
+        series.setdefault(e["name"], []).append((float(e["ts"]), float(e["args"]["GB/s"])))
+    assert series == {
+        "Copy bandwidth H2D (GB/s)": [(0.0, round((4 << 20) / 100_000, 3)), (100.0, 0.0)],
+        "Copy bandwidth D2H (GB/s)": [(200.0, round(1024 / 10_000, 3)), (210.0, 0.0)],
+        "Memset bandwidth (GB/s)": [(220.0, round(512 / 1000, 3)), (221.0, 0.0)],
+    }

@@ -175,7 +175,7 @@ def test_kernels_and_explain_markdown_columns(capsys):
     """The reported tables: kernels' Kind, Role and Runs on are left; explain's descriptions are left."""
     out = run(capsys, "kernels", BERT, "--format", "md", "--limit", "3").split("\n")
     assert cells(out[0])[:6] == ["Name", "Kind", "Role", "Runs on", "# of Calls", "Total"]
-    assert cells(out[1]) == ["---"] * 4 + ["---:"] * 8
+    assert cells(out[1]) == ["---"] * 4 + ["---:"] * 9
     out = run(capsys, "explain", MLP, "--format", "md").split("\n")
     assert out[:2] == ["| Pattern | Events | Fixing it | What it means |", "|---|---:|---|---|"]
     summary = run(capsys, "summary", MLP, "--format", "md").split("\n")

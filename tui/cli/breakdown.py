@@ -9,7 +9,7 @@ from .options import BadUsage, Command, load, one_trace
 
 EPILOG = """prints: the temporal breakdown per device (--by stream: per stream): compute, communication (collectives), \
 copies (and sets) running alone, their overlaps (named), idle; then each stream's idle time by cause: host wait, \
-other stream, between kernels, other
+other stream, between kernels, other; --idle-stats: the statistics of each cause's idle intervals per stream
 defaults: the whole trace (each device from its first activity to its last), --by rank, --format text
 window: --step N cuts ProfilerStep#N on every rank, from its start until its CPU span and the device work it \
 launched have both ended
@@ -37,6 +37,12 @@ def add_breakdown(sub, command: str | None) -> argparse.ArgumentParser:
     p.add_argument(
         "--by", choices=("rank", "stream"), default="rank", help="one row per device of each rank, or per stream"
     )
+    p.add_argument(
+        "--idle-stats",
+        action="store_true",
+        help="also each stream's idle intervals per cause: count, mean, std, quartiles, max (HTA's "
+        "show_idle_interval_stats; with --format csv, the only table)",
+    )
     return p
 
 
@@ -46,7 +52,7 @@ def cmd_breakdown(args: argparse.Namespace) -> int:
 
     a = load(args.trace, args.no_cache)
     try:
-        text = render_breakdown(a, args.format, args.step, args.by)
+        text = render_breakdown(a, args.format, args.step, args.by, args.idle_stats)
     except WindowMissing as exc:
         raise BadUsage(f"{args.trace}: {exc}") from None
     print(text)

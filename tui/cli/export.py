@@ -10,11 +10,12 @@ KINDS = ("queue", "bandwidth", "critical")  # tui/model/export's KINDS, here so 
 EPILOG = """says: one line on stderr naming the file written and what was added (so -o /dev/stdout pipes the \
 trace alone); the file holds every event of the trace \
 as it was (its bytes copied), then each stream's launch-queue length and each device's copy bandwidth per \
-direction as counters, and the critical path of a step as a lane of its own (a slice per stretch, its class and \
+direction and its memset bandwidth as counters, and the critical path of a step as a lane of its own (a slice per stretch, its class and \
 the event's id in its args)
 defaults: --counters queue,bandwidth,critical; the slowest step's critical path (--step N: ProfilerStep#N); a \
 name ending in .gz is written gzipped
-HTA: generate_trace_with_counters adds the queue length and the copy bandwidth (from Kineto's own bandwidth arg)
+HTA: generate_trace_with_counters adds the queue length and the copy and memset bandwidth (from Kineto's own \
+bandwidth arg)
 viewers: Perfetto (ui.perfetto.dev), chrome://tracing and tracetui open read it
 example: tracetui export trace.json.gz -o shared.json.gz --counters queue,critical"""
 

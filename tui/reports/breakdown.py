@@ -8,6 +8,7 @@ from ..model.analyses.breakdown import BreakdownReport
 from ..model.analyses.breakdown import breakdown as compute
 from ..model.analyses.results import Results
 from ..tables import breakdown as B
+from ..tables import idle_stats as S
 from ..tables.base import Field
 from .formats import table, terminal_width, to_csv, to_json, written_doc
 
@@ -20,25 +21,27 @@ def report_of(a: Results, step: int | None) -> BreakdownReport:
 
 
 @written_doc
-def breakdown_document(a: Results, step: int | None = None, by: str = "rank") -> dict:
+def breakdown_document(a: Results, step: int | None = None, by: str = "rank", idle_stats: bool = False) -> dict:
     """What `tracetui breakdown --format json` prints: the window, the rows per device (by rank) or per stream,
-    and each stream's idle time by cause."""
+    and each stream's idle time by cause (with idle_stats, its idle intervals' statistics per cause too)."""
     r = report_of(a, step)
+    stats = {"idle_stats": [S.row_json(s) for s in S.idle_stats_rows(r.idle)]} if idle_stats else {}
     return {
         "window": r.window,
         "by": by,
         "rows": _rows(r, by, a.trace.origin),
         "idle": [B.idle_json(row) for row in r.idle],
+        **stats,
         "left_out_ranks": r.left_out,
     }
 
 
-def render_breakdown(a: Results, fmt: str, step: int | None = None, by: str = "rank") -> str:
+def render_breakdown(a: Results, fmt: str, step: int | None = None, by: str = "rank", idle_stats: bool = False) -> str:
     if fmt == "json":
-        return to_json(breakdown_document(a, step, by))
+        return to_json(breakdown_document(a, step, by, idle_stats))
     r = report_of(a, step)
     if fmt == "csv":
-        return _csv(r, by, a.trace.origin)
+        return to_csv(S.FIELDS, S.idle_stats_rows(r.idle)) if idle_stats else _csv(r, by, a.trace.origin)
     if not r.devices:
         return NO_DEVICE
     width = terminal_width()
@@ -51,6 +54,9 @@ def render_breakdown(a: Results, fmt: str, step: int | None = None, by: str = "r
     )
     out += ["", f"Idle time per stream in {r.window}, by what it waited for:", ""]
     out.append(table(fmt, B.idle_columns(ranks), r.idle, None, B.NAME_WIDTH, B.idle_footers(r.idle), width))
+    if idle_stats:
+        out += ["", f"Idle intervals per stream in {r.window}, by what each waited for:", ""]
+        out.append(table(fmt, S.columns(ranks), S.idle_stats_rows(r.idle), None, B.NAME_WIDTH, [S.NOTE], width))
     if r.left_out:
         out += ["", f"Ranks without {r.window}, left out: {', '.join(map(str, r.left_out))}."]
     return "\n".join(out)

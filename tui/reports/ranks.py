@@ -23,16 +23,23 @@ def render_ranks(report: JobReport, fmt: str) -> str:
     if fmt == "csv":
         return to_csv(R.CSV_FIELDS, rows)
     width = terminal_width()
-    table = fitted(fmt, R.COLUMNS, rows, None, R.NAME_WIDTH, [], width)
+    table = fitted(fmt, R.columns(rows), rows, None, R.NAME_WIDTH, [], width)
+    copies = R.copy_rows(rows)
+    copied = [
+        f"Copies per rank and direction ({COPY_NOTE}):",
+        fitted(fmt, R.COPY_COLUMNS, copies, None, R.NAME_WIDTH, [], width),
+    ]
+    copied = copied if copies else []
     rule = f"Straggler rule: {job.straggler_rule}."
     if fmt == "md":
-        return (
-            f"{table}\n\n"
-            + grid(fmt, ["Job", ""], [[k, v] for k, v in R.job_lines(job)], [], left=True)
-            + f"\n\n{rule}"
-        )
+        job_grid = grid(fmt, ["Job", ""], [[k, v] for k, v in R.job_lines(job)], [], left=True)
+        return "\n\n".join([table, *copied, job_grid, rule])
     lines = [_line(label, text, width or 100) for label, text in R.job_lines(job)]
-    return "\n".join([table, "", *lines, "", textwrap.fill(rule, width or 100)])
+    spaced = [part for c in copied for part in (c, "")]
+    return "\n".join([table, "", *spaced, *lines, "", textwrap.fill(rule, width or 100)])
+
+
+COPY_NOTE = "GB/s: bytes over device time"  # under 80 columns, as every line
 
 
 def _line(label: str, text: str, width: int) -> str:

@@ -334,7 +334,8 @@ def verdict_line(results: Results, p: CriticalPath) -> str:
     s = results.summary
     if s.path.length_us > 0 and p.event == s.path.event and p.window == s.path.window:
         return f"Verdict: {s.verdict}: {path_reason(s)} (the summary's verdict)"
-    return f"Verdict: {verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0}, s.cpu_only)}"
+    cpu_word = s.verdict if s.verdict in ("cpu-in-ops", "cpu-between-ops") else ""  # one word, as ranks says it
+    return f"Verdict: {verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0}, s.cpu_only, cpu_word)}"
 
 
 def when(ns: float) -> str:

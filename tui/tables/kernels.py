@@ -19,6 +19,7 @@ SORTS = {
     "avg": SortKey("avg_us", means="device_avg"),
     "min": SortKey("min_us", means="min"),
     "max": SortKey("max_us", means="max"),
+    "std": SortKey("std_us"),
     "latency": SortKey("latency_median_us", means="latency"),
     "name": SortKey("name", False, "name"),
 }
@@ -66,6 +67,7 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Avg", lambda r, c, w: fmt_time(r.avg_us), "avg", 1),
         Column("Min", lambda r, c, w: fmt_time(r.min_us), "min", 3),
         Column("Max", lambda r, c, w: fmt_time(r.max_us), "max", 3),
+        Column("Std", lambda r, c, w: "-" if r.std_us is None else fmt_time(r.std_us), "std", 3),
         Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total", 1),
         Column("Launch→start median", lambda r, c, w: _latency(r.latency_median_us), "latency", 2),
         Column("Launch→start p95", lambda r, c, w: _latency(r.latency_p95_us), priority=3),
@@ -110,6 +112,11 @@ FIELDS: list[Field[KernelRow]] = [
     Field("avg_us", lambda r: r.avg_us, "average"),
     Field("min_us", lambda r: r.min_us, "shortest"),
     Field("max_us", lambda r: r.max_us, "longest"),
+    Field(
+        "std_us",
+        lambda r: r.std_us,
+        "sample standard deviation of its durations (n - 1, as HTA's kernel breakdown; NULL: it ran once)",
+    ),
     Field("pct_gpu", lambda r: r.pct_gpu, "% of all device time"),
     Field(
         "launch_latency_median_us",

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
+from ..model.analyses.copies import CopyRow
 from ..model.analyses.ranks import HOST_RULE, Job, RankRow
 from ..text.fmt import fmt_time
 from ..text.names import shorten
 from .base import KEEP, Column, Field
+from .copies import FIELDS as COPY_FIELDS
+from .copies import rate_text, size_text
 from .summary import TYPICAL_RULE, step_fields
 
 
@@ -38,6 +42,39 @@ COLUMNS: list[Column[RankRow, None]] = [
     Column("Verdict", lambda r, c, w: r.verdict or "-", priority=2, left=True),
 ]
 NAME_WIDTH = 40
+GPU_ONLY = ("GPU/step", "GPU busy", "Util", "Idle")  # the device's figures: left out when no rank has a device
+
+
+def columns(rows: list[RankRow]) -> list[Column[RankRow, None]]:
+    """The ranks table's columns; a job with no device work on any rank (CPU only) shows no GPU columns."""
+    if any(r.gpu_busy_us or r.gpus for r in rows):
+        return COLUMNS
+    return [c for c in COLUMNS if c.header not in GPU_ONLY]
+
+
+@dataclass(frozen=True)
+class RankCopies:
+    """One rank's copies of one direction (or its sets)."""
+
+    rank: int
+    file: str
+    copy: CopyRow
+
+
+def copy_rows(rows: list[RankRow]) -> list[RankCopies]:
+    """Per rank, its copies per direction and its sets, in the summary's order (H2D, D2H, D2D, P2P, copy, set)."""
+    return [RankCopies(r.rank, r.file, c) for r in rows for c in r.copies]
+
+
+COPY_COLUMNS: list[Column[RankCopies, None]] = [
+    Column("File", lambda r, c, w: shorten(r.file, w), priority=KEEP, name=True, min_width=20),
+    Column("Rank", lambda r, c, w: str(r.rank), priority=KEEP),
+    Column("Direction", lambda r, c, w: r.copy.kind, priority=KEEP, left=True),
+    Column("Count", lambda r, c, w: f"{r.copy.count:,}", priority=KEEP),
+    Column("Time", lambda r, c, w: fmt_time(r.copy.ns / 1000), priority=KEEP),
+    Column("Bytes", lambda r, c, w: size_text(r.copy.bytes) if r.copy.bytes >= 0 else "-", priority=1),
+    Column("GB/s", lambda r, c, w: "-" if r.copy.gbps is None else rate_text(r.copy.gbps), priority=1),
+]
 
 FIELDS: list[Field[RankRow]] = [
     Field("rank", lambda r: r.rank),
@@ -58,8 +95,9 @@ FIELDS: list[Field[RankRow]] = [
     Field("bound_by", lambda r: r.bound_by),
     Field("host_collectives", lambda r: r.host_comm),
     Field("wait_us", lambda r: r.wait_us),
+    Field("copies", lambda r: [{f.key: f.value(c) for f in COPY_FIELDS} for c in r.copies]),
 ]
-CSV_FIELDS = [f for f in FIELDS if f.key not in ("steps", "collectives")]
+CSV_FIELDS = [f for f in FIELDS if f.key not in ("steps", "collectives", "copies")]
 
 
 def job_fields(j: Job) -> dict[str, Any]:

@@ -15,35 +15,13 @@ import numpy as np
 
 from ..cats import Cat, of_cats
 from ..trace import TraceColumns
+from .copy_row import CopyRow
 from .device_work import DIRECTIONS, direction
 
 SMALL_BYTES = 64 << 10  # a copy under this (64 KiB) moves too little to amortize its fixed cost (a few us)
 PAGEABLE = re.compile(r"Pageable", re.IGNORECASE)
 PINNED = re.compile(r"Pinned", re.IGNORECASE)
 ORDER = [k for k, _ in DIRECTIONS] + ["copy", "set"]
-
-
-@dataclass
-class CopyRow:
-    """The copies of one direction (or the sets): times in ns, bytes (-1 when a copy records none)."""
-
-    kind: str  # H2D, D2H, D2D, P2P, copy (direction not named), set
-    count: int
-    ns: int
-    bytes: int
-    pageable: int = 0  # copies the name says are from or to pageable host memory
-    pinned: int = 0  # ... from or to pinned host memory
-    small: int = 0  # copies under SMALL_BYTES
-    pageable_ns: int = 0  # the device time of the pageable ones
-    small_ns: int = 0  # ... of the small ones
-    median_bytes: int = -1
-    slowest: int = -1  # the copy with the lowest bandwidth (an event id; -1: no bytes)
-    slowest_gbps: float = 0.0
-
-    @property
-    def gbps(self) -> float | None:
-        """Bytes per second of copy time, in GB/s (None without bytes or time)."""
-        return self.bytes / self.ns if self.bytes >= 0 and self.ns > 0 else None
 
 
 @dataclass
@@ -56,10 +34,11 @@ class Copies:
         return next((r for r in self.rows if r.kind == kind), None)
 
 
-def copies(trace: TraceColumns) -> Copies:
-    """The copies by direction and the sets (none: an empty table)."""
+def copies(trace: TraceColumns, among: np.ndarray | None = None) -> Copies:
+    """The copies by direction and the sets (none: an empty table); among: only these events (a mask: one rank's)."""
     x = trace.x
-    ev = np.flatnonzero(of_cats(x.cat, (Cat.MEMCPY, Cat.MEMSET)))
+    mine = of_cats(x.cat, (Cat.MEMCPY, Cat.MEMSET))
+    ev = np.flatnonzero(mine if among is None else mine & among)
     if not len(ev):
         return Copies()
     names = [trace.names[int(k)] for k in x.name[ev]]

@@ -1,4 +1,10 @@
-"""Per-kernel statistics: count, total, average, min, max, share of GPU time, launch latency (median and p95)."""
+"""Per-kernel statistics: count, total, average, spread (sample standard deviation, min, max), share of GPU time,
+launch latency (median and p95).
+
+The standard deviation is the sample one (n - 1 in the denominator), as HTA's kernel breakdown takes it (pandas'
+default `std` in hta/analyzers/breakdown_analysis.py, `_aggr_gpu_kernel_time`); a kernel that ran once has none
+(None), where HTA fills in 0.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ class KernelRow:
     avg_us: float
     min_us: float
     max_us: float
+    std_us: float | None  # sample standard deviation of its durations (None: it ran once)
     pct_gpu: float
     latency_median_us: float | None  # launch latency: the launch call's start to the kernel's start (None: no call)
     latency_p95_us: float | None  # its 95th percentile
@@ -50,6 +57,7 @@ def kernel_rows(trace: TraceColumns, links: Links) -> list[KernelRow]:
     maxs = np.zeros(len(names))
     np.minimum.at(mins, group, dur)
     np.maximum.at(maxs, group, dur)
+    std = _sample_std(group, dur, total / count, count)
     med, p95 = _latency(trace, links, names)
     first = np.full(len(names), -1)
     first[group[::-1]] = idx[::-1]
@@ -63,6 +71,7 @@ def kernel_rows(trace: TraceColumns, links: Links) -> list[KernelRow]:
             float(total[g] / count[g]),
             float(mins[g]),
             float(maxs[g]),
+            float(std[g]) if count[g] > 1 else None,
             float(100.0 * total[g] / grand),
             med.get(int(names[g])),
             p95.get(int(names[g])),
@@ -73,6 +82,14 @@ def kernel_rows(trace: TraceColumns, links: Links) -> list[KernelRow]:
     ]
     rows.sort(key=lambda r: -r.total_us)
     return rows
+
+
+def _sample_std(group: np.ndarray, dur: np.ndarray, mean: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per group, the sample standard deviation (ddof 1) of dur, from the deviations from each group's mean (no
+    sum-of-squares cancellation); NaN where a group has one value."""
+    squares = np.bincount(group, weights=(dur - mean[group]) ** 2, minlength=len(count))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(squares / (count - 1))
 
 
 def _class(name: str, cat: int) -> tuple[str, str, str]:

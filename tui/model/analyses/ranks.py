@@ -1,6 +1,6 @@
 """A job of many ranks: one summary row per rank, and what they say together (stragglers, collectives).
 
-Per rank (one file, or one rank of a merged folder): the window, the steps (each with its CPU span, the
+Per rank (one file, or one rank of a merged folder): its copies per direction (copies.py, from rank_events), the window, the steps (each with its CPU span, the
 device work it launched and how long the user waited for it: steps.py) and the typical (median) step, GPU busy, and the device time split into collectives (NCCL/RCCL/gloo kernels, or the
 collective_comm category) and compute, how much of the collective time compute hides, and idle time.
 
@@ -24,6 +24,7 @@ from ..cats import BUSY_CATS, of_cats
 from ..steps import Step, align_on_steps, step_starts, typical_step
 from ..steps import steps as step_list
 from ..words import duration
+from .copy_row import CopyRow
 from .kernel_roles import role
 from .launches import device_callers
 from .rank_waits import Arrival, Waits, host_comm, waits
@@ -65,6 +66,7 @@ class RankRow:
     host_comm: bool = False  # its collectives ran on the host (gloo on the CPU): the times above are the CPU's
     arrivals: list[Arrival] = field(default_factory=list)  # at its host collectives, to match the other ranks'
     wait_us: float = 0.0  # its typical step's wait for other ranks at host collectives (set by job())
+    copies: list[CopyRow] = field(default_factory=list)  # its copies per direction and its sets (set by Results)
 
 
 def collective_kind(name: str) -> str:
@@ -84,9 +86,7 @@ def collective_name(kernel: str, kind: str = "") -> str:
 def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
     """The summary row of one rank (all events when rank is None: a file of one rank)."""
     t, x = a.trace, a.trace.x
-    mine = np.array([rank is None or tr.rank == rank for tr in t.tracks] or [False])
-    real = np.array([tr.kind != "meta" for tr in t.tracks] or [False])
-    own = mine[x.track] & real[x.track] if t.n else np.zeros(0, bool)
+    own = rank_events(a, rank)
     t0 = int(x.ts[own].min()) if own.any() else 0
     wall = float(int((x.ts + x.dur)[own].max()) - t0) / 1000 if own.any() else 0.0
     steps = step_list(t, t0, rank, device_callers(t, a.links.launcher))
@@ -119,6 +119,14 @@ def rank_row(a: Analysis, rank: int | None = None, file: str = "") -> RankRow:
         host_comm=host is not None and bool(host.arrivals),
         arrivals=host.arrivals if host is not None else [],
     )
+
+
+def rank_events(a: Analysis, rank: int | None) -> np.ndarray:
+    """A mask of the rank's events, on its tracks that are not metadata (every one when rank is None)."""
+    t, x = a.trace, a.trace.x
+    mine = np.array([rank is None or tr.rank == rank for tr in t.tracks] or [False])
+    real = np.array([tr.kind != "meta" for tr in t.tracks] or [False])
+    return mine[x.track] & real[x.track] if t.n else np.zeros(0, bool)
 
 
 def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, float, int, dict[str, float]]:

@@ -32,7 +32,7 @@ from .memory import Curve, DeviceMemory, curves, memory_report
 from .op_kernels import OpKernels, op_kernels
 from .ops import OpsTable, OpTimes, op_times, ops_table
 from .queues import QueueRow, queue_rows
-from .ranks import Alignment, Job, RankRow, job, rank_row
+from .ranks import Alignment, Job, RankRow, job, rank_events, rank_row
 from .roofline.points import Roofline, roofline
 from .sequences import KernelSequence, kernel_sequences
 from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
@@ -172,14 +172,16 @@ class Results(Analysis):
         verdict, the summary's."""
         row = rank_row(self)
         typical = self.summary.typical.us if row.steps else row.step_us  # the summary's: steps that compiled left out
-        return replace(row, step_us=typical, verdict=self.summary.verdict, bound_by=self.summary.bound_by)
+        found = copies(self.trace, rank_events(self, None)).rows
+        return replace(row, step_us=typical, verdict=self.summary.verdict, bound_by=self.summary.bound_by, copies=found)
 
     @computed("aggregate")
     def rank_rows(self) -> list[RankRow]:
         """A folder opened as one trace: the row of each rank, stragglers marked (one row for a single file)."""
         if not self.trace.job:
             return [self.rank_row]
-        return [rank_row(self, int(info["rank"]), str(info.get("file", ""))) for info in self.trace.ranks]
+        rows = [rank_row(self, int(info["rank"]), str(info.get("file", ""))) for info in self.trace.ranks]
+        return [replace(r, copies=copies(self.trace, rank_events(self, r.rank)).rows) for r in rows]
 
     @computed("aggregate")
     def job(self) -> Job | None:

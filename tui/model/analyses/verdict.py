@@ -156,14 +156,16 @@ def path_reason(s: Summary) -> str:
     return f"the critical path of {where} is {s.bound_share:.0%} {what}"
 
 
-def verdict_words(breakdown: dict[str, float], cpu_only: bool = False) -> str:
+def verdict_words(breakdown: dict[str, float], cpu_only: bool = False, cpu_word: str = "") -> str:
     """overhead-bound: CPU work, launch delays and gaps between kernels hold 92% of the path (the critical report's
-    line, and the viewer's); mixed: the top classes with their shares; cpu-bound on a trace with no device work."""
+    line, and the viewer's); mixed: the top classes with their shares; on a trace with no device work, the
+    summary's word for its CPU work (cpu_word: cpu-in-ops, cpu-between-ops, as summary and ranks say it), else
+    cpu-bound."""
     verdict, _cls, share = path_verdict(breakdown)
     if not verdict:
         return "nothing on the path"
     if cpu_only and verdict == "overhead-bound":
-        return f"cpu-bound: CPU work holds {share:.0%} of the path (no device activity)"
+        return f"{cpu_word or 'cpu-bound'}: CPU work holds {share:.0%} of the path (no device activity)"
     if verdict == "mixed":
         total = sum(breakdown.values()) or 1.0
         top = sorted(breakdown.items(), key=lambda kv: -kv[1])[:3]

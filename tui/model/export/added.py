@@ -3,7 +3,8 @@
 - queue: per stream, the launches queued on it (critical/queue.py), a counter on the stream's process named
   "Launch queue (GPU 0 stream 7)", a sample at each change;
 - bandwidth: per device and direction, the bandwidth of the copies running (each copy's bytes over its time,
-  summed while they overlap), "Copy bandwidth H2D (GB/s)" on the device's process;
+  summed while they overlap), "Copy bandwidth H2D (GB/s)" on the device's process, and of the sets running,
+  "Memset bandwidth (GB/s)" (HTA's memory-bandwidth series has the same four: its MemcpyHtoD, DtoH, DtoD, Memset);
 - critical: the critical path of a step (the slowest, or the one asked for) as a process of its own holding one
   lane: a slice per stretch of the path, named by its event, its class and the event's id in its args.
 Times are written in the file's own clock (microseconds, from baseTimeNanoseconds when the file has one), the
@@ -86,20 +87,30 @@ def _queues(a: Results, clock: _Clock, out: Added, step: int | None) -> list[byt
 
 def _bandwidth(a: Results, clock: _Clock, out: Added, step: int | None) -> list[bytes]:
     trace, x = a.trace, a.trace.x
-    ev = np.flatnonzero((x.cat == int(Cat.MEMCPY)) & (x.dur > 0))
+    ev = np.flatnonzero(((x.cat == int(Cat.MEMCPY)) | (x.cat == int(Cat.MEMSET))) & (x.dur > 0))
     size = copy_bytes(trace, ev) if len(ev) else np.zeros(0, np.int64)
     if len(ev) and (size < 0).any():
-        out.notes.append(f"{int((size < 0).sum()):,} copies record no bytes: left out of the bandwidth counters")
+        out.notes.append(
+            f"{int((size < 0).sum()):,} copies or sets record no bytes: left out of the bandwidth counters"
+        )
     ev, size = ev[size >= 0], size[size >= 0]
-    kinds = np.array([direction(trace.names[int(n)]) for n in x.name[ev]], dtype=object)
+    kinds = np.array([_kind(trace, int(e)) for e in ev.tolist()], dtype=object)
     pids = np.array([str(trace.tracks[int(t)].pid) for t in x.track[ev]], dtype=object)
     texts = []
     for pid, kind in sorted({(p, k) for p, k in zip(pids.tolist(), kinds.tolist(), strict=True)}):
         mine = ev[(pids == pid) & (kinds == kind)]
-        texts += _rate_series(
-            trace, mine, size[(pids == pid) & (kinds == kind)], f"Copy bandwidth {kind} (GB/s)", clock
-        )
+        name = "Memset bandwidth (GB/s)" if kind == SET else f"Copy bandwidth {kind} (GB/s)"
+        texts += _rate_series(trace, mine, size[(pids == pid) & (kinds == kind)], name, clock)
     return texts
+
+
+SET = "set"
+
+
+def _kind(trace: TraceColumns, ev: int) -> str:
+    """A copy's direction (H2D, ...), or SET for a set."""
+    x = trace.x
+    return SET if int(x.cat[ev]) == int(Cat.MEMSET) else direction(trace.names[int(x.name[ev])])
 
 
 def _rate_series(trace: TraceColumns, ev: np.ndarray, size: np.ndarray, name: str, clock: _Clock) -> list[bytes]:

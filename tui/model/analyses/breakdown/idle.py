@@ -11,7 +11,8 @@ tested in this order:
 - other: queued and waiting on something the trace does not show (HTA counts this and stream as its "other").
 Where HTA's figures differ: its timestamps are whole microseconds (a nanosecond trace's gaps are truncated), it
 takes the previous activity's end where this takes the latest end so far, and it adds negative gaps (overlaps
-on one stream) to the idle time.
+on one stream) to the idle time. Each stream also keeps its intervals per cause, the zero gaps of back-to-back
+activities included, for their statistics (intervals.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .activity import Activities, Scope
+from .intervals import IntervalStats, interval_stats
 
 CAUSES = ("host", "stream", "kernel", "other")
 HOST, STREAM, KERNEL, OTHER = range(len(CAUSES))
@@ -41,6 +43,9 @@ class StreamIdle:
     by_cause: list[int]
     gaps: list[int]
     waited_on: dict[str, int] = field(default_factory=dict)
+    # per cause (CAUSES), each interval from the latest end so far to the next activity's start, zeros included
+    # (back-to-back activities): what the idle-interval statistics describe (intervals.py)
+    intervals: list[list[int]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def span_ns(self) -> int:
@@ -52,6 +57,10 @@ class StreamIdle:
 
     def cause(self, name: str) -> int:
         return self.by_cause[CAUSES.index(name)]
+
+    def stats(self, name: str) -> IntervalStats | None:
+        """The statistics of the cause's idle intervals (None: none)."""
+        return interval_stats(np.asarray(self.intervals[CAUSES.index(name)])) if self.intervals else None
 
 
 def stream_idle(acts: Activities, scopes: list[Scope], lanes: list[str]) -> list[StreamIdle]:
@@ -68,7 +77,7 @@ def _one(acts: Activities, sc: Scope, mine: np.ndarray, device: np.ndarray, lane
     ts = np.clip(acts.ts[mine], sc.start_ns, sc.end_ns)
     end = np.maximum.accumulate(np.clip(acts.end[mine], sc.start_ns, sc.end_ns))
     gap = ts[1:] - end[:-1]
-    k = np.flatnonzero(gap > 0)  # gap[k] is before mine[k + 1]
+    k = np.flatnonzero(gap >= 0)  # gap[k] is before mine[k + 1]; a zero gap is an interval, not idle time
     before, at = end[k], ts[k + 1]
     cause = np.full(len(k), OTHER)
     host = acts.launch[mine[k + 1]] > before
@@ -78,6 +87,10 @@ def _one(acts: Activities, sc: Scope, mine: np.ndarray, device: np.ndarray, lane
     waited = _woken(acts, mine, device, before, at)
     woken = (cause == OTHER) & (waited >= 0)
     cause[woken] = STREAM
+    intervals = [gap[k][cause == c].astype(np.int64).tolist() for c in range(len(CAUSES))]
+    idle = gap[k] > 0
+    cause, k, woken = cause[idle], k[idle], woken[idle]
+    waited = waited[idle]
     rank, name = acts.devices[sc.device]
     by_cause = np.bincount(cause, weights=gap[k], minlength=len(CAUSES)).round().astype(np.int64)
     on: dict[str, int] = {}
@@ -93,6 +106,7 @@ def _one(acts: Activities, sc: Scope, mine: np.ndarray, device: np.ndarray, lane
         by_cause.tolist(),
         np.bincount(cause, minlength=len(CAUSES)).tolist(),
         dict(sorted(on.items(), key=lambda kv: -kv[1])),
+        intervals,
     )
 
 
