@@ -112,7 +112,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     print(
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M')}, TRACETUI_DECODE={os.environ.get('TRACETUI_DECODE', '(default)')}"
+        f"{time.strftime('%Y-%m-%d %H:%M')}"
     )
     for mb in args.mb:
         path = folder / f"tiled-{mb}mb.json"
