@@ -1,0 +1,137 @@
+"""The first load against the machine's own floor: one command that prints every ratio the goals are stated in.
+
+For each size (1 GB and 100 MB by default: a shipped H100 trace tiled), in rounds, each step in a fresh process:
+- the floor: `open().read()` of the file, then `bytes.count(b"\\n")` (every byte read and touched once);
+- `orjson.loads` of the file (read included);
+- `tracetui summary --no-cache`, the first load as a whole command (interpreter start included), with the peak
+  RSS of its process tree (the decode workers included);
+- `tracetui summary` writing the cache, then the cached `summary` and `ops --limit 0 --format json` (median of 3).
+The floor and orjson are timed inside their process (their interpreter start is not theirs to answer for).
+
+Ratios are formed within a round (the three measured minutes apart at most), so a machine that others load
+moves numerator and denominator together; the rounds' spread (min, median, max) says how much it moved anyway. The
+first load's CPU seconds (its whole tree) over the floor are printed too: steadier than its wall time where others
+share the cores, and 2x the floor in wall time needs them at 2 x cores at most.
+Run: python benchmarks/bench_floor.py [--mb 1000 100] [--rounds 3] [--keep DIR] [--orjson-rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.probe import environment, python, tracetui  # noqa: E402
+from benchmarks.tile import ROOT, tile_json  # noqa: E402
+
+SOURCE = ROOT / "sample_traces" / "h100-bert-small.json.gz"  # as benchmarks/tile.py and bench_big.py tile
+FLOOR = "import sys, time\nt = time.perf_counter()\nb = open(sys.argv[1], 'rb').read()\nn = b.count(b'\\n')\nprint(time.perf_counter() - t)"
+ORJSON = "import sys, time, orjson\nt = time.perf_counter()\nd = orjson.loads(open(sys.argv[1], 'rb').read())\nprint(time.perf_counter() - t)"
+CORES = os.cpu_count() or 1
+# "first cpu / floor": the CPU seconds of the whole tree, steadier than wall time on a shared host; 2x the floor in
+# wall time needs it at 2 x cores at most (every core busy all along).
+GOALS = {
+    "first / floor": 2.0,
+    "first cpu / floor": 2.0 * CORES,
+    "first / orjson": 0.1,
+    "peak RSS / file": 1.5,
+    "cached summary s": 0.25,
+    "cached ops s": 0.25,
+}
+
+
+@dataclass
+class Round:
+    floor: float
+    orjson: float | None
+    first: float
+    first_cpu: float
+    peak_gb: float
+    summary: float
+    ops: float
+
+
+def inner(code: str, path: Path, env: dict) -> float:
+    """The seconds a snippet measured inside its own fresh process."""
+    return float(python(code.replace("sys.argv[1]", repr(str(path))), env).out.split()[-1])
+
+
+def one_round(path: Path, cache: Path, with_orjson: bool) -> Round:
+    shutil.rmtree(cache, ignore_errors=True)  # "first" means it: no entry from an earlier round
+    env = environment(cache)
+    floor = inner(FLOOR, path, env)
+    base = inner(ORJSON, path, env) if with_orjson else None
+    first = tracetui("summary", str(path), "--no-cache", env=env)
+    tracetui("summary", str(path), env=env)  # writes the cache entry
+    summary = statistics.median(tracetui("summary", str(path), env=env).seconds for _ in range(3))
+    ops = statistics.median(
+        tracetui("ops", str(path), "--limit", "0", "--format", "json", env=env).seconds for _ in range(3)
+    )
+    return Round(floor, base, first.seconds, first.cpu, first.peak_gb, summary, ops)
+
+
+def ratios(r: Round, size: int) -> dict[str, float]:
+    out = {"first / floor": r.first / r.floor, "first cpu / floor": r.first_cpu / r.floor}
+    out["peak RSS / file"] = r.peak_gb * 1e9 / size
+    if r.orjson:
+        out["first / orjson"] = r.first / r.orjson
+    return out | {"cached summary s": r.summary, "cached ops s": r.ops}
+
+
+def report(path: Path, rounds: list[Round]) -> None:
+    size = path.stat().st_size
+    print(f"\n{path.name}: {size / 1e9:.3f} GB, {len(rounds)} rounds")
+    for k, r in enumerate(rounds, 1):
+        base = f"orjson {r.orjson:6.2f} s" if r.orjson else "orjson    -    "
+        print(
+            f"  round {k}: floor {r.floor:5.2f} s  {base}  first {r.first:5.2f} s (cpu {r.first_cpu:5.2f} s)"
+            f"  peak {r.peak_gb:5.2f} GB  cached summary {r.summary:4.2f} s  ops {r.ops:4.2f} s"
+        )
+    table: dict[str, list[float]] = {}
+    for r in rounds:
+        for name, value in ratios(r, size).items():
+            table.setdefault(name, []).append(value)
+    print(f"  {'':18s} {'min':>7s} {'median':>7s} {'max':>7s}  goal")
+    for name, values in table.items():
+        goal = GOALS[name]
+        mid = statistics.median(values)
+        verdict = "met" if mid <= goal else f"missed by {mid / goal:.2f}x"
+        print(f"  {name:18s} {min(values):7.3f} {mid:7.3f} {max(values):7.3f}  <= {goal:g} ({verdict}, by the median)")
+
+
+def main() -> None:
+    opts = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    opts.add_argument("--mb", type=int, nargs="+", default=[1000, 100], help="sizes of the tiled traces")
+    opts.add_argument("--rounds", type=int, default=3)
+    opts.add_argument("--keep", type=Path, help="make (or reuse) the traces in this folder")
+    opts.add_argument("--orjson-rounds", type=int, default=None, help="run orjson in the first N rounds only")
+    args = opts.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="tracetui-floor-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M')}"
+    )
+    for mb in args.mb:
+        path = folder / f"tiled-{mb}mb.json"
+        if not path.exists():
+            one = tile_json(1, folder / "one.json", SOURCE).stat().st_size  # one copy as the tile writes it
+            tile_json(max(1, mb * 1_000_000 // one), path, SOURCE)
+        orjson_rounds = args.rounds if args.orjson_rounds is None else args.orjson_rounds
+        rounds = [one_round(path, folder / "cache", k < orjson_rounds) for k in range(args.rounds)]
+        report(path, rounds)
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
