@@ -220,10 +220,12 @@ class Trace:
             raise UsageError(str(exc)) from None
         return self._doc(doc)
 
-    def breakdown(self, step: int | None = None, by: str = "rank") -> dict:
+    def breakdown(self, step: int | None = None, by: str = "rank", idle_stats: bool = False) -> dict:
         """Where the device's time goes (`tracetui breakdown`): per device (by "rank") or per stream (by "stream"),
         compute, communication, copies, their overlaps and idle time; each stream's idle time by cause (host wait,
-        other stream, between kernels, other). step: ProfilerStep#N on every rank (default: the whole trace)."""
+        other stream, between kernels, other). step: ProfilerStep#N on every rank (default: the whole trace).
+        idle_stats: also the count, mean, std, quartiles and maximum of each cause's idle intervals per stream
+        (`--idle-stats`, key idle_stats)."""
         from tui.model.analyses.breakdown import WindowMissing
         from tui.reports.breakdown import breakdown_document
         from tui.tables.breakdown import BY
@@ -231,7 +233,7 @@ class Trace:
         if by not in BY:
             raise UsageError(f"by must be one of {', '.join(BY)}, got {by!r}")
         try:
-            return self._doc(breakdown_document(self.results, step, by))
+            return self._doc(breakdown_document(self.results, step, by, idle_stats))
         except WindowMissing as exc:
             raise UsageError(f"{self.path}: {exc}") from None
 

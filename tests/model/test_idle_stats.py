@@ -142,3 +142,17 @@ def test_the_idle_stats_option_in_every_format(tmp_path, capsys):
     assert lines[0] == "rank,device,stream,cause,count,mean_us,std_us,p25_us,p50_us,p75_us,max_us" and len(lines) == 3
     assert main(["breakdown", str(path), "--idle-stats", "--format", "md"]) == 0
     assert "| Stream | Cause | Count | Mean | Std |" in capsys.readouterr().out
+
+
+def test_the_api_and_the_cli_give_the_same_idle_statistics(capsys):
+    """GIVEN the 2-rank sample WHEN breakdown runs with idle stats from the API and the CLI THEN one document:
+    the API's idle_stats rows are the CLI's JSON rows, and without the flag neither has the key."""
+    import tracetui
+
+    path = str(TWO_RANKS)
+    assert main(["breakdown", path, "--idle-stats", "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    t = tracetui.load(path)
+    api = t.breakdown(idle_stats=True)
+    assert len(api["idle_stats"]) >= 25 and api["idle_stats"] == cli["idle_stats"]
+    assert "idle_stats" not in t.breakdown()

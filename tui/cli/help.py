@@ -34,9 +34,10 @@ EPILOGS = {
         "tracetui ops trace.json --sort self_cpu --limit 20",
     ),
     "kernels": (
-        "one row per GPU kernel: calls, total, mean, min and max time, share of GPU time",
+        "one row per GPU kernel: calls, total, mean, std, min and max time, share of GPU time; --queues: one row per "
+        "stream; --sequences: the kernel sequences ops launch again and again, and what fusing each saves",
         "sorted by total time, every row (--limit 0), --format text",
-        "tracetui kernels trace.json --limit 10",
+        "tracetui kernels trace.json --sequences --top 10",
     ),
     "code": (
         "time per function at its def line (Python frames of a with_stack trace), with the device time launched from it",

@@ -160,13 +160,14 @@ def _is_snapshot(path: str) -> bool:
 def device_tools(traces: Traces) -> list:
     """Where the device's time goes and how launches queue (HTA's analyses): breakdown, queues, op_kernels."""
 
-    def breakdown(trace: str, step: int | None = None, by: str = "rank") -> dict[str, Any]:
+    def breakdown(trace: str, step: int | None = None, by: str = "rank", idle_stats: bool = False) -> dict[str, Any]:
         """Where the device's time goes: per device (by "rank") or per stream (by "stream"), the time compute,
         communication (collectives) and copies ran alone, their overlaps by name and the idle time (they add up to
         the span); then each stream's idle time by cause: host_wait (the CPU launched late), other_stream (waiting
         on another stream), between_kernels (gaps under 30 us), other. step: ProfilerStep#N (default: the whole
-        trace). As `tracetui breakdown`."""
-        return traces.get(trace).breakdown(step=step, by=by)
+        trace). idle_stats: also each cause's idle intervals per stream (count, mean, std, p25/p50/p75, max).
+        As `tracetui breakdown`."""
+        return traces.get(trace).breakdown(step=step, by=by, idle_stats=idle_stats)
 
     def queues(trace: str) -> dict[str, Any]:
         """Per stream: its launch queue (launches waiting to start: time-weighted mean, mean per sample as HTA

@@ -19,7 +19,7 @@ from .critical import WhatIfError, WindowError
 from .critical.whatif import Spec, recorded, what_if
 from .explain.findings import Saving
 from .explain.fixes import FUSION_GAIN
-from .explain.savings import JOB, NO_WINDOW, _owner, _saving, window
+from .explain.savings import JOB, NO_WINDOW, graph_owners, saving_of, window
 from .sequences import KernelSequence
 
 SPEC = "fuse"  # the saving's spec: no --what-if spec picks one sequence's occurrences, so it is named so
@@ -68,7 +68,7 @@ def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Saving | str
         return [JOB] * len(seqs)
     try:
         w = window(a)
-        owner = _owner(a)
+        owner = graph_owners(a)
         base = recorded(a, w, owner)
     except WindowError:
         return [NO_WINDOW] * len(seqs)
@@ -78,14 +78,14 @@ def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Saving | str
     for s in seqs:
         specs = _specs(a, s, present)
         if not specs:
-            out.append(_saving(SPEC, before, before, [], "absent"))
+            out.append(saving_of(SPEC, before, before, [], "absent"))
             continue
         try:
             found = what_if(a, w, specs, owner, base)
         except WhatIfError:
-            out.append(_saving(SPEC, before, before, [], "absent"))
+            out.append(saving_of(SPEC, before, before, [], "absent"))
             continue
-        out.append(_saving(SPEC, before, found.after, found.matched[0]))
+        out.append(saving_of(SPEC, before, found.after, found.matched[0]))
     return out
 
 

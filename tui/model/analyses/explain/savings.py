@@ -42,7 +42,7 @@ def verdict_path(a: Analysis) -> CriticalPath | None:
         kept = getattr(a, "critical", None)  # Results keeps the default window's path
         if isinstance(kept, CriticalPath) and kept.event == w.event and kept.window == w.name:
             return kept
-        return critical_path(a, w, _owner(a))
+        return critical_path(a, w, graph_owners(a))
     except WindowError:
         return None
 
@@ -90,21 +90,22 @@ def _solve(a: Analysis, specs: list[str]) -> tuple[dict[str, Saving], str]:
         return {}, JOB
     try:
         w = window(a)
-        base = recorded(a, w, _owner(a))
+        base = recorded(a, w, graph_owners(a))
     except WindowError:
         return {}, NO_WINDOW
     before = base[1]
     out = {}
     for spec in specs:
         try:
-            found = what_if(a, w, [parse_spec(spec)], _owner(a), base)
-            out[spec] = replace(_saving(spec, before, found.after, found.matched[0]), caveats=found.caveats)
+            found = what_if(a, w, [parse_spec(spec)], graph_owners(a), base)
+            out[spec] = replace(saving_of(spec, before, found.after, found.matched[0]), caveats=found.caveats)
         except WhatIfError:  # none of it runs in this window
-            out[spec] = _saving(spec, before, before, [], "absent")
+            out[spec] = saving_of(spec, before, before, [], "absent")
     return out, ""
 
 
-def _saving(spec: str, before: CriticalPath, after: CriticalPath, matched: list[str], why: str = "") -> Saving:
+def saving_of(spec: str, before: CriticalPath, after: CriticalPath, matched: list[str], why: str = "") -> Saving:
+    """What a change saves on the path, with why it saves next to nothing where it does (the fusion savings too)."""
     bound = before.bound_by
     share = before.breakdown.get(bound, 0) / before.length_ns if before.length_ns else 0.0
     s = Saving(spec, before.window, before.length_ns, after.length_ns, bound, after.bound_by, share, matched, why)
@@ -135,6 +136,7 @@ def order(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=key)
 
 
-def _owner(a: Analysis) -> np.ndarray:
+def graph_owners(a: Analysis) -> np.ndarray:
+    """Each event's graph owner (the launch that replays it), as the what-ifs take it."""
     kept = getattr(a, "graph_owner", None)  # Results keeps it
     return kept if isinstance(kept, np.ndarray) else graph_owner(a.trace)
