@@ -636,3 +636,22 @@ async def test_every_notification_is_plain_text_whoever_sends_it():
         await pilot.pause()
         hint = [n.message for n in app._notifications if "to quit" in n.message]
         assert hint == ["Press q or ctrl+q to quit the app"] and app.is_running
+
+
+async def test_every_tab_fits_the_bar_short_at_80_columns_and_full_when_wider(app):
+    """GIVEN nine views WHEN the terminal is 80 columns THEN the tab bar shows every tab, whole, with short titles
+    (it would scroll and hide the last otherwise); WHEN it grows to 160 THEN the full titles come back."""
+    from textual.widgets import Tab
+
+    def labels() -> list[str]:
+        return [str(t.label) for t in pilot.app.screen.query(Tab)]
+
+    def all_inside(width: int) -> bool:
+        return all(0 <= t.region.x and t.region.right <= width for t in pilot.app.screen.query(Tab))
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_main(pilot, settled=False)
+        await until(pilot, lambda: "9 Seqs" in labels() and all_inside(80), "short titles inside 80 columns")
+        assert "1 Time" in labels() and len(labels()) == 9
+        await pilot.resize_terminal(160, 45)
+        await until(pilot, lambda: "9 Sequences" in labels() and "1 Timeline" in labels(), "full titles at 160")

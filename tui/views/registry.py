@@ -33,6 +33,10 @@ class ViewSpec:
     eager: bool = False  # made at once (the first paint), not on the first visit
     restructure: bool = False  # made again when Python frames are shown or hidden
     unavailable: Callable[[Any], str | None] = lambda screen: None  # why this trace has nothing to show, in words
+    short: str = ""  # the tab's title where every full title does not fit the width (else the title)
+
+    def tab_label(self, short: bool = False) -> str:
+        return f"{self.key} {(self.short or self.title) if short else self.title}"
 
 
 # ---- the main screen's views --------------------------------------------------------------------
@@ -149,6 +153,7 @@ MAIN: tuple[ViewSpec, ...] = (
         focus="Timeline",
         details=True,
         eager=True,
+        short="Time",
     ),
     ViewSpec(
         "tree",
@@ -180,6 +185,7 @@ MAIN: tuple[ViewSpec, ...] = (
         needs=(Results.kernels, Results.kernel_footprints, Results.summary, Results.roofline, Results.launch_queues),
         focus="KernelsView LazyTable",
         unavailable=_no_gpu,
+        short="Kern",
     ),
     ViewSpec(
         "overview",
@@ -188,6 +194,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "the verdict in words, steps, top ops and kernels, findings",
         _overview,
         needs=(Results.summary, Results.job, Results.ops, Results.kernels, Results.findings, Results.memory),
+        short="Over",
     ),
     ViewSpec(
         "code",
@@ -208,6 +215,7 @@ MAIN: tuple[ViewSpec, ...] = (
         needs=(Results.roofline,),
         focus="RooflineView",
         unavailable=_no_shapes,
+        short="Roof",
     ),
     ViewSpec(
         "critical",
@@ -228,6 +236,7 @@ MAIN: tuple[ViewSpec, ...] = (
         needs=(Results.fused_sequences,),
         focus="SequencesView LazyTable",
         unavailable=_no_gpu,
+        short="Seqs",
     ),
 )
 

@@ -34,6 +34,20 @@ class ShowsViews:
         """The view shown (or being made ready to show)."""
         return self.view_name
 
+    def on_resize(self) -> None:
+        self.fit_tabs()
+
+    def fit_tabs(self) -> None:
+        """Short tab titles where the full ones would scroll the tab bar (nine views at 80 columns)."""
+        panes = list(self.query(ViewPane))  # type: ignore[attr-defined]
+        full = sum(len(p.spec.tab_label()) + 2 for p in panes)  # a tab pads its label by one cell each side
+        short = full > self.size.width  # type: ignore[attr-defined]
+        tabs = self.query_one(TabbedContent)  # type: ignore[attr-defined]
+        for p in panes:
+            tab = tabs.get_tab(p)
+            if str(tab.label) != p.spec.tab_label(short):
+                tab.label = p.spec.tab_label(short)
+
     async def action_view(self, name: str) -> None:
         await self.show_view(name)
 

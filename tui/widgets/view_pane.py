@@ -17,7 +17,7 @@ class ViewPane(TabPane):
     """The pane of one ViewSpec on a screen (the host, which holds the analysis and the failures)."""
 
     def __init__(self, spec: Any, host: Any, **kwargs) -> None:
-        super().__init__(f"{spec.key} {spec.title}", id=spec.name, **kwargs)
+        super().__init__(spec.tab_label(), id=spec.name, **kwargs)
         self.spec, self.host = spec, host
         self.view: Widget | None = None
         self.visited = spec.eager
