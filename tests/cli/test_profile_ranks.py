@@ -3,9 +3,10 @@
 The truth: with --slow-rank 1 --delay-ms 50, rank 1 sleeps 50 ms before each all_reduce, after the same compute
 as every rank, so rank 0 waits for it in each collective. What it waits is the gap between the two ranks' calls
 of the collective (c10d::allreduce_), read here straight from the two files (one machine, one clock): the sleep
-plus the ranks' difference in compute, which on a shared 2-core machine was up to 9 ms. Tolerances: the wait
-tracetui reads is that gap within 1 ms (the ranks' clocks are lined up on a step start, tens of us apart), and
-within 30% of the 50 ms asked.
+plus the ranks' difference in compute, which on a shared 2-core machine was up to 9 ms, and beside two busy
+loops up to 30 ms (rank 0's compute slowed more than rank 1's: a wait of 20.7 ms); so the test holds the wait to
+that gap, and rank 1's recorded sleep to the 50 ms asked. Tolerance: the wait tracetui reads is that gap within
+1 ms (the ranks' clocks are lined up on a step start, tens of us apart).
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ def _gaps_ms(folder: Path) -> dict[str, float]:
     return {step: (calls[1][step] - calls[0][step]) / 1000 for step in calls[0]}
 
 
+def _slept_ms(folder: Path, step: str) -> float:
+    """How long rank 1 slept (--delay-ms) in the step (ms, from its file)."""
+    events = json.loads((folder / "rank-1.json").read_text())["traceEvents"]
+    (s,) = [e for e in events if e.get("name") == step]
+    sleep = next(e for e in events if e.get("name") == "sleep (--delay-ms)" and s["ts"] <= e["ts"] < s["ts"] + s["dur"])
+    return sleep["dur"] / 1000
+
+
 def _calls(trace: Path) -> dict[str, float]:
     events = json.loads(trace.read_text())["traceEvents"]
     steps = [e for e in events if e.get("name", "").startswith("ProfilerStep#")]
@@ -98,10 +107,10 @@ def test_critical_on_the_folder_puts_the_wait_on_the_fast_ranks_path(capsys, slo
     window = next(r for r in doc["ranks"] if r["rank"] == 1)["window"]["name"]
     gap = _gaps_ms(slow_job)[window]
     assert wait["for_rank"] == 1 and wait["collective"] == "gloo:all_reduce"
-    assert abs(wait["wait_us"] / 1000 - gap) <= 1.0 and abs(gap - DELAY_MS) <= 0.3 * DELAY_MS, (wait, gap)
-    # Most of the wait is on rank 0's path; on a loaded machine (two test workers on two cores) one run put only
-    # 25.6 of 50.1 ms on it (why is not yet known; alone, 95% or more every time): at least half.
-    assert wait["on_path_us"] <= wait["wait_us"] and wait["on_path_us"] >= 0.5 * wait["wait_us"]
+    assert abs(wait["wait_us"] / 1000 - gap) <= 1.0 and _slept_ms(slow_job, window) >= DELAY_MS, (wait, gap)
+    # The whole wait is on rank 0's path, on a loaded machine too: there gloo's thread may take the all-reduce
+    # up late (15 ms once), and that hand-over, before rank 1 arrives, is part of the wait.
+    assert wait["on_path_us"] == pytest.approx(wait["wait_us"], abs=1.0)
     assert not next(r for r in doc["ranks"] if r["rank"] == 1)["waits"]
 
 
