@@ -189,13 +189,18 @@ def test_a_rank_that_raises_is_told_with_its_error_and_the_others_stopped(capsys
 
 def test_ctrl_c_stops_every_rank_and_exits_130(tmp_path):
     script = tmp_path / "slow.py"
-    script.write_text("import time\n\ndef step():\n    time.sleep(5)\n")
+    marks = tmp_path / "in-step"
+    marks.mkdir()
+    script.write_text(  # each rank says it is in a step (past the rendezvous): the test waits for that, no sleep
+        f"import os, pathlib, time\n\ndef step():\n    pathlib.Path({str(marks)!r}, os.environ['RANK']).touch()\n"
+        "    time.sleep(5)\n"
+    )
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "tui.cli", "profile", "--nproc", "2", f"{script}:step", "--device", "cpu"]
     proc = subprocess.Popen(
         [*cmd, "--no-open", "-o", str(tmp_path / "out")], env=env, stderr=subprocess.PIPE, text=True
     )
-    ranks = _wait_for_children(proc.pid, 2)
+    ranks = _wait_for_children(proc.pid, 2, marks)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -204,17 +209,17 @@ def test_ctrl_c_stops_every_rank_and_exits_130(tmp_path):
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
-def _wait_for_children(pid: int, n: int, timeout: float = 60.0) -> list[int]:
-    """The rank processes once n have started and imported torch (their log files show they run)."""
+def _wait_for_children(pid: int, n: int, marks: Path, timeout: float = 120.0) -> list[int]:
+    """The rank processes once n have started and each has marked that it runs a step (generous: a loaded
+    machine starts torch slowly)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         ranks = [int(k) for k in kids if "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()]
-        if len(ranks) >= n:
-            time.sleep(8)  # past the rendezvous, into the steps
+        if len(ranks) >= n and len(list(marks.iterdir())) >= n:
             return ranks
         time.sleep(0.2)
-    raise AssertionError("the ranks did not start")
+    raise AssertionError("the ranks did not reach their steps")
 
 
 def test_a_rank_that_exits_is_told_with_its_code_and_last_lines(capsys, tmp_path):
