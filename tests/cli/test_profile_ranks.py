@@ -3,9 +3,10 @@
 The truth: with --slow-rank 1 --delay-ms 50, rank 1 sleeps 50 ms before each all_reduce, after the same compute
 as every rank, so rank 0 waits for it in each collective. What it waits is the gap between the two ranks' calls
 of the collective (c10d::allreduce_), read here straight from the two files (one machine, one clock): the sleep
-plus the ranks' difference in compute, which on a shared 2-core machine was up to 9 ms. Tolerances: the wait
-tracetui reads is that gap within 1 ms (the ranks' clocks are lined up on a step start, tens of us apart), and
-within 30% of the 50 ms asked.
+plus the ranks' difference in compute, which on a shared 2-core machine was up to 9 ms, and beside two busy
+loops up to 30 ms (rank 0's compute slowed more than rank 1's: a wait of 20.7 ms); so the test holds the wait to
+that gap, and rank 1's recorded sleep to the 50 ms asked. Tolerance: the wait tracetui reads is that gap within
+1 ms (the ranks' clocks are lined up on a step start, tens of us apart).
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ def _gaps_ms(folder: Path) -> dict[str, float]:
     return {step: (calls[1][step] - calls[0][step]) / 1000 for step in calls[0]}
 
 
+def _slept_ms(folder: Path, step: str) -> float:
+    """How long rank 1 slept (--delay-ms) in the step (ms, from its file)."""
+    events = json.loads((folder / "rank-1.json").read_text())["traceEvents"]
+    (s,) = [e for e in events if e.get("name") == step]
+    sleep = next(e for e in events if e.get("name") == "sleep (--delay-ms)" and s["ts"] <= e["ts"] < s["ts"] + s["dur"])
+    return sleep["dur"] / 1000
+
+
 def _calls(trace: Path) -> dict[str, float]:
     events = json.loads(trace.read_text())["traceEvents"]
     steps = [e for e in events if e.get("name", "").startswith("ProfilerStep#")]
@@ -81,7 +90,8 @@ def test_ranks_names_the_rank_that_arrived_last_and_how_long_the_others_waited(c
     gap = statistics.median(_gaps_ms(slow_job).values())
     waited = job["waited_for"]["wait_us"] / 1000
     assert job["stragglers"] == [1] and job["waited_for"]["rank"] == 1
-    assert abs(waited - gap) <= 1.0 and abs(waited - DELAY_MS) <= 0.3 * DELAY_MS, (waited, gap)
+    slept = statistics.median(_slept_ms(slow_job, step) for step in _gaps_ms(slow_job))
+    assert abs(waited - gap) <= 1.0 and slept >= DELAY_MS, (waited, gap, slept)
     assert job["verdict"].startswith("rank 1 arrives last at the collectives")
     assert job["top_collective"] == "gloo:all_reduce"
     # every rank's step is as long: the steps cannot name the straggler, the arrivals do
@@ -98,10 +108,10 @@ def test_critical_on_the_folder_puts_the_wait_on_the_fast_ranks_path(capsys, slo
     window = next(r for r in doc["ranks"] if r["rank"] == 1)["window"]["name"]
     gap = _gaps_ms(slow_job)[window]
     assert wait["for_rank"] == 1 and wait["collective"] == "gloo:all_reduce"
-    assert abs(wait["wait_us"] / 1000 - gap) <= 1.0 and abs(gap - DELAY_MS) <= 0.3 * DELAY_MS, (wait, gap)
-    # Most of the wait is on rank 0's path; on a loaded machine (two test workers on two cores) one run put only
-    # 25.6 of 50.1 ms on it (why is not yet known; alone, 95% or more every time): at least half.
-    assert wait["on_path_us"] <= wait["wait_us"] and wait["on_path_us"] >= 0.5 * wait["wait_us"]
+    assert abs(wait["wait_us"] / 1000 - gap) <= 1.0 and _slept_ms(slow_job, window) >= DELAY_MS, (wait, gap)
+    # The whole wait is on rank 0's path, on a loaded machine too: there gloo's thread may take the all-reduce
+    # up late (15 ms once), and that hand-over, before rank 1 arrives, is part of the wait.
+    assert wait["on_path_us"] == pytest.approx(wait["wait_us"], abs=1.0)
     assert not next(r for r in doc["ranks"] if r["rank"] == 1)["waits"]
 
 
@@ -179,13 +189,18 @@ def test_a_rank_that_raises_is_told_with_its_error_and_the_others_stopped(capsys
 
 def test_ctrl_c_stops_every_rank_and_exits_130(tmp_path):
     script = tmp_path / "slow.py"
-    script.write_text("import time\n\ndef step():\n    time.sleep(5)\n")
+    marks = tmp_path / "in-step"
+    marks.mkdir()
+    script.write_text(  # each rank says it is in a step (past the rendezvous): the test waits for that, no sleep
+        f"import os, pathlib, time\n\ndef step():\n    pathlib.Path({str(marks)!r}, os.environ['RANK']).touch()\n"
+        "    time.sleep(5)\n"
+    )
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "tui.cli", "profile", "--nproc", "2", f"{script}:step", "--device", "cpu"]
     proc = subprocess.Popen(
         [*cmd, "--no-open", "-o", str(tmp_path / "out")], env=env, stderr=subprocess.PIPE, text=True
     )
-    ranks = _wait_for_children(proc.pid, 2)
+    ranks = _wait_for_children(proc.pid, 2, marks)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -194,17 +209,17 @@ def test_ctrl_c_stops_every_rank_and_exits_130(tmp_path):
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
-def _wait_for_children(pid: int, n: int, timeout: float = 60.0) -> list[int]:
-    """The rank processes once n have started and imported torch (their log files show they run)."""
+def _wait_for_children(pid: int, n: int, marks: Path, timeout: float = 120.0) -> list[int]:
+    """The rank processes once n have started and each has marked that it runs a step (generous: a loaded
+    machine starts torch slowly)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         ranks = [int(k) for k in kids if "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()]
-        if len(ranks) >= n:
-            time.sleep(8)  # past the rendezvous, into the steps
+        if len(ranks) >= n and len(list(marks.iterdir())) >= n:
             return ranks
         time.sleep(0.2)
-    raise AssertionError("the ranks did not start")
+    raise AssertionError("the ranks did not reach their steps")
 
 
 def test_a_rank_that_exits_is_told_with_its_code_and_last_lines(capsys, tmp_path):

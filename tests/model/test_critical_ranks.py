@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, write_trace
@@ -13,6 +15,7 @@ from tui.model import load_trace
 from tui.model.analyses.critical.ranks import job_path
 from tui.model.analyses.results import Results
 
+DATA = Path(__file__).resolve().parents[1] / "data"
 ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
 
 
@@ -104,3 +107,35 @@ def test_a_jobs_default_window_is_the_step_the_summary_reads_not_the_slowest(cap
     assert summary["path"]["window"] == critical["window"] == "ProfilerStep#551"
     assert main(["critical", str(folder), "--step", "552", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["window"] == "ProfilerStep#552"
+
+
+def test_a_slow_hand_over_to_gloos_thread_is_still_the_wait_for_the_last_rank():
+    """tests/data/gloo-handover (its README): rank 0's gloo thread took the all-reduce up 15.23 ms after the call,
+    all of it while rank 1 had not arrived. The whole wait, from the call to rank 1's arrival, holds rank 0's path:
+    a prompt hand-over would have waited in gloo:all_reduce instead. The hand-over stays CPU time on the path of
+    one rank; the job takes it out of that class, as it takes the rest out of communication."""
+    a = Results(load_trace(DATA / "gloo-handover"))
+    j = job_path(a, a.graph_owner, step=3)
+    calls = {r: _call_ts(DATA / "gloo-handover" / f"rank-{r}.json.gz") for r in (0, 1)}
+    [w] = j.waits
+    assert (w.rank, w.for_rank, w.collective) == (0, 1, "gloo:all_reduce")
+    assert w.wait_ns == pytest.approx((calls[1] - calls[0]) * 1000, abs=1000)  # the raw clocks' gap, 43.48 ms
+    items = j.paths[0].items
+    k = next(k for k, it in enumerate(items) if it.event == w.event)
+    hand_over = items[k - 1]
+    assert (hand_over.kind, hand_over.waits_for, hand_over.bound_by) == ("wait", "main thread", "cpu_bound")
+    assert hand_over.dur_ns > 10_000_000  # the descheduled thread's 15 ms
+    assert w.on_path_ns == w.wait_ns
+    assert w.on_path_by == {"cpu_bound": hand_over.dur_ns, "communication": w.wait_ns - hand_over.dur_ns}
+    own, full = j.own_breakdown(0), j.paths[0].breakdown
+    assert full["cpu_bound"] - own["cpu_bound"] == hand_over.dur_ns
+    assert j.bound_rank == 1 and j.held_ns()[1] == w.wait_ns
+
+
+def _call_ts(trace) -> float:
+    """When the rank called c10d::allreduce_ in ProfilerStep#3 (us, its raw clock)."""
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    (s,) = [e for e in events if e.get("name") == "ProfilerStep#3"]
+    return next(
+        e["ts"] for e in events if e.get("name") == "c10d::allreduce_" and s["ts"] <= e["ts"] < s["ts"] + s["dur"]
+    )

@@ -232,3 +232,18 @@ def test_slow_host_copies_are_told_against_the_gpus_host_link(tmp_path):
     (found,) = [f for f in Results(load_trace(h200, use_cache=False)).findings if f.rule == "slow-copies"]
     assert found.figures["link_pct"].value == pytest.approx(4096 / 25e3 / 64, rel=1e-3)
     assert "0% of the host link, PCIe 5.0 x16 at 64 GB/s each way (the GPU's)" in note(found)
+
+
+def test_an_empty_step_is_named_as_such_and_gets_no_remedy():
+    """a100-triton-small's one step lasts 13.34 s and records nothing after its first 1.7 ms (all on another thread): its path is the step's
+    own span, nothing inside it. That is not CPU work to make cheaper (it once got CUDA-graph advice); a step with
+    recorded work beside it still gets the class's remedy."""
+    empty = Results(load_trace(SAMPLES / "a100-triton-small.json.gz"))
+    p = empty.critical
+    [item] = p.items
+    assert (item.event, item.dur_ns) == (p.event, p.length_ns)  # the step's self time is the whole path
+    [line] = advice(p, empty.uses)
+    assert line.startswith(f"{p.window} is empty: nothing is recorded in 13.34 s of its 13.34 s")
+    assert not any(words in line for group in RECOMMENDS.values() for words in group) and "CUDA graphs" not in line
+    busy = Results(load_trace(SAMPLES / "a100-train-control.json.gz"))
+    assert not any("is empty" in line for line in advice(busy.critical, busy.uses))

@@ -158,3 +158,16 @@ def test_at_160_columns_the_ops_tables_frames_read_whole_or_as_file_and_function
     assert "vllm/compilation/cuda_graph.py(208): __call__" in out and "…): __call__" not in out
     frames = [line.split("  ")[0] for line in out.splitlines() if re.match(r"\S+\.py\(\d+\): ", line)]
     assert len(frames) > 20 and all(re.search(r"\((\d+|…)\): [\w<]", f) for f in frames), frames[:5]  # its function
+
+
+def test_summary_to_a_file_wraps_at_the_reports_width_not_its_longest_value(capsys, monkeypatch):
+    """No terminal (a file, a pipe): the label lines wrap where the Why paragraph does, and the rule is no wider;
+    a value once drew a rule of 300 columns."""
+    from tui.reports.formats import PROSE_WIDTH
+
+    monkeypatch.delenv("TRACETUI_COLUMNS", raising=False)
+    assert main(["summary", str(SAMPLES / "a100-train-control.json.gz"), "--no-cache"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "─" * PROSE_WIDTH
+    assert max(len(line) for line in lines[: lines.index(next(x for x in lines if x.startswith("Why")))]) <= PROSE_WIDTH
+    assert any(line.startswith(" " * 30) and "cudaEventQuery" in line for line in lines)  # a value wrapped

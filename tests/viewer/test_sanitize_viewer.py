@@ -170,16 +170,24 @@ def test_a_real_terminal_keeps_its_title_and_clipboard(tmp_path):
 
     def run(command: str) -> None:
         env = f"env -u COLUMNS -u LINES TRACETUI_COLUMNS=0 TRACETUI_CACHE_DIR={tmp_path}"
-        tmux("respawn-pane", "-k", "-t", session, f"cd {ROOT} && {env} {sys.executable} -m tui {command}; sleep 60")
+        line = f"cd {ROOT} && {env} {sys.executable} -m tui {command}; echo TRACETUI-EXIT=$?; sleep 60"
+        tmux("respawn-pane", "-k", "-t", session, line)
+
+    def shown(text: str) -> None:
+        """Wait until the pane shows text (a loaded machine starts the viewer late: no fixed sleep is enough)."""
+        deadline = time.monotonic() + 90
+        while text not in tmux("capture-pane", "-p", "-t", session):
+            assert time.monotonic() < deadline, f"{text!r} never appeared in the pane"
+            time.sleep(0.2)
 
     tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "40", "sleep 120")
     try:
         tmux("set", "-g", "set-clipboard", "on")
         title = tmux("display", "-p", "-t", session, "#{pane_title}")
         run(f"kernels '{path}' --no-cache")
-        time.sleep(6)
+        shown("TRACETUI-EXIT=0")
         run(f"open '{path}' --no-cache")
-        time.sleep(10)
+        shown("Timeline")
         for key in [s.key for s in MAIN]:
             tmux("send-keys", "-t", session, key)
             time.sleep(1.0)

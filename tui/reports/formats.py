@@ -148,6 +148,9 @@ def label_grid(heads: list[str], rows: list[list[str]], width: int | None) -> st
     return "\n".join(line.rstrip() for line in lines)
 
 
+PROSE_WIDTH = 100  # where prose and label lines wrap with no terminal to fit (a file, a pipe)
+
+
 def terminal_width() -> int | None:
     """The columns to fit text tables in: TRACETUI_COLUMNS (0: no limit), else the terminal's when printing to
     one (None: any, torch's layout)."""

@@ -7,7 +7,7 @@ import textwrap
 from ..model.analyses.results import Results
 from ..tables import copies as CP
 from ..tables import summary as S
-from .formats import grid, label_grid, terminal_width, titled, to_json, written_doc
+from .formats import PROSE_WIDTH, grid, label_grid, terminal_width, titled, to_json, written_doc
 
 
 @written_doc
@@ -34,10 +34,10 @@ def render_summary(a: Results, fmt: str) -> str:
     out = (
         grid(fmt, ["Summary", ""], rows, [], width, left=True)
         if fmt == "md"
-        else label_grid(["Summary", ""], rows, width)
+        else label_grid(["Summary", ""], rows, PROSE_WIDTH if width is None else width)
     )
     why = f"Why: {s.reason}"
-    out += "\n\n" + why if fmt == "md" else "\n" + textwrap.fill(why, width or 100, subsequent_indent="     ")
+    out += "\n\n" + why if fmt == "md" else "\n" + textwrap.fill(why, width or PROSE_WIDTH, subsequent_indent="     ")
     if a.trace.job:
         heads, rows = S.steps_per_rank(a.rank_rows)
         title = f"A job of {len(a.rank_rows)} ranks: steps per rank"

@@ -59,6 +59,7 @@ THROUGH = {  # "the path then runs through ..."
     "communication": "waits on other ranks",
 }
 ADVICE_MIN = 0.05  # a class gets a line of advice from this share of the path on
+EMPTY_MIN = 0.9  # a window whose own span, with nothing recorded in it, holds this share of its path is empty
 TOP = 10  # items of the path listed, the most time first
 # Advice per class: {share} of the path, {time} on it, {top} its leading items.
 ADVICE = {
@@ -458,6 +459,8 @@ def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
     """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers; with what the run
     already uses, the remedy says what comes next instead (explain/uses.py: never compile a compiled run)."""
     total = p.length_ns or 1
+    if unrecorded_ns(p) >= EMPTY_MIN * total:
+        return [empty_advice(p)]
     out: list[str] = []
     said: set[str] = set()  # a remedy two classes share is said once (CPU work and launch delays on graphs)
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
@@ -469,6 +472,21 @@ def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
         line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)
         out.append(_next(line, cls, uses, said) if uses is not None and not cpu_only(p) else line)
     return out
+
+
+def unrecorded_ns(p: CriticalPath) -> int:
+    """The path's time on its window's own span (a step, an annotation) with no op open inside it: time the
+    profiler recorded nothing in, an idle host or code it did not trace."""
+    return sum(it.dur_ns for it in p.items if p.event >= 0 and it.event == p.event)
+
+
+def empty_advice(p: CriticalPath) -> str:
+    """An empty window gets no remedy: there is no recorded work to make cheaper."""
+    return (
+        f"{p.window} is empty: nothing is recorded in {when(unrecorded_ns(p))} of its {when(p.length_ns)} (an idle "
+        "host, or code the profiler did not trace), so there is no work on its path to advise on. Profile a step "
+        "that runs the workload (schedule's wait and warmup steps), or record Python with with_stack=True."
+    )
 
 
 # Where each class's generic remedy starts in its advice, and what comes next instead, from what the run uses.

@@ -21,7 +21,7 @@ from ...steps import STEP_NAME, step_starts
 from ..comm_names import COLLECTIVE_CALL
 from ..kernel_roles import role
 from ..rank_waits import host_arrivals, last_arrival
-from .path import CriticalPath, critical_path
+from .path import CriticalPath, PathItem, critical_path
 from .window import Window, WindowError, find_window, whole_trace
 
 SEQ_ARGS = ("Seq", "seq", "Comms Id")
@@ -40,6 +40,7 @@ class Wait:
     wait_ns: int  # from its kernel's start to the last arrival's start
     on_path_ns: int  # how much of that is on the waiting rank's critical path
     host: bool = False  # a collective on the host (gloo): event is its backend span, the wait a CPU thread's
+    on_path_by: dict[str, int] = field(default_factory=dict)  # on_path_ns by the class the path gave it
 
 
 @dataclass
@@ -67,11 +68,12 @@ class JobPath:
         return max(self.paths, key=lambda r: (self.paths[r].length_ns, -r))
 
     def own_breakdown(self, rank: int) -> dict[str, int]:
-        """A rank's breakdown with its own waits for other ranks taken out of its collectives."""
+        """A rank's breakdown with its own waits for other ranks taken out of the classes they were in."""
         out = dict(self.paths[rank].breakdown)
-        for host, key in ((False, "gpu_communication_bound"), (True, "communication")):
-            waited = sum(w.on_path_ns for w in self.waits if w.rank == rank and w.host == host)
-            out[key] = max(out.get(key, 0) - waited, 0)
+        for w in self.waits:
+            if w.rank == rank:
+                for key, ns in w.on_path_by.items():
+                    out[key] = max(out.get(key, 0) - ns, 0)
         return out
 
 
@@ -182,8 +184,8 @@ def _waits(a: Analysis, job: JobPath, found: dict[int, dict[tuple, tuple[int, in
             if r == last or waited[r] <= 0:
                 continue
             until = min(start + waited[r], end)
-            on_path = _on_path(a, job.paths[r], ev, start, until, host)
-            out.append(Wait(r, last, a.trace.name_of(ev), ev, until - start, on_path, host))
+            by = _on_path(a, job.paths[r], ev, start, until, host)
+            out.append(Wait(r, last, a.trace.name_of(ev), ev, until - start, sum(by.values()), host, by))
     return out
 
 
@@ -197,16 +199,31 @@ def _last(a: Analysis, here: dict[int, tuple[int, int, int]], host: bool) -> tup
     return last, {r: here[last][1] - start for r, (_, start, _) in here.items()}
 
 
-def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int, host: bool = False) -> int:
-    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev; on the host, in the collective:
-    its backend span ev, or its call (c10d::allreduce_) before a gloo thread took the work."""
+def _on_path(a: Analysis, path: CriticalPath, ev: int, start: int, until: int, host: bool = False) -> dict[str, int]:
+    """The time of [start, until) (ns, raw clock) the path spends in the kernel ev, by class; on the host, in the
+    collective: its backend span ev, its call (c10d::allreduce_), or the hand-over between them."""
     o = a.trace.origin
     s, u = start - o, until - o
-    return sum(
-        max(0, min(it.start_ns + it.dur_ns, u) - max(it.start_ns, s))
-        for it in path.items
-        if it.event == ev and (host or it.kind == "kernel") or host and _is_call(a, it.event)
-    )
+    items = path.items
+    mine = [it.event == ev and (host or it.kind == "kernel") or host and _is_call(a, it.event) for it in items]
+    if host:
+        mine = [m or _hand_over(items, k, ev, u) for k, m in enumerate(mine)]
+    out: dict[str, int] = {}
+    for it, m in zip(items, mine, strict=True):
+        ns = max(0, min(it.start_ns + it.dur_ns, u) - max(it.start_ns, s)) if m else 0
+        if ns:
+            out[it.bound_by] = out.get(it.bound_by, 0) + ns
+    return out
+
+
+def _hand_over(items: list[PathItem], k: int, ev: int, u: int) -> bool:
+    """Is item k the wait of the backend's thread for the call to hand the collective over, ended before the last
+    rank arrived (u)? The hand-over is the collective's own time: a backend thread slow to run (a loaded machine
+    deschedules it) before the last rank arrives delays nothing, the rank waits for the last one either way. One
+    that ends later is the rank's own delay, not a wait for another rank."""
+    it = items[k]
+    nxt = items[k + 1] if k + 1 < len(items) else None
+    return it.kind == "wait" and nxt is not None and nxt.event == ev and it.start_ns + it.dur_ns <= u
 
 
 def _is_call(a: Analysis, event: int) -> bool:
