@@ -82,6 +82,7 @@ def test_crop_counts_cells():
         (float("-inf"), "-inf"),
         (-3, "-3"),
         ("aten::mm", "aten::mm"),
+        (None, ""),  # nothing is an empty cell (a kernel run once has no std), never Python's word for it
     ],
 )
 def test_csv_cells_a_spreadsheet_cannot_run(value, cell):
@@ -142,3 +143,22 @@ def test_a_hostile_traces_tables_stay_aligned(tmp_path, monkeypatch, command, co
     assert {cell_len(line) for line in body} == {cell_len(lines[rule])}
     if columns != "0":
         assert cell_len(lines[rule]) <= int(columns)
+
+
+def test_no_csv_output_writes_pythons_none(capsys):
+    """GIVEN the BERT sample (kernels that ran once: no std) WHEN kernels and breakdown --idle-stats are CSV THEN
+    an absent value is an empty cell, and no cell reads None."""
+    import csv
+    import io
+
+    from conftest import SAMPLES
+
+    from tui.cli import main
+
+    bert = str(SAMPLES / "h100-bert-small.json.gz")
+    for argv in (["kernels", bert], ["breakdown", bert, "--idle-stats"]):
+        assert main([*argv, "--format", "csv"]) == 0
+        rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+        assert rows and not any(v == "None" for r in rows for v in r.values()), argv
+    assert main(["kernels", bert, "--format", "csv"]) == 0
+    assert any(r["std_us"] == "" for r in csv.DictReader(io.StringIO(capsys.readouterr().out)))

@@ -62,7 +62,9 @@ _NUMBER = re.compile(r"[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?%?")
 def csv_cell(value: object) -> str:
     """A CSV cell's text: visible (no control reaches a terminal that shows the file), and text a spreadsheet would
     run as a formula (starting with =, +, -, @) prefixed with `'`; a number (-1.5, -inf, or text such as -1.5)
-    stays a number."""
+    stays a number; nothing (None) is an empty cell, as csv.writer writes it."""
+    if value is None:
+        return ""
     text = str(value)
     number = isinstance(value, (int, float)) or _NUMBER.fullmatch(text)
     if text.startswith(_FORMULA) and not number:
