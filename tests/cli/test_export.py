@@ -117,11 +117,24 @@ def test_the_input_is_never_written(tmp_path, capsys):
 BERT = SAMPLES / "h100-bert-small.json.gz"
 
 
+def test_a_file_that_exists_is_replaced_only_with_force(tmp_path, capsys):
+    """GIVEN OUT is a file already WHEN exported without --force THEN refused in one line, OUT as it was; WHEN
+    with --force THEN replaced by the export."""
+    out = tmp_path / "mine.json"
+    out.write_text("my notes")
+    assert main(["export", str(BERT), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: exists" in err and "--force" in err and err.count("\n") == 1
+    assert out.read_text() == "my notes"
+    assert main(["export", str(BERT), "-o", str(out), "--force"]) == 0
+    assert len(doc_of(out)["traceEvents"]) > len(raw_events(BERT))
+
+
 def test_a_symbolic_link_stays_and_its_target_is_written(tmp_path, capsys):
     link, target = tmp_path / "link.json", tmp_path / "target.json"
     target.write_text("old")
     link.symlink_to(target.name)
-    assert main(["export", str(BERT), "-o", str(link)]) == 0
+    assert main(["export", str(BERT), "-o", str(link), "--force"]) == 0
     assert link.is_symlink() and os.readlink(link) == target.name  # was replaced by a regular file
     assert len(doc_of(target)["traceEvents"]) > len(raw_events(BERT))
     assert capsys.readouterr().err.startswith(f"wrote {link}: ")  # the report on stderr, stdout left to the file
@@ -199,7 +212,7 @@ def test_an_export_over_a_file_keeps_its_mode_and_a_gzip_names_the_target(tmp_pa
     kept = tmp_path / "private.json"
     kept.write_text("old")
     kept.chmod(0o640)
-    assert main(["export", str(BERT), "-o", str(kept)]) == 0
+    assert main(["export", str(BERT), "-o", str(kept), "--force"]) == 0
     assert kept.stat().st_mode & 0o777 == 0o640
     gz = tmp_path / "plain.json.gz"
     assert main(["export", str(BERT), "-o", str(gz)]) == 0

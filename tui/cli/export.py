@@ -44,6 +44,7 @@ def add_export(sub, command: str | None) -> argparse.ArgumentParser:
         help=f"what to add, comma-separated: {','.join(KINDS)} (default: all)",
     )
     p.add_argument("--step", type=int, metavar="N", help="the critical path of ProfilerStep#N (default: the slowest)")
+    p.add_argument("--force", action="store_true", help="replace OUT when it is a file already (by default: refused)")
     trace_opts(p)
     return p
 
@@ -58,6 +59,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     output = "/dev/stdout" if args.output == "-" else args.output  # -: standard output, as for most tools
     try:
         check_target(Path(args.trace), Path(output))  # before loading: a wrong -o costs nothing
+        if Path(output).is_file() and not args.force:  # a regular file only: /dev/stdout and pipes are written
+            raise BadUsage(f"{output}: exists; tracetui export never replaces a file unless --force is given")
         done = export(load(args.trace, args.no_cache), output, args.counters, args.step)
     except ExportError as exc:  # said of the trace by the name the user gave it (demo:NAME, not its sample's path)
         raise BadUsage(str(exc).replace(f"{resolve(args.trace)}:", f"{args.trace}:", 1)) from None
