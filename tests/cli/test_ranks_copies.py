@@ -99,3 +99,15 @@ def test_critical_on_another_step_says_the_word_ranks_says(capsys, cpu_job):
     assert main(["critical", str(cpu_job), "--step", "2"]) == 0
     verdict = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Verdict: "))
     assert verdict.startswith("Verdict: cpu-in-ops: CPU work holds 100% of the path")
+
+
+def test_a_cpu_only_straggler_in_a_communication_bound_job_is_cpu_in_ops_in_both(capsys):
+    """GIVEN the gloo job captured here (tests/data/gloo-handover: rank 1 sleeps 50 ms, the job is
+    communication-bound) WHEN critical reads the job THEN the straggler's path verdict is the word ranks gives it
+    (cpu-in-ops), never cpu-bound, which is none of the summary's words."""
+    job = Path(__file__).resolve().parents[1] / "data" / "gloo-handover"
+    words = {r["rank"]: r["verdict"] for r in ranks_json(capsys, job)["ranks"]}
+    assert words[1] == "cpu-in-ops"
+    assert main(["critical", str(job)]) == 0
+    verdict = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Verdict: "))
+    assert verdict.startswith("Verdict: cpu-in-ops: CPU work holds ")

@@ -27,7 +27,7 @@ from ..model.analyses.critical.replay import ALREADY
 from ..model.analyses.explain.uses import Uses, next_words
 from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
-from ..model.analyses.verdict import path_reason, verdict_words
+from ..model.analyses.verdict import cpu_word, path_reason, verdict_words
 from ..model.steps import STEP_NAME
 from ..text.names import short_name, shorten_names
 from ..text.sanitize import visible
@@ -335,8 +335,8 @@ def verdict_line(results: Results, p: CriticalPath) -> str:
     s = results.summary
     if s.path.length_us > 0 and p.event == s.path.event and p.window == s.path.window:
         return f"Verdict: {s.verdict}: {path_reason(s)} (the summary's verdict)"
-    cpu_word = s.verdict if s.verdict in ("cpu-in-ops", "cpu-between-ops") else ""  # one word, as ranks says it
-    return f"Verdict: {verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0}, s.cpu_only, cpu_word)}"
+    words = verdict_words({c: float(ns) for c, ns in p.breakdown.items() if ns > 0}, s.cpu_only, cpu_word(s))
+    return f"Verdict: {words}"  # a CPU-only rank in the summary's word, as ranks says it
 
 
 def when(ns: float) -> str:

@@ -14,7 +14,7 @@ from ..steps import Step
 from ..words import duration
 from .compiling import Compiling
 from .critical.path import CriticalPath
-from .summary import PathFacts, Summary, busy_numbers
+from .summary import CPU_IN_OPS, PathFacts, Summary, busy_numbers
 
 MIXED_BELOW = 0.5  # no group holds this share of the path: mixed
 GROUP = {  # path class -> verdict
@@ -154,6 +154,16 @@ def path_reason(s: Summary) -> str:
     if s.cpu_only and s.verdict in ("cpu-in-ops", "cpu-between-ops"):
         what = "CPU work (no device activity)"
     return f"the critical path of {where} is {s.bound_share:.0%} {what}"
+
+
+def cpu_word(s: Summary) -> str:
+    """The summary's word for CPU work on a trace with no device work: its own verdict where that is one, else (a
+    job, whose verdict is the job's) the same rule on its window: cpu-in-ops when ops ran most of it."""
+    if s.verdict in ("cpu-in-ops", "cpu-between-ops"):
+        return s.verdict
+    if not s.cpu_only or not s.wall_us:
+        return ""
+    return "cpu-in-ops" if s.cpu_in_ops_us / s.wall_us >= CPU_IN_OPS else "cpu-between-ops"
 
 
 def verdict_words(breakdown: dict[str, float], cpu_only: bool = False, cpu_word: str = "") -> str:
