@@ -130,8 +130,9 @@ def path_where(s: Summary) -> str:
         return f"{p.window} ({duration(p.length_us)})"
     elapsed = s.typical.step.elapsed_us if s.typical.step else s.typical.us  # the path's own step (not a mean)
     if elapsed > 0 and abs(p.length_us - elapsed) > max(0.005 * elapsed, 1.0):
+        work = "work" if s.cpu_only else "device work"  # a CPU-only trace's step ends with its CPU's work
         return (
-            f"{p.window} (the typical step: {duration(p.length_us)} from its start to the end of its device work, "
+            f"{p.window} (the typical step: {duration(p.length_us)} from its start to the end of its {work}, "
             f"{duration(elapsed)} elapsed)"
         )
     if s.typical.us > 0 and abs(elapsed - s.typical.us) > max(0.005 * s.typical.us, 1.0):  # a mean of two middles
