@@ -86,6 +86,27 @@ def test_in_a_terminal_no_full_screen_flickers_before_the_error(tmp_path):
     assert "".join(out.split()) == "".join(said.split())  # wrapped to the terminal, maybe inside the path
 
 
+@pytest.mark.skipif(SCRIPT is None, reason="needs util-linux's script for a terminal")
+@pytest.mark.parametrize("text", [b'{"traceEvents": [', b'{"traceEvents": [{"ph": "M", "name": "process_name", "pi'])
+def test_in_a_terminal_a_cut_file_with_no_events_is_one_line_before_any_screen(tmp_path, text):
+    """GIVEN a file cut before its first event (only a whole read finds there is none) WHEN opened in a terminal
+    THEN one line, exit 2, and the alternate screen never opened."""
+    cut = write(tmp_path, "cut.json", text)
+    env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [SCRIPT, "-qec", f"{sys.executable} -m tui.cli open {cut}", "/dev/null"],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    out = done.stdout.decode()
+    assert done.returncode == 2 and "\x1b[?1049h" not in out, out
+    assert "".join(out.split()).startswith("".join(f"tracetui: error: {cut}:".split()))
+    assert cut.read_bytes() == text
+
+
 def test_a_folder_names_the_files_it_skipped_and_why(tmp_path, capsys):
     folder = tmp_path / "captures"
     folder.mkdir()

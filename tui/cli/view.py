@@ -24,6 +24,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     for path in paths:
         if not is_snapshot(path):  # said before the full screen starts
             check_first_bytes(path)
+            check_small_file(path, not args.no_cache)
     if args.compare and len(args.traces) != 2:
         raise BadUsage("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
@@ -67,6 +68,20 @@ def check_first_bytes(path: str) -> None:
     problem = first_problem(p)
     if problem is not None:
         raise TraceError(path, problem)
+
+
+SMALL_FILE = 2 << 20  # a file this small is read whole before the full screen: its error, if any, as one line
+
+
+def check_small_file(path: str, use_cache: bool) -> None:
+    """A small file is loaded (into the cache, where the viewer then finds it) before the full screen starts, so
+    what only a whole read finds (a cut file with no events) is one line, never a screen that flashes."""
+    import os
+
+    from ..model.load import load_trace
+
+    if os.path.isfile(path) and os.path.getsize(path) <= SMALL_FILE:
+        load_trace(path, use_cache)  # TraceError: one line, as for the first bytes
 
 
 COMMANDS = {"open": Command(add_open, cmd_open)}
