@@ -53,7 +53,8 @@ STATS: list[tuple[str, str, Callable[[IntervalStats], float | None]]] = [
 ]
 
 
-PRIORITY = {"mean_us": KEEP, "max_us": KEEP, "p25_us": 2, "p75_us": 2}  # the median stays longer than the quartiles
+# dropped to fit in this order (the higher first): the quartiles, then the spread; the median stays with mean and max
+PRIORITY = {"mean_us": KEEP, "max_us": KEEP, "p25_us": 3, "p75_us": 3, "std_us": 2, "p50_us": 1}
 
 
 def _text(get: Callable[[IntervalStats], float | None]) -> Callable[[IdleStatsRow, None, int], str]:
