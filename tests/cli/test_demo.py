@@ -61,6 +61,8 @@ def test_demo_list_names_each_sample_its_size_and_the_licences(capsys):
     assert "69.78 KiB  H100 BERT inference" in lines[1] and "tracetui demo opens h100-bert-small" in out
     assert lines[-1] == str(samples.ATTRIBUTION) and samples.ATTRIBUTION.is_file()
     assert max(len(line) for line in lines[:-1]) <= 80
+    table = lines[: 1 + len(NAMES)]
+    assert len({line.index(" WHAT") if i == 0 else line.index("B  ") + 2 for i, line in enumerate(table)}) == 1
 
 
 class FakeApp:

@@ -53,8 +53,10 @@ def listing() -> str:
     from ..text.fmt import fmt_memory
 
     width = max(len(s.name) for s in SAMPLES)
-    rows = [f"{'NAME':<{width}}  {'SIZE':>9}  WHAT"]
-    rows += [f"{s.name:<{width}}  {fmt_memory(s.size):>9}  {s.what}" for s in SAMPLES]
+    sizes = [fmt_memory(s.size) for s in SAMPLES]
+    wide = max(len("SIZE"), *map(len, sizes))  # a size of six digits widens the column, never the row
+    rows = [f"{'NAME':<{width}}  {'SIZE':>{wide}}  WHAT"]
+    rows += [f"{s.name:<{width}}  {size:>{wide}}  {s.what}" for s, size in zip(SAMPLES, sizes, strict=True)]
     return "\n".join(
         [
             *rows,
