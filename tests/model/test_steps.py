@@ -182,3 +182,24 @@ def test_the_union_of_many_steps_at_once_is_each_steps_union(spread):
     got = _union_lengths(seg, starts, ends, 300)
     want = [_union_length(starts[seg == g], ends[seg == g]) if sizes[g] else 0 for g in range(300)]
     assert got.tolist() == want and got.sum() > 0
+
+
+def test_a_step_that_launched_nothing_is_no_typical_step():
+    """GIVEN the MI250 sample (ProfilerStep#1 launches 16 kernels and copies in 9.29 ms; ProfilerStep#2, 49 us,
+    launches nothing: the profiler closed it around no work) WHEN the typical step is chosen THEN it is
+    ProfilerStep#1, #2 is left out as empty (said so), the verdict reads #1's path, and #1 is no cold start
+    measured against the empty step."""
+    a = Results(load_trace(SAMPLES / "mi250-rocm-train.json.gz", use_cache=False))
+    s = a.summary
+    assert [(st.name, st.launches) for st in s.steps] == [("ProfilerStep#1", 16), ("ProfilerStep#2", 0)]
+    t = s.typical
+    assert t.step is not None and t.step.name == "ProfilerStep#1" and t.of == 1
+    assert t.left_out == t.empty == ("ProfilerStep#2",)
+    assert s.path.window == "ProfilerStep#1"
+    assert not [f for f in a.findings if f.rule == "cold-start"]
+
+
+def test_every_step_is_kept_when_none_launched():
+    """GIVEN a CPU-only capture (no step launches device work) THEN no step is left out as empty."""
+    a = Results(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz", use_cache=False))
+    assert a.summary.steps and not a.summary.typical.empty

@@ -205,7 +205,8 @@ class TypicalStep:
 
     us: float
     of: int  # how many steps it is the median of
-    left_out: tuple[str, ...] = ()  # the names of the steps left out, as cold or as compiling
+    left_out: tuple[str, ...] = ()  # the names of the steps left out, as cold, as compiling or as empty
+    empty: tuple[str, ...] = ()  # of those, the steps that launched nothing where others did (real_steps)
     step: Step | None = None
     spread: float | None = None  # the warm steps' elapsed times' spread, a share of us (spread()); None under 2
     device_spread: float | None = None  # the same of their GPU busy time per step; None without device work
@@ -216,22 +217,34 @@ class TypicalStep:
         return 0 < self.of < UNCERTAIN_UNDER
 
 
+def real_steps(steps: Sequence[Step]) -> list[Step]:
+    """The steps less those that launched nothing and ran no device work where another step did: a step the
+    profiler opened and closed around no work (a last step cut short, an idle wait) is no step of the model, and
+    neither its time nor a first step's cold start is measured against it. All of them when none launched."""
+    if not any(st.launches for st in steps):
+        return list(steps)
+    return [st for st in steps if st.launches or st.device_us]
+
+
 def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozenset()) -> TypicalStep:
     """The typical step of these steps (see TypicalStep); skip: the events of the steps that compiled."""
     if not steps:
         return TypicalStep(0.0, 0)
-    cold = cold_first([st.elapsed_us for st in steps]) is not None
-    warm = steps[1:] if cold else steps
-    kept = [st for st in warm if st.event not in skip] or [st for st in steps if st.event not in skip] or list(steps)
+    real = real_steps(steps)
+    cold = cold_first([st.elapsed_us for st in real]) is not None
+    warm = real[1:] if cold else real
+    kept = [st for st in warm if st.event not in skip] or [st for st in real if st.event not in skip] or real
     held = {id(st) for st in kept}  # by identity: comparing dataclasses made this quadratic (0.55 s at 1,618 steps)
     left = tuple(st.name for st in steps if id(st) not in held)
+    real_ids = {id(st) for st in real}
+    empty = tuple(st.name for st in steps if id(st) not in real_ids)
     ranked = sorted(kept, key=lambda st: st.elapsed_us)
     step = ranked[(len(ranked) - 1) // 2]  # the lower middle step: a step that ran, whose critical path is read
     elapsed = [st.elapsed_us for st in kept]
     us = float(statistics.median(elapsed))
     busy = [st.device_us for st in kept]
     device = spread(busy, float(statistics.median(busy))) if any(busy) else None
-    return TypicalStep(us, len(kept), left, step, spread(elapsed, us), device)
+    return TypicalStep(us, len(kept), left, empty, step, spread(elapsed, us), device)
 
 
 def spread(values: Sequence[float], typical_value: float) -> float | None:

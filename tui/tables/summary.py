@@ -363,7 +363,10 @@ def typical_note(t: TypicalStep) -> str:
     the typical step is said to be uncertain."""
     if not t.of:
         return ""
-    aside = [f"{', '.join(t.left_out)} left out: a cold start"] if t.left_out else []
+    cold = [name for name in t.left_out if name not in t.empty]
+    aside = [f"{', '.join(cold)} left out: a cold start"] if cold else []
+    if t.empty:
+        aside.append(f"{', '.join(t.empty)} left out: {'it' if len(t.empty) == 1 else 'each'} launched no device work")
     if t.of == 1:
         of = "the elapsed time of the one step left" if t.left_out else "the elapsed time of the one step"
     elif t.of == 2:

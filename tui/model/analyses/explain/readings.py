@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...steps import SLOW_FACTOR, cold_first, is_slow, typical
+from ...steps import SLOW_FACTOR, cold_first, is_slow, real_steps, typical
 from ...words import duration
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
@@ -256,18 +256,19 @@ WARMUP_FACTOR = 1.2  # a first step this much slower than the others (but under 
 
 
 def cold_start_reading(s: Summary) -> str | None:
-    if len(s.steps) < 2:
+    steps = real_steps(s.steps)
+    if len(steps) < 2:
         return None
-    elapsed = [st.elapsed_us for st in s.steps]
+    elapsed = [st.elapsed_us for st in steps]
     usual, ratio = s.typical.us, cold_first(elapsed)
     gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
     if ratio is not None:
-        first = s.steps[0]
+        first = steps[0]
         return (
             f"{first.name} took {ratio:.1f}x the others ({duration(first.elapsed_us)} vs {duration(usual)}{gpu}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
-    first, others = s.steps[0], typical(elapsed[1:])
+    first, others = steps[0], typical(elapsed[1:])
     if is_slow(first.elapsed_us, others, WARMUP_FACTOR):
         return (
             f"{first.name} took {first.elapsed_us / others:.1f}x the others ({duration(first.elapsed_us)} vs "

@@ -18,7 +18,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, GPU_CATS, Cat, of_cats
 from ...nesting import subtree_reduce
-from ...steps import STEP_NAME, cold_first, typical
+from ...steps import STEP_NAME, cold_first, real_steps, typical
 from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
 from ..launches import launch_calls
 from ..summary import Summary
@@ -157,11 +157,12 @@ def _ancestor_named(a: Analysis, i: int, name: str, depth: int = 8) -> int | Non
 
 def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     """The first step much slower than the others, as the user waits for a step (its CPU span and its GPU work)."""
-    elapsed = [st.elapsed_us for st in s.steps]
+    steps = real_steps(s.steps)
+    elapsed = [st.elapsed_us for st in steps]
     ratio = cold_first(elapsed)
     if ratio is None:
         return []
-    first = s.steps[0]
+    first = steps[0]
     figures: dict[str, Figure] = {
         "step": first.name,
         "ratio": Quantity(ratio, "x"),
