@@ -7,11 +7,13 @@ per-op sequences `ops --kernels` lists are SQL's op_kernels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..model.analyses.explain.findings import Saving
 from ..model.analyses.explain.savings import LITTLE
-from ..model.analyses.fusion import SequenceRow
-from ..text.fmt import fmt_time, truncate
-from ..text.names import shorten_names
+from ..model.analyses.fusion import FUSIBLE, LONG, STEP, SequenceRow
+from ..text.fmt import fmt_time, plural, truncate
+from ..text.names import shorten, shorten_names
 from .base import KEEP, Column, Field, SortKey
 from .critical import when
 from .explain_savings import NO_SAVING, why
@@ -20,6 +22,11 @@ NAME_WIDTH = 120
 OP_WIDTH = 40
 KERNEL_WIDTH = 32  # each kernel's name in a sequence, cut in the middle to this
 SHOWN = 2  # kernels of a sequence shown in the text table (JSON and CSV: all)
+SEQUENCE_MIN = 24  # the Sequence column's least room: its first kernel's short name and how many more
+SEQUENCE_MAX = 72  # and its most: two kernels' names
+OTHERS = 110  # about what the op (at a third of a wide screen) and the figures take beside the sequence
+MIN_KERNEL = 18  # a kernel's name is not cut shorter than this while a second one could be left out instead
+TOLD_APART = 20  # narrower than this, a kernel's name is cut alone (its function kept), not told from the others
 DEFAULT_MIN_LENGTH = 3  # HTA's min_pattern_len
 DEFAULT_TOP = 10
 SORTS = {  # the viewer's keys (the command ranks by device time, then takes --top)
@@ -34,18 +41,68 @@ NOTE = (
     "by its class); of ops with the same launches the outermost stands for them. Total: the activities' device time "
     "over every occurrence. "
     "Fused saves: each occurrence in {window} with its kernels twice as fast (explain's rule for fusion: the "
-    "intermediates stay on chip) and one launch instead of one per kernel, re-solved on its critical path."
+    "intermediates stay on chip) and one launch instead of one per kernel, re-solved on its critical path; "
+    f"none (-) for a whole step or a sequence of more than {FUSIBLE} activities (no one fusion: a layer is about 50), "
+    "listed after the others."
 )
+UNFUSIBLE = {
+    STEP: "a whole step is no one fusion",
+    LONG: f"more than {FUSIBLE} activities are no one fusion",
+}
 
 
-def cut_names(rows: list[SequenceRow]) -> dict[str, str]:
+@dataclass
+class Cut:
+    """What the Sequence column needs besides its row: the kernels' names cut to KERNEL_WIDTH (told apart), and its
+    room in a table fitted to a width (0: any room, SHOWN kernels at KERNEL_WIDTH)."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    room: int = 0
+    narrower: dict[int, dict[str, str]] = field(default_factory=dict)  # per width, the names cut to it, told apart
+
+    def at(self, name: str, width: int) -> str:
+        """A kernel's name cut to width, keeping the words that tell it from the others in the table."""
+        if len(self.names.get(name, name)) <= width:
+            return self.names.get(name, name)
+        if width < TOLD_APART:  # too narrow for the words that differ: the function's name reads best
+            return shorten(name, width)
+        if width not in self.narrower:
+            every = sorted(self.names)
+            self.narrower[width] = dict(zip(every, shorten_names(every, width), strict=True))
+        return self.narrower[width].get(name) or shorten(name, width)
+
+
+def sequence_room(width: int | None) -> int:
+    """The Sequence column's room at a table width (None or 0: no limit): what the figures and a readable op leave,
+    SEQUENCE_MIN to SEQUENCE_MAX, so that it shows at 80 columns (the op cut and less essential figures dropped)."""
+    if not width:
+        return 0
+    return max(SEQUENCE_MIN, min(SEQUENCE_MAX, width - OTHERS))
+
+
+def cut_names(rows: list[SequenceRow], width: int | None = None) -> Cut:
     names = sorted({k for r in rows for k in r.kernels})
-    return dict(zip(names, shorten_names(names, KERNEL_WIDTH), strict=True))
+    return Cut(dict(zip(names, shorten_names(names, KERNEL_WIDTH), strict=True)), sequence_room(width))
 
 
-def sequence(r: SequenceRow, cut: dict[str, str]) -> str:
-    text = " → ".join(cut.get(k, k) for k in r.kernels[:SHOWN])
-    return text + (f" → … {r.length - SHOWN} more" if r.length > SHOWN else "")
+def sequence(r: SequenceRow, cut: Cut) -> str:
+    """Its first kernels' short names and how many more ('nchwToNhwcKernel<float, …>(…) +8'), in cut.room."""
+    if not cut.room:
+        return _sequence_text(r, [cut.names.get(k, k) for k in r.kernels[:SHOWN]])
+    for shown in range(min(SHOWN, r.length), 0, -1):
+        more = len(_more(r.length - shown))
+        each = (cut.room - more - len(" → ") * (shown - 1)) // shown
+        if each >= MIN_KERNEL or shown == 1:
+            return _sequence_text(r, [cut.at(k, max(each, 1)) for k in r.kernels[:shown]])
+    return ""
+
+
+def _more(n: int) -> str:
+    return f" +{n}" if n > 0 else ""
+
+
+def _sequence_text(r: SequenceRow, names: list[str]) -> str:
+    return " → ".join(names) + _more(r.length - len(names))
 
 
 def stack(r: SequenceRow) -> str:
@@ -73,20 +130,21 @@ def saving_words(r: SequenceRow) -> str:
     s = r.saving
     if isinstance(s, Saving):
         return why(s)
-    return NO_SAVING.get(s, s)
+    return UNFUSIBLE.get(s) or NO_SAVING.get(s, s)
 
 
-def columns() -> list[Column[SequenceRow, dict[str, str]]]:
-    """The op first (it shrinks), then the figures; the sequence and the stack give way first on a narrow screen."""
+def columns() -> list[Column[SequenceRow, Cut]]:
+    """The op first (it shrinks), then the figures and the sequence (the point of the table: never dropped, cut to
+    its room); the stack, the mean and the kernel count give way first on a narrow screen."""
     return [
-        Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=20),
+        Column("Op", lambda r, c, w: truncate(r.label or r.op, w), priority=KEEP, name=True, min_width=20),
         Column("Count", lambda r, c, w: f"{r.count:,}", "count", KEEP),
-        Column("Kernels", lambda r, c, w: f"{r.length:,}", None, 1),
+        Column("Kernels", lambda r, c, w: f"{r.length:,}", None, 2),
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
-        Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 2),
+        Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 3),
         Column("Fused saves", lambda r, c, w: saved(r), "saving", KEEP),
-        Column("Sequence", lambda r, c, w: sequence(r, c), None, 2, left=True),
-        Column("Stack", lambda r, c, w: stack(r), None, 3, left=True),
+        Column("Sequence", lambda r, c, w: sequence(r, c), None, KEEP, left=True),
+        Column("Stack", lambda r, c, w: stack(r), None, 4, left=True),
     ]
 
 
@@ -123,8 +181,32 @@ def _joined(key: str) -> Field[SequenceRow]:
 CSV_FIELDS = [_joined(f.key) if f.key in ("kernels", "stack") else f for f in FIELDS]
 
 
-def footers(rows: list[SequenceRow], min_length: int) -> list[str]:
+def none_recur(min_length: int, replays: tuple[int, int] = (0, 0)) -> str:
+    """Why there are no rows: none recurs, and where graphs replayed kernels, why those are not counted."""
+    said = f"No sequence of {min_length} device activities or more recurs in this trace"
+    if not replays[1]:
+        return said + "."
+    return f"{said} outside CUDA graphs: {_replays(replays)}, which no op launched one by one, so none keys a sequence."
+
+
+def _replays(replays: tuple[int, int]) -> str:
+    """'1 graph launch replayed 676 device activities'."""
+    launches, activities = replays
+    return (
+        f"{plural(launches, 'graph launch', 'graph launches')} replayed "
+        f"{plural(activities, 'device activity', 'device activities')}"
+    )
+
+
+def replays_note(replays: tuple[int, int]) -> list[str]:
+    """Under rows, where graphs replayed kernels: that those are not in them."""
+    if not replays[1]:
+        return []
+    return [f"Not counted: what {_replays(replays)} (no op launched them one by one to key a sequence by)."]
+
+
+def footers(rows: list[SequenceRow], min_length: int, replays: tuple[int, int] = (0, 0)) -> list[str]:
     if not rows:
-        return [f"No sequence of {min_length} device activities or more recurs in this trace."]
+        return [none_recur(min_length, replays)]
     windows = {r.saving.window for r in rows if isinstance(r.saving, Saving)}
-    return [NOTE.format(window=", ".join(sorted(windows)) or "the typical step")]
+    return [NOTE.format(window=", ".join(sorted(windows)) or "the typical step"), *replays_note(replays)]

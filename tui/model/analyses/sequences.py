@@ -85,6 +85,13 @@ def kernel_sequences(trace: TraceColumns, launcher: np.ndarray, nesting: Nesting
 Runs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (activities in order, roots, run starts, run ends)
 
 
+def replayed(owner: np.ndarray) -> tuple[int, int]:
+    """(graph launches that replayed something, the device activities they replayed), from each event's graph owner:
+    activities no op launched, so no sequence is keyed by them."""
+    mine = owner[owner >= 0]
+    return len(np.unique(mine)), len(mine)
+
+
 def _thread_runs(
     trace: TraceColumns, launcher: np.ndarray, nesting: Nesting, act: np.ndarray, roots: np.ndarray
 ) -> Runs:
