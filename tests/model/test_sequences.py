@@ -13,8 +13,9 @@ from conftest import SAMPLES, SHARED, X, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
-from tui.model.analyses.fusion import FUSIBLE, LONG, STEP, sequence_rows
+from tui.model.analyses.fusion import FUSIBLE, GRAPH, LONG, STEP, sequence_rows
 from tui.model.analyses.results import Results
+from tui.reports.sequences import render_sequences
 
 STEPS, LAYERS = 3, 4
 LAYER = ("gemm", "bias", "gelu_k", "add_k")
@@ -245,12 +246,36 @@ def test_the_sequence_shows_at_80_and_160_columns(width, capsys, monkeypatch):
     assert "Sequence" not in left and ("Kernels" in left) == (width == 80)
 
 
-def test_graph_replays_are_said_where_no_sequence_recurs(capsys):
-    """SGLang's decode: one cudaGraphLaunch replays the 676 kernels of 48 layers (the trace's README); no op launched
-    them one by one, so no sequence is keyed by them, and the report says so rather than only that none recurs."""
+def test_the_layers_a_cuda_graph_replays():
+    """SGLang's decode: one cudaGraphLaunch replays 676 kernels (the trace's README), no op launching them one by one;
+    within the replay, Qwen3-MoE's 48 layers repeat the same 14 kernels back to back: one row keyed by the launch,
+    48 occurrences (each repeat's first kernel), with no saving solved; the report says how the replay is counted."""
     path = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
     if not path.is_dir():
         pytest.skip("the shared traces are not here")
-    assert main(["kernels", str(next(path.glob("*.json.gz"))), "--sequences", "--no-cache"]) == 0
-    out = capsys.readouterr().out
-    assert "outside CUDA graphs: 1 graph launch replayed 676 device activities" in out
+    trace = next(path.glob("*.json.gz"))
+    a = Results(load_trace(trace, use_cache=False))
+    (graph,) = [s for s in a.sequences if s.graph]
+    assert (graph.op, graph.count, graph.length) == ("cudaGraphLaunch", 48, 14)
+    assert len(graph.occurrences) == 48 and len(graph.activities) == 48 * 14
+    x = a.trace.x
+    names = [a.trace.name_of(e) for e in graph.occurrences]
+    assert names == [graph.kernels[0]] * 48 and np.all(np.diff(x.ts[graph.occurrences]) > 0)
+    assert graph.device_ns == int(x.dur[graph.activities].sum())
+    (row,) = sequence_rows(a, a.sequences, 3, 0, "device")
+    assert row.saving == GRAPH and row.saving_ns is None
+    assert "1 graph launch replayed 676 device activities" in render_sequences(a, "text")
+
+
+def test_no_sequence_says_why_where_a_graph_replayed_the_kernels(tmp_path):
+    """Two graph launches of three kernels each, all different: nothing recurs, and the line says the replays are
+    why (no op launched them)."""
+    events = []
+    for k, at in enumerate((0.0, 100.0)):
+        events.append(D.call("cudaGraphLaunch", at, 5, 10 + k))
+        events += [D.on_device(f"k{k}_{j}", at + 10 + 5 * j, 3, 10 + k) for j in range(3)]
+    a = Results(load_trace(write_trace(tmp_path / "graphs.json", events), use_cache=False))
+    assert render_sequences(a, "text") == (
+        "No sequence of 3 device activities or more recurs in this trace outside CUDA graphs: 2 graph launches "
+        "replayed 6 device activities, which no op launched one by one, so none keys a sequence."
+    )

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 from ..model.analyses.explain.findings import Saving
 from ..model.analyses.explain.savings import LITTLE
-from ..model.analyses.fusion import FUSIBLE, LONG, STEP, SequenceRow
+from ..model.analyses.fusion import FUSIBLE, GRAPH, LONG, STEP, SequenceRow
 from ..text.fmt import fmt_time, plural, truncate
 from ..text.names import shorten, shorten_names
-from .base import KEEP, Column, Field, SortKey
+from .base import KEEP, Column, Field, SortKey, name_room
 from .critical import when
 from .explain_savings import NO_SAVING, why
 
@@ -24,7 +24,7 @@ KERNEL_WIDTH = 32  # each kernel's name in a sequence, cut in the middle to this
 SHOWN = 2  # kernels of a sequence shown in the text table (JSON and CSV: all)
 SEQUENCE_MIN = 24  # the Sequence column's least room: its first kernel's short name and how many more
 SEQUENCE_MAX = 72  # and its most: two kernels' names
-OTHERS = 110  # about what the op (at a third of a wide screen) and the figures take beside the sequence
+FIGURES = 60  # about what the figures and the gaps between columns take beside the op and the sequence
 MIN_KERNEL = 18  # a kernel's name is not cut shorter than this while a second one could be left out instead
 TOLD_APART = 20  # narrower than this, a kernel's name is cut alone (its function kept), not told from the others
 DEFAULT_MIN_LENGTH = 3  # HTA's min_pattern_len
@@ -48,6 +48,7 @@ NOTE = (
 UNFUSIBLE = {
     STEP: "a whole step is no one fusion",
     LONG: f"more than {FUSIBLE} activities are no one fusion",
+    GRAPH: "repeats within a CUDA graph's replay: not solved",
 }
 
 
@@ -72,17 +73,20 @@ class Cut:
         return self.narrower[width].get(name) or shorten(name, width)
 
 
-def sequence_room(width: int | None) -> int:
-    """The Sequence column's room at a table width (None or 0: no limit): what the figures and a readable op leave,
-    SEQUENCE_MIN to SEQUENCE_MAX, so that it shows at 80 columns (the op cut and less essential figures dropped)."""
+def sequence_room(width: int | None, op_width: int = 0) -> int:
+    """The Sequence column's room at a table width (None or 0: no limit): what the figures and the op (op_width, at
+    most a third of the width as tables give a name) leave, SEQUENCE_MIN to SEQUENCE_MAX, so that it shows at 80
+    columns too (the op cut and less essential figures dropped)."""
     if not width:
         return 0
-    return max(SEQUENCE_MIN, min(SEQUENCE_MAX, width - OTHERS))
+    op = min(op_width, name_room(width)) if op_width else name_room(width)
+    return max(SEQUENCE_MIN, min(SEQUENCE_MAX, width - op - FIGURES))
 
 
 def cut_names(rows: list[SequenceRow], width: int | None = None) -> Cut:
     names = sorted({k for r in rows for k in r.kernels})
-    return Cut(dict(zip(names, shorten_names(names, KERNEL_WIDTH), strict=True)), sequence_room(width))
+    op_width = max((len(r.label or r.op) for r in rows), default=0)
+    return Cut(dict(zip(names, shorten_names(names, KERNEL_WIDTH), strict=True)), sequence_room(width, op_width))
 
 
 def sequence(r: SequenceRow, cut: Cut) -> str:
@@ -198,10 +202,15 @@ def _replays(replays: tuple[int, int]) -> str:
     )
 
 
-def replays_note(replays: tuple[int, int]) -> list[str]:
-    """Under rows, where graphs replayed kernels: that those are not in them."""
+def replays_note(rows: list[SequenceRow], replays: tuple[int, int]) -> list[str]:
+    """Under rows, where graphs replayed kernels: how those are counted."""
     if not replays[1]:
         return []
+    if any(r.seq.graph for r in rows):
+        return [
+            f"{_replays(replays).capitalize()}, which no op launched one by one: a graph launch's row is a run of "
+            "kernels repeated back to back in its replay, one occurrence a repeat (no saving solved)."
+        ]
     return [f"Not counted: what {_replays(replays)} (no op launched them one by one to key a sequence by)."]
 
 
@@ -209,4 +218,4 @@ def footers(rows: list[SequenceRow], min_length: int, replays: tuple[int, int] =
     if not rows:
         return [none_recur(min_length, replays)]
     windows = {r.saving.window for r in rows if isinstance(r.saving, Saving)}
-    return [NOTE.format(window=", ".join(sorted(windows)) or "the typical step"), *replays_note(replays)]
+    return [NOTE.format(window=", ".join(sorted(windows)) or "the typical step"), *replays_note(rows, replays)]

@@ -47,7 +47,7 @@ class SequencesView(RowsView):
         if not self.rows:
             return S.none_recur(S.DEFAULT_MIN_LENGTH, replays)
         said = f"{len(self.shown)} recurring sequences of {S.DEFAULT_MIN_LENGTH} kernels or more (Enter marks one)"
-        return " ".join([said, *S.replays_note(replays)])
+        return " ".join([said, *S.replays_note(self.rows, replays)])
 
     def action_jump(self) -> None:
         row: SequenceRow | None = self.current()

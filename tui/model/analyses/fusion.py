@@ -31,6 +31,7 @@ SHORTEST_VIEWED = 3  # HTA's default min_pattern_len
 FUSIBLE = 64  # the longest sequence a fusion is offered for: a transformer layer's (Qwen2's decoder layer: 49)
 STEP = "step"  # no saving: a whole step is no one fusion
 LONG = "long"  # no saving: more than FUSIBLE activities
+GRAPH = "graph"  # no saving: repeats within a graph's replay (the what-if does not re-time a replay's kernels alone)
 SORTED = {"device": "device_ns", "count": "count", "mean": "mean_ns", "length": "length"}  # what rows are ranked by
 
 
@@ -71,9 +72,11 @@ def sequence_rows(a: Analysis, seqs: list[KernelSequence], min_length: int, top:
 
 
 def unfusible(s: KernelSequence) -> str | None:
-    """Why no one fusion could stand for the sequence (STEP, LONG), or None."""
+    """Why no fusion saving is given for the sequence (STEP, LONG, GRAPH), or None."""
     if s.op == STEP_NAME:
         return STEP
+    if s.graph:
+        return GRAPH
     return LONG if s.length > FUSIBLE else None
 
 
