@@ -16,6 +16,8 @@ from tui.model import load_trace
 from tui.model.analyses.fusion import FUSIBLE, GRAPH, LONG, STEP, sequence_rows
 from tui.model.analyses.results import Results
 from tui.reports.sequences import render_sequences
+from tui.tables.base import sort_rows
+from tui.tables.sequences import SORTS
 
 STEPS, LAYERS = 3, 4
 LAYER = ("gemm", "bias", "gelu_k", "add_k")
@@ -218,6 +220,7 @@ def test_no_saving_for_a_step_nor_a_long_annotation_and_rows_told_apart():
     step, forward = by_op["ProfilerStep*"], by_op["## forward ##"]
     assert (step.length, step.count, step.saving) == (1258, 3, STEP)
     assert (forward.length, forward.count, forward.saving) == (452, 3, LONG)
+    assert sort_rows(rows, SORTS, "device") == rows  # the viewer's device sort ranks them so too
     fusible = [r.saving_ns is not None for r in rows]
     assert fusible == sorted(fusible, reverse=True) and all(
         r.length <= FUSIBLE for r in rows if r.saving_ns is not None

@@ -30,7 +30,7 @@ TOLD_APART = 20  # narrower than this, a kernel's name is cut alone (its functio
 DEFAULT_MIN_LENGTH = 3  # HTA's min_pattern_len
 DEFAULT_TOP = 10
 SORTS = {  # the viewer's keys (the command ranks by device time, then takes --top)
-    "device": SortKey("device_ns", means="device_total"),
+    "device": SortKey("ranked_device_ns", means="device_total"),  # rows a fusion is plausible for first
     "count": SortKey("count", means="calls"),
     "mean": SortKey("mean_ns", means="device_avg"),
     "saving": SortKey("saving_ns"),

@@ -32,6 +32,7 @@ FUSIBLE = 64  # the longest sequence a fusion is offered for: a transformer laye
 STEP = "step"  # no saving: a whole step is no one fusion
 LONG = "long"  # no saving: more than FUSIBLE activities
 GRAPH = "graph"  # no saving: repeats within a graph's replay (the what-if does not re-time a replay's kernels alone)
+RANKED_AFTER = 2**62  # more device time than any trace has
 SORTED = {"device": "device_ns", "count": "count", "mean": "mean_ns", "length": "length"}  # what rows are ranked by
 
 
@@ -52,6 +53,11 @@ class SequenceRow:
     @property
     def name(self) -> str:  # what a table's filter matches
         return self.seq.op
+
+    @property
+    def ranked_device_ns(self) -> int:
+        """The device time as rows are ranked by it: those no fusion saving is given for after all the others."""
+        return self.seq.device_ns - (RANKED_AFTER if unfusible(self.seq) else 0)
 
     @property
     def saving_ns(self) -> int | None:
