@@ -157,14 +157,22 @@ def _saving_us(r: SequenceRow) -> float | None:
 
 
 FIELDS: list[Field[SequenceRow]] = [
-    Field("op", lambda r: r.op, "the op, annotation or module whose launches these are (any step: ProfilerStep*)"),
+    Field(
+        "op",
+        lambda r: r.op,
+        "the op, annotation or module whose launches these are (any step: ProfilerStep*; a graph launch)",
+    ),
     Field("stack", lambda r: r.stack, "the ops, annotations and modules above it (its first occurrence's)"),
     Field("kernels", lambda r: r.kernels, "the kernels, copies and sets it launched, in launch order"),
     Field("length", lambda r: r.length, "how many activities the sequence has"),
     Field("count", lambda r: r.count, "its occurrences"),
     Field("device_total_us", lambda r: r.device_ns / 1000, "the activities' device time over every occurrence"),
     Field("device_mean_us", lambda r: r.mean_ns / 1000, "the activities' device time per occurrence"),
-    Field("cpu_total_us", lambda r: r.cpu_ns / 1000, "the op's own span over every occurrence"),
+    Field(
+        "cpu_total_us",
+        lambda r: r.cpu_ns / 1000,
+        "the op's own span over every occurrence (a graph's: its launch calls')",
+    ),
     Field("fused_saving_us", _saving_us, "what fusing it saves on the critical path of the window (null: unsolved)"),
     Field(
         "path_us",
@@ -173,7 +181,11 @@ FIELDS: list[Field[SequenceRow]] = [
     ),
     Field("window", lambda r: r.saving.window if isinstance(r.saving, Saving) else None, "the window solved in"),
     Field("saving_why", saving_words, "why fusing it saves (next to) nothing, or why it was not solved"),
-    Field("example_id", lambda r: r.occurrences[0], "its first occurrence's op: an events id"),
+    Field(
+        "example_id",
+        lambda r: r.occurrences[0],
+        "its first occurrence's op (a graph's repeat: its first kernel): an events id",
+    ),
 ]
 
 
