@@ -245,6 +245,8 @@ def test_the_sequence_shows_at_80_and_160_columns(width, capsys, monkeypatch):
     assert all(len(line) <= width for line in out)
     assert all("Kernel" in line for line in rows)  # each row's first kernel's short name ('Kernel<cutlass…>(…)')
     assert sum("+" in line for line in rows) == 10  # and how many more
+    ops = [line[: head.index("Count")].rstrip() for line in rows]
+    assert len(set(ops)) == len(ops) and sum(op.endswith((" #1", " #2")) for op in ops) >= 4  # rows of one op apart
     left = next(line for line in out if line.startswith("Left out to fit"))
     assert "Sequence" not in left and ("Kernels" in left) == (width == 80)
 

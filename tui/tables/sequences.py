@@ -109,6 +109,11 @@ def _sequence_text(r: SequenceRow, names: list[str]) -> str:
     return " → ".join(names) + _more(r.length - len(names))
 
 
+def number(r: SequenceRow) -> str:
+    """' #2' after the op of rows that share it (never cut, so that they stay apart), else ''."""
+    return r.label[len(r.op) :] if r.label.startswith(r.op) else ""
+
+
 def stack(r: SequenceRow) -> str:
     """The stack above the op, its innermost end kept when it is cut ('…> nn.Module: Qwen2DecoderLayer')."""
     text = " > ".join(r.stack)
@@ -141,7 +146,7 @@ def columns() -> list[Column[SequenceRow, Cut]]:
     """The op first (it shrinks), then the figures and the sequence (the point of the table: never dropped, cut to
     its room); the stack, the mean and the kernel count give way first on a narrow screen."""
     return [
-        Column("Op", lambda r, c, w: truncate(r.label or r.op, w), priority=KEEP, name=True, min_width=20),
+        Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=20, tag=number),
         Column("Count", lambda r, c, w: f"{r.count:,}", "count", KEEP),
         Column("Kernels", lambda r, c, w: f"{r.length:,}", None, 2),
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
