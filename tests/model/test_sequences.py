@@ -13,8 +13,11 @@ from conftest import SAMPLES, SHARED, X, write_trace
 
 from tui.cli import main
 from tui.model import load_trace
-from tui.model.analyses.fusion import sequence_rows
+from tui.model.analyses.fusion import FUSIBLE, GRAPH, LONG, STEP, sequence_rows
 from tui.model.analyses.results import Results
+from tui.reports.sequences import render_sequences
+from tui.tables.base import sort_rows
+from tui.tables.sequences import SORTS
 
 STEPS, LAYERS = 3, 4
 LAYER = ("gemm", "bias", "gelu_k", "add_k")
@@ -74,8 +77,9 @@ def step_key() -> tuple[str, tuple[str, ...]]:
 
 def test_min_length_top_and_the_saving(tmp_path):
     a = Results(load_trace(layered(tmp_path), use_cache=False))
-    rows = sequence_rows(a, a.sequences, 3, 0, "device")
-    assert [(r.op, r.count) for r in rows] == [("ProfilerStep*", STEPS), ("nn.Module: Block", LAYERS * STEPS)]
+    rows = sequence_rows(a, a.sequences, 3, 0, "device")  # a step, no one fusion, after the blocks
+    assert [(r.op, r.count) for r in rows] == [("nn.Module: Block", LAYERS * STEPS), ("ProfilerStep*", STEPS)]
+    assert rows[1].saving == STEP and rows[1].saving_ns is None
     top = sequence_rows(a, a.sequences, 2, 1, "count")
     assert [(r.op, r.count) for r in top] == [("nn.Module: Block", LAYERS * STEPS)]  # ties: the most device time
     saving = top[0].saving
@@ -86,8 +90,9 @@ def test_the_command_in_every_format(tmp_path, capsys):
     path = str(layered(tmp_path))
     assert main(["kernels", path, "--sequences", "--format", "json", "--no-cache"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert [(r["op"], r["count"], r["length"]) for r in rows] == [("ProfilerStep*", 3, 17), ("nn.Module: Block", 12, 4)]
-    assert rows[1]["kernels"] == list(LAYER) and rows[1]["device_total_us"] == pytest.approx(144.0)
+    assert [(r["op"], r["count"], r["length"]) for r in rows] == [("nn.Module: Block", 12, 4), ("ProfilerStep*", 3, 17)]
+    assert rows[0]["kernels"] == list(LAYER) and rows[0]["device_total_us"] == pytest.approx(144.0)
+    assert rows[1]["fused_saving_us"] is None and rows[1]["saving_why"] == "a whole step is no one fusion"
     assert main(["kernels", path, "--sequences", "--min-length", "2", "--top", "1", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("op,stack,kernels,length,count") and len(lines) == 2
@@ -144,7 +149,7 @@ def test_the_python_api_gives_the_commands_rows(tmp_path, capsys):
     doc = tracetui.load(path).sequences(min_length=2, top=0)
     assert main(["kernels", str(path), "--sequences", "--min-length", "2", "--top", "0", "--format", "json"]) == 0
     assert doc == json.loads(capsys.readouterr().out)
-    assert [(r["op"], r["count"]) for r in doc["rows"]][1:] == [("nn.Module: Block", 12), ("aten::linear", 12)]
+    assert [(r["op"], r["count"]) for r in doc["rows"]][:2] == [("nn.Module: Block", 12), ("aten::linear", 12)]
 
 
 # HTA 0.5's get_frequent_cuda_kernel_sequences(operator_name="ProfilerStep") on the V100 trace in nanoseconds, run once
@@ -201,3 +206,81 @@ def test_fusing_a_gpu_bound_sequence_saves_half_its_kernels(tmp_path):
     assert block.count == 12 and block.kernels == ["a_k", "b_k", "c_k"]
     s = block.saving
     assert (s.length_ns, s.saving_ns, s.bound_before, s.why) == (140_000, 60_000, "gpu_compute_bound", "")
+
+
+A100_DDP = SAMPLES / "a100-ddp-nccl.json.gz"
+
+
+def test_no_saving_for_a_step_nor_a_long_annotation_and_rows_told_apart():
+    """The DDP sample: its steps (1,258 activities) and its forward annotation (452) are no one fusion; they keep their
+    figures but get no saving and come after every row that could be fused. Rows of one op are numbered."""
+    a = Results(load_trace(A100_DDP, use_cache=False))
+    rows = sequence_rows(a, a.sequences, 3, 0, "device")
+    by_op = {r.op: r for r in rows}
+    step, forward = by_op["ProfilerStep*"], by_op["## forward ##"]
+    assert (step.length, step.count, step.saving) == (1258, 3, STEP)
+    assert (forward.length, forward.count, forward.saving) == (452, 3, LONG)
+    assert sort_rows(rows, SORTS, "device") == rows  # the viewer's device sort ranks them so too
+    fusible = [r.saving_ns is not None for r in rows]
+    assert fusible == sorted(fusible, reverse=True) and all(
+        r.length <= FUSIBLE for r in rows if r.saving_ns is not None
+    )
+    conv = [r.label for r in rows if r.op == "autograd::engine::evaluate_function: ConvolutionBackward0"]
+    assert len(conv) > 2 and conv == [
+        f"autograd::engine::evaluate_function: ConvolutionBackward0 #{k}" for k in range(1, len(conv) + 1)
+    ]
+    assert len({r.label for r in rows}) == len(rows)
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_the_sequence_shows_at_80_and_160_columns(width, capsys, monkeypatch):
+    """The Sequence column is the table's point: kept at any width, its kernels' names cut to fit, the line within
+    the width; at 80 the stack, the mean and the kernel count give way first."""
+    monkeypatch.setenv("TRACETUI_COLUMNS", str(width))
+    assert main(["kernels", str(A100_DDP), "--sequences", "--no-cache"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head = out[0]
+    assert "Sequence" in head and "Fused saves" in head and "Op" in head
+    rows = out[2:12]
+    assert all(len(line) <= width for line in out)
+    assert all("Kernel" in line for line in rows)  # each row's first kernel's short name ('Kernel<cutlass…>(…)')
+    assert sum("+" in line for line in rows) == 10  # and how many more
+    ops = [line[: head.index("Count")].rstrip() for line in rows]
+    assert len(set(ops)) == len(ops) and sum(op.endswith((" #1", " #2")) for op in ops) >= 4  # rows of one op apart
+    left = next(line for line in out if line.startswith("Left out to fit"))
+    assert "Sequence" not in left and ("Kernels" in left) == (width == 80)
+
+
+def test_the_layers_a_cuda_graph_replays():
+    """SGLang's decode: one cudaGraphLaunch replays 676 kernels (the trace's README), no op launching them one by one;
+    within the replay, Qwen3-MoE's 48 layers repeat the same 14 kernels back to back: one row keyed by the launch,
+    48 occurrences (each repeat's first kernel), with no saving solved; the report says how the replay is counted."""
+    path = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
+    if not path.is_dir():
+        pytest.skip("the shared traces are not here")
+    trace = next(path.glob("*.json.gz"))
+    a = Results(load_trace(trace, use_cache=False))
+    (graph,) = [s for s in a.sequences if s.graph]
+    assert (graph.op, graph.count, graph.length) == ("cudaGraphLaunch", 48, 14)
+    assert len(graph.occurrences) == 48 and len(graph.activities) == 48 * 14
+    x = a.trace.x
+    names = [a.trace.name_of(e) for e in graph.occurrences]
+    assert names == [graph.kernels[0]] * 48 and np.all(np.diff(x.ts[graph.occurrences]) > 0)
+    assert graph.device_ns == int(x.dur[graph.activities].sum())
+    (row,) = sequence_rows(a, a.sequences, 3, 0, "device")
+    assert row.saving == GRAPH and row.saving_ns is None
+    assert "1 graph launch replayed 676 device activities" in render_sequences(a, "text")
+
+
+def test_no_sequence_says_why_where_a_graph_replayed_the_kernels(tmp_path):
+    """Two graph launches of three kernels each, all different: nothing recurs, and the line says the replays are
+    why (no op launched them)."""
+    events = []
+    for k, at in enumerate((0.0, 100.0)):
+        events.append(D.call("cudaGraphLaunch", at, 5, 10 + k))
+        events += [D.on_device(f"k{k}_{j}", at + 10 + 5 * j, 3, 10 + k) for j in range(3)]
+    a = Results(load_trace(write_trace(tmp_path / "graphs.json", events), use_cache=False))
+    assert render_sequences(a, "text") == (
+        "No sequence of 3 device activities or more recurs in this trace outside CUDA graphs: 2 graph launches "
+        "replayed 6 device activities, which no op launched one by one, so none keys a sequence."
+    )

@@ -4,7 +4,8 @@ search marks its matches."""
 from __future__ import annotations
 
 import numpy as np
-from conftest import SAMPLES, press_settled, until, wait_for_main
+import pytest
+from conftest import SAMPLES, SHARED, press_settled, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.analyses.fusion import sequence_rows
@@ -26,9 +27,34 @@ async def test_enter_marks_a_sequences_occurrences_on_the_timeline():
         assert (layer.op, layer.count) == ("nn.Module: BertLayer", 4)  # BERT-small's 4 layers, one step
         await press_settled(pilot, "enter")
         await until(pilot, lambda: screen.view_name == "timeline", "the timeline shown")
-        marked = screen.timeline.matches
-        assert sorted(marked.tolist()) == sorted(layer.occurrences + layer.activities)
-        assert len(marked) == 4 * (1 + 12)  # each layer's module frame and its 12 kernels
+        timeline = screen.timeline
         x = a.trace.x
-        assert np.all(np.diff(x.ts[marked]) >= 0)  # in time order: n and N walk them
-        assert screen.timeline.selected == int(marked[0])
+        stops = timeline.matches
+        assert stops.tolist() == sorted(layer.occurrences, key=lambda e: x.ts[e])  # one stop per occurrence: its op
+        assert len(stops) == 4 and timeline.selected == int(stops[0])
+        marked = np.flatnonzero(timeline.match_mask)
+        assert sorted(marked.tolist()) == sorted(layer.occurrences + layer.activities)
+        assert len(marked) == 4 * (1 + 12)  # each layer's module frame and its 12 kernels, all highlighted
+        seen = [timeline.selected]
+        for _ in range(4):
+            await press_settled(pilot, "n")
+            seen.append(timeline.selected)
+        assert seen == [*stops.tolist(), int(stops[0])]  # n: the next occurrence, and round to the first
+
+
+async def test_a_graphs_repeats_are_marked_one_stop_a_layer():
+    """SGLang's decode replays 48 layers of 14 kernels under one cudaGraphLaunch: Enter on its row stops n and N at
+    each layer's first kernel, all 672 highlighted; the status says how the replay is counted."""
+    path = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
+    if not path.is_dir():
+        pytest.skip("the shared traces are not here")
+    app = TraceApp([str(next(path.glob("*.json.gz")))], use_cache=False)
+    async with app.run_test(size=(140, 36)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "9")
+        view = screen.query_one(SequencesView)
+        assert "1 graph launch replayed 676 device activities" in view.rows_said()
+        (row,) = view.shown
+        await press_settled(pilot, "enter")
+        await until(pilot, lambda: screen.view_name == "timeline", "the timeline shown")
+        assert len(screen.timeline.matches) == 48 and int(screen.timeline.match_mask.sum()) == 48 * 14

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..model.analyses.fusion import SequenceRow, sequence_rows
 from ..model.analyses.results import Results
+from ..model.analyses.sequences import replayed
 from ..tables import sequences as sequences_table
 from .formats import table, terminal_width, to_csv, to_json, written_doc
 
@@ -32,5 +33,6 @@ def render_sequences(
     rows = _rows(a, min_length, top)
     if fmt == "csv":
         return to_csv(sequences_table.CSV_FIELDS, rows)
-    t = sequences_table
-    return table(fmt, t.columns(), rows, t.cut_names(rows), t.NAME_WIDTH, t.footers(rows, min_length), terminal_width())
+    t, width = sequences_table, terminal_width()
+    cut = t.cut_names(rows, width if fmt != "md" else None)
+    return table(fmt, t.columns(), rows, cut, t.NAME_WIDTH, t.footers(rows, min_length, replayed(a.graph_owner)), width)

@@ -416,9 +416,13 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
             self.timeline.select(message.event, jump=True)
 
     async def on_sequences_view_mark(self, message) -> None:
-        """A recurring sequence's occurrences marked on the timeline as a search's matches (n, N move)."""
+        """A recurring sequence's occurrences marked on the timeline as a search's matches: n and N stop at each
+        occurrence's op, its device activities highlighted with it."""
         await self.show_view("timeline")
-        self.timeline.set_matches(message.events, message.label)
+        self.timeline.set_matches(message.stops, message.label)
+        if self.timeline.match_mask is not None:
+            self.timeline.match_mask[message.marked] = True
+            self.timeline.refresh()
         self.refresh_bindings()
 
     def on_tree_node_highlighted(self, event) -> None:

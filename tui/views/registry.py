@@ -233,7 +233,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "Sequences",
         "recurring kernel sequences, what fusing each would save; Enter marks one's occurrences on the timeline",
         _sequences,
-        needs=(Results.fused_sequences,),
+        needs=(Results.fused_sequences, Results.graph_owner),
         focus="SequencesView LazyTable",
         unavailable=_no_gpu,
         short="Seqs",

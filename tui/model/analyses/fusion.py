@@ -6,6 +6,9 @@ step: savings.window) get that, and as a fused sequence is one kernel launched o
 occurrence but its first are gone too. Every sequence is solved on one graph of the window (critical/whatif.py, its
 `events` form), and worded as explain words a saving: the path before and after, and why it saves next to nothing
 where it does (the GPU waits for the CPU, it is off the path, none of it runs in the window).
+
+Only where a fusion is plausible: a whole step, or a sequence of more than FUSIBLE activities (a user annotation
+over a thousand kernels), is no one fusion, and gets no saving (STEP, LONG); those rows come after the others.
 """
 
 from __future__ import annotations
@@ -20,11 +23,16 @@ from .critical.whatif import Spec, recorded, what_if
 from .explain.findings import Saving
 from .explain.fixes import FUSION_GAIN
 from .explain.savings import JOB, NO_WINDOW, graph_owners, saving_of, window
-from .sequences import KernelSequence
+from .sequences import STEP_NAME, KernelSequence
 
 SPEC = "fuse"  # the saving's spec: no --what-if spec picks one sequence's occurrences, so it is named so
 VIEWED = 50  # the sequences the viewer lists (each saving is a solve)
 SHORTEST_VIEWED = 3  # HTA's default min_pattern_len
+FUSIBLE = 64  # the longest sequence a fusion is offered for: a transformer layer's (Qwen2's decoder layer: 49)
+STEP = "step"  # no saving: a whole step is no one fusion
+LONG = "long"  # no saving: more than FUSIBLE activities
+GRAPH = "graph"  # no saving: repeats within a graph's replay (the what-if does not re-time a replay's kernels alone)
+RANKED_AFTER = 2**62  # more device time than any trace has
 SORTED = {"device": "device_ns", "count": "count", "mean": "mean_ns", "length": "length"}  # what rows are ranked by
 
 
@@ -35,9 +43,10 @@ class SequenceRow:
 
     seq: KernelSequence
     saving: Saving | str
+    label: str = ""  # the op as the row is shown: with '#2', '#3' where rows share an op
 
     def __getattr__(self, name: str):  # the sequence's figures as the row's (sort keys, fields)
-        if name in ("seq", "saving"):
+        if name in ("seq", "saving", "label"):
             raise AttributeError(name)
         return getattr(self.seq, name)
 
@@ -46,18 +55,47 @@ class SequenceRow:
         return self.seq.op
 
     @property
+    def ranked_device_ns(self) -> int:
+        """The device time as rows are ranked by it: those no fusion saving is given for after all the others."""
+        return self.seq.device_ns - (RANKED_AFTER if unfusible(self.seq) else 0)
+
+    @property
     def saving_ns(self) -> int | None:
         return self.saving.saving_ns if isinstance(self.saving, Saving) else None
 
 
 def sequence_rows(a: Analysis, seqs: list[KernelSequence], min_length: int, top: int, sort: str) -> list[SequenceRow]:
     """The sequences of min_length activities or more, ranked by sort (SORTED; the most first, then by device
-    time), the first top of them (0: all) with what fusing each saves."""
+    time) with those a fusion is plausible for first, the first top of them (0: all) with what fusing each saves."""
     attr = SORTED[sort]
     kept = [s for s in seqs if s.length >= min_length]
-    kept.sort(key=lambda s: (-getattr(s, attr), -s.device_ns))
+    kept.sort(key=lambda s: (unfusible(s) is not None, -getattr(s, attr), -s.device_ns))
     kept = kept[:top] if top > 0 else kept
-    return [SequenceRow(s, v) for s, v in zip(kept, fusion_savings(a, kept), strict=True)]
+    fusible = [s for s in kept if unfusible(s) is None]
+    solved = dict(zip(map(id, fusible), fusion_savings(a, fusible), strict=True))
+    rows = [SequenceRow(s, solved.get(id(s)) or unfusible(s) or "") for s in kept]
+    return labelled(rows)
+
+
+def unfusible(s: KernelSequence) -> str | None:
+    """Why no fusion saving is given for the sequence (STEP, LONG, GRAPH), or None."""
+    if s.op == STEP_NAME:
+        return STEP
+    if s.graph:
+        return GRAPH
+    return LONG if s.length > FUSIBLE else None
+
+
+def labelled(rows: list[SequenceRow]) -> list[SequenceRow]:
+    """Each row labelled by its op, numbered in row order where rows share an op ('...ConvolutionBackward0 #2')."""
+    total: dict[str, int] = {}
+    for r in rows:
+        total[r.seq.op] = total.get(r.seq.op, 0) + 1
+    seen: dict[str, int] = {}
+    for r in rows:
+        seen[r.seq.op] = seen.get(r.seq.op, 0) + 1
+        r.label = r.seq.op if total[r.seq.op] == 1 else f"{r.seq.op} #{seen[r.seq.op]}"
+    return rows
 
 
 def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Saving | str]:
