@@ -44,6 +44,7 @@ _TS, _DUR, _NAME, _CAT, _PID, _TID, _ARGS, _CODE, _PHASE, _ID = map(
 _MEMORY = tuple(
     attrgetter(f) for f in ("bytes", "device_type", "device_id", "total_allocated", "total_reserved", "addr")
 )
+_PID_TID = attrgetter("pid", "tid")
 _FLOW_CODES = {schema.FlowStart.code, schema.FlowEnd.code, schema.FlowStep.code}
 _INSTANT_CODES = {schema.Instant.code, schema.GlobalInstant.code}
 
@@ -84,8 +85,6 @@ class Builder:
     bad_memory: int = 0
     bad_counters: int = 0
     raw_tracks: dict = field(default_factory=dict)  # (pid, tid) as written -> track id
-    pid_codes: Interner = field(default_factory=Interner)
-    tid_codes: Interner = field(default_factory=Interner)
 
     def add(
         self, events: list[Event], chunk_ids: np.ndarray, pos: np.ndarray, text: Callable[[], bytes] | None
@@ -261,20 +260,16 @@ class Builder:
         )
 
     def _track_ids(self, group: list) -> np.ndarray:
-        """Track ids of events, interned in order of first appearance (pids and tids coded to small ints first,
-        so nothing is made per event, and each (pid, tid) pair is found through a table of the pairs, unsorted)."""
-        pid = self.pid_codes.field(_PID, group).astype(np.int64)
-        tid = self.tid_codes.field(_TID, group)
-        pairs, first = _first_seen(pid * len(self.tid_codes.ids) + tid)
-        ids = np.empty(len(first), np.int32)
-        pids, tids = self.pid_codes.values, self.tid_codes.values
-        for k in np.argsort(first).tolist():
-            p, t = pids[int(pid[first[k]])], tids[int(tid[first[k]])]
-            ident = self.raw_tracks.get((p, t))
-            if ident is None:
-                ident = self.raw_tracks[(p, t)] = self.tracks((_norm(p), _norm(t)))
-            ids[k] = ident
-        return ids[pairs]
+        """Track ids of events, interned in order of first appearance: each event's (pid, tid) as written is looked
+        up in C in a table of the pairs seen so far; only a chunk with an unseen pair walks them again, once per
+        distinct pair (one pass over the events, where coding pids and tids apart took two and a sort)."""
+        try:
+            return np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, group)), np.int32, len(group))
+        except KeyError:
+            for p, t in dict.fromkeys(map(_PID_TID, group)):
+                if (p, t) not in self.raw_tracks:
+                    self.raw_tracks[(p, t)] = self.tracks((_norm(p), _norm(t)))
+            return np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, group)), np.int32, len(group))
 
     def finish(self) -> tuple[Events, Instants, Flows]:
         """Concatenate the per-chunk pieces into typed tables."""
@@ -294,20 +289,6 @@ def _finite(value: object) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
-
-
-def _first_seen(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Small non-negative keys numbered 0..k-1 (any order), and the first position of each number."""
-    n, size = len(key), int(key.max()) + 1
-    if size > max(4 * n, 1 << 16):  # a wide range of keys: by sorting them
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        return inverse.reshape(-1), first
-    at = np.full(size, n, np.int64)
-    np.minimum.at(at, key, np.arange(n))
-    present = np.flatnonzero(at < n)
-    number = np.zeros(size, np.int64)
-    number[present] = np.arange(len(present))
-    return number[key], at[present]
 
 
 def _norm(key: int | str) -> int | str:
