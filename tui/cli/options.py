@@ -126,6 +126,14 @@ def tell(line: str, *, error: bool = False) -> None:
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+def check_opens(path: str, no_cache: bool, graph_capture: str | None = None) -> None:
+    """Open the trace through the front door and keep nothing (a TraceError is the one line to say); what loading
+    tells is left to the caller that opens it next, from the cache (the viewer)."""
+    from ..model.loading import open_trace
+
+    open_trace(path, cache=not no_cache, graph_capture=graph_capture)
+
+
 def load(path: str, no_cache: bool, graph_capture: str | None = None):
     """The trace's Results through the front door (model/loading.py), what loading told printed on stderr."""
     from ..model.loading import open_trace

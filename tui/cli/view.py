@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import TRACE_HELP, BadUsage, Command, capture_opt, screenshot_opt, trace_opts, trace_path
+from .options import TRACE_HELP, BadUsage, Command, capture_opt, check_opens, screenshot_opt, trace_opts, trace_path
 
 
 def add_open(sub, command: str | None) -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     for path in paths:
         if not is_snapshot(path):  # said before the full screen starts
             check_first_bytes(path)
-            check_small_file(path, not args.no_cache)
+            check_small_file(path, args.no_cache, getattr(args, "graph_capture", None))
     if args.compare and len(args.traces) != 2:
         raise BadUsage("--compare takes exactly two traces")
     if not args.compare and len(args.traces) > 1:
@@ -73,15 +73,13 @@ def check_first_bytes(path: str) -> None:
 SMALL_FILE = 2 << 20  # a file this small is read whole before the full screen: its error, if any, as one line
 
 
-def check_small_file(path: str, use_cache: bool) -> None:
-    """A small file is loaded (into the cache, where the viewer then finds it) before the full screen starts, so
+def check_small_file(path: str, no_cache: bool, graph_capture: str | None) -> None:
+    """A small file is opened (into the cache, where the viewer then finds it) before the full screen starts, so
     what only a whole read finds (a cut file with no events) is one line, never a screen that flashes."""
     import os
 
-    from ..model.load import load_trace
-
     if os.path.isfile(path) and os.path.getsize(path) <= SMALL_FILE:
-        load_trace(path, use_cache)  # TraceError: one line, as for the first bytes
+        check_opens(path, no_cache, graph_capture)  # TraceError: one line, as for the first bytes
 
 
 COMMANDS = {"open": Command(add_open, cmd_open)}

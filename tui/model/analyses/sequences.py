@@ -104,16 +104,16 @@ def graph_sequences(trace: TraceColumns, nesting: Nesting) -> list[KernelSequenc
     replayed = replayed[np.lexsort((x.ts[replayed], owner[replayed]))]
     launches, starts = np.unique(owner[replayed], return_index=True)
     ends = [*starts[1:].tolist(), len(replayed)]
-    found: dict[tuple, tuple[int, int] | None] = {}  # per launch name and replayed names: (start, period)
+    found: dict[tuple, tuple[int, int, int] | None] = {}  # per launch name and replayed names: _repeated_run
     rows: dict[tuple, KernelSequence] = {}
     for launch, a, b in zip(launches.tolist(), starts.tolist(), ends, strict=True):
         acts = replayed[a:b]
         key = (int(x.name[launch]), tuple(x.name[acts].tolist()))
         if key not in found:
             found[key] = _repeated_run(x.name[acts])
-        if found[key] is None:
-            continue
-        _add_repeats(trace, nesting, rows, launch, acts, *found[key])
+        run = found[key]
+        if run is not None:
+            _add_repeats(trace, nesting, rows, launch, acts, *run)
     return list(rows.values())
 
 
