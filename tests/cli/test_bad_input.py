@@ -68,20 +68,25 @@ def test_a_trace_that_starts_cut_inside_its_events_is_not_refused_before_it_is_s
     assert load_trace(cut, use_cache=False).n > 0  # the loader salvages it, as the check let it
 
 
-@pytest.mark.skipif(SCRIPT is None, reason="needs util-linux's script for a terminal")
-def test_in_a_terminal_no_full_screen_flickers_before_the_error(tmp_path):
-    empty = write(tmp_path, "empty.json", b"")
+def opened_in_a_terminal(tmp_path, path) -> tuple[int, str]:
+    """`tracetui open PATH` run in a terminal (util-linux's script): its exit code and all it wrote."""
     env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(
-        [SCRIPT, "-qec", f"{sys.executable} -m tui.cli open {empty}", "/dev/null"],
+        [SCRIPT, "-qec", f"{sys.executable} -m tui.cli open {path}", "/dev/null"],
         capture_output=True,
         cwd=ROOT,
         env=env,
         timeout=120,
         check=False,
     )
-    out = done.stdout.decode()
-    assert done.returncode == 2 and "\x1b[?1049h" not in out  # the alternate screen never opened
+    return done.returncode, done.stdout.decode()
+
+
+@pytest.mark.skipif(SCRIPT is None, reason="needs util-linux's script for a terminal")
+def test_in_a_terminal_no_full_screen_flickers_before_the_error(tmp_path):
+    empty = write(tmp_path, "empty.json", b"")
+    code, out = opened_in_a_terminal(tmp_path, empty)
+    assert code == 2 and "\x1b[?1049h" not in out  # the alternate screen never opened
     said = f"tracetui: error: {empty}: empty trace (no JSON in the file)"
     assert "".join(out.split()) == "".join(said.split())  # wrapped to the terminal, maybe inside the path
 
@@ -92,17 +97,8 @@ def test_in_a_terminal_a_cut_file_with_no_events_is_one_line_before_any_screen(t
     """GIVEN a file cut before its first event (only a whole read finds there is none) WHEN opened in a terminal
     THEN one line, exit 2, and the alternate screen never opened."""
     cut = write(tmp_path, "cut.json", text)
-    env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run(
-        [SCRIPT, "-qec", f"{sys.executable} -m tui.cli open {cut}", "/dev/null"],
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    out = done.stdout.decode()
-    assert done.returncode == 2 and "\x1b[?1049h" not in out, out
+    code, out = opened_in_a_terminal(tmp_path, cut)
+    assert code == 2 and "\x1b[?1049h" not in out, out
     assert "".join(out.split()).startswith("".join(f"tracetui: error: {cut}:".split()))
     assert cut.read_bytes() == text
 
