@@ -70,6 +70,7 @@ def test_a_trace_that_starts_cut_inside_its_events_is_not_refused_before_it_is_s
 
 def opened_in_a_terminal(tmp_path, path) -> tuple[int, str]:
     """`tracetui open PATH` run in a terminal (util-linux's script): its exit code and all it wrote."""
+    assert SCRIPT is not None  # the callers skip without it
     env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(
         [SCRIPT, "-qec", f"{sys.executable} -m tui.cli open {path}", "/dev/null"],

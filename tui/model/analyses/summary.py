@@ -49,6 +49,14 @@ GpuVerdict = Literal[
 ]
 Verdict = GpuVerdict | Literal["cpu-in-ops", "cpu-between-ops", "cpu-only", "device-records-missing", ""]
 CPU_IN_OPS = 0.5  # CPU only: the share of the window inside ops above which the ops' own work is the cost
+CPU_WORDS = ("cpu-in-ops", "cpu-between-ops")  # a CPU-only trace's verdicts for its CPU work
+
+
+def cpu_in_ops_word(share: float) -> Literal["cpu-in-ops", "cpu-between-ops"]:
+    """A CPU-only window's word for its CPU work, from the share of it that ops ran."""
+    return "cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"
+
+
 CPU_TOP = 3  # CPU only: the ops named by self time
 CPU_SHORT_OP_US = 20.0  # CPU only: aten ops shorter than this on average are mostly fixed per-op cost
 
@@ -466,7 +474,7 @@ def _cpu_verdict(trace: TraceColumns, ops: OpsTable, s: Summary, parent: np.ndar
     top = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_top_self)
     numbers = f"CPU only; ops run {share:.0%} of the {duration(s.wall_us)} window; the most self CPU time: {top}"
     numbers += f"; aten ops average {duration(s.cpu_op_avg_us)} of own work" if calls else ""
-    return ("cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"), numbers
+    return cpu_in_ops_word(share), numbers
 
 
 def _typical_call_us(trace: TraceColumns, parent: np.ndarray | None) -> dict[str, float]:

@@ -14,7 +14,7 @@ from ..steps import Step
 from ..words import duration
 from .compiling import Compiling
 from .critical.path import CriticalPath
-from .summary import CPU_IN_OPS, PathFacts, Summary, busy_numbers
+from .summary import CPU_WORDS, PathFacts, Summary, busy_numbers, cpu_in_ops_word
 
 MIXED_BELOW = 0.5  # no group holds this share of the path: mixed
 GROUP = {  # path class -> verdict
@@ -105,7 +105,7 @@ def judge(s: Summary, path: CriticalPath | None, compiled: Compiling, step: Step
         s.path.launches, s.path.device_us = s.launches, s.gpu_busy_us
     verdict, s.bound_by, s.bound_share = path_verdict(s.path.breakdown)
     if s.cpu_only and verdict == "overhead-bound":
-        verdict = s.verdict if s.verdict in ("cpu-in-ops", "cpu-between-ops") else verdict
+        verdict = s.verdict if s.verdict in CPU_WORDS else verdict
     s.verdict = verdict  # type: ignore[assignment]
     s.reason = path_reason(s) + "; " + _numbers(s)
     return s
@@ -116,7 +116,7 @@ def _numbers(s: Summary) -> str:
     which threads waiting side by side in collectives would add up past the window: left out when they bound it)."""
     if not s.cpu_only:
         return busy_numbers(s)
-    if s.verdict in ("cpu-in-ops", "cpu-between-ops"):
+    if s.verdict in CPU_WORDS:
         return s.reason
     return f"CPU only; {TITLE.get(s.bound_by, s.bound_by)} {s.bound_share:.0%} of the path"
 
@@ -152,7 +152,7 @@ def path_reason(s: Summary) -> str:
         parts = ", ".join(f"{TITLE.get(c, c)} {t / p.length_us:.0%}" for c, t in top)
         return f"no kind of work holds half the critical path of {where}: {parts}"
     what = WHAT.get(s.verdict, "CPU work: the CPU's own work")
-    if s.cpu_only and s.verdict in ("cpu-in-ops", "cpu-between-ops"):
+    if s.cpu_only and s.verdict in CPU_WORDS:
         what = "CPU work (no device activity)"
     return f"the critical path of {where} is {s.bound_share:.0%} {what}"
 
@@ -160,11 +160,11 @@ def path_reason(s: Summary) -> str:
 def cpu_word(s: Summary) -> str:
     """The summary's word for CPU work on a trace with no device work: its own verdict where that is one, else (a
     job, whose verdict is the job's) the same rule on its window: cpu-in-ops when ops ran most of it."""
-    if s.verdict in ("cpu-in-ops", "cpu-between-ops"):
+    if s.verdict in CPU_WORDS:
         return s.verdict
     if not s.cpu_only or not s.wall_us:
         return ""
-    return "cpu-in-ops" if s.cpu_in_ops_us / s.wall_us >= CPU_IN_OPS else "cpu-between-ops"
+    return cpu_in_ops_word(s.cpu_in_ops_us / s.wall_us)
 
 
 def verdict_words(breakdown: dict[str, float], cpu_only: bool = False, cpu_word: str = "") -> str:

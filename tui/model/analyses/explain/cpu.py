@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
-from ..summary import CPU_SHORT_OP_US, Summary
+from ..summary import CPU_SHORT_OP_US, CPU_WORDS, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 from .readings import also_between, small_ops
 
@@ -20,7 +20,7 @@ TITLES = {  # as the overview's "The fix worth most ...: TITLE, which saves ..."
 
 def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
     """A CPU-only trace judged cpu-in-ops or cpu-between-ops: the verdict's reading, its figures, its top ops."""
-    if not s.cpu_only or s.verdict not in ("cpu-in-ops", "cpu-between-ops"):
+    if not s.cpu_only or s.verdict not in CPU_WORDS:
         return []
     part = "cpu-between-ops" if s.verdict == "cpu-between-ops" else "cpu-in-small-ops" if small_ops(s) else "cpu-in-ops"
     figures: dict[str, Figure] = {
