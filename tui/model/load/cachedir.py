@@ -72,17 +72,21 @@ def _may_take(folder: Path) -> bool:
     if is_tagged(folder):
         return True
     try:
-        if not folder.is_dir():
-            return not folder.exists() and not folder.is_symlink()
         if folder.is_symlink():
-            return False  # a link to a folder elsewhere: its target is someone else's
-        return _empty(folder) or folder == _platform_folder()
+            return False  # a link (to a folder elsewhere, or to nothing): its target is someone else's
+        if not folder.exists():  # (asked before is_dir: another opener may make it between the two looks)
+            return True
+        if not folder.is_dir():
+            return False
+        return _empty(folder) or folder == _platform_folder() or is_tagged(folder)  # (see _empty)
     except OSError:
         return False
 
 
 def _empty(folder: Path) -> bool:
-    """Does the folder hold nothing (but the tag another process is writing in it now)?"""
+    """Does the folder hold nothing (but the tag another process is writing in it now)? A thread or process
+    opening a trace beside this one may put its tag in place between this look and the take: whoever takes a
+    folder on this look asks is_tagged again when it says no."""
     return all(p.name.startswith(_TAG_TEMP) for p in folder.iterdir())
 
 
@@ -94,13 +98,22 @@ def ensure_root() -> bool:
     try:
         for folder in (root, root / LOCKS, root / UNZIPPED):
             folder.mkdir(parents=True, exist_ok=True)
-            if not is_tagged(folder):
-                if not (_may_take(root) if folder == root else _empty(folder)):
-                    return False
-                tag(folder)
+            if not _take(folder, root):
+                return False
     except OSError:
         return False
     return os.access(root, os.W_OK)
+
+
+def _take(folder: Path, root: Path) -> bool:
+    """Tag a folder of the cache as tracetui's when it may be taken; True when it is tracetui's now (another
+    thread or process may have tagged it since the caller looked: see _empty)."""
+    if is_tagged(folder):
+        return True
+    if not (_may_take(root) if folder == root else _empty(folder) or is_tagged(folder)):
+        return False
+    tag(folder)
+    return True
 
 
 def lock_file(entry: Path) -> Path:
