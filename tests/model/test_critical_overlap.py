@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SHARED, shared_traces
+from conftest import ROOT, SHARED, shared_traces
 from critical_traces import (
     allreduce,
     graph_replay,
@@ -27,7 +27,7 @@ from tui.model.analyses.results import Results
 from tui.model.cats import BUSY_CATS, of_cats
 from tui.tables.critical import notes, sentence, whatif_notes
 
-B300 = SHARED / "tracelens-2026-06-b300-sglang-qwen3moe-decode-cudagraph"
+B300 = ROOT / "tests" / "data" / "b300-sglang"  # (the shared trace, copied: see its README)
 
 
 def test_frames_that_hold_the_window_are_not_work_and_the_final_synchronize_waits_for_the_kernel(tmp_path):
@@ -47,6 +47,15 @@ def test_kernels_that_overlap_on_their_stream_are_compute_not_gaps(tmp_path):
     assert steps(p)[-2:] == [("K1", "gpu_compute_bound", 15, 20), ("K2", "gpu_compute_bound", 35, 30)]
 
 
+def test_a_faster_kernel_that_the_next_overlaps_lets_the_next_one_start_sooner(tmp_path):
+    """K1 [15, 37] is on the path for 20 us, up to K2's start at 35 (K2 started while K1 ran and waited inside for
+    it): K1 2x faster saves those 20 us' half, and K1 gone saves all of them (before: nothing, K2 kept its start)."""
+    a = results(overlapped(tmp_path))
+    window = find_window(a.trace)
+    for spec, saved in (("kernel:K1=2", 10_000), ("kernel:K1=0", 20_000), ("kernel:K2=2", 15_000)):
+        assert what_if(a, window, [parse_spec(spec)], a.graph_owner).saving_ns == saved, spec
+
+
 def test_a_stream_waiting_on_another_takes_the_class_of_what_ran_there(tmp_path):
     p = path_of(side_stream_unlinked(tmp_path))
     covers(p)
@@ -55,7 +64,6 @@ def test_a_stream_waiting_on_another_takes_the_class_of_what_ran_there(tmp_path)
     assert ("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "gpu_communication_bound", 10, 8002) in steps(p)
 
 
-@pytest.mark.skipif(not B300.exists(), reason="the shared traces are not here")
 def test_the_b300_decode_is_mostly_gpu_compute_and_the_waiting_thread_is_not_on_it():
     """Its README: the replay runs to 9.21 ms of a 9.25 ms window, the profiler's final cudaDeviceSynchronize
     returns when it ends; more than half of the path is the replay's GPU compute; thread 0 only waits."""
@@ -68,6 +76,17 @@ def test_the_b300_decode_is_mostly_gpu_compute_and_the_waiting_thread_is_not_on_
     syncs = [it for it in p.items if it.kind == "sync"]
     assert [it.name for it in syncs] == ["cudaDeviceSynchronize"] and syncs[0].dur_ns < 10_000  # its tail only
     assert any("the profiler's final synchronize" in n for n in notes(p))
+
+
+def test_the_b300_replays_overlapped_kernels_made_faster_save_their_share_of_the_path():
+    """In the B300 replay nearly every kernel starts before the one before it ends; the path counts the bmm kernels
+    for 3.13 ms (their own spans up to the next kernel's start). Twice as fast, they save half of that (before: 0 us)."""
+    a = Results(load_trace(next(B300.glob("*.json.gz"))))
+    p = a.critical
+    on_path = sum(it.dur_ns for it in p.items if it.kind == "kernel" and "bmm" in it.name)
+    assert 3.0e6 < on_path < 3.3e6
+    saved = what_if(a, find_window(a.trace), [parse_spec("kernel:bmm=2")], a.graph_owner).saving_ns
+    assert saved == pytest.approx(on_path / 2, rel=0.01)
 
 
 def _busy(trace, rank: int) -> np.ndarray:
@@ -153,10 +172,9 @@ def test_graphs_on_a_step_that_replays_graphs_already_predicts_it_unchanged(tmp_
 
 
 @pytest.mark.parametrize(
-    ("name", "launches"), [("cuda-h200-series/mlp_fwd_compiled_reduce_overhead.json.gz", 2), (B300.name, 1)]
+    ("path", "launches"), [(SHARED / "cuda-h200-series/mlp_fwd_compiled_reduce_overhead.json.gz", 2), (B300, 1)]
 )
-def test_graphs_on_real_runs_that_replay_already_saves_nothing(name, launches):
-    path = SHARED / name
+def test_graphs_on_real_runs_that_replay_already_saves_nothing(path, launches):
     if not path.exists():
         pytest.skip("the shared traces are not here")
     a = Results(load_trace(next(path.glob("*.json.gz")) if path.is_dir() else path))

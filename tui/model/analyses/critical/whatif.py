@@ -276,15 +276,23 @@ def _match(a: Analysis, g: Graph, spec: Spec) -> tuple[np.ndarray, np.ndarray, l
         return _event_edges(a, g, spec.event), none, [a.trace.name_of(spec.event)]
     if spec.what == "events":
         mine = np.isin(e.owner, np.asarray(spec.events, np.int64))
-        hit = mine & ((e.rule == int(Edge.DEVICE)) | (e.rule == int(Edge.CPU)))
+        hit = mine & (device_work(g) | (e.rule == int(Edge.CPU)))
         return hit, none, _names(a, e.owner[hit])
     if spec.what == "sync":
         return _sync_edges(a, g, spec.pattern)
-    rule = Edge.DEVICE if spec.what == "kernel" else Edge.CPU
     picked = selector(spec.pattern) if spec.what == "kernel" else None
     chosen = _named(a, e.owner, spec.pattern) if picked is None else _selected(a, e.owner, picked)
-    hit = (e.rule == int(rule)) & chosen
+    hit = (device_work(g) if spec.what == "kernel" else e.rule == int(Edge.CPU)) & chosen
     return hit, none, _names(a, e.owner[hit])
+
+
+def device_work(g: Graph) -> np.ndarray:
+    """Per edge: is it a device activity's own work? Its span, and the stretch from its start to the start of the
+    next activity on its stream when that one starts before it ends (a programmatic dependent launch, a graph's
+    overlapped nodes: the next one waits inside for this one's work, see lanes.device_lanes), so a faster activity
+    lets the next one go sooner there too."""
+    e = g.e
+    return (e.rule == int(Edge.DEVICE)) | ((e.rule == int(Edge.STREAM)) & (e.kind != int(Kind.WAIT)))
 
 
 def _selected(a: Analysis, owner: np.ndarray, picked: Selector) -> np.ndarray:
@@ -335,7 +343,7 @@ def _event_edges(a: Analysis, g: Graph, event: int) -> np.ndarray:
     """One event's own edges: a device activity's span, or the CPU stretches of an event and what runs under it."""
     e = g.e
     if (e.owner[e.rule == int(Edge.DEVICE)] == event).any():
-        return (e.rule == int(Edge.DEVICE)) & (e.owner == event)
+        return device_work(g) & (e.owner == event)
     parent = a.nesting.time_parent
     cpu = (e.rule == int(Edge.CPU)) & (e.owner >= 0)
     under = np.zeros(len(e), bool)
