@@ -119,3 +119,29 @@ def test_a_spec_that_matches_nothing_in_the_window_is_an_error(tmp_path):
         solved(gpu_bound(tmp_path), "kernel:nothing=2")
     with pytest.raises(WhatIfError, match="matches nothing"):
         solved(serial_cpu(tmp_path), "launch=0")  # no launches in a CPU-only step
+
+
+def test_graphs_says_how_much_of_its_saving_is_a_launch_a_warm_step_would_not_pay():
+    """The MI250 sample's only real step holds a 6.5 ms hipLaunchKernel (a kernel's first use: the summary leaves it
+    out of its launch figures as an outlier). A replay takes it away with the rest; the what-if says how much of the
+    recorded path it was, so the saving is not read as what graphs buy a warm step. The H100 BERT sample (warm,
+    no outlier) says nothing of the kind."""
+    from conftest import SAMPLES
+
+    from tui.model import load_trace
+    from tui.model.analyses.results import Results
+
+    a = Results(load_trace(SAMPLES / "mi250-rocm-train.json.gz"))
+    slow = [o for o in a.summary.launch_outliers if o.name == "hipLaunchKernel"]
+    assert len(slow) == 1 and 6_000 < slow[0].dur_us < 7_000
+    w = what_if(a, a.typical_window, [parse_spec("graphs")], a.graph_owner)
+    on_path = sum(it.dur_ns for it in w.before.items if it.event == slow[0].event)
+    assert ("one_time_launches", on_path) in w.caveats and on_path >= slow[0].dur_us * 1000 * 0.99
+    assert w.saving_ns > on_path  # the rest of the saving is the step's other CPU work
+    b = Results(load_trace(SAMPLES / "h100-bert-small.json.gz"))
+    assert not b.summary.launch_outliers
+    assert not [
+        c
+        for c in what_if(b, b.typical_window, [parse_spec("graphs")], b.graph_owner).caveats
+        if c[0] == "one_time_launches"
+    ]

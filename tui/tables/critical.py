@@ -144,6 +144,9 @@ WHATIF_NOTES = {
     "'reduce-overhead') measured on an H200; inputs that are not parameters or buffers are also copied into the "
     "graph's memory before each replay, which the prediction leaves out",
     "replay_cpu_launch": "each replay costs {us} of CPU (one cudaGraphLaunch; the trace has none to measure)",
+    "one_time_launches": "{us} of the recorded path is launch calls far slower than the rest (lazy module loading "
+    "on a kernel's first use, or a full queue): a replay takes {them} away, but a warm step pays none of it without "
+    "graphs either; profile after a warm-up (tracetui profile --warmup) to see what graphs buy a warm step",
     "already_replayed": "already replayed: {n:,} graph launch{es} in the region: that work runs from CUDA graphs "
     "now, so it is left as recorded (its launch delays and replays' CPU are what a replay costs)",
 }

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
 from ..trace import TraceColumns, keyed, rank_of_events, ranks_at
-from .graphs.replay import graph_owner, synthetic_mask
+from .graphs.replay import GRAPH_LAUNCH, graph_owner, name_mask, synthetic_mask
 
 LAUNCH_NAME = re.compile(r"Launch|Memcpy|Memset", re.IGNORECASE)
 
@@ -84,6 +84,22 @@ def other_runtime(trace: TraceColumns, launch: np.ndarray) -> list[RuntimeCalls]
     counts = np.bincount(inverse)
     order = np.lexsort((names, -cpu))
     return [RuntimeCalls(trace.names[int(names[k])], int(counts[k]), float(cpu[k])) for k in order.tolist()]
+
+
+# A launch call is an outlier when it takes this many times the median launch, and at least OUTLIER_MIN_US:
+# lazy module loading on a kernel's first use, or a launch blocked behind a full queue.
+OUTLIER_FACTOR = 50.0
+OUTLIER_MIN_US = 1000.0
+
+
+def slow_launches(trace: TraceColumns, calls: np.ndarray) -> np.ndarray:
+    """Per launch call (the indices of all the trace's): is it an outlier, far slower than their median? A graph
+    launch is one call for all it replays: never an outlier."""
+    if not len(calls):
+        return np.zeros(0, bool)
+    dur = trace.x.dur[calls] / 1000.0
+    out = dur >= max(OUTLIER_FACTOR * float(np.median(dur)), OUTLIER_MIN_US)
+    return out & ~name_mask(trace, GRAPH_LAUNCH)[calls]
 
 
 def launch_calls(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:

@@ -18,18 +18,22 @@ from ..trace import TraceColumns, on_real_tracks
 from ..words import duration
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
-from .graphs.replay import GRAPH_LAUNCH, GraphStats, graph_note, graph_owner, graph_stats, name_mask
+from .graphs.replay import GraphStats, graph_note, graph_owner, graph_stats
 from .host_collectives import HostCollectives, host_collectives
-from .launches import RuntimeCalls, blocking_copies, device_callers, launch_calls, other_runtime
+from .launches import (
+    OUTLIER_MIN_US,
+    RuntimeCalls,
+    blocking_copies,
+    device_callers,
+    launch_calls,
+    other_runtime,
+    slow_launches,
+)
 from .ops import OpsTable
 
 CUDA_LAUNCH = re.compile(r"^(cuda|hip|cu)[A-Z]")  # the CUDA and HIP runtime and driver calls
 COMPUTE_BOUND_UTIL = 0.7
 OVERHEAD_BOUND_UTIL = 0.3
-# A launch call is an outlier when it takes this many times the median launch, and at least OUTLIER_MIN_US:
-# lazy module loading on a kernel's first use, or a launch blocked behind a full queue.
-OUTLIER_FACTOR = 50.0
-OUTLIER_MIN_US = 1000.0
 IDLE_TOP = 3  # CPU consumers named while the GPU waits
 
 
@@ -313,8 +317,7 @@ def _launch_stats(trace: TraceColumns, launch: np.ndarray, s: Summary) -> None:
         return
     dur = trace.x.dur[idx] / 1000.0
     s.median_launch_us = float(np.median(dur))
-    out = dur >= max(OUTLIER_FACTOR * s.median_launch_us, OUTLIER_MIN_US)
-    out &= ~name_mask(trace, GRAPH_LAUNCH)[idx]  # a graph launch is one call for all it replays: never an outlier
+    out = slow_launches(trace, idx)
     s.launch_outliers = _named_calls(trace, idx[out])
     s.cpu_launch_typical_us = float(dur[~out].sum())
 

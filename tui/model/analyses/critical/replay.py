@@ -34,6 +34,7 @@ from ...analysis import Analysis
 from ...cats import Cat
 from ..compiling import GRAPH as COMPILED_GRAPH
 from ..graphs.replay import GRAPH_LAUNCH
+from ..launches import blocking_copies, launch_calls, slow_launches
 from .classes import DATA_LOADER, Edge
 from .graph import Graph
 
@@ -58,6 +59,7 @@ class Replayed:
     measured: bool = False  # cpu_ns comes from the trace's own replays (else a default)
     compiled: bool = False  # the regions are compiled graphs (replayed by torch.compile's CUDA-graph trees)
     already: int = 0  # graph launches in the instances left out: they replay CUDA graphs already
+    one_time: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # the region's outlier launches
 
 
 def costs(a: Analysis, compiled: bool) -> tuple[int, int, int, bool]:
@@ -166,7 +168,18 @@ def replayed(a: Analysis, g: Graph, pattern: str, event: int = -1) -> Replayed:
     hit = np.flatnonzero(~np.isnan(weights))
     syncs = int(((e.rule == int(Edge.SYNC)) & inside).sum())
     names = [a.trace.name_of(int(i)) for i in spans[:5]]
-    return Replayed(hit, weights[hit], spans.tolist(), names, syncs, launch_cpu, measured, compiled, already)
+    found = Replayed(hit, weights[hit], spans.tolist(), names, syncs, launch_cpu, measured, compiled, already)
+    found.one_time = _one_time_launches(a, calls)
+    return found
+
+
+def _one_time_launches(a: Analysis, calls: np.ndarray) -> np.ndarray:
+    """The region's launch calls far slower than the trace's others, as the summary leaves them out (lazy module
+    loading on a kernel's first use, a full queue): a replay takes them away, but a warm step pays none either."""
+    trace, launcher = a.trace, a.links.launcher
+    launch = launch_calls(trace, launcher, a.graph_owner if hasattr(a, "graph_owner") else None)
+    timed = np.flatnonzero(launch & ~blocking_copies(trace, launcher, launch))
+    return np.intersect1d(timed[slow_launches(trace, timed)], calls)
 
 
 def _replaying(a: Analysis, g: Graph, spans: np.ndarray) -> tuple[np.ndarray, int]:
