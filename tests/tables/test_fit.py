@@ -299,3 +299,23 @@ def test_by_shape_keeps_the_shapes_at_160_columns_and_a_row_without_shapes_reads
     assert (
         gemm == "Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(…)"
     )  # as kernels reads it
+
+
+@pytest.mark.parametrize("width", [60, 33, 20, 12])
+def test_cute_dsl_kernels_read_as_their_class(width):
+    """The B300 replay's two FlashInfer norms are CuTe DSL kernels: `kernel_cutlass_kernel_` + module + class +
+    `_object_at_` + a mangling of their arguments (200 characters each). Cut, each keeps its class (whole where it
+    fits, else its two ends), never the generic start and the last digit (`kernel…_0`, before)."""
+    from tui.text.name_forms import ELLIPSIS as E
+
+    t = load_trace(next((SAMPLES.parent / "tests" / "data" / "b300-sglang").glob("*.json.gz")))
+    names = sorted(n for n in t.names if n.startswith("kernel_cutlass_kernel_"))
+    assert [n[len("kernel_cutlass_kernel_flashinfernormkernels") :].split("_object_at_")[0] for n in names] == [
+        "fused_add_rmsnormFusedAddRMSNormKernel",
+        "rmsnormRMSNormKernel",
+    ]
+    cut = shorten_names(names, width)
+    assert all(len(c) <= width for c in cut) and len(set(cut)) == 2
+    for c, cls in zip(cut, ("FusedAddRMSNormKernel", "RMSNormKernel"), strict=True):
+        head, tail = cls[: (width - 2) // 2], cls[-((width - 2) - (width - 2) // 2 - 1) :]
+        assert cls in c or (c.startswith(E + head) and c.endswith(tail + E)), (width, c)

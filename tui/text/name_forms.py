@@ -1,6 +1,7 @@
 """Names that have a shape people read by, cut to a width as they read them: a Python frame keeps its file and
 function (`torch/…/module.py(1743): _call_impl`), the code table's `func (file:line)` likewise, a built-in drops its
-object's address, an annotation with parameters its last ones (`MoE[experts=64, tokens=16, …]`). names.py cuts
+object's address, an annotation with parameters its last ones (`MoE[experts=64, tokens=16, …]`), a CuTe DSL kernel
+reads as its class (`…FlashAttentionForwardSm100…`). names.py cuts
 every other name (and these, when no form fits)."""
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ _BUILTIN = re.compile(
     r"^<built-in (?P<what>method|function) (?P<func>\S*)(?P<of> of .*?)?(?P<at> at 0x[0-9a-fA-F]+)?>$"
 )
 _PARAMS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<body>[^\[\]]*=[^\[\]]*)\]$")  # MoE[experts=64, tokens=16]
+# A kernel the CuTe DSL (CUTLASS's Python DSL: FlashAttention 4, FlashInfer, QuACK) compiled: its symbol is the
+# kernel's Python module (dots dropped) and class, then `_object_at_` and a mangling of its arguments' layouts
+# (kernel_cutlass_kernel_flash_attncuteflash_fwd_sm100FlashAttentionForwardSm100_object_at__tensor…_0); the class
+# is the first word that starts with a capital after the module's (lower-case) name.
+_CUTE = re.compile(r"^kernel_cutlass_kernel_(?P<module>[^A-Z]*?)(?P<cls>[A-Z][A-Za-z0-9_]*?)_object_at_")
 MIN_FILE = 8  # a frame's file cut no shorter than this before its line gives way
 
 
@@ -28,6 +34,7 @@ def read_all(names: list[str], width: int, exact: bool = False) -> dict[str, str
         frame = _FRAME.match(n) or _LABEL.match(n)
         cuts = _frame_cuts(n, width, exact) if frame else _builtin_cuts(n, exact) if _BUILTIN.match(n) else None
         cuts = _params_cuts(n) if cuts is None and not exact and _PARAMS.match(n) else cuts
+        cuts = _cute_cuts(n, width) if cuts is None and not exact and _CUTE.match(n) else cuts
         if cuts is not None:
             out[n] = next((c for c in cuts if len(c) <= width), "")
             if not out[n]:
@@ -75,6 +82,23 @@ def _params_cuts(name: str) -> list[str]:
     items.append(body[start:].strip())
     head = m.group("head")
     return [f"{head}[{', '.join(items[:k] + [ELLIPSIS])}]" for k in range(len(items) - 1, -1, -1)]
+
+
+def _cute_cuts(name: str, width: int) -> list[str]:
+    """A CuTe DSL kernel, shorter and shorter: its symbol up to its class, the arguments folded
+    (`kernel_cutlass_kernel_flashinfernormkernelsfused_add_rmsnormFusedAddRMSNormKernel…`), its class and what says
+    it is one (`cutlass_kernel…FusedAddRMSNormKernel…`), its class (`…FusedAddRMSNormKernel…`), its class cut in
+    the middle (`…FusedAd…NormKernel…`). Kernels of one class told apart only by their arguments are cut as any
+    name (exact)."""
+    m = _CUTE.match(name)
+    assert m is not None
+    cls = m.group("cls")
+    out = [
+        f"{name[: m.end('cls')]}{ELLIPSIS}",
+        f"cutlass_kernel{ELLIPSIS}{cls}{ELLIPSIS}",
+        f"{ELLIPSIS}{cls}{ELLIPSIS}",
+    ]
+    return out + ([f"{ELLIPSIS}{_middle(cls, width - 2)}{ELLIPSIS}"] if width >= MIN_FILE else [])
 
 
 def _builtin_cuts(name: str, exact: bool) -> list[str]:
