@@ -89,6 +89,20 @@ def test_the_b300_replays_overlapped_kernels_made_faster_save_their_share_of_the
     assert saved == pytest.approx(on_path / 2, rel=0.01)
 
 
+def test_the_b300_final_synchronize_taken_away_leaves_the_replay_it_waited_for():
+    """Its README: the profiler's final cudaDeviceSynchronize returns at 9.24 ms, when the replay's last kernel has
+    ended (9.21; the last device activity 9.23). Without its wait the replay still runs: the path ends with it, its GPU compute as before
+    (before: the path ended with the call, at 6.37 ms, and called 99.9% of it CPU work)."""
+    a = Results(load_trace(next(B300.glob("*.json.gz"))))
+    w = what_if(a, find_window(a.trace), [parse_spec("sync:cudaDeviceSynchronize=0")], a.graph_owner)
+    assert 0 < w.saving_ns < 50_000  # the call's tail after the last kernel, and its return
+    assert w.after.breakdown["gpu_compute_bound"] == w.before.breakdown["gpu_compute_bound"]
+    x = a.trace.x
+    device = of_cats(x.cat, BUSY_CATS)
+    last_device_end = int((x.ts + x.dur)[device].max()) - a.trace.origin  # (README: 9.23 ms, of all 718)
+    assert w.after.end_ns == last_device_end
+
+
 def _busy(trace, rank: int) -> np.ndarray:
     """The device's busy intervals (the union of its activities on every stream) of a rank, merged."""
     x = trace.x

@@ -188,11 +188,12 @@ def _floors(g: Graph) -> np.ndarray:
 def _ends(s: Scope, ts: np.ndarray) -> np.ndarray:
     """The nodes that can end the window: its span's end and the ends of the device work launched inside it."""
     if s.window.event < 0:  # the whole trace: the last instant of the work, on a lane that works (a thread that
-        # only waits, cut with the others when the profiler stopped, ends as late but never holds the path)
+        # only waits, cut with the others when the profiler stopped, ends as late but never holds the path). Every
+        # node of the work may end it: a what-if that takes away the last one (the profiler's final synchronize)
+        # leaves the device work it waited for, which still ends where it ends
         lanes = np.concatenate([s.cpu.lane, s.dev.lane])
         working = working_tracks(s.trace, s.window.rank)[lanes]
-        inside = np.flatnonzero((ts[:-1] <= s.w1) & working)
-        return inside[ts[inside] >= ts[inside].max()] if len(inside) else np.zeros(0, np.int64)
+        return np.flatnonzero((ts[:-1] <= s.w1) & working)
     x = s.trace.x
     span_end = lookup(s.cpu.ev, s.cpu.end_node, np.array([s.window.event]))
     lts = np.where(s.launcher >= 0, x.ts[np.maximum(s.launcher, 0)], np.iinfo(np.int64).min)
