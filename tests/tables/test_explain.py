@@ -360,8 +360,9 @@ def test_a_cpu_capture_is_explained_as_its_verdict_reads(path):
         assert f.saving is not None and f.saving.spec.startswith("op:^(?:aten::") and 0 < f.saving.saving_ns
     elif s.verdict == "cpu-in-ops":
         assert f.saving is not None and f.saving.spec == f"op:^{re.escape(top)}$=2" and 0 < f.saving.saving_ns
-    else:
-        assert f.saving is None and "--with-stack" in text
+    else:  # the Python between the ops: in the code table, or recorded next time with --with-stack
+        framed = bool((a.trace.x.cat == int(Cat.PYTHON)).any())
+        assert f.saving is None and ("tracetui code lists the Python" if framed else "--with-stack") in text
 
 
 @pytest.mark.parametrize(
@@ -448,3 +449,28 @@ def test_time_in_the_ops_still_says_the_time_between_them_when_it_is_a_fair_part
     assert ("cpu-also-between" in f.parts) == between == (gap >= 0.2 * s.wall_us)
     said = f"The other {gap / s.wall_us:.0%} of the window ({duration(gap)}) is between the ops"
     assert (said in note(f)) == between and (said in cpu_reading(s)) == between
+
+
+def test_a_gpu_trace_cut_before_its_device_records_is_not_called_the_whole_story(tmp_path):
+    """The H100 BERT sample cut at 20 KB keeps 342 CPU ops and none of its GPU records or Python frames (torch writes
+    those after the ops): the CPU finding says what was read and that the rest may be lost, not "the CPU is the whole
+    story", and does not tell a run that recorded its frames to record them."""
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes((SAMPLES / "h100-bert-small.json.gz").read_bytes()[:20_000])
+    a = Results(load_trace(cut))
+    assert a.summary.cut_short and a.summary.cpu_only
+    (f,) = [f for f in RULES_BY_ID["cpu-time"](a, a.summary)]
+    said = note(f)
+    assert said.startswith("No GPU activity in the part of the file that was read: it is cut short")
+    assert "whole story" not in said and "If the run recorded its Python frames, they are in the lost part too" in said
+
+
+def test_a_cpu_trace_with_its_python_frames_is_sent_to_the_code_table_not_told_to_record_them():
+    a = Results(load_trace(SAMPLES / "cpu" / "attn_sdpa_math.json.gz"))
+    (f,) = [f for f in RULES_BY_ID["cpu-time"](a, a.summary)]
+    said = note(f)
+    assert said.startswith("No GPU activity: the CPU is the whole story.")
+    assert "tracetui code lists the Python between them per function" in said and "--with-stack" not in said
+
+
+RULES_BY_ID = {r.id: r.find for r in RULES}

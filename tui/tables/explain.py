@@ -74,19 +74,18 @@ OWN_TEMPLATES = {
     "DCGM held it, or profiling is restricted to admin users: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or the run ended "
     "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
     "look for CUPTI errors in the run's log, and let the profiler stop normally.",
-    "cpu-in-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, so their own "
+    "cpu-in-ops": "{lead} Ops run {share} of the {window} window, so their own "
     "work is the cost; the most self time: {top}. Make those ops cheaper (fewer or larger calls, a better algorithm, "
     "torch.compile to fuse them).",
-    "cpu-in-small-ops": "No GPU activity: the CPU is the whole story. Ops run {share} of the {window} window, but "
+    "cpu-in-small-ops": "{lead} Ops run {share} of the {window} window, but "
     "{short_share} of the aten ops' own time is in calls of under {short_call} each ({op_avg} on average), so fixed "
     "per-op costs (dispatch, Python) are much of it; the most own time in such calls: {short_top}; the most in all: "
     "{top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
     "cpu-also-between": "The other {between_share} of the window ({between}) is between the ops: Python and framework "
     "code the profiler does not record as ops (tracetui code lists the Python by function).",
-    "cpu-between-ops": "No GPU activity: the CPU is the whole story. Ops run only {share} of the {window} window: most "
-    "of the time is between them (Python, data loading, framework code the profiler does not record as ops). The "
-    "most self time inside ops: {top}. Profile with --with-stack to see the Python code between them (tracetui code "
-    "lists it per function).",
+    "cpu-between-ops": "{lead} Ops run only {share} of the {window} window: most of the time is between them (Python, "
+    "data loading, framework code the profiler does not record as ops). The most self time inside ops: {top}. "
+    "{python}",
     "records-missing-cut": "The trace made {launches:,} launches ({flows:,} launch-to-device flows point at device "
     "work) but recorded no device activity: no kernel, memcpy or memset record. The file is cut short, and torch "
     "writes the GPU records after the CPU ones: they are most likely in the lost part. Open the whole file (let the "

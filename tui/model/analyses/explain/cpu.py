@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import Analysis
+from ...cats import Cat
 from ..summary import CPU_SHORT_OP_US, CPU_WORDS, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 from .readings import also_between, small_ops
@@ -33,6 +34,7 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
         "short_top": [us(t, name) for name, t in s.cpu_short_top],
         "top_op": s.cpu_top_self[0][0] if s.cpu_top_self else "",
     }
+    figures |= {"lead": _lead(s), "python": _python_hint(a, s)}
     between = max(s.wall_us - s.cpu_in_ops_us, 0.0)
     figures |= {
         "between": us(between),
@@ -44,6 +46,26 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
     calls = np.flatnonzero(np.isin(a.trace.x.name, ids)) if ids else np.zeros(0, np.int64)
     events = calls[np.argsort(-a.trace.x.dur[calls], kind="stable")][:MARKED].tolist()
     return [Finding("cpu-time", TITLES[part], figures, events, parts, total=len(calls))]
+
+
+def _lead(s: Summary) -> str:
+    """What the trace says of the GPU: nothing (a CPU run), or nothing in the part of a cut file that was read."""
+    if s.cut_short:  # torch writes the device records after the CPU ones: a GPU run's may be in the lost part
+        return "No GPU activity in the part of the file that was read: it is cut short, and torch writes the GPU records after the CPU ones."
+    return "No GPU activity: the CPU is the whole story."
+
+
+def _python_hint(a: Analysis, s: Summary) -> str:
+    """Where the Python between the ops is: the code table when the trace has its frames, else how to record them
+    (or, in a cut file, that they are written after the ops too)."""
+    if (a.trace.x.cat == int(Cat.PYTHON)).any():
+        return "tracetui code lists the Python between them per function."
+    hint = "profile with --with-stack to see the Python code between them (tracetui code lists it per function)."
+    return (
+        f"If the run recorded its Python frames, they are in the lost part too; else {hint}"
+        if s.cut_short
+        else hint[0].upper() + hint[1:]
+    )
 
 
 CPU_RULES = [Rule("cpu-time", cpu_time)]
