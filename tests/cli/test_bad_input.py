@@ -117,6 +117,28 @@ def test_a_folder_names_the_files_it_skipped_and_why(tmp_path, capsys):
     assert "skipped 2 files that are no trace: a.json (not a JSON trace), b.json (empty trace)" in head
 
 
+def test_json_documents_of_no_events_are_no_captures(tmp_path, capsys, monkeypatch):
+    """`[]` and an object without traceEvents start as JSON does, but hold no trace: they are skipped and named, never
+    taken for the newest capture (before: "a folder of 2 captures", then an error on the newest)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write(folder, "emptyarr.json", b"[]")
+    write(folder, "other.json", b'{"a": 1}')
+    import tui.app
+
+    monkeypatch.setattr(tui.app.TraceApp, "run", lambda *_a, **_k: pytest.fail("the screen started"))
+    assert main(["open", str(folder)]) == 2
+    said = ("emptyarr.json (no trace events in the file)", "other.json (no 'traceEvents' array in the JSON object)")
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracetui: error: {folder}: no file of this folder is a trace: ") and err.count("\n") == 1
+    assert all(s in err for s in said)
+    shutil.copy(MOE, folder / "good.json.gz")
+    assert main(["summary", str(folder)]) == 0
+    head = " ".join(capsys.readouterr().out.split("\n\n")[0].split())
+    assert "is a folder of 1 capture; this is the newest, good.json.gz; skipped 2 files that are no trace" in head
+    assert all(s in head for s in said)
+
+
 def test_a_folder_of_junk_is_one_line_before_the_screen(tmp_path, capsys, monkeypatch):
     folder = tmp_path / "junk"
     folder.mkdir()

@@ -246,7 +246,7 @@ def list_captures(folder: str | Path) -> list[Path]:
     if not p.is_dir():
         return []
     kind = folder_kind(p)
-    return [f for f in kind.files if looks_like_json(f)] if kind.kind == "captures" else []
+    return [f for f in kind.files if _is_capture(f)] if kind.kind == "captures" else []
 
 
 def skipped_captures(folder: str | Path) -> list[tuple[Path, str]]:
@@ -257,7 +257,13 @@ def skipped_captures(folder: str | Path) -> list[tuple[Path, str]]:
     kind = folder_kind(p)
     if kind.kind != "captures":
         return []
-    return [(f, first_problem(f) or NOT_JSON) for f in kind.files if not looks_like_json(f)]
+    return [(f, first_problem(f) or NOT_JSON) for f in kind.files if not _is_capture(f)]
+
+
+def _is_capture(path: Path) -> bool:
+    """May the file be a capture: it starts as JSON does, and its first bytes show no reason it cannot be a trace
+    (a small whole document of no events, `[]` or an object without traceEvents, is no capture to open)?"""
+    return looks_like_json(path) and first_problem(path) is None
 
 
 def looks_like_json(path: Path) -> bool:
