@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tui.model.view.viewport import Viewport
+from conftest import SAMPLES
+
+from tui.model import load_trace
+from tui.model.view.viewport import Viewport, fit_whole
 from tui.widgets.ruler import ruler_text, tick_step
 
 
@@ -23,3 +26,17 @@ def test_tick_labels_have_enough_digits_to_differ():
     assert [fmt_tick(t, 250) for t in (880_000, 880_250, 880_500)] == ["880.00us", "880.25us", "880.50us"]
     assert fmt_tick(2_000_000, 1_000_000) == "2ms" and fmt_tick(-200_000_000, 100_000_000) == "-200ms"
     assert fmt_tick(0, 100) == "0ns" and fmt_tick(1_500_000_000, 500_000_000) == "1.5s"
+
+
+def test_the_whole_trace_starts_at_its_first_event_not_half_a_bucket_before_it(tmp_path):
+    """The H100 BERT sample cut at 20 KB spans 0 to 4.43 ms; the quantized bucket shows 5.57 ms at 137 cells.
+    Centered, the ruler began at -0.6 ms ("-500us"); the whole view starts 1% of the span before the first event
+    and keeps the room left over after the last."""
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes((SAMPLES / "h100-bert-small.json.gz").read_bytes()[:20_000])
+    t = load_trace(cut, use_cache=False)
+    start, end = int(t.x.ts.min()), int((t.x.ts + t.x.dur).max())
+    v = fit_whole(start, end, 137)
+    assert start - 0.01 * (end - start) - v.bucket <= v.t0 <= start < end <= v.t1
+    labels = ruler_text(v, t.origin, None).plain.splitlines()[0]
+    assert "-" not in labels and "0us" in labels

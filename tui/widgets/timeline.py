@@ -23,7 +23,7 @@ from ..model.view.series import (
     memory_series,
     queue_lanes,
 )
-from ..model.view.viewport import Viewport, fit, pan, resize, span_view, zoom
+from ..model.view.viewport import Viewport, fit, fit_whole, pan, resize, span_view, zoom
 from ..text.fmt import fmt_dur
 from .timeline_draw import (  # noqa: F401 - the lane-name and legend helpers are the timeline's (ruler, tests)
     GUTTER,
@@ -242,7 +242,7 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
         self._changed()
 
     def _fit_all(self) -> None:
-        self.view = self._whole = fit(self.lanes.t_min, self.lanes.t_max, self.cells_width, margin=0.01)
+        self.view = self._whole = fit_whole(self.lanes.t_min, self.lanes.t_max, self.cells_width)
 
     # ---- theme -----------------------------------------------------------------------------
 

@@ -44,6 +44,15 @@ def fit(start: int, end: int, width: int, margin: float = 0.05) -> Viewport:
     return _align(center - bucket * width // 2, bucket, width)
 
 
+def fit_whole(start: int, end: int, width: int, margin: float = 0.01) -> Viewport:
+    """The whole of [start, end] from its start: the margin before it, the room the quantized bucket leaves over after
+    its end (centered, a short trace's ruler would start up to half a window before its first event: "-500us")."""
+    width = max(width, 1)
+    span = max(end - start, 1)
+    bucket = quantize(span * (1 + 2 * margin), width)
+    return _align(start - int(span * margin), bucket, width)
+
+
 def zoom(v: Viewport, at: int, factor: int) -> Viewport:
     """Zoom in (factor < 0) or out (factor > 0) by powers of two, keeping time `at` in place."""
     bucket = v.bucket << factor if factor > 0 else max(v.bucket >> -factor, 1)
