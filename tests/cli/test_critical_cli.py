@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import SAMPLES, X, write_trace
@@ -166,3 +167,34 @@ def test_frames_are_their_ops_time_by_default_as_in_the_path_view(capsys, monkey
     assert code == 0 and rows[0][:4] == ["aten::addmm", "op", "0.56 ms", "12.7%"]
     assert ["torch/nn/modules/module.py(1743): _call_impl", "frame", "0.19 ms", "4.3%", "84", "CPU work"] in rows
     assert "--python-frames lists them" not in out
+
+
+def _rows_and_advice(out: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The path table's rows as (name, bound by) in the table's order, and the CPU advice's "Most of it" names."""
+    lines = out.splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith("On the path"))
+    rows = []
+    for line in lines[head + 2 :]:
+        if not line.strip() or line.startswith(("…", "Python frames")):
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows.append((cells[0], cells[-1]))
+    advice = " ".join(lines[lines.index("Advice:") + 1 :])
+    named = re.search(r"Most of it: (.+?)\. ", advice).group(1)
+    return rows, named.split(", ")
+
+
+@pytest.mark.parametrize("frames", [False, True])
+def test_the_advice_names_the_tables_leading_rows_in_its_grouping(capsys, frames):
+    """The advice's "Most of it" is the table's first three CPU rows, word for word: without --python-frames the
+    step's own Python (the table's top row) and no frame, which the table folds into its op; with it, the frames."""
+    code, out, err = run(capsys, str(BERT), *(["--python-frames"] if frames else []))
+    assert code == 0, err
+    rows, named = _rows_and_advice(out)
+    assert named == [name for name, bound in rows if bound == "CPU work"][:3]
+    if frames:
+        assert "torch/nn/modules/module.py(1743): _call_impl" in named
+        assert not any("(self" in name for name in named)
+    else:
+        assert named[0] == "ProfilerStep#6 (self: its Python)"
+        assert not any(".py(" in name for name in named)

@@ -10,6 +10,7 @@ trace is public: the shared set's MTIA capture is listed but absent.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import SAMPLES, X, write_trace
@@ -219,6 +220,27 @@ def test_one_slow_launch_does_not_skew_the_verdict_and_is_named(tmp_path, capsys
     note = found["slow-launch"]["note"]
     assert "took 3.06 s" in note and "median launch call (9.0 us)" in note and "CUDA_MODULE_LOADING=EAGER" in note
     assert "31,136" not in json.dumps(found)
+
+
+def test_the_launch_average_says_the_outlier_it_leaves_out_and_counts_only_launch_calls(capsys):
+    """The MI250 capture: 16 launches, of which 2 are blocking copies (waits, not launch time) and 1 a 6.5 ms
+    hipLaunchKernel. The average call is the other 13 calls' time over 13 (read here with json alone), and the
+    line that gives it says the outlier is left out."""
+    from conftest import raw_events
+
+    path = SAMPLES / "mi250-rocm-train.json.gz"
+    launches = [
+        e["dur"]
+        for e in raw_events(path)
+        if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and re.match(r"^hip\w*LaunchKernel$", e["name"])
+    ]
+    kept = [d for d in launches if d < 1000]
+    assert (len(launches), len(kept)) == (14, 13)
+    s = Results(load_trace(path, use_cache=False)).summary
+    assert s.typical_launch_us == pytest.approx(sum(kept) / len(kept))  # 7.34 us, not over 15 calls (6.36)
+    assert main(["summary", str(path), "--no-cache"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(the call itself 7.3 us on average, leaving out the one hipLaunchKernel that took 6.5 ms)" in out
 
 
 def test_overhead_reading_names_launches_only_when_they_cost_more_than_the_gpu_work(tmp_path):

@@ -166,6 +166,21 @@ def test_a_missing_capture_is_an_error(capsys):
     assert capsys.readouterr().err.strip() == "tracetui: error: /nonexistent/capture: no such capture file or folder"
 
 
+def test_explain_takes_the_capture_its_note_names(tmp_path, capsys):
+    """The replay alone: explain's note says to pass --graph-capture PATH, and explain takes it: the 361 replayed
+    kernels are then credited, the note is gone and the credited ops are judged against their roofs."""
+    alone = tmp_path / PAIR.name
+    alone.write_bytes(PAIR.read_bytes())  # no capture_traces/ beside it
+    assert main(["explain", str(alone), "--no-cache"]) == 0
+    bare = capsys.readouterr().out
+    assert "Pass the capture trace with --graph-capture PATH" in bare
+    assert main(["explain", str(alone), "--graph-capture", str(DATA / "capture_traces"), "--no-cache"]) == 0
+    out = capsys.readouterr()
+    assert "credited 361 of 361 replayed kernels" in out.err
+    assert "Graph kernels without their capture" not in out.out and "--graph-capture" not in out.out
+    assert out.out.count("against its roof") > bare.count("against its roof")
+
+
 # ---- the in-trace capture, missing and extra events, lost records -------------------------------
 
 

@@ -13,7 +13,7 @@ from tui.model.analyses.explain.readings import readings
 from tui.model.analyses.explain.savings import order
 from tui.model.analyses.explain.uses import Uses, next_words, run_uses
 from tui.model.analyses.results import Results
-from tui.tables.critical import advice
+from tui.tables.critical import advice, shown_groups
 from tui.tables.explain import note
 from tui.tables.explain_savings import headline
 
@@ -52,10 +52,15 @@ def said(a: Results) -> str:
     """Every piece of advice tracetui gives on a trace: explain's notes, the overview's readings, critical's advice."""
     texts = [note(f) for f in a.findings] + readings(a.summary, a.uses)
     try:
-        texts += advice(a.critical, a.uses)
+        texts += crit_advice(a)
     except Exception:  # a trace without a window to solve (no critical path) has no critical advice
         pass
     return "\n".join(texts)
+
+
+def crit_advice(a: Results) -> list[str]:
+    """critical's advice on the trace's default path, naming the groups its table shows."""
+    return advice(a.critical, shown_groups(a, a.critical)[0], a.uses)
 
 
 def in_use(u: Uses) -> list[str]:
@@ -126,18 +131,16 @@ def test_what_comes_next_on_compiled_and_graphed_runs():
     """A compiled CPU-bound run: CUDA graphs next; a graphed one: what is outside the graphs; GPU-bound with bf16,
     torch.compile and graphs: the kernels themselves against their roofs."""
     compiled = results(H200 / "mlp_fwd_compiled.json.gz")
-    lines = advice(compiled.critical, compiled.uses)
+    lines = crit_advice(compiled)
     cpu = next(line for line in lines if line.startswith("CPU work"))
     assert "what comes next is CUDA graphs, torch.compile(mode='reduce-overhead')" in cpu
     graphed = results(H200 / "mlp_fwd_compiled_reduce_overhead.json.gz")
-    lines = advice(graphed.critical, graphed.uses)
+    lines = crit_advice(graphed)
     assert "already replays its work from CUDA graphs (2 graph launches, 92% of the device time)" in lines[0]
     gpu = next(line for line in lines if line.startswith("GPU compute"))
     assert "already uses bf16 on the tensor cores, torch.compile and CUDA graphs: what is left is the kernels" in gpu
     eager = results(H200 / "mlp_fwd_eager.json.gz")
-    assert any(
-        "torch.compile (fewer, fused kernels) and CUDA graphs" in line for line in advice(eager.critical, eager.uses)
-    )
+    assert any("torch.compile (fewer, fused kernels) and CUDA graphs" in line for line in crit_advice(eager))
 
 
 def test_next_words_fill_from_the_run():
@@ -242,8 +245,8 @@ def test_an_empty_step_is_named_as_such_and_gets_no_remedy():
     p = empty.critical
     [item] = p.items
     assert (item.event, item.dur_ns) == (p.event, p.length_ns)  # the step's self time is the whole path
-    [line] = advice(p, empty.uses)
+    [line] = advice(p, shown_groups(empty, p)[0], empty.uses)
     assert line.startswith(f"{p.window} is empty: nothing is recorded in 13.34 s of its 13.34 s")
     assert not any(words in line for group in RECOMMENDS.values() for words in group) and "CUDA graphs" not in line
     busy = Results(load_trace(SAMPLES / "a100-train-control.json.gz"))
-    assert not any("is empty" in line for line in advice(busy.critical, busy.uses))
+    assert not any("is empty" in line for line in crit_advice(busy))

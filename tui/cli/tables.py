@@ -160,7 +160,9 @@ def add_diff(sub, command: str | None) -> argparse.ArgumentParser:
 
 def add_explain(sub, command: str | None) -> argparse.ArgumentParser:
     text = "say what the patterns in a trace mean (cold start, overhead, kernel names...)"
-    return one_trace(sub, "explain", text, TEXT_JSON_MD)
+    # its findings read the credited trace (per-op rules; the note on replayed kernels left uncredited names
+    # this option), so it takes the capture as summary and ops do
+    return capture_opt(one_trace(sub, "explain", text, TEXT_JSON_MD))
 
 
 CRITICAL_EPILOG = """prints: what bounds the window (the classes of its critical path as bars), the path grouped by name, kind
@@ -231,7 +233,7 @@ def cmd_steps(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from ..reports import render_explain
 
-    print(render_explain(load(args.trace, args.no_cache), args.format))
+    print(render_explain(load(args.trace, args.no_cache, args.graph_capture), args.format))
     return 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.analyses.critical import Spec
-from ..model.analyses.critical.groups import has_frames, path_groups
 from ..model.analyses.results import Results
 from ..tables import critical as C
 from ..tables import critical_path as P
@@ -42,9 +41,10 @@ def render_path(a: Results, fmt: str, report, width: int | None, python_frames: 
     head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
     if a.trace.job:
         head += f" (rank {p.rank})"
-    top = _top(a, fmt, p, width, python_frames)
+    groups, folded = C.shown_groups(a, p, python_frames)
+    top = _top(fmt, p, groups, folded, width)
     out = [*wrap([head, C.verdict_line(a, p)], width), "", _breakdown(fmt, p, width), "", top]
-    out += _prose("Advice", C.advice(p, a.uses), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
+    out += _prose("Advice", C.advice(p, groups, a.uses), fmt, width) + _prose("Notes", C.notes(p), fmt, width)
     if report.whatif is not None:
         w = report.whatif
         out += _prose("What if", [C.sentence(w), *C.whatif_notes(w)], fmt, width)
@@ -70,11 +70,9 @@ def _breakdown(fmt: str, p, width: int | None, title: str = "Bound by") -> str:
     return table(fmt, P.breakdown_columns(title), P.breakdown_classes(p), p, 0, foot, width)
 
 
-def _top(a: Results, fmt: str, p, width: int | None, python_frames: bool) -> str:
+def _top(fmt: str, p, groups: list, folded: bool, width: int | None) -> str:
     """The path's groups with the most time (tables/critical.py's columns), and how many more there are; a Python
-    frame's stretch is its op's unless python_frames (as the viewer's path view, frames hidden)."""
-    folded = not python_frames and has_frames(a.trace, p)
-    groups = path_groups(a.trace, p, a.frameless if folded else None)
+    frame's stretch is its op's when folded (without --python-frames, as the viewer's path view, frames hidden)."""
     shown = groups[: C.TOP]
     more = len(groups) - len(shown)
     whole = plural(len(p.items), "stretch", "stretches")

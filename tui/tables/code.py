@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model.analyses.code import CodeRow, CodeTable
+from ..model.analyses.code import AT_START, CodeRow, CodeTable
 from ..text.fmt import fmt_time, truncate
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
@@ -25,6 +25,11 @@ NO_FRAMES = (
 WHAT_A_ROW_IS = (
     "A row is a function at its def line (torch records a frame where its function starts, not the lines that ran "
     "inside it); top level is a script's module-level code (<module>)"
+)
+
+AT_START_NOTE = (
+    f"{AT_START}: the frame was already running when the profiler started, and torch names such a frame by the "
+    "line it was running then (a call inside it), not its def line"
 )
 
 
@@ -90,6 +95,8 @@ def hottest(t: CodeTable) -> CodeRow | None:
 def footers(t: CodeTable, unfold: str = "--all-frames") -> list[str]:
     """The lines under the table; unfold: what shows every frame (the flag here, a key in the viewer)."""
     lines = [WHAT_A_ROW_IS]
+    if any(r.at_start for r in t.rows):
+        lines.append(AT_START_NOTE)
     if has_device(t):
         lines.append(
             f"GPU time launched from Python: {fmt_time(t.from_python_us)} of {fmt_time(t.gpu_total_us)} "

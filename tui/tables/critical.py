@@ -22,6 +22,7 @@ from ..model.analyses.critical import (
     parse_spec,
 )
 from ..model.analyses.critical.classes import BLOCKING_COPY, is_blocking
+from ..model.analyses.critical.groups import PathGroup, has_frames, path_groups
 from ..model.analyses.critical.ranks import JobPath, job_path
 from ..model.analyses.critical.replay import ALREADY
 from ..model.analyses.explain.uses import Uses, next_words
@@ -442,15 +443,29 @@ def _cut(name: str, width: int = 40) -> str:
     return short_name(name, width) if len(name) > width else name
 
 
-def top_items(p: CriticalPath, most: int = TOP) -> list[tuple[str, str, str, int, str]]:
-    """The path's items summed by (name, kind, class, what a wait waited for), the most time first:
-    (name, kind, class, ns, waits_for)."""
-    sums: dict[tuple[str, str, str, str], int] = {}
-    for it in p.items:
-        key = (it.name, it.kind, it.bound_by, it.waits_for)
-        sums[key] = sums.get(key, 0) + it.dur_ns
-    ranked = sorted(sums.items(), key=lambda kv: -kv[1])[:most]
-    return [(n, k, b, ns, w) for (n, k, b, w), ns in ranked]
+OWN = " (self)"  # a span's own stretch of the path: the time between its ops, as torch's Self CPU counts it
+OWN_PYTHON = " (self: its Python)"  # ... mostly the hidden Python frames that ran in it, between its ops
+
+
+def own_tag(g: PathGroup) -> str:
+    """A step's or an annotation's group is its self time, between its ops (never cut: the name is); with frames
+    hidden, mostly the Python that ran there says so."""
+    if not (g.kind == "annotation" or (g.kind == "op" and STEP_NAME.match(g.name))):
+        return ""
+    return OWN_PYTHON if 2 * g.python_ns >= g.dur_ns > 0 else OWN
+
+
+def group_label(g: PathGroup) -> str:
+    """A group's name as the table reads it, whole: `ProfilerStep#6 (self)`."""
+    return g.name + own_tag(g)
+
+
+def shown_groups(results: Results, p: CriticalPath, python_frames: bool = False) -> tuple[list[PathGroup], bool]:
+    """The path's groups as the `critical` table shows them, the most time first, and whether Python frames were
+    folded into their ops (a with_stack trace without python_frames). The table and the advice both read these,
+    so the advice never names a row the table hides."""
+    folded = not python_frames and has_frames(results.trace, p)
+    return path_groups(results.trace, p, results.frameless if folded else None), folded
 
 
 def cpu_only(p: CriticalPath) -> bool:
@@ -458,9 +473,10 @@ def cpu_only(p: CriticalPath) -> bool:
     return any(code == "cpu_only" for code, _n in p.caveats)
 
 
-def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
-    """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers; with what the run
-    already uses, the remedy says what comes next instead (explain/uses.py: never compile a compiled run)."""
+def advice(p: CriticalPath, groups: Sequence[PathGroup], uses: Uses | None = None) -> list[str]:
+    """One line per class with at least ADVICE_MIN of the path, the most first, with its numbers and its leading
+    groups (shown_groups: the table's rows, in its words); with what the run already uses, the remedy says what
+    comes next instead (explain/uses.py: never compile a compiled run)."""
     total = p.length_ns or 1
     if unrecorded_ns(p) >= EMPTY_MIN * total:
         return [empty_advice(p)]
@@ -469,7 +485,7 @@ def advice(p: CriticalPath, uses: Uses | None = None) -> list[str]:
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
         if ns / total < ADVICE_MIN:
             continue
-        tops = [n for n, _k, b, _ns, _w in top_items(p, 50) if b == cls][:3]
+        tops = [group_label(g) for g in groups if g.bound_by == cls][:3]  # groups come the most time first
         top = ", ".join(shorten_names([visible(t) for t in tops], 50)) or "-"  # told apart, as in the tables
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
         line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from ..model.analyses.critical import CLASSES, CriticalPath, PathItem
 from ..model.analyses.critical.groups import PathGroup, kind_of
 from ..model.analyses.critical.ranks import JobPath
-from ..model.steps import STEP_NAME
 from ..model.trace import TraceColumns
 from ..text.names import shorten
 from .base import KEEP, Column, SortKey
-from .critical import TITLES, bar, when
+from .critical import TITLES, bar, own_tag, when
+from .critical import group_label as group_label  # the table's words, where the viewer reads them
 
 
 def _share(ns: int, p: CriticalPath) -> str:
@@ -51,21 +51,6 @@ GROUP_SORTS = {
     "calls": SortKey("calls", means="calls"),
     "name": SortKey("name", reverse=False, means="name"),
 }
-OWN = " (self)"  # a span's own stretch of the path: the time between its ops, as torch's Self CPU counts it
-OWN_PYTHON = " (self: its Python)"  # ... mostly the hidden Python frames that ran in it, between its ops
-
-
-def own_tag(g: PathGroup) -> str:
-    """A step's or an annotation's group is its self time, between its ops (never cut: the name is); with frames
-    hidden, mostly the Python that ran there says so."""
-    if not (g.kind == "annotation" or (g.kind == "op" and STEP_NAME.match(g.name))):
-        return ""
-    return OWN_PYTHON if 2 * g.python_ns >= g.dur_ns > 0 else OWN
-
-
-def group_label(g: PathGroup) -> str:
-    """A group's name as the table reads it, whole: `ProfilerStep#6 (self)`."""
-    return g.name + own_tag(g)
 
 
 def group_columns() -> list[Column[PathGroup, CriticalPath]]:

@@ -14,7 +14,7 @@ from .explain_graphs import GRAPH_TEMPLATES
 from .explain_roofline import ROOFLINE_TEMPLATES
 from .explain_savings import saving_fields
 
-OVERHEAD_TAIL = "The summary's launch figures use the median and leave these out."
+OVERHEAD_TAIL = "The summary's median and average launch call leave these out (its launch CPU total counts them)."
 COMPILE_WHAT = {
     "Torch-Compiled Region": "the whole call into a torch.compile'd function, guards and all",
     "TorchDynamo Cache Lookup": "Dynamo checking its guards to pick the compiled graph for these inputs",
@@ -63,6 +63,14 @@ OWN_TEMPLATES = {
     "(CUDA loads a kernel's module when it first runs: CUDA_MODULE_LOADING=LAZY, the default since CUDA 11.7), or a "
     "launch blocked behind a full launch queue. Warm up before profiling (tracetui profile --warmup), or set "
     "CUDA_MODULE_LOADING=EAGER to confirm: the cost moves to startup. " + OVERHEAD_TAIL,
+    # HIP defers loading a kernel's code object to its first launch unless HIP_ENABLE_DEFERRED_LOADING=0 (ROCm/clr,
+    # hipamd/src/hip_platform.cpp, __hipRegisterFunction: the variable defaults to 1; at 0 each kernel is loaded
+    # on every device when it is registered, at startup). CUDA_MODULE_LOADING means nothing to the HIP runtime.
+    "slow-kernel-hip": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
+    "{slowest}, took {slowest_dur:long}. A kernel launch this slow is lazy code object loading on a kernel's first "
+    "use (HIP loads a kernel's code object when it is first launched: HIP_ENABLE_DEFERRED_LOADING=1, the default), "
+    "or a launch blocked behind a full launch queue. Warm up before profiling (tracetui profile --warmup), or set "
+    "HIP_ENABLE_DEFERRED_LOADING=0 to confirm: the cost moves to startup. " + OVERHEAD_TAIL,
     "slow-copy": "{calls} call(s) took far longer than the median launch call ({median_launch}); the slowest, "
     "{slowest}, took {slowest_dur:long}. An async copy this slow is waiting: a copy to or from pageable (not pinned) "
     "host memory runs synchronously, after every kernel queued before it. Pin the host tensors (pin_memory=True, and "

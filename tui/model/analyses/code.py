@@ -2,7 +2,9 @@
 
 Each row is a Python frame as torch records it with with_stack=True: `mymodel.py(25): forward` is a call
 of a function, and 25 is the line of its def, not a line that ran inside it (torch records a frame where
-its function starts); the rows name it so, `forward (mymodel.py:25)`. A `<module>` frame is a script's
+its function starts); the rows name it so, `forward (mymodel.py:25)`. A frame already running when the
+profiler started (the script's `<module>`, its `main`, the profiler's own frames) is named by the line it was
+running then, a call, not its def: its row says so (running_at_start). A `<module>` frame is a script's
 top level (a training loop written at module level lands on one such row). Its device time is every kernel,
 memcpy and memset launched from beneath it (through the launch links); CPU total and device total
 count a frame once per outermost call (a recursive frame does not count twice). By default frames
@@ -71,6 +73,9 @@ LIBRARIES = frozenset(
     }
 )
 _FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
+# torch's own profiler modules (as torch trims their paths): tracing starts inside one of their frames
+_PROFILER_CODE = re.compile(r"^torch/(autograd/profiler|profiler/)")
+AT_START = "running at start"  # said beside a frame named by the line it ran when the profiler started
 
 
 def frame_kind(name: str) -> FrameKind:
@@ -89,14 +94,44 @@ def frame_kind(name: str) -> FrameKind:
     return "library" if top in LIBRARIES or top in sys.stdlib_module_names else "user"
 
 
-def frame_label(name: str) -> str:
+def frame_label(name: str, at_start: bool = False) -> str:
     """How the code view names a frame: a function at its def line, `forward (mymodel.py:25)`; a script's top
-    level, `top level (train.py:27)`; nn.Module rows, built-ins and other names as torch writes them."""
+    level, `top level (train.py:27)`; nn.Module rows, built-ins and other names as torch writes them. at_start:
+    the frame ran when the profiler started, and its line is the one it was running then, `main (prof.py:18,
+    running at start)`."""
     m = _FRAME.match(name)
     if m is None:
         return name
-    where = f"{m['file']}:{m['line']}"
+    where = f"{m['file']}:{m['line']}" + (f", {AT_START}" if at_start else "")
     return f"top level ({where})" if m["function"] == "<module>" else f"{m['function']} ({where})"
+
+
+def running_at_start(trace) -> np.ndarray:
+    """Per event: a Python frame already running when the profiler started. torch's Python tracer records the
+    frames on the stack at its start as calls (PythonTracer's start: recordPyCall(..., is_startup_frame=true)),
+    keyed like any call by CodeLocation(frame), whose line is PyFrame_GetLineNumber(frame): the line the frame
+    runs now, not its def (torch/csrc/autograd/profiler_python.cpp). On a thread they are its first frames, each
+    the parent of the next, down to the profiler's own frame that started tracing: the chain from the thread's
+    first frame to the last of torch's profiler frames on it. A thread with no profiler frame there has none
+    marked (where its stack at the start ended cannot be told)."""
+    x = trace.x
+    out = np.zeros(trace.n, bool)
+    c_call = np.array([n.startswith("<built-in ") for n in trace.names] or [False])  # a C call: no frame
+    frames = np.flatnonzero((x.cat == int(Cat.PYTHON)) & (x.py_id >= 0))
+    frames = frames[~c_call[x.name[frames]]]
+    if not len(frames):
+        return out
+    frames = frames[np.lexsort((x.py_id[frames], x.ts[frames], x.track[frames]))]
+    _tracks, starts = np.unique(x.track[frames], return_index=True)
+    for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), len(frames)], strict=True):
+        k = lo + 1  # the chain: each next frame in start order a child of the one before
+        while k < hi and x.py_parent[frames[k]] == x.py_id[frames[k - 1]]:
+            k += 1
+        chain = frames[lo:k].tolist()
+        ours = [j for j, f in enumerate(chain) if _PROFILER_CODE.match(trace.name_of(f))]
+        if ours and x.py_parent[chain[0]] < 0:
+            out[chain[: ours[-1] + 1]] = True
+    return out
 
 
 @dataclass
@@ -112,6 +147,7 @@ class CodeRow:
     device_total_us: float
     pct_gpu: float
     example: int  # one event of the frame, to show on the timeline
+    at_start: bool = False  # running when the profiler started: its line is the one it ran then (a call)
 
     @property
     def name(self) -> str:  # what the tables filter and jump by
@@ -120,7 +156,7 @@ class CodeRow:
     @property
     def label(self) -> str:
         """The function at its def line, `forward (mymodel.py:25)` (see frame_label)."""
-        return frame_label(self.frame)
+        return frame_label(self.frame, self.at_start)
 
 
 @dataclass
@@ -160,8 +196,11 @@ def code_table(a: Analysis, fold: bool = True) -> CodeTable:
     up = _nearest_shown(a.nesting.parent, shown, a.trace.n)
     top = _nearest_shown(a.nesting.parent, frames, a.trace.n)  # any frame above: for "launched from Python"
     from_python = float(a.gpu_below[frames[top[frames] < 0]].sum()) / 1000
+    at_start = {int(n) for n in x.name[frames[running_at_start(a.trace)[frames]]].tolist()}
     rows = _rows(a, shown, up, kinds, gpu_total)
-    return CodeTable(rows, _tree(a, shown, up), fold, from_python, gpu_total, len(frames))
+    for r in rows:
+        r.at_start = int(x.name[r.example]) in at_start
+    return CodeTable(rows, _tree(a, shown, up, at_start), fold, from_python, gpu_total, len(frames))
 
 
 def _nearest_shown(parent: np.ndarray, shown: np.ndarray, n: int) -> np.ndarray:
@@ -225,7 +264,7 @@ def _inside_same(name: np.ndarray, shown: np.ndarray, up: np.ndarray) -> np.ndar
     return inside
 
 
-def _tree(a: Analysis, shown: np.ndarray, up: np.ndarray) -> FrameTree:
+def _tree(a: Analysis, shown: np.ndarray, up: np.ndarray, at_start: set[int]) -> FrameTree:
     """Merge the shown frames along their call paths, root level first."""
     x = a.trace.x
     depth = np.zeros(a.trace.n, np.int64)
@@ -245,7 +284,7 @@ def _tree(a: Analysis, shown: np.ndarray, up: np.ndarray) -> FrameTree:
         node[level] = len(tree.parent) + inverse
         m = keys.shape[1]
         tree.parent += keys[0].tolist()
-        tree.name += [frame_label(a.trace.names[k]) for k in keys[1].tolist()]
+        tree.name += [frame_label(a.trace.names[k], k in at_start) for k in keys[1].tolist()]
         tree.count += np.bincount(inverse, minlength=m).tolist()
         tree.cpu_ns += np.bincount(inverse, weights=x.dur[level], minlength=m).astype(np.int64).tolist()
         gpu = np.asarray(a.gpu_below)[level]

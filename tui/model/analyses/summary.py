@@ -115,6 +115,7 @@ class Summary:
     launch_outliers: list[LaunchOutlier] = field(default_factory=list)  # the slowest first
     blocking_copies: list[LaunchOutlier] = field(default_factory=list)  # copies the CPU waited for (not launch time)
     cpu_launch_typical_us: float = 0.0  # CPU time in launch calls, outliers left out
+    timed_launches: int = 0  # the launch calls whose time is launch time: blocking copies (waits) left out
     cpu_while_idle: list[tuple[str, float]] = field(default_factory=list)  # (op, us) the CPU ran while no GPU worked
     graphs: GraphStats = field(default_factory=GraphStats)  # CUDA/HIP graph launches and what they replayed
     ac2g_flows: int = 0  # launch-to-device flow arrows (with device records missing: where the records should be)
@@ -148,8 +149,9 @@ class Summary:
 
     @property
     def typical_launch_us(self) -> float:
-        """The CPU time a launch takes on average, outliers left out (0 without launches)."""
-        n = self.launches - len(self.launch_outliers)
+        """The CPU time a launch call takes on average, outliers and blocking copies left out (0 without launches):
+        cpu_launch_typical_us over the calls it sums."""
+        n = self.timed_launches - len(self.launch_outliers)
         return self.cpu_launch_typical_us / n if n > 0 else 0.0
 
     @property
@@ -317,6 +319,7 @@ def _launch_stats(trace: TraceColumns, launch: np.ndarray, s: Summary) -> None:
         return
     dur = trace.x.dur[idx] / 1000.0
     s.median_launch_us = float(np.median(dur))
+    s.timed_launches = len(idx)
     out = slow_launches(trace, idx)
     s.launch_outliers = _named_calls(trace, idx[out])
     s.cpu_launch_typical_us = float(dur[~out].sum())
@@ -428,11 +431,11 @@ def launch_phrase(s: Summary) -> str:
     """ "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us on average)" """
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
-    call = duration(s.typical_launch_us)
-    per = f"{duration(s.cpu_per_kernel_us)} of the step's CPU work (the call itself {call} on average)"
-    per = per if s.path.launches else f"{call} of CPU, median {duration(s.median_launch_us)}"
+    call, left = duration(s.typical_launch_us), left_out(s)
+    per = f"{duration(s.cpu_per_kernel_us)} of the step's CPU work (the call itself {call} on average{left})"
+    per = per if s.path.launches else f"{call} of CPU on average{left}, median {duration(s.median_launch_us)}"
     launches = f"{s.launches:,} launch{'' if s.launches == 1 else 'es'}"
-    return f"{launches}, each buying {duration(s.gpu_per_kernel_us)} of GPU work for {per}" + outlier_note(s)
+    return f"{launches}, each buying {duration(s.gpu_per_kernel_us)} of GPU work for {per}"
 
 
 def _device_side(trace: TraceColumns, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:
@@ -537,6 +540,18 @@ def _missing_reason(s: Summary) -> str:
 def took(us: float) -> str:
     """A long duration, as a launch outlier is told: 3.06 s, 6.6 ms."""
     return f"{us / 1e6:,.2f} s" if us >= 1e6 else f"{us / 1000:,.1f} ms"
+
+
+def left_out(s: Summary) -> str:
+    """ ", leaving out the one hipLaunchKernel that took 6.5 ms" (", leaving out the 5 calls far slower than the
+    rest, up to a cudaLaunchKernel of 2.0 ms"): the outliers an average of the launch calls leaves
+    out (typical_launch_us), said beside it; "" without any."""
+    if not s.launch_outliers:
+        return ""
+    worst, n = s.launch_outliers[0], len(s.launch_outliers)
+    if n == 1:
+        return f", leaving out the one {worst.name} that took {took(worst.dur_us)}"
+    return f", leaving out the {n:,} calls far slower than the rest, up to a {worst.name} of {took(worst.dur_us)}"
 
 
 def outlier_note(s: Summary) -> str:

@@ -227,6 +227,7 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
 
 
 COPY_CALL = re.compile(r"Memcpy|Memset", re.IGNORECASE)
+HIP_CALL = re.compile(r"^hip[A-Z]")  # a HIP runtime call (hipLaunchKernel, hipExtModuleLaunchKernel): a ROCm run
 
 
 def slow_launch(a: Analysis, s: Summary) -> list[Finding]:
@@ -238,7 +239,9 @@ def slow_launch(a: Analysis, s: Summary) -> list[Finding]:
     launches = [o for o in outliers if not COPY_CALL.search(o.name)]
     if launches:
         title = "Launch calls far slower than the rest"
-        out.append(Finding("slow-launch", title, _slowest(launches, s), [o.event for o in launches], ["slow-kernel"]))
+        # the slowest call says whose loader ran: HIP's lazy loading has its own switch, not CUDA_MODULE_LOADING
+        part = "slow-kernel-hip" if HIP_CALL.match(launches[0].name) else "slow-kernel"
+        out.append(Finding("slow-launch", title, _slowest(launches, s), [o.event for o in launches], [part]))
     if copies:
         title = "Copies that wait for the GPU"
         out.append(Finding("slow-launch", title, _slowest(copies, s), [o.event for o in copies], ["slow-copy"]))
