@@ -11,16 +11,18 @@ import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED, X, raw_events, write_trace
 
+import tracetui
 from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.calltree import CallTree
+from tui.model.analyses.critical.queue import launch_latency
 from tui.model.analyses.details import describe
 from tui.model.analyses.graphs.capture import CaptureMismatch, credit, load_credited
-from tui.model.analyses.graphs.replay import CreditedTrace, graph_launches, replay_of
+from tui.model.analyses.graphs.replay import CreditedTrace, graph_launches, graph_owner, own_launches, replay_of
 from tui.model.analyses.results import Results
 from tui.model.view import navigate
 from tui.tables.explain import note
-from tui.widgets.details import replay_text
+from tui.widgets.details import launch_text, replay_text
 
 DATA = Path(__file__).parents[1] / "data" / "vllm_piecewise"
 PAIR = DATA / "graph_execution.json.gz"
@@ -322,3 +324,37 @@ async def test_the_timeline_brackets_the_replay_and_goes_to_its_first_kernel():
         assert text.index("[") < text.rindex("]")  # the replay's first start and last end, in view
         tl.select(int(kernels[0]))  # a kernel: nothing to bracket
         assert "[" not in "".join(seg.text for seg in tl._cells(tl.lines[line]))
+
+
+def test_a_credited_replay_is_still_one_launch_per_graph_launch_from_its_call():
+    """Credited to its capture, each replayed kernel links to a copy of its capture-time launch call (laid out
+    inside the graph launch's span); the launch figures still count the 25 hipGraphLaunch calls once each, from
+    the graph launch's start to its replay's first activity, as on the replay read alone."""
+    a, plain = _credited(), Results(load_trace(PAIR, use_cache=False))
+    for r in (a, plain):
+        graphs = graph_launches(r.trace)
+        owner = graph_owner(r.trace)
+        call = own_launches(r.trace, r.links.launcher)
+        replayed = np.flatnonzero(owner >= 0)
+        assert len(graphs) == 25 and len(replayed) == 361
+        assert sorted(call[replayed][call[replayed] >= 0].tolist()) == sorted(graphs.tolist())
+    dev, latency = launch_latency(a.trace, a.links.launcher)
+    dev0, latency0 = launch_latency(plain.trace, plain.links.launcher)
+    assert len(dev) == len(dev0) == 87 and sorted(latency.tolist()) == sorted(latency0.tolist())  # 62 eager + 25
+
+
+def test_a_replayed_kernel_has_no_launch_latency_of_its_own_but_the_first():
+    """Details: the replay's first kernel is the graph launch's (launch → start from the call), the others are
+    nodes the GPU ran in order, with no launch latency of their own (it read milliseconds from the one call)."""
+    a = Results(load_trace(V100, use_cache=False))
+    x = a.trace.x
+    g = int(graph_launches(a.trace)[0])
+    r = replay_of(a.trace, graph_owner(a.trace), g)
+    first, second = describe(a, int(r.events[0])), describe(a, int(r.events[1]))
+    assert first.launch[0] == second.launch[0] == g
+    assert first.launch_latency_ns == int(x.ts[r.events[0]] - x.ts[g]) and second.launch_latency_ns is None
+    assert "no launch → start of its own" in launch_text(second) and "launch → start" in launch_text(first)
+    sql = tracetui.load(V100).sql(
+        f"SELECT count(*) AS n, count(latency_us) AS timed FROM launches WHERE launch_id = {g}"
+    )["rows"]
+    assert sql == [{"n": r.count, "timed": 1}]

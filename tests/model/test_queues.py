@@ -14,6 +14,7 @@ from conftest import SAMPLES, write_trace
 import tracetui
 from tui.cli import main
 from tui.model import load_trace
+from tui.model.analyses.graphs.replay import graph_launches, graph_owner
 from tui.model.analyses.queues import launch_stats, queue_rows
 from tui.model.analyses.results import Results
 
@@ -113,3 +114,20 @@ def test_sql_and_the_api_give_the_same_rows():
         "WHERE l.launch_id = s.launch_id AND l.latency_us = s.delay_us"
     )
     assert joined["rows"] == [{"n": 2358}]
+
+
+def test_a_graph_launch_is_one_entry_of_the_queue_as_htas_eager_series_shows():
+    """HTA's queue series (trace_counters.py) counts the eager launch calls only (its launch mask names no graph
+    launch). On the V100 CUDA-graph test, tracetui's stream 7 is HTA's series plus one entry per graph launch: the
+    same maximum (1,013) and median, HTA's launches plus the 12 graph launches. Counting each replayed kernel as a
+    launch of its own, the queue read 14,526 launches up to 1,338 deep."""
+    a = results(SAMPLES / "v100-cudagraph-test.json.gz")
+    hta = HTA["hta-2022-08-v100-cudagraph-test/test.json.gz"]["queues"]["1"]["7"]
+    (q,) = [r for r in queue_rows(a.trace, a.links.launcher) if r.lane == "GPU 1 stream 7"]
+    graphs = graph_launches(a.trace)
+    owner = graph_owner(a.trace)
+    on_7 = {int(owner[k]) for k in np.flatnonzero(owner >= 0) if a.trace.tracks[a.trace.x.track[k]].name == q.lane}
+    assert len(graphs) == len(on_7) == 12
+    assert (q.launches, q.max, q.p50) == (hta["count"] // 2 + 12, hta["max"], hta["50%"])
+    s = launch_stats(a.trace, a.links.launcher)
+    assert sorted(s.launch[np.isin(s.launch, graphs)].tolist()) == sorted(graphs.tolist())  # each once

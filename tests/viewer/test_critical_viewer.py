@@ -196,7 +196,8 @@ async def test_a_queue_lane_per_stream_with_its_deepest_queue():
             f"{a.trace.tracks[q.track].name} queue": max(q.max_length, QUEUE_TOP)
             for q in stream_queues(a.trace, a.links.launcher)
         }
-        assert lanes == expected and len(lanes) == 4 and max(lanes.values()) == 1338
+        # HTA's maximum (1,013): the 12 graph launches are one entry each, their replayed kernels none
+        assert lanes == expected and len(lanes) == 4 and max(lanes.values()) == 1013
         line = next(k for k, ln in enumerate(tl.lines) if ln.kind == "series" and ln.label == "GPU 1 stream 7 queue")
         tl.scroll_to(y=max(line - 3, 0), animate=False)
         await pilot.pause()
@@ -216,16 +217,20 @@ async def test_the_kernels_view_shows_launch_to_start_as_queue_py_measures_it():
         med, p95 = headers.index("Launch→start median"), headers.index("Launch→start p95")
         latency = {n.name: n for n in name_latency(a.trace, a.links.launcher)}
         source = view._source()
+        unlaunched = 0  # names only ever replayed by a graph launch: no launch of their own, no latency
         for k, row in enumerate(view.rows[:20]):
-            n = latency[row.name]
-            assert source.cell(k, med) == fmt_time(n.median_ns / 1000)
-            assert source.cell(k, p95) == fmt_time(n.p95_ns / 1000)
+            n = latency.get(row.name)
+            unlaunched += n is None
+            assert source.cell(k, med) == (fmt_time(n.median_ns / 1000) if n else "-")
+            assert source.cell(k, p95) == (fmt_time(n.p95_ns / 1000) if n else "-")
+        assert 0 < unlaunched < 20
         document = kernels_document(a, None, 0)["rows"]  # the CLI's JSON: the same two figures, named
+        n = [latency.get(r.name) for r in view.rows[:20]]
         assert [(r["launch_latency_median_us"], r["launch_latency_p95_us"]) for r in document[:20]] == [
-            (latency[r.name].median_ns / 1000, latency[r.name].p95_ns / 1000) for r in view.rows[:20]
+            (k.median_ns / 1000, k.p95_ns / 1000) if k else (None, None) for k in n
         ]
         status = view.status()
-        assert "GPU 1 stream 7: 14,526 launches, queue up to 1,338" in status and "always full" in status
+        assert "GPU 1 stream 7: 9,492 launches, queue up to 1,013" in status and "always full" in status
 
 
 def test_name_latency_is_the_median_p95_and_max_of_each_names_launches():

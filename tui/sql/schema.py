@@ -272,7 +272,11 @@ TABLES: dict[str, Table] = {
         Table(
             "launches",
             "one row per device activity and the runtime call that launched it (join both ids to events.id)",
-            _cols(R.LAUNCHES, {"launch_id": "BIGINT", "activity_id": "BIGINT", "latency_us": "DOUBLE"}),
+            _cols(
+                R.LAUNCHES,
+                {"launch_id": "BIGINT", "activity_id": "BIGINT", "latency_us": "DOUBLE"},
+                {"latency_us": "CASE WHEN isnan(latency_us) THEN NULL ELSE latency_us END"},
+            ),
             _relation(lambda s: R.launches(s.results)),
         ),
         Table(
@@ -315,7 +319,8 @@ TABLES: dict[str, Table] = {
         ),
         Table(
             "launch_stats",
-            "one row per launched device activity: its call's and its own duration, both delays, HTA's outliers",
+            "one row per launch (a graph launch once): its call's and its activity's duration, both delays, HTA's "
+            "outliers",
             _cols(
                 L.LAUNCH_STATS,
                 dict.fromkeys(L.LAUNCH_STATS, "DOUBLE")

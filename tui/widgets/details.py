@@ -54,6 +54,14 @@ def launched_text(w: Launched, full: bool = False) -> Text:
     return text.append(f"  ({FULL_HINT})", style="dim") if cut else text
 
 
+def launch_text(d: Details) -> str:
+    """The call that launched it, and its launch-to-start latency where it is a launch of its own (a graph replay's
+    activities after its first are nodes the GPU ran in order: no latency of their own)."""
+    if d.launch_latency_ns is None:
+        return f"{d.launch[1]}; a node of a graph replay, no launch → start of its own ([ goes to the launch)"
+    return f"{d.launch[1]}; launch → start {fmt_dur(d.launch_latency_ns)} ([ goes to the launch)"
+
+
 def replay_text(d: Details, full: bool = False) -> str:
     """A graph launch's replay, a replayed activity's graph launch, or a capture copy's mark."""
     if d.replayed_by:
@@ -132,10 +140,7 @@ def details_renderable(
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
     grid.add_row("time", Text(f"starts {fmt_dur(d.start_ns)} into the trace, lasts {fmt_dur(d.dur_ns)} ({own})"))
     if d.launch:
-        grid.add_row(
-            "launched by",
-            Text(f"{d.launch[1]}; launch → start {fmt_dur(d.launch_latency_ns or 0)} ([ goes to the launch)"),
-        )
+        grid.add_row("launched by", Text(launch_text(d)))
     if d.footprint:
         grid.add_row("footprint", Text(footprint_text(d.footprint)))
     if d.launched is not None and d.launched.count:

@@ -10,7 +10,7 @@ from ..analysis import Analysis
 from ..cats import BUSY_CATS, GPU_CATS, Cat, of_cats
 from ..load.args import event_args
 from .code import frame_kind
-from .graphs.replay import Replay, graph_owner, is_copy, is_graph_launch, replay_of
+from .graphs.replay import Replay, graph_owner, is_copy, is_graph_launch, own_launches, replay_of
 
 TOP_LAUNCHED = 5  # the kernels (by name) a selection's details list, the most device time first
 FOOTPRINT_KEYS = (
@@ -58,7 +58,7 @@ class Details:
     self_ns: int | None  # None until the nesting's self times are computed
     args: dict
     launch: tuple[int, str] | None = None  # (event, name) of the runtime call
-    launch_latency_ns: int | None = None
+    launch_latency_ns: int | None = None  # None: no launch of its own (a graph replay's activity after its first)
     footprint: dict = field(default_factory=dict)
     launched: Launched | None = None  # an op, annotation, frame or call: the device work launched beneath it
     stack: list[str] = field(default_factory=list)  # your frames (and nn.Modules), outermost first
@@ -135,6 +135,8 @@ def _graph_facts(a: Analysis, d: Details) -> None:
         d.replay = replay_of(a.trace, owner, i)
     elif owner[i] >= 0:
         d.replayed_by = (int(owner[i]), a.trace.name_of(int(owner[i])))
+        call = int(own_launches(a.trace, a.links.launcher, owner)[i])  # the replay's first: the graph launch's
+        d.launch_latency_ns = int(a.trace.x.ts[i] - a.trace.x.ts[call]) if call >= 0 else None
 
 
 def python_stack(a: Analysis, i: int, limit: int = 16) -> list[str]:

@@ -32,7 +32,7 @@ class KernelRow:
     max_us: float
     std_us: float | None  # sample standard deviation of its durations (None: it ran once)
     pct_gpu: float
-    latency_median_us: float | None  # launch latency: the launch call's start to the kernel's start (None: no call)
+    latency_median_us: float | None  # launch latency: the launch call's start to the kernel's start (None: no launch)
     latency_p95_us: float | None  # its 95th percentile
     example: int  # one event index, to show its args
     role: str = ""  # what the kernel does, from its name (see kernel_roles.py); memcpy/memset: data movement
@@ -99,8 +99,9 @@ def _class(name: str, cat: int) -> tuple[str, str, str]:
 
 
 def _latency(trace: TraceColumns, links: Links, names: np.ndarray) -> tuple[dict[int, float], dict[int, float]]:
-    """Per name id, the median and the 95th percentile of its launch latency (us), over its launched calls: the
-    one definition the launch queue reads too (critical/queue.py)."""
+    """Per name id, the median and the 95th percentile of its launch latency (us), over its launches: the one
+    definition the launch queue reads too (critical/queue.py). A graph replay's kernels are no launches of their
+    own; its first carries the graph launch's latency."""
     dev, latency = launch_latency(trace, links.launcher)
     ids = trace.x.name[dev]
     order = np.lexsort((latency, ids))

@@ -2,7 +2,8 @@
 and delays (HTA's get_cuda_kernel_launch_stats), on the launch queue of critical/queue.py.
 
 A stream's queue holds the activities launched onto it and not yet started: +1 when the launch call starts, -1
-when the activity starts (a graph launch queues everything it replays). HTA samples the length after each launch
+when the activity starts (a graph launch is one launch, until its replay's first activity starts: its other
+activities are no launches, graphs/replay.own_launches). HTA samples the length after each launch
 and each start and describes those samples; a sample per event weighs a burst of launches as much as an hour of
 waiting, so the mean and percentiles here are time-weighted (over the stream's span, first launch to last start),
 with HTA's mean per sample beside them. A launch's delay here runs from the call's start to the activity's start
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..trace import TraceColumns
 from .critical.queue import FULL_LEVEL, FULL_MIN, StreamQueue, launch_latency, stream_queues
+from .graphs.replay import own_launches
 
 SLOW_CALL_NS = 50_000  # HTA's runtime_cutoff: a launch call longer than this is an outlier
 LATE_START_NS = 100_000  # HTA's launch_delay_cutoff: an activity starting this long after its call ended is one
@@ -45,7 +47,8 @@ class QueueRow:
 
 @dataclass
 class LaunchStats:
-    """Per launched device activity (one row each; a graph launch has many): its call, the times HTA reports."""
+    """Per launch (one row each; a graph launch's row is its replay's first activity): its call, its activity and
+    the times HTA reports."""
 
     launch: np.ndarray  # the runtime call's event id
     activity: np.ndarray  # the kernel's, copy's or set's event id
@@ -56,12 +59,12 @@ class LaunchStats:
 
 
 def launch_stats(trace: TraceColumns, launcher: np.ndarray) -> LaunchStats:
-    """Every device activity with a launch call, in start order."""
+    """Every launch, in its activity's start order."""
     x = trace.x
     dev, latency = launch_latency(trace, launcher)
     order = np.argsort(x.ts[dev], kind="stable")
     dev, latency = dev[order], latency[order]
-    call = launcher[dev].astype(np.int64)
+    call = own_launches(trace, launcher)[dev]
     after_call = x.ts[dev] - (x.ts[call] + x.dur[call])
     return LaunchStats(call, dev.astype(np.int64), x.dur[call], x.dur[dev], latency, np.maximum(after_call, 0))
 

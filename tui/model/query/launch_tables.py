@@ -1,5 +1,6 @@
-"""Every launch's times for SQL and the API (HTA's get_cuda_kernel_launch_stats): one row per launched device
-activity, its call and itself by event id, with HTA's launch delay beside tracetui's and HTA's outlier flags."""
+"""Every launch's times for SQL and the API (HTA's get_cuda_kernel_launch_stats): one row per launch (a graph
+launch once, with its replay's first activity), its call and its activity by event id, with HTA's launch delay
+beside tracetui's and HTA's outlier flags."""
 
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ LAUNCH_STATS = {
     "hta_delay_us": "the call's end to the activity's start, 0 when negative (HTA's launch_delay)",
     "slow_call": f"cpu_us over {SLOW_CALL_NS / 1000:g} us (HTA's runtime_cutoff)",
     "late_start": f"hta_delay_us over {LATE_START_NS / 1000:g} us (HTA's launch_delay_cutoff)",
-    "graph": "replayed by a graph launch (its delays then run from the one call that launched the whole graph)",
+    "graph": "a graph launch: the activity is the first its replay ran (the replay's others are no launches)",
 }
 
 
 def launch_stats_relation(a: Results) -> Relation:
-    """One row per device activity with a launch call, in start order."""
+    """One row per launch, in its activity's start order."""
     s = launch_stats(a.trace, a.links.launcher)
     lanes = np.array([t.name for t in a.trace.tracks] or [""], dtype=object)
     cols = {
@@ -39,5 +40,5 @@ def launch_stats_relation(a: Results) -> Relation:
         "late_start": s.hta_delay_ns > LATE_START_NS,
         "graph": a.graph_owner[s.activity] >= 0 if len(s.activity) else np.zeros(0, bool),
     }
-    doc = "one row per launched device activity: its call's and its own duration, the delays, HTA's outliers"
+    doc = "one row per launch (a graph launch once): its call's and its activity's duration, the delays, HTA's outliers"
     return Relation("launch_stats", doc, cols, LAUNCH_STATS)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..analyses.details import describe
+from ..analyses.graphs.replay import own_launches
 from ..analyses.results import Results
 from ..cats import GPU_CATS
 from ..errors import QueryError
@@ -147,10 +148,19 @@ def _links(a: Results, i: int) -> dict:
         r = int(a.links.launcher[i])
         launch = None
         if r >= 0:
-            launch = {**_brief(a, [r])[0], "latency_us": (int(x.ts[i]) - int(x.ts[r])) / 1000.0}
+            launch = {**_brief(a, [r])[0], "latency_us": _latency_us(a, i, r)}
         return {"launch": launch}
     below = _launched_below(a, i)
     return {"kernels": _brief(a, below[:KERNELS_SHOWN]), "kernels_total": int(a.launches_below[i])}
+
+
+def _latency_us(a: Results, i: int, r: int) -> float | None:
+    """Device work i's launch-to-start latency from its call r; a graph replay's: its first only, from the graph
+    launch (graphs/replay.own_launches), the others None (no launch of their own)."""
+    x = a.trace.x
+    if a.graph_owner[i] >= 0:
+        r = int(own_launches(a.trace, a.links.launcher, a.graph_owner)[i])
+    return (int(x.ts[i]) - int(x.ts[r])) / 1000.0 if r >= 0 else None
 
 
 def _launched_below(a: Results, i: int) -> list[int]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..analyses.graphs.replay import own_launches
 from ..analyses.launches import device_callers
 from ..analyses.results import Results
 from ..analysis import Analysis, stored
@@ -134,14 +135,17 @@ def event_steps(a: Results) -> np.ndarray:
 
 
 def launches(a: Results) -> Relation:
-    """One row per device activity a runtime call launched (a graph launch has many)."""
+    """One row per device activity a runtime call launched (a graph launch has many); the latency only where the
+    activity is a launch of its own (graphs/replay.own_launches: of a replay, its first), else NaN (NULL)."""
     x, launcher = a.trace.x, a.links.launcher
     act = np.flatnonzero(launcher >= 0)
     run = launcher[act].astype(np.int64)
+    replayed = a.graph_owner[act] >= 0
+    call = np.where(replayed, own_launches(a.trace, launcher, a.graph_owner)[act], run)
     cols = {
         "launch_id": run,
         "activity_id": act.astype(np.int64),
-        "latency_us": (x.ts[act] - x.ts[run]) / 1000.0,
+        "latency_us": np.where(call >= 0, (x.ts[act] - x.ts[np.maximum(call, 0)]) / 1000.0, np.nan),
     }
     return Relation("launches", "one row per device activity and the runtime call that launched it", cols, LAUNCHES)
 
@@ -149,7 +153,8 @@ def launches(a: Results) -> Relation:
 LAUNCHES = {
     "launch_id": "the runtime call (cudaLaunchKernel, cudaGraphLaunch, ...): an events id",
     "activity_id": "the kernel, memcpy or memset it put on the device: an events id",
-    "latency_us": "from the call's start to the activity's start (queueing included)",
+    "latency_us": "from the call's start to the activity's start (queueing included); of a graph replay only its "
+    "first activity has one, from the graph launch (the others are no launches of their own: NULL)",
 }
 
 

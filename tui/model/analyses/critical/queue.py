@@ -1,12 +1,11 @@
 """The launch queue behind the path: per stream, the launches not yet started, launch-to-start latency, and
 whether the queue is always empty (the CPU cannot keep the GPU fed) or always full (the CPU waits on it).
 
-A device activity is queued from its launch call's start until it starts (by correlation; a graph launch
-queues every activity it replays). HTA computes the same series as a DataFrame (queue_length_analysis).
-
-The "full" verdict (the CPU blocks on the queue) reads the eager launches only: a graph launch is one entry of
-CUDA's launch queue however many activities it replays, so a replay of 676 kernels queued behind one
-cudaGraphLaunch never makes the CPU wait for a slot.
+A device activity is queued from its launch call's start until it starts (by correlation). A graph launch is
+one entry, queued until the first activity it replays starts; the rest of its replay are no launches of their
+own (graphs/replay.own_launches, the one rule of every per-launch figure). HTA computes the same series as a
+DataFrame (trace_counters.py, get_queue_length_time_series), from the eager launch calls only: its
+get_runtime_launch_events_mask names no graph launch, so it leaves replays out altogether.
 """
 
 from __future__ import annotations
@@ -15,9 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...cats import BUSY_CATS, of_cats
 from ...trace import TraceColumns
-from ..graphs.replay import graph_launches
+from ..graphs.replay import own_launches
 
 EMPTY_SHARE = 0.8  # a stream is starved when this share of its activities were launched onto an idle stream
 FULL_LEVEL = 0.5  # a queue is full when it holds at least this share of its maximum
@@ -43,7 +41,7 @@ class StreamQueue:
     """One stream's launches: how they queued, and their launch-to-start latency (ns)."""
 
     track: int
-    activities: int
+    activities: int  # its launches (a graph launch counts once, on the stream of the first activity it replays)
     max_length: int
     mean_length: float  # time-weighted over the stream's span, first launch to last start
     idle_launches: float  # share of activities launched while nothing was queued or running on the stream
@@ -52,7 +50,6 @@ class StreamQueue:
     p95_latency_ns: int  # the launch-latency statistics everywhere: the median and the 95th percentile
     outlier_count: int = 0  # activities with an outlying latency
     outliers: list[int] = field(default_factory=list)  # the slowest of them (OUTLIERS_KEPT), the slowest first
-    eager_full: bool | None = None  # where graphs replay onto the stream: whether its eager launches alone fill it
 
     @property
     def verdict(self) -> str:
@@ -61,15 +58,16 @@ class StreamQueue:
             return ""
         if self.idle_launches >= EMPTY_SHARE:
             return "empty"
-        full = _full(self.max_length, self.full_share) if self.eager_full is None else self.eager_full
-        return "full" if full else ""
+        return "full" if _full(self.max_length, self.full_share) else ""
 
 
 def _launched(trace: TraceColumns, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The device activities with a launch call, and each one's launch time (never after its start)."""
+    """The device activities that are launches of their own (a graph replay: its first), and each one's launch
+    time (its call's start, never after its own start)."""
     x = trace.x
-    dev = np.flatnonzero(of_cats(x.cat, BUSY_CATS) & (launcher >= 0))
-    return dev, np.minimum(x.ts[launcher[dev]], x.ts[dev])
+    call = own_launches(trace, launcher)
+    dev = np.flatnonzero(call >= 0)
+    return dev, np.minimum(x.ts[call[dev]], x.ts[dev])
 
 
 def queue_series(trace: TraceColumns, launcher: np.ndarray) -> list[QueueSeries]:
@@ -94,8 +92,8 @@ def _series(track: int, launched: np.ndarray, started: np.ndarray) -> QueueSerie
 
 
 def launch_latency(trace: TraceColumns, launcher: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per launched device activity: its index and its launch-to-start latency (ns; the launch call's start to
-    the activity's start, as the kernels table reports it)."""
+    """Per device activity that is a launch of its own: its index and its launch-to-start latency (ns; the launch
+    call's start to the activity's start, as the kernels table reports it; a graph launch: to its replay's first)."""
     dev, lts = _launched(trace, launcher)
     return dev, trace.x.ts[dev] - lts
 
@@ -105,7 +103,6 @@ def stream_queues(trace: TraceColumns, launcher: np.ndarray) -> list[StreamQueue
     x = trace.x
     dev, latency = launch_latency(trace, launcher)
     series = {s.track: s for s in queue_series(trace, launcher)}
-    replays = graph_launches(trace)
     out = []
     for track, s in series.items():
         mine = x.track[dev] == track
@@ -114,8 +111,6 @@ def stream_queues(trace: TraceColumns, launcher: np.ndarray) -> list[StreamQueue
         slow = np.flatnonzero((lat >= OUTLIER_FACTOR * med) & (lat >= OUTLIER_MIN_NS))
         slow = slow[np.argsort(-lat[slow], kind="stable")]
         mean, full = _time_shares(s)
-        replayed = np.isin(launcher[ev], replays)
-        eager_full = _eager_full(x, ev[~replayed], x.ts[ev[~replayed]] - lat[~replayed]) if replayed.any() else None
         out.append(
             StreamQueue(
                 track,
@@ -128,18 +123,9 @@ def stream_queues(trace: TraceColumns, launcher: np.ndarray) -> list[StreamQueue
                 int(np.percentile(lat, 95)),
                 len(slow),
                 ev[slow[:OUTLIERS_KEPT]].tolist(),
-                eager_full,
             )
         )
     return out
-
-
-def _eager_full(x, ev: np.ndarray, lts: np.ndarray) -> bool:
-    """Whether a stream's eagerly launched activities alone (launch times lts) hold its queue full."""
-    if not len(ev):
-        return False
-    s = _series(-1, lts, x.ts[ev])
-    return _full(int(s.length.max()), _time_shares(s)[1])
 
 
 def _full(max_length: int, full_share: float) -> bool:

@@ -76,6 +76,30 @@ def graph_owner(trace: TraceColumns) -> np.ndarray:
     return out
 
 
+def own_launches(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    """Per event: the call it counts as a launch of (-1: none), the one rule of every per-launch figure (launch
+    latency, slow and late launches, the launch queue).
+
+    A device activity with a launch call is a launch of its own, except inside a graph replay. The CPU makes one
+    call (cudaGraphLaunch) and the GPU then runs the graph's nodes in order; CUPTI gives each replayed kernel,
+    copy and set that call's correlation id (cupti_activity.h: correlationId is the launching API record's,
+    graphNodeId is set for a graph launch), which is how Kineto links every one of them to the one call. So a
+    graph launch is one launch, from its call's start until the first activity it replays starts (the earliest
+    start, on whichever stream), and the replay's other activities are no launches at all. In a replay credited
+    to its capture the first activity counts from the graph launch, not from the copy of its capture's call.
+    """
+    owner = graph_owner(trace) if owner is None else owner
+    out = np.where(device_mask(trace), launcher, -1).astype(np.int64)
+    replayed = np.flatnonzero(owner >= 0)
+    if not len(replayed):
+        return out
+    out[replayed] = -1
+    order = replayed[np.lexsort((replayed, trace.x.ts[replayed], owner[replayed]))]
+    first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+    out[first] = owner[first]
+    return out
+
+
 @dataclass
 class GraphStats:
     """Graph launches and what they replayed; times in microseconds."""
