@@ -490,3 +490,15 @@ def test_a_cpu_trace_with_its_python_frames_is_sent_to_the_code_table_not_told_t
 
 
 RULES_BY_ID = {r.id: r.find for r in RULES}
+
+
+@pytest.mark.parametrize("name", ["linear_fwd.json.gz", "mlp_fwd.json.gz", "attn_naive.json.gz"])
+def test_a_cpu_trace_without_frames_is_never_sent_to_the_code_table_alone(name):
+    """These captures have no Python frames (`tracetui code` says to capture with with_stack=True): the time between
+    their ops is told to be recorded with --with-stack, never "tracetui code lists the Python" as if it could."""
+    a = Results(load_trace(SAMPLES / "cpu" / name))
+    assert not (a.trace.x.cat == int(Cat.PYTHON)).any()
+    (f,) = [f for f in RULES_BY_ID["cpu-time"](a, a.summary)]
+    said = note(f)
+    assert "tracetui code lists the Python" not in said
+    assert "between the ops" not in said or "Profile with --with-stack" in said

@@ -90,7 +90,7 @@ OWN_TEMPLATES = {
     "per-op costs (dispatch, Python) are much of it; the most own time in such calls: {short_top}; the most in all: "
     "{top}. Bigger tensors per call, fewer small ops, or torch.compile would help.",
     "cpu-also-between": "The other {between_share} of the window ({between}) is between the ops: Python and framework "
-    "code the profiler does not record as ops (tracetui code lists the Python by function).",
+    "code the profiler does not record as ops. {python}",
     "cpu-between-ops": "{lead} Ops run only {share} of the {window} window: most of the time is between them (Python, "
     "data loading, framework code the profiler does not record as ops). The most self time inside ops: {top}. "
     "{python}",

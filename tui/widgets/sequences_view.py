@@ -46,7 +46,7 @@ class SequencesView(RowsView):
         replays = replayed(self.analysis.graph_owner)  # computed in the background before this view is made
         if not self.rows:
             return S.none_recur(S.DEFAULT_MIN_LENGTH, replays)
-        said = f"{len(self.shown)} recurring sequences of {S.DEFAULT_MIN_LENGTH} kernels or more (Enter marks one)"
+        said = f"{len(self.shown)} recurring sequence{'' if len(self.shown) == 1 else 's'} of {S.DEFAULT_MIN_LENGTH} kernels or more (Enter marks one)"
         return " ".join([said, *S.replays_note(self.rows, replays)])
 
     def action_jump(self) -> None:

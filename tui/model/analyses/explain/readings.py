@@ -131,7 +131,8 @@ def _between_said(s: Summary) -> str:
     between = s.wall_us - s.cpu_in_ops_us
     return (
         f" The other {between / s.wall_us:.0%} of the window ({duration(between)}) is between the ops: Python and "
-        "framework code the profiler does not record as ops (tracetui code lists the Python by function)."
+        "framework code the profiler does not record as ops (tracetui code lists the Python by function where the "
+        "trace has its frames: with_stack=True)."
     )
 
 
