@@ -180,8 +180,9 @@ def _rows_and_advice(out: str) -> tuple[list[tuple[str, str]], list[str]]:
         cells = re.split(r"\s{2,}", line.strip())
         rows.append((cells[0], cells[-1]))
     advice = " ".join(lines[lines.index("Advice:") + 1 :])
-    named = re.search(r"Most of it: (.+?)\. ", advice).group(1)
-    return rows, named.split(", ")
+    named = re.search(r"Most of it: (.+?)\. ", advice)
+    assert named is not None, advice
+    return rows, named.group(1).split(", ")
 
 
 @pytest.mark.parametrize("frames", [False, True])
@@ -198,3 +199,22 @@ def test_the_advice_names_the_tables_leading_rows_in_its_grouping(capsys, frames
     else:
         assert named[0] == "ProfilerStep#6 (self: its Python)"
         assert not any(".py(" in name for name in named)
+
+
+def test_a_long_launch_wait_is_not_read_as_a_cpu_that_cannot_keep_up(capsys):
+    """The vLLM piecewise replay (tests/data/vllm_piecewise, its README): the CPU launches from 2.2 ms on, but the
+    first device activity, a copy, starts at 151 ms, 149 ms after its call, with launches queued behind it. That
+    wait is half the path; the advice says the call was made and names it, never "the CPU cannot keep the GPU fed".
+    The B300 replay's one 0.98 ms graph-launch wait (the call itself uploading the graph) keeps the usual words."""
+    from pathlib import Path
+
+    data = Path(__file__).parents[1] / "data"
+    assert main(["critical", str(data / "vllm_piecewise" / "graph_execution.json.gz")]) == 0
+    advice = capsys.readouterr().out.split("Advice:")[1]
+    line = next(a for a in advice.split("\n* ") if "wait" in a and "launch" in a)
+    assert "most of it in 1 wait of over 1 ms: the longest, Memcpy DtoD (Device -> Device), started 149.02 ms" in line
+    assert "cannot keep the GPU fed" not in advice
+    assert main(["critical", str(next((data / "b300-sglang").glob("*.json.gz")))]) == 0
+    assert "Kernels wait for their launch for 11% of the path (0.98 ms): the CPU cannot keep the GPU fed" in (
+        capsys.readouterr().out
+    )

@@ -95,8 +95,6 @@ def hottest(t: CodeTable) -> CodeRow | None:
 def footers(t: CodeTable, unfold: str = "--all-frames") -> list[str]:
     """The lines under the table; unfold: what shows every frame (the flag here, a key in the viewer)."""
     lines = [WHAT_A_ROW_IS]
-    if any(r.at_start for r in t.rows):
-        lines.append(AT_START_NOTE)
     if has_device(t):
         lines.append(
             f"GPU time launched from Python: {fmt_time(t.from_python_us)} of {fmt_time(t.gpu_total_us)} "
@@ -115,7 +113,7 @@ def footers(t: CodeTable, unfold: str = "--all-frames") -> list[str]:
         if t.folded
         else "Every frame shown (library frames included)"
     )
-    return lines
+    return lines + ([AT_START_NOTE] if any(r.at_start for r in t.rows) else [])  # after the figures: a small screen
 
 
 def totals(t: CodeTable) -> dict[str, float]:

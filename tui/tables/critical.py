@@ -90,6 +90,15 @@ ADVICE = {
     "rank sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP "
     "bucket size, gradient accumulation with no_sync, FSDP prefetch).",
 }
+# Launch delays held mostly by a few long waits: the calls were made, so the CPU was not what the device waited for.
+LONG_LAUNCH_WAIT_NS = 1_000_000  # a launch delay this long is no launch's latency (a few to tens of us)
+LONG_LAUNCH_ADVICE = (
+    "Device work waits for its launch for {share} of the path ({time}), most of it in {n} wait{s} of over 1 ms: the "
+    "longest, {top}, started {longest} after its launch call. The call had been made, so the CPU is not what it "
+    "waited for: something the trace does not show held the device (a wait on another stream's event, another "
+    "process's work, the profiler's device tracing starting late). See what ran on the GPU then (Nsight Systems, "
+    "nvidia-smi)."
+)
 # A capture without device activity: the CPU advice is about CPU work (no GPU waits for it).
 CPU_ONLY_ADVICE = (
     "CPU work is {share} of the path ({time}): with no device activity recorded, the step lasts as long as its CPU "
@@ -488,9 +497,25 @@ def advice(p: CriticalPath, groups: Sequence[PathGroup], uses: Uses | None = Non
         tops = [group_label(g) for g in groups if g.bound_by == cls][:3]  # groups come the most time first
         top = ", ".join(shorten_names([visible(t) for t in tops], 50)) or "-"  # told apart, as in the tables
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
+        long = long_launch_waits(p) if cls == "gpu_kernel_launch_overhead" else []
+        if sum(it.dur_ns for it in long) >= ns / 2:
+            top, longest = shorten_names([visible(long[0].name)], 50)[0], when(long[0].dur_ns)
+            s = "" if len(long) == 1 else "s"
+            out.append(
+                LONG_LAUNCH_ADVICE.format(
+                    share=f"{ns / total:.0%}", time=when(ns), top=top, longest=longest, n=len(long), s=s
+                )
+            )
+            continue
         line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)
         out.append(_next(line, cls, uses, said) if uses is not None and not cpu_only(p) else line)
     return out
+
+
+def long_launch_waits(p: CriticalPath) -> list:
+    """The path's launch delays of LONG_LAUNCH_WAIT_NS or more, the longest first."""
+    long = [it for it in p.items if it.bound_by == "gpu_kernel_launch_overhead" and it.dur_ns >= LONG_LAUNCH_WAIT_NS]
+    return sorted(long, key=lambda it: -it.dur_ns)
 
 
 def unrecorded_ns(p: CriticalPath) -> int:

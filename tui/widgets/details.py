@@ -56,7 +56,8 @@ def launched_text(w: Launched, full: bool = False) -> Text:
 
 def launch_text(d: Details) -> str:
     """The call that launched it, and its launch-to-start latency where it is a launch of its own (a graph replay's
-    activities after its first are nodes the GPU ran in order: no latency of their own)."""
+    activities after its first are nodes the GPU ran in order: no latency of their own). Only for a launched one."""
+    assert d.launch is not None
     if d.launch_latency_ns is None:
         return f"{d.launch[1]}; a node of a graph replay, no launch → start of its own ([ goes to the launch)"
     return f"{d.launch[1]}; launch → start {fmt_dur(d.launch_latency_ns)} ([ goes to the launch)"
