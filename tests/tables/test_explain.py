@@ -502,3 +502,17 @@ def test_a_cpu_trace_without_frames_is_never_sent_to_the_code_table_alone(name):
     said = note(f)
     assert "tracetui code lists the Python" not in said
     assert "between the ops" not in said or "Profile with --with-stack" in said
+
+
+def test_the_idle_gaps_finding_says_its_cpu_work_holds_the_one_time_launch():
+    """The MI250 sample's one real step: 'launch calls are not the cost', yet the CPU work it blames holds one
+    6.5 ms hipLaunchKernel (the summary's outlier, left out of its launch figures). The finding says how much of it
+    that call is, and where it is explained, so its two sentences do not contradict each other."""
+    a = Results(load_trace(SAMPLES / "mi250-rocm-train.json.gz"))
+    (f,) = [f for f in a.findings if f.rule == "overhead-gaps"]
+    slow = [o for o in a.summary.launch_outliers if o.name == "hipLaunchKernel"]
+    assert len(slow) == 1 and "overhead-cpu" in f.parts and "overhead-one-time" in f.parts
+    said = note(f)
+    assert f"Of that CPU work, {duration(slow[0].dur_us)} is 1 launch call far slower than the rest" in said
+    b = Results(load_trace(SAMPLES / "h100-bert-small.json.gz"))
+    assert not any("overhead-one-time" in g.parts for g in b.findings)  # no outlier, nothing to say

@@ -55,6 +55,9 @@ OWN_TEMPLATES = {
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
     "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; while no GPU worked, the CPU ran "
     "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "overhead-one-time": "Of that CPU work, {one_time} is {one_time_calls} launch call(s) far slower than the rest "
+    '(see "Launch calls far slower than the rest": a kernel\'s first use, which a warm step does not pay, or a '
+    "full launch queue).",
     "overhead-cpu-unseen": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU "
     "work), the CPU's other work is: {per_launch_cpu} of it per launch on the critical path, outside the profiled ops. "
     "Speed that work up, move it off the critical path, or overlap it with GPU work.",

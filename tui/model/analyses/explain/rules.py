@@ -217,6 +217,10 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
     parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    slow = [o for o in s.launch_outliers if not COPY_CALL.search(o.name)]
+    if slow and not launching:  # the CPU's other work holds the one-time calls the launch figures leave out
+        parts.append("overhead-one-time")
+        figures |= {"one_time": us(sum(o.dur_us for o in slow)), "one_time_calls": len(slow)}
     u = uses_of(a)  # what comes next, from what the run already uses (no advice to compile a compiled run)
     if launching or u.graph_launches:  # (a graphed run: what is left outside its graphs, whatever the cause)
         parts.append(f"next/{u.cpu_next}")
