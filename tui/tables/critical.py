@@ -494,8 +494,9 @@ def advice(p: CriticalPath, groups: Sequence[PathGroup], uses: Uses | None = Non
     for cls, ns in sorted(p.breakdown.items(), key=lambda kv: -kv[1]):
         if ns / total < ADVICE_MIN:
             continue
-        tops = [group_label(g) for g in groups if g.bound_by == cls][:3]  # groups come the most time first
-        top = ", ".join(shorten_names([visible(t) for t in tops], 50)) or "-"  # told apart, as in the tables
+        tops = [g for g in groups if g.bound_by == cls][:3]  # groups come the most time first
+        cut = shorten_names([visible(g.name) for g in tops], 50)  # told apart, as in the tables; the tag kept whole
+        top = ", ".join(name + own_tag(g) for name, g in zip(cut, tops, strict=True)) or "-"
         text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
         long = long_launch_waits(p) if cls == "gpu_kernel_launch_overhead" else []
         if sum(it.dur_ns for it in long) >= ns / 2:
