@@ -497,26 +497,31 @@ def advice(p: CriticalPath, groups: Sequence[PathGroup], uses: Uses | None = Non
         tops = [g for g in groups if g.bound_by == cls][:3]  # groups come the most time first
         cut = shorten_names([visible(g.name) for g in tops], 50)  # told apart, as in the tables; the tag kept whole
         top = ", ".join(name + own_tag(g) for name, g in zip(cut, tops, strict=True)) or "-"
-        text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
-        long = long_launch_waits(p) if cls == "gpu_kernel_launch_overhead" else []
-        if sum(it.dur_ns for it in long) >= ns / 2:
-            top, longest = shorten_names([visible(long[0].name)], 50)[0], when(long[0].dur_ns)
-            s = "" if len(long) == 1 else "s"
-            out.append(
-                LONG_LAUNCH_ADVICE.format(
-                    share=f"{ns / total:.0%}", time=when(ns), top=top, longest=longest, n=len(long), s=s
-                )
-            )
+        waits = long_launch_advice(p, ns, total) if cls == "gpu_kernel_launch_overhead" else ""
+        if waits:  # not the CPU: no CPU remedy follows
+            out.append(waits)
             continue
+        text = CPU_ONLY_ADVICE if cls == "cpu_bound" and cpu_only(p) else ADVICE[cls]
         line = text.format(share=f"{ns / total:.0%}", time=when(ns), top=top)
         out.append(_next(line, cls, uses, said) if uses is not None and not cpu_only(p) else line)
     return out
 
 
-def long_launch_waits(p: CriticalPath) -> list:
-    """The path's launch delays of LONG_LAUNCH_WAIT_NS or more, the longest first."""
+def long_launch_advice(p: CriticalPath, ns: int, total: int) -> str:
+    """The launch delays' advice when waits of LONG_LAUNCH_WAIT_NS or more hold half their ns or more ("": they do
+    not, and the usual words stand)."""
     long = [it for it in p.items if it.bound_by == "gpu_kernel_launch_overhead" and it.dur_ns >= LONG_LAUNCH_WAIT_NS]
-    return sorted(long, key=lambda it: -it.dur_ns)
+    if not long or 2 * sum(it.dur_ns for it in long) < ns:
+        return ""
+    worst = max(long, key=lambda it: it.dur_ns)
+    return LONG_LAUNCH_ADVICE.format(
+        share=f"{ns / total:.0%}",
+        time=when(ns),
+        top=shorten_names([visible(worst.name)], 50)[0],
+        longest=when(worst.dur_ns),
+        n=len(long),
+        s="" if len(long) == 1 else "s",
+    )
 
 
 def unrecorded_ns(p: CriticalPath) -> int:

@@ -10,10 +10,9 @@ from ..model.analyses.explain.findings import Finding, Saving
 from ..model.analyses.explain.savings import LITTLE
 from .critical import TITLES, caveat_notes, said, us, when
 
-LIMITS = (
-    "graph_syncs",
-    "one_time_launches",
-)  # the caveats a finding's what-if line repeats: what the prediction could not model
+# the caveats a finding's what-if line repeats: what the prediction could not model, or counted that a warm step
+# would not pay
+LIMITS = ("graph_syncs", "one_time_launches")
 
 WHY = {  # a fix that saves (next to) nothing: why
     "gpu-waits": "it is GPU work, and the GPU waits for the CPU: CPU work is {share} of the path",

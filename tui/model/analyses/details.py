@@ -135,7 +135,9 @@ def _graph_facts(a: Analysis, d: Details) -> None:
         d.replay = replay_of(a.trace, owner, i)
     elif owner[i] >= 0:
         d.replayed_by = (int(owner[i]), a.trace.name_of(int(owner[i])))
-        call = int(own_launches(a.trace, a.links.launcher, owner)[i])  # the replay's first: the graph launch's
+        own = getattr(a, "own_launch", None)  # Results keeps it; a plain Analysis reads it again
+        own = own_launches(a.trace, a.links.launcher, owner) if own is None else own
+        call = int(own[i])  # the replay's first: the graph launch's
         d.launch_latency_ns = int(a.trace.x.ts[i] - a.trace.x.ts[call]) if call >= 0 else None
 
 

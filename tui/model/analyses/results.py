@@ -26,7 +26,7 @@ from .details import footprint
 from .explain.rules import Finding, NoteIndex, explain
 from .explain.uses import Uses, run_uses
 from .fusion import SHORTEST_VIEWED, VIEWED, SequenceRow, sequence_rows
-from .graphs.replay import graph_owner, replay_extents
+from .graphs.replay import graph_owner, own_launches, replay_extents
 from .kernels import KernelRow, kernel_rows
 from .memory import Curve, DeviceMemory, curves, memory_report
 from .op_kernels import OpKernels, op_kernels
@@ -202,6 +202,12 @@ class Results(Analysis):
     def graph_owner(self) -> np.ndarray:
         """Per event: the graph launch whose correlation id it shares (-1: none), for device activities (graphs/replay.py)."""
         return graph_owner(self.trace)
+
+    @computed("link")
+    def own_launch(self) -> np.ndarray:
+        """Per event: the call it counts as a launch of (-1: none; a graph replay's first activity: the graph launch,
+        its others: none), graphs/replay.own_launches, for the details and SQL's launches."""
+        return own_launches(self.trace, self.links.launcher, self.graph_owner)
 
     @computed("link")
     def graph_replays(self) -> list[tuple[int, int, int, int]]:

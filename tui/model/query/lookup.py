@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from ..analyses.details import describe
-from ..analyses.graphs.replay import own_launches
 from ..analyses.results import Results
 from ..cats import GPU_CATS
 from ..errors import QueryError
@@ -114,7 +113,7 @@ def event_document(a: Results, i: int, cols: EventColumns, lanes: Relation) -> d
         "children": _brief(a, kids[:CHILDREN_SHOWN]),
         "children_total": len(kids),
     }
-    doc |= _links(a, i)
+    doc |= _links(a, i, d.launch_latency_ns)
     doc["flows"] = flows_of(a, i)
     return doc
 
@@ -141,26 +140,19 @@ def _brief(a: Results, ids: list[int] | np.ndarray) -> list[dict]:
     ]
 
 
-def _links(a: Results, i: int) -> dict:
-    """Device work: the runtime call that launched it. A host event: the device work launched from beneath it."""
+def _links(a: Results, i: int, latency_ns: int | None) -> dict:
+    """Device work: the runtime call that launched it, and its launch-to-start latency (latency_ns, as the details
+    give it: None for a graph replay's activity after its first). A host event: the device work launched from
+    beneath it."""
     x = a.trace.x
     if int(x.cat[i]) in [int(c) for c in GPU_CATS]:
         r = int(a.links.launcher[i])
         launch = None
         if r >= 0:
-            launch = {**_brief(a, [r])[0], "latency_us": _latency_us(a, i, r)}
+            launch = {**_brief(a, [r])[0], "latency_us": latency_ns / 1000.0 if latency_ns is not None else None}
         return {"launch": launch}
     below = _launched_below(a, i)
     return {"kernels": _brief(a, below[:KERNELS_SHOWN]), "kernels_total": int(a.launches_below[i])}
-
-
-def _latency_us(a: Results, i: int, r: int) -> float | None:
-    """Device work i's launch-to-start latency from its call r; a graph replay's: its first only, from the graph
-    launch (graphs/replay.own_launches), the others None (no launch of their own)."""
-    x = a.trace.x
-    if a.graph_owner[i] >= 0:
-        r = int(own_launches(a.trace, a.links.launcher, a.graph_owner)[i])
-    return (int(x.ts[i]) - int(x.ts[r])) / 1000.0 if r >= 0 else None
 
 
 def _launched_below(a: Results, i: int) -> list[int]:

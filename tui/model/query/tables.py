@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analyses.graphs.replay import own_launches
 from ..analyses.launches import device_callers
 from ..analyses.results import Results
 from ..analysis import Analysis, stored
@@ -141,7 +140,7 @@ def launches(a: Results) -> Relation:
     act = np.flatnonzero(launcher >= 0)
     run = launcher[act].astype(np.int64)
     replayed = a.graph_owner[act] >= 0
-    call = np.where(replayed, own_launches(a.trace, launcher, a.graph_owner)[act], run)
+    call = np.where(replayed, a.own_launch[act], run)
     cols = {
         "launch_id": run,
         "activity_id": act.astype(np.int64),

@@ -241,8 +241,8 @@ def what_if(
     caveats = [("graph_syncs", r.syncs) for r in replays if r.syncs]
     caveats += [(_replay_cost(r), r.cpu_ns) for r in replays if len(r.regions)]
     caveats += [("already_replayed", r.already) for r in replays if r.already]
-    one_time = np.concatenate([r.one_time for r in replays] or [np.empty(0, np.int64)])
-    on_path = sum(it.dur_ns for it in before.items if it.event in set(one_time.tolist()))
+    one_time = {int(i) for r in replays for i in r.one_time.tolist()}
+    on_path = sum(it.dur_ns for it in before.items if it.event in one_time)
     caveats += [("one_time_launches", on_path)] if on_path else []
     return WhatIf(specs, before, path_of(a, g, times, bind), matched, caveats)
 

@@ -51,7 +51,10 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
 def _lead(s: Summary) -> str:
     """What the trace says of the GPU: nothing (a CPU run), or nothing in the part of a cut file that was read."""
     if s.cut_short:  # torch writes the device records after the CPU ones: a GPU run's may be in the lost part
-        return "No GPU activity in the part of the file that was read: it is cut short, and torch writes the GPU records after the CPU ones."
+        return (
+            "No GPU activity in the part of the file that was read: it is cut short, and torch writes the GPU "
+            "records after the CPU ones."
+        )
     return "No GPU activity: the CPU is the whole story."
 
 
