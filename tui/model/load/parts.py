@@ -22,6 +22,7 @@ import numpy as np
 
 from ..columns import Events, Flows, Instants
 from ..trace import LoadReport
+from . import scanned
 from .build import Builder
 from .decode import decode_chunk
 from .fold import Fold
@@ -56,26 +57,40 @@ def decode_range(
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
+    native = scanned.wanted(read.size)
     for k, (start, end) in enumerate(chunks):
         data = read(start, end)
-        decoded = decode_chunk(data, start, is_last=first_index + k == last)
-        ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
-        text = (lambda data=data: bytes(data[1:-1])) if len(decoded.spans) == 1 else None
-        builder.add(decoded.events, ids, pos, text)
-        report.events += len(decoded.events)
-        report.skipped += decoded.skipped
-        report.garbled += decoded.garbled
-        report.garbled_events += decoded.garbled_events
-        report.repaired += decoded.repaired
-        report.dropped_tail |= decoded.dropped_tail
-        if decoded.deep:
-            report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}
-        del decoded, data
+        plan = scanned.read(data) if native else None
+        if plan is not None:
+            ids, pos = _chunk_ids([(start, start + len(data) - 2, 0)], plan.count, rows)
+            scanned.add(builder, plan, ids, pos)
+            report.events += plan.count
+        else:
+            _add_decoded(builder, report, rows, data, start, first_index + k == last)
+        del plan, data
         if progress:
             progress(k + 1)
         if partial and k + 1 < len(chunks):
             partial(lambda: [_part(builder, list(rows), replace(report))], (k + 1) / len(chunks))
     return _part(builder, rows, report)
+
+
+def _add_decoded(
+    builder: Builder, report: LoadReport, rows: list[tuple[int, int, int]], data: memoryview, start: int, is_last: bool
+) -> None:
+    """Decode a chunk with msgspec (and its fallbacks) into the builder."""
+    decoded = decode_chunk(data, start, is_last)
+    ids, pos = _chunk_ids(decoded.spans, len(decoded.events), rows)
+    text = (lambda data=data: bytes(data[1:-1])) if len(decoded.spans) == 1 else None
+    builder.add(decoded.events, ids, pos, text)
+    report.events += len(decoded.events)
+    report.skipped += decoded.skipped
+    report.garbled += decoded.garbled
+    report.garbled_events += decoded.garbled_events
+    report.repaired += decoded.repaired
+    report.dropped_tail |= decoded.dropped_tail
+    if decoded.deep:
+        report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}
 
 
 def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport) -> Part:
@@ -147,9 +162,10 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     from .pool import json_bytes
 
     try:
-        workers = worker_count(json_bytes(Path(path))) - 1 if Path(path).is_file() else 0
+        size = json_bytes(Path(path)) if Path(path).is_file() else 0
     except OSError:
         return
+    workers = worker_count(size) - 1
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
@@ -161,14 +177,17 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         pool = worker_pool(workers)
         with quiet_spawns():
             for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
-                pool.submit(_ready)
+                pool.submit(_ready, size)
     except (BrokenExecutor, RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
         return
     _SPARE.append((workers, pool))
 
 
-def _ready() -> None:
-    """In a worker started ahead: nothing to do (unpickling this call imported the decode's modules)."""
+def _ready(size: int) -> None:
+    """In a worker started ahead: unpickling this call imported the decode's modules; the compiled scan of a big
+    file is loaded now too (numba's start, about 0.4 s), before the first job."""
+    if scanned.wanted(size):
+        scanned.warm()
 
 
 def drop_workers() -> None:

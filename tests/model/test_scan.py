@@ -1,0 +1,273 @@
+"""The compiled scan (load/scan.py, scanned.py) reads every trace exactly as the msgspec path does.
+
+Whole traces are loaded both ways (TRACETUI_DECODE=msgspec and =native) and their columns, names, tracks, chunks
+and load reports compared field by field. Constructed events pin the rules the scan follows to refuse a chunk (so
+that msgspec reads it): each rule is the typed decode's (schema.py: strict msgspec types, so a float is no int, a
+string no number) or JSON's own; the rows say which path read the chunk, and the columns must be equal either way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, shared_traces
+
+pytest.importorskip("numba", reason="the compiled scan needs numba (the fast extra)")
+
+from tui.model.load import scanned  # noqa: E402
+from tui.model.load.loader import load_trace  # noqa: E402
+
+_LEFT_OUT = {"store", "buffers", "job", "stamps"}  # handles and caches, not what was read
+
+
+def _load(path: Path, how: str, monkeypatch) -> tuple[object, dict]:
+    monkeypatch.setenv("TRACETUI_DECODE", how)
+    scanned.COUNTS.clear()
+    trace = load_trace(path, use_cache=False)
+    return trace, dict(scanned.COUNTS)
+
+
+def _differences(a, b, where: str = "trace") -> list[str]:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        same = (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        )
+        return [] if same else [where]
+    if hasattr(a, "__dataclass_fields__") and type(a) is type(b):
+        out = []
+        for f in fields(a):
+            if f.name not in _LEFT_OUT:
+                out += _differences(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [f"{where} keys"]
+        return [d for k in a for d in _differences(a[k], b[k], f"{where}[{k!r}]")]
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple) and type(a) is type(b):
+        if len(a) != len(b):
+            return [f"{where} length"]
+        return [d for k, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{where}[{k}]")]
+    return [] if a == b and type(a) is type(b) else [where]
+
+
+def _both(path: Path, monkeypatch) -> dict:
+    slow, _ = _load(path, "msgspec", monkeypatch)
+    fast, counts = _load(path, "native", monkeypatch)
+    assert _differences(slow, fast) == []
+    return counts
+
+
+SAMPLE_FILES = sorted(p for p in SAMPLES.rglob("*") if p.name.endswith((".json.gz", ".json")))
+DATA_FILES = sorted(p for p in (ROOT / "tests" / "data").rglob("*") if p.name.endswith((".json.gz", ".json")))
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_every_sample_reads_the_same_and_is_scanned(path, monkeypatch):
+    counts = _both(path, monkeypatch)
+    assert counts.get("scanned", 0) >= 1, counts
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: str(p.relative_to(ROOT / "tests" / "data")))
+def test_every_test_trace_reads_the_same(path, monkeypatch):
+    try:
+        _both(path, monkeypatch)
+    except Exception as exc:  # noqa: BLE001 - a file meant to fail must fail alike both ways
+        with pytest.raises(type(exc)):
+            _load(path, "native", monkeypatch)
+
+
+@pytest.mark.full
+@pytest.mark.skipif(not shared_traces(), reason="../shared/traces is not here")
+def test_every_shared_trace_reads_the_same(monkeypatch):
+    scanned_any = 0
+    for path in shared_traces():
+        counts = _both(path, monkeypatch)
+        scanned_any += counts.get("scanned", 0) > 0
+    assert scanned_any >= len(shared_traces()) - 5  # a counter trace or two go to msgspec whole
+
+
+def _event(**overrides) -> dict:
+    event = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100.5, "dur": 3.25}
+    event["args"] = {"External id": 7, "Input Dims": [[2, 3], []], "Python parent id": None}
+    for key, value in overrides.items():
+        if value is _DROP:
+            event.pop(key, None)
+        else:
+            event[key] = value
+    return event
+
+
+_DROP = object()
+
+
+_PLAIN = {
+    "ph": "X",
+    "name": "ok",
+    "pid": 1,
+    "tid": 1,
+    "ts": 300,
+    "dur": 1,
+}  # so a trace is left when a case's event is not
+
+
+def _file(tmp_path: Path, events: list, raw: bytes | None = None) -> Path:
+    path = tmp_path / "t.json"
+    if raw is None:
+        raw = json.dumps({"traceEvents": [_PLAIN, *events]}).encode()
+    else:
+        first = json.dumps(_PLAIN).encode() + b","
+        raw = raw.replace(b'"traceEvents":[', b'"traceEvents":[' + first).replace(
+            b'"traceEvents": [', b'"traceEvents": [' + first
+        )
+    path.write_bytes(raw)
+    return path
+
+
+# (what, events or raw text, read by the scan?)  The refusals are the typed decode's rules (schema.py) or JSON's.
+CASES = [
+    ("plain", [_event(), _event(name="aten::add", ts=104)], True),
+    ("an escape in a name is decoded", [_event(name='a\\"b\u00e9')], True),
+    ("a numeric string pid is the int's thread", [_event(pid="7"), _event(pid=7, ts=200)], True),
+    ("a name for a pid", [_event(pid="Spans", tid="PyTorch Profiler")], True),
+    ("null Python parent id", [_event(args={"Python parent id": None})], True),
+    ("copy bytes as a string is no size", [_event(args={"bytes": "12"})], True),
+    ("the 2021 keys", [_event(args={"external id": 5, "Input dims": [[1]]})], True),
+    ("a cat that is a number on an instant (not read)", [{"ph": "i", "name": "x", "ts": 1, "cat": 5}], True),
+    (
+        "metadata beside events",
+        [_event(), {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "w"}}],
+        True,
+    ),
+    ("other phases are counted", [_event(), {"ph": "B", "name": "b", "pid": 1, "tid": 1, "ts": 1}], True),
+    ("a big ts with a fraction is read from its text", [_event(ts=9_000_000_000_000.125)], True),
+    ("a float External id", [_event(args={"External id": 7.0})], False),
+    ("a copy size with a fraction", [_event(args={"bytes": 1.5})], False),
+    ("an id past 18 digits", [_event(args={"correlation": 10**19})], False),
+    ("a ts as a string", [_event(ts="100")], False),
+    ("a negative dur", [_event(dur=-1)], False),
+    ("no ts", [_event(ts=_DROP)], False),
+    ("args that are a list", [_event(args=[])], False),
+    ("a string flow id", [{"ph": "s", "id": "0x1f", "name": "f", "pid": 1, "tid": 1, "ts": 1}], False),
+    ("a counter", [{"ph": "C", "name": "c", "pid": 1, "tid": 1, "ts": 1, "args": {"v": 1}}], False),
+    ("an unknown phase", [{"ph": "Z", "name": "z", "pid": 1, "tid": 1, "ts": 1}], False),
+    ("no phase", [{"name": "z", "pid": 1, "tid": 1, "ts": 1}], False),
+    ("args nested 100 deep", [_event(args={"deep": json.loads("[" * 100 + "]" * 100)})], False),
+]
+RAW_CASES = [
+    ("a ts with an exponent", b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1.5e2,"dur":1}]}', False),
+    (
+        "a 19-digit ts",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1700000000000000.125,"dur":1}]}',
+        False,
+    ),
+    ("a key with an escape", b'{"traceEvents":[{"ph":"X","n\\u0061me":"a","pid":1,"tid":1,"ts":1,"dur":1}]}', False),
+    ("a key twice", b'{"traceEvents":[{"ph":"X","name":"a","name":"b","pid":1,"tid":1,"ts":1,"dur":1}]}', False),
+    (
+        "a control byte in a skipped string",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"s":"a\x01b"}}]}',
+        False,
+    ),
+    (
+        "bad UTF-8 in a skipped string",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"s":"a\xffb"}}]}',
+        False,
+    ),
+    (
+        "a lone surrogate in a name",
+        b'{"traceEvents":[{"ph":"X","name":"a\\ud800","pid":1,"tid":1,"ts":1,"dur":1}]}',
+        False,
+    ),
+    (
+        "a trailing comma in args",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":1,}}]}',
+        False,
+    ),
+    (
+        "a leading zero in a skipped number",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":01}}]}',
+        False,
+    ),
+    (
+        "NaN in a skipped value",
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":NaN}}]}',
+        False,
+    ),
+    (
+        "Kineto's layout, blanks and all",
+        b'{\n  "traceEvents": [\n  {\n    "ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1,\n    "ts": 5.5, "dur": 1,\n    "args": {\n      "External id": 3\n    }\n  }\n]}',
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "events", "scans"), CASES, ids=[c[0] for c in CASES])
+def test_each_rule_reads_alike_on_the_path_it_names(tmp_path, monkeypatch, what, events, scans):
+    counts = _both(_file(tmp_path, events), monkeypatch)
+    assert (counts.get("scanned", 0) == 1) is scans, counts
+
+
+@pytest.mark.parametrize(("what", "raw", "scans"), RAW_CASES, ids=[c[0] for c in RAW_CASES])
+def test_each_text_reads_alike_on_the_path_it_names(tmp_path, monkeypatch, what, raw, scans):
+    counts = _both(_file(tmp_path, [], raw), monkeypatch)
+    assert (counts.get("scanned", 0) == 1) is scans, counts
+
+
+def test_strings_that_share_a_hash_stay_apart():
+    from tui.model.load import scan
+
+    b = np.frombuffer(bytearray(b"abcabdabc"), np.uint8)
+    starts, lengths = np.array([0, 3, 6]), np.array([3, 3, 3])
+    firsts, inverse = scan.first_seen(b, np.zeros(3, np.uint64), starts, lengths)  # one hash for all three
+    assert firsts.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]
+
+
+def test_the_path_is_chosen_by_size_switch_and_compile(monkeypatch):
+    started = []
+    monkeypatch.setattr(scanned, "compile_behind", lambda: started.append(1))
+    monkeypatch.setenv("TRACETUI_DECODE", "msgspec")
+    assert not scanned.wanted(10**10)
+    monkeypatch.setenv("TRACETUI_DECODE", "native")
+    assert scanned.wanted(10)
+    monkeypatch.setenv("TRACETUI_DECODE", "auto")
+    assert not scanned.wanted(scanned.NATIVE_MIN_BYTES - 1)
+    monkeypatch.setattr(scanned, "compiled", lambda: False)
+    assert not scanned.wanted(scanned.NATIVE_MIN_BYTES) and started == [1]  # compiled behind, msgspec meanwhile
+    monkeypatch.setattr(scanned, "compiled", lambda: True)
+    assert scanned.wanted(scanned.NATIVE_MIN_BYTES)
+
+
+def test_workers_scan_their_parts_alike(tmp_path, monkeypatch, force_workers):
+    """A load split over two worker processes: each worker scans its jobs (they inherit the switch)."""
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    _both(plain, monkeypatch)
+    assert force_workers == [2, 2]
+
+
+def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
+    """The damaged-file, salvage, fuzz and hostile-file tests, run again with every chunk offered to the scan."""
+    env = {**os.environ, "TRACETUI_DECODE": "native"}
+    tests = ["test_salvage.py", "test_hostile.py", "test_damaged.py", "test_fuzz.py", "test_lazy_args.py"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-x"]
+        + [str(ROOT / "tests" / "model" / t) for t in tests],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -1,0 +1,790 @@
+"""A compiled scan of one chunk of Kineto events straight into columns (numba): no Python object per event.
+
+It reads what schema.py's typed decode reads, for the phases that make columns (X, i, I, s, f, t) and the
+ones that only need counting or a metadata look (M and the other Chrome phases: their byte spans are kept,
+for msgspec to decode them one by one). It checks the whole chunk as strict JSON while it goes, and gives
+up (returns a reason code, never a guess) on anything the typed decode would read differently or reject:
+an escape in a key, a string where a number goes, a float where an int goes, a number a double cannot hold
+exactly from its digits, an int past 18 digits, a key twice, nesting past MAX_DEPTH, a counter or an unknown
+phase. scanned.py then hands the chunk to msgspec (decode.py), so every column is the same whichever path
+reads it; the tests compare the two on every sample and shared trace.
+
+Strings are kept as (start, length, has an escape) into the chunk's bytes, with a 64-bit hash to group equal
+ones; grouping compares every member with its group's first byte for byte (`first_seen`), so two strings that
+share a hash are still told apart.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+MAX_DEPTH = 48  # deeper than any profiler writes; limits.NESTING (64) is the msgspec path's
+
+# Columns of the int table, one row per event.
+CODE, PHASE, EV_START, EV_END = 0, 1, 2, 3
+NAME, CAT, PID, TID, DIMS, DIMS_OLD = 4, 7, 10, 14, 18, 20  # a string is (start, length, escape); ids as below
+PID_KIND, TID_KIND = 13, 17  # 0: an int (its value in the start column), 1: a string
+EXT, EXT_OLD, CORR, PY_ID, PY_PARENT, NBYTES = 22, 23, 24, 25, 26, 27
+MEM = 28  # Bytes, Device Type, Device Id, Total Allocated, Total Reserved, Addr: 28..33
+FLOW_ID = 34
+INTS = 35
+# Hash columns: name, cat, pid string, tid string, input dims (either key)
+H_NAME, H_CAT, H_PID, H_TID, H_DIMS = 0, 1, 2, 3, 4
+# Float columns: ts (NaN when absent), dur
+F_TS, F_DUR = 0, 1
+
+# Phase codes as schema.py numbers them; OTHER for the rest of the Chrome phases.
+_PHASES = {"X": 0, "i": 1, "I": 2, "s": 4, "f": 5, "t": 6, "M": 7}
+OTHER_LETTERS = "BEbnePONDRcVv()"
+OTHER = 8
+
+# Why a chunk was not scanned (0: it was).
+REASONS = (
+    "",
+    "not strict JSON",
+    "an event that is not an object",
+    "a key with an escape or a key twice",
+    "a field of an unexpected type",
+    "a number not read exactly",
+    "a counter or an unknown phase",
+    "nested too deep",
+    "more events than room",
+)
+BAD_JSON, NOT_OBJECT, BAD_KEY, BAD_TYPE, INEXACT, PHASE_UNREAD, TOO_DEEP, NO_ROOM = range(1, 9)
+
+_KEY_NAMES = (
+    # event level: 0-8
+    "ph",
+    "name",
+    "cat",
+    "pid",
+    "tid",
+    "ts",
+    "dur",
+    "args",
+    "id",
+    # args: 9-22
+    "External id",
+    "external id",
+    "correlation",
+    "Python id",
+    "Python parent id",
+    "Input Dims",
+    "Input dims",
+    "bytes",
+    "Bytes",
+    "Device Type",
+    "Device Id",
+    "Total Allocated",
+    "Total Reserved",
+    "Addr",
+)
+_KEYS = len(_KEY_NAMES)
+_EVENT_KEYS, _ARG_KEYS = 9, _KEYS - 9
+_KEY_LEN = np.array([len(k) for k in _KEY_NAMES], np.int64)
+_KEY_BYTES = np.zeros((len(_KEY_NAMES), max(map(len, _KEY_NAMES))), np.uint8)
+for _k, _name in enumerate(_KEY_NAMES):
+    _KEY_BYTES[_k, : len(_name)] = np.frombuffer(_name.encode(), np.uint8)
+# The known keys by (length, first byte): the first such key, then the next of the same length and first byte.
+_KEY_AT = np.full((32, 256), -1, np.int64)
+_KEY_NEXT = np.full(len(_KEY_NAMES), -1, np.int64)
+for _k in range(len(_KEY_NAMES) - 1, -1, -1):
+    _at = (len(_KEY_NAMES[_k]), ord(_KEY_NAMES[_k][0]))
+    _KEY_NEXT[_k], _KEY_AT[_at] = _KEY_AT[_at], _k
+_PHASE_OF = np.full(256, -1, np.int64)
+for _letter, _code in _PHASES.items():
+    _PHASE_OF[ord(_letter)] = _code
+for _letter in OTHER_LETTERS:
+    _PHASE_OF[ord(_letter)] = OTHER
+_POW10 = np.array([10.0**k for k in range(23)], np.float64)  # exact doubles up to 1e22
+_ESCAPES = np.zeros(256, np.bool_)
+for _c in b'"\\/bfnrtu':
+    _ESCAPES[_c] = True
+_HEX = np.zeros(256, np.bool_)
+for _c in b"0123456789abcdefABCDEF":
+    _HEX[_c] = True
+
+# Number kinds
+N_BAD, N_INT, N_FLOAT = 0, 1, 2
+_EXACT = 1 << 53
+_FNV_BASIS = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+
+_jit = nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+
+
+@_jit
+def _ws(b, i, n):
+    while i < n:
+        c = b[i]
+        if c != 32 and c != 10 and c != 13 and c != 9:
+            return i
+        i += 1
+    return i
+
+
+@_jit
+def _string(b, i, n):
+    """b[i] is '"': the index after the closing quote (-1: not a valid string), and whether it holds an escape."""
+    i += 1
+    esc = False
+    while i < n:
+        c = b[np.uint64(i)]  # an unsigned index: no check for a negative one per byte
+        if c > 92 or 34 < c < 92 or 32 <= c < 34:
+            i += 1
+            continue
+        if c == 34:
+            return i + 1, esc
+        if c < 32 or i + 1 >= n or not _ESCAPES[b[i + 1]]:
+            return -1, esc
+        if b[i + 1] == 117:  # \uXXXX; a surrogate is left to msgspec (a lone one is an error there)
+            if i + 5 >= n or (b[i + 2] | 32) == 100 and b[i + 3] >= 56:
+                return -1, esc
+            for k in range(2, 6):
+                if not _HEX[b[i + k]]:
+                    return -1, esc
+            i += 6
+        else:
+            i += 2
+        esc = True
+    return -1, esc
+
+
+@_jit
+def _number(b, i, n):
+    """A JSON number at b[i]: (end (-1: not a number), kind, int value, float value, exact)."""
+    start = i
+    neg = False
+    if i < n and b[i] == 45:
+        neg = True
+        i += 1
+    if i >= n or not (48 <= b[i] <= 57):
+        return -1, N_BAD, 0, 0.0, False
+    if b[i] == 48 and i + 1 < n and 48 <= b[i + 1] <= 57:
+        return -1, N_BAD, 0, 0.0, False  # a leading zero
+    mant = 0
+    digits = 0
+    while i < n and 48 <= b[i] <= 57:
+        if digits < 18:
+            mant = mant * 10 + (b[i] - 48)
+        digits += 1
+        i += 1
+    frac = 0
+    kind = N_INT
+    if i < n and b[i] == 46:
+        kind = N_FLOAT
+        i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1, N_BAD, 0, 0.0, False
+        while i < n and 48 <= b[i] <= 57:
+            if digits < 18:
+                mant = mant * 10 + (b[i] - 48)
+            digits += 1
+            frac += 1
+            i += 1
+    exact = digits <= 18 and mant <= _EXACT and frac <= 22
+    if i < n and (b[i] == 101 or b[i] == 69):  # an exponent: valid JSON, not read here
+        kind = N_FLOAT
+        exact = False
+        i += 1
+        if i < n and (b[i] == 43 or b[i] == 45):
+            i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1, N_BAD, 0, 0.0, False
+        while i < n and 48 <= b[i] <= 57:
+            i += 1
+    if i == start:
+        return -1, N_BAD, 0, 0.0, False
+    value = 0.0
+    if kind == N_FLOAT and exact:
+        value = float(mant) / _POW10[frac]
+    elif exact:
+        value = float(mant)
+    if neg:
+        mant = -mant
+        value = -value
+    if kind == N_INT and digits > 18:
+        exact = False
+    return i, kind, mant, value, exact
+
+
+@_jit
+def _skip_number(b, i, n):
+    """Pass over a JSON number at b[i] (its end, -1: not one), reading no value."""
+    if b[i] == 45:
+        i += 1
+    if i >= n or not (48 <= b[i] <= 57):
+        return -1
+    if b[i] == 48:
+        i += 1
+        if i < n and 48 <= b[i] <= 57:
+            return -1
+    while i < n and 48 <= b[i] <= 57:
+        i += 1
+    if i < n and b[i] == 46:
+        i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1
+        while i < n and 48 <= b[i] <= 57:
+            i += 1
+    if i < n and (b[i] == 101 or b[i] == 69):
+        i += 1
+        if i < n and (b[i] == 43 or b[i] == 45):
+            i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1
+        while i < n and 48 <= b[i] <= 57:
+            i += 1
+    return i
+
+
+@_jit
+def _literal(b, i, n):
+    """true, false or null at b[i]: (end or -1, 0 false / 1 true / 2 null)."""
+    c = b[i]
+    if c == 116 and i + 3 < n and b[i + 1] == 114 and b[i + 2] == 117 and b[i + 3] == 101:
+        return i + 4, 1
+    if c == 102 and i + 4 < n and b[i + 1] == 97 and b[i + 2] == 108 and b[i + 3] == 115 and b[i + 4] == 101:
+        return i + 5, 0
+    if c == 110 and i + 3 < n and b[i + 1] == 117 and b[i + 2] == 108 and b[i + 3] == 108:
+        return i + 4, 2
+    return -1, 0
+
+
+_VALUE, _AFTER, _KEY, _COLON, _FIRST_KEY, _FIRST_VALUE = range(6)
+
+
+@_jit
+def _value(b, i, n, stack):
+    """Check and pass over any JSON value at b[i]: its end, or -1 (not strict JSON) / -2 (nested too deep).
+    One loop over the bytes with the grammar's state (what may come next) and a stack of open containers."""
+    depth = 0
+    state = _VALUE
+    while i < n:
+        c = b[i]
+        if c == 32 or c == 10 or c == 13 or c == 9:
+            i += 1
+            continue
+        if state == _VALUE or state == _FIRST_VALUE:
+            if state == _FIRST_VALUE and c == 93:
+                depth -= 1
+                i += 1
+                if depth == 0:
+                    return i
+                state = _AFTER
+                continue
+            if c == 34:
+                i, _ = _string(b, i, n)
+            elif c == 123 or c == 91:
+                if depth == MAX_DEPTH:
+                    return -2
+                stack[depth] = c == 123
+                depth += 1
+                i += 1
+                state = _FIRST_KEY if c == 123 else _FIRST_VALUE
+                continue
+            elif c == 45 or 48 <= c <= 57:
+                i = _skip_number(b, i, n)
+            else:
+                i, _ = _literal(b, i, n)
+            if i < 0 or depth == 0:
+                return i
+            state = _AFTER
+        elif state == _AFTER:
+            is_obj = stack[depth - 1] == 1
+            if c == 44:
+                state = _KEY if is_obj else _VALUE
+                i += 1
+            elif c == (125 if is_obj else 93):
+                depth -= 1
+                i += 1
+                if depth == 0:
+                    return i
+            else:
+                return -1
+        elif state == _COLON:
+            if c != 58:
+                return -1
+            state = _VALUE
+            i += 1
+        else:  # a key, or the end of an object just opened
+            if state == _FIRST_KEY and c == 125:
+                depth -= 1
+                i += 1
+                if depth == 0:
+                    return i
+                state = _AFTER
+                continue
+            if c != 34:
+                return -1
+            i, _ = _string(b, i, n)
+            if i < 0:
+                return -1
+            state = _COLON
+    return -1
+
+
+@_jit
+def _fnv(b, s, e):
+    h = _FNV_BASIS
+    for k in range(s, e):
+        h = (h ^ np.uint64(b[k])) * _FNV_PRIME
+    return h
+
+
+@_jit
+def _key(b, s, e, first, count):
+    """Which of the known keys first..first+count the raw key b[s:e] is (-1: none)."""
+    length = e - s
+    if length >= 32 or length == 0:
+        return -1
+    k = _KEY_AT[length, b[s]]
+    while k >= 0:
+        if first <= k < first + count:
+            same = True
+            for j in range(1, length):
+                if b[s + j] != _KEY_BYTES[k, j]:
+                    same = False
+                    break
+            if same:
+                return k
+        k = _KEY_NEXT[k]
+    return -1
+
+
+@_jit
+def _int_field(b, i, n, ints, row, col, allow_null, stack):
+    """An int arg into ints[row, col]: (end, status) with status 0 ok, 1 a type the typed decode rejects,
+    2 a number not read exactly (past 18 digits)."""
+    c = b[i]
+    if c == 45 or 48 <= c <= 57:
+        end, kind, iv, _, exact = _number(b, i, n)
+        if end < 0:
+            return -1, 1
+        if kind != N_INT:
+            return end, 1
+        if not exact:
+            return end, 2
+        ints[row, col] = iv
+        return end, 0
+    end = _value(b, i, n, stack)
+    if allow_null and c == 110:
+        ints[row, col] = -1
+        return end, 0
+    return end, 1
+
+
+@_jit
+def _args(b, i, n, ints, row, bad, stack):
+    """The args object at b[i]: the link and memory fields into the row; bad[k] set for a field whose value the
+    typed decode would read differently (checked against the event's phase later). Returns the end (<0: fail)."""
+    i = _ws(b, i + 1, n)
+    if i >= n:
+        return -1
+    if b[i] == 125:
+        return i + 1
+    seen = 0
+    while True:
+        if b[i] != 34:
+            return -1
+        ks = i + 1
+        i, esc = _string(b, i, n)
+        if i < 0:
+            return -1
+        key = _key(b, ks, i - 1, _EVENT_KEYS, _ARG_KEYS)
+        if esc:
+            return -3
+        i = _ws(b, i, n)
+        if i >= n or b[i] != 58:
+            return -1
+        i = _ws(b, i + 1, n)
+        if i >= n:
+            return -1
+        if key >= 0:
+            bit = 1 << key
+            if seen & bit:
+                return -3
+            seen |= bit
+        k = key - _EVENT_KEYS
+        if k < 0:
+            i = _value(b, i, n, stack)
+        elif k <= 4:  # External id, external id, correlation, Python id, Python parent id
+            i, status = _int_field(b, i, n, ints, row, EXT + k, k == 4, stack)
+            if status:
+                bad[key] = status
+        elif k <= 6:  # Input Dims, Input dims: kept as written
+            start = i
+            i = _value(b, i, n, stack)
+            if i >= 0:
+                col = DIMS if k == 5 else DIMS_OLD
+                ints[row, col] = start
+                ints[row, col + 1] = i - start
+        elif k == 7:  # bytes: a size, or -1 for what is not one
+            c = b[i]
+            if c == 45 or 48 <= c <= 57:
+                end, kind, iv, _, exact = _number(b, i, n)
+                i = end
+                if kind != N_INT or not exact:
+                    bad[key] = 2
+                else:
+                    ints[row, NBYTES] = iv if iv >= 0 else -1
+            else:
+                i = _value(b, i, n, stack)
+        else:  # the allocator's fields
+            i, status = _int_field(b, i, n, ints, row, MEM + k - 8, False, stack)
+            if status:
+                bad[key] = status
+        if i < 0:
+            return i
+        i = _ws(b, i, n)
+        if i >= n:
+            return -1
+        if b[i] == 125:
+            return i + 1
+        if b[i] != 44:
+            return -1
+        i = _ws(b, i + 1, n)
+        if i >= n:
+            return -1
+
+
+@_jit
+def _str_field(b, i, n, ints, hashes, row, col, hcol, stack):
+    """A string field: (end, ok)."""
+    if b[i] != 34:
+        return _value(b, i, n, stack), False
+    end, esc = _string(b, i, n)
+    if end < 0:
+        return -1, False
+    ints[row, col] = i + 1
+    ints[row, col + 1] = end - 1 - (i + 1)
+    ints[row, col + 2] = esc
+    hashes[row, hcol] = _fnv(b, i + 1, end - 1)
+    return end, True
+
+
+@_jit
+def _id_field(b, i, n, ints, hashes, row, col, hcol, stack):
+    """A pid or tid (int or string): (end, ok)."""
+    c = b[i]
+    if c == 34:
+        end, ok = _str_field(b, i, n, ints, hashes, row, col, hcol, stack)
+        ints[row, col + 3] = 1
+        return end, ok
+    if c == 45 or 48 <= c <= 57:
+        end, kind, iv, _, exact = _number(b, i, n)
+        if end < 0:
+            return -1, False
+        ints[row, col] = iv
+        ints[row, col + 3] = 0
+        return end, kind == N_INT and exact
+    return _value(b, i, n, stack), False
+
+
+@_jit
+def _event(b, i, n, ints, floats, hashes, row, bad, stack):
+    """One event object at b[i] into its row: (end, reason) with reason 0 when it was read."""
+    ints[row, EV_START] = i
+    i = _ws(b, i + 1, n)
+    if i >= n:
+        return -1, BAD_JSON
+    bad[:] = 0  # per known key: 1 a type the typed decode rejects, 2 inexact
+    seen = 0
+    phase = -1
+    if b[i] == 125:
+        return -1, PHASE_UNREAD  # {}: no phase
+    while True:
+        if b[i] != 34:
+            return -1, BAD_JSON
+        ks = i + 1
+        i, esc = _string(b, i, n)
+        if i < 0:
+            return -1, BAD_JSON
+        if esc:
+            return -1, BAD_KEY
+        key = _key(b, ks, i - 1, 0, _EVENT_KEYS)
+        i = _ws(b, i, n)
+        if i >= n or b[i] != 58:
+            return -1, BAD_JSON
+        i = _ws(b, i + 1, n)
+        if i >= n:
+            return -1, BAD_JSON
+        if key >= 0:
+            bit = 1 << key
+            if seen & bit:
+                return -1, BAD_KEY
+            seen |= bit
+        ok = True
+        if key == 0:  # ph: one letter
+            if b[i] != 34:
+                return -1, PHASE_UNREAD
+            end, _ = _string(b, i, n)
+            if end != i + 3:
+                return -1, PHASE_UNREAD
+            phase = _PHASE_OF[b[i + 1]]
+            if phase < 0:
+                return -1, PHASE_UNREAD
+            ints[row, PHASE] = b[i + 1]
+            i = end
+        elif key == 1:
+            i, ok = _str_field(b, i, n, ints, hashes, row, NAME, H_NAME, stack)
+        elif key == 2:
+            i, ok = _str_field(b, i, n, ints, hashes, row, CAT, H_CAT, stack)
+        elif key == 3:
+            i, ok = _id_field(b, i, n, ints, hashes, row, PID, H_PID, stack)
+        elif key == 4:
+            i, ok = _id_field(b, i, n, ints, hashes, row, TID, H_TID, stack)
+        elif key == 5 or key == 6:  # ts, dur
+            c = b[i]
+            if c == 45 or 48 <= c <= 57:
+                end, _, _, fv, exact = _number(b, i, n)
+                i = end
+                if not exact:
+                    bad[key] = 2
+                floats[row, F_TS if key == 5 else F_DUR] = fv
+            else:
+                i = _value(b, i, n, stack)
+                ok = False
+        elif key == 7:  # args
+            if b[i] == 123:
+                i = _args(b, i, n, ints, row, bad, stack)
+                if i == -3:
+                    return -1, BAD_KEY
+            else:
+                i = _value(b, i, n, stack)
+                ok = False
+        elif key == 8:  # id
+            c = b[i]
+            if c == 45 or 48 <= c <= 57:
+                end, kind, iv, _, exact = _number(b, i, n)
+                i = end
+                ok = kind == N_INT and exact
+                ints[row, FLOW_ID] = iv
+            elif c == 110:
+                i = _value(b, i, n, stack)
+            else:
+                i = _value(b, i, n, stack)
+                ok = False
+        else:
+            i = _value(b, i, n, stack)
+        if i == -2:
+            return -1, TOO_DEEP
+        if i < 0:
+            return -1, BAD_JSON
+        if not ok and key >= 0:
+            bad[key] = 1
+        i = _ws(b, i, n)
+        if i >= n:
+            return -1, BAD_JSON
+        if b[i] == 125:
+            i += 1
+            break
+        if b[i] != 44:
+            return -1, BAD_JSON
+        i = _ws(b, i + 1, n)
+        if i >= n:
+            return -1, BAD_JSON
+    ints[row, EV_END] = i
+    if phase < 0:
+        return -1, PHASE_UNREAD
+    ints[row, CODE] = phase
+    return i, _judge(phase, bad)
+
+
+@_jit
+def _judge(phase, bad):
+    """Whether the fields this phase's Struct reads were all of the types it takes (name, pid, tid, ts for every
+    phase; then cat, dur and the link args for X, the allocator args for i and I, cat and id for flows)."""
+    worst = 0
+    for k in range(1, 6):
+        if k != 2:
+            worst = max(worst, bad[k])
+    if phase == 0:
+        for k in (2, 6, 7, 9, 10, 11, 12, 13, 16):
+            worst = max(worst, bad[k])
+    elif phase == 1 or phase == 2:
+        worst = max(worst, bad[7])
+        for k in range(17, 23):
+            worst = max(worst, bad[k])
+    elif 4 <= phase <= 6:
+        worst = max(worst, bad[2])
+        worst = max(worst, bad[8])
+    elif phase == 7:
+        worst = max(worst, bad[7])
+    if worst == 2:
+        return INEXACT
+    if worst == 1:
+        return BAD_TYPE
+    return 0
+
+
+@_jit
+def scan(b, ints, floats, hashes):
+    """Scan a chunk ('[' events ']') into the rows: (events read, reason 0) or (-1, why not)."""
+    n = len(b)
+    room = ints.shape[0]
+    bad = np.zeros(_KEYS, np.int8)
+    stack = np.empty(MAX_DEPTH, np.uint8)
+    i = _ws(b, 0, n)
+    if i >= n or b[i] != 91:
+        return -1, BAD_JSON
+    i = _ws(b, i + 1, n)
+    row = 0
+    if i < n and b[i] == 93:
+        i += 1
+    else:
+        while True:
+            if i >= n:
+                return -1, BAD_JSON
+            if b[i] != 123:
+                return -1, NOT_OBJECT
+            if row >= room:
+                return -1, NO_ROOM
+            _clear(ints, floats, hashes, row)
+            i, why = _event(b, i, n, ints, floats, hashes, row, bad, stack)
+            if why:
+                return -1, why
+            row += 1
+            i = _ws(b, i, n)
+            if i >= n:
+                return -1, BAD_JSON
+            if b[i] == 93:
+                i += 1
+                break
+            if b[i] != 44:
+                return -1, BAD_JSON
+            i = _ws(b, i + 1, n)
+    if _ws(b, i, n) != n:
+        return -1, BAD_JSON
+    return row, 0
+
+
+@_jit
+def _clear(ints, floats, hashes, row):
+    """A row's defaults, as schema.py's: absent ids -1, absent strings empty, Bytes 0, ts NaN, dur 0."""
+    for c in range(INTS):
+        ints[row, c] = -1
+    for col in (NAME, CAT, PID, TID):
+        ints[row, col] = 0
+        ints[row, col + 1] = 0
+        ints[row, col + 2] = 0
+    ints[row, PID_KIND] = 1  # absent reads as "" (schema.py's default)
+    ints[row, TID_KIND] = 1
+    ints[row, DIMS + 1] = -1
+    ints[row, DIMS_OLD + 1] = -1
+    ints[row, MEM] = 0
+    floats[row, F_TS] = np.nan
+    floats[row, F_DUR] = 0.0
+    for c in range(hashes.shape[1]):
+        hashes[row, c] = _FNV_BASIS
+
+
+@_jit
+def _same(b, s, length, f, f_length):
+    if length != f_length:
+        return False
+    for j in range(length):
+        if b[s + j] != b[f + j]:
+            return False
+    return True
+
+
+@_jit
+def _table(m):
+    size = 16
+    while size < 2 * m:
+        size <<= 1
+    return np.full(size, -1, np.int64), size - 1
+
+
+@_jit
+def first_seen(b, keys, starts, lengths):
+    """Equal spans grouped in order of first appearance, by hash and then byte for byte (spans that share a hash
+    are told apart): (the first event of each group, each event's group)."""
+    m = len(keys)
+    table, mask = _table(m)
+    firsts = np.empty(m, np.int64)
+    inverse = np.empty(m, np.int64)
+    groups = 0
+    for k in range(m):
+        h = keys[k]
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            g = table[slot]
+            if g < 0:
+                table[slot] = groups
+                firsts[groups] = k
+                inverse[k] = groups
+                groups += 1
+                break
+            f = firsts[g]
+            if keys[f] == h and _same(b, starts[k], lengths[k], starts[f], lengths[f]):
+                inverse[k] = g
+                break
+            slot = (slot + 1) & mask
+    return firsts[:groups], inverse
+
+
+@_jit
+def _same_id(b, rows, k, f, col):
+    """Whether events k and f have the same pid (col PID) or tid (col TID) as written: an int, or a string."""
+    if rows[k, col + 3] != rows[f, col + 3]:
+        return False
+    if rows[k, col + 3] == 0:
+        return rows[k, col] == rows[f, col]
+    return _same(b, rows[k, col], rows[k, col + 1], rows[f, col], rows[f, col + 1])
+
+
+@_jit
+def first_seen_tracks(b, rows, hashes):
+    """The events' (pid, tid) pairs as written, grouped in order of first appearance (as first_seen)."""
+    m = rows.shape[0]
+    keys = np.empty(m, np.uint64)
+    for k in range(m):
+        p = hashes[k, H_PID] if rows[k, PID_KIND] else np.uint64(rows[k, PID])
+        t = hashes[k, H_TID] if rows[k, TID_KIND] else np.uint64(rows[k, TID])
+        keys[k] = (p * _FNV_PRIME) ^ (t + np.uint64(rows[k, PID_KIND] * 2 + rows[k, TID_KIND]))
+    table, mask = _table(m)
+    firsts = np.empty(m, np.int64)
+    inverse = np.empty(m, np.int64)
+    groups = 0
+    for k in range(m):
+        h = keys[k]
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            g = table[slot]
+            if g < 0:
+                table[slot] = groups
+                firsts[groups] = k
+                inverse[k] = groups
+                groups += 1
+                break
+            f = firsts[g]
+            if keys[f] == h and _same_id(b, rows, k, f, PID) and _same_id(b, rows, k, f, TID):
+                inverse[k] = g
+                break
+            slot = (slot + 1) & mask
+    return firsts[:groups], inverse
+
+
+@_jit
+def has_high_bytes(b):
+    """Whether any byte is past ASCII (then the chunk must be checked as UTF-8), eight bytes at a time."""
+    n8 = len(b) // 8
+    words = b[: n8 * 8].view(np.uint64)
+    acc = np.uint64(0)
+    for k in range(n8):
+        acc |= words[k]
+    for k in range(n8 * 8, len(b)):
+        acc |= np.uint64(b[k])
+    return (acc & np.uint64(0x8080808080808080)) != 0
+
+
+@_jit
+def span_hashes(b, starts, lengths):
+    """The hash of each span (the input dims, hashed only where an event has them)."""
+    out = np.empty(len(starts), np.uint64)
+    for k in range(len(starts)):
+        out[k] = _fnv(b, starts[k], starts[k] + lengths[k])
+    return out

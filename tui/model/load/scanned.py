@@ -1,0 +1,465 @@
+"""A chunk's columns from the compiled scan (scan.py), added to a Builder as Builder.add adds msgspec's events.
+
+The fast path of the decode: numba compiles the scan once (kept in numba's cache beside the code), and a chunk
+is read into rows of ints, floats and hashes without a Python object per event. Only what differs per distinct
+value runs in Python (a name, a category, a thread, an input shape: a few thousand in a gigabyte). Everything
+that can refuse a chunk (a number the scan does not read exactly, a string that is not UTF-8, a metadata event
+msgspec does not take, a hash shared by two different strings) is checked before the builder is touched, so a
+refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
+
+`TRACETUI_DECODE` picks the path: `msgspec` (never the scan), `native` (the scan wherever numba is installed),
+or `auto` (the default: the scan for files of NATIVE_MIN_BYTES and more, where it pays for numba's start).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import functools
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from collections import Counter as Tally
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from ..cats import LEGACY_FLOW_CATS
+from ..limits import DUR_NS, TIME_NS
+from . import schema
+from .build import Builder, _extend, _norm, add_meta
+from .bulk import exact_ts_ns, needs_exact, to_ns
+
+NATIVE_MIN_BYTES = 256 << 20  # below this a process spends more starting numba (~0.4 s) than the scan saves
+_ONE = msgspec.json.Decoder(schema.AnyEvent)  # type: ignore[valid-type]
+_STR = msgspec.json.Decoder(str)
+COUNTS: Tally = Tally()  # chunks scanned, and refused by reason, in this process (for benchmarks and tests)
+
+
+def mode() -> str:
+    value = os.environ.get("TRACETUI_DECODE", "auto").strip().lower()
+    return value if value in ("msgspec", "native") else "auto"
+
+
+@functools.cache
+def _scan_module():
+    """scan.py, or None where numba is not installed (or does not run here)."""
+    try:
+        from . import scan
+    except Exception:  # noqa: BLE001 - numba missing, or built for another numpy: the msgspec path reads it all
+        return None
+    return scan
+
+
+def wanted(size: int) -> bool:
+    """Whether to scan the chunks of a file of this many bytes. In `auto`, only once numba has compiled the scan
+    (about 15 s of one core, once per install): until then the msgspec path reads, and the compile runs behind, in a
+    process of its own at low priority."""
+    how = mode()
+    if how == "msgspec" or (how == "auto" and size < NATIVE_MIN_BYTES) or _scan_module() is None:
+        return False
+    if how == "auto" and not compiled():
+        compile_behind()
+        return False
+    return True
+
+
+def available() -> bool:
+    return _scan_module() is not None
+
+
+def _marker() -> Path:
+    """A file saying numba's cache holds the scan as compiled from this scan.py with these versions."""
+    scan = _scan_module()
+    source = Path(scan.__file__)
+    try:
+        folder = Path(scan.scan._cache._cache_path)  # where numba keeps this module's compiled code
+    except AttributeError:
+        folder = source.parent / "__pycache__"
+    versions = f"{scan.nb.__version__} {np.__version__} {sys.version}".encode()
+    key = hashlib.blake2b(source.read_bytes() + versions, digest_size=8).hexdigest()
+    return folder / f"tracetui-scan-{key}.ready"
+
+
+def compiled() -> bool:
+    try:
+        return _marker().exists()
+    except OSError:
+        return False
+
+
+def warm() -> None:
+    """Compile the scan (or load it from numba's cache) by reading a small chunk of every kind, then mark it so."""
+    builder = Builder()
+    plan = read(bytearray(_SAMPLE))
+    if plan is None:
+        raise RuntimeError("the compiled scan refused its own sample")
+    add(builder, plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
+    marker = _marker()
+    if not marker.exists():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+
+
+_COMPILE_LOCK_S = 600  # a compile started this recently (by any process) is not started again
+
+
+def compile_behind() -> None:
+    """Start compiling the scan in a process of its own, detached and at low priority, unless one is running."""
+    try:
+        lock = _marker().with_suffix(".compiling")
+        if lock.exists() and time.time() - lock.stat().st_mtime < _COMPILE_LOCK_S:
+            return
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text(str(os.getpid()))
+        subprocess.Popen(  # noqa: S603 - this interpreter running this module
+            [sys.executable, "-m", __name__],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "TRACETUI_DECODE": "native"},
+        )
+    except OSError:
+        pass
+
+
+# One chunk with an event of every kind the scan reads: reading it compiles every path of the scan.
+_SAMPLE = (
+    b'[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":"2","ts":10.5,"dur":2,'
+    b'"args":{"External id":1,"correlation":2,"Python id":3,"Python parent id":null,"Input Dims":[[2,2]],"bytes":8}},'
+    b'{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":11,"s":"t","args":{"Bytes":512,"Device Type":1,'
+    b'"Device Id":0,"Total Allocated":512,"Total Reserved":1024,"Addr":4096}},'
+    b'{"ph":"s","cat":"ac2g","name":"launch","id":2,"pid":1,"tid":1,"ts":11},'
+    b'{"ph":"f","cat":"ac2g","name":"launch","id":2,"pid":0,"tid":7,"ts":12,"bp":"e"},'
+    b'{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main \\u00e9 \xc3\xa9"}},'
+    b'{"ph":"B","name":"x","pid":1,"tid":1,"ts":13}]'
+)
+
+
+if __name__ == "__main__":  # compile_behind's process: compile, mark, and let the next load use it
+    os.nice(10)
+    try:
+        warm()
+    finally:
+        with contextlib.suppress(OSError):
+            _marker().with_suffix(".compiling").unlink()
+
+
+class _Rows:
+    """The scan's rows, reused from chunk to chunk (grown when a chunk holds more events)."""
+
+    def __init__(self) -> None:
+        self.room = 0
+
+    def get(self, room: int):
+        if room > self.room:
+            scan = _scan_module()
+            self.room = room
+            self.ints = np.empty((room, scan.INTS), np.int64)
+            self.floats = np.empty((room, 2), np.float64)
+            self.hashes = np.empty((room, 5), np.uint64)
+        return self.ints, self.floats, self.hashes
+
+
+_ROWS = _Rows()
+_ROOM_GUESS = 48  # bytes per event assumed at first: Kineto's events are 150-500 bytes; the smallest valid is 10
+
+
+def scan_chunk(data) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows of a chunk ('[' + events + ']'), with the chunk's bytes as an array; None: the scan refuses it."""
+    scan = _scan_module()
+    b = np.frombuffer(data, np.uint8)
+    if scan.has_high_bytes(b):
+        try:
+            codecs.utf_8_decode(data, "strict", True)
+        except UnicodeDecodeError:
+            COUNTS["not UTF-8"] += 1
+            return None
+    for room in (len(b) // _ROOM_GUESS + 16, len(b) // 10 + 16):
+        ints, floats, hashes = _ROWS.get(room)
+        count, why = scan.scan(b, ints, floats, hashes)
+        if why != scan.NO_ROOM:
+            break
+    if why:
+        COUNTS[scan.REASONS[why]] += 1
+        return None
+    return b, ints[:count], floats[:count], hashes[:count]
+
+
+@dataclass
+class _Strings:
+    """Equal strings of a column grouped: the group of each event, and each group's text in order of first
+    appearance (as Interner.field would meet them)."""
+
+    inverse: np.ndarray
+    texts: list
+
+
+def _text(b, start: int, length: int, escaped: bool) -> str | None:
+    raw = b[start : start + length].tobytes()
+    try:
+        return _STR.decode(b'"' + raw + b'"') if escaped else raw.decode("utf-8")
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+
+
+def _strings(b, rows: np.ndarray, hashes: np.ndarray, col: int, hcol: int) -> _Strings | None:
+    """A string column of the rows grouped (None: a string the scan cannot vouch for)."""
+    starts, lengths = rows[:, col], rows[:, col + 1]
+    firsts, inverse = _scan_module().first_seen(b, np.ascontiguousarray(hashes[:, hcol]), starts, lengths)
+    texts = [_text(b, int(starts[k]), int(lengths[k]), bool(rows[k, col + 2])) for k in firsts.tolist()]
+    return None if None in texts else _Strings(inverse, texts)
+
+
+def _tracks(b, rows: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """(pid, tid) pairs as written, grouped: each event's group and each group's pair of Python values."""
+    scan = _scan_module()
+    firsts, inverse = scan.first_seen_tracks(b, rows, hashes)
+    pairs = []
+    for k in firsts.tolist():
+        pair: list[int | str] = []
+        for col in (scan.PID, scan.TID):
+            if rows[k, col + 3] == 1:
+                text = _text(b, int(rows[k, col]), int(rows[k, col + 1]), bool(rows[k, col + 2]))
+                if text is None:
+                    return None
+                pair.append(text)
+            else:
+                pair.append(int(rows[k, col]))
+        pairs.append(tuple(pair))
+    return inverse, pairs
+
+
+def _shapes(b, rows: np.ndarray) -> tuple[np.ndarray, _Strings | None] | None:
+    """The events with input dims (either key, as shape_ids reads them) and their texts as written, grouped."""
+    scan = _scan_module()
+    new, old = rows[:, scan.DIMS + 1] >= 0, rows[:, scan.DIMS_OLD + 1] >= 0
+    has = np.flatnonzero(new | old)
+    if not len(has):
+        return has, None
+    pick = new[has]
+    starts = np.where(pick, rows[has, scan.DIMS], rows[has, scan.DIMS_OLD])
+    lengths = np.where(pick, rows[has, scan.DIMS + 1], rows[has, scan.DIMS_OLD + 1])
+    firsts, inverse = scan.first_seen(b, scan.span_hashes(b, starts, lengths), starts, lengths)
+    texts = [b[int(starts[k]) : int(starts[k] + lengths[k])].tobytes() for k in firsts.tolist()]
+    return has, _Strings(inverse, texts)
+
+
+@dataclass
+class _Group:
+    """One phase's events of a chunk, read and checked, ready to add."""
+
+    code: int
+    rows: np.ndarray
+    ts: np.ndarray
+    at: np.ndarray  # the events' positions in the chunk
+    floats: np.ndarray
+    names: _Strings | None = None
+    cats: _Strings | None = None
+    tracks: tuple[np.ndarray, list] | None = None
+    shapes: tuple[np.ndarray, _Strings | None] | None = None
+    metas: list | None = None
+    phases: Tally | None = None
+
+
+@dataclass
+class Plan:
+    """A chunk read by the scan, every check passed: what add() puts into the builder."""
+
+    count: int
+    groups: list[_Group]
+    inexact: bool
+
+
+def read(data) -> Plan | None:
+    """Scan a chunk ('[' + its events + ']') and check all of it; None: the msgspec path must read it."""
+    scanned = scan_chunk(data)
+    if scanned is None:
+        return None
+    b, ints, floats, hashes = scanned
+    scan = _scan_module()
+    code = ints[:, scan.CODE]
+    timed = code < schema.Metadata.code
+    times = _timestamps(floats[:, scan.F_TS], timed, data)
+    if times is None:
+        COUNTS["a time left out"] += 1
+        return None
+    ts, inexact = times
+    groups = []
+    for kind, idx in _phases(code):
+        group = _read_group(b, kind, ints[idx], floats[idx], hashes[idx], ts[idx], idx)
+        if group is None:
+            COUNTS[f"a field of phase {kind} not read alike"] += 1
+            return None
+        groups.append(group)
+    COUNTS["scanned"] += 1
+    return Plan(len(ints), groups, inexact)
+
+
+def _phases(code: np.ndarray):
+    """(phase code, its events) in order of first appearance, as Builder.add splits a chunk."""
+    if len(code) and (code == code[0]).all():
+        yield int(code[0]), np.arange(len(code))
+        return
+    kinds, first = np.unique(code, return_index=True)
+    for kind in kinds[np.argsort(first)].tolist():
+        yield kind, np.flatnonzero(code == kind)
+
+
+def _timestamps(ts_raw: np.ndarray, timed: np.ndarray, data) -> tuple[np.ndarray, bool] | None:
+    """Start times in ns as Builder._timestamps makes them (None: an event the msgspec path leaves out and says);
+    and whether the chunk's exact times could not be re-read from its text."""
+    with np.errstate(invalid="ignore"):
+        odd = ~(np.abs(ts_raw) < TIME_NS / 1000)
+    if odd.any():
+        if (odd & timed).any():
+            return None
+        return to_ns(np.where(timed, ts_raw, 0)), False
+    if needs_exact(ts_raw):
+        exact = exact_ts_ns(bytes(data[1:-1]), len(ts_raw))
+        return (exact, False) if exact is not None else (to_ns(ts_raw), True)
+    return to_ns(ts_raw), False
+
+
+def _read_group(b, kind: int, rows, floats, hashes, ts, at) -> _Group | None:
+    scan = _scan_module()
+    group = _Group(kind, rows, ts, at, floats)
+    if kind == schema.Metadata.code:
+        group.metas = _metas(b, rows)
+        return group if group.metas is not None else None
+    if kind == schema.OTHER:
+        group.phases = Tally(map(chr, rows[:, scan.PHASE].tolist()))
+        return group
+    if kind == schema.Duration.code:
+        dur = floats[:, scan.F_DUR]
+        if ((dur < 0) | (dur >= DUR_NS / 1000)).any():
+            return None
+        group.shapes = _shapes(b, rows)
+        if group.shapes is None:
+            return None
+    group.names = _strings(b, rows, hashes, scan.NAME, scan.H_NAME)
+    group.tracks = _tracks(b, rows, hashes)
+    if kind != schema.Instant.code and kind != schema.GlobalInstant.code:
+        group.cats = _strings(b, rows, hashes, scan.CAT, scan.H_CAT)
+        if group.cats is None:
+            return None
+    return group if group.names is not None and group.tracks is not None else None
+
+
+def _metas(b, rows) -> list | None:
+    """The metadata events, decoded one by one by msgspec (a handful per trace)."""
+    scan = _scan_module()
+    out = []
+    for s, e in zip(rows[:, scan.EV_START].tolist(), rows[:, scan.EV_END].tolist(), strict=True):
+        try:
+            event = _ONE.decode(b[s:e].tobytes())
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return None
+        if not isinstance(event, schema.Metadata):
+            return None
+        out.append(event)
+    return out
+
+
+def add(builder: Builder, plan: Plan, chunk_ids: np.ndarray, pos: np.ndarray) -> None:
+    """Put a read chunk into the builder, as Builder.add would have put msgspec's events."""
+    builder.inexact_chunks += plan.inexact
+    for g in plan.groups:
+        if g.code == schema.Duration.code:
+            _add_x(builder, g, chunk_ids[g.at], pos[g.at])
+        elif g.code in (schema.Instant.code, schema.GlobalInstant.code):
+            _add_instants(builder, g)
+        elif g.code in (schema.FlowStart.code, schema.FlowEnd.code, schema.FlowStep.code):
+            _add_flows(builder, g)
+        elif g.code == schema.Metadata.code:
+            for event in g.metas or ():
+                add_meta(builder.meta, event)
+        else:
+            for ph, count in (g.phases or {}).items():
+                builder.unknown[ph] = builder.unknown.get(ph, 0) + count
+
+
+def _interned(interner, strings: _Strings) -> np.ndarray:
+    return np.array([interner(t) for t in strings.texts], np.int32)[strings.inverse]
+
+
+def _track_ids(builder: Builder, tracks: tuple[np.ndarray, list]) -> np.ndarray:
+    inverse, pairs = tracks
+    raw = builder.raw_tracks
+    for p, t in pairs:
+        if (p, t) not in raw:
+            raw[(p, t)] = builder.tracks((_norm(p), _norm(t)))
+    return np.array([raw[pair] for pair in pairs], np.int32)[inverse]
+
+
+def _add_x(builder: Builder, g: _Group, chunks: np.ndarray, pos: np.ndarray) -> None:
+    scan = _scan_module()
+    assert g.shapes is not None and g.tracks is not None and g.names is not None and g.cats is not None
+    r = g.rows
+    ext, old, corr = r[:, scan.EXT], r[:, scan.EXT_OLD], r[:, scan.CORR]
+    has, dims = g.shapes
+    shape = np.full(len(r), -1, np.int32)
+    if dims is not None:
+        shape[has] = _interned(builder.shapes, dims)
+    _extend(
+        builder.x,
+        ts=g.ts,
+        dur=to_ns(g.floats[:, scan.F_DUR]),
+        track=_track_ids(builder, g.tracks),
+        name=_interned(builder.names, g.names),
+        cat_str=_interned(builder.cats, g.cats),
+        ext=np.where(ext > 0, ext, np.where(old > 0, old, -1)),
+        corr=np.where(corr > 0, corr, -1),
+        py_id=np.maximum(r[:, scan.PY_ID], -1),
+        py_parent=np.maximum(r[:, scan.PY_PARENT], -1),
+        shape=shape,
+        nbytes=r[:, scan.NBYTES].copy(),
+        chunk=chunks,
+        pos=pos,
+    )
+
+
+def _add_instants(builder: Builder, g: _Group) -> None:
+    scan = _scan_module()
+    assert g.names is not None and g.tracks is not None
+    size, dev_type, dev_id, total_alloc, total_reserved, addr = (g.rows[:, scan.MEM + k].copy() for k in range(6))
+    names = _interned(builder.names, g.names)
+    memory = names == builder.names.ids.get("[memory]", -2)
+    builder.bad_memory += int((memory & ((size == 0) | (dev_type < 0))).sum())
+    m = len(g.rows)
+    _extend(
+        builder.inst,
+        ts=g.ts,
+        track=_track_ids(builder, g.tracks),
+        name=names,
+        bytes=size,
+        dev_type=dev_type,
+        dev_id=dev_id,
+        total_alloc=total_alloc,
+        total_reserved=total_reserved,
+        addr=addr,
+        value=np.zeros(m),
+        counter=np.zeros(m, bool),
+    )
+
+
+def _add_flows(builder: Builder, g: _Group) -> None:
+    scan = _scan_module()
+    assert g.cats is not None and g.tracks is not None
+    ac2g = np.array([LEGACY_FLOW_CATS.get(c, c) == "ac2g" for c in g.cats.texts], np.bool_)[g.cats.inverse]
+    _extend(
+        builder.flow,
+        ts=g.ts,
+        track=_track_ids(builder, g.tracks),
+        fid=g.rows[:, scan.FLOW_ID].copy(),
+        start=np.full(len(g.rows), g.code == schema.FlowStart.code),
+        ac2g=ac2g,
+    )
