@@ -12,7 +12,11 @@ Ratios are formed within a round (the three measured minutes apart at most), so 
 moves numerator and denominator together; the rounds' spread (min, median, max) says how much it moved anyway. The
 first load's CPU seconds (its whole tree) over the floor are printed too: steadier than its wall time where others
 share the cores, and 2x the floor in wall time needs them at 2 x cores at most.
+With `--decode msgspec native` the first load runs once per decode path in each round, alternating
+(TRACETUI_DECODE: the msgspec path with its worker processes, and the compiled scan in threads, numba's compile
+done before the rounds), and each path gets its own rows of ratios.
 Run: python benchmarks/bench_floor.py [--mb 1000 100] [--rounds 3] [--keep DIR] [--orjson-rounds N]
+                                      [--decode auto|msgspec|native ...]
 """
 
 from __future__ import annotations
@@ -50,12 +54,17 @@ GOALS = {
 
 
 @dataclass
+class First:
+    seconds: float
+    cpu: float
+    peak_gb: float
+
+
+@dataclass
 class Round:
     floor: float
     orjson: float | None
-    first: float
-    first_cpu: float
-    peak_gb: float
+    firsts: dict[str, First]  # by decode path
     summary: float
     ops: float
 
@@ -65,25 +74,35 @@ def inner(code: str, path: Path, env: dict) -> float:
     return float(python(code.replace("sys.argv[1]", repr(str(path))), env).out.split()[-1])
 
 
-def one_round(path: Path, cache: Path, with_orjson: bool) -> Round:
+def one_round(path: Path, cache: Path, with_orjson: bool, decodes: list[str]) -> Round:
     shutil.rmtree(cache, ignore_errors=True)  # "first" means it: no entry from an earlier round
     env = environment(cache)
     floor = inner(FLOOR, path, env)
     base = inner(ORJSON, path, env) if with_orjson else None
-    first = tracetui("summary", str(path), "--no-cache", env=env)
+    firsts = {}
+    for how in decodes:
+        run = tracetui("summary", str(path), "--no-cache", env=env | {"TRACETUI_DECODE": how})
+        firsts[how] = First(run.seconds, run.cpu, run.peak_gb)
     tracetui("summary", str(path), env=env)  # writes the cache entry
     summary = statistics.median(tracetui("summary", str(path), env=env).seconds for _ in range(3))
     ops = statistics.median(
         tracetui("ops", str(path), "--limit", "0", "--format", "json", env=env).seconds for _ in range(3)
     )
-    return Round(floor, base, first.seconds, first.cpu, first.peak_gb, summary, ops)
+    return Round(floor, base, firsts, summary, ops)
 
 
 def ratios(r: Round, size: int) -> dict[str, float]:
-    out = {"first / floor": r.first / r.floor, "first cpu / floor": r.first_cpu / r.floor}
-    out["peak RSS / file"] = r.peak_gb * 1e9 / size
-    if r.orjson:
-        out["first / orjson"] = r.first / r.orjson
+    out: dict[str, float] = {}
+    for how, first in r.firsts.items():
+        tag = f" [{how}]" if len(r.firsts) > 1 else ""
+        out[f"first / floor{tag}"] = first.seconds / r.floor
+        out[f"first cpu / floor{tag}"] = first.cpu / r.floor
+        out[f"peak RSS / file{tag}"] = first.peak_gb * 1e9 / size
+        if r.orjson:
+            out[f"first / orjson{tag}"] = first.seconds / r.orjson
+    if len(r.firsts) > 1:
+        (a, fa), (b, fb) = list(r.firsts.items())[:2]
+        out[f"first {b} / first {a}"] = fb.seconds / fa.seconds
     return out | {"cached summary s": r.summary, "cached ops s": r.ops}
 
 
@@ -92,20 +111,24 @@ def report(path: Path, rounds: list[Round]) -> None:
     print(f"\n{path.name}: {size / 1e9:.3f} GB, {len(rounds)} rounds")
     for k, r in enumerate(rounds, 1):
         base = f"orjson {r.orjson:6.2f} s" if r.orjson else "orjson    -    "
+        firsts = "  ".join(
+            f"first [{how}] {f.seconds:5.2f} s (cpu {f.cpu:5.2f} s, peak {f.peak_gb:5.2f} GB)"
+            for how, f in r.firsts.items()
+        )
         print(
-            f"  round {k}: floor {r.floor:5.2f} s  {base}  first {r.first:5.2f} s (cpu {r.first_cpu:5.2f} s)"
-            f"  peak {r.peak_gb:5.2f} GB  cached summary {r.summary:4.2f} s  ops {r.ops:4.2f} s"
+            f"  round {k}: floor {r.floor:5.2f} s  {base}  {firsts}"
+            f"  cached summary {r.summary:4.2f} s  ops {r.ops:4.2f} s"
         )
     table: dict[str, list[float]] = {}
     for r in rounds:
         for name, value in ratios(r, size).items():
             table.setdefault(name, []).append(value)
-    print(f"  {'':18s} {'min':>7s} {'median':>7s} {'max':>7s}  goal")
+    print(f"  {'':28s} {'min':>7s} {'median':>7s} {'max':>7s}  goal (by the median)")
     for name, values in table.items():
-        goal = GOALS[name]
+        goal = GOALS.get(name.split(" [")[0])
         mid = statistics.median(values)
-        verdict = "met" if mid <= goal else f"missed by {mid / goal:.2f}x"
-        print(f"  {name:18s} {min(values):7.3f} {mid:7.3f} {max(values):7.3f}  <= {goal:g} ({verdict}, by the median)")
+        verdict = "" if goal is None else f"  <= {goal:g} ({'met' if mid <= goal else f'missed by {mid / goal:.2f}x'})"
+        print(f"  {name:28s} {min(values):7.3f} {mid:7.3f} {max(values):7.3f}{verdict}")
 
 
 def main() -> None:
@@ -114,7 +137,10 @@ def main() -> None:
     opts.add_argument("--rounds", type=int, default=3)
     opts.add_argument("--keep", type=Path, help="make (or reuse) the traces in this folder")
     opts.add_argument("--orjson-rounds", type=int, default=None, help="run orjson in the first N rounds only")
+    opts.add_argument("--decode", nargs="+", default=["auto"], help="the decode paths to time (TRACETUI_DECODE)")
     args = opts.parse_args()
+    if "native" in args.decode:  # numba's compile (once per install) is not the load's
+        python("from tui.model.load import scanned\nscanned.warm()", environment(Path(tempfile.gettempdir())))
     folder = args.keep or Path(tempfile.mkdtemp(prefix="tracetui-floor-"))
     folder.mkdir(parents=True, exist_ok=True)
     print(
@@ -127,7 +153,7 @@ def main() -> None:
             one = tile_json(1, folder / "one.json", SOURCE).stat().st_size  # one copy as the tile writes it
             tile_json(max(1, mb * 1_000_000 // one), path, SOURCE)
         orjson_rounds = args.rounds if args.orjson_rounds is None else args.orjson_rounds
-        rounds = [one_round(path, folder / "cache", k < orjson_rounds) for k in range(args.rounds)]
+        rounds = [one_round(path, folder / "cache", k < orjson_rounds, args.decode) for k in range(args.rounds)]
         report(path, rounds)
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)

@@ -12,8 +12,9 @@ import functools
 import gc
 import os
 import shutil
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, wait
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..columns import Events, Flows, Instants
+from ..threads import thread_count
 from ..trace import LoadReport
 from . import scanned
 from .build import Builder
@@ -33,6 +35,8 @@ from .workers import quiet_spawns, wind_down, worker_pool
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+Buffer = bytearray | memoryview
 
 PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
@@ -57,10 +61,11 @@ def decode_range(
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
-    native = scanned.wanted(read.size)
-    for k, (start, end) in enumerate(chunks):
-        data = read(start, end)
-        plan = scanned.read(data) if native else None
+    if scanned.wanted(read.size):
+        source: Iterator[tuple[int, int, Buffer, scanned.Plan | None]] = _scanned_ahead(read, chunks, thread_count())
+    else:
+        source = ((k, start, read(start, end), None) for k, (start, end) in enumerate(chunks))
+    for k, start, data, plan in source:
         if plan is not None:
             ids, pos = _chunk_ids([(start, start + len(data) - 2, 0)], plan.count, rows)
             scanned.add(builder, plan, ids, pos)
@@ -75,8 +80,27 @@ def decode_range(
     return _part(builder, rows, report)
 
 
+def _scanned_ahead(
+    read: ChunkReader, chunks: list[tuple[int, int]], threads: int
+) -> Iterator[tuple[int, int, Buffer, scanned.Plan | None]]:
+    """Each chunk with its compiled scan (None: msgspec must read it), in order; the scans run in threads up to
+    2 x threads chunks ahead (numba releases the GIL), so one process reads on every core, with no worker
+    processes to start and no parts to merge. Only putting each scan into the builder is serial."""
+    with ThreadPoolExecutor(threads, thread_name_prefix="tracetui-scan") as pool:
+        pending: deque = deque()
+        for k, (start, end) in enumerate(chunks):
+            data = bytearray(read(start, end))  # its own bytes: the reader's buffer is reused by the next read
+            pending.append((k, start, data, pool.submit(scanned.read, data)))
+            if len(pending) >= 2 * threads:
+                k0, s0, d0, done = pending.popleft()
+                yield k0, s0, d0, done.result()
+        while pending:
+            k0, s0, d0, done = pending.popleft()
+            yield k0, s0, d0, done.result()
+
+
 def _add_decoded(
-    builder: Builder, report: LoadReport, rows: list[tuple[int, int, int]], data: memoryview, start: int, is_last: bool
+    builder: Builder, report: LoadReport, rows: list[tuple[int, int, int]], data: Buffer, start: int, is_last: bool
 ) -> None:
     """Decode a chunk with msgspec (and its fallbacks) into the builder."""
     decoded = decode_chunk(data, start, is_last)
@@ -166,6 +190,8 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     except OSError:
         return
     workers = worker_count(size) - 1
+    if workers >= 1 and scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
+        return
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
@@ -177,17 +203,14 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         pool = worker_pool(workers)
         with quiet_spawns():
             for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
-                pool.submit(_ready, size)
+                pool.submit(_ready)
     except (BrokenExecutor, RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
         return
     _SPARE.append((workers, pool))
 
 
-def _ready(size: int) -> None:
-    """In a worker started ahead: unpickling this call imported the decode's modules; the compiled scan of a big
-    file is loaded now too (numba's start, about 0.4 s), before the first job."""
-    if scanned.wanted(size):
-        scanned.warm()
+def _ready() -> None:
+    """In a worker started ahead: nothing to do (unpickling this call imported the decode's modules)."""
 
 
 def drop_workers() -> None:

@@ -20,6 +20,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter as Tally
 from dataclasses import dataclass
@@ -153,8 +154,8 @@ if __name__ == "__main__":  # compile_behind's process: compile, mark, and let t
             _marker().with_suffix(".compiling").unlink()
 
 
-class _Rows:
-    """The scan's rows, reused from chunk to chunk (grown when a chunk holds more events)."""
+class _Rows(threading.local):
+    """A thread's rows for the scan, reused from chunk to chunk (grown when a chunk holds more events)."""
 
     def __init__(self) -> None:
         self.room = 0
