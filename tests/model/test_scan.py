@@ -234,19 +234,13 @@ def test_strings_that_share_a_hash_stay_apart():
     assert firsts.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]
 
 
-def test_the_path_is_chosen_by_size_switch_and_compile(monkeypatch):
-    started = []
-    monkeypatch.setattr(scanned, "compile_behind", lambda: started.append(1))
+def test_the_scan_reads_only_when_asked(monkeypatch):
+    monkeypatch.delenv("TRACETUI_DECODE", raising=False)
+    assert not scanned.wanted(10**10)  # not the default, however big the file (see scanned.py's doc)
     monkeypatch.setenv("TRACETUI_DECODE", "msgspec")
     assert not scanned.wanted(10**10)
     monkeypatch.setenv("TRACETUI_DECODE", "native")
     assert scanned.wanted(10)
-    monkeypatch.setenv("TRACETUI_DECODE", "auto")
-    assert not scanned.wanted(scanned.NATIVE_MIN_BYTES - 1)
-    monkeypatch.setattr(scanned, "compiled", lambda: False)
-    assert not scanned.wanted(scanned.NATIVE_MIN_BYTES) and started == [1]  # compiled behind, msgspec meanwhile
-    monkeypatch.setattr(scanned, "compiled", lambda: True)
-    assert scanned.wanted(scanned.NATIVE_MIN_BYTES)
 
 
 def test_a_load_for_workers_scans_in_threads_alike(tmp_path, monkeypatch, force_workers):

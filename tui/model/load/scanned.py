@@ -7,24 +7,20 @@ that can refuse a chunk (a number the scan does not read exactly, a string that 
 msgspec does not take, a hash shared by two different strings) is checked before the builder is touched, so a
 refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
 
-`TRACETUI_DECODE` picks the path: `msgspec` (never the scan), `native` (the scan wherever numba is installed),
-or `auto` (the default: the scan for files of NATIVE_MIN_BYTES and more, where it pays for numba's start).
+`TRACETUI_DECODE=native` turns it on (numba compiles it the first time, about 15 s of one core, then loads it from
+numba's cache in 0.4 s per process); msgspec reads otherwise. It is not the default: on the 2-core machine it was
+measured on (benchmarks/RESULTS.md), a 1 GB first load took 16% less CPU but no less wall time and 1.4x the peak
+memory (the pieces of every chunk are joined at the end), and a 100 MB one took longer (numba's start).
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import functools
-import hashlib
 import os
-import subprocess
-import sys
 import threading
-import time
 from collections import Counter as Tally
 from dataclasses import dataclass
-from pathlib import Path
 
 import msgspec
 import numpy as np
@@ -35,15 +31,15 @@ from . import schema
 from .build import Builder, _extend, _norm, add_meta
 from .bulk import exact_ts_ns, needs_exact, to_ns
 
-NATIVE_MIN_BYTES = 256 << 20  # below this a process spends more starting numba (~0.4 s) than the scan saves
 _ONE = msgspec.json.Decoder(schema.AnyEvent)  # type: ignore[valid-type]
 _STR = msgspec.json.Decoder(str)
 COUNTS: Tally = Tally()  # chunks scanned, and refused by reason, in this process (for benchmarks and tests)
 
 
 def mode() -> str:
-    value = os.environ.get("TRACETUI_DECODE", "auto").strip().lower()
-    return value if value in ("msgspec", "native") else "auto"
+    """The decode path TRACETUI_DECODE asks for: `native` (the compiled scan, where numba is installed), or
+    `msgspec` (the default)."""
+    return "native" if os.environ.get("TRACETUI_DECODE", "").strip().lower() == "native" else "msgspec"
 
 
 @functools.cache
@@ -57,79 +53,17 @@ def _scan_module():
 
 
 def wanted(size: int) -> bool:
-    """Whether to scan the chunks of a file of this many bytes. In `auto`, only once numba has compiled the scan
-    (about 15 s of one core, once per install): until then the msgspec path reads, and the compile runs behind, in a
-    process of its own at low priority."""
-    how = mode()
-    if how == "msgspec" or (how == "auto" and size < NATIVE_MIN_BYTES) or _scan_module() is None:
-        return False
-    if how == "auto" and not compiled():
-        compile_behind()
-        return False
-    return True
-
-
-def available() -> bool:
-    return _scan_module() is not None
-
-
-def _marker() -> Path:
-    """A file saying numba's cache holds the scan as compiled from this scan.py with these versions."""
-    scan = _scan_module()
-    source = Path(scan.__file__)
-    try:
-        folder = Path(scan.scan._cache._cache_path)  # where numba keeps this module's compiled code
-    except AttributeError:
-        folder = source.parent / "__pycache__"
-    versions = f"{scan.nb.__version__} {np.__version__} {sys.version}".encode()
-    key = hashlib.blake2b(source.read_bytes() + versions, digest_size=8).hexdigest()
-    return folder / f"tracetui-scan-{key}.ready"
-
-
-def compiled() -> bool:
-    try:
-        return _marker().exists()
-    except OSError:
-        return False
+    """Whether to scan the chunks of a file of this many bytes (the size is for a rule by size, which no
+    measurement has earned yet: see the module's doc)."""
+    return mode() == "native" and _scan_module() is not None
 
 
 def warm() -> None:
-    """Compile the scan (or load it from numba's cache) by reading a small chunk of every kind, then mark it so."""
-    builder = Builder()
+    """Compile the scan (or load it from numba's cache) by reading a small chunk of every kind it reads."""
     plan = read(bytearray(_SAMPLE))
     if plan is None:
         raise RuntimeError("the compiled scan refused its own sample")
-    add(builder, plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
-    marker = _marker()
-    if not marker.exists():
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
-            pass
-
-
-_COMPILE_LOCK_S = 600  # a compile started this recently (by any process) is not started again
-
-
-def compile_behind() -> None:
-    """Start compiling the scan in a process of its own, detached and at low priority, unless one is running."""
-    try:
-        lock = _marker().with_suffix(".compiling")
-        if lock.exists() and time.time() - lock.stat().st_mtime < _COMPILE_LOCK_S:
-            return
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        lock.write_text(str(os.getpid()))
-        subprocess.Popen(  # noqa: S603 - this interpreter running this module
-            [sys.executable, "-m", __name__],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env={**os.environ, "TRACETUI_DECODE": "native"},
-        )
-    except OSError:
-        pass
+    add(Builder(), plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
 
 
 # One chunk with an event of every kind the scan reads: reading it compiles every path of the scan.
@@ -143,15 +77,6 @@ _SAMPLE = (
     b'{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main \\u00e9 \xc3\xa9"}},'
     b'{"ph":"B","name":"x","pid":1,"tid":1,"ts":13}]'
 )
-
-
-if __name__ == "__main__":  # compile_behind's process: compile, mark, and let the next load use it
-    os.nice(10)
-    try:
-        warm()
-    finally:
-        with contextlib.suppress(OSError):
-            _marker().with_suffix(".compiling").unlink()
 
 
 class _Rows(threading.local):
