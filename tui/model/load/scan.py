@@ -691,19 +691,15 @@ def _same(b, s, length, f, f_length):
 
 
 @_jit
-def _table(m):
+def _grouped(b, keys, starts, lengths, rows, pairs):
+    """Events grouped by equal key and equal value, in order of first appearance: (the first event of each group,
+    each event's group). The value is a span (starts, lengths) or, with pairs, a (pid, tid) row as written."""
+    m = len(keys)
     size = 16
     while size < 2 * m:
         size <<= 1
-    return np.full(size, -1, np.int64), size - 1
-
-
-@_jit
-def first_seen(b, keys, starts, lengths):
-    """Equal spans grouped in order of first appearance, by hash and then byte for byte (spans that share a hash
-    are told apart): (the first event of each group, each event's group)."""
-    m = len(keys)
-    table, mask = _table(m)
+    mask = size - 1
+    table = np.full(size, -1, np.int64)  # open addressing: slot -> group
     firsts = np.empty(m, np.int64)
     inverse = np.empty(m, np.int64)
     groups = 0
@@ -719,11 +715,23 @@ def first_seen(b, keys, starts, lengths):
                 groups += 1
                 break
             f = firsts[g]
-            if keys[f] == h and _same(b, starts[k], lengths[k], starts[f], lengths[f]):
-                inverse[k] = g
-                break
+            if keys[f] == h:
+                if pairs:
+                    same = _same_id(b, rows, k, f, PID) and _same_id(b, rows, k, f, TID)
+                else:
+                    same = _same(b, starts[k], lengths[k], starts[f], lengths[f])
+                if same:
+                    inverse[k] = g
+                    break
             slot = (slot + 1) & mask
     return firsts[:groups], inverse
+
+
+@_jit
+def first_seen(b, keys, starts, lengths):
+    """Equal spans grouped in order of first appearance, by hash and then byte for byte (spans that share a hash
+    are told apart): (the first event of each group, each event's group)."""
+    return _grouped(b, keys, starts, lengths, np.empty((0, INTS), np.int64), False)
 
 
 @_jit
@@ -745,27 +753,8 @@ def first_seen_tracks(b, rows, hashes):
         p = hashes[k, H_PID] if rows[k, PID_KIND] else np.uint64(rows[k, PID])
         t = hashes[k, H_TID] if rows[k, TID_KIND] else np.uint64(rows[k, TID])
         keys[k] = (p * _FNV_PRIME) ^ (t + np.uint64(rows[k, PID_KIND] * 2 + rows[k, TID_KIND]))
-    table, mask = _table(m)
-    firsts = np.empty(m, np.int64)
-    inverse = np.empty(m, np.int64)
-    groups = 0
-    for k in range(m):
-        h = keys[k]
-        slot = np.int64(h & np.uint64(mask))
-        while True:
-            g = table[slot]
-            if g < 0:
-                table[slot] = groups
-                firsts[groups] = k
-                inverse[k] = groups
-                groups += 1
-                break
-            f = firsts[g]
-            if keys[f] == h and _same_id(b, rows, k, f, PID) and _same_id(b, rows, k, f, TID):
-                inverse[k] = g
-                break
-            slot = (slot + 1) & mask
-    return firsts[:groups], inverse
+    none = np.empty(0, np.int64)
+    return _grouped(b, keys, none, none, rows, True)
 
 
 @_jit
