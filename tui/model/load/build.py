@@ -163,20 +163,25 @@ class Builder:
         if not len(group):
             return
         ts, dur_ns, ext, corr, py_id, py_parent, shape, nbytes, chunks, pos = cols
+        track, name, cat = self._track_ids(group), self.names.field(_NAME, group), self.cats.field(_CAT, group)
+        self.put_x(ts, dur_ns, track, name, cat, ext, corr, py_id, py_parent, shape, nbytes, chunks, pos)
+
+    def put_x(self, ts, dur, track, name, cat, ext, corr, py_id, py_parent, shape, nbytes, chunk, pos) -> None:
+        """Durations' columns, read (here or by the compiled scan, scanned.py): kept for finish()."""
         _extend(
             self.x,
             ts=ts,
-            dur=dur_ns,
-            track=self._track_ids(group),
-            name=self.names.field(_NAME, group),
-            cat_str=self.cats.field(_CAT, group),
+            dur=dur,
+            track=track,
+            name=name,
+            cat_str=cat,
             ext=ext,
             corr=corr,
             py_id=py_id,
             py_parent=py_parent,
             shape=shape,
             nbytes=nbytes,
-            chunk=chunks,
+            chunk=chunk,
             pos=pos,
         )
 
@@ -189,13 +194,18 @@ class Builder:
             wrong = np.logical_or.reduce(past)
             size[wrong], dev_type[wrong] = 0, -1
         names = self.names.field(_NAME, group)
+        self.put_instants(ts, self._track_ids(group), names, size, dev_type, dev_id, total_alloc, total_reserved, addr)
+
+    def put_instants(self, ts, track, names, size, dev_type, dev_id, total_alloc, total_reserved, addr) -> None:
+        """Instants' columns, read (here or by the compiled scan): kept for finish(); [memory] samples without
+        a size or a device counted."""
         memory = names == self.names.ids.get("[memory]", -2)
         self.bad_memory += int((memory & ((size == 0) | (dev_type < 0))).sum())
-        m = len(group)
+        m = len(ts)
         _extend(
             self.inst,
             ts=ts,
-            track=self._track_ids(group),
+            track=track,
             name=names,
             bytes=size,
             dev_type=dev_type,
@@ -249,15 +259,11 @@ class Builder:
     def _add_flows(self, start: bool, group: list, ts: np.ndarray) -> None:
         cats = Interner()
         cat_ids = cats.field(_CAT, group)
-        ac2g = np.array([LEGACY_FLOW_CATS.get(c, c) == "ac2g" for c in cats.values], bool)
-        _extend(
-            self.flow,
-            ts=ts,
-            track=self._track_ids(group),
-            fid=flow_ids(list(map(_ID, group))),
-            start=np.full(len(group), start),
-            ac2g=ac2g[cat_ids],
-        )
+        self.put_flows(ts, self._track_ids(group), flow_ids(list(map(_ID, group))), start, ac2g(cats.values)[cat_ids])
+
+    def put_flows(self, ts, track, fid, start: bool, ac2g) -> None:
+        """Flow events' columns, read (here or by the compiled scan): kept for finish()."""
+        _extend(self.flow, ts=ts, track=track, fid=fid, start=np.full(len(ts), start), ac2g=ac2g)
 
     def _track_ids(self, group: list) -> np.ndarray:
         """Track ids of events, interned in order of first appearance: each event's (pid, tid) as written is looked
@@ -279,6 +285,11 @@ class Builder:
         inst = Instants.from_columns({k: _joined(self.inst, k, dt) for k, dt in Instants.dtypes().items()})
         flow = Flows.from_columns({k: _joined(self.flow, k, dt) for k, dt in Flows.dtypes().items()})
         return x, inst, flow
+
+
+def ac2g(cats: list[str]) -> np.ndarray:
+    """Which flow categories link a launch to its device activity (ac2g, or a legacy name of it)."""
+    return np.array([LEGACY_FLOW_CATS.get(c, c) == "ac2g" for c in cats], bool)
 
 
 def _finite(value: object) -> bool:

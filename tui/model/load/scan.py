@@ -266,14 +266,14 @@ def _value(b, i, n, stack):
         if c == 32 or c == 10 or c == 13 or c == 9:
             i += 1
             continue
+        if (state == _FIRST_VALUE and c == 93) or (state == _FIRST_KEY and c == 125):  # [] or {}
+            depth -= 1
+            i += 1
+            if depth == 0:
+                return i
+            state = _AFTER
+            continue
         if state == _VALUE or state == _FIRST_VALUE:
-            if state == _FIRST_VALUE and c == 93:
-                depth -= 1
-                i += 1
-                if depth == 0:
-                    return i
-                state = _AFTER
-                continue
             if c == 34:
                 i, _ = _string(b, i, n)
             elif c == 123 or c == 91:
@@ -308,14 +308,7 @@ def _value(b, i, n, stack):
                 return -1
             state = _VALUE
             i += 1
-        else:  # a key, or the end of an object just opened
-            if state == _FIRST_KEY and c == 125:
-                depth -= 1
-                i += 1
-                if depth == 0:
-                    return i
-                state = _AFTER
-                continue
+        else:  # a key
             if c != 34:
                 return -1
             i, _ = _string(b, i, n)
@@ -323,6 +316,41 @@ def _value(b, i, n, stack):
                 return -1
             state = _COLON
     return -1
+
+
+@_jit
+def _member(b, i, n, first, count):
+    """At an object's member: (the index of its value (-1: not `"key":`, -3: a key with an escape), which of the
+    known keys first..first+count it is (-1: none))."""
+    if b[i] != 34:
+        return -1, -1
+    ks = i + 1
+    i, esc = _string(b, i, n)
+    if i < 0:
+        return -1, -1
+    if esc:
+        return -3, -1
+    key = _key(b, ks, i - 1, first, count)
+    i = _ws(b, i, n)
+    if i >= n or b[i] != 58:
+        return -1, -1
+    i = _ws(b, i + 1, n)
+    return (i if i < n else -1), key
+
+
+@_jit
+def _next(b, i, n, close):
+    """After a member's value: (the next member's index, False) past a ',', or (past the closing byte, True); -1
+    when neither follows."""
+    i = _ws(b, i, n)
+    if i >= n:
+        return -1, False
+    if b[i] == close:
+        return i + 1, True
+    if b[i] != 44:
+        return -1, False
+    i = _ws(b, i + 1, n)
+    return (i if i < n else -1), False
 
 
 @_jit
@@ -386,21 +414,9 @@ def _args(b, i, n, ints, row, bad, stack):
         return i + 1
     seen = 0
     while True:
-        if b[i] != 34:
-            return -1
-        ks = i + 1
-        i, esc = _string(b, i, n)
+        i, key = _member(b, i, n, _EVENT_KEYS, _ARG_KEYS)
         if i < 0:
-            return -1
-        key = _key(b, ks, i - 1, _EVENT_KEYS, _ARG_KEYS)
-        if esc:
-            return -3
-        i = _ws(b, i, n)
-        if i >= n or b[i] != 58:
-            return -1
-        i = _ws(b, i + 1, n)
-        if i >= n:
-            return -1
+            return i
         if key >= 0:
             bit = 1 << key
             if seen & bit:
@@ -437,16 +453,9 @@ def _args(b, i, n, ints, row, bad, stack):
                 bad[key] = status
         if i < 0:
             return i
-        i = _ws(b, i, n)
-        if i >= n:
-            return -1
-        if b[i] == 125:
-            return i + 1
-        if b[i] != 44:
-            return -1
-        i = _ws(b, i + 1, n)
-        if i >= n:
-            return -1
+        i, closed = _next(b, i, n, 125)
+        if i < 0 or closed:
+            return i
 
 
 @_jit
@@ -495,21 +504,9 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
     if b[i] == 125:
         return -1, PHASE_UNREAD  # {}: no phase
     while True:
-        if b[i] != 34:
-            return -1, BAD_JSON
-        ks = i + 1
-        i, esc = _string(b, i, n)
+        i, key = _member(b, i, n, 0, _EVENT_KEYS)
         if i < 0:
-            return -1, BAD_JSON
-        if esc:
-            return -1, BAD_KEY
-        key = _key(b, ks, i - 1, 0, _EVENT_KEYS)
-        i = _ws(b, i, n)
-        if i >= n or b[i] != 58:
-            return -1, BAD_JSON
-        i = _ws(b, i + 1, n)
-        if i >= n:
-            return -1, BAD_JSON
+            return -1, BAD_KEY if i == -3 else BAD_JSON
         if key >= 0:
             bit = 1 << key
             if seen & bit:
@@ -574,17 +571,11 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
             return -1, BAD_JSON
         if not ok and key >= 0:
             bad[key] = 1
-        i = _ws(b, i, n)
-        if i >= n:
+        i, closed = _next(b, i, n, 125)
+        if i < 0:
             return -1, BAD_JSON
-        if b[i] == 125:
-            i += 1
+        if closed:
             break
-        if b[i] != 44:
-            return -1, BAD_JSON
-        i = _ws(b, i + 1, n)
-        if i >= n:
-            return -1, BAD_JSON
     ints[row, EV_END] = i
     if phase < 0:
         return -1, PHASE_UNREAD
@@ -646,15 +637,11 @@ def scan(b, ints, floats, hashes):
             if why:
                 return -1, why
             row += 1
-            i = _ws(b, i, n)
-            if i >= n:
+            i, closed = _next(b, i, n, 93)
+            if i < 0:
                 return -1, BAD_JSON
-            if b[i] == 93:
-                i += 1
+            if closed:
                 break
-            if b[i] != 44:
-                return -1, BAD_JSON
-            i = _ws(b, i + 1, n)
     if _ws(b, i, n) != n:
         return -1, BAD_JSON
     return row, 0

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
-from ..cats import LEGACY_FLOW_CATS
 from ..limits import DUR_NS, TIME_NS
 from . import schema
-from .build import Builder, _extend, _norm, add_meta
+from .build import Builder, _norm, ac2g, add_meta
 from .bulk import exact_ts_ns, needs_exact, to_ns
 
 _ONE = msgspec.json.Decoder(schema.AnyEvent)  # type: ignore[valid-type]
@@ -335,57 +334,33 @@ def _add_x(builder: Builder, g: _Group, chunks: np.ndarray, pos: np.ndarray) -> 
     shape = np.full(len(r), -1, np.int32)
     if dims is not None:
         shape[has] = _interned(builder.shapes, dims)
-    _extend(
-        builder.x,
-        ts=g.ts,
-        dur=to_ns(g.floats[:, scan.F_DUR]),
-        track=_track_ids(builder, g.tracks),
-        name=_interned(builder.names, g.names),
-        cat_str=_interned(builder.cats, g.cats),
-        ext=np.where(ext > 0, ext, np.where(old > 0, old, -1)),
-        corr=np.where(corr > 0, corr, -1),
-        py_id=np.maximum(r[:, scan.PY_ID], -1),
-        py_parent=np.maximum(r[:, scan.PY_PARENT], -1),
-        shape=shape,
-        nbytes=r[:, scan.NBYTES].copy(),
-        chunk=chunks,
-        pos=pos,
+    builder.put_x(
+        g.ts,
+        to_ns(g.floats[:, scan.F_DUR]),
+        _track_ids(builder, g.tracks),
+        _interned(builder.names, g.names),
+        _interned(builder.cats, g.cats),
+        np.where(ext > 0, ext, np.where(old > 0, old, -1)),
+        np.where(corr > 0, corr, -1),
+        np.maximum(r[:, scan.PY_ID], -1),
+        np.maximum(r[:, scan.PY_PARENT], -1),
+        shape,
+        r[:, scan.NBYTES].copy(),
+        chunks,
+        pos,
     )
 
 
 def _add_instants(builder: Builder, g: _Group) -> None:
     scan = _scan_module()
     assert g.names is not None and g.tracks is not None
-    size, dev_type, dev_id, total_alloc, total_reserved, addr = (g.rows[:, scan.MEM + k].copy() for k in range(6))
-    names = _interned(builder.names, g.names)
-    memory = names == builder.names.ids.get("[memory]", -2)
-    builder.bad_memory += int((memory & ((size == 0) | (dev_type < 0))).sum())
-    m = len(g.rows)
-    _extend(
-        builder.inst,
-        ts=g.ts,
-        track=_track_ids(builder, g.tracks),
-        name=names,
-        bytes=size,
-        dev_type=dev_type,
-        dev_id=dev_id,
-        total_alloc=total_alloc,
-        total_reserved=total_reserved,
-        addr=addr,
-        value=np.zeros(m),
-        counter=np.zeros(m, bool),
-    )
+    columns = (g.rows[:, scan.MEM + k].copy() for k in range(6))
+    builder.put_instants(g.ts, _track_ids(builder, g.tracks), _interned(builder.names, g.names), *columns)
 
 
 def _add_flows(builder: Builder, g: _Group) -> None:
     scan = _scan_module()
     assert g.cats is not None and g.tracks is not None
-    ac2g = np.array([LEGACY_FLOW_CATS.get(c, c) == "ac2g" for c in g.cats.texts], np.bool_)[g.cats.inverse]
-    _extend(
-        builder.flow,
-        ts=g.ts,
-        track=_track_ids(builder, g.tracks),
-        fid=g.rows[:, scan.FLOW_ID].copy(),
-        start=np.full(len(g.rows), g.code == schema.FlowStart.code),
-        ac2g=ac2g,
-    )
+    fid = g.rows[:, scan.FLOW_ID].copy()
+    start = g.code == schema.FlowStart.code
+    builder.put_flows(g.ts, _track_ids(builder, g.tracks), fid, start, ac2g(g.cats.texts)[g.cats.inverse])
