@@ -18,7 +18,7 @@ import numpy as np
 from .cats import BUSY_CATS, Cat, of_cats
 from .code_id import files_name_the_code, fingerprint
 from .code_stamp import stamp
-from .lazy import bind_all
+from .lazy import bind
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
 from .store import Arrays, Blob, Codec, Store
@@ -125,7 +125,7 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         return value
 
     def _compute(self, obj: Analysis) -> T:
-        bind_all()  # the names a module imports on first use (lazy.py), in place before its code runs
+        bind(self.fn.__module__)  # the names its module imports on first use (lazy.py), in place before it runs
         return self.fn(obj)
 
 

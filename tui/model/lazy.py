@@ -8,8 +8,9 @@ checkers and the import contracts read them there, as the one list of what it im
     __getattr__ = imports_on_use(globals())
 
 A name read from the module (`from .results import X`, a codec's type) imports its own module then, and only
-it. Code of the module runs, and is fingerprinted (code_id.py), with every name in place: bind_all() imports
-them all first, so what runs and what a fingerprint reads are the same as with plain imports.
+it. A function's own global reads find the names only once they are in place, so such a module's code runs as
+derived values (analysis.py: bind() before one is computed) and is fingerprinted (code_id.py) after bind_all():
+what runs and what a fingerprint reads are the same as with plain imports.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
-_MODULES: list[_OnUse] = []  # every module whose imports wait for use
+_MODULES: dict[str, _OnUse] = {}  # every module whose imports wait for use, by name
 _BOUND = threading.Event()  # set once every name of every such module is in place
 
 
@@ -33,6 +34,7 @@ class _OnUse:
         self.space = space
         self.homes: dict[str, tuple[str, str]] | None = None  # name -> (module, its name there)
         self.lock = threading.Lock()
+        self.bound = False  # every name in place
 
     def __call__(self, name: str) -> Any:
         """The module's __getattr__: a name of its TYPE_CHECKING imports, imported and kept in its globals."""
@@ -44,9 +46,11 @@ class _OnUse:
         return value
 
     def bind(self) -> None:
-        for name in self._homes():
-            if name not in self.space:
-                self(name)
+        if not self.bound:
+            for name in self._homes():
+                if name not in self.space:
+                    self(name)
+            self.bound = True
 
     def _homes(self) -> dict[str, tuple[str, str]]:
         with self.lock:
@@ -57,18 +61,25 @@ class _OnUse:
 
 def imports_on_use(space: dict[str, Any]) -> Callable[[str], Any]:
     """A module's __getattr__ that imports the names of its TYPE_CHECKING block when they are first read."""
-    on_use = _OnUse(space)
-    _MODULES.append(on_use)
+    on_use = _MODULES[space["__name__"]] = _OnUse(space)
     _BOUND.clear()
     return on_use
 
 
+def bind(module: str) -> None:
+    """Every waiting name of one module in place (none for a module that imports as usual): before its code runs."""
+    on_use = _MODULES.get(module)
+    if on_use is not None:
+        on_use.bind()
+
+
 def bind_all() -> None:
-    """Every waiting name of every module in place: before their code runs or is fingerprinted (code_id.py)."""
+    """Every waiting name of every module in place: before code is fingerprinted (code_id.py), which follows names
+    from module to module."""
     if _BOUND.is_set():
         return
-    for module in list(_MODULES):
-        module.bind()
+    for on_use in list(_MODULES.values()):
+        on_use.bind()
     _BOUND.set()
 
 
@@ -81,9 +92,10 @@ def _imports_under_type_checking(path: str) -> dict[str, tuple[str, str]]:
     end = next((k for k in range(start, len(lines)) if lines[k] and not lines[k][0].isspace()), len(lines))
     homes = {}
     for node in ast.parse("\n".join(line[4:] for line in lines[start:end])).body:
-        if isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            homes.update({alias.asname or alias.name: (module, alias.name) for alias in node.names})
+        if not isinstance(node, ast.ImportFrom):
+            raise TypeError(f"{path}, line {start + node.lineno}: only `from ... import ...` may wait for use")
+        module = "." * node.level + (node.module or "")
+        homes.update({alias.asname or alias.name: (module, alias.name) for alias in node.names})
     return homes
 
 
