@@ -13,6 +13,7 @@ Run: python benchmarks/bench_start.py [--base REV ...] [--rounds 15] [--tile /tm
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,6 +79,7 @@ def main() -> None:
     finally:
         for rev in args.base:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(sides[rev])], check=False)
+        shutil.rmtree(scratch, ignore_errors=True)  # the caches: the tile's is 0.4 GB a side
     report(rounds, list(sides))
     if tiled:
         report_tile(rounds, list(sides), tile_commands(args.tile))
