@@ -85,3 +85,31 @@ def test_a_users_settings_win():
     hugepage, kept, _ = _run("tuned", NUMPY_MADVISE_HUGEPAGE="1", MALLOC_ARENA_MAX="2")
     assert hugepage == "1" and kept < 8
     assert _run("tuned", GLIBC_TUNABLES="glibc.malloc.arena_max=2")[1] < 8  # glibc's newer way of saying the same
+
+
+BLAS = """
+import os, sys
+from tui.process.heap import for_big_arrays
+if sys.argv[1] == "tuned":
+    for_big_arrays()
+import numpy as np
+blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
+print(os.environ.get("OPENBLAS_NUM_THREADS"), len(os.listdir("/proc/self/task")), "openblas" in blas.lower())
+"""
+
+
+@pytest.mark.parametrize(("env", "said"), [({}, "1"), ({"OPENBLAS_NUM_THREADS": "2"}, "2")])
+def test_no_blas_threads_unless_the_user_asks(env, said):
+    """numpy's OpenBLAS would start a thread per core, whose spinning cost a cached summary a third of its CPU."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "OMP_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS, "tuned"],
+        env={**clean, **env},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0] == said
+    if out[2] == "True" and not env:
+        assert out[1] == "1", "the main thread alone: OpenBLAS started none"

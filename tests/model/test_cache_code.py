@@ -159,3 +159,12 @@ def test_a_corrupt_npy_is_recomputed_not_trusted(trace, saves, how):
     after = _open(trace)
     assert saves == ["nesting"] and np.array_equal(after["nesting"].depth, depth)
     assert isinstance(after["lane_arrays"].order, np.memmap)  # what was kept after it is read back as it was
+
+
+def test_a_fingerprint_does_not_depend_on_what_the_process_read_before(trace):
+    """The codecs are built on first use (store.Blob), and decoding a type leaves msgspec's cache on its class: the
+    names of the code are the same before any value is read or computed and after all of them were."""
+    before = {n: getattr(Results, n).stored_name(Results) for n in STORED}
+    _open(trace)  # computes, keeps and reads back every stored value
+    code_id.forget()
+    assert {n: getattr(Results, n).stored_name(Results) for n in STORED} == before

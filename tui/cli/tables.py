@@ -4,6 +4,7 @@ diff and ranks. Each prints what its report in tui/reports renders; the model is
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from .options import (
@@ -31,9 +32,7 @@ def _sorts(table: str, command: str | None) -> str:
     table's definition: a command starts without importing the others' tables."""
     if command not in (None, table):
         return "see --help"
-    from ..tables import code, kernels, ops, roofline
-
-    keys = {"ops": ops.SORTS, "kernels": kernels.SORTS, "code": code.SORTS, "roofline": roofline.SORTS}[table]
+    keys = importlib.import_module(f"..tables.{table}", __package__).SORTS  # that table's module alone
     return ", ".join(keys) + (" (or torch's names: cuda_time_total, ...)" if table == "ops" else "")
 
 

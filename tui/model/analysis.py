@@ -18,9 +18,10 @@ import numpy as np
 from .cats import BUSY_CATS, Cat, of_cats
 from .code_id import files_name_the_code, fingerprint
 from .code_stamp import stamp
+from .lazy import bind
 from .links import Links, link
 from .nesting import Nesting, children_total, depth_of, nest, python_parents, subtree_sum
-from .store import Arrays, Codec, Store
+from .store import Arrays, Blob, Codec, Store
 from .trace import TraceColumns, on_real_tracks
 
 T = TypeVar("T")
@@ -49,7 +50,7 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r} of {fn.__name__}: one of {PHASES}")
         self.fn = fn
-        self.codec = codec
+        self.codec = codec.keeping(fn) if isinstance(codec, Blob) else codec  # a Blob() decodes to what fn returns
         self.phase = phase
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
@@ -112,16 +113,20 @@ class derived(Generic[T]):  # noqa: N801 - used like functools.cached_property
             return getattr(obj.base, self.name)
         store = obj.trace.store
         if self.codec is None or store is None:
-            return self.fn(obj)
+            return self._compute(obj)
         name = self._known_name(store, type(obj), obj.prefix)
         value = self.codec.load(store, name, obj.trace.n)
         if value is None:
-            value = self.fn(obj)
+            value = self._compute(obj)
             self.codec.save(store, name, value)
             # read back what was kept: memory-mapped arrays instead of private copies (a smaller steady RSS)
             kept = self.codec.load(store, name, obj.trace.n)
             value = value if kept is None else kept
         return value
+
+    def _compute(self, obj: Analysis) -> T:
+        bind(self.fn.__module__)  # the names its module imports on first use (lazy.py), in place before it runs
+        return self.fn(obj)
 
 
 def stored(codec: Codec, phase: str = "structure") -> Callable[[Callable[[Any], T]], derived[T]]:

@@ -36,19 +36,32 @@ from typing import Any, get_args, get_origin
 
 import numpy as np
 
+from .lazy import bind_all
+
 PACKAGE = __name__.split(".")[0]
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DEPTH = 8  # nested data deeper than this counts by its type
 _MEMO: dict[Any, str] = {}
 _FILES_NAME_THE_CODE = True  # False once forget() said the running code may differ from the files
 _PIECES: dict[Any, _Piece] = {}
-_SKIP = {"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+# Not code: what Python writes on a class, and msgspec's cache of a type it has decoded or encoded (set on first use)
+_SKIP = {
+    "__dict__",
+    "__weakref__",
+    "__doc__",
+    "__module__",
+    "__qualname__",
+    "__firstlineno__",
+    "__static_attributes__",
+    "__msgspec_cache__",
+}
 
 
 def fingerprint(key: Any, roots: Iterable[Any], owner: type) -> str:
     """16 hex digits naming the package version and the code reachable from roots, memoized under key."""
     found = _MEMO.get(key)
     if found is None:
+        bind_all()  # the code is read with every name its modules import on first use in place (lazy.py)
         digest = hashlib.sha256(version().encode())
         for part in sorted(_Walk(owner).run(roots)):
             digest.update(part.encode(errors="surrogatepass") + b"\0")

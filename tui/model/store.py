@@ -8,11 +8,14 @@ under their name and the fingerprint of the code that computed them (analysis.de
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 import msgspec
 import numpy as np
+
+from .lazy import return_type
 
 
 class Store(Protocol):
@@ -58,23 +61,46 @@ class Arrays:
         return self.kind(**{k: int(v) if v.ndim == 0 else v for k, v in arrays.items()})
 
 
+@dataclass(eq=False)
 class Blob:
-    """Plain data (dataclasses, lists, numbers, strings) kept as msgpack and decoded to its type."""
+    """Plain data (dataclasses, lists, numbers, strings) kept as msgpack and decoded to its type.
 
-    def __init__(self, kind: Any) -> None:
-        self.kind = kind  # what it decodes to: part of the fingerprint of the code (see code_id.py)
-        self.decoder = msgspec.msgpack.Decoder(kind)
-        self.encoder = msgspec.msgpack.Encoder(enc_hook=_plain)
+    kind is that type; None: the return type of the function whose value it keeps (its annotation, read when
+    first decoded or encoded, so that the type's module is imported only then: lazy.py). Either is part of the
+    fingerprint of the code (code_id.py: this dataclass's fields, and the names in the function's annotations).
+    """
+
+    kind: Any = None
+
+    def __post_init__(self) -> None:  # not fields: what is built from them, not part of the fingerprint
+        self._function: Callable[..., Any] | None = None
+        self._coders: tuple[msgspec.msgpack.Decoder, msgspec.msgpack.Encoder] | None = None
+
+    def keeping(self, function: Callable[..., Any]) -> Blob:
+        """This codec, for the values function returns (its return type, where no kind is given)."""
+        self._function = function
+        return self
+
+    def coders(self) -> tuple[msgspec.msgpack.Decoder, msgspec.msgpack.Encoder]:
+        """The decoder to its type and the encoder, built on first use (a few ms per type a command never reads)."""
+        if self._coders is None:
+            kind = self.kind
+            if kind is None:
+                if self._function is None:
+                    raise TypeError("Blob() without a kind keeps a derived function's value: use it with stored()")
+                kind = return_type(self._function)
+            self._coders = (msgspec.msgpack.Decoder(kind), msgspec.msgpack.Encoder(enc_hook=_plain))
+        return self._coders
 
     def save(self, store: Store, name: str, value: Any) -> None:
-        store.put_blob(name, self.encoder.encode(value))
+        store.put_blob(name, self.coders()[1].encode(value))
 
     def load(self, store: Store, name: str, n: int) -> Any | None:
         blob = store.get_blob(name)
         if blob is None:
             return None
         try:
-            return self.decoder.decode(blob)
+            return self.coders()[0].decode(blob)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
 

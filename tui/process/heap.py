@@ -13,6 +13,9 @@ issue 39: 2.3-2.6 s of system time in a first `summary`, 0.8-0.9 s with both cha
   with one per thread, as glibc makes them, each kept its own freed blocks and the analyses' threads raised the
   peak (1.40 GB against 1.07-1.09 GB for the tile's first summary). A user's MALLOC_* (or GLIBC_TUNABLES
   glibc.malloc.*) settings win.
+- numpy's OpenBLAS starts a thread per core when numpy is imported, and the idle thread spins: 0.1 CPU s of a
+  cached `summary`'s 0.3 (the 1 GB tile, 2 cores; `benchmarks/RESULTS.md`, issue 55), on a machine others share.
+  Nothing here multiplies matrices: OPENBLAS_NUM_THREADS=1, unless the user set it.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ _MMAP = 32 << 20  # glibc's ceiling for the mmap threshold on 64-bit: blocks up 
 
 
 def for_big_arrays() -> None:
-    """Before numpy is imported: no huge-page advice for numpy's arrays, freed blocks kept for the next ones."""
+    """Before numpy is imported: no huge-page advice for numpy's arrays, no BLAS threads, freed blocks kept for the
+    next ones."""
     os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # read when numpy is imported (decode workers too)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when OpenBLAS loads, with numpy
     if any(key.startswith("MALLOC_") for key in os.environ) or "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
         return
     libc = _glibc()

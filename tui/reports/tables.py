@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from ..model.analyses.code import CodeTable
+from typing import TYPE_CHECKING
+
 from ..model.analyses.results import Results
-from ..tables import code as C
-from ..tables import kernels as K
 from ..tables import ops as O
 from ..tables.base import limit, sort_rows
 from .formats import table as fitted
 from .formats import terminal_width, to_csv, to_json, written_doc
+
+if TYPE_CHECKING:
+    from ..model.analyses.code import CodeTable
+
+# The kernels' and the code's tables are imported by their functions: `ops` would import the critical path's
+# package with the kernels table (its launch queues) for nothing.
 
 
 @written_doc
@@ -37,11 +42,15 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, py
 @written_doc
 def kernels_document(a: Results, sort: str | None, n: int) -> dict:
     """What `tracetui kernels --format json` prints, as data."""
+    from ..tables import kernels as K
+
     rows = limit(sort_rows(a.kernels, K.SORTS, K.resolve_sort(sort)), n)
     return {"rows": [{f.key: f.value(r) for f in K.FIELDS} for r in rows], **K.totals(a.kernels)}
 
 
 def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
+    from ..tables import kernels as K
+
     if fmt == "json":
         return to_json(kernels_document(a, sort, n))
     key = K.resolve_sort(sort)
@@ -55,11 +64,15 @@ def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
 @written_doc
 def code_document(t: CodeTable, sort: str | None, n: int) -> dict:
     """What `tracetui code --format json` prints, as data."""
+    from ..tables import code as C
+
     rows = limit(sort_rows(t.rows, C.SORTS, C.resolve_sort(sort, t)), n)
     return {"rows": [{f.key: f.value(r) for f in C.FIELDS} for r in rows], **C.totals(t)}
 
 
 def render_code(t: CodeTable, fmt: str, sort: str | None, n: int) -> str:
+    from ..tables import code as C
+
     if fmt == "json":
         return to_json(code_document(t, sort, n))
     key = C.resolve_sort(sort, t)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.analyses.graphs.replay import GraphStats
 from ..model.analyses.host_collectives import HostCollectives
-from ..model.analyses.ranks import RankRow
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step, TypicalStep
 from ..text.fmt import fmt_time, plural
 from .base import KEEP, Column, Field
+
+if TYPE_CHECKING:  # a job's rows only: a summary of one file never imports the ranks' analysis
+    from ..model.analyses.ranks import RankRow
 
 MAX_RANK_COLUMNS = 8  # more ranks than this: one row per rank (steps, typical, slowest) instead
 MAX_STEPS_SHOWN = 24  # more steps than this: the first few and the slowest, in step order

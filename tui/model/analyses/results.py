@@ -7,36 +7,43 @@ structure (Analysis) and what they need from each other as arguments, so none im
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..analysis import Analysis, computed, derived, stored
+from ..lazy import imports_on_use
 from ..load.args import event_args
 from ..steps import Step, typical_step
 from ..store import Blob
 from ..threads import side_by_side
-from .breakdown import BreakdownReport, breakdown
-from .code import CodeTable, code_table, python_levels
-from .compiling import Compiling, compiling
-from .copies import Copies, copies
-from .critical import CriticalPath, WindowError, critical_path, span_window
-from .critical.queue import LaunchQueues, launch_queues
-from .critical.window import Window, whole_trace
-from .details import footprint
-from .explain.rules import Finding, NoteIndex, explain
-from .explain.uses import Uses, run_uses
-from .fusion import SHORTEST_VIEWED, VIEWED, SequenceRow, sequence_rows
-from .graphs.replay import graph_owner, own_launches, replay_extents
-from .kernels import KernelRow, kernel_rows
-from .memory import Curve, DeviceMemory, curves, memory_report
-from .op_kernels import OpKernels, op_kernels
-from .ops import OpsTable, OpTimes, op_times, ops_table
-from .queues import QueueRow, queue_rows
-from .ranks import Alignment, Job, RankRow, job, rank_events, rank_row
-from .roofline.points import Roofline, roofline
-from .sequences import KernelSequence, kernel_sequences
-from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
-from .verdict import judge
+
+# The analyses are imported when first used (lazy.py): a cached command reads its values back and runs none of them.
+if TYPE_CHECKING:
+    from .breakdown import BreakdownReport, breakdown
+    from .code import CodeTable, code_table, python_levels
+    from .compiling import Compiling, compiling
+    from .copies import Copies, copies
+    from .critical import CriticalPath, WindowError, critical_path, span_window
+    from .critical.queue import LaunchQueues, launch_queues
+    from .critical.window import Window, whole_trace
+    from .details import footprint
+    from .explain.rules import Finding, NoteIndex, explain
+    from .explain.uses import Uses, run_uses
+    from .fusion import SHORTEST_VIEWED, VIEWED, SequenceRow, sequence_rows
+    from .graphs.replay import graph_owner, own_launches, replay_extents
+    from .kernels import KernelRow, kernel_rows
+    from .memory import Curve, DeviceMemory, curves, memory_report
+    from .op_kernels import OpKernels, op_kernels
+    from .ops import OpsTable, OpTimes, op_times, ops_table
+    from .queues import QueueRow, queue_rows
+    from .ranks import Alignment, Job, RankRow, job, rank_events, rank_row
+    from .roofline.points import Roofline, roofline
+    from .sequences import KernelSequence, kernel_sequences
+    from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
+    from .verdict import judge
+
+__getattr__ = imports_on_use(globals())
 
 
 class Results(Analysis):
@@ -47,11 +54,11 @@ class Results(Analysis):
         shown = self.time_nesting  # first: the summary's passes make the links beside it (summary.py)
         return op_times(self.trace, self.links.launcher, shown)
 
-    @stored(Blob(OpsTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def ops(self) -> OpsTable:
         return ops_table(self.trace, self.op_times)
 
-    @stored(Blob(OpsTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def ops_by_shape(self) -> OpsTable:
         return ops_table(self.trace, self.op_times, group_by_shape=True)
 
@@ -60,14 +67,14 @@ class Results(Analysis):
         """The per-event quantities of the table with Python frames as rows (torch 2.12 and 2.13's)."""
         return op_times(self.trace, self.links.launcher, self.time_nesting, python_frames=True)
 
-    @stored(Blob(OpsTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def ops_frames(self) -> OpsTable:
         """The ops table with Python frames (and events still open at the window's end) as rows."""
         if not self.op_times.other_differs:
             return self.ops
         return ops_table(self.trace, self.op_times_frames)
 
-    @stored(Blob(OpsTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def ops_by_shape_frames(self) -> OpsTable:
         """ops_frames, one row per (name, input shapes)."""
         if not self.op_times.other_differs:
@@ -80,7 +87,7 @@ class Results(Analysis):
             return self.ops_by_shape_frames if by_shape else self.ops_frames
         return self.ops_by_shape if by_shape else self.ops
 
-    @stored(Blob(list[KernelRow]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def kernels(self) -> list[KernelRow]:
         return kernel_rows(self.trace, self.links)
 
@@ -100,7 +107,7 @@ class Results(Analysis):
         """Each event's graph owner, the launch calls, and the steps with the device work each launched."""
         return launches_and_steps(self.trace, self.links.launcher)
 
-    @stored(Blob(Compiling), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def compiling(self) -> Compiling:
         """torch.compile compiling in the trace: its time, frames, graphs, recompiles and steps (compiling.py)."""
         return compiling(self.trace, self.nesting.parent, [st.event for st in self.launches_and_steps[2]])
@@ -113,7 +120,7 @@ class Results(Analysis):
         mine = [st for st in steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
         return typical_step(mine, frozenset(self.compiling.steps)).step
 
-    @stored(Blob(Summary), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def summary(self) -> Summary:
         """The summary with its verdict, read from the critical path of the typical step (verdict.py). The path
         needs the nesting and the steps, not the ops table: it is found beside the summary's figures."""
@@ -126,7 +133,7 @@ class Results(Analysis):
         except WindowError:
             return None
 
-    @stored(Blob(list[Finding]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def findings(self) -> list[Finding]:
         """What the explain rules say about this trace (see explain/rules.py)."""
         return explain(self, self.summary)
@@ -136,22 +143,22 @@ class Results(Analysis):
         """The same trace without its Python frames: for the timeline, the tree and moves when frames are hidden."""
         return Analysis(self.trace, hide_python=True, base=self)
 
-    @stored(Blob(int))
+    @stored(Blob())
     def frame_levels(self) -> int:
         """How many Python frames deep the stacks go (0: no frames): deep stacks are hidden by default."""
         return python_levels(self.trace)
 
-    @stored(Blob(CodeTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def code(self) -> CodeTable:
         """Time per source frame, library frames folded into the nearest frame shown above them."""
         return code_table(self, fold=True)
 
-    @stored(Blob(CodeTable), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def code_all(self) -> CodeTable:
         """Time per source frame, every frame its own row."""
         return code_table(self, fold=False)
 
-    @stored(Blob(dict[int, dict[str, str]]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def kernel_footprints(self) -> dict[int, dict[str, str]]:
         """The footprint args (grid, block, registers, ...) of each kernel row's example event."""
         return {r.example: footprint(event_args(self.trace, r.example)) for r in self.kernels}
@@ -166,7 +173,7 @@ class Results(Analysis):
         """The explain notes of each event, for the details panel."""
         return NoteIndex(self.findings)
 
-    @stored(Blob(RankRow), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def rank_row(self) -> RankRow:
         """This file as one rank of a job: its steps, GPU busy, collective and compute time (see ranks.py), and its
         verdict, the summary's."""
@@ -193,7 +200,7 @@ class Results(Analysis):
         found.alignment = Alignment(str(self.trace.job["alignment"]), shifts)  # the events were moved on load
         return found
 
-    @stored(Blob(list[DeviceMemory]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def memory(self) -> list[DeviceMemory]:
         """Per device: the peak of allocated bytes and its op, the top allocating ops, candidate leaks."""
         return memory_report(self, self.memory_curves)
@@ -219,7 +226,7 @@ class Results(Analysis):
         """Per device: allocated and reserved bytes after each [memory] sample, for the timeline's lanes."""
         return curves(self)
 
-    @stored(Blob(Roofline), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def roofline(self) -> Roofline:
         """Per (op, input shapes, dtype): FLOPs, bytes, achieved rates against the detected GPU's roofs (roofline/points.py)."""
         return roofline(self)
@@ -230,34 +237,34 @@ class Results(Analysis):
         step = self.typical
         return span_window(self.trace, step.event) if step is not None else whole_trace(self.trace)
 
-    @stored(Blob(CriticalPath), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def critical(self) -> CriticalPath:
         """The critical path of the typical step, or of the whole trace without steps (critical/)."""
         return critical_path(self, self.typical_window, self.graph_owner)
 
-    @stored(Blob(LaunchQueues), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def launch_queues(self) -> LaunchQueues:
         """Per stream: its launch queue's depth, how often it ran dry or stayed full; per kernel name, its
         launch-to-start latency (critical/queue.py)."""
         return launch_queues(self.trace, self.links.launcher)
 
-    @stored(Blob(BreakdownReport), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def breakdown(self) -> BreakdownReport:
         """The whole trace's temporal breakdown per device and per stream, and each stream's idle time by cause
         (breakdown/: HTA's temporal and idle-time breakdowns)."""
         return breakdown(self.trace, self.links.launcher, self.graph_owner)
 
-    @stored(Blob(list[QueueRow]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def queues(self) -> list[QueueRow]:
         """Per stream: its launch queue's mean, percentiles and maximum, and its launches' delays (queues.py)."""
         return queue_rows(self.trace, self.links.launcher)
 
-    @stored(Blob(list[OpKernels]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def op_kernels(self) -> list[OpKernels]:
         """Per (op, kernel sequence it launched): how often, its op-to-launch and launch-to-start delays (op_kernels.py)."""
         return op_kernels(self.trace, self.links.launcher, self.nesting.parent)
 
-    @stored(Blob(list[KernelSequence]), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def sequences(self) -> list[KernelSequence]:
         """The recurring kernel sequences: per root op and the activities it launched, how often and how long
         (sequences.py: HTA's get_frequent_cuda_kernel_sequences)."""
@@ -268,7 +275,7 @@ class Results(Analysis):
         """The viewer's sequences: the VIEWED with the most device time, with what fusing each saves (fusion.py)."""
         return sequence_rows(self, self.sequences, SHORTEST_VIEWED, VIEWED, "device")
 
-    @stored(Blob(Copies), phase="aggregate")
+    @stored(Blob(), phase="aggregate")
     def copies(self) -> Copies:
         """The copies per direction and the sets: count, bytes, time, bandwidth, pageable or pinned (copies.py)."""
         return copies(self.trace)

@@ -45,6 +45,8 @@ def name_mask(trace: TraceColumns, pattern: re.Pattern) -> np.ndarray:
 
 def graph_launches(trace: TraceColumns) -> np.ndarray:
     """The graph launch calls (runtime or driver), in index order."""
+    if not any(GRAPH_LAUNCH.search(name) for name in trace.names):  # most traces: every open asks, and no column
+        return np.empty(0, np.intp)  # is read (the 1 GB tile's categories: 8-40 ms of a cached summary)
     return np.flatnonzero(name_mask(trace, GRAPH_LAUNCH) & (trace.x.cat == int(Cat.RUNTIME)))
 
 
