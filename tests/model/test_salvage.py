@@ -26,6 +26,17 @@ def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.parametrize("comma", [",", ",\n  ", " ,\n"])
+def test_a_comma_after_the_last_event_of_a_whole_file_is_no_cut(tmp_path, comma):
+    """`[..., {...},]`: Chrome's trace viewer reads it; the last event was dropped as the partial one of a cut file."""
+    text = _kineto_text(_events())
+    last = text.rindex("}", 0, text.rindex("]"))
+    path = tmp_path / "t.json"
+    path.write_text(text[: last + 1] + comma + text[last + 1 :])
+    t = load_trace(path, use_cache=False)
+    assert t.n == 50 and not t.report.truncated and t.report.warning() in ("", None)
+
+
 def test_truncated_file_loads_everything_before_the_cut(tmp_path):
     text = _kineto_text(_events())
     cut = text.index('"aten::op0", "pid": 1, "tid": 1, "ts": 400')  # inside event 40

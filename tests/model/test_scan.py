@@ -266,3 +266,28 @@ def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_what_cannot_be_done_is_said_once(monkeypatch):
+    scanned._tell.cache_clear()
+    monkeypatch.setenv("TRACETUI_DECODE", "fast")
+    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads"):
+        assert not scanned.wanted(10)
+    monkeypatch.setenv("TRACETUI_DECODE", "native")
+    monkeypatch.setattr(scanned, "_scan_module", lambda: None)
+    with pytest.warns(RuntimeWarning, match=r"needs numba \(pip install 'tracetui\[fast\]'\)"):
+        assert not scanned.wanted(10)
+
+
+def test_the_command_line_says_it_in_one_line(tmp_path):
+    """The model's warnings reach a user of the command line as their line alone, not Python's file and line."""
+    env = {**os.environ, "TRACETUI_DECODE": "bogus", "TRACETUI_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", str(SAMPLES / "b300-moe-small.json.gz")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == ["tracetui: TRACETUI_DECODE=bogus is neither msgspec nor native: msgspec reads"]

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from .captures import run as run_command
 from .options import BadUsage, Command, tell
-from .output import guarded_streams, output_failure
+from .output import guarded_streams, output_failure, plain_warnings
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
     "open": "view",
@@ -117,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. A headless command over one or two traces runs with the cycle collector off (it makes
     no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start)."""
     command = _command(argv)
+    plain_warnings()
     if command in BIG_ARRAYS:
         from ..process.heap import for_big_arrays
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -77,6 +78,18 @@ class Output:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def plain_warnings() -> None:
+    """tracetui's own warnings (the model says what it cannot print as a RuntimeWarning "tracetui: ...") as that
+    one line, without Python's file, line and source line; every other warning as Python shows it."""
+    shown = warnings.formatwarning
+
+    def line(message, category, filename, lineno, source=None) -> str:
+        text = str(message)
+        return f"{text}\n" if text.startswith("tracetui: ") else shown(message, category, filename, lineno, source)
+
+    warnings.formatwarning = line
 
 
 @contextmanager

@@ -128,7 +128,8 @@ def _locate_fast(src: Source, pos: int) -> bool:
     except _UNREADABLE:
         return False
     src.top.traceEvents = msgspec.Raw()
-    src.start, src.end = start, end
+    last = last_nonblank(src.buf, start, end)
+    src.start, src.end = start, (last if last >= start and src.buf[last : last + 1] == b"," else end)  # no comma
     return True
 
 
@@ -154,7 +155,7 @@ def _events_end(src: Source, start: int) -> int | None:
 def _closes_events(buf, start: int, close: int) -> bool | None:
     """Does the ']' at `close` end an array (opened just before `start`) whose last element is an event (True),
     or an empty one (False)? None when it does not."""
-    brace = last_nonblank(buf, start, close)
+    brace = _last_element_end(buf, start, close)
     if brace < start:
         return False
     if bytes(buf[brace : brace + 1]) != b"}":
@@ -166,6 +167,15 @@ def _closes_events(buf, start: int, close: int) -> bool | None:
     if before not in (b",", b"["):
         return None
     return True if is_event_text(bytes(buf[first : brace + 1])) else None
+
+
+def _last_element_end(buf, start: int, close: int) -> int:
+    """The last byte of the array's last element (before start: none), over a trailing comma after it (Chrome's
+    trace viewer reads `[..., {...},]`, and so do we: the comma is not a cut)."""
+    end = last_nonblank(buf, start, close)
+    if end >= start and bytes(buf[end : end + 1]) == b",":
+        end = last_nonblank(buf, start, end)
+    return end
 
 
 def is_event_text(text: bytes) -> bool:

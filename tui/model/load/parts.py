@@ -190,8 +190,6 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     except OSError:
         return
     workers = worker_count(size) - 1
-    if workers >= 1 and scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
-        return
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
@@ -199,6 +197,8 @@ def start_workers(path: str, use_cache: bool = True) -> None:
 
         if has_entry(Path(path)):
             return
+    if scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
+        return
     try:
         pool = worker_pool(workers)
         with quiet_spawns():

@@ -19,6 +19,7 @@ import codecs
 import functools
 import os
 import threading
+import warnings
 from collections import Counter as Tally
 from dataclasses import dataclass
 
@@ -37,8 +38,17 @@ COUNTS: Tally = Tally()  # chunks scanned, and refused by reason, in this proces
 
 def mode() -> str:
     """The decode path TRACETUI_DECODE asks for: `native` (the compiled scan, where numba is installed), or
-    `msgspec` (the default)."""
-    return "native" if os.environ.get("TRACETUI_DECODE", "").strip().lower() == "native" else "msgspec"
+    `msgspec` (the default; any other value is said once, and reads as msgspec)."""
+    asked = os.environ.get("TRACETUI_DECODE", "").strip().lower()
+    if asked not in ("", "msgspec", "native"):
+        _tell(f"TRACETUI_DECODE={asked} is neither msgspec nor native: msgspec reads")
+    return "native" if asked == "native" else "msgspec"
+
+
+@functools.cache
+def _tell(message: str) -> None:
+    """Say something about the decode path once per process (on stderr, as Python says warnings)."""
+    warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=2)
 
 
 @functools.cache
@@ -53,8 +63,27 @@ def _scan_module():
 
 def wanted(size: int) -> bool:
     """Whether to scan the chunks of a file of this many bytes (the size is for a rule by size, which no
-    measurement has earned yet: see the module's doc)."""
-    return mode() == "native" and _scan_module() is not None
+    measurement has earned yet: see the module's doc). Asked for where numba is missing, or before numba has
+    compiled the scan, says so."""
+    if mode() != "native":
+        return False
+    scan = _scan_module()
+    if scan is None:
+        _tell(
+            "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: msgspec reads"
+        )
+        return False
+    if _compiles_first(scan):
+        _tell("compiling the native decoder with numba: about 15 s, once (TRACETUI_DECODE=native)")
+    return True
+
+
+def _compiles_first(scan) -> bool:
+    """Whether numba's cache holds no compiled scan of this source (its first use then compiles it)."""
+    try:
+        return not scan.scan._cache._cache_file._load_index()  # numba's own index, stale ones read as empty
+    except Exception:  # noqa: BLE001 - numba's internals moved: say nothing rather than fail a load
+        return False
 
 
 def warm() -> None:
