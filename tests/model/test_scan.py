@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tests.conftest import ROOT, SAMPLES, shared_traces
+from conftest import ROOT, SAMPLES, shared_traces
 
 pytest.importorskip("numba", reason="the compiled scan needs numba (the fast extra)")
 

@@ -85,11 +85,13 @@ def plain_warnings() -> None:
     one line, without Python's file, line and source line; every other warning as Python shows it."""
     shown = warnings.formatwarning
 
-    def line(message, category, filename, lineno, source=None) -> str:
+    def one_line(
+        message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+    ) -> str:
         text = str(message)
-        return f"{text}\n" if text.startswith("tracetui: ") else shown(message, category, filename, lineno, source)
+        return f"{text}\n" if text.startswith("tracetui: ") else shown(message, category, filename, lineno, line)
 
-    warnings.formatwarning = line
+    warnings.formatwarning = one_line
 
 
 @contextmanager

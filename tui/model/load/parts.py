@@ -189,7 +189,7 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         size = json_bytes(Path(path)) if Path(path).is_file() else 0
     except OSError:
         return
-    workers = worker_count(size) - 1
+    workers = worker_count(size) - 1 if size else 0  # a folder or no file: none
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
