@@ -152,6 +152,64 @@ def _string(b, i, n):
 
 
 @_jit
+def _number(b, i, n):
+    """A JSON number at b[i]: (end (-1: not a number), kind, int value, float value, exact)."""
+    start = i
+    neg = False
+    if i < n and b[i] == 45:
+        neg = True
+        i += 1
+    if i >= n or not (48 <= b[i] <= 57):
+        return -1, N_BAD, 0, 0.0, False
+    if b[i] == 48 and i + 1 < n and 48 <= b[i + 1] <= 57:
+        return -1, N_BAD, 0, 0.0, False  # a leading zero
+    mant = 0
+    digits = 0
+    while i < n and 48 <= b[i] <= 57:
+        if digits < 18:
+            mant = mant * 10 + (b[i] - 48)
+        digits += 1
+        i += 1
+    frac = 0
+    kind = N_INT
+    if i < n and b[i] == 46:
+        kind = N_FLOAT
+        i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1, N_BAD, 0, 0.0, False
+        while i < n and 48 <= b[i] <= 57:
+            if digits < 18:
+                mant = mant * 10 + (b[i] - 48)
+            digits += 1
+            frac += 1
+            i += 1
+    exact = digits <= 18 and mant <= _EXACT and frac <= 22
+    if i < n and (b[i] == 101 or b[i] == 69):  # an exponent: valid JSON, not read here
+        kind = N_FLOAT
+        exact = False
+        i += 1
+        if i < n and (b[i] == 43 or b[i] == 45):
+            i += 1
+        if i >= n or not (48 <= b[i] <= 57):
+            return -1, N_BAD, 0, 0.0, False
+        while i < n and 48 <= b[i] <= 57:
+            i += 1
+    if i == start:
+        return -1, N_BAD, 0, 0.0, False
+    value = 0.0
+    if kind == N_FLOAT and exact:
+        value = float(mant) / _POW10[frac]
+    elif exact:
+        value = float(mant)
+    if neg:
+        mant = -mant
+        value = -value
+    if kind == N_INT and digits > 18:
+        exact = False
+    return i, kind, mant, value, exact
+
+
+@_jit
 def _skip_number(b, i, n):
     """Pass over a JSON number at b[i] (its end, -1: not one), reading no value."""
     if b[i] == 45:
@@ -179,42 +237,6 @@ def _skip_number(b, i, n):
         while i < n and 48 <= b[i] <= 57:
             i += 1
     return i
-
-
-@_jit
-def _number(b, i, n):
-    """A JSON number at b[i]: (end (-1: not a number), kind, int value, float value, exact). Exact: its digits
-    (18 at most, a mantissa of 2**53 at most, no exponent) give the double the typed decode reads, by one division
-    of two exact doubles (Clinger's fast path)."""
-    end = _skip_number(b, i, n)
-    if end < 0:
-        return -1, N_BAD, 0, 0.0, False
-    neg = b[i] == 45
-    mant = 0
-    digits = 0
-    frac = -1  # digits after the point (-1: no point)
-    exponent = False
-    for k in range(i + neg, end):
-        c = b[k]
-        if c == 46:
-            frac = 0
-        elif c == 101 or c == 69:
-            exponent = True
-            break
-        else:
-            if digits < 18:
-                mant = mant * 10 + (c - 48)
-            digits += 1
-            frac += frac >= 0
-    kind = N_FLOAT if frac >= 0 or exponent else N_INT
-    exact = not exponent and digits <= 18 and mant <= _EXACT and frac <= 22
-    value = 0.0
-    if exact:
-        value = float(mant) / _POW10[max(frac, 0)]
-    if neg:
-        mant = -mant
-        value = -value
-    return end, kind, mant, value, exact
 
 
 @_jit
