@@ -152,6 +152,17 @@ def _string(b, i, n):
 
 
 @_jit
+def _digits(b, i, n, mant, digits):
+    """The digits from b[i]: (past them, the mantissa with the first 18 of all the digits read, how many in all)."""
+    while i < n and 48 <= b[i] <= 57:
+        if digits < 18:
+            mant = mant * 10 + (b[i] - 48)
+        digits += 1
+        i += 1
+    return i, mant, digits
+
+
+@_jit
 def _number(b, i, n):
     """A JSON number at b[i]: (end (-1: not a number), kind, int value, float value, exact)."""
     start = i
@@ -163,26 +174,15 @@ def _number(b, i, n):
         return -1, N_BAD, 0, 0.0, False
     if b[i] == 48 and i + 1 < n and 48 <= b[i + 1] <= 57:
         return -1, N_BAD, 0, 0.0, False  # a leading zero
-    mant = 0
-    digits = 0
-    while i < n and 48 <= b[i] <= 57:
-        if digits < 18:
-            mant = mant * 10 + (b[i] - 48)
-        digits += 1
-        i += 1
+    i, mant, digits = _digits(b, i, n, 0, 0)
     frac = 0
     kind = N_INT
     if i < n and b[i] == 46:
         kind = N_FLOAT
-        i += 1
-        if i >= n or not (48 <= b[i] <= 57):
+        if i + 1 >= n or not (48 <= b[i + 1] <= 57):
             return -1, N_BAD, 0, 0.0, False
-        while i < n and 48 <= b[i] <= 57:
-            if digits < 18:
-                mant = mant * 10 + (b[i] - 48)
-            digits += 1
-            frac += 1
-            i += 1
+        end, mant, all_digits = _digits(b, i + 1, n, mant, digits)
+        frac, digits, i = all_digits - digits, all_digits, end
     exact = digits <= 18 and mant <= _EXACT and frac <= 22
     if i < n and (b[i] == 101 or b[i] == 69):  # an exponent: valid JSON, not read here
         kind = N_FLOAT
