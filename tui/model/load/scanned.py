@@ -9,8 +9,8 @@ refused chunk goes down the msgspec path (decode.py) whole, as if the scan had n
 
 `TRACETUI_DECODE=native` turns it on (numba compiles it the first time, about 15 s of one core, then loads it from
 numba's cache in 0.4 s per process); msgspec reads otherwise. It is not the default: on the 2-core machine it was
-measured on (benchmarks/RESULTS.md), a 1 GB first load took 16% less CPU but no less wall time and 1.4x the peak
-memory (the pieces of every chunk are joined at the end), and a 100 MB one took longer (numba's start).
+measured on (benchmarks/RESULTS.md), a 1 GB first load took 10-16% less CPU, 2-8% less wall time at most, and 1.4x
+the peak memory (the pieces of every chunk are joined at the end); a 100 MB one took longer (numba's start).
 """
 
 from __future__ import annotations
