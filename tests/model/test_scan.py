@@ -224,6 +224,16 @@ def test_each_text_reads_alike_on_the_path_it_names(tmp_path, monkeypatch, what,
     assert (counts.get("scanned", 0) == 1) is scans, counts
 
 
+def test_the_scan_reads_the_args_keys_the_typed_decode_reads_in_its_order():
+    """The scan's columns for the link and allocator args are laid out in schema.py's field order."""
+    import msgspec
+
+    from tui.model.load import scan, schema
+
+    names = [f.encode_name for kind in (schema.LinkArgs, schema.MemoryArgs) for f in msgspec.structs.fields(kind)]
+    assert list(scan._KEY_NAMES[scan._EVENT_KEYS :]) == names
+
+
 def test_strings_that_share_a_hash_stay_apart():
     from tui.model.load import scan
 
@@ -235,11 +245,11 @@ def test_strings_that_share_a_hash_stay_apart():
 
 def test_the_scan_reads_only_when_asked(monkeypatch):
     monkeypatch.delenv("TRACETUI_DECODE", raising=False)
-    assert not scanned.wanted(10**10)  # not the default, however big the file (see scanned.py's doc)
+    assert not scanned.wanted()  # not the default (see scanned.py's doc)
     monkeypatch.setenv("TRACETUI_DECODE", "msgspec")
-    assert not scanned.wanted(10**10)
+    assert not scanned.wanted()
     monkeypatch.setenv("TRACETUI_DECODE", "native")
-    assert scanned.wanted(10)
+    assert scanned.wanted()
 
 
 def test_a_load_for_workers_scans_in_threads_alike(tmp_path, monkeypatch, force_workers):
@@ -271,11 +281,11 @@ def test_what_cannot_be_done_is_said_once(monkeypatch):
     scanned._tell.cache_clear()
     monkeypatch.setenv("TRACETUI_DECODE", "fast")
     with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads"):
-        assert not scanned.wanted(10)
+        assert not scanned.wanted()
     monkeypatch.setenv("TRACETUI_DECODE", "native")
     monkeypatch.setattr(scanned, "_scan_module", lambda: None)
     with pytest.warns(RuntimeWarning, match=r"needs numba \(pip install 'tracetui\[fast\]'\)"):
-        assert not scanned.wanted(10)
+        assert not scanned.wanted()
 
 
 def test_the_command_line_says_it_in_one_line(tmp_path):

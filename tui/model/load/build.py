@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter as Tally
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -97,7 +97,8 @@ class Builder:
         if not n:
             return
         code = column(_CODE, events, np.int8)
-        ts = self._timestamps(events, text)
+        ts, inexact = start_times(floats(_TS, events), text)
+        self.inexact_chunks += inexact
         if ts.dtype.kind == "f":  # some event has no time, or an impossible one: leave out the timed kinds of them
             timed = code < schema.Metadata.code
             untimed = np.isnan(ts) & timed
@@ -109,28 +110,11 @@ class Builder:
             n = len(events)
             if not n:
                 return
-        if code[0] == code[-1] and (code == code[0]).all():  # one phase: no split
-            self._route(int(code[0]), events, ts, chunk_ids, pos)
-            return
-        kinds, first = np.unique(code, return_index=True)
-        for kind in kinds[np.argsort(first)].tolist():  # in order of first appearance, as ids are interned
-            idx = np.flatnonzero(code == kind)
-            self._route(kind, take(events, idx), ts[idx], chunk_ids[idx], pos[idx])
-
-    def _timestamps(self, events: list[Event], text: Callable[[], bytes] | None) -> np.ndarray:
-        """Start times in int64 ns; float µs when some event has none (NaN) or one that cannot be (infinite, or
-        past limits.TIME_NS), for add() to leave out."""
-        ts_raw = floats(_TS, events)
-        with np.errstate(invalid="ignore"):
-            odd = ~(np.abs(ts_raw) < TIME_NS / 1000)  # NaN, infinite or out of range
-        if odd.any():
-            return ts_raw
-        if text is not None and needs_exact(ts_raw):
-            exact = exact_ts_ns(text(), len(events))
-            self.inexact_chunks += exact is None
-            if exact is not None:
-                return exact
-        return to_ns(ts_raw)
+        for kind, idx in by_phase(code):
+            if idx is None:  # one phase: no split
+                self._route(kind, events, ts, chunk_ids, pos)
+            else:
+                self._route(kind, take(events, idx), ts[idx], chunk_ids[idx], pos[idx])
 
     def _route(self, code: int, group: list, ts: np.ndarray, chunks: np.ndarray, pos: np.ndarray) -> None:
         if code == schema.Duration.code:
@@ -285,6 +269,33 @@ class Builder:
         inst = Instants.from_columns({k: _joined(self.inst, k, dt) for k, dt in Instants.dtypes().items()})
         flow = Flows.from_columns({k: _joined(self.flow, k, dt) for k, dt in Flows.dtypes().items()})
         return x, inst, flow
+
+
+def start_times(ts_raw: np.ndarray, text: Callable[[], bytes] | None) -> tuple[np.ndarray, bool]:
+    """A chunk's start times (float µs as read, NaN where an event has none) in int64 ns; as they are when some is
+    not a number or cannot be (infinite, or past limits.TIME_NS), for the caller to leave out. And whether they
+    needed re-reading from the chunk's text() (a float cannot hold their ns) and could not be."""
+    with np.errstate(invalid="ignore"):
+        odd = ~(np.abs(ts_raw) < TIME_NS / 1000)  # NaN, infinite or out of range
+    if odd.any():
+        return ts_raw, False
+    if text is not None and needs_exact(ts_raw):
+        exact = exact_ts_ns(text(), len(ts_raw))
+        return (to_ns(ts_raw), True) if exact is None else (exact, False)
+    return to_ns(ts_raw), False
+
+
+def by_phase(code: np.ndarray) -> Iterator[tuple[int, np.ndarray | None]]:
+    """A chunk's phases in order of first appearance (the order ids are interned in), each with the indices of its
+    events (None: every event, the chunk has one phase)."""
+    if not len(code):
+        return
+    if code[0] == code[-1] and (code == code[0]).all():
+        yield int(code[0]), None
+        return
+    kinds, first = np.unique(code, return_index=True)
+    for kind in kinds[np.argsort(first)].tolist():
+        yield kind, np.flatnonzero(code == kind)
 
 
 def ac2g(cats: list[str]) -> np.ndarray:

@@ -162,7 +162,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     partial = _partial(path, src, gunzip_to)
     last = len(chunks) - 1 if src.truncated or src.gz_truncated else -1  # only a cut file's last event may be partial
     merged = None
-    if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scanned.wanted(src.end - src.start):
+    if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scanned.wanted():
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process

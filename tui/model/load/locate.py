@@ -128,8 +128,8 @@ def _locate_fast(src: Source, pos: int) -> bool:
     except _UNREADABLE:
         return False
     src.top.traceEvents = msgspec.Raw()
-    last = last_nonblank(src.buf, start, end)
-    src.start, src.end = start, (last if last >= start and src.buf[last : last + 1] == b"," else end)  # no comma
+    comma = _trailing_comma(src.buf, start, end)
+    src.start, src.end = start, (end if comma < 0 else comma)  # the events without a trailing comma
     return True
 
 
@@ -169,13 +169,17 @@ def _closes_events(buf, start: int, close: int) -> bool | None:
     return True if is_event_text(bytes(buf[first : brace + 1])) else None
 
 
-def _last_element_end(buf, start: int, close: int) -> int:
-    """The last byte of the array's last element (before start: none), over a trailing comma after it (Chrome's
-    trace viewer reads `[..., {...},]`, and so do we: the comma is not a cut)."""
+def _trailing_comma(buf, start: int, close: int) -> int:
+    """Where a comma ends the array's elements, before its ']' at close (Chrome's trace viewer reads
+    `[..., {...},]`, and so do we: the comma is not a cut); -1: none does."""
     end = last_nonblank(buf, start, close)
-    if end >= start and bytes(buf[end : end + 1]) == b",":
-        end = last_nonblank(buf, start, end)
-    return end
+    return end if end >= start and bytes(buf[end : end + 1]) == b"," else -1
+
+
+def _last_element_end(buf, start: int, close: int) -> int:
+    """The last byte of the array's last element (before start: none), over a trailing comma after it."""
+    comma = _trailing_comma(buf, start, close)
+    return last_nonblank(buf, start, close if comma < 0 else comma)
 
 
 def is_event_text(text: bytes) -> bool:

@@ -61,7 +61,7 @@ def decode_range(
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
-    if scanned.wanted(read.size):
+    if scanned.wanted():
         source: Iterator[tuple[int, int, Buffer, scanned.Plan | None]] = _scanned_ahead(read, chunks, thread_count())
     else:
         source = ((k, start, read(start, end), None) for k, (start, end) in enumerate(chunks))
@@ -186,10 +186,9 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     from .pool import json_bytes
 
     try:
-        size = json_bytes(Path(path)) if Path(path).is_file() else 0
+        workers = worker_count(json_bytes(Path(path))) - 1 if Path(path).is_file() else 0
     except OSError:
         return
-    workers = worker_count(size) - 1 if size else 0  # a folder or no file: none
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
@@ -197,7 +196,7 @@ def start_workers(path: str, use_cache: bool = True) -> None:
 
         if has_entry(Path(path)):
             return
-    if scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
+    if scanned.wanted():  # the compiled scan reads on every core in threads: no processes
         return
     try:
         pool = worker_pool(workers)

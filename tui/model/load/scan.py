@@ -19,6 +19,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from . import schema
+
 MAX_DEPTH = 48  # deeper than any profiler writes; limits.NESTING (64) is the msgspec path's
 
 # Columns of the int table, one row per event.
@@ -29,15 +31,11 @@ EXT, EXT_OLD, CORR, PY_ID, PY_PARENT, NBYTES = 22, 23, 24, 25, 26, 27
 MEM = 28  # Bytes, Device Type, Device Id, Total Allocated, Total Reserved, Addr: 28..33
 FLOW_ID = 34
 INTS = 35
-# Hash columns: name, cat, pid string, tid string, input dims (either key)
-H_NAME, H_CAT, H_PID, H_TID, H_DIMS = 0, 1, 2, 3, 4
+# Hash columns: name, cat, pid string, tid string (input dims are hashed by span_hashes, only where an event has them)
+H_NAME, H_CAT, H_PID, H_TID = 0, 1, 2, 3
+HASHES = 4
 # Float columns: ts (NaN when absent), dur
 F_TS, F_DUR = 0, 1
-
-# Phase codes as schema.py numbers them; OTHER for the rest of the Chrome phases.
-_PHASES = {"X": 0, "i": 1, "I": 2, "s": 4, "f": 5, "t": 6, "M": 7}
-OTHER_LETTERS = "BEbnePONDRcVv()"
-OTHER = 8
 
 # Why a chunk was not scanned (0: it was).
 REASONS = (
@@ -92,11 +90,26 @@ _KEY_NEXT = np.full(len(_KEY_NAMES), -1, np.int64)
 for _k in range(len(_KEY_NAMES) - 1, -1, -1):
     _at = (len(_KEY_NAMES[_k]), ord(_KEY_NAMES[_k][0]))
     _KEY_NEXT[_k], _KEY_AT[_at] = _KEY_AT[_at], _k
+# Each phase letter's code, as schema.py numbers them (-1: refused; a counter's args are read by msgspec alone).
 _PHASE_OF = np.full(256, -1, np.int64)
-for _letter, _code in _PHASES.items():
-    _PHASE_OF[ord(_letter)] = _code
-for _letter in OTHER_LETTERS:
-    _PHASE_OF[ord(_letter)] = OTHER
+for _letter, _cls in schema.BY_PHASE.items():
+    if _cls is not schema.Counter:
+        _PHASE_OF[ord(_letter)] = _cls.code
+# The keys each phase's Struct reads (schema.py): a value of a type it does not take there refuses the chunk.
+_READ = np.zeros((schema.OTHER + 1, _KEYS), np.bool_)
+_EVERY_PHASE = ("name", "pid", "tid", "ts")
+for _phase_code, _phase_keys in (
+    (schema.Duration.code, ("cat", "dur", "args", *_KEY_NAMES[_EVENT_KEYS : _EVENT_KEYS + 8])),
+    (schema.Instant.code, ("args", *_KEY_NAMES[_EVENT_KEYS + 8 :])),
+    (schema.GlobalInstant.code, ("args", *_KEY_NAMES[_EVENT_KEYS + 8 :])),
+    (schema.FlowStart.code, ("cat", "id")),
+    (schema.FlowEnd.code, ("cat", "id")),
+    (schema.FlowStep.code, ("cat", "id")),
+    (schema.Metadata.code, ("args",)),
+    (schema.OTHER, ()),
+):
+    for _read_key in _EVERY_PHASE + _phase_keys:
+        _READ[_phase_code, _KEY_NAMES.index(_read_key)] = True
 _POW10 = np.array([10.0**k for k in range(23)], np.float64)  # exact doubles up to 1e22
 _ESCAPES = np.zeros(256, np.bool_)
 for _c in b'"\\/bfnrtu':
@@ -585,24 +598,11 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
 
 @_jit
 def _judge(phase, bad):
-    """Whether the fields this phase's Struct reads were all of the types it takes (name, pid, tid, ts for every
-    phase; then cat, dur and the link args for X, the allocator args for i and I, cat and id for flows)."""
+    """Whether the fields this phase's Struct reads (_READ) were all of the types it takes: 0, or why not."""
     worst = 0
-    for k in range(1, 6):
-        if k != 2:
-            worst = max(worst, bad[k])
-    if phase == 0:
-        for k in (2, 6, 7, 9, 10, 11, 12, 13, 16):
-            worst = max(worst, bad[k])
-    elif phase == 1 or phase == 2:
-        worst = max(worst, bad[7])
-        for k in range(17, 23):
-            worst = max(worst, bad[k])
-    elif 4 <= phase <= 6:
-        worst = max(worst, bad[2])
-        worst = max(worst, bad[8])
-    elif phase == 7:
-        worst = max(worst, bad[7])
+    for k in range(_KEYS):
+        if _READ[phase, k] and bad[k] > worst:
+            worst = bad[k]
     if worst == 2:
         return INEXACT
     if worst == 1:

@@ -28,8 +28,8 @@ import numpy as np
 
 from ..limits import DUR_NS, TIME_NS
 from . import schema
-from .build import Builder, _norm, ac2g, add_meta
-from .bulk import exact_ts_ns, needs_exact, to_ns
+from .build import Builder, _norm, ac2g, add_meta, by_phase, start_times
+from .bulk import to_ns
 
 _ONE = msgspec.json.Decoder(schema.AnyEvent)  # type: ignore[valid-type]
 _STR = msgspec.json.Decoder(str)
@@ -61,10 +61,9 @@ def _scan_module():
     return scan
 
 
-def wanted(size: int) -> bool:
-    """Whether to scan the chunks of a file of this many bytes (the size is for a rule by size, which no
-    measurement has earned yet: see the module's doc). Asked for where numba is missing, or before numba has
-    compiled the scan, says so."""
+def wanted() -> bool:
+    """Whether to scan the chunks of a file (TRACETUI_DECODE=native, and numba here). Asked for where numba is
+    missing, or before numba has compiled the scan, says so."""
     if mode() != "native":
         return False
     scan = _scan_module()
@@ -119,7 +118,7 @@ class _Rows(threading.local):
             self.room = room
             self.ints = np.empty((room, scan.INTS), np.int64)
             self.floats = np.empty((room, 2), np.float64)
-            self.hashes = np.empty((room, 5), np.uint64)
+            self.hashes = np.empty((room, scan.HASHES), np.uint64)
         return self.ints, self.floats, self.hashes
 
 
@@ -242,45 +241,23 @@ def read(data) -> Plan | None:
     scan = _scan_module()
     code = ints[:, scan.CODE]
     timed = code < schema.Metadata.code
-    times = _timestamps(floats[:, scan.F_TS], timed, data)
-    if times is None:
-        COUNTS["a time left out"] += 1
-        return None
-    ts, inexact = times
+    ts, inexact = start_times(floats[:, scan.F_TS], lambda: bytes(data[1:-1]))
+    if ts.dtype.kind == "f":  # an event without a time, or an impossible one: the msgspec path leaves it out, and says
+        with np.errstate(invalid="ignore"):
+            if (~(np.abs(ts) < TIME_NS / 1000) & timed).any():
+                COUNTS["a time left out"] += 1
+                return None
+        ts = to_ns(np.where(timed, ts, 0))  # only untimed kinds (metadata) have none
     groups = []
-    for kind, idx in _phases(code):
-        group = _read_group(b, kind, ints[idx], floats[idx], hashes[idx], ts[idx], idx)
+    for kind, idx in by_phase(code):
+        at = np.arange(len(code)) if idx is None else idx  # copies: the rows are the thread's, reused for its next
+        group = _read_group(b, kind, ints[at], floats[at], hashes[at], ts[at], at)  # chunk before this one is added
         if group is None:
             COUNTS[f"a field of phase {kind} not read alike"] += 1
             return None
         groups.append(group)
     COUNTS["scanned"] += 1
     return Plan(len(ints), groups, inexact)
-
-
-def _phases(code: np.ndarray):
-    """(phase code, its events) in order of first appearance, as Builder.add splits a chunk."""
-    if len(code) and (code == code[0]).all():
-        yield int(code[0]), np.arange(len(code))
-        return
-    kinds, first = np.unique(code, return_index=True)
-    for kind in kinds[np.argsort(first)].tolist():
-        yield kind, np.flatnonzero(code == kind)
-
-
-def _timestamps(ts_raw: np.ndarray, timed: np.ndarray, data) -> tuple[np.ndarray, bool] | None:
-    """Start times in ns as Builder._timestamps makes them (None: an event the msgspec path leaves out and says);
-    and whether the chunk's exact times could not be re-read from its text."""
-    with np.errstate(invalid="ignore"):
-        odd = ~(np.abs(ts_raw) < TIME_NS / 1000)
-    if odd.any():
-        if (odd & timed).any():
-            return None
-        return to_ns(np.where(timed, ts_raw, 0)), False
-    if needs_exact(ts_raw):
-        exact = exact_ts_ns(bytes(data[1:-1]), len(ts_raw))
-        return (exact, False) if exact is not None else (to_ns(ts_raw), True)
-    return to_ns(ts_raw), False
 
 
 def _read_group(b, kind: int, rows, floats, hashes, ts, at) -> _Group | None:

@@ -219,11 +219,6 @@ class ChunkReader:
             done += got
         return data
 
-    @property
-    def size(self) -> int:
-        """The bytes of the file or buffer read from."""
-        return os.fstat(self.fd).st_size if self.fd >= 0 else len(self.buf or b"")
-
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
