@@ -190,6 +190,21 @@ RAW_CASES = [
         False,
     ),
     (
+        "an emoji written as a surrogate pair in a name and a skipped string",
+        b'{"traceEvents":[{"ph":"X","name":"a\\ud83d\\ude00","pid":1,"tid":1,"ts":1,"dur":1,"args":{"s":"\\uD83E\\uDD16"}}]}',
+        True,
+    ),
+    (
+        "a high surrogate followed by another character's escape",
+        b'{"traceEvents":[{"ph":"X","name":"a\\ud83d\\u0041","pid":1,"tid":1,"ts":1,"dur":1}]}',
+        False,
+    ),
+    (
+        "a low surrogate first",
+        b'{"traceEvents":[{"ph":"X","name":"a\\ude00\\ud83d","pid":1,"tid":1,"ts":1,"dur":1}]}',
+        False,
+    ),
+    (
         "a trailing comma in args",
         b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":1,}}]}',
         False,
