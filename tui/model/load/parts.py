@@ -12,6 +12,7 @@ import functools
 import gc
 import os
 import shutil
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ThreadPoolExecutor, wait
@@ -62,16 +63,18 @@ def decode_range(
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
     if scanned.wanted():
-        source: Iterator[tuple[int, int, Buffer, scanned.Plan | None]] = _scanned_ahead(read, chunks, thread_count())
+        source: Iterator[tuple[int, int, Buffer | None, scanned.Plan | None]] = _scanned_ahead(
+            read, chunks, thread_count()
+        )
     else:
         source = ((k, start, read(start, end), None) for k, (start, end) in enumerate(chunks))
     for k, start, data, plan in source:
         if plan is not None:
-            ids, pos = _chunk_ids([(start, start + len(data) - 2, 0)], plan.count, rows)
+            ids, pos = _chunk_ids([(start, chunks[k][1], 0)], plan.count, rows)
             scanned.add(builder, plan, ids, pos)
             report.events += plan.count
         else:
-            _add_decoded(builder, report, rows, data, start, first_index + k == last)
+            _add_decoded(builder, report, rows, data or read(*chunks[k]), start, first_index + k == last)
         del plan, data
         if progress:
             progress(k + 1)
@@ -80,23 +83,38 @@ def decode_range(
     return _part(builder, rows, report)
 
 
+class _Space(threading.local):
+    """A scan thread's buffer for the chunk it reads, reused from chunk to chunk (a plan keeps nothing of it)."""
+
+    space = bytearray()
+
+
+_SPACE = _Space()
+
+
+def _read_and_scan(read: ChunkReader, start: int, end: int) -> scanned.Plan | None:
+    """In a scan thread: read a chunk (pread, beside the other threads) and scan it."""
+    _SPACE.space, data = read.into(start, end, _SPACE.space)
+    return scanned.read(data)
+
+
 def _scanned_ahead(
     read: ChunkReader, chunks: list[tuple[int, int]], threads: int
-) -> Iterator[tuple[int, int, Buffer, scanned.Plan | None]]:
-    """Each chunk with its compiled scan (None: msgspec must read it), in order; the scans run in threads up to
-    2 x threads chunks ahead (numba releases the GIL), so one process reads on every core, with no worker
-    processes to start and no parts to merge. Only putting each scan into the builder is serial."""
+) -> Iterator[tuple[int, int, Buffer | None, scanned.Plan | None]]:
+    """Each chunk with its compiled scan (None: msgspec must read it, from the chunk's bytes read again here), in
+    order; the threads read and scan up to 2 x threads chunks ahead (numba and pread release the GIL), so one
+    process reads on every core, with no worker processes to start and no parts to merge. Only putting each scan
+    into the builder is serial."""
     with ThreadPoolExecutor(threads, thread_name_prefix="tracetui-scan") as pool:
         pending: deque = deque()
         for k, (start, end) in enumerate(chunks):
-            data = bytearray(read(start, end))  # its own bytes: the reader's buffer is reused by the next read
-            pending.append((k, start, data, pool.submit(scanned.read, data)))
+            pending.append((k, start, pool.submit(_read_and_scan, read, start, end)))
             if len(pending) >= 2 * threads:
-                k0, s0, d0, done = pending.popleft()
-                yield k0, s0, d0, done.result()
+                k0, s0, done = pending.popleft()
+                yield k0, s0, None, done.result()
         while pending:
-            k0, s0, d0, done = pending.popleft()
-            yield k0, s0, d0, done.result()
+            k0, s0, done = pending.popleft()
+            yield k0, s0, None, done.result()
 
 
 def _add_decoded(
@@ -164,13 +182,14 @@ def _size(path: Path) -> int:
 def worker_count(size: int) -> int:
     """How many processes to decode `size` bytes of events with, this one included (1: no workers).
 
-    One per core up to MAX_WORKERS; TRACETUI_DECODE_PROCS=N sets it (1 in a pool that converts ranks side by side).
+    One per core up to MAX_WORKERS from PARALLEL_MIN_BYTES up; TRACETUI_DECODE_PROCS=N sets it whatever the size (1
+    in a pool that converts ranks side by side; any N for benchmarks/bench_workers.py, which measures the threshold).
     """
-    if size < PARALLEL_MIN_BYTES:
-        return 1
     asked = os.environ.get("TRACETUI_DECODE_PROCS", "")
     if asked.isdigit() and int(asked) > 0:
         return int(asked)
+    if size < PARALLEL_MIN_BYTES:
+        return 1
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 
 

@@ -203,10 +203,18 @@ class ChunkReader:
         self.space = bytearray()  # grown to the largest chunk; reused, so its pages are touched once
 
     def __call__(self, start: int, end: int) -> memoryview:
+        self.space, data = self.into(start, end, self.space)
+        return data
+
+    def into(self, start: int, end: int, space: bytearray) -> tuple[bytearray, memoryview]:
+        """Read a chunk into `space` (a new one where it is too small): (the space, the chunk's view of it). Threads
+        may read side by side, each into its own space (pread takes no shared file offset)."""
         size = end - start + 2
-        if len(self.space) < size:
-            self.space = bytearray(size + (size >> 3))
-        data = memoryview(self.space)[:size]
+        if len(space) < size:
+            space = bytearray(size + (size >> 3))
+        return space, self._fill(memoryview(space)[:size], start, end)
+
+    def _fill(self, data: memoryview, start: int, end: int) -> memoryview:
         data[0], data[-1] = 0x5B, 0x5D
         if self.fd < 0:
             data[1:-1] = memoryview(self.buf)[start:end]  # type: ignore[arg-type]
