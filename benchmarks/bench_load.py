@@ -2,8 +2,8 @@
 
 Prints seconds, peak memory and the ratio to json.load (the baseline HTA uses), for a cold
 load (no cache), a cached re-open, and the app's first paint (worker load + first frame).
-Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~93 MB; from 128 MB of
-events up, tracetui decodes on all cores, so try 8 copies, ~250 MB, to see that)
+Run: python benchmarks/bench_load.py [copies]   (3 copies of the A100 trace is ~93 MB; from about 90 MB of
+events up, tracetui decodes on all cores)
 
 With --trace PATH (a .json or .json.gz, unzipped first) it instead times whole commands, interpreter start
 included, alternating in fresh processes: `orjson.loads` of the file against `tracetui summary --no-cache`,

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 Buffer = bytearray | memoryview
 
-PARALLEL_MIN_BYTES = 128 << 20  # below this, starting worker processes costs more than it saves
+PARALLEL_MIN_BYTES = 88 << 20  # below this, starting worker processes costs more than it saves (measured: RESULTS.md)
 MAX_WORKERS = 8
 JOB_CHUNKS = 4  # chunks per job handed to a process: small enough that the processes finish together
 
