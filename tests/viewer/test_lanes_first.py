@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 
+import pytest
 from conftest import SAMPLES, wait_for_main
 
 from tui.app import TraceApp
@@ -113,3 +114,48 @@ async def test_a_load_waiting_on_another_writer_of_the_cache_says_so_then_loads(
     finally:
         release.set()
         writer.join()
+
+
+@pytest.mark.filterwarnings("ignore:tracetui. compiling the native decoder")
+async def test_a_load_whose_native_decoder_compiles_first_says_so_then_loads(tmp_path, monkeypatch):
+    """GIVEN TRACETUI_DECODE=native and numba's cache without the compiled scan WHEN the viewer opens a trace THEN
+    its decode bar says the decoder compiles (not "decode 0%" for the 15 s of it), and the trace loads after."""
+    import threading
+    import time
+
+    pytest.importorskip("numba", reason="the native decoder needs numba (the fast or dev extra)")
+    from textual.widgets import Label, ProgressBar
+
+    from tui.model.load import scanned
+    from tui.model.load.loader import COMPILING
+    from tui.widgets.phases import SAID
+
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    monkeypatch.setenv("TRACETUI_DECODE", "native")
+    compiled, release = threading.Event(), threading.Event()
+    warm = scanned.warm
+
+    def slow_warm() -> None:  # the compile, held until the bar has been read
+        release.wait(30)
+        warm()
+        compiled.set()
+
+    monkeypatch.setattr(scanned, "_compiles_first", lambda scan: not compiled.is_set())
+    monkeypatch.setattr(scanned, "warm", slow_warm)
+    app = TraceApp([str(plain)], use_cache=False)
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            deadline = time.monotonic() + 20
+            what = ""
+            while what != SAID[COMPILING] and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+                if isinstance(app.screen, LoadingScreen):
+                    what = str(app.screen.query_one("#what-decode", Label).render())
+            assert what == SAID[COMPILING] and app.screen.query_one("#phase-decode", ProgressBar).total is None
+            release.set()
+            screen = await wait_for_main(pilot)
+            assert isinstance(screen, MainScreen) and screen.timeline.analysis.trace.n == 2060
+    finally:
+        release.set()
+    assert compiled.is_set()

@@ -7,6 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 
 from ..appkit.messages import PHASES
+from ..model.load.loader import COMPILING
 
 WHAT = {
     "decode": "decode the JSON into columns",
@@ -16,6 +17,7 @@ WHAT = {
 }
 
 WAITING = "waiting for another tracetui to finish caching this trace"
+SAID = {COMPILING: "compiling the native decoder (numba, once: about 15 s)"}  # other waits than WAITING
 
 
 class PhaseBars(Vertical):
@@ -33,15 +35,15 @@ class PhaseBars(Vertical):
                 yield Label(WHAT[phase], classes="phase-what", id=f"what-{phase}")
 
     def progress(self, phase: str, fraction: float) -> None:
-        """A phase's bar moved to fraction; a negative one (the loader's WAITING) shows it waiting on another
-        tracetui that writes this trace's cache: a bar with no end, the wait said beside it."""
+        """A phase's bar moved to fraction; a negative one is a wait, shown as a bar with no end and the wait said
+        beside it: the loader's WAITING (another tracetui writes this trace's cache) or COMPILING (SAID)."""
         if phase not in self.phases:
             return
         bar = self.query_one(f"#phase-{phase}", ProgressBar)
         what = self.query_one(f"#what-{phase}", Label)
         if fraction < 0:
             bar.update(total=None)
-            what.update(WAITING)
+            what.update(SAID.get(fraction, WAITING))
         elif bar.total is None:
             bar.update(total=100, progress=round(100 * fraction, 1))
             what.update(WHAT[phase])

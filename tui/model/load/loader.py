@@ -28,6 +28,7 @@ from .writer import torch_version
 
 Progress = Callable[[float], None]
 WAITING = -1.0  # progress(WAITING): another process writes this file's cache entry, and this load waits to read it
+COMPILING = -2.0  # progress(COMPILING): numba compiles the native decoder (TRACETUI_DECODE=native) before the decode
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
@@ -99,9 +100,7 @@ def load_folder(folder: Path, use_cache: bool, progress: Progress | None) -> Tra
     traces, problems = [], []
     for k, f in enumerate(files):
         step = (
-            (lambda x, k=k: progress(x if x == WAITING else share + (1 - share) * (k + x) / len(files)))
-            if progress
-            else None
+            (lambda x, k=k: progress(x if x < 0 else share + (1 - share) * (k + x) / len(files))) if progress else None
         )
         try:
             traces.append(load_trace(f, use_cache, step))
@@ -162,6 +161,8 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     partial = _partial(path, src, gunzip_to)
     last = len(chunks) - 1 if src.truncated or src.gz_truncated else -1  # only a cut file's last event may be partial
     merged = None
+    if scanned.wanted():
+        scanned.prepare((lambda: progress(COMPILING)) if progress else None)
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scanned.wanted():
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)

@@ -21,6 +21,7 @@ import os
 import threading
 import warnings
 from collections import Counter as Tally
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -73,8 +74,21 @@ def wanted() -> bool:
         )
         return False
     if _compiles_first(scan):
-        _tell("compiling the native decoder with numba: about 15 s, once (TRACETUI_DECODE=native)")
+        _tell(COMPILE_NOTE)
     return True
+
+
+COMPILE_NOTE = "compiling the native decoder with numba: about 15 s, once (TRACETUI_DECODE=native)"
+
+
+def prepare(compiling: Callable[[], None] | None = None) -> None:
+    """Before a scan: where numba's cache holds no compiled scan, call `compiling` (to say so where stderr is not
+    seen: the viewer) and compile it now, so the wait comes before the first chunk, not inside it."""
+    scan = _scan_module()
+    if scan is not None and _compiles_first(scan):
+        if compiling:
+            compiling()
+        warm()
 
 
 def _compiles_first(scan) -> bool:
