@@ -14,9 +14,10 @@ first load's CPU seconds (its whole tree) over the floor are printed too: steadi
 share the cores, and 2x the floor in wall time needs them at 2 x cores at most.
 With `--decode msgspec native` the first load runs once per decode path in each round, alternating
 (TRACETUI_DECODE: the msgspec path with its worker processes, and the compiled scan in threads, numba's compile
-done before the rounds), and each path gets its own rows of ratios.
+done before the rounds), and each path gets its own rows of ratios; `native-every-size` is the scan on a file of
+any size (as a user gets it, `native` leaves a file below scanned.NATIVE_MIN_BYTES to msgspec).
 Run: python benchmarks/bench_floor.py [--mb 1000 100] [--rounds 3] [--keep DIR] [--orjson-rounds N]
-                                      [--decode auto|msgspec|native ...]
+                                      [--decode auto|msgspec|native|native-every-size ...]
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ from benchmarks.tile import ROOT, tile_json  # noqa: E402
 SOURCE = ROOT / "sample_traces" / "h100-bert-small.json.gz"  # as benchmarks/tile.py and bench_big.py tile
 FLOOR = "import sys, time\nt = time.perf_counter()\nb = open(sys.argv[1], 'rb').read()\nn = b.count(b'\\n')\nprint(time.perf_counter() - t)"
 ORJSON = "import sys, time, orjson\nt = time.perf_counter()\nd = orjson.loads(open(sys.argv[1], 'rb').read())\nprint(time.perf_counter() - t)"
+# `--decode native-every-size`: the compiled scan whatever the file's size (scanned.NATIVE_MIN_BYTES = 0; as a user
+# gets it, `native` reads a file below that with msgspec), the command otherwise as `python -m tui` runs it.
+EVERY_SIZE = "native-every-size"
+SCAN_EVERY_SIZE = (
+    "import sys\nfrom tui.process.heap import for_big_arrays\nfor_big_arrays()\n"
+    "import tui.model.load.scanned as s\ns.NATIVE_MIN_BYTES = 0\nfrom tui.cli import main\n"
+    "sys.exit(main(['summary', {path!r}, '--no-cache']))"
+)
 CORES = os.cpu_count() or 1
 # "first cpu / floor": the CPU seconds of the whole tree, steadier than wall time on a shared host; 2x the floor in
 # wall time needs it at 2 x cores at most (every core busy all along).
@@ -81,7 +90,10 @@ def one_round(path: Path, cache: Path, with_orjson: bool, decodes: list[str]) ->
     base = inner(ORJSON, path, env) if with_orjson else None
     firsts = {}
     for how in decodes:
-        run = tracetui("summary", str(path), "--no-cache", env=env | {"TRACETUI_DECODE": how})
+        if how == EVERY_SIZE:
+            run = python(SCAN_EVERY_SIZE.format(path=str(path)), env | {"TRACETUI_DECODE": "native"})
+        else:
+            run = tracetui("summary", str(path), "--no-cache", env=env | {"TRACETUI_DECODE": how})
         firsts[how] = First(run.seconds, run.cpu, run.peak_gb)
     tracetui("summary", str(path), env=env)  # writes the cache entry
     summary = statistics.median(tracetui("summary", str(path), env=env).seconds for _ in range(3))
@@ -139,7 +151,7 @@ def main() -> None:
     opts.add_argument("--orjson-rounds", type=int, default=None, help="run orjson in the first N rounds only")
     opts.add_argument("--decode", nargs="+", default=["auto"], help="the decode paths to time (TRACETUI_DECODE)")
     args = opts.parse_args()
-    if "native" in args.decode:  # numba's compile (once per install) is not the load's
+    if {"native", EVERY_SIZE} & set(args.decode):  # numba's compile (once per install) is not the load's
         python("from tui.model.load import scanned\nscanned.warm()", environment(Path(tempfile.gettempdir())))
     folder = args.keep or Path(tempfile.mkdtemp(prefix="tracetui-floor-"))
     folder.mkdir(parents=True, exist_ok=True)

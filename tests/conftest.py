@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -44,6 +45,10 @@ def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
     tag(cache)  # tracetui's own (its config folder, made inside it first, would make it someone else's)
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
     monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(cache / "config"))  # no user keymap, a fresh first open
+    if os.environ.get("TRACETUI_TEST_SCAN_ALL"):  # test_scan.py's rerun of other tests: the scan reads every size
+        import tui.model.load.scanned
+
+        monkeypatch.setattr(tui.model.load.scanned, "NATIVE_MIN_BYTES", 0)
     return cache
 
 

@@ -30,6 +30,7 @@ _LEFT_OUT = {"store", "buffers", "job", "stamps"}  # handles and caches, not wha
 
 def _load(path: Path, how: str, monkeypatch) -> tuple[object, dict]:
     monkeypatch.setenv("TRACETUI_DECODE", how)
+    monkeypatch.setattr(scanned, "NATIVE_MIN_BYTES", 0)  # every file is small here: the scan reads them all
     scanned.COUNTS.clear()
     trace = load_trace(path, use_cache=False)
     return trace, dict(scanned.COUNTS)
@@ -258,13 +259,28 @@ def test_strings_that_share_a_hash_stay_apart():
     assert firsts.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]
 
 
-def test_the_scan_reads_only_when_asked(monkeypatch):
+def test_the_scan_reads_only_when_asked_and_big_enough(monkeypatch):
+    big = scanned.NATIVE_MIN_BYTES
     monkeypatch.delenv("TRACETUI_DECODE", raising=False)
-    assert not scanned.wanted()  # not the default (see scanned.py's doc)
+    assert not scanned.wanted(big)  # not the default (see scanned.py's doc)
     monkeypatch.setenv("TRACETUI_DECODE", "msgspec")
-    assert not scanned.wanted()
+    assert not scanned.wanted(big)
     monkeypatch.setenv("TRACETUI_DECODE", "native")
-    assert scanned.wanted()
+    assert scanned.wanted(big) and not scanned.wanted(big - 1)
+
+
+def test_a_small_file_asked_for_native_is_read_by_msgspec_without_numba(tmp_path):
+    """Below NATIVE_MIN_BYTES, TRACETUI_DECODE=native reads with msgspec (faster there: numba's import alone costs
+    a process about 0.4 s), and numba is not imported."""
+    env = {**os.environ, "TRACETUI_DECODE": "native", "TRACETUI_CACHE_DIR": str(tmp_path)}
+    code = (
+        "import sys; from tui.model.load import scanned; from tui.model.load.loader import load_trace\n"
+        f"t = load_trace({str(SAMPLES / 'h100-bert-small.json.gz')!r}, use_cache=False)\n"
+        "print(t.n, dict(scanned.COUNTS), 'numba' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2060", "{}", "False"]
 
 
 def test_a_load_for_workers_scans_in_threads_alike(tmp_path, monkeypatch, force_workers):
@@ -278,7 +294,7 @@ def test_a_load_for_workers_scans_in_threads_alike(tmp_path, monkeypatch, force_
 
 def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
     """The damaged-file, salvage, fuzz and hostile-file tests, run again with every chunk offered to the scan."""
-    env = {**os.environ, "TRACETUI_DECODE": "native"}
+    env = {**os.environ, "TRACETUI_DECODE": "native", "TRACETUI_TEST_SCAN_ALL": "1"}
     tests = ["test_salvage.py", "test_hostile.py", "test_damaged.py", "test_fuzz.py", "test_lazy_args.py"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-x"]
@@ -296,11 +312,11 @@ def test_what_cannot_be_done_is_said_once(monkeypatch):
     scanned._tell.cache_clear()
     monkeypatch.setenv("TRACETUI_DECODE", "fast")
     with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads"):
-        assert not scanned.wanted()
+        assert not scanned.wanted(scanned.NATIVE_MIN_BYTES)
     monkeypatch.setenv("TRACETUI_DECODE", "native")
     monkeypatch.setattr(scanned, "_scan_module", lambda: None)
     with pytest.warns(RuntimeWarning, match=r"needs numba \(pip install 'tracetui\[fast\]'\)"):
-        assert not scanned.wanted()
+        assert not scanned.wanted(scanned.NATIVE_MIN_BYTES)
 
 
 def test_the_command_line_says_it_in_one_line(tmp_path):

@@ -133,6 +133,7 @@ async def test_a_load_whose_native_decoder_compiles_first_says_so_then_loads(tmp
     plain = tmp_path / "t.json"
     plain.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
     monkeypatch.setenv("TRACETUI_DECODE", "native")
+    monkeypatch.setattr(scanned, "NATIVE_MIN_BYTES", 0)  # a small trace: the scan reads it all the same
     compiled, release = threading.Event(), threading.Event()
     warm = scanned.warm
 

@@ -161,9 +161,10 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     partial = _partial(path, src, gunzip_to)
     last = len(chunks) - 1 if src.truncated or src.gz_truncated else -1  # only a cut file's last event may be partial
     merged = None
-    if scanned.wanted():
+    scan = scanned.wanted(src.end - src.start)  # the compiled scan, in threads of this process: no workers
+    if scan:
         scanned.prepare((lambda: progress(COMPILING)) if progress else None)
-    if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scanned.wanted():
+    if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scan:
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)
         except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
@@ -172,7 +173,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
         drop_workers()  # any started ahead: this decode runs here alone
         step = (lambda done: progress(done / len(chunks))) if progress else None
         with ChunkReader(on_disk) if on_disk is not None else ChunkReader(buf=src.buf) as read:
-            merged = decode_range(read, chunks, last, 0, step, partial)
+            merged = decode_range(read, chunks, last, 0, step, partial, scan)
     merged.report.truncated = src.truncated or merged.report.dropped_tail
     merged.report.gz_truncated = src.gz_truncated
     merged.report.damaged = src.notes

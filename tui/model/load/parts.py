@@ -56,13 +56,14 @@ def decode_range(
     first_index: int = 0,
     progress: Callable[[int], None] | None = None,
     partial: Partial | None = None,
+    scan: bool = False,
 ) -> Part:
     """Decode chunks (their global indices start at first_index; `last` is the file's last one when the file is
-    cut, so its last event may be partial, else -1)."""
+    cut, so its last event may be partial, else -1); scan: with the compiled scan (scanned.wanted), else msgspec."""
     builder = Builder()
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
-    if scanned.wanted():
+    if scan:
         source: Iterator[tuple[int, int, Buffer | None, scanned.Plan | None]] = _scanned_ahead(
             read, chunks, thread_count()
         )
@@ -205,9 +206,10 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     from .pool import json_bytes
 
     try:
-        workers = worker_count(json_bytes(Path(path))) - 1 if Path(path).is_file() else 0
+        size = json_bytes(Path(path)) if Path(path).is_file() else -1
     except OSError:
         return
+    workers = worker_count(size) - 1 if size >= 0 else 0
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
@@ -215,7 +217,7 @@ def start_workers(path: str, use_cache: bool = True) -> None:
 
         if has_entry(Path(path)):
             return
-    if scanned.wanted():  # the compiled scan reads on every core in threads: no processes
+    if scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
         return
     try:
         pool = worker_pool(workers)

@@ -7,10 +7,12 @@ that can refuse a chunk (a number the scan does not read exactly, a string that 
 msgspec does not take, a hash shared by two different strings) is checked before the builder is touched, so a
 refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
 
-`TRACETUI_DECODE=native` turns it on (numba compiles it the first time, about 15 s of one core, then loads it from
-numba's cache in 0.4 s per process); msgspec reads otherwise. It is not the default: on the 2-core machine it was
-measured on (benchmarks/RESULTS.md), a 1 GB first load took 10-16% less CPU, 2-8% less wall time at most, and 1.4x
-the peak memory (the pieces of every chunk are joined at the end); a 100 MB one took longer (numba's start).
+`TRACETUI_DECODE=native` turns it on for a file of NATIVE_MIN_BYTES and more (numba compiles it the first time,
+about 15 s of one core, then loads it from numba's cache in 0.4 s per process); msgspec reads otherwise. It is not
+the default: on the 2-core machine it was measured on (benchmarks/RESULTS.md), a 1 GB first `summary` took 13-20%
+less time and 18% less CPU, with 1.4x the peak memory against msgspec's 1.1x (numba's libraries, and the analyses'
+arrays on a heap the scan's threads left in pieces); a 200 MB one took 11-20% longer (numba's start), a 400 MB one
+2-10% less, hence the threshold.
 """
 
 from __future__ import annotations
@@ -62,10 +64,14 @@ def _scan_module():
     return scan
 
 
-def wanted() -> bool:
-    """Whether to scan the chunks of a file (TRACETUI_DECODE=native, and numba here). Asked for where numba is
-    missing, or before numba has compiled the scan, says so."""
-    if mode() != "native":
+NATIVE_MIN_BYTES = 320 << 20  # below this msgspec reads faster (numba costs a process 0.4 s to load): RESULTS.md
+
+
+def wanted(size: int) -> bool:
+    """Whether to scan the chunks of a file whose events are `size` bytes (TRACETUI_DECODE=native, numba here, and
+    a file big enough for the scan to pay, NATIVE_MIN_BYTES: numba is not even imported for a smaller one). Asked
+    for where numba is missing, or before numba has compiled the scan, says so."""
+    if mode() != "native" or size < NATIVE_MIN_BYTES:
         return False
     scan = _scan_module()
     if scan is None:
