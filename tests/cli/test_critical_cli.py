@@ -33,7 +33,17 @@ def doc(capsys, *args: str) -> dict:
 
 def test_the_json_document_has_the_issues_keys_and_the_path_covers_the_window(capsys):
     d = doc(capsys, str(BERT))
-    assert list(d) == ["window", "length_us", "breakdown", "path", "notes"]
+    assert list(d) == [
+        "window",
+        "length_us",
+        "verdict",
+        "breakdown",
+        "groups",
+        "python_frames_folded",
+        "advice",
+        "path",
+        "notes",
+    ]
     assert list(d["window"]) == ["name", "start_us", "end_us"] and d["window"]["name"].startswith("ProfilerStep#")
     assert list(d["breakdown"]) == list(CLASSES)
     assert sum(d["breakdown"].values()) == pytest.approx(d["length_us"], abs=1e-6)

@@ -118,3 +118,25 @@ def test_the_cli_table_lists_the_groups_the_viewer_shows(bert, capsys, monkeypat
         assert f" {g.calls:,} " in line and C.when(g.dur_ns) in line
     assert "Kind" in out and f"{len(bert.critical.items):,} stretches" in out
     assert os.environ["TRACETUI_COLUMNS"] == "0"
+
+
+def test_the_json_says_what_the_text_says(bert, capsys, monkeypatch):
+    """`critical --format json` carries the text's verdict, grouped table and advice (a script reads the same
+    judgment a reader does), with every group, not only the top rows."""
+    import json
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")  # no limit: lines whole
+    assert main(["critical", str(BERT)]) == 0
+    text = capsys.readouterr().out
+    assert main(["critical", str(BERT), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert f"Verdict: {doc['verdict']}" in text.splitlines()
+    advice = text.split("\nAdvice:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.removeprefix("* ") for line in advice.splitlines()] == doc["advice"] != []
+    groups = path_groups(bert.trace, bert.critical, bert.frameless)
+    assert doc["python_frames_folded"] and [g["name"] for g in doc["groups"]] == [g.name for g in groups]
+    assert sum(g["calls"] for g in doc["groups"]) > C.TOP
+    assert sum(g["time_us"] for g in doc["groups"]) == pytest.approx(doc["length_us"], rel=1e-3)
+    assert sum(g["share"] for g in doc["groups"]) == pytest.approx(1.0, rel=1e-3)
+    top = doc["groups"][0]
+    assert top["kind"] == groups[0].kind and top["time_us"] == C.us(groups[0].dur_ns)

@@ -14,6 +14,7 @@ from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.critical.ranks import job_path
 from tui.model.analyses.results import Results
+from tui.tables import critical as C
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
@@ -63,6 +64,7 @@ def test_sequence_numbers_match_collectives_that_order_would_not(tmp_path, capsy
     assert main(["critical", str(tmp_path / "job"), "--format", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert list(d) == ["window", "ranks", "left_out", "job"]
+    assert d["job"].pop("verdict") == C.job_verdict(j)  # the text's "The job" line
     assert d["job"] == {
         "bound_rank": 1,
         "bound_by": "cpu_bound",

@@ -28,7 +28,7 @@ def render_critical(
     """python_frames: Python frames as rows of the path's table (else each frame's time is its op's)."""
     report = C.compute(a, step=step, annotation=annotation, instance=instance, what_if=what_if)
     if fmt == "json":
-        return to_json(C.document(report))
+        return to_json(C.document(report, a, python_frames))
     width = terminal_width()
     if report.job is not None:
         return _job(a, fmt, report, width, python_frames)

@@ -209,16 +209,17 @@ def critical_document(
     what_if: Sequence[str | Spec] = (),
 ) -> dict[str, Any]:
     """Exactly what `tracetui critical --format json` prints (WindowError, WhatIfError: bad usage)."""
-    return document(compute(results, step=step, annotation=annotation, instance=instance, what_if=what_if))
+    report = compute(results, step=step, annotation=annotation, instance=instance, what_if=what_if)
+    return document(report, results)
 
 
-def document(report: Report) -> dict[str, Any]:
+def document(report: Report, results: Results, python_frames: bool = False) -> dict[str, Any]:
     if report.job is not None:
-        return job_document(report.job)
-    return path_document(report)
+        return job_document(report.job, results, python_frames)
+    return path_document(report, results, python_frames)
 
 
-def job_document(job: JobPath) -> dict[str, Any]:
+def job_document(job: JobPath, results: Results, python_frames: bool = False) -> dict[str, Any]:
     """A folder of ranks: each rank's path and its waits, and the rank that bounds the job's step."""
     held = job.held_ns()
     bound = job.bound_rank
@@ -228,7 +229,7 @@ def job_document(job: JobPath) -> dict[str, Any]:
         "ranks": [
             {
                 "rank": r,
-                **path_document(Report(p)),
+                **path_document(Report(p), results, python_frames),
                 "waits": [
                     {
                         "for_rank": w.for_rank,
@@ -249,16 +250,24 @@ def job_document(job: JobPath) -> dict[str, Any]:
             "bound_by": max(own, key=lambda c: own[c]),
             "held_us": {str(r): us(ns) for r, ns in held.items()},
             "matched_by": job.matched_by,
+            "verdict": job_verdict(job),
         },
     }
 
 
-def path_document(report: Report) -> dict[str, Any]:
+def path_document(report: Report, results: Results, python_frames: bool = False) -> dict[str, Any]:
+    """One path as the text report says it (verdict, breakdown, grouped table, advice, notes, what-if), with every
+    stretch of it; python_frames as the command's flag (else each frame's time is its op's group's)."""
     p = report.path
+    groups, folded = shown_groups(results, p, python_frames)
     doc: dict[str, Any] = {
         "window": {"name": p.window, "start_us": us(p.start_ns), "end_us": us(p.end_ns)},
         "length_us": us(p.length_ns),
+        "verdict": verdict_line(results, p).removeprefix("Verdict: "),
         "breakdown": {c: us(p.breakdown.get(c, 0)) for c in CLASSES},
+        "groups": [group_fields(g, p) for g in groups],
+        "python_frames_folded": folded,
+        "advice": advice(p, groups, results.uses),
         "path": [
             {
                 "id": it.event,
@@ -280,6 +289,19 @@ def path_document(report: Report) -> dict[str, Any]:
 
 def us(ns: int) -> float:
     return round(ns / 1000.0, 3)
+
+
+def group_fields(g: PathGroup, p: CriticalPath) -> dict[str, Any]:
+    """A row of the grouped table (tables/critical_path.py's columns) as numbers."""
+    return {
+        "name": g.name,
+        "kind": g.kind,
+        "time_us": us(g.dur_ns),
+        "share": g.dur_ns / p.length_ns if p.length_ns else 0.0,
+        "calls": g.calls,
+        "bound_by": g.bound_by,
+        "python_frames_us": us(g.python_ns),
+    }
 
 
 def notes(p: CriticalPath) -> list[str]:
