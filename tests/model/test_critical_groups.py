@@ -140,3 +140,21 @@ def test_the_json_says_what_the_text_says(bert, capsys, monkeypatch):
     assert sum(g["share"] for g in doc["groups"]) == pytest.approx(1.0, rel=1e-3)
     top = doc["groups"][0]
     assert top["kind"] == groups[0].kind and top["time_us"] == C.us(groups[0].dur_ns)
+
+
+def test_a_kernels_launch_delay_row_says_it_is_the_wait_not_the_kernel(capsys, monkeypatch):
+    """The V100 sample's path holds 12.83 ms of an NCCL kernel bound by its launch delay: the row names the kernel
+    (its Kind stays kernel) and says it is the launch delay, so that it is not read as the kernel running 12.83 ms;
+    the gaps before kernels say so too, and the kernels' own rows say nothing more."""
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    a = Results(load_trace(str(SAMPLES / "v100-cudagraph-test.json.gz"), use_cache=False))
+    groups = path_groups(a.trace, a.critical)
+    delay = [g for g in groups if g.bound_by == "gpu_kernel_launch_overhead" and g.kind == "kernel"]
+    gaps = [g for g in groups if g.bound_by == "gpu_kernel_kernel_overhead" and g.kind in ("kernel", "copy", "set")]
+    assert delay and gaps and C.when(delay[0].dur_ns) == "12.83 ms"
+    assert all(C.group_label(g) == g.name + " (its launch delay)" for g in delay)
+    assert all(C.group_label(g) == g.name + " (the gap before it)" for g in gaps)
+    assert all(C.group_label(g) == g.name for g in groups if g.bound_by == "gpu_compute_bound")
+    assert main(["critical", str(SAMPLES / "v100-cudagraph-test.json.gz")]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "(its launch delay)" in line)
+    assert " kernel " in row and "12.83 ms" in row and row.endswith("Launch delays")

@@ -478,9 +478,19 @@ OWN = " (self)"  # a span's own stretch of the path: the time between its ops, a
 OWN_PYTHON = " (self: its Python)"  # ... mostly the hidden Python frames that ran in it, between its ops
 
 
+# A device event's group bound by what came before it started is that wait, not the event running: said after its
+# name, so that "a kernel, 12.83 ms, Launch delays" is not read as the kernel running that long (its Kind stays
+# what the event is: the row is still that kernel's).
+BEFORE = {"gpu_kernel_launch_overhead": " (its launch delay)", "gpu_kernel_kernel_overhead": " (the gap before it)"}
+DEVICE_KINDS = frozenset({"kernel", "copy", "set"})
+
+
 def own_tag(g: PathGroup) -> str:
-    """A step's or an annotation's group is its self time, between its ops (never cut: the name is); with frames
-    hidden, mostly the Python that ran there says so."""
+    """What a group's name leaves unsaid, never cut (the name is): a step's or an annotation's group is its self
+    time, between its ops (with frames hidden, mostly the Python that ran there says so); a device event's group
+    bound by a launch delay or a gap is the time before it started (BEFORE)."""
+    if g.kind in DEVICE_KINDS and g.bound_by in BEFORE:
+        return BEFORE[g.bound_by]
     if not (g.kind == "annotation" or (g.kind == "op" and STEP_NAME.match(g.name))):
         return ""
     return OWN_PYTHON if 2 * g.python_ns >= g.dur_ns > 0 else OWN
