@@ -157,6 +157,25 @@ def test_fit_drops_the_highest_priority_number_first_and_never_a_kept_column():
     assert len(set(short)) == 2 and all(ELLIPSIS in s and len(s) <= narrow.name_width for s in short), short
 
 
+@pytest.mark.parametrize("width", [None, 0, 60])
+def test_a_row_without_the_longest_tag_keeps_its_room_at_every_width(width):
+    """A name column's tag (never cut) takes room from the rows that have it only: the others' names keep the
+    room the longest tag would take (without a terminal, as at 60 columns)."""
+    cols = [
+        Column("Name", lambda r, c, w: r.name, priority=KEEP, name=True, tag=lambda r: r.tag),
+        Column("Kept", lambda r, c, w: str(r.a), priority=KEEP),
+    ]
+    long_name = "split_embedding_codegen_forward_unweighted_kernel_with_a_long_tail"
+    rows = [Row(long_name, 1, 0), Row(long_name + "_2", 2, 0)]
+    rows[1].tag = " (the gap before it)"
+    rows[0].tag = ""
+    fitted = fit(cols, rows, None, width, name_width=40 if width is None or width == 0 else 0)
+    plain, tagged = (c[0] for c in fitted.cells)
+    assert tagged.endswith(" (the gap before it)") and len(tagged) <= len(plain) + len(" (the gap before it)")
+    assert len(plain) >= len(tagged) - 4, (plain, tagged)  # the untagged name takes the tag's room (cuts are at
+    # separators: a few characters short of it at most)
+
+
 def test_names_are_cut_in_the_middle_keeping_what_differs():
     names = [
         "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>(Params)",

@@ -138,11 +138,12 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
                 Fitted(cols, [[_text(c, r, context, name_width) for c in cols] for r in rows], name_width), rows
             )
         cells = [[_text(c, r, context, FULL if c.name else name_width) for c in cols] for r in rows]
-        return _tagged(_fitted(cols, cells, max(name_width - _tags(cols, rows), 1), [], []), rows)
+        room = max(name_width - _tags(cols, rows), 1)
+        return _tagged(_fitted(cols, cells, room, [], [], _spare(cols, rows)), rows)
     full = [[_text(c, r, context, FULL) for c in cols] for r in rows]
     if width <= 0:  # every column; the names whole, or cut in the middle to name_width
         room = max(name_width - _tags(cols, rows), 1) if name_width > 0 else 0
-        return _tagged(_fitted(cols, full, room, [], []), rows)
+        return _tagged(_fitted(cols, full, room, [], [], _spare(cols, rows)), rows)
     tags = _tags(cols, rows)
     full = [[t + " " * tags if c.name else t for c, t in zip(cols, row, strict=True)] for row in full]
     constant = _constant(cols, full) if len(rows) > 1 else []
@@ -154,8 +155,7 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     kept = [cols[k] for k in keep]
     body = [[row[k][: len(row[k]) - tags] if cols[k].name and tags else row[k] for k in keep] for row in full]
     room = width - sum(_width(cols, full, k) for k in keep if not cols[k].name) - sep * (len(keep) - 1) - tags
-    spare = [tags - n for n in _tag_lengths(cols, rows)]  # a row without the longest tag keeps its room
-    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant], spare)
+    out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant], _spare(cols, rows))
     out.sep = sep
     return _tagged(out, rows)
 
@@ -259,6 +259,13 @@ def _fitted(
                 cut[i] = crop_cells(short, room)  # cut by characters: a wide name is cut again to its cells
         body = [row[:k] + [n] + row[k + 1 :] for row, n in zip(body, cut, strict=True)]
     return Fitted(cols, body, name_width, dropped, constant)
+
+
+def _spare(cols: Sequence[Column], rows: Sequence) -> list[int]:
+    """Per row, the room its name may take past the name column's (the longest tag's less its own): a row without
+    the longest tag keeps its room."""
+    lengths = _tag_lengths(cols, rows)
+    return [max(lengths, default=0) - n for n in lengths]
 
 
 def _tag_lengths(cols: Sequence[Column], rows: Sequence) -> list[int]:
