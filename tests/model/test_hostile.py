@@ -84,6 +84,26 @@ def test_names_that_read_alike_once_cut_are_one_name(tmp_path):
     assert "2 name(s) longer than" in t.report.warning()
 
 
+def test_a_lone_surrogate_escape_keeps_its_escape_as_text_through_the_cache_and_the_viewer(tmp_path, capsys):
+    """ "lone\\ud83dx" has no pair: orjson and msgspec refuse it, the standard library reads it into a str no UTF-8
+    holds, and writing the cache, hashing a name's colour or printing it failed ("internal error:
+    UnicodeEncodeError"). The name, a thread's name and a category keep the escape as text; the command works."""
+    path = tmp_path / "lone.json"
+    path.write_text(
+        '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"lone\\ud83dx","pid":1,"tid":1,"ts":10,"dur":2},'
+        '{"ph":"X","cat":"c\\udc00","name":"ok","pid":1,"tid":1,"ts":20,"dur":2,"args":{"note":"a\\udc00b"}},'
+        '{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"thr\\ud800"}}]}'
+    )
+    code, out, err = run(capsys, "ops", str(path))  # with the cache: the names are written there
+    assert code == 0 and "lone\\ud83dx" in out and "error" not in err, err
+    t = load_trace(path)  # read back from the cache entry
+    assert "lone\\ud83dx" in t.names and "c\\udc00" in t.cat_names
+    assert all(s.encode("utf-8") for s in t.names + t.cat_names + [tr.name for tr in t.tracks])
+    from tui.widgets.paint import color_of
+
+    assert color_of("lone\\ud83dx")
+
+
 def test_nan_and_infinity_say_the_field_not_a_cut_file(tmp_path, capsys):
     """The issue's third row: once "the file is cut before its first event", the wrong reason."""
     path = tmp_path / "nan.json"

@@ -164,7 +164,20 @@ def _lenient(text: bytes) -> object:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text)
+        return _surrogates_escaped(json.loads(text))
+
+
+def _surrogates_escaped(value: object) -> object:
+    """The standard library reads an escaped lone surrogate ("\\ud83d" with no pair, which orjson and msgspec
+    refuse) into a str that no UTF-8 holds: the cache, the terminal and every hash of a name would fail on it. Such
+    a string keeps its escape as text ("lone\\ud83dx"), as written; the rest is left as read."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_surrogates_escaped(k): _surrogates_escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_surrogates_escaped(v) for v in value]
+    return value
 
 
 def _repairs(raw: bytes):
