@@ -140,6 +140,8 @@ def test_the_json_says_what_the_text_says(bert, capsys, monkeypatch):
     assert sum(g["share"] for g in doc["groups"]) == pytest.approx(1.0, rel=1e-3)
     top = doc["groups"][0]
     assert top["kind"] == groups[0].kind and top["time_us"] == C.us(groups[0].dur_ns)
+    table = text.split("On the path", 1)[1].splitlines()[2]
+    assert top["label"] == C.group_label(groups[0]) != top["name"] and table.startswith(top["label"] + "  ")
 
 
 def test_a_kernels_launch_delay_row_says_it_is_the_wait_not_the_kernel(capsys, monkeypatch):
@@ -158,3 +160,24 @@ def test_a_kernels_launch_delay_row_says_it_is_the_wait_not_the_kernel(capsys, m
     assert main(["critical", str(SAMPLES / "v100-cudagraph-test.json.gz")]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "(its launch delay)" in line)
     assert " kernel " in row and "12.83 ms" in row and row.endswith("Launch delays")
+
+
+def test_each_groups_frames_time_is_its_own_and_adds_up_to_the_frames_folded(bert):
+    """A frame's time goes to the group of the stretch it was folded into, once: the step's event has stretches in
+    the bookkeeping row and its own (self) row, and the bookkeeping row folds no frame (its Python frames' time was
+    counted twice, 2.14 ms of a 0.17 ms row)."""
+    from tui.model.analyses.critical.groups import bookkeeping
+    from tui.model.cats import Cat
+
+    groups = path_groups(bert.trace, bert.critical, bert.frameless)
+    items = list(bert.critical.items)
+    outside = bookkeeping(bert.trace, items, bert.critical.event)
+    frames = sum(
+        it.dur_ns
+        for it, out in zip(items, outside, strict=True)
+        if not out and it.event >= 0 and int(bert.trace.x.cat[it.event]) == int(Cat.PYTHON)
+    )
+    assert frames > 0 and sum(g.python_ns for g in groups) == frames
+    assert all(0 <= g.python_ns <= g.dur_ns for g in groups)
+    [book] = [g for g in groups if g.kind == "bookkeeping"]
+    assert book.python_ns == 0

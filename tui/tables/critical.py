@@ -295,6 +295,7 @@ def group_fields(g: PathGroup, p: CriticalPath) -> dict[str, Any]:
     """A row of the grouped table (tables/critical_path.py's columns) as numbers."""
     return {
         "name": g.name,
+        "label": group_label(g),
         "kind": g.kind,
         "time_us": us(g.dur_ns),
         "share": g.dur_ns / p.length_ns if p.length_ns else 0.0,

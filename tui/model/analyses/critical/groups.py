@@ -76,19 +76,19 @@ def path_groups(trace: TraceColumns, p: CriticalPath, frameless: Analysis | None
     items = list(p.items)
     outside = bookkeeping(trace, items, p.event)
     work = [it for it, out in zip(items, outside, strict=True) if not out]
-    folded: dict[int, int] = {}
+    python = [0] * len(work)
     if frameless is not None:
-        work = fold_frames(trace, work, frameless, folded)
+        work, python = fold_frames(trace, work, frameless)
     groups: dict[tuple[str, str, str], PathGroup] = {}
-    marked = [(it, True) for it, out in zip(items, outside, strict=True) if out] + [(it, False) for it in work]
-    for it, out in sorted(marked, key=lambda m: m[0].start_ns):
+    marked = [(it, True, 0) for it, out in zip(items, outside, strict=True) if out]
+    marked += [(it, False, ns) for it, ns in zip(work, python, strict=True)]
+    for it, out, ns in sorted(marked, key=lambda m: m[0].start_ns):
         named = f"{it.name} (waits for {it.waits_for})" if it.waits_for else it.name  # a wait says on what
         key = (BOOKKEEPING, "bookkeeping", it.bound_by) if out else (named, kind_of(trace, it), it.bound_by)
         g = groups.get(key) or groups.setdefault(key, PathGroup(*key))
         g.dur_ns += it.dur_ns
+        g.python_ns += ns
         g.items.append(it)
-    for g in groups.values():
-        g.python_ns = sum(folded.get(e, 0) for e in {it.event for it in g.items}) if folded else 0
     return sorted(groups.values(), key=lambda g: (-g.dur_ns, g.name, g.kind))
 
 
@@ -131,23 +131,22 @@ def _runs_ops(trace: TraceColumns, frames: set[int]) -> set[int]:
     return out
 
 
-def fold_frames(
-    trace: TraceColumns, items: list[PathItem], frameless: Analysis, folded: dict[int, int] | None = None
-) -> list[PathItem]:
+def fold_frames(trace: TraceColumns, items: list[PathItem], frameless: Analysis) -> tuple[list[PathItem], list[int]]:
     """The stretches with each frame's given to the innermost other event around it on its thread (its name
-    and event; NO_OP with none), and consecutive stretches of one event and class merged again. folded: adds
-    each receiving event's frame time (ns) to it."""
+    and event; NO_OP with none), and consecutive stretches of one event and class merged again; with, per
+    stretch, how much of it was frames' time (ns): per stretch, so that an event whose stretches fall in two groups
+    (another class, the bookkeeping) gives each group its own frames' time only."""
     x = trace.x
     frames = [k for k, it in enumerate(items) if it.event >= 0 and int(x.cat[it.event]) == int(Cat.PYTHON)]
+    python = [0] * len(items)
     if not frames:
-        return list(items)
+        return list(items), python
     owner = _enclosing(trace, frameless, [items[k] for k in frames])
     out = list(items)
     for k, e in zip(frames, owner, strict=True):
         out[k] = replace(items[k], event=e, name=trace.name_of(e) if e >= 0 else NO_OP)
-        if folded is not None:
-            folded[int(e)] = folded.get(int(e), 0) + items[k].dur_ns
-    return _merged(out)
+        python[k] = items[k].dur_ns
+    return _merged(out, python)
 
 
 def _enclosing(trace: TraceColumns, frameless: Analysis, stretches: list[PathItem]) -> list[int]:
@@ -177,13 +176,16 @@ def _enclosing(trace: TraceColumns, frameless: Analysis, stretches: list[PathIte
         j[climb] = parent[j[climb]]
 
 
-def _merged(items: list[PathItem]) -> list[PathItem]:
-    """Consecutive stretches of one event (or one unnamed owner) and class as one."""
+def _merged(items: list[PathItem], python: list[int]) -> tuple[list[PathItem], list[int]]:
+    """Consecutive stretches of one event (or one unnamed owner) and class as one, their frames' time summed."""
     out: list[PathItem] = []
-    for it in items:
+    ns: list[int] = []
+    for it, frames in zip(items, python, strict=True):
         last = out[-1] if out else None
         if last is not None and (last.event, last.name, last.bound_by) == (it.event, it.name, it.bound_by):
             out[-1] = replace(last, dur_ns=last.dur_ns + it.dur_ns)
+            ns[-1] += frames
         else:
             out.append(it)
-    return out
+            ns.append(frames)
+    return out, ns
