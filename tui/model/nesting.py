@@ -294,6 +294,8 @@ def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     span_end = np.maximum(closes, np.arange(1, n + 1))
     span_end[dead] = np.maximum(np.minimum(killer[dead], closes[dead]), dead + 1)
     row = _rows(parent, depth, dead, killer, closes, span_end)
+    if row is None:  # partial overlaps chained past what passes settle quickly: placed one by one, as the rule reads
+        row = _walked_rows(s.tolist(), e.tolist())
     return parent, depth, row, killer, span_end
 
 
@@ -387,6 +389,9 @@ def _level_parent(depth: np.ndarray, positive: np.ndarray, by_level: np.ndarray)
     return parent
 
 
+MAX_PASSES = 32  # past this many passes _rows gives way to _walked_rows (a chain of partial overlaps: a pass each)
+
+
 def _rows(
     parent: np.ndarray,
     depth: np.ndarray,
@@ -394,13 +399,15 @@ def _rows(
     killer: np.ndarray,
     closes: np.ndarray,
     subtree_end: np.ndarray,
-) -> np.ndarray:
+) -> np.ndarray | None:
     """Display rows: depth, plus the pushes down of events that start on a row a dead event still holds.
 
     An event's row is its parent's row + 1, or the next row no running dead event holds; its
     subtree (the positions until it closes or dies: stack order is pre-order) follows it down.
     Each row depends only on earlier events, so iterating "push down, let subtrees follow" until
-    nothing moves reaches the same rows as placing events one by one.
+    nothing moves reaches the same rows as placing events one by one. A pass settles at least one more event, and
+    real traces need a few; a chain of events each overlapping the next partly needs one per event (its cost then
+    grows as the square of their number: 60 s for 40 k). Past MAX_PASSES: None, and the caller walks them.
     """
     n = len(depth)
     if not len(dead):
@@ -413,7 +420,9 @@ def _rows(
     ups = np.maximum(parent[busy], 0)
     shifts = _Shifts(depth)
     last = np.zeros(len(busy), np.int32)
-    for _ in range(len(busy) + 1):  # each pass settles at least the earliest unsettled event
+    for passes in range(len(busy) + 1):  # each pass settles at least the earliest unsettled event
+        if passes == MAX_PASSES:
+            return None
         start = np.where(parent[busy] >= 0, shifts.row(ups) + 1, 0)
         placed = start.copy()
         held = shifts.row(holder)
@@ -429,6 +438,27 @@ def _rows(
         moved = np.flatnonzero(bump)
         shifts.set(busy[moved], subtree_end[busy[moved]], bump[moved])
     return shifts.rows(n)
+
+
+def _walked_rows(s: list[int], e: list[int]) -> np.ndarray:
+    """The display rows of events in visiting order, placed one by one (the rule _rows applies in passes; the same
+    walk as torch's stack, tests/nest_reference.py): a Python step per event, whatever overlaps what."""
+    stack: list[int] = []
+    row_end: list[int] = []  # per row: the end of the last event placed on it
+    rows = [0] * len(s)
+    for k, (start, end) in enumerate(zip(s, e, strict=True)):
+        while stack and (start >= e[stack[-1]] or end > e[stack[-1]]):
+            stack.pop()
+        r = rows[stack[-1]] + 1 if stack else 0
+        while r < len(row_end) and row_end[r] > start:
+            r += 1
+        if r == len(row_end):
+            row_end.append(end)
+        else:
+            row_end[r] = max(row_end[r], end)
+        rows[k] = r
+        stack.append(k)
+    return np.array(rows, np.int32)
 
 
 class _Shifts:
