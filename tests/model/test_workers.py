@@ -81,6 +81,69 @@ def test_sigterm_ends_a_headless_command_as_an_exit_with_its_cleanup():
     assert signal.getsignal(signal.SIGTERM) == before
 
 
+_STILL_RUNNING = """
+import os, signal, sys, threading, time
+from tui.cli import commands
+
+def a_command_whose_pass_runs_on(run, args):
+    threading.Thread(target=threading.Event().wait, name="tracetui-pass_0").start()  # an analysis still computing
+    if sys.argv[1] == "kill":
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)
+    raise KeyboardInterrupt  # Ctrl-C
+
+commands.run_command = a_command_whose_pass_runs_on
+sys.exit(commands.main(["summary", "any.json"]))
+"""
+
+
+@pytest.mark.parametrize(("how", "code"), [("kill", 128 + signal.SIGTERM), ("ctrl-c", 130)])
+def test_a_command_ended_while_an_analysis_thread_runs_exits_at_once(how, code):
+    """kill or Ctrl-C while an analysis computes side by side in a thread: the command's cleanup runs, then it exits
+    without waiting for that thread (Python joins such threads at exit: a pathological trace's minutes, deaf to
+    kill). The thread here never ends, so a process that waits for it times out."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STILL_RUNNING, how], cwd=ROOT, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == code, done.stderr
+
+
+def test_side_by_side_ending_with_the_process_waits_for_no_other_job():
+    """Ctrl-C (or a kill turned into SystemExit) in the calling thread's job: side_by_side raises at once, the other
+    jobs neither waited for nor, when not started, run."""
+    import threading
+
+    from tui.model.threads import side_by_side
+
+    release, started = threading.Event(), threading.Event()
+
+    def blocked() -> None:
+        started.set()
+        release.wait(30)
+
+    def interrupted() -> None:
+        started.wait(10)
+        raise KeyboardInterrupt
+
+    box: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            side_by_side(interrupted, blocked, blocked)
+        except KeyboardInterrupt as exc:
+            box.append(exc)
+
+    os.environ["TRACETUI_THREADS"] = "2"
+    try:
+        caller = threading.Thread(target=call)
+        caller.start()
+        caller.join(10)
+        assert not caller.is_alive() and box  # it did not wait for blocked()
+    finally:
+        del os.environ["TRACETUI_THREADS"]
+        release.set()
+
+
 def test_an_ignored_hangup_stays_ignored():
     from tui.cli.commands import _terminated_as_exit
 
@@ -148,3 +211,21 @@ def test_two_ctrl_c_while_the_ranks_run_end_the_command_and_its_workers():
             break
         time.sleep(0.05)
     assert not any(_alive(w) for w in workers)
+
+
+def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
+    """TRACETUI_DECODE_PROCS=abc (or -3, or 0) was ignored in silence, where TRACETUI_DECODE=nativ is said."""
+    from tui.model.errors import said_once
+    from tui.model.load.parts import PARALLEL_MIN_BYTES, worker_count
+    from tui.model.threads import thread_count
+
+    said_once.cache_clear()
+    default = max(1, min(os.cpu_count() or 1, 8))
+    monkeypatch.setenv("TRACETUI_DECODE_PROCS", "abc")
+    with pytest.warns(RuntimeWarning, match=r"^tracetui: TRACETUI_DECODE_PROCS=abc is not a positive whole number"):
+        assert worker_count(PARALLEL_MIN_BYTES) == default
+    monkeypatch.setenv("TRACETUI_THREADS", "-3")
+    with pytest.warns(RuntimeWarning, match="TRACETUI_THREADS=-3 is not a positive whole number: ignored"):
+        assert thread_count() == default
+    monkeypatch.setenv("TRACETUI_DECODE_PROCS", "3")
+    assert worker_count(1) == 3  # at any size

@@ -159,16 +159,36 @@ def _terminated_as_exit(on: bool) -> Iterator[None]:
         yield
         return
 
+    ended: list[int] = []
+
     def end(signum: int, frame: object) -> None:
+        ended.append(128 + signum)
         raise SystemExit(128 + signum)
 
     wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
     before = {s: signal.signal(s, end) for s in wanted if signal.getsignal(s) == signal.SIG_DFL}  # (nohup's stays)
     try:
         yield
+    except SystemExit:
+        if ended:
+            _now_if_threads_run(ended[0])
+        raise
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def _now_if_threads_run(code: int) -> None:
+    """Exit with code at once when threads other than this one still run: the command's cleanup has run (the
+    exception came up through it), and an analysis computing side by side in a thread would otherwise be waited for
+    at exit, for as long as it takes (a pathological trace's minutes, with the process deaf to kill)."""
+    if any(t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
 
 
 @contextmanager
@@ -205,6 +225,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         tell(f"tracetui: error: {exc}", error=True)
         return 2
     except KeyboardInterrupt:
+        _now_if_threads_run(130)
         return 130
     except OSError as exc:
         if output_failure() is None and not isinstance(exc, BrokenPipeError):

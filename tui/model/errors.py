@@ -1,6 +1,10 @@
-"""Errors the loader reports as a one-line message naming the file."""
+"""Errors the loader reports as a one-line message naming the file, and what a setting cannot do, said once."""
 
 from __future__ import annotations
+
+import functools
+import os
+import warnings
 
 
 class TraceError(Exception):
@@ -14,3 +18,22 @@ class TraceError(Exception):
 
 class QueryError(ValueError):
     """A bad query (a regular expression, an id the trace does not have, a window, SQL DuckDB refuses): one line."""
+
+
+@functools.cache
+def said_once(message: str) -> None:
+    """Say something about a setting once per process, on stderr as Python says warnings (the command line shows
+    tracetui's own as their line alone)."""
+    warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=3)
+
+
+def count_setting(name: str) -> int | None:
+    """A positive whole number from the environment variable `name` (None: unset, or any other value, which is said
+    once and ignored)."""
+    asked = os.environ.get(name, "").strip()
+    if not asked:
+        return None
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
+    said_once(f"{name}={asked} is not a positive whole number: ignored")
+    return None

@@ -12,32 +12,40 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .errors import count_setting
+
 MAX_THREADS = 8
 
 
 def thread_count() -> int:
     """Threads for side-by-side passes: TRACETUI_THREADS, else one per core up to MAX_THREADS."""
-    asked = os.environ.get("TRACETUI_THREADS", "")
-    if asked.isdigit() and int(asked) > 0:
-        return int(asked)
-    return max(1, min(os.cpu_count() or 1, MAX_THREADS))
+    return count_setting("TRACETUI_THREADS") or max(1, min(os.cpu_count() or 1, MAX_THREADS))
 
 
 def side_by_side(*jobs: Callable[[], Any]) -> list[Any]:
     """Each job's result, in order; the first runs in this thread, the others in as many more as allowed.
 
-    An exception from any job is raised here (after every job has finished, so none outlives the call).
+    An exception from any job is raised here (after every job has finished, so none outlives the call), except
+    that the process ending (Ctrl-C, or a kill the command line turns into SystemExit) waits for none: the jobs not
+    started are dropped, and the command line exits without waiting for those running (cli/commands.py).
     """
     threads = min(thread_count(), len(jobs))
     if threads <= 1:
         return [job() for job in jobs]
-    with ThreadPoolExecutor(threads - 1, thread_name_prefix="tracetui-pass") as pool:
+    pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="tracetui-pass")
+    try:
         rest = [pool.submit(job) for job in jobs[1:]]
+        failure: BaseException | None = None
         try:
             first = jobs[0]()
-        finally:
-            done = [f.exception() for f in rest]  # wait for all of them, whatever happened here
-        for failed in done:
-            if failed is not None:
-                raise failed
-        return [first, *(f.result() for f in rest)]
+        except Exception as exc:  # noqa: BLE001 - raised below, once every job has finished
+            failure = exc
+        done = [f.exception() for f in rest]  # wait for all of them, whatever happened here
+    except (KeyboardInterrupt, SystemExit):
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    for failed in (failure, *done):
+        if failed is not None:
+            raise failed
+    return [first, *(f.result() for f in rest)]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..columns import Events, Flows, Instants
+from ..errors import count_setting
 from ..threads import thread_count
 from ..trace import LoadReport
 from . import scanned
@@ -186,9 +187,9 @@ def worker_count(size: int) -> int:
     One per core up to MAX_WORKERS from PARALLEL_MIN_BYTES up; TRACETUI_DECODE_PROCS=N sets it whatever the size (1
     in a pool that converts ranks side by side; any N for benchmarks/bench_workers.py, which measures the threshold).
     """
-    asked = os.environ.get("TRACETUI_DECODE_PROCS", "")
-    if asked.isdigit() and int(asked) > 0:
-        return int(asked)
+    asked = count_setting("TRACETUI_DECODE_PROCS")
+    if asked:
+        return asked
     if size < PARALLEL_MIN_BYTES:
         return 1
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
@@ -217,7 +218,8 @@ def start_workers(path: str, use_cache: bool = True) -> None:
 
         if has_entry(Path(path)):
             return
-    if scanned.wanted(size):  # the compiled scan reads on every core in threads: no processes
+    if scanned.asked(size):  # the compiled scan reads on every core in threads: no processes (and nothing said
+        # here: before a viewer takes the screen, a line on stderr is left there when it goes)
         return
     try:
         pool = worker_pool(workers)

@@ -21,7 +21,6 @@ import codecs
 import functools
 import os
 import threading
-import warnings
 from collections import Counter as Tally
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from ..errors import said_once
 from ..limits import DUR_NS, TIME_NS
 from . import schema
 from .build import Builder, _norm, ac2g, add_meta, by_phase, start_times
@@ -48,10 +48,7 @@ def mode() -> str:
     return "native" if asked == "native" else "msgspec"
 
 
-@functools.cache
-def _tell(message: str) -> None:
-    """Say something about the decode path once per process (on stderr, as Python says warnings)."""
-    warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=2)
+_tell = said_once  # something about the decode path, once per process
 
 
 @functools.cache
@@ -67,11 +64,17 @@ def _scan_module():
 NATIVE_MIN_BYTES = 320 << 20  # below this msgspec reads faster (numba costs a process 0.4 s to load): RESULTS.md
 
 
+def asked(size: int) -> bool:
+    """Whether the scan is asked for a file whose events are `size` bytes (TRACETUI_DECODE=native, and a file big
+    enough for it to pay, NATIVE_MIN_BYTES), numba neither imported nor asked about."""
+    return mode() == "native" and size >= NATIVE_MIN_BYTES
+
+
 def wanted(size: int) -> bool:
-    """Whether to scan the chunks of a file whose events are `size` bytes (TRACETUI_DECODE=native, numba here, and
-    a file big enough for the scan to pay, NATIVE_MIN_BYTES: numba is not even imported for a smaller one). Asked
-    for where numba is missing, or before numba has compiled the scan, says so."""
-    if mode() != "native" or size < NATIVE_MIN_BYTES:
+    """Whether to scan the chunks of a file whose events are `size` bytes (asked, and numba here: numba is not even
+    imported for a smaller file). Asked for where numba is missing, or before numba has compiled the scan, says
+    so."""
+    if not asked(size):
         return False
     scan = _scan_module()
     if scan is None:
