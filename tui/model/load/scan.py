@@ -279,34 +279,28 @@ def _skip_number(b, i, n):
     return i
 
 
+_TRUE, _FALSE, _NULL = (np.frombuffer(word, np.uint8) for word in (b"true", b"false", b"null"))
+
+
+@_jit
+def _word(b, i, n, word):
+    """Whether the bytes at b[i] are word."""
+    if i + len(word) > n:
+        return False
+    for k in range(len(word)):
+        if b[np.uint64(i + k)] != word[k]:
+            return False
+    return True
+
+
 @_jit
 def _literal(b, i, n):
     """true, false or null at b[i]: (end or -1, 0 false / 1 true / 2 null)."""
-    c = b[np.uint64(i)]
-    if (
-        c == 116
-        and i + 3 < n
-        and b[np.uint64(i + 1)] == 114
-        and b[np.uint64(i + 2)] == 117
-        and b[np.uint64(i + 3)] == 101
-    ):
+    if _word(b, i, n, _TRUE):
         return i + 4, 1
-    if (
-        c == 102
-        and i + 4 < n
-        and b[np.uint64(i + 1)] == 97
-        and b[np.uint64(i + 2)] == 108
-        and b[np.uint64(i + 3)] == 115
-        and b[np.uint64(i + 4)] == 101
-    ):
+    if _word(b, i, n, _FALSE):
         return i + 5, 0
-    if (
-        c == 110
-        and i + 3 < n
-        and b[np.uint64(i + 1)] == 117
-        and b[np.uint64(i + 2)] == 108
-        and b[np.uint64(i + 3)] == 108
-    ):
+    if _word(b, i, n, _NULL):
         return i + 4, 2
     return -1, 0
 
