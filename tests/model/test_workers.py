@@ -85,15 +85,18 @@ _STILL_RUNNING = """
 import os, signal, sys, threading, time
 from tui.cli import commands
 
+HOW = sys.argv[1]
+
 def a_command_whose_pass_runs_on(run, args):
     threading.Thread(target=threading.Event().wait, name="tracetui-pass_0").start()  # an analysis still computing
-    if sys.argv[1] == "kill":
+    if HOW == "kill":
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(60)
     raise KeyboardInterrupt  # Ctrl-C
 
 commands.run_command = a_command_whose_pass_runs_on
-sys.exit(commands.main(["summary", "any.json"]))
+sys.argv = ["tracetui", "summary", "any.json"]
+sys.exit(commands.main())  # as the `tracetui` command runs it (argv None: the program)
 """
 
 
@@ -227,5 +230,11 @@ def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
     monkeypatch.setenv("TRACETUI_THREADS", "-3")
     with pytest.warns(RuntimeWarning, match="TRACETUI_THREADS=-3 is not a positive whole number: ignored"):
         assert thread_count() == default
+    monkeypatch.setenv("TRACETUI_DECODE_PROCS", "1")
+    assert worker_count(PARALLEL_MIN_BYTES) == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
     monkeypatch.setenv("TRACETUI_DECODE_PROCS", "3")
     assert worker_count(1) == 3  # at any size
+    monkeypatch.setenv("TRACETUI_DECODE_PROCS", "99999")  # was started, until the machine ran out of memory
+    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE_PROCS=99999 is more than this machine's 4 cores: 4"):
+        assert worker_count(1) == 4

@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
     """The command run; when its output could not be written (a full disk, a closed stdout), one line saying why."""
     try:
-        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT):
+        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT, argv is None):
             return _run(build_parser(command), argv)
     except BrokenPipeError:  # the reader is gone (| head): nothing more to say, as with any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -152,7 +152,7 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
 
 
 @contextmanager
-def _terminated_as_exit(on: bool) -> Iterator[None]:
+def _terminated_as_exit(on: bool, program: bool = False) -> Iterator[None]:
     """A headless command ended by SIGTERM or SIGHUP (kill, a closed terminal) exits as Ctrl-C does, its cleanup run:
     its decode's workers stopped, its scratch files removed (they outlived it). Exit 128 + the signal's number."""
     if not on or threading.current_thread() is not threading.main_thread():
@@ -170,7 +170,7 @@ def _terminated_as_exit(on: bool) -> Iterator[None]:
     try:
         yield
     except SystemExit:
-        if ended:
+        if ended and program:
             _now_if_threads_run(ended[0])
         raise
     finally:
@@ -179,10 +179,13 @@ def _terminated_as_exit(on: bool) -> Iterator[None]:
 
 
 def _now_if_threads_run(code: int) -> None:
-    """Exit with code at once when threads other than this one still run: the command's cleanup has run (the
-    exception came up through it), and an analysis computing side by side in a thread would otherwise be waited for
-    at exit, for as long as it takes (a pathological trace's minutes, with the process deaf to kill)."""
-    if any(t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate()):
+    """Exit with code at once when tracetui's threads still run: the command's cleanup has run (the exception came
+    up through it), and an analysis computing side by side in a thread would otherwise be waited for at exit, for as
+    long as it takes (a pathological trace's minutes, with the process deaf to kill). Only where main() is the
+    program (argv from sys.argv: the `tracetui` command), never in a process that called main() itself (a test
+    runner's threads are not ours to cut short)."""
+    ours = [t for t in threading.enumerate() if t.name.startswith("tracetui-") and t.is_alive()]
+    if ours:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -225,7 +228,8 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         tell(f"tracetui: error: {exc}", error=True)
         return 2
     except KeyboardInterrupt:
-        _now_if_threads_run(130)
+        if argv is None:
+            _now_if_threads_run(130)
         return 130
     except OSError as exc:
         if output_failure() is None and not isinstance(exc, BrokenPipeError):

@@ -27,13 +27,16 @@ def said_once(message: str) -> None:
     warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=3)
 
 
-def count_setting(name: str) -> int | None:
-    """A positive whole number from the environment variable `name` (None: unset, or any other value, which is said
-    once and ignored)."""
+def count_setting(name: str, most: int | None = None) -> int | None:
+    """A positive whole number from the environment variable `name`, at most `most` (a larger one is said once and
+    cut to it); None: unset, or any other value, which is said once and ignored."""
     asked = os.environ.get(name, "").strip()
     if not asked:
         return None
-    if asked.isdigit() and int(asked) > 0:
-        return int(asked)
-    said_once(f"{name}={asked} is not a positive whole number: ignored")
-    return None
+    if not (asked.isdigit() and int(asked) > 0):
+        said_once(f"{name}={asked} is not a positive whole number: ignored")
+        return None
+    if most is not None and int(asked) > most:
+        said_once(f"{name}={asked} is more than this machine's {most} cores: {most}")
+        return most
+    return int(asked)

@@ -187,7 +187,8 @@ def worker_count(size: int) -> int:
     One per core up to MAX_WORKERS from PARALLEL_MIN_BYTES up; TRACETUI_DECODE_PROCS=N sets it whatever the size (1
     in a pool that converts ranks side by side; any N for benchmarks/bench_workers.py, which measures the threshold).
     """
-    asked = count_setting("TRACETUI_DECODE_PROCS")
+    asked = count_setting("TRACETUI_DECODE_PROCS", os.cpu_count() or 1)  # a process per core at most (99999 was
+    # started, until the machine ran out of memory)
     if asked:
         return asked
     if size < PARALLEL_MIN_BYTES:
