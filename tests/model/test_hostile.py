@@ -412,3 +412,20 @@ def test_a_flow_id_no_encoding_reads_is_hashed(tmp_path):
     """Found by the fuzz test (seed 398): a lone surrogate in a flow's string id failed the hash's encode."""
     events = [X("a", 1, 2), {"ph": "s", "id": "\ud800", "pid": 1, "tid": 1, "ts": 1, "cat": "ac2g", "name": "f"}]
     assert len(load_trace(write_trace(tmp_path / "t.json", events), use_cache=False).flow) == 1
+
+
+def test_events_at_one_instant_read_their_args_once_per_chunk(tmp_path, monkeypatch):
+    """20 k identical events (one thread, one start, one end: they nest 20 k deep) took 25 s: each one ending at the
+    window's end re-read its chunk for `"finished"`, and the critical path's lanes climbed the tree a level per
+    pass. The open ones are still found (a third are marked finished: false), and a walk by levels reads the same
+    as the climb."""
+    import tui.model.analyses.critical.lanes as lanes
+    from tui.model.analyses.results import Results
+
+    events = [dict(X(f"aten::op{i % 50}", 10, 5), args={"finished": False} if i % 3 == 0 else {}) for i in range(6_000)]
+    a = Results(load_trace(write_trace(tmp_path / "same.json", events), use_cache=False))
+    assert a.op_times.open_events == 2_000
+    deep = a.critical
+    monkeypatch.setattr(lanes, "CLIMB", 1 << 30)  # the climb alone, as before
+    b = Results(load_trace(tmp_path / "same.json", use_cache=False))
+    assert b.critical.breakdown == deep.breakdown and len(b.critical.items) == len(deep.items)

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cats import HOST_CATS, Cat, of_cats
-from ..load.args import event_args
+from ..load.args import args_of, chunk_events, event_args, read_event
 from ..nesting import nest
 from ..steps import step_events
 from ..trace import TraceColumns
@@ -159,8 +159,14 @@ def unfinished(trace: TraceColumns, host: np.ndarray) -> np.ndarray:
         return out
     end = trace.x.ts + trace.x.dur
     last = _window_end(trace, int(end[host].max()))
-    for i in np.flatnonzero(host & (end == last)).tolist():
-        out[i] = event_args(trace, i).get("finished") is False
+    ending = np.flatnonzero(host & (end == last))
+    for chunk in np.unique(trace.x.chunk[ending]).tolist():  # each chunk read once: thousands may end together
+        texts = chunk_events(trace, chunk)
+        for i in ending[trace.x.chunk[ending] == chunk].tolist():
+            pos = int(trace.x.pos[i])
+            item = read_event(texts[pos]) if pos < len(texts) else None
+            args = args_of(item) if item is not None else event_args(trace, i)  # a damaged chunk: as event_args reads
+            out[i] = args.get("finished") is False
     return out
 
 

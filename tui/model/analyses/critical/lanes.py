@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import Cat
+from ...nesting import depth_of, levels
 from ...trace import TraceColumns
 from ..compiling import COMPILE
 from .classes import COLLECTIVE_OP, DATA_LOADER, Bound, Edge, Kind, device_bound, device_kind, is_blocking
@@ -119,10 +120,23 @@ def _under(trace: TraceColumns, parent: np.ndarray, ev: np.ndarray, patterns) ->
     name = trace.x.name
     hit = match[:, name[ev]]
     up = parent[ev].astype(np.int64)
-    while (up >= 0).any():
+    for _ in range(CLIMB):
         live = np.flatnonzero(up >= 0)
+        if not len(live):
+            return hit
         hit[:, live] |= match[:, name[up[live]]]
         up[live] = parent[up[live]]
+    return _down_levels(match[:, name], parent)[:, ev]
+
+
+CLIMB = 64  # levels climbed a step at a time; a deeper tree (20 k identical events nest 20 k deep) goes by levels
+
+
+def _down_levels(hit: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """hit (per pattern and event) or'd down the tree, level by level from the roots: each event's own or any
+    enclosing event's, in one pass over every event, however deep."""
+    for level in levels(depth_of(parent))[1:]:
+        hit[:, level] |= hit[:, parent[level]]
     return hit
 
 
