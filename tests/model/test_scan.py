@@ -22,6 +22,7 @@ from conftest import ROOT, SAMPLES, shared_traces
 
 pytest.importorskip("numba", reason="the compiled scan needs numba (the fast extra)")
 
+from tui.model.errors import said_once  # noqa: E402
 from tui.model.load import scanned  # noqa: E402
 from tui.model.load.loader import load_trace  # noqa: E402
 
@@ -309,7 +310,7 @@ def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
 
 
 def test_what_cannot_be_done_is_said_once(monkeypatch):
-    scanned._tell.cache_clear()
+    said_once.cache_clear()
     monkeypatch.setenv("TRACETUI_DECODE", "fast")
     with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads"):
         assert not scanned.wanted(scanned.NATIVE_MIN_BYTES)

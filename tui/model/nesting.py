@@ -295,7 +295,7 @@ def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     span_end[dead] = np.maximum(np.minimum(killer[dead], closes[dead]), dead + 1)
     row = _rows(parent, depth, dead, killer, closes, span_end)
     if row is None:  # partial overlaps chained past what passes settle quickly: placed one by one, as the rule reads
-        row = _walked_rows(s.tolist(), e.tolist())
+        row = _walked_rows(parent.tolist(), s.tolist(), e.tolist())
     return parent, depth, row, killer, span_end
 
 
@@ -444,16 +444,14 @@ def _rows(
     return shifts.rows(n)
 
 
-def _walked_rows(s: list[int], e: list[int]) -> np.ndarray:
-    """The display rows of events in visiting order, placed one by one (the rule _rows applies in passes; the same
-    walk as torch's stack, tests/nest_reference.py): a Python step per event, whatever overlaps what."""
-    stack: list[int] = []
-    row_end: list[int] = []  # per row: the end of the last event placed on it
+def _walked_rows(parent: list[int], s: list[int], e: list[int]) -> np.ndarray:
+    """The display rows of events in visiting order (parent: positions), placed one by one: the rule _rows applies in
+    passes, a Python step per event whatever overlaps what. An event goes one row below its parent, or further down
+    to the first row whose events have all ended by its start."""
+    row_end: list[int] = []  # per row: the latest end of the events placed on it
     rows = [0] * len(s)
-    for k, (start, end) in enumerate(zip(s, e, strict=True)):
-        while stack and (start >= e[stack[-1]] or end > e[stack[-1]]):
-            stack.pop()
-        r = rows[stack[-1]] + 1 if stack else 0
+    for k, (up, start, end) in enumerate(zip(parent, s, e, strict=True)):
+        r = rows[up] + 1 if up >= 0 else 0
         while r < len(row_end) and row_end[r] > start:
             r += 1
         if r == len(row_end):
@@ -461,7 +459,6 @@ def _walked_rows(s: list[int], e: list[int]) -> np.ndarray:
         else:
             row_end[r] = max(row_end[r], end)
         rows[k] = r
-        stack.append(k)
     return np.array(rows, np.int32)
 
 

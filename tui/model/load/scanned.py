@@ -44,11 +44,8 @@ def mode() -> str:
     `msgspec` (the default; any other value is said once, and reads as msgspec)."""
     asked = os.environ.get("TRACETUI_DECODE", "").strip().lower()
     if asked not in ("", "msgspec", "native"):
-        _tell(f"TRACETUI_DECODE={asked} is neither msgspec nor native: msgspec reads")
+        said_once(f"TRACETUI_DECODE={asked} is neither msgspec nor native: msgspec reads")
     return "native" if asked == "native" else "msgspec"
-
-
-_tell = said_once  # something about the decode path, once per process
 
 
 @functools.cache
@@ -78,12 +75,12 @@ def wanted(size: int) -> bool:
         return False
     scan = _scan_module()
     if scan is None:
-        _tell(
+        said_once(
             "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: msgspec reads"
         )
         return False
     if _compiles_first(scan):
-        _tell(COMPILE_NOTE)
+        said_once(COMPILE_NOTE)
     return True
 
 
