@@ -120,11 +120,22 @@ def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("module", ["tui", "tui.cli"])
+@pytest.mark.parametrize("module", ["tui", "tui.cli", "tracetui"])
 def test_python_dash_m_runs_the_command_line(module):
     done = _cli("-m", module, "--version")
     assert done.returncode == 0 and done.stdout.splitlines()[0] == f"tracetui {tui.__version__}"
     assert _cli("-m", module, "demo", "--list").stdout.splitlines()[1].startswith("h100-bert-small ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["summary", "demo:h100-bert-small"], 0), (["summary", "/nonexistent/trace.json"], 2), (["summary"], 2)],
+)
+def test_python_dash_m_tracetui_says_and_exits_as_the_script(argv, code):
+    """`python -m tracetui` (the API's package) is the command line itself: its output and exit code are the script's."""
+    api, cli = _cli("-m", "tracetui", *argv), _cli("-m", "tui", *argv)
+    assert (api.returncode, api.stdout, api.stderr) == (cli.returncode, cli.stdout, cli.stderr)
+    assert api.returncode == code
 
 
 def test_version_names_python_and_the_torch_profile_would_import_without_importing_it(tmp_path):
