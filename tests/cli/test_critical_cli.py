@@ -229,3 +229,17 @@ def test_a_long_launch_wait_is_not_read_as_a_cpu_that_cannot_keep_up(capsys):
     assert "Kernels wait for their launch for 11% of the path (0.98 ms): the CPU cannot keep the GPU fed" in out
     # a long span's name is cut to fit the advice, its "(self: its Python)" kept whole, as the table's row reads
     assert "Most of it: aten::arange, execute_16_context_0(…) (self: its Python), cudaLaunchKernel." in out
+
+
+def test_a_ranks_cpu_in_collectives_is_not_called_a_wait_on_other_ranks(capsys):
+    """On hta-2rank no rank waits for another (the job's line, from collectives matched across ranks), while rank 1's
+    own path spends 0.87 ms inside its NCCL calls (the `communication` class): its row says so, and the two do not
+    read as a contradiction."""
+    job = str(SAMPLES / "hta-2rank")
+    code, out, err = run(capsys, job)
+    assert code == 0, err
+    assert "no rank waits for another on its path" in out
+    [row] = [line.split("   ") for line in out.splitlines() if "   communication   " in line]
+    assert row[0] == "CPU in collectives" and "0.87 ms" in row
+    d = doc(capsys, job)
+    assert d["ranks"][1]["breakdown"]["communication"] == 866.0 and not any(d["job"]["held_us"].values())

@@ -221,7 +221,7 @@ def test_critical_on_a_cpu_only_capture_advises_on_cpu_work_and_handles_a_path_o
 
     a = Results(load_trace(CPU, use_cache=False))  # the gloo rank: its step waits on gloo's all-reduce threads
     out = render_critical(a, "text")
-    assert "no device activity" in out and "Waiting on other ranks in collectives is 81% of the path" in out
+    assert "no device activity" in out and "The CPU inside collective calls is 81% of the path" in out
     assert "GPU waits" not in out and "CUDA graphs" not in out
     a = Results(load_trace(SAMPLES / "cpu" / "linear_fwd.json.gz", use_cache=False))
     out = render_critical(a, "text", what_if=["cpu=0"])

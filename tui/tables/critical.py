@@ -44,7 +44,7 @@ TITLES = {
     "idle": "Nothing recorded",
     "sync": "Back from a wait",
     "compiling": "Compiling",
-    "communication": "Waits on other ranks",
+    "communication": "CPU in collectives",
 }
 THROUGH = {  # "the path then runs through ..."
     "cpu_bound": "the CPU",
@@ -57,7 +57,7 @@ THROUGH = {  # "the path then runs through ..."
     "idle": "unrecorded time",
     "sync": "returns from waits on the device",
     "compiling": "torch.compile compiling",
-    "communication": "waits on other ranks",
+    "communication": "the CPU inside collective calls",
 }
 ADVICE_MIN = 0.05  # a class gets a line of advice from this share of the path on
 EMPTY_MIN = 0.9  # a window whose own span, with nothing recorded in it, holds this share of its path is empty
@@ -86,9 +86,10 @@ ADVICE = {
     "of GPU values inside the step) let the CPU run ahead.",
     "compiling": "torch.compile compiling is {share} of the path ({time}): {top}. It is paid once per shape: "
     "profile after warm-up steps, and mark changing sizes dynamic (or pad them) to avoid recompiles.",
-    "communication": "Waiting on other ranks in collectives is {share} of the path ({time}): {top}. The slowest "
-    "rank sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP "
-    "bucket size, gradient accumulation with no_sync, FSDP prefetch).",
+    "communication": "The CPU inside collective calls is {share} of the path ({time}): {top}. There it runs the "
+    "collective (gloo), launches it (NCCL) or waits for the other ranks: the slowest rank sets the pace (tracetui "
+    "ranks on the job's folder finds it); overlap communication with compute (DDP bucket size, gradient "
+    "accumulation with no_sync, FSDP prefetch).",
 }
 # Launch delays held mostly by a few long waits: the calls were made, so the CPU was not what the device waited for.
 LONG_LAUNCH_WAIT_NS = 1_000_000  # a launch delay this long is no launch's latency (a few to tens of us)

@@ -2,8 +2,8 @@
 
 The path's classes (critical/classes.py) fall into the verdict's groups: CPU work, launch delays and gaps between
 kernels are overhead (the GPU waits for per-op costs, not for the math); GPU compute; copies; communication (the
-GPU's collectives and a CPU thread waiting on other ranks); sync (the CPU's own time returning from waits on the
-device); data loading; compiling. The verdict names the group that holds at least half of the path, and is
+GPU's collective kernels and the CPU's time inside collective calls); sync (the CPU's own time returning from waits
+on the device); data loading; compiling. The verdict names the group that holds at least half of the path, and is
 `mixed` when none does. Busy shares, the launches and the rest stay as the reasons under it. A CPU-only trace keeps
 its own words for CPU work (cpu-in-ops, cpu-between-ops); a trace whose device records were lost says so.
 """
@@ -34,7 +34,7 @@ WHAT = {  # verdict -> what holds the path, in words
     "overhead-bound": "CPU work, launch delays and gaps between kernels: the GPU waits for the CPU",
     "compute-bound": "GPU compute: the kernels' own time",
     "copy-bound": "copies and memsets",
-    "communication-bound": "communication: collectives, and waits on other ranks",
+    "communication-bound": "communication: collective kernels, and the CPU inside collective calls",
     "sync-bound": "the CPU coming back from waits on the device",
     "data-loading-bound": "data loading",
     "compiling": "torch.compile compiling",
@@ -59,7 +59,7 @@ TITLE = {  # path class -> a few words (the reason's breakdown)
     "idle": "nothing recorded",
     "sync": "sync",
     "compiling": "compiling",
-    "communication": "waits on other ranks",
+    "communication": "CPU in collectives",
 }
 
 

@@ -21,8 +21,10 @@ from ..launches import BLOCKING_COPY  # noqa: F401 (one definition: a copy call 
 
 class Bound(enum.IntEnum):
     """What bounds a stretch of the path. The names are HTA's, plus memcpy, idle, and three of ours: the CPU's own
-    time coming back from a wait on the device (sync), torch.compile compiling, and a CPU thread waiting on other
-    ranks inside a collective (communication)."""
+    time coming back from a wait on the device (sync), torch.compile compiling, and a CPU thread's time inside a
+    collective call on a rank with peers (communication, "CPU in collectives": gloo runs the collective there, NCCL
+    launches it, a blocking wait waits there for the other ranks; a wait on another rank itself is found by
+    matching collectives across the ranks, critical/ranks.py)."""
 
     CPU = 0
     GPU_COMPUTE = 1

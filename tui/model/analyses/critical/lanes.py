@@ -95,7 +95,7 @@ def cpu_class(trace: TraceColumns, parent: np.ndarray, owner: np.ndarray) -> tup
 def has_peers(trace: TraceColumns) -> bool:
     """Does the rank have others to talk to? A folder of ranks does; else the largest of the world size and the
     process groups' sizes its distributedInfo records, when it records one; a trace that records neither is
-    given the benefit of the doubt (its collectives' CPU time stays a wait on other ranks)."""
+    given the benefit of the doubt (its collectives' CPU time stays communication)."""
     if trace.job:
         return True
     sizes = []

@@ -53,9 +53,9 @@ def compute_reading(s: Summary, uses: Uses | None = None) -> str:
 
 def communication_reading(s: Summary) -> str:
     return (
-        f"{path_head(s)} communication: collectives, and the CPU waiting on other ranks inside them. The slowest rank "
-        "sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP bucket "
-        "size, FSDP prefetch) and look at what the other ranks do meanwhile."
+        f"{path_head(s)} communication: collective kernels, and the CPU inside collective calls. The slowest "
+        "rank sets the pace (tracetui ranks on the job's folder finds it); overlap communication with compute (DDP "
+        "bucket size, FSDP prefetch) and look at what the other ranks do meanwhile."
     )
 
 
