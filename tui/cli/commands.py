@@ -18,6 +18,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from ..model import settings
 from .captures import run as run_command
 from .options import BadUsage, Command, tell
 from .output import guarded_streams, output_failure, plain_warnings
@@ -118,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start)."""
     command = _command(argv)
     plain_warnings()
+    settings.check()  # a bad setting is said now, whether or not the command reads it
     if command in BIG_ARRAYS:
         from ..process.heap import for_big_arrays
 

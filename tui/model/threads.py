@@ -12,14 +12,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .errors import count_setting
+from .settings import threads as threads_setting
 
 MAX_THREADS = 8
 
 
 def thread_count() -> int:
     """Threads for side-by-side passes: TRACETUI_THREADS, else one per core up to MAX_THREADS."""
-    return count_setting("TRACETUI_THREADS") or max(1, min(os.cpu_count() or 1, MAX_THREADS))
+    return threads_setting() or max(1, min(os.cpu_count() or 1, MAX_THREADS))
 
 
 def side_by_side(*jobs: Callable[[], Any]) -> list[Any]:
