@@ -251,6 +251,65 @@ def test_the_scan_reads_the_args_keys_the_typed_decode_reads_in_its_order():
     assert list(scan._KEY_NAMES[scan._EVENT_KEYS :]) == names
 
 
+_NUMBERS = [
+    *"0 7 10 0.5 12.25 1419247334787.39 128184607326720 -3 -0 -0.5 1e5 1E5 2.5e-3 05 00 0. .5 1.x 1- - e".split(),
+    "9007199254740992",  # 2**53: exact
+    "9007199254740993",  # past 2**53: _number reads it as inexact
+    "123456789012345678",  # 18 digits
+    "1234567890123456789",  # 19
+    "12345678901234567.8",  # 18 digits with the point
+    "1234567890.123456789",  # 19 with the point
+    "0.1234567890123456789012",
+    "1.",
+]
+
+
+@pytest.mark.parametrize("text", _NUMBERS)
+@pytest.mark.parametrize("tail", ["", ",", "}", "]"])
+def test_the_inlined_number_reads_as_the_whole_reader_does(text, tail):
+    """_num reads the common numbers inline and hands the rest to _number: both give the same end, kind, value and
+    exactness for any number text, valid or not, where it ends a chunk or something follows it."""
+    from tui.model.load import scan
+
+    b = np.frombuffer(bytearray((text + tail).encode()), np.uint8)
+    fast, whole = scan._num(b, 0, len(b)), scan._number(b, 0, len(b))
+    assert fast[0] == whole[0] and (fast[0] < 0 or fast[1:] == whole[1:]), (fast, whole)
+
+
+@pytest.mark.parametrize(
+    ("text", "value_at", "key"),
+    [
+        ('"ph": 1', 6, 0),
+        ('"Input Dims":[]', 13, 14),
+        ('"other" :1', 9, -1),
+        ('"p\\u0068":1', -3, -1),  # a valid escape: the typed decode would read it as "ph", the scan does not
+        ('"p\\q":1', -1, -1),  # not JSON
+        ('"p\x01":1', -1, -1),  # a control byte: not JSON
+        ('"ph', -1, -1),  # no closing quote
+        ('"ph" 1', -1, -1),  # no colon
+    ],
+)
+def test_a_member_is_read_by_its_key_as_written(text, value_at, key):
+    """_member's keys without an escape are read by _plain_key; any other falls back to _string, which says whether
+    it is an escape (refused as a key with one) or not JSON at all."""
+    from tui.model.load import scan
+
+    b = np.frombuffer(bytearray(text.encode()), np.uint8)
+    assert scan._member(b, 0, len(b), 0, scan._KEYS) == (value_at, key)
+
+
+def test_the_inlined_number_reads_random_numbers_as_the_whole_reader_does():
+    from tui.model.load import scan
+
+    rng = np.random.default_rng(55)
+    for _ in range(3000):
+        whole, frac = rng.integers(1, 21), rng.integers(0, 8)
+        digits = "".join(map(str, rng.integers(0, 10, whole + frac)))
+        text = digits[:whole] + ("." + digits[whole:] if frac else "")
+        b = np.frombuffer(bytearray(text.encode() + b","), np.uint8)
+        assert scan._num(b, 0, len(b)) == scan._number(b, 0, len(b)), text
+
+
 def test_strings_that_share_a_hash_stay_apart():
     from tui.model.load import scan
 

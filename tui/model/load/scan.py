@@ -128,9 +128,13 @@ _FNV_BASIS = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
 _jit = nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+# The helpers called once or more per token are inlined where they are called (numba inlines its own IR; LLVM does
+# not inline across numba functions): a call costs more than a short helper's work. Measured in RESULTS.md
+# ("Round 13"): the scan 1.3-1.4x as fast, its first compile about 2.5x as long (once; numba caches it).
+_inline = nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy", inline="always")
 
 
-@_jit
+@_inline
 def _ws(b, i, n):
     while i < n:
         c = b[np.uint64(i)]
@@ -247,6 +251,36 @@ def _number(b, i, n):
     if kind == N_INT and digits > 18:
         exact = False
     return i, kind, mant, value, exact
+
+
+@_inline
+def _num(b, i, n):
+    """_number's common case, read where it is called: digits, maybe a point and digits, 18 digits in all at most,
+    no sign, no exponent, no leading zero, a mantissa within 2**53. Anything else is _number's, so the two read
+    every number alike (test_scan.py compares them)."""
+    j = i
+    mant = 0
+    while j < n and 48 <= b[np.uint64(j)] <= 57:
+        mant = mant * 10 + (b[np.uint64(j)] - 48)
+        j += 1
+    whole = j - i
+    if whole == 0 or whole > 18 or (whole > 1 and b[np.uint64(i)] == 48):
+        return _number(b, i, n)
+    kind = N_INT
+    frac = 0
+    if j < n and b[np.uint64(j)] == 46:
+        k = j + 1
+        while k < n and 48 <= b[np.uint64(k)] <= 57:
+            mant = mant * 10 + (b[np.uint64(k)] - 48)
+            k += 1
+        frac = k - j - 1
+        if frac == 0 or whole + frac > 18:
+            return _number(b, i, n)
+        kind = N_FLOAT
+        j = k
+    if (j < n and (b[np.uint64(j)] | 32) == 101) or mant > _EXACT:
+        return _number(b, i, n)
+    return j, kind, mant, float(mant) / _POW10[frac], True
 
 
 @_jit
@@ -371,18 +405,31 @@ def _value(b, i, n, stack):
     return -1
 
 
-@_jit
+@_inline
+def _plain_key(b, i, n):
+    """Past the closing quote of a key whose text starts at b[i], where it holds no escape and no control byte
+    (-1: it holds one, or does not close). Keys are most of a trace's strings, and none has an escape."""
+    while i < n:
+        c = b[np.uint64(i)]
+        if c == 34:
+            return i + 1
+        if c == 92 or c < 32:
+            return -1
+        i += 1
+    return -1
+
+
+@_inline
 def _member(b, i, n, first, count):
     """At an object's member: (the index of its value (-1: not `"key":`, -3: a key with an escape), which of the
     known keys first..first+count it is (-1: none))."""
     if b[np.uint64(i)] != 34:
         return -1, -1
     ks = i + 1
-    i, esc = _string(b, i, n)
-    if i < 0:
-        return -1, -1
-    if esc:
-        return -3, -1
+    i = _plain_key(b, ks, n)
+    if i < 0:  # an escape, a control byte, or no closing quote: read as _string reads it, to say which
+        i, _ = _string(b, ks - 1, n)
+        return (-1 if i < 0 else -3), -1
     key = _key(b, ks, i - 1, first, count)
     i = _ws(b, i, n)
     if i >= n or b[np.uint64(i)] != 58:
@@ -391,7 +438,7 @@ def _member(b, i, n, first, count):
     return (i if i < n else -1), key
 
 
-@_jit
+@_inline
 def _next(b, i, n, close):
     """After a member's value: (the next member's index, False) past a ',', or (past the closing byte, True); -1
     when neither follows."""
@@ -406,7 +453,7 @@ def _next(b, i, n, close):
     return (i if i < n else -1), False
 
 
-@_jit
+@_inline
 def _fnv(b, s, e):
     h = _FNV_BASIS
     for k in range(s, e):
@@ -414,7 +461,7 @@ def _fnv(b, s, e):
     return h
 
 
-@_jit
+@_inline
 def _key(b, s, e, first, count):
     """Which of the known keys first..first+count the raw key b[s:e] is (-1: none)."""
     length = e - s
@@ -440,7 +487,7 @@ def _int_field(b, i, n, ints, row, col, allow_null, stack):
     2 a number not read exactly (past 18 digits)."""
     c = b[np.uint64(i)]
     if c == 45 or 48 <= c <= 57:
-        end, kind, iv, _, exact = _number(b, i, n)
+        end, kind, iv, _, exact = _num(b, i, n)
         if end < 0:
             return -1, 1
         if kind != N_INT:
@@ -492,7 +539,7 @@ def _args(b, i, n, ints, row, bad, stack):
         elif k == 7:  # bytes: a size, or -1 for what is not one
             c = b[np.uint64(i)]
             if c == 45 or 48 <= c <= 57:
-                end, kind, iv, _, exact = _number(b, i, n)
+                end, kind, iv, _, exact = _num(b, i, n)
                 i = end
                 if kind != N_INT or not exact:
                     bad[key] = 2
@@ -511,7 +558,7 @@ def _args(b, i, n, ints, row, bad, stack):
             return i
 
 
-@_jit
+@_inline
 def _str_field(b, i, n, ints, hashes, row, col, hcol, stack):
     """A string field: (end, ok)."""
     if b[np.uint64(i)] != 34:
@@ -526,7 +573,7 @@ def _str_field(b, i, n, ints, hashes, row, col, hcol, stack):
     return end, True
 
 
-@_jit
+@_inline
 def _id_field(b, i, n, ints, hashes, row, col, hcol, stack):
     """A pid or tid (int or string): (end, ok)."""
     c = b[np.uint64(i)]
@@ -535,7 +582,7 @@ def _id_field(b, i, n, ints, hashes, row, col, hcol, stack):
         ints[row, col + 3] = 1
         return end, ok
     if c == 45 or 48 <= c <= 57:
-        end, kind, iv, _, exact = _number(b, i, n)
+        end, kind, iv, _, exact = _num(b, i, n)
         if end < 0:
             return -1, False
         ints[row, col] = iv
@@ -588,7 +635,7 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
         elif key == 5 or key == 6:  # ts, dur
             c = b[np.uint64(i)]
             if c == 45 or 48 <= c <= 57:
-                end, _, _, fv, exact = _number(b, i, n)
+                end, _, _, fv, exact = _num(b, i, n)
                 i = end
                 if not exact:
                     bad[key] = 2
@@ -607,7 +654,7 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
         elif key == 8:  # id
             c = b[np.uint64(i)]
             if c == 45 or 48 <= c <= 57:
-                end, kind, iv, _, exact = _number(b, i, n)
+                end, kind, iv, _, exact = _num(b, i, n)
                 i = end
                 ok = kind == N_INT and exact
                 ints[row, FLOW_ID] = iv

@@ -8,18 +8,18 @@ msgspec does not take, a hash shared by two different strings) is checked before
 refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
 
 `TRACETUI_DECODE=native` turns it on for a file of NATIVE_MIN_BYTES and more (numba compiles it the first time,
-about 15 s of one core, then loads it from numba's cache in 0.4 s per process); msgspec reads otherwise. It is not
-the default: on the 2-core machine it was measured on (benchmarks/RESULTS.md), a 1 GB first `summary` took 13-20%
-less time and 18% less CPU, with 1.4x the peak memory against msgspec's 1.1x (numba's libraries, and the analyses'
-arrays on a heap the scan's threads left in pieces); a 200 MB one took 11-20% longer (numba's start), a 400 MB one
-2-10% less, hence the threshold.
+about 20 s of one core, then loads it from numba's cache in 0.4 s per process); msgspec reads otherwise. It is not
+the default: a first use waits for the compile, and numba is an extra. On the 2-core machine it was measured on
+(benchmarks/RESULTS.md, round 13), a 1 GB first `summary` took 0.78x the time of round 12's scan (which took
+0.80-0.87x msgspec's), with 1.4x the file in peak memory against msgspec's 1.1x (numba's libraries, and the
+analyses' arrays on a heap the scan's threads left in pieces); below about 320 MB numba's start costs more than
+the scan saves (round 12), hence the threshold.
 """
 
 from __future__ import annotations
 
 import codecs
 import functools
-import os
 import threading
 from collections import Counter as Tally
 from collections.abc import Callable
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from .. import settings
 from ..errors import said_once
 from ..limits import DUR_NS, TIME_NS
 from . import schema
@@ -41,11 +42,8 @@ COUNTS: Tally = Tally()  # chunks scanned, and refused by reason, in this proces
 
 def mode() -> str:
     """The decode path TRACETUI_DECODE asks for: `native` (the compiled scan, where numba is installed), or
-    `msgspec` (the default; any other value is said once, and reads as msgspec)."""
-    asked = os.environ.get("TRACETUI_DECODE", "").strip().lower()
-    if asked not in ("", "msgspec", "native"):
-        said_once(f"TRACETUI_DECODE={asked} is neither msgspec nor native: msgspec reads")
-    return "native" if asked == "native" else "msgspec"
+    `msgspec` (the default; any other value is said once, and reads as msgspec): settings.py reads it."""
+    return settings.decode_path()
 
 
 @functools.cache
@@ -84,7 +82,7 @@ def wanted(size: int) -> bool:
     return True
 
 
-COMPILE_NOTE = "compiling the native decoder with numba: about 15 s, once (TRACETUI_DECODE=native)"
+COMPILE_NOTE = "compiling the native decoder with numba: about 20 s, once (TRACETUI_DECODE=native)"
 
 
 def prepare(compiling: Callable[[], None] | None = None) -> None:
@@ -106,11 +104,17 @@ def _compiles_first(scan) -> bool:
 
 
 def warm() -> None:
-    """Compile the scan (or load it from numba's cache) by reading a small chunk of every kind it reads."""
-    plan = read(bytearray(_SAMPLE))
-    if plan is None:
-        raise RuntimeError("the compiled scan refused its own sample")
-    add(Builder(), plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
+    """Compile the scan (or load it from numba's cache) by reading a small chunk of every kind it reads (not counted
+    in COUNTS: it is no chunk of a trace)."""
+    counted = COUNTS.copy()
+    try:
+        plan = read(bytearray(_SAMPLE))
+        if plan is None:
+            raise RuntimeError("the compiled scan refused its own sample")
+        add(Builder(), plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
+    finally:
+        COUNTS.clear()
+        COUNTS.update(counted)
 
 
 # One chunk with an event of every kind the scan reads: reading it compiles every path of the scan.
