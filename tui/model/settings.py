@@ -1,8 +1,8 @@
 """The tracetui settings the model reads from the environment, and their check when a command starts.
 
-Each setting is read where it is used (threads.py, load/parts.py, load/scanned.py), and a bad value is said there,
-once per process (errors.said_once). A command that reads none of them (a cached summary) left a typo unsaid: the
-command line calls check() first, which reads each one here and says a bad one in the same words, so that the
+Each setting is read here, by the code that uses it (threads.py, load/parts.py, load/scanned.py), and a bad value
+is said once per process (errors.said_once). A command that reads none of them (a cached summary) left a typo
+unsaid: the command line calls check() first, which reads each one, so that a bad one is said at start and the
 readers say nothing more later. Cheap enough for every start: os and errors only.
 """
 

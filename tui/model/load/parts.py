@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import settings
 from ..columns import Events, Flows, Instants
-from ..errors import count_setting
 from ..threads import thread_count
 from ..trace import LoadReport
 from . import scanned
@@ -187,8 +187,7 @@ def worker_count(size: int) -> int:
     One per core up to MAX_WORKERS from PARALLEL_MIN_BYTES up; TRACETUI_DECODE_PROCS=N sets it whatever the size (1
     in a pool that converts ranks side by side; any N for benchmarks/bench_workers.py, which measures the threshold).
     """
-    asked = count_setting("TRACETUI_DECODE_PROCS", os.cpu_count() or 1)  # a process per core at most (99999 was
-    # started, until the machine ran out of memory)
+    asked = settings.decode_procs()  # a process per core at most (99999 were started, until memory ran out)
     if asked:
         return asked
     if size < PARALLEL_MIN_BYTES:
