@@ -36,7 +36,7 @@ from .flight import one_writer, private_file, remove_lock, writer_tag
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 16  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
+FORMAT_VERSION = 17  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 WAIT_FOR_WRITER_S = 300.0  # how long an opener waits for another writer of the same entry before writing its own
 
 

@@ -19,6 +19,7 @@ from .bounds import bound
 from .cachedir import unzipped_file
 from .folder import merge_ranks, no_traces
 from .locate import open_source
+from .margins import narrow_gpu_annotations
 from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, merge_parts, worker_count
 from .pool import pool_size, spawn_pool
 from .source import ChunkReader, Source, split_chunks
@@ -217,6 +218,7 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
     base = bound(part, top.baseTimeNanoseconds)
     for table in (part.x, part.inst, part.flow):
         table.ts += base
+    narrow_gpu_annotations(part.x)  # back to the spans torch timed (Kineto's writer widens them)
     rank, rank_from = _rank(path, top.distributedInfo)
     tracks = build_tracks(part.tracks, part.x.track, part.x.cat, part.meta, rank)
     source = str(unzipped) if (src.gz and unzipped) else str(path)
