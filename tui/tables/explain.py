@@ -50,7 +50,7 @@ OWN_TEMPLATES = {
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but costs the step "
+    "overhead-launches": "Each of the {launches:,} launches{launch_where} buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
