@@ -145,3 +145,27 @@ def test_graphs_says_how_much_of_its_saving_is_a_launch_a_warm_step_would_not_pa
         for c in what_if(b, b.typical_window, [parse_spec("graphs")], b.graph_owner).caveats
         if c[0] == "one_time_launches"
     ]
+
+
+def test_graphs_refuses_a_trace_without_device_work(capsys):
+    """GIVEN a CPU-only capture (matmul_add on the CPU: no kernel, copy or set) WHEN a graphs what-if is asked, on
+    the command line or for one op as the viewer's g asks it THEN both refuse in one line saying why: there is no
+    device work to replay (it predicted "saves 21.7 us of 47.5 us (46%)", the ops' own CPU work taken away)."""
+    from conftest import SAMPLES
+
+    from tui.cli import main
+    from tui.model.analyses.critical.whatif import NO_DEVICE_WORK
+
+    path = SAMPLES / "cpu" / "matmul_add_64_warm_eager.json.gz"
+    a = results(path)
+    op = next(i for i in range(a.trace.n) if a.trace.name_of(i) == "aten::matmul")
+    with pytest.raises(WhatIfError) as caught:
+        what_if_for_event(a, op, 0.0, a.graph_owner, graph=True)
+    assert str(caught.value) == f"aten::matmul: {NO_DEVICE_WORK}"
+    assert "no device work" in NO_DEVICE_WORK and "nothing to replay" in NO_DEVICE_WORK
+    for spec in ("graphs", "graphs:matmul_add"):
+        assert main(["critical", str(path), "--what-if", spec]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines() == [f"tracetui: error: --what-if {spec!r}: {NO_DEVICE_WORK}"]
+    # an op faster still works there: it is CPU work the trace has
+    assert what_if_for_event(a, op, 2.0, a.graph_owner).specs[0].what == "event"

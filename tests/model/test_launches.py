@@ -48,7 +48,7 @@ def test_the_summary_says_launches_and_the_other_calls_beside_them(bert):
     lines = {key: text for key, _, text in S.lines(bert.summary)}
     assert lines["cpu_launch_us"].startswith("61 calls that put work on the GPU, 332.494us of CPU, median 4.940us")
     assert lines["cpu_launch_us"].endswith(
-        "; 5.073us of GPU work per launch, 72.303us of the step's CPU work per launch"
+        "; 61 launches in ProfilerStep#6: 5.073us of GPU work per launch, 72.303us of the step's CPU work per launch"
     )
     assert lines["other_runtime_us"].startswith("71 calls, 56.261us of CPU, none put work on the GPU: ")
     doc = S.fields(bert.summary)
@@ -105,7 +105,7 @@ def test_explain_on_bert_compares_what_a_launch_costs_with_what_it_buys(bert):
     found = next(f for f in bert.findings if f.rule == "overhead-gaps")
     text = note(found)
     assert (
-        "Each of the 61 launches buys 5.1 us of GPU work but costs the step 72.3 us of CPU work on its critical path"
+        "Each of the 61 launches in ProfilerStep#6 buys 5.1 us of GPU work but costs the step 72.3 us of CPU work on its critical path"
         in text
     )
     assert "(the launch call itself takes 5.5 us, median 4.9 us)" in text
@@ -119,6 +119,45 @@ def test_summary_json_and_text_agree_on_launches(capsys):
     assert main(["summary", str(BERT), "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert (
-        "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us on average)"
-        in (" ".join(out.split()))
+        "61 launches in ProfilerStep#6, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call "
+        "itself 5.5 us on average)" in (" ".join(out.split()))
+    )
+
+
+H200 = SAMPLES / "cuda-h200"
+
+
+def test_the_per_launch_figures_are_said_with_the_count_they_divide_by():
+    """GIVEN matmul_add_64 on the H200, 4 launches in the window and 2 in each step WHEN the summary and explain say
+    what a launch costs the typical step (its path's CPU work over its launches) THEN the count beside it is the
+    step's 2, named ("Each of the 4 launches ... costs the step 36.7 us" divided by 2 and said 4)."""
+    a = Results(load_trace(H200 / "matmul_add_64_warm_eager.json.gz", use_cache=False))
+    s = a.summary
+    assert (s.launches, s.path.launches, s.path.window) == (4, 2, "ProfilerStep#3")
+    assert s.cpu_per_kernel_us == pytest.approx(s.path.cpu_us / 2)
+    lines = {key: text for key, _, text in S.lines(s)}
+    assert lines["cpu_launch_us"].startswith("4 calls that put work on the GPU")
+    assert lines["cpu_launch_us"].endswith(
+        "; 2 launches in ProfilerStep#3: 1.424us of GPU work per launch, 36.676us of the step's CPU work per launch"
+    )
+    assert "2 launches in ProfilerStep#3, each buying 1.4 us of GPU work for 36.7 us of the step's CPU work" in s.reason
+    found = next(f for f in a.findings if f.rule == "overhead-gaps")
+    assert "Each of the 2 launches in ProfilerStep#3 buys 1.4 us of GPU work but costs the step 36.7 us" in note(found)
+
+
+def test_no_cpu_work_on_the_path_is_said_as_none_not_as_a_cost_of_zero(capsys, monkeypatch):
+    """GIVEN matmul_add 4096 on the H200, whose typical step's path is all GPU work WHEN the summary says what a
+    launch costs the step THEN it says no CPU work is on the path ("0.000us of the step's CPU work per launch" and
+    "for 0.0 us of the step's CPU work" read as a measured cost)."""
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    assert main(["summary", str(H200 / "matmul_add_4096_warm_eager.json.gz"), "--no-cache"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "0.000us of the step's CPU work" not in out and "0.0 us of the step's CPU work" not in out
+    assert (
+        "; 3 launches in ProfilerStep#3: 63.744us of GPU work per launch, no CPU work on the step's critical path"
+        in out
+    )
+    assert (
+        "3 launches in ProfilerStep#3, each buying 63.7 us of GPU work, with no CPU work on the step's critical path"
+        in out
     )

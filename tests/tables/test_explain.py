@@ -88,6 +88,20 @@ def test_cold_first_step():
     assert findings("cpu/matmul_add_512_warm_eager.json.gz", "cold-start")[1] == []
 
 
+def test_cold_start_ratio_is_against_the_typical_step_it_names():
+    """GIVEN a CPU capture whose first step (197.3 us) is cold and whose two others took 87.1 and 63.3 us WHEN
+    explain and the overview measure the first step THEN both say the ratio against the typical step the summary
+    reports (75.2 us, the median of the two: their mean), not against the lower of them (63.3 us: 3.1x)."""
+    a, found = findings("cpu/linear_fwd.json.gz", "cold-start")
+    from tui.model.analyses.explain.readings import cold_start_reading
+
+    assert round(a.summary.typical.us, 1) == 75.2
+    said = note(found[0])
+    assert "took 2.6x the typical step (197.3 us against 75.2 us, the median of the other steps)" in said, said
+    reading = cold_start_reading(a.summary) or ""
+    assert "took 2.6x the typical step (197.3 us vs 75.2 us, the median of the others)" in reading, reading
+
+
 def test_gpu_idle_while_cpu_launches():
     a, found = findings("h100-bert-small.json.gz", "overhead-gaps")
     assert found and a.summary.verdict == "overhead-bound" and "idle" in note(found[0])

@@ -595,3 +595,26 @@ def test_a_peer_copy_crosses_nvlink_and_a_device_copy_stays_in_hbm(tmp_path):
             assert row.bound == "link" and row.pct_of_roof == pytest.approx(100 * 400 / 450)
         else:
             assert row.bound == "memory" and row.bytes == 8 * n
+
+
+def test_a_small_rate_is_written_in_gflops_or_mflops_with_its_unit(capsys, monkeypatch):
+    """GIVEN matmul_add 64 on the H200, whose aten::add does 8.2 kFLOP in 1.857 us WHEN the roofline table and the
+    viewer's TFLOP/s column write its rate THEN it reads "4.41 GFLOP/s", not "0.00441" TFLOP/s; a CPU op's 0.000632
+    TFLOP/s reads "632 MFLOP/s"; rates of 0.01 TFLOP/s and more stay in TFLOP/s, the JSON's tflops unchanged."""
+    from tui.model.analyses.roofline.achieved import Achieved
+    from tui.tables.roof_columns import roof_columns
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    path = str(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager.json.gz")
+    assert main(["roofline", path]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("aten::")}
+    assert "4.41 GFLOP/s" in rows["aten::add"] and "0.00441" not in rows["aten::add"]
+    assert " 0.275 " in rows["aten::mm"]  # over 0.01 TFLOP/s: as before
+    assert main(["roofline", path, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    add = next(r for r in doc["rows"] if r["name"] == "aten::add")
+    assert add["tflops"] == pytest.approx(0.00441, rel=0.01)
+    cpu_op = Achieved(flops=632e6 * 1e-3, bytes=0.0, device_us=1000.0)  # 632 MFLOP/s for a millisecond
+    assert cpu_op.tflops == pytest.approx(0.000632)
+    tflops = roof_columns(lambda r: cpu_op)[0]
+    assert tflops.header == "TFLOP/s" and tflops.text(None, None, 20) == "632 MFLOP/s"

@@ -50,7 +50,8 @@ def test_the_typical_step_leaves_a_cold_first_step_out_and_every_view_reads_it(t
     assert rank_row(a, None, path.name).step_us == 100.0  # ranks
     from tui.model.analyses.explain.readings import cold_start_reading
 
-    assert "took 10.0x the others (1.00 ms vs 100.0 us)" in (cold_start_reading(a.summary) or "")  # the overview
+    said = "took 10.0x the typical step (1.00 ms vs 100.0 us, the median of the others)"
+    assert said in (cold_start_reading(a.summary) or "")  # the overview
 
 
 def test_without_a_cold_step_the_typical_step_is_the_median_of_all():

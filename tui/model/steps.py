@@ -190,9 +190,10 @@ def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
 
 
 def typical(durations: list[float]) -> float:
-    """The typical step: the median, the lower of the middle two for an even count, so that it is a step that ran
-    (0 without steps)."""
-    return statistics.median_low(durations) if durations else 0.0
+    """The typical step of these durations: their median, of an even count the mean of the middle two, as
+    TypicalStep.us is (0 without steps). The cold-start rule measures a first step against it, and says this one
+    number beside its ratio."""
+    return float(statistics.median(durations)) if durations else 0.0
 
 
 @dataclass(frozen=True)

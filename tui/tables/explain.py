@@ -37,11 +37,12 @@ OWN_TEMPLATES = {
     "GPU kernel, so it shows on the CPU lane with nothing below it on the GPU.",
     "bias-copy": "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that "
     "follows then adds the matrix product on top of it (beta = 1 in its epilogue).",
-    "cold-start": "{step} took {ratio} a typical step ({dur} against {typical}, until its CPU span ({cpu}) and its GPU "
+    "cold-start": "{step} took {ratio} the typical step ({dur} against {typical}, the median of the other steps; until its CPU span ({cpu}) and its GPU "
     "work ({gpu} busy) both ended): a cold start (first-call allocations, CUDA context and library "
     "setup, autotuning, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
-    "cold-start-cpu": "{step} took {ratio} a typical step ({dur} against {typical}): a cold start (first-call allocations, library setup and "
+    "cold-start-cpu": "{step} took {ratio} the typical step ({dur} against {typical}, the median of the other "
+    "steps): a cold start (first-call allocations, library setup and "
     "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
     "--warmup) or skip more steps in the profiler schedule.",
     "overhead-idle": "The GPU is idle {idle} of the window.",
@@ -49,7 +50,7 @@ OWN_TEMPLATES = {
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches buys {per_launch_gpu} of GPU work but costs the step "
+    "overhead-launches": "Each of the {launches:,} launches{launch_where} buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "

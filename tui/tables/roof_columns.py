@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model.analyses.roofline.achieved import Achieved
 from .base import Column
-from .roofline import fmt_rate
+from .roofline import fmt_tflops
 
 PRIORITY = 4  # above every other column's: the first left out when the terminal is narrow
 
@@ -22,7 +22,7 @@ def roof_columns(lookup: Callable[[Any], Achieved | None]) -> list[Column]:
 
     def tflops(row: Any, context: Any, width: int) -> str:
         found = lookup(row)
-        return "-" if found is None else fmt_rate(found.tflops)
+        return "-" if found is None else fmt_tflops(found.tflops)
 
     def pct(row: Any, context: Any, width: int) -> str:
         found = lookup(row)

@@ -41,7 +41,9 @@ NOTE = (
     "by its class); of ops with the same launches the outermost stands for them. Total: the activities' device time "
     "over every occurrence. "
     "Fused saves: each occurrence in {window} with its kernels twice as fast (explain's rule for fusion: the "
-    "intermediates stay on chip) and one launch instead of one per kernel, re-solved on its critical path; "
+    "intermediates stay on chip) and one launch instead of one per kernel, re-solved on its critical path; the "
+    "launch calls taken away are CPU time, which Total leaves out, so a saving can pass Total (From launches: "
+    "their part, the saving less the kernels' alone); "
     f"none (-) for a whole step or a sequence of more than {FUSIBLE} activities (no one fusion: a layer is about 50), "
     "listed after the others."
 )
@@ -152,6 +154,7 @@ def columns() -> list[Column[SequenceRow, Cut]]:
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
         Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 3),
         Column("Fused saves", lambda r, c, w: saved(r), "saving", KEEP),
+        Column("From launches", lambda r, c, w: launches_part(r), None, 3),
         Column("Sequence", lambda r, c, w: sequence(r, c), None, KEEP, left=True),
         Column("Stack", lambda r, c, w: stack(r), None, 4, left=True),
     ]
@@ -179,6 +182,13 @@ FIELDS: list[Field[SequenceRow]] = [
         "the op's own span over every occurrence (a graph's: its launch calls')",
     ),
     Field("fused_saving_us", _saving_us, "what fusing it saves on the critical path of the window (null: unsolved)"),
+    Field(
+        "fused_saving_launches_us",
+        lambda r: r.launches_ns / 1000 if r.saving_ns is not None else None,
+        "of that, what the launch calls fusing takes away buy (CPU time, not in device_total_us): the saving less "
+        "its kernels' alone",
+    ),
+    Field("launch_calls_gone", lambda r: r.calls_gone, "the launch calls fusing takes away in the window"),
     Field(
         "path_us",
         lambda r: r.saving.length_ns / 1000 if isinstance(r.saving, Saving) else None,
@@ -235,4 +245,32 @@ def footers(rows: list[SequenceRow], min_length: int, replays: tuple[int, int] =
     if not rows:
         return [none_recur(min_length, replays)]
     windows = {r.saving.window for r in rows if isinstance(r.saving, Saving)}
-    return [NOTE.format(window=", ".join(sorted(windows)) or "the typical step"), *replays_note(rows, replays)]
+    note = NOTE.format(window=", ".join(sorted(windows)) or "the typical step")
+    return [note, *passes_total(rows), *replays_note(rows, replays)]
+
+
+def kernels_part(r: SequenceRow) -> str:
+    """What its kernels twice as fast add to the saving, in words."""
+    part = (r.saving_ns or 0) - r.launches_ns
+    return f"its kernels twice as fast {when(part)}" if part > 0 else "its kernels twice as fast nothing more"
+
+
+def launches_part(r: SequenceRow) -> str:
+    """The From launches column: the part of the saving the launch calls taken away buy ('-' unsolved)."""
+    if r.saving_ns is None:
+        return "-"
+    return when(r.launches_ns) if r.launches_ns > 0 else "nothing"
+
+
+def passes_total(rows: list[SequenceRow]) -> list[str]:
+    """Under rows whose saving is more than their Total: how much of it the launch calls taken away are."""
+    out = []
+    for r in rows:
+        if r.saving_ns is None or r.saving_ns <= r.device_ns:
+            continue
+        out.append(
+            f"{r.label or r.op} saves {when(r.saving_ns)}, more than its Total ({when(r.device_ns)}): "
+            f"{when(r.launches_ns)} of it is the {plural(r.calls_gone, 'launch call')} fusing takes away (CPU time, "
+            f"not in Total), {kernels_part(r)}."
+        )
+    return out

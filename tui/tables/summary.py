@@ -116,8 +116,13 @@ def launch_line(s: Summary) -> str:
         )
     if s.device_records_missing:
         return line
-    line += f"; {fmt_time(s.gpu_per_kernel_us)} of GPU work per launch"
-    return line + (f", {fmt_time(s.cpu_per_kernel_us)} of the step's CPU work per launch" if s.path.launches else "")
+    gpu = f"{fmt_time(s.gpu_per_kernel_us)} of GPU work per launch"
+    if not s.path.launches:  # per launch of the window: the count said first
+        return f"{line}; {gpu}"
+    where = f"{plural(s.per_launch_count, 'launch', 'launches')}{s.per_launch_where}: " if s.per_launch_where else ""
+    if s.no_cpu_per_launch:
+        return f"{line}; {where}{gpu}, no CPU work on the step's critical path"
+    return f"{line}; {where}{gpu}, {fmt_time(s.cpu_per_kernel_us)} of the step's CPU work per launch"
 
 
 def other_runtime_line(s: Summary, top: int = OTHER_RUNTIME_NAMED) -> str:

@@ -44,9 +44,11 @@ class SequenceRow:
     seq: KernelSequence
     saving: Saving | str
     label: str = ""  # the op as the row is shown: with '#2', '#3' where rows share an op
+    launches_ns: int = 0  # of the saving, what the launch calls gone buy: the saving less the kernels' alone
+    calls_gone: int = 0  # the launch calls a fusion takes away (each occurrence's but its first), in the window
 
     def __getattr__(self, name: str):  # the sequence's figures as the row's (sort keys, fields)
-        if name in ("seq", "saving", "label"):
+        if name in ("seq", "saving", "label", "launches_ns", "calls_gone"):
             raise AttributeError(name)
         return getattr(self.seq, name)
 
@@ -73,7 +75,7 @@ def sequence_rows(a: Analysis, seqs: list[KernelSequence], min_length: int, top:
     kept = kept[:top] if top > 0 else kept
     fusible = [s for s in kept if unfusible(s) is None]
     solved = dict(zip(map(id, fusible), fusion_savings(a, fusible), strict=True))
-    rows = [SequenceRow(s, solved.get(id(s)) or unfusible(s) or "") for s in kept]
+    rows = [SequenceRow(s, *solved[id(s)]) if id(s) in solved else SequenceRow(s, unfusible(s) or "") for s in kept]
     return labelled(rows)
 
 
@@ -98,32 +100,45 @@ def labelled(rows: list[SequenceRow]) -> list[SequenceRow]:
     return rows
 
 
-def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Saving | str]:
-    """Per sequence, its saving, or why none could be solved (JOB, NO_WINDOW)."""
+Solved = tuple[Saving | str, str, int, int]  # a SequenceRow's saving, label, launches_ns and calls_gone
+
+
+def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Solved]:
+    """Per sequence, its saving (or why none could be solved: JOB, NO_WINDOW), and of it what the launch calls gone
+    buy, with how many: the saving less that of the kernels alone made faster (a second solve, only where calls go
+    and the whole saves something). The launch calls are CPU time, which the table's Total (device time) leaves out:
+    on a path that runs through the CPU they can be all of a saving, and it can pass Total."""
     if not seqs:
         return []
     if getattr(a.trace, "job", None):
-        return [JOB] * len(seqs)
+        return [(JOB, "", 0, 0)] * len(seqs)
     try:
         w = window(a)
         owner = graph_owners(a)
         base = recorded(a, w, owner)
     except WindowError:
-        return [NO_WINDOW] * len(seqs)
+        return [(NO_WINDOW, "", 0, 0)] * len(seqs)
     g, before = base
     present = np.unique(g.e.owner[g.e.owner >= 0])
-    out: list[Saving | str] = []
+    out: list[Solved] = []
     for s in seqs:
         specs = _specs(a, s, present)
+        absent = (saving_of(SPEC, before, before, [], "absent"), "", 0, 0)
         if not specs:
-            out.append(saving_of(SPEC, before, before, [], "absent"))
+            out.append(absent)
             continue
         try:
             found = what_if(a, w, specs, owner, base)
         except WhatIfError:
-            out.append(saving_of(SPEC, before, before, [], "absent"))
+            out.append(absent)
             continue
-        out.append(saving_of(SPEC, before, found.after, found.matched[0]))
+        saving = saving_of(SPEC, before, found.after, found.matched[0])
+        calls = len(specs[1].events) if len(specs) > 1 else 0
+        launches = 0
+        if calls and saving.saving_ns > 0:
+            kernels = what_if(a, w, specs[:1], owner, base).after.length_ns
+            launches = max(saving.saving_ns - (before.length_ns - kernels), 0)
+        out.append((saving, "", launches, calls))
     return out
 
 

@@ -61,6 +61,7 @@ def cpu_in_ops_word(share: float) -> Literal["cpu-in-ops", "cpu-between-ops"]:
     return "cpu-in-ops" if share >= CPU_IN_OPS else "cpu-between-ops"
 
 
+NO_CPU_PER_LAUNCH_US = 0.05  # less CPU work on the path per launch than this is none (it would print as 0.0 us)
 CPU_TOP = 3  # CPU only: the ops named by self time
 CPU_SHORT_OP_US = 20.0  # CPU only: aten ops shorter than this on average are mostly fixed per-op cost
 
@@ -165,6 +166,23 @@ class Summary:
         """The GPU work a launch buys: in the typical step when the path reads one, else over the window."""
         p = self.path
         return p.device_us / p.launches if p.launches else self.gpu_per_launch_us
+
+    @property
+    def per_launch_count(self) -> int:
+        """The launches the per-launch figures (gpu_per_kernel_us, cpu_per_kernel_us) divide by: the typical step's
+        when the path reads one, else the window's. Said beside those figures, never the window's count instead."""
+        return self.path.launches or self.launches
+
+    @property
+    def per_launch_where(self) -> str:
+        """Where those launches ran, as said after their count: " in ProfilerStep#3", or "" for the window's."""
+        return f" in {self.path.window}" if self.path.launches and self.path.event >= 0 else ""
+
+    @property
+    def no_cpu_per_launch(self) -> bool:
+        """The path reads launches but no CPU work is on it (under 0.05 us a launch, said as 0.0): the GPU's work sets
+        the step, and a CPU cost per launch would read as a measured zero; said as none on the path instead."""
+        return bool(self.path.launches) and self.cpu_per_kernel_us < NO_CPU_PER_LAUNCH_US
 
     @property
     def launches_cost_more(self) -> bool:
@@ -428,14 +446,20 @@ def copy_kinds(w: DeviceWork) -> str:
 
 
 def launch_phrase(s: Summary) -> str:
-    """ "61 launches, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call itself 5.5 us on average)" """
+    """ "61 launches in ProfilerStep#5, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call
+    itself 5.5 us on average)": the count is of the launches the figures are per (the typical step's)."""
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
     call, left = duration(s.typical_launch_us), left_out(s)
+    n = s.per_launch_count  # the launches the figures are per: the typical step's when the path reads one
+    each = "buying" if n == 1 else "each buying"
+    launches = f"{n:,} launch{'' if n == 1 else 'es'}{s.per_launch_where}, {each} {duration(s.gpu_per_kernel_us)}"
+    if not s.path.launches:
+        return f"{launches} of GPU work for {call} of CPU on average{left}, median {duration(s.median_launch_us)}"
+    if s.no_cpu_per_launch:
+        return f"{launches} of GPU work, with no CPU work on the step's critical path (the call itself {call} on average{left})"
     per = f"{duration(s.cpu_per_kernel_us)} of the step's CPU work (the call itself {call} on average{left})"
-    per = per if s.path.launches else f"{call} of CPU on average{left}, median {duration(s.median_launch_us)}"
-    launches = f"{s.launches:,} launch{'' if s.launches == 1 else 'es'}"
-    return f"{launches}, each buying {duration(s.gpu_per_kernel_us)} of GPU work for {per}"
+    return f"{launches} of GPU work for {per}"
 
 
 def _device_side(trace: TraceColumns, busy_mask: np.ndarray, launch: np.ndarray, s: Summary) -> None:

@@ -254,7 +254,15 @@ def _replay_cost(r: Replayed) -> str:
     return "replay_cpu_trees" if r.compiled else "replay_cpu_launch"
 
 
+NO_DEVICE_WORK = (
+    "the trace records no device work (no kernel, copy or set), and a CUDA graph replays only that: nothing to replay"
+)
+
+
 def _replay(a: Analysis, g: Graph, spec: Spec, window: Window) -> Replayed:
+    if not np.isin(a.trace.x.cat, DEVICE_CATS).any():  # what a replay would remove is the ops' own work
+        subject = a.trace.name_of(spec.event)[:40] if spec.event >= 0 else f"--what-if {spec.text!r}"
+        raise WhatIfError(f"{subject}: {NO_DEVICE_WORK}")
     found = replayed(a, g, spec.pattern, spec.event)
     if found.already:  # the run replays graphs there already: nothing to re-simulate, the step as recorded
         return found

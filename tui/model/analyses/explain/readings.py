@@ -261,22 +261,23 @@ def cold_start_reading(s: Summary) -> str | None:
     if len(steps) < 2:
         return None
     elapsed = [st.elapsed_us for st in steps]
-    usual, ratio = s.typical.us, cold_first(elapsed)
+    first, others = steps[0], typical(elapsed[1:])  # the one baseline of the cold-start rule, its ratio and its words
     gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
-    if ratio is not None:
-        first = steps[0]
+    if cold_first(elapsed) is not None:
         return (
-            f"{first.name} took {ratio:.1f}x the others ({duration(first.elapsed_us)} vs {duration(usual)}{gpu}): "
+            f"{first.name} took {first.elapsed_us / others:.1f}x the typical step ({duration(first.elapsed_us)} vs "
+            f"{duration(others)}, the median of the others{gpu}): "
             "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
         )
-    first, others = steps[0], typical(elapsed[1:])
     if is_slow(first.elapsed_us, others, WARMUP_FACTOR):
         return (
             f"{first.name} took {first.elapsed_us / others:.1f}x the others ({duration(first.elapsed_us)} vs "
-            f"{duration(others)}{gpu}): some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer "
+            f"{duration(others)}, their median{gpu}): some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer "
             "before profiling (--warmup) for steps that all look alike."
         )
-    return f"Steps take about the same time ({duration(usual)} typical{gpu}): no cold start in the profiled window."
+    return (
+        f"Steps take about the same time ({duration(s.typical.us)} typical{gpu}): no cold start in the profiled window."
+    )
 
 
 def fact_readings(s: Summary) -> dict[str, str]:

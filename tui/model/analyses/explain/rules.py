@@ -201,7 +201,8 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "gaps_total": us(gaps[big].sum() / 1000),
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
-        "launches": s.launches,
+        "launches": s.per_launch_count,  # the launches the figures are per (the typical step's), and where
+        "launch_where": s.per_launch_where,
         "per_launch_gpu": us(s.gpu_per_kernel_us),
         "per_launch_cpu": us(s.cpu_per_kernel_us),
         "call_cpu": us(s.typical_launch_us),
