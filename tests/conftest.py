@@ -58,6 +58,14 @@ def shared_traces() -> list[Path]:
     return sorted(p for p in SHARED.glob("*/*") if p.name.endswith((".json", ".gz")))
 
 
+def shared_params(paths: list[Path]) -> list:
+    """The parameters of a test that sweeps shared traces: the paths, or where there are none here (a clone without
+    ../shared) one parameter that skips, saying why (pytest's own skip for an empty set names no reason)."""
+    if paths:
+        return list(paths)
+    return [pytest.param(None, id="no-shared-traces", marks=pytest.mark.skip(reason=f"{SHARED} is not here"))]
+
+
 def raw_events(path: Path, exact: bool = False) -> list[dict]:
     """The events of a trace with the standard library (exact decimals if asked)."""
     opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open

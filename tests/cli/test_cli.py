@@ -334,20 +334,33 @@ def test_profiles_verdict_lines_fit_the_width_as_the_summarys_prose(monkeypatch)
     assert len(CaptureReader(debug=False).verdict(SAMPLES / "h100-bert-small.json.gz")) == 2
 
 
-def _summary_into(stdout_setup: str) -> subprocess.CompletedProcess:
+def _stdout_env(buffered: bool) -> dict[str, str]:
+    """The environment with stdout block-buffered (a user's default) or unbuffered (PYTHONUNBUFFERED=1, as some
+    CI machines set it): a write error shows at the write when unbuffered, only at a flush when buffered."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return env if buffered else env | {"PYTHONUNBUFFERED": "1"}
+
+
+BUFFERING = pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+
+
+def _summary_into(stdout_setup: str, buffered: bool = True) -> subprocess.CompletedProcess:
     """tracetui summary of the CPU sample with its stdout as the shell sets it up (`>&-`, `> /dev/full`)."""
     command = f'"{sys.executable}" -m tui summary "{CPU}" --no-cache {stdout_setup}'
-    return subprocess.run(["sh", "-c", command], capture_output=False, stderr=subprocess.PIPE, text=True)
+    return subprocess.run(
+        ["sh", "-c", command], capture_output=False, stderr=subprocess.PIPE, text=True, env=_stdout_env(buffered)
+    )
 
 
+@BUFFERING
 @pytest.mark.parametrize(
     ("setup", "reason"),
     [(">&-", "standard output is closed"), ("> /dev/full", "No space left on device")],
 )
-def test_output_that_cannot_be_written_is_one_line_exit_2(setup, reason):
+def test_output_that_cannot_be_written_is_one_line_exit_2(setup, reason, buffered):
     if "full" in setup and not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
-    proc = _summary_into(setup)
+    proc = _summary_into(setup, buffered)
     assert (proc.returncode, proc.stderr) == (2, f"tracetui: error: cannot write the output: {reason}\n")
 
 
@@ -371,17 +384,24 @@ def test_a_closed_stderr_drops_the_notes_and_the_command_still_runs(tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith("Summary")
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["summary", "--help"], ["--version"]])
-def test_help_that_cannot_be_written_is_said_and_a_closed_pipe_is_quiet(argv):
-    """argparse swallowed the write error of --help (exit 0, nothing said); a reader gone early stays quiet."""
+@BUFFERING
+@pytest.mark.parametrize("argv", [["--help"], ["summary", "--help"], ["--version"], ["sql", "--help"]])
+def test_help_that_cannot_be_written_is_said_and_a_closed_pipe_is_quiet(argv, buffered):
+    """argparse swallowed the write error of --help (exit 0, nothing said); a reader gone early stays quiet. With
+    stdout buffered (no PYTHONUNBUFFERED) the help sat in the buffer past the guard, and Python said the error at
+    exit (120, "Exception ignored in ...")."""
+    env = _stdout_env(buffered)
     if os.path.exists("/dev/full"):
         words = " ".join(argv)
-        proc = subprocess.run(["sh", "-c", f'"{sys.executable}" -m tui {words} > /dev/full'], stderr=subprocess.PIPE)
+        command = f'"{sys.executable}" -m tui {words} > /dev/full'
+        proc = subprocess.run(["sh", "-c", command], stderr=subprocess.PIPE, env=env)
         assert (proc.returncode, proc.stderr) == (
             2,
             b"tracetui: error: cannot write the output: No space left on device\n",
         )
-    proc = subprocess.Popen([sys.executable, "-m", "tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     assert (proc.wait(timeout=60), proc.stderr.read()) == (0, b"")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import ROOT, SHARED, shared_traces
+from conftest import ROOT, SHARED, shared_params, shared_traces
 from critical_traces import (
     allreduce,
     graph_replay,
@@ -118,7 +118,7 @@ def _busy(trace, rank: int) -> np.ndarray:
     return np.array(out, np.int64).reshape(-1, 2)
 
 
-@pytest.mark.parametrize("path", shared_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", shared_params(shared_traces()), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_paths_gaps_between_kernels_are_time_the_breakdown_calls_idle(path):
     """On every shared trace (those with more than one stream are the test), the typical step's path calls a stretch
     a gap between kernels only where no stream of its device ran (within 1% of the path), and so its gaps never

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, shared_traces
+from conftest import SAMPLES, shared_params, shared_traces
 
 from tui.model import load_trace
 from tui.model.analyses import ops
@@ -76,7 +76,9 @@ def test_host_parents_of_shipped_traces(name):
     assert _real(SAMPLES / name) > 50
 
 
-@pytest.mark.parametrize("path", [p for p in shared_traces() if p.stat().st_size < 8_000_000], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", shared_params([p for p in shared_traces() if p.stat().st_size < 8_000_000]), ids=lambda p: p.name
+)
 def test_host_parents_of_shared_traces(path):
     _real(path)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SAMPLES, X, shared_traces, write_trace
+from conftest import SAMPLES, X, shared_params, shared_traces, write_trace
 from critical_traces import call, kernel, launched, op, step
 
 from tui.cli import main
@@ -251,7 +251,7 @@ def test_hidden_waits_on_a_shared_trace_wait_for_a_stream():
     assert waits and all(it.waits_for.startswith("GPU ") for it in waits)
 
 
-@pytest.mark.parametrize("path", shared_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", shared_params(shared_traces()), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_threads_that_do_no_work_never_hold_the_path(path):
     """On every shared trace: no stretch of the typical path belongs to a thread that launches nothing and runs no
     op, and without steps the window is the extent of the work."""

@@ -3,7 +3,10 @@ allocated or reserved at any width."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pytest
 from conftest import SAMPLES, X, write_trace
 
 from tui.model import load_trace
@@ -58,24 +61,43 @@ def test_memory_lanes_say_allocated_or_reserved_at_any_width():
 
 
 def test_memory_lanes_keep_their_value_at_80_columns():
-    """At 80x24 the gutter is 16 columns: each memory lane keeps its device, its kind and its value at the cursor."""
-    from tui.text.fmt import fmt_memory_short
+    """At 80x24 the gutter is 16 columns: each memory lane keeps its device, its kind and its value at the cursor,
+    in the binary units README names (KiB, MiB, GiB), not 1.33G."""
+    from tui.text.fmt import fmt_memory_gutter
     from tui.widgets.timeline import Timeline, gutter_for
 
     a = Results(load_trace(str(BERT), use_cache=False))
     g = gutter_for(79)
     for s in memory_series(a.memory_curves):
         value = Timeline.format_value(s, float(s.values.max()), short=True)
-        assert value == fmt_memory_short(s.values.max()) and len(value) <= 5
+        assert value == fmt_memory_gutter(s.values.max()) and len(value) <= 7
         label = series_label(s, g - len(value) - 2)
         assert s.label.split()[0] in label or len(s.label.split()[0]) > g - len(value) - 4, (label, value)
-    assert [fmt_memory_short(b) for b in (0, 512 << 10, 87.5 * 2**20, 116 * 2**20, 1.25 * 2**30)] == [
-        "0B",
-        "512K",
-        "87.5M",
-        "116M",
-        "1.25G",
-    ]
+    sizes = (0, 512 << 10, 87.4 * 2**20, 116 * 2**20, 1.33 * 2**30, 99.97 * 2**20, 3 * 2**40)
+    assert [fmt_memory_gutter(b) for b in sizes] == ["0B", "512KiB", "87.4MiB", "116MiB", "1.33GiB", "100MiB", "3TiB"]
+    assert [fmt_memory_gutter(b, digits=2) for b in sizes[2:6]] == ["87MiB", "116MiB", "1.3GiB", "100MiB"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_memory_gutter_names_its_units_and_keeps_the_device(size):
+    """The timeline's memory lanes read `cuda:0 A 1.3GiB`, `cuda:0 alloc  1.33 GiB`: a unit README names, never
+    `1.33G` or `87.4M`, and the lane's device kept in its label."""
+    from conftest import until, wait_for_main
+
+    from tui.app import TraceApp
+    from tui.widgets.timeline import Timeline
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.query_one(Timeline)
+        await until(pilot, lambda: any(s.kind == "memory" for s in tl.series), "the memory lanes")
+        gutters = [tl._series_line(s)[0].text for s in tl.series if s.kind == "memory"]
+        assert len(gutters) >= 3 and all(len(g) == tl.name_cols for g in gutters)
+        for gutter, s in zip(gutters, [s for s in tl.series if s.kind == "memory"], strict=True):
+            assert re.fullmatch(r"\S.* (–|\d[\d.]* ?(B|KiB|MiB|GiB|TiB))│", gutter), gutter
+            assert gutter.startswith(s.label.rpartition(" ")[0] + " "), gutter  # cpu, cuda:0
+        assert any(re.search(r"\d ?[KMG]iB│", g) for g in gutters), gutters
 
 
 def test_a_thread_is_named_by_what_the_trace_says_not_called_the_main_thread():

@@ -141,7 +141,10 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
     """The command run; when its output could not be written (a full disk, a closed stdout), one line saying why."""
     try:
         with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT, argv is None):
-            return _run(build_parser(command), argv)
+            try:
+                return _run(build_parser(command), argv)
+            finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
+                sys.stdout.flush()  # the guard, so a buffered stdout's write error is said, not ignored at exit
     except BrokenPipeError:  # the reader is gone (| head): nothing more to say, as with any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
+
+from rich.cells import cell_len
+from textual import events
 from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..widgets.lazy_table import LazyTable, TextColumns
+from ..widgets.lazy_table import LazyTable, TextColumns, frozen_room
 
 LEGEND = (
     "A bar is an event, as long as it lasted; its colour stands for its name. Where events are too small to "
@@ -40,6 +44,7 @@ KEY_WORDS = {
 }
 
 Row = tuple[str, str, str]  # keys, what they do, the binding's id (for keymap.toml)
+LEAST_WORDS = 24  # the narrowest the last column wraps to; narrower, the rows scroll sideways
 
 
 def keys_in_words(keys: str) -> str:
@@ -111,9 +116,44 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     return list(sections.items())
 
 
+def wrapped(heads: list[str], rows: list[list[str]], width: int, sep: int = 2) -> list[list[str]]:
+    """The rows with their last column (what the keys do) wrapped to what the columns before it leave of width,
+    each further line a row of its own under the first, the other columns blank: words, never cut mid-word."""
+    if not heads:
+        return rows
+    lead = [max([cell_len(h), *(cell_len(r[c]) for r in rows)]) for c, h in enumerate(heads[:-1])]
+    if lead:
+        lead[0] = min(lead[0], frozen_room(width))  # the table keeps no more of the first column
+    room = max(width - sum(lead) - sep * len(lead), LEAST_WORDS)
+    out: list[list[str]] = []
+    for row in rows:
+        lines = textwrap.wrap(row[-1], room, break_on_hyphens=False) or [row[-1]]
+        out.append([*row[:-1], lines[0]])
+        out.extend([*([""] * (len(row) - 1)), line] for line in lines[1:])
+    return out
+
+
 class HelpTable(LazyTable):
     """The help's rows: PageDown and PageUp turn the page (the rows and the cursor a page on), as in a pager; the
-    table's own moved only the cursor to the page's last row, so the first press scrolled nothing."""
+    table's own moved only the cursor to the page's last row, so the first press scrolled nothing. What the keys do
+    wraps to the table's width (it was cut: "fit the widt"), again when the terminal's size changes."""
+
+    def __init__(self, heads: list[str], rows: list[list[str]], **kwargs) -> None:
+        self.heads, self.rows = heads, rows
+        super().__init__(TextColumns(heads, rows, right_from=len(heads)), **kwargs)
+
+    def show(self, heads: list[str], rows: list[list[str]]) -> None:
+        """Other rows (the ids shown or hidden), wrapped to the width the table has."""
+        self.heads, self.rows = heads, rows
+        self._fit()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.size.width - self.styles.scrollbar_size_vertical  # the bar's room kept, shown or not
+        if width > 0:
+            self.set_source(TextColumns(self.heads, wrapped(self.heads, self.rows, width), right_from=len(self.heads)))
 
     def action_page(self, step: int) -> None:
         page = max(self.scrollable_content_region.height - 2, 1)
@@ -134,7 +174,7 @@ class HelpScreen(ModalScreen):
         super().__init__()
         self.sections, self.with_ids = sections, False
 
-    def _source(self) -> TextColumns:
+    def _source(self) -> tuple[list[str], list[list[str]]]:
         """Keys and what they do; with ids, the id between them (so a long description never hides it)."""
         rows: list[list[str]] = []
         for where, keys in self.sections:
@@ -142,7 +182,7 @@ class HelpScreen(ModalScreen):
             for k, what, ident in keys:
                 rows.append([f"  {k}", ident, what] if self.with_ids else [f"  {k}", what])
         heads = ["Keys", "Id", "What they do"] if self.with_ids else ["Keys", "What they do"]
-        return TextColumns(heads, rows, right_from=len(heads))
+        return heads, rows
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
@@ -150,7 +190,7 @@ class HelpScreen(ModalScreen):
             legend = self.legend()
             if legend:
                 yield Static(legend, id="help-legend")
-            yield HelpTable(self._source())
+            yield HelpTable(*self._source())
 
     def legend(self) -> str | None:
         """What the drawing means: the timeline's, where its keys are shown (none over a table)."""
@@ -161,4 +201,4 @@ class HelpScreen(ModalScreen):
 
     def action_ids(self) -> None:
         self.with_ids = not self.with_ids
-        self.query_one(LazyTable).set_source(self._source())
+        self.query_one(HelpTable).show(*self._source())

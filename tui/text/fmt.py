@@ -39,6 +39,19 @@ def fmt_memory_short(nbytes: float) -> str:
     return f"{value:.0f}B"
 
 
+def fmt_memory_gutter(nbytes: float, digits: int = 3) -> str:
+    """Bytes in a few characters with the binary unit named as the long form names it (KiB, MiB, GiB, TiB), for a
+    lane's gutter: 0B, 512KiB, 87.4MiB, 116MiB, 1.33GiB (7 characters at most below 1000 of a unit); digits=2 is
+    a character shorter (87MiB, 1.3GiB) where the lane's label needs it."""
+    value = float(nbytes)
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(value) >= scale:
+            value /= scale
+            text = f"{value:.{digits}g}"
+            return f"{value:.0f}{unit}" if "e" in text or abs(value) >= 100 else f"{text}{unit}"
+    return f"{value:.0f}B"
+
+
 def fmt_dur(ns: float) -> str:
     """A compact duration for labels and rulers, from nanoseconds."""
     ns = float(ns)

@@ -18,7 +18,7 @@ from ..model.view import navigate
 from ..model.view.lanes import LaneIndex, Line, lane_cells
 from ..model.view.series import Series, cell_values, series_label, sparkline, value_at
 from ..model.view.viewport import Viewport
-from ..text.fmt import fmt_memory, fmt_memory_short
+from ..text.fmt import fmt_memory, fmt_memory_gutter
 from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 from .paint import paint_row
 
@@ -143,6 +143,11 @@ class DrawsLanes(LaneState):
         g = self.name_cols
         value, _ = value_at(s, self.cursor_time())
         shown = "–" if value != value else self.format_value(s, value, short=g < GUTTER)  # – before a sample
+        if s.kind == "memory" and value == value and g < GUTTER:
+            terse = fmt_memory_gutter(value, digits=2)  # a digit fewer where it keeps the lane's device in its label
+            device = s.label.rpartition(" ")[0]
+            if device not in series_label(s, g - len(shown) - 2) and device in series_label(s, g - len(terse) - 2):
+                shown = terse
         label = visible(series_label(s, g - len(shown) - 2))
         gutter = (label + " " + shown.rjust(g - 2 - len(label)))[: g - 1] + "│"  # the value whole, right-aligned
         values = cell_values(s, self.view.t0, self.view.bucket, self.cells_width)
@@ -151,9 +156,10 @@ class DrawsLanes(LaneState):
 
     @staticmethod
     def format_value(s: Series, value: float, short: bool = False) -> str:
-        """A value lane's value at the cursor; short: in five characters, for a narrow gutter."""
+        """A value lane's value at the cursor; short: in a few characters, for a narrow gutter (bytes in KiB, MiB,
+        GiB either way, as README says every size is)."""
         if s.kind == "memory":
-            return fmt_memory_short(value) if short else fmt_memory(int(value))
+            return fmt_memory_gutter(value) if short else fmt_memory(int(value))
         if s.kind == "queue":
             return f"{int(value):,}"
         return f"{value:.3g}"
