@@ -13,11 +13,17 @@ from conftest import ROOT, SAMPLES
 from tui.model import settings
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")
-BAD = {"TRACETUI_THREADS": "zero", "TRACETUI_DECODE": "fast", "TRACETUI_DECODE_PROCS": "-2"}
+BAD = {
+    "TRACETUI_THREADS": "zero",
+    "TRACETUI_DECODE": "fast",
+    "TRACETUI_DECODE_PROCS": "-2",
+    "TRACETUI_RESULT_DELAY": "abc",
+}
 SAID = [
     "tracetui: TRACETUI_THREADS=zero is not a positive whole number: ignored",
     "tracetui: TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads",
     "tracetui: TRACETUI_DECODE_PROCS=-2 is not a positive whole number: ignored",
+    "tracetui: TRACETUI_RESULT_DELAY=abc is not a number of seconds: ignored",
 ]
 
 
@@ -43,7 +49,12 @@ def test_any_command_says_them_and_exits_as_it_would(argv, tmp_path):
 
 
 def test_good_settings_are_said_nothing_of(tmp_path):
-    good = {"TRACETUI_THREADS": "2", "TRACETUI_DECODE": "Native", "TRACETUI_DECODE_PROCS": "1"}
+    good = {
+        "TRACETUI_THREADS": "2",
+        "TRACETUI_DECODE": "Native",
+        "TRACETUI_DECODE_PROCS": "1",
+        "TRACETUI_RESULT_DELAY": "0",
+    }
     assert _run(["summary", BERT], tmp_path, **good).stderr == ""
 
 
@@ -52,3 +63,20 @@ def test_every_setting_the_code_says_is_checked_at_start():
     said = re.compile(r'(?:count_setting\(|said_once\(f?)\s*"(TRACETUI_\w+)')
     names = {name for path in (ROOT / "tui").rglob("*.py") for name in said.findall(path.read_text())}
     assert names and names <= set(settings.SETTINGS)
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf"])
+def test_a_bad_result_delay_is_no_delay_and_the_viewer_still_imports(value, monkeypatch):
+    """TRACETUI_RESULT_DELAY (the viewer's test hook, appkit/pace.py) read "abc" with float() when the viewer was
+    imported: a ValueError and no viewer. A bad value is now said and means no delay."""
+    monkeypatch.setenv("TRACETUI_RESULT_DELAY", value)
+    done = subprocess.run(
+        [sys.executable, "-c", "import tui.appkit.pace as p; print(p.delay())"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0 and done.stdout == "0.0\n", done.stderr
+    assert f"TRACETUI_RESULT_DELAY={value} is not a number of seconds: ignored" in done.stderr
+    monkeypatch.setenv("TRACETUI_RESULT_DELAY", "0.25")
+    assert settings.result_delay() == 0.25

@@ -7,11 +7,12 @@ keys a user presses meanwhile arrive first: the orders a loaded 2-core server pr
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
-_delay = [float(os.environ.get("TRACETUI_RESULT_DELAY", "0") or 0)]
+from ..model import settings
+
+_delay = [settings.result_delay()]
 
 
 def set_delay(seconds: float) -> None:

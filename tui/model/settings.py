@@ -36,10 +36,25 @@ def decode_path() -> str:
     return "native" if asked == "native" else "msgspec"
 
 
+def result_delay() -> float:
+    """TRACETUI_RESULT_DELAY: seconds each viewer worker holds its result back (a test hook, appkit/pace.py); 0 when
+    unset, or a bad value, said."""
+    text = os.environ.get("TRACETUI_RESULT_DELAY", "").strip()
+    try:
+        seconds = float(text or 0)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        said_once(f"TRACETUI_RESULT_DELAY={text} is not a number of seconds: ignored")
+        return 0.0
+    return seconds
+
+
 SETTINGS: dict[str, Callable[[], object]] = {
     "TRACETUI_THREADS": threads,
     "TRACETUI_DECODE": decode_path,
     "TRACETUI_DECODE_PROCS": decode_procs,
+    "TRACETUI_RESULT_DELAY": result_delay,
 }
 
 
