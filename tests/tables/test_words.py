@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, SAMPLES, X, write_trace
 
 from tui.cli import main
@@ -131,3 +132,20 @@ def test_an_op_of_a_cpu_capture_says_it_has_no_roofs_as_a_cpu_capture_not_that_i
     roof = roofline_at(results.roofline, call)
     assert roof is not None and roof.on_cpu and roof.achieved.device_us > 0  # CPU time, rated
     assert "no % of roof: a CPU capture (the roofs are a GPU's)" in roofline_text(roof).plain
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Each of the 1 launches buys 2.0 us", "The one launch buys 2.0 us"),
+        ("each of the 1 calls in ProfilerStep#3", "the one call in ProfilerStep#3"),
+        ("Each of the 12 launches buys 2.0 us", "Each of the 12 launches buys 2.0 us"),
+        ("Each of the 1,204 kernels", "Each of the 1,204 kernels"),
+        ("3 call(s) and 1 call(s)", "3 calls and 1 call"),
+    ],
+)
+def test_counts_in_templated_text_read_one_way(text, read):
+    """explain's "Each of the {launches} launches" on a step of one launch read "Each of the 1 launches"."""
+    from tui.text.fmt import plurals
+
+    assert plurals(text) == read

@@ -114,7 +114,12 @@ _ONE = re.compile(
 _SINGULAR = {"copies": "copy", "activities": "activity", "launches": "launch", "stretches": "stretch"}
 
 
+_EACH_OF_ONE = re.compile(r"\b([Ee])ach of the 1 (?=\w)")  # "Each of the 1 launch": "The one launch"
+
+
 def plurals(text: str) -> str:
-    """Counts in templated text (notes, findings) read one way: `1 call`, `2 calls`, never `1 calls` or `3 call(s)`."""
+    """Counts in templated text (notes, findings) read one way: `1 call`, `2 calls`, never `1 calls` or `3 call(s)`,
+    and `the one launch` where a template says `each of the 1 launches`."""
     text = _COUNTED.sub(lambda m: f"{m[1]}{m[2]} {m[3]}" + ("" if m[1] == "1" else m[4]), text)
-    return _ONE.sub(lambda m: "1 " + _SINGULAR.get(m[1], m[1][:-1]), text)
+    text = _ONE.sub(lambda m: "1 " + _SINGULAR.get(m[1], m[1][:-1]), text)
+    return _EACH_OF_ONE.sub(lambda m: "The one " if m[1] == "E" else "the one ", text)
