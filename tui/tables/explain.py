@@ -49,6 +49,8 @@ OWN_TEMPLATES = {
     "overhead-path": "CPU work is {path_cpu} of the critical path of {window}: the GPU waits for the CPU.",
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
     "the longest is {longest} (the kernels after the {marked} longest gaps are marked on the timeline).",
+    "overhead-one-gap": "Evidence: one gap of more than {gap_min:.0f} between kernels, {longest} (the kernel after it is "
+    "marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
     "overhead-launches": "Each of the {launches:,} launches{launch_where} buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "

@@ -217,7 +217,7 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
     launching = launches_cost_more(s)
     cause = "overhead-launches" if launching else ("overhead-cpu" if s.cpu_while_idle else "overhead-cpu-unseen")
     parts = ["overhead-idle"] + (["overhead-path"] if path is not None else [])
-    parts += ["overhead-evidence" if len(big) else "overhead-no-gap", cause]
+    parts += [("overhead-evidence" if len(big) > 1 else "overhead-one-gap") if len(big) else "overhead-no-gap", cause]
     slow = [o for o in s.launch_outliers if not COPY_CALL.search(o.name)]
     if slow and not launching:  # the CPU's other work holds the one-time calls the launch figures leave out
         parts.append("overhead-one-time")
