@@ -358,3 +358,32 @@ def test_a_replayed_kernel_has_no_launch_latency_of_its_own_but_the_first():
         f"SELECT count(*) AS n, count(latency_us) AS timed FROM launches WHERE launch_id = {g}"
     )["rows"]
     assert sql == [{"n": r.count, "timed": 1}]
+
+
+H200 = SAMPLES / "cuda-h200"
+
+
+@pytest.mark.parametrize(
+    ("capture", "kernels", "gpu_us", "share_pct"),
+    [("matmul_add_4096_warm_compiled_reduce_overhead", 6, 146.8, 28), ("mlp_fwd_compiled_reduce_overhead", 2, 34.1, 8)],
+)
+def test_reduce_overhead_names_the_input_copies_before_each_replay(capture, kernels, gpu_us, share_pct):
+    """torch.compile(mode='reduce-overhead') copies each non-static input into the graph's buffer with one
+    aten::_foreach_copy_ beside the graph launch, under the same compiled call (cudagraph_trees.py). On the H200
+    captures those copies are 28% and 8% of the device time of copies and replays: the finding counts the kernels
+    each copy launched (the multi_tensor_apply kernels read in the raw events), not the replays'."""
+    path = H200 / f"{capture}.json.gz"
+    a = Results(load_trace(path, use_cache=False))
+    (found,) = [f for f in a.findings if f.rule == "graph-input-copies"]
+    raw = [e for e in raw_events(path) if e.get("cat") == "kernel" and "multi_tensor_apply" in e["name"]]
+    assert found.figures["kernels"] == len(raw) == kernels
+    assert found.figures["copy_us"].value == pytest.approx(sum(e["dur"] for e in raw), abs=1e-3)
+    assert round(found.figures["copy_us"].value, 1) == gpu_us
+    assert round(100 * found.figures["share"].value) == share_pct
+    assert f"{gpu_us} us of GPU time" in note(found) and "mark_static_address" in note(found)
+
+
+@pytest.mark.parametrize("capture", ["matmul_add_4096_warm_compiled", "matmul_add_4096_warm_eager"])
+def test_no_input_copies_are_said_where_no_graph_replays(capture):
+    a = Results(load_trace(H200 / f"{capture}.json.gz", use_cache=False))
+    assert not [f for f in a.findings if f.rule == "graph-input-copies"]

@@ -215,6 +215,7 @@ FIRES_ON = {
         X("cudaStreamEndCapture", 10, 2, cat="cuda_runtime", correlation=2),
     ],
     "graph-uncredited": "v100-cudagraph-test.json.gz",
+    "graph-input-copies": "cuda-h200/matmul_add_4096_warm_compiled_reduce_overhead.json.gz",
     "roofline-gemm": "h100-bert-small.json.gz",
     "roofline-memory": "h100-bert-small.json.gz",
     "roofline-fp32-gemm": "mi250-rocm-train.json.gz",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ...analysis import Analysis
@@ -67,7 +69,43 @@ def uncredited_kernels(a: Analysis, s: Summary) -> list[Finding]:
     return [Finding("graph-uncredited", title, figures, left[:MAX_MARKED].tolist(), [part], len(left))]
 
 
+INPUT_COPY = "aten::_foreach_copy_"  # CUDA graph trees copy a replay's inputs into its static buffers with it
+_INPUT_COPY = re.compile(f"^{re.escape(INPUT_COPY)}$")
+
+
+def graph_input_copies(a: Analysis, s: Summary) -> list[Finding]:
+    """The copies of a replay's inputs into the graph's static buffers, next to the launch they feed.
+
+    torch.compile's reduce-overhead mode replays a graph from fixed input addresses (CUDA graph trees,
+    torch/_inductor/cudagraph_trees.py): before each replay, every input that is not static (a parameter, a buffer,
+    or a tensor marked with torch._dynamo.mark_static_address) is copied into the graph's own buffer by one
+    aten::_foreach_copy_, next to the graph launch under the same compiled call. Its kernels run on the GPU before the
+    replay's, so they are device time the graph adds to each step."""
+    launches = graph_launches(a.trace)
+    if not len(launches):
+        return []
+    parent = a.nesting.parent
+    feeding = set(parent[launches].tolist()) - {-1}  # the calls that launch a graph (## Call CompiledFxGraph ...)
+    copies = [int(c) for c in np.flatnonzero(name_mask(a.trace, _INPUT_COPY)) if parent[c] in feeding]
+    kernels = [int(k) for c in copies for j in (c, *a.descendants(c, 64)) for k in a.links.launched(j)]
+    if not kernels:
+        return []
+    x = a.trace.x
+    copy_us = float(x.dur[kernels].sum()) / 1000.0
+    replayed = np.flatnonzero(graph_owner(a.trace) >= 0)
+    replay_us = float(x.dur[replayed].sum()) / 1000.0
+    figures: dict[str, Figure] = {
+        "copies": len(copies),
+        "kernels": len(kernels),
+        "copy_us": us(copy_us),
+        "replay_us": us(replay_us),
+        "share": Quantity(copy_us / (copy_us + replay_us), "fraction"),
+    }
+    return [Finding("graph-input-copies", "Graph inputs copied before each replay", figures, copies[:MAX_MARKED])]
+
+
 GRAPH_RULES = [
+    Rule("graph-input-copies", graph_input_copies),
     Rule("graph-launches", graph_launches_rule),
     Rule("graph-capture-in-window", capture_in_window),
     Rule("graph-uncredited", uncredited_kernels),
