@@ -3,11 +3,12 @@
 Each setting is read here, by the code that uses it (threads.py, load/parts.py, load/scanned.py), and a bad value
 is said once per process (errors.said_once). A command that reads none of them (a cached summary) left a typo
 unsaid: the command line calls check() first, which reads each one, so that a bad one is said at start and the
-readers say nothing more later. Cheap enough for every start: os and errors only.
+readers say nothing more later. Cheap enough for every start: os, math and errors only.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 
@@ -44,7 +45,7 @@ def result_delay() -> float:
         seconds = float(text or 0)
     except ValueError:
         seconds = -1.0
-    if not seconds >= 0 or seconds == float("inf"):
+    if not (math.isfinite(seconds) and seconds >= 0):
         said_once(f"TRACETUI_RESULT_DELAY={text} is not a number of seconds: ignored")
         return 0.0
     return seconds

@@ -22,25 +22,23 @@ from ..columns import Events
 _ACTIVITIES = (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET))  # what CUPTI reports, and Kineto spans
 
 
-def narrow_gpu_annotations(x: Events) -> int:
+def narrow_gpu_annotations(x: Events) -> None:
     """Narrow every GPU annotation of x (in place) to the first start and the last end of the device activities it
-    holds on its stream; how many were narrowed."""
+    holds on its stream."""
     ann = np.flatnonzero(x.cat == int(Cat.GPU_ANNOTATION))
     if not len(ann):
-        return 0
+        return
     work = np.flatnonzero(np.isin(x.cat, _ACTIVITIES))
-    narrowed = 0
     for track in np.unique(x.track[ann]).tolist():
         mine = ann[x.track[ann] == track]
         on = work[x.track[work] == track]
-        narrowed += _narrow(x, mine, on[np.argsort(x.ts[on], kind="stable")])
-    return narrowed
+        _narrow(x, mine, on[np.argsort(x.ts[on], kind="stable")])
 
 
-def _narrow(x: Events, ann: np.ndarray, work: np.ndarray) -> int:
+def _narrow(x: Events, ann: np.ndarray, work: np.ndarray) -> None:
     """Narrow the annotations ann to the activities of one stream (work, by start) that each holds whole."""
     if not len(work):
-        return 0
+        return
     starts, ends = x.ts[work], x.ts[work] + x.dur[work]
     a_start, a_end = x.ts[ann], x.ts[ann] + x.dur[ann]
     lo = np.searchsorted(starts, a_start, side="left")  # the first activity starting in the span
@@ -55,8 +53,7 @@ def _narrow(x: Events, ann: np.ndarray, work: np.ndarray) -> int:
         whole &= ~crossed_before | (run_max[np.maximum(lo[some] - 1, 0)] <= a_start[some])  # nor begins before it
         some = some[whole]
     if not len(some):
-        return 0
+        return
     first = starts[lo[some]]
     x.ts[ann[some]] = first
     x.dur[ann[some]] = last_end[some] - first
-    return len(some)
