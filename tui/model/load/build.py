@@ -36,6 +36,7 @@ from .bulk import (
     take,
     to_ns,
 )
+from .grow import Growing
 from .schema import Event
 
 _TS, _DUR, _NAME, _CAT, _PID, _TID, _ARGS, _CODE, _PHASE, _ID = map(
@@ -47,6 +48,7 @@ _MEMORY = tuple(
 _PID_TID = attrgetter("pid", "tid")
 _FLOW_CODES = {schema.FlowStart.code, schema.FlowEnd.code, schema.FlowStep.code}
 _INSTANT_CODES = {schema.Instant.code, schema.GlobalInstant.code}
+_X_DTYPES = {k: dt for k, dt in Events.dtypes().items() if k != "cat"}  # cat: from the category as written, at the end
 
 
 def add_meta(meta: Meta, e: schema.Metadata) -> None:
@@ -74,9 +76,9 @@ class Builder:
     shapes: Interner = field(default_factory=Interner)
     tracks: Interner = field(default_factory=Interner)
     meta: Meta = field(default_factory=Meta)
-    x: dict[str, list] = field(default_factory=dict)
-    inst: dict[str, list] = field(default_factory=dict)
-    flow: dict[str, list] = field(default_factory=dict)
+    x: Growing = field(default_factory=lambda: Growing(_X_DTYPES))
+    inst: Growing = field(default_factory=lambda: Growing(Instants.dtypes()))
+    flow: Growing = field(default_factory=lambda: Growing(Flows.dtypes()))
     unknown: dict[str, int] = field(default_factory=dict)
     inexact_chunks: int = 0
     untimed: int = 0
@@ -152,8 +154,7 @@ class Builder:
 
     def put_x(self, ts, dur, track, name, cat, ext, corr, py_id, py_parent, shape, nbytes, chunk, pos) -> None:
         """Durations' columns, read (here or by the compiled scan, scanned.py): kept for finish()."""
-        _extend(
-            self.x,
+        self.x.extend(
             ts=ts,
             dur=dur,
             track=track,
@@ -186,8 +187,7 @@ class Builder:
         memory = names == self.names.ids.get("[memory]", -2)
         self.bad_memory += int((memory & ((size == 0) | (dev_type < 0))).sum())
         m = len(ts)
-        _extend(
-            self.inst,
+        self.inst.extend(
             ts=ts,
             track=track,
             name=names,
@@ -214,8 +214,7 @@ class Builder:
             return
         keep = np.array([k for k, _, _ in rows], np.int64)
         m = len(rows)
-        _extend(
-            self.inst,
+        self.inst.extend(
             ts=ts[keep],
             track=self._track_ids(take(group, keep)),
             name=self.names.array([name for _, name, _ in rows]),
@@ -247,7 +246,7 @@ class Builder:
 
     def put_flows(self, ts, track, fid, start: bool, ac2g) -> None:
         """Flow events' columns, read (here or by the compiled scan): kept for finish()."""
-        _extend(self.flow, ts=ts, track=track, fid=fid, start=np.full(len(ts), start), ac2g=ac2g)
+        self.flow.extend(ts=ts, track=track, fid=fid, start=np.full(len(ts), start), ac2g=ac2g)
 
     def _track_ids(self, group: list) -> np.ndarray:
         """Track ids of events, interned in order of first appearance: each event's (pid, tid) as written is looked
@@ -261,13 +260,14 @@ class Builder:
                     self.raw_tracks[(p, t)] = self.tracks((_norm(p), _norm(t)))
             return np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, group)), np.int32, len(group))
 
-    def finish(self) -> tuple[Events, Instants, Flows]:
-        """Concatenate the per-chunk pieces into typed tables."""
+    def finish(self, last: bool = True) -> tuple[Events, Instants, Flows]:
+        """The typed tables of the chunks added so far; last=False: copies, for chunks may still be added after
+        (else views of the builder's columns, which nothing may add to after)."""
         enum = np.array([int(normalize_cat(c)) for c in self.cats.values] or [int(Cat.OTHER)], np.int8)
-        cols = {k: _joined(self.x, k, dt) for k, dt in Events.dtypes().items() if k != "cat"}
+        cols = {k: self.x.column(k, not last) for k in _X_DTYPES}
         x = Events.from_columns({**cols, "cat": enum[cols["cat_str"]]})
-        inst = Instants.from_columns({k: _joined(self.inst, k, dt) for k, dt in Instants.dtypes().items()})
-        flow = Flows.from_columns({k: _joined(self.flow, k, dt) for k, dt in Flows.dtypes().items()})
+        inst = Instants.from_columns({k: self.inst.column(k, not last) for k in Instants.dtypes()})
+        flow = Flows.from_columns({k: self.flow.column(k, not last) for k in Flows.dtypes()})
         return x, inst, flow
 
 
@@ -318,16 +318,6 @@ def _norm(key: int | str) -> int | str:
     if isinstance(key, str) and key.lstrip("-").isdigit():
         return int(key)
     return key
-
-
-def _extend(store: dict[str, list], **cols) -> None:
-    for key, values in cols.items():
-        store.setdefault(key, []).append(values)
-
-
-def _joined(store: dict[str, list], key: str, dtype: type) -> np.ndarray:
-    parts = store.get(key)
-    return np.concatenate([np.asarray(p, dtype=dtype) for p in parts]) if parts else np.empty(0, dtype)
 
 
 __all__ = ["Builder", "Interner", "add_meta", "to_ns"]

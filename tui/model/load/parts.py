@@ -42,6 +42,7 @@ Buffer = bytearray | memoryview
 
 PARALLEL_MIN_BYTES = 88 << 20  # below this, starting worker processes costs more than it saves (measured: RESULTS.md)
 MAX_WORKERS = 8
+EVENT_BYTES = 160  # bytes of JSON per duration event, for the rows to reserve: Kineto's are 150-500 (grow.py)
 JOB_CHUNKS = 4  # chunks per job handed to a process: small enough that the processes finish together
 
 
@@ -62,6 +63,7 @@ def decode_range(
     """Decode chunks (their global indices start at first_index; `last` is the file's last one when the file is
     cut, so its last event may be partial, else -1); scan: with the compiled scan (scanned.wanted), else msgspec."""
     builder = Builder()
+    builder.x.reserve(sum(end - start for start, end in chunks) // EVENT_BYTES)
     rows: list[tuple[int, int, int]] = []
     report = LoadReport()
     if scan:
@@ -81,7 +83,7 @@ def decode_range(
         if progress:
             progress(k + 1)
         if partial and k + 1 < len(chunks):
-            partial(lambda: [_part(builder, list(rows), replace(report))], (k + 1) / len(chunks))
+            partial(lambda: [_part(builder, list(rows), replace(report), last=False)], (k + 1) / len(chunks))
     return _part(builder, rows, report)
 
 
@@ -137,13 +139,13 @@ def _add_decoded(
         report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}
 
 
-def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport) -> Part:
-    """The part the builder holds so far (it can go on adding chunks after)."""
+def _part(builder: Builder, rows: list[tuple[int, int, int]], report: LoadReport, last: bool = True) -> Part:
+    """The part the builder holds so far (last=False: it goes on adding chunks after, so the part copies them)."""
     report.inexact_chunks, report.unknown_phases = builder.inexact_chunks, dict(builder.unknown)
     report.bad_memory, report.bad_counters = builder.bad_memory, builder.bad_counters
     report.untimed, report.bad_numbers = builder.untimed, dict(builder.bad_numbers)
     report.limits = {k: report.limits.get(k, 0) + builder.limits.get(k, 0) for k in {**report.limits, **builder.limits}}
-    x, inst, flow = builder.finish()
+    x, inst, flow = builder.finish(last)
     b = builder
     return Part(x, inst, flow, b.names.values, b.cats.values, b.shapes.values, b.tracks.values, b.meta, rows, report)
 
