@@ -94,8 +94,10 @@ def test_ranks_names_the_rank_that_arrived_last_and_how_long_the_others_waited(c
     assert abs(waited - gap) <= 1.0 and slept >= DELAY_MS, (waited, gap, slept)
     assert job["verdict"].startswith("rank 1 arrives last at the collectives")
     assert job["top_collective"] == "gloo:all_reduce"
-    # every rank's step is as long: the steps cannot name the straggler, the arrivals do
-    assert abs(rows[0]["step_us"] - rows[1]["step_us"]) < 0.15 * rows[0]["step_us"]
+    # every rank's step is about as long: the steps cannot name the straggler, the arrivals do. The steps differ by
+    # the ranks' compute (up to 13 ms of an 85 ms step on a loaded 2-core machine, where a share of the step failed
+    # this test once), far less than the wait the arrivals show (the 50 ms sleep and more)
+    assert abs(rows[0]["step_us"] - rows[1]["step_us"]) < 0.5 * job["waited_for"]["wait_us"]
     assert rows[0]["comm_us"] > rows[1]["comm_us"] > 0  # gloo's collectives count, rank 0's hold its waits
     assert rows[0]["wait_us"] / 1000 == pytest.approx(waited, rel=0.01) and rows[1]["wait_us"] == 0
     assert rows[0]["verdict"] == "communication-bound" and rows[1]["verdict"].startswith("cpu")
