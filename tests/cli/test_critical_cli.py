@@ -239,7 +239,7 @@ def test_a_ranks_cpu_in_collectives_is_not_called_a_wait_on_other_ranks(capsys):
     code, out, err = run(capsys, job)
     assert code == 0, err
     assert "no rank waits for another on its path" in out
-    [row] = [line.split("   ") for line in out.splitlines() if "   communication   " in line]
-    assert row[0] == "CPU in collectives" and "0.87 ms" in row
+    [row] = [line.split() for line in out.splitlines() if line.startswith("CPU in collectives")]
+    assert row[3:6] == ["cpu_bound", "0.87", "ms"]  # HTA classes the CPU's side of a collective as CPU work
     d = doc(capsys, job)
     assert d["ranks"][1]["breakdown"]["communication"] == 866.0 and not any(d["job"]["held_us"].values())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.analyses.critical import CLASSES, CriticalPath, PathItem
+from ..model.analyses.critical import CLASSES, HTA_CLASS, CriticalPath, PathItem
 from ..model.analyses.critical.groups import PathGroup, kind_of
 from ..model.analyses.critical.ranks import JobPath
 from ..model.trace import TraceColumns
@@ -81,7 +81,7 @@ def breakdown_columns(title: str = "Bound by") -> list[Column[str, CriticalPath]
     """A row per class on the path (its name in words, HTA's name, time, share, a bar): HTA's name goes first."""
     return [
         Column(title, lambda c, p, w: TITLES.get(c, c), name=True, priority=KEEP, min_width=12),
-        Column("HTA class", lambda c, p, w: c, priority=4, left=True),
+        Column("HTA class", lambda c, p, w: HTA_CLASS[c] or "(none)", priority=4, left=True),
         Column("Time", lambda c, p, w: when(p.breakdown[c]), priority=KEEP),
         Column("Share", lambda c, p, w: _share(p.breakdown[c], p), priority=KEEP),
         Column("", lambda c, p, w: bar(p.breakdown[c] / (p.length_ns or 1), BREAKDOWN_BAR), priority=2, left=True),

@@ -11,9 +11,10 @@ refused chunk goes down the msgspec path (decode.py) whole, as if the scan had n
 about 20 s of one core, then loads it from numba's cache in 0.4 s per process); msgspec reads otherwise. It is not
 the default: a first use waits for the compile, and numba is an extra. On the 2-core machine it was measured on
 (benchmarks/RESULTS.md, round 13), a 1 GB first `summary` took 0.78x the time of round 12's scan (which took
-0.80-0.87x msgspec's), with 1.4x the file in peak memory against msgspec's 1.1x (numba's libraries, and the
-analyses' arrays on a heap the scan's threads left in pieces); below about 320 MB numba's start costs more than
-the scan saves (round 12), hence the threshold.
+0.80-0.87x msgspec's), with 1.2x the file in peak memory against msgspec's 1.1x (numba's libraries, and the
+analyses' arrays on a heap the scan's threads left in pieces; round 14); below about 320 MB numba's start costs
+more than the scan saves (round 12), and its 125 MB of libraries put the peak past 1.5x the file, hence the
+threshold.
 """
 
 from __future__ import annotations

@@ -7,13 +7,14 @@ weights for whatif.py; queue.py measures the launch queue behind it. Pure numpy,
 
 from __future__ import annotations
 
-from .classes import CLASSES, Bound
+from .classes import CLASSES, HTA_CLASS, Bound
 from .path import CriticalPath, PathItem, critical_path
 from .whatif import Spec, WhatIf, WhatIfError, parse_spec, what_if, what_if_for_event, window_at, window_of
 from .window import Window, WindowError, find_window, span_window
 
 __all__ = [
     "CLASSES",
+    "HTA_CLASS",
     "Bound",
     "CriticalPath",
     "PathItem",

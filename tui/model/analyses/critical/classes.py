@@ -53,6 +53,18 @@ CLASS_NAMES = {
     Bound.COMMUNICATION: "communication",
 }
 CLASSES = tuple(CLASS_NAMES[b] for b in Bound)  # the breakdown's keys, in this order
+# What HTA's critical path calls the same stretch (hta/analyzers/critical_path_analysis.py, bound_by): a copy runs
+# on a stream, so it is gpu_compute_bound there; the CPU's own work of every kind is cpu_bound; a wait on the device
+# or an idle stretch is one of its dependency edges, which it leaves unclassed ("").
+HTA_CLASS = {
+    **{name: name for name in CLASSES},
+    "gpu_memcpy_bound": "gpu_compute_bound",
+    "data_loading": "cpu_bound",
+    "compiling": "cpu_bound",
+    "communication": "cpu_bound",
+    "sync": "",
+    "idle": "",
+}
 
 
 class Kind(enum.IntEnum):
