@@ -290,8 +290,8 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         if self.view is None:
             return
         at = self.view.time_at(self.cursor + 0.5)
-        self.view = zoom(self.view, at, factor)
-        self.cursor = int(self.view.col_of(at))
+        self.view = zoom(self.view, at, factor, self.cursor + 0.5)  # the cursor's column stays where it is
+        self.cursor = min(int(self.view.col_of(at)), self.chart_width - 1)
         self._changed()
 
     def action_pan(self, steps: int) -> None:
