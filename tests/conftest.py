@@ -137,6 +137,12 @@ async def press_settled(pilot, *keys: str) -> None:
     await pilot.pause()
 
 
+def screen_text(app) -> str:
+    """What the screen sends to the terminal, less Textual's own control segments (cursor moves), a line a row."""
+    update = app.screen._compositor.render_full_update()
+    return "\n".join("".join(seg.text for strip in line for seg in strip if not seg.control) for line in update.strips)
+
+
 async def until(pilot, check, what: str = "", timeout: float = 30.0) -> None:
     """Let the app run until check() holds, as a user waits for the answer on screen (a busy machine is slow)."""
     import time

@@ -51,6 +51,48 @@ async def test_zoom_keeps_the_cursor_time_in_place_and_pan_moves_by_an_eighth(ap
         assert tl.lanes.t_min >= full.t0 and tl.lanes.t_max <= full.t1
 
 
+async def test_w_and_s_keep_the_selection_at_its_column_and_come_back(app):
+    """GIVEN a kernel selected four fifths along the step at 80x24 WHEN w is pressed until the kernel is wider than
+    the view, then s as often THEN its middle stays within half a cell of the column it was at (it slid 4 cells right
+    on the way in, 7 by the way out: each press rounded the view down a cell), and s undoes w exactly."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        tl = (await started(pilot)).timeline
+        a = tl.analysis
+        kernels = [int(i) for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL]
+        kernel = kernels[len(kernels) * 4 // 5]
+        tl.select(kernel)
+        await pilot.pause()
+        start = tl.view
+        middle = (int(a.trace.x.ts[kernel]) + int(a.end[kernel])) // 2
+        column = start.col_of(middle)
+        views = [start]
+        while int(a.end[kernel]) - int(a.trace.x.ts[kernel]) < 2 * (tl.view.t1 - tl.view.t0):  # past its width
+            await pilot.press("w")
+            assert abs(tl.view.col_of(middle) - column) <= 0.5, ("w", len(views), tl.view.col_of(middle), column)
+            views.append(tl.view)
+        for back in views[-2::-1]:
+            await pilot.press("s")
+            assert abs(tl.view.col_of(middle) - column) <= 0.5 and tl.view == back  # s gives back the view before w
+
+
+async def test_the_wheel_keeps_the_time_under_the_pointer_and_comes_back(app):
+    from textual import events
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        tl = (await started(pilot)).timeline
+        start, x = tl.view, tl.name_cols + 20
+        under = start.time_at(20.5)
+
+        def wheel(kind) -> events.MouseEvent:
+            return kind(tl, x, 5, 0, 0, 0, False, False, False, screen_x=x, screen_y=5)
+
+        for kind in [events.MouseScrollUp] * 6 + [events.MouseScrollDown] * 6:
+            tl.post_message(wheel(kind))
+            await pilot.pause()
+            assert 20 <= tl.view.col_of(under) <= 21  # still in the pointer's cell
+        assert tl.view == start
+
+
 async def test_selection_moves_along_the_row_and_to_parent_and_child(app):
     async with app.run_test(size=(160, 45)) as pilot:
         tl = (await started(pilot)).timeline

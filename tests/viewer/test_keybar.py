@@ -14,9 +14,15 @@ from tui.widgets.kernels_view import KernelsView
 from tui.widgets.keybar import SEP, Entry, KeyBar, fitted
 from tui.widgets.ops_view import OpsView
 from tui.widgets.rows_view import RowsView
+from tui.widgets.sequences_view import SequencesView
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")
-TABLES = [(OpsView, [RowsView]), (KernelsView, [RowsView]), (FramesTable, [RowsView, CodeView])]
+TABLES = [
+    (OpsView, [RowsView]),
+    (KernelsView, [RowsView]),
+    (FramesTable, [RowsView, CodeView]),
+    (SequencesView, [RowsView]),
+]
 
 
 def sorts_of(cls) -> dict[str, str]:

@@ -14,7 +14,7 @@ import random
 import shutil
 
 import pytest
-from conftest import wait_for_main
+from conftest import screen_text, wait_for_main
 from hostile import SAMPLES, hostile, hostile_trace, leaks
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -26,12 +26,6 @@ from tui.widgets import visible as net
 from tui.widgets.lazy_table import LazyTable
 
 AFTER_EACH_VIEW = (["down", "down", "enter"], ["j", "j"], ["question_mark"], ["escape"], ["slash", "a", "escape"])
-
-
-def screen_text(app) -> str:
-    """What the screen sends to the terminal, less Textual's own control segments (cursor moves), a line a row."""
-    update = app.screen._compositor.render_full_update()
-    return "\n".join("".join(seg.text for strip in line for seg in strip if not seg.control) for line in update.strips)
 
 
 def said(app) -> str:

@@ -58,3 +58,27 @@ async def test_a_graphs_repeats_are_marked_one_stop_a_layer():
         await press_settled(pilot, "enter")
         await until(pilot, lambda: screen.view_name == "timeline", "the timeline shown")
         assert len(screen.timeline.matches) == 48 and int(screen.timeline.match_mask.sum()) == 48 * 14
+
+
+async def test_the_saving_columns_sort_most_first_as_every_figure_does():
+    """GIVEN a training step whose sequences save different amounts (a100-train-control) WHEN f, then F, is pressed
+    in the sequences view THEN the rows are ordered by Fused saves, then by From launches, the most first and the
+    unsolved rows last, and the status says so; the same key again turns the order round."""
+    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
+    async with app.run_test(size=(140, 36)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "9")
+        view = screen.query_one(SequencesView)
+        by_device = [r.ranked_device_ns for r in view.shown]
+
+        def most_first(values: list) -> list:
+            return sorted((v for v in values if v is not None), reverse=True) + [v for v in values if v is None]
+
+        for key, attr, words in (("f", "saving_ns", "fused saving"), ("F", "launch_saving_ns", "saving from launches")):
+            await press_settled(pilot, key)
+            values = [getattr(r, attr) for r in view.shown]
+            assert values == most_first(values) and f"sorted by {words}" in view.status()
+            assert [r.ranked_device_ns for r in view.shown] != by_device  # the order moved: not the device sort
+        await press_settled(pilot, "F")
+        values = [r.launch_saving_ns for r in view.shown if r.launch_saving_ns is not None]
+        assert values == sorted(values) and "sorted by saving from launches, reversed" in view.status()

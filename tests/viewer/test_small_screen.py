@@ -202,3 +202,31 @@ async def test_at_80x24_same_named_lanes_keep_what_tells_them_apart():
         gutters = [tl._gutter(line).text.rstrip("│").strip() for line in rows]
         assert len(rows) == 3 and len(set(gutters)) == 3, gutters
         assert all(g.endswith(("tid 1074", "tid 3553", "tid 3554")) for g in gutters) and "…" not in "".join(gutters)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_the_first_opens_legend_sits_under_the_lanes_until_a_selection(size):
+    """GIVEN tracetui opening its first trace WHEN the lanes are drawn THEN nothing covers them (at 80x24 the legend's
+    toast covered the CPU lanes from column 40): the legend is in the details panel below, whole, until an event is
+    selected; it is said once."""
+    from textual.widgets._toast import Toast
+
+    from tui.screens.help import LEGEND
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size, notifications=True) as pilot:  # toasts drawn, as in a terminal
+        screen = await wait_for_main(pilot)
+        await pilot.pause()
+        lanes = screen.timeline.region
+        assert not [t for t in app.screen.query(Toast) if t.region.overlaps(lanes)]
+        panel = screen.query_one(DetailsPanel)
+        said = str(panel.query_one("#details-body").render())
+        assert panel.display and panel.region.y >= lanes.bottom and LEGEND in " ".join(said.split())
+        assert panel.max_scroll_y == 0 and lane_rows(screen) >= MIN_LANES  # whole, and the lanes keep their rows
+        await press_settled(pilot, "l")
+        assert "A bar is an event" not in str(panel.query_one("#details-body").render())
+        await press_settled(pilot, "escape", "escape")
+    again = TraceApp([BERT], use_cache=False)
+    async with again.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        assert "A bar is an event" not in str(screen.query_one(DetailsPanel).query_one("#details-body").render())

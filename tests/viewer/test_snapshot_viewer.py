@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
 from allocator_snapshots import BASE, MB, Builder, at, fragmented, leak, no_history, write
-from conftest import ROOT, press_settled, until
+from conftest import ROOT, press_settled, screen_text, until
 from textual.widgets import Static
 
 from tui.app import TraceApp
@@ -68,6 +69,26 @@ async def test_the_real_snapshot_opens_on_its_peak_and_an_allocation_shows_its_f
         await press_settled(pilot, "x")
         assert timeline.highlight is None
     assert app.load_error is None and not faults.log_path().exists()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_every_view_writes_sizes_in_the_memory_lanes_binary_units(size):
+    """GIVEN the real snapshot WHEN its timeline, segments (one picked) and frames show THEN every size reads as the
+    trace's memory lanes write it, KiB, MiB or GiB (the scale 665MiB, a segment 98MiB), never 665M or 1.35G."""
+    app = TraceApp([str(REAL)], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await opened(pilot)
+        shown = [screen_text(app)]
+        await press_settled(pilot, "2")
+        segments = screen.query_one(SnapshotSegments)
+        await until(pilot, lambda: segments.state is not None, "the segments")
+        await press_settled(pilot, "down")
+        shown.append(screen_text(app))
+        await press_settled(pilot, "3")
+        shown.append(screen_text(app))
+        text = "\n".join(shown)
+        assert re.findall(r"\d[KMGT]\b", text) == []
+        assert "665MiB│" in shown[0] and "98MiB" in shown[1] and "GiB" in shown[0]
 
 
 async def test_a_taller_terminal_redraws_the_timeline_from_cells_of_the_old_height():

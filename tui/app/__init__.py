@@ -247,7 +247,14 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
             self.screen.progress(message.phase, message.fraction)
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
-        main = MainScreen(message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view)
+        legend = None
+        if first_open():  # the legend, once: in the details panel under the lanes (a toast covered them at 80x24)
+            from ..screens.help import LEGEND
+
+            legend = LEGEND
+        main = MainScreen(
+            message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view, legend
+        )
         self.switch_screen(main)
         self.sub_title = visible(f"{self.paths[0]} · loaded in {message.seconds:.2f}s")  # a file name: data
         for notice in self.notices:  # what the load has to say: salvaged, a graph capture refused, a job of ranks
@@ -257,10 +264,6 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
                 self.notify(notice.text, title="note", timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
-        if first_open():
-            from ..screens.help import LEGEND
-
-            self.notify(LEGEND + " (? shows every key)", title="Reading the timeline", timeout=12)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         if self.home() is not None:  # a capture opened from the watch strip: say why, and go on watching

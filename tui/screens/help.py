@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Static
 
+from ..text.sanitize import crop_cells, ljust_cells
 from ..widgets.lazy_table import LazyTable, TextColumns, frozen_room
 
 LEGEND = (
@@ -45,6 +50,7 @@ KEY_WORDS = {
 
 Row = tuple[str, str, str]  # keys, what they do, the binding's id (for keymap.toml)
 LEAST_WORDS = 24  # the narrowest the last column wraps to; narrower, the rows scroll sideways
+KEYS_LEAST = 8  # the keys' column is as wide as its longest keys ("  Ctrl+P"), and never narrower than this
 
 
 def keys_in_words(keys: str) -> str:
@@ -116,14 +122,28 @@ def help_sections(screen, overrides: dict[str, str]) -> list[tuple[str, list[Row
     return list(sections.items())
 
 
+def is_heading(row: Sequence[str]) -> bool:
+    """A section's row: where the keys work, in the first column, and nothing after it."""
+    return bool(row[0]) and not any(row[1:])
+
+
+def lead_widths(heads: list[str], rows: list[list[str]], width: int) -> list[int]:
+    """The widths of the columns before what the keys do: each its longest cell's, the sections' names left out
+    (they run across their rows: "Moving in a table" made the keys' column 18 wide for keys of 8); the keys' column
+    KEYS_LEAST at least and no more than the table keeps of a first column."""
+    keyed = [r for r in rows if not is_heading(r)]
+    lead = [max([cell_len(h), *(cell_len(r[c]) for r in keyed)]) for c, h in enumerate(heads[:-1])]
+    if lead:
+        lead[0] = min(max(lead[0], KEYS_LEAST), frozen_room(width))
+    return lead
+
+
 def wrapped(heads: list[str], rows: list[list[str]], width: int, sep: int = 2) -> list[list[str]]:
     """The rows with their last column (what the keys do) wrapped to what the columns before it leave of width,
     each further line a row of its own under the first, the other columns blank: words, never cut mid-word."""
     if not heads:
         return rows
-    lead = [max([cell_len(h), *(cell_len(r[c]) for r in rows)]) for c, h in enumerate(heads[:-1])]
-    if lead:
-        lead[0] = min(lead[0], frozen_room(width))  # the table keeps no more of the first column
+    lead = lead_widths(heads, rows, width)
     room = max(width - sum(lead) - sep * len(lead), LEAST_WORDS)
     out: list[list[str]] = []
     for row in rows:
@@ -153,7 +173,17 @@ class HelpTable(LazyTable):
     def _fit(self) -> None:
         width = self.size.width - self.styles.scrollbar_size_vertical  # the bar's room kept, shown or not
         if width > 0:
-            self.set_source(TextColumns(self.heads, wrapped(self.heads, self.rows, width), right_from=len(self.heads)))
+            rows = wrapped(self.heads, self.rows, width)
+            words = max([cell_len(self.heads[-1]), *(cell_len(r[-1]) for r in rows)])
+            widths = [*lead_widths(self.heads, self.rows, width), words]
+            self.set_source(TextColumns(self.heads, rows, right_from=len(self.heads), widths=widths))
+
+    def _line(self, cells: list[str], base: Style, width: int) -> Strip:
+        """A section's name runs across its row (the keys' column is only as wide as the keys)."""
+        if cells and is_heading(cells) and cell_len(cells[0]) > self._frozen_width(width):
+            text = ljust_cells(crop_cells(cells[0], width), width)
+            return Strip([Segment(text, base + self._style("lazy-table--frozen"))])
+        return super()._line(cells, base, width)
 
     def action_page(self, step: int) -> None:
         page = max(self.scrollable_content_region.height - 2, 1)

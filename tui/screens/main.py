@@ -71,9 +71,16 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     ]
 
     def __init__(
-        self, analysis: Results, lanes: LaneIndex, title: str, hide_python: bool = False, initial: str = "timeline"
+        self,
+        analysis: Results,
+        lanes: LaneIndex,
+        title: str,
+        hide_python: bool = False,
+        initial: str = "timeline",
+        legend: str | None = None,
     ) -> None:
         super().__init__()
+        self.legend = legend  # the first open's: said in the details panel, below the lanes, until a selection
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
         self.view_name = initial  # the view shown, and where the focus goes (tui/views/showing.py)
@@ -97,7 +104,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         with TabbedContent(initial=self.view_name):
             for spec in MAIN:
                 yield ViewPane(spec, self)
-        yield DetailsPanel(id="details")
+        yield DetailsPanel(id="details", legend=self.legend)
         yield SelectionLine(id="selection")
         yield PhaseBars(("link", "aggregate"), id="background")
         yield KeyBar()

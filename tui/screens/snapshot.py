@@ -22,8 +22,8 @@ from ..appkit.palette import ListedCommands
 from ..model.snapshot.frames import Namer
 from ..model.snapshot.timeline import EMPTY, annotation_spans
 from ..tables.snapshot_view import allocation_lines, frame_lines, segment_lines
-from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
-from ..text.sanitize import visible, visible_lines
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_gutter
+from ..text.sanitize import cell_len, visible, visible_lines
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.keybar import KeyBar
 from ..widgets.snapshot_frames import FrameTable, SnapshotFrames
@@ -231,19 +231,28 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         """Two lines: the file and its history, then the device's figures (shorter on a narrow terminal)."""
         assert self.loaded is not None
         d, r = self.report, self.loaded.report
-        mem = fmt_memory if width >= WIDE else fmt_memory_short
         history = f"{d.entries:,} entries" + (f" over {fmt_dur(d.span_ns)}" if d.timed else " (no times)")
         history = history if d.entries else "no history"
         first = f"{Path(self.path).name} · {d.name}" + (f" of {len(r.devices)}" if len(r.devices) > 1 else "")
-        figures = (
-            f"reserved {mem(d.reserved_bytes)} · allocated {mem(d.allocated_bytes)} · free "
-            f"{mem(d.segments.free_bytes)} (largest {mem(d.segments.largest_free_bytes)})"
-        )
+        room = width - 2  # the padding
+        shapes = ((fmt_memory, True), (fmt_memory_gutter, True), (fmt_memory_gutter, False))
+        lines = [self._figures(d, mem, largest) for mem, largest in shapes]
+        figures = next((line for line in lines if cell_len(line) <= room), lines[-1])
+        return visible_lines(f"{first} · {history}\n{figures}")  # the file's and device's names: data
+
+    @staticmethod
+    def _figures(d, mem, largest: bool) -> str:
+        """The device's figures with its sizes written by mem; largest: with the largest free block (it goes first
+        where the line would not fit: the segments view says it too)."""
+        figures = f"reserved {mem(d.reserved_bytes)} · allocated {mem(d.allocated_bytes)}"
+        figures += f" · free {mem(d.segments.free_bytes)}"
+        if largest:
+            figures += f" (largest {mem(d.segments.largest_free_bytes)})"
         if d.peak:
             figures += f" · peak {mem(d.peak.requested_bytes)} at {fmt_dur(d.peak.time_ns) if d.timed else f'entry {d.peak.entry + 1:,}'}"
         if d.ooms:
             figures += f" · {len(d.ooms)} OOM (o)"
-        return visible_lines(f"{first} · {history}\n{figures}")  # the file's and device's names: data
+        return figures
 
     def on_resize(self, event) -> None:
         self._fit(event.size.width)

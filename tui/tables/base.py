@@ -43,6 +43,8 @@ SORT_LETTERS: dict[str, Meaning] = {
     "max": Meaning("x", "max"),
     "latency": Meaning("l", "launch latency"),
     "path_time": Meaning("o", "time on the path"),
+    "fused_saving": Meaning("f", "fused saving"),
+    "launch_saving": Meaning("F", "saving from launches"),  # the part of the fused saving the launch calls buy
 }
 
 

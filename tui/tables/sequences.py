@@ -33,7 +33,8 @@ SORTS = {  # the viewer's keys (the command ranks by device time, then takes --t
     "device": SortKey("ranked_device_ns", means="device_total"),  # rows a fusion is plausible for first
     "count": SortKey("count", means="calls"),
     "mean": SortKey("mean_ns", means="device_avg"),
-    "saving": SortKey("saving_ns"),
+    "saving": SortKey("saving_ns", means="fused_saving"),
+    "launches": SortKey("launch_saving_ns", means="launch_saving"),
 }
 NOTE = (
     "A sequence: the kernels, copies and sets an op, annotation or module launched (itself and everything under it "
@@ -154,7 +155,7 @@ def columns() -> list[Column[SequenceRow, Cut]]:
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
         Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 3),
         Column("Fused saves", lambda r, c, w: saved(r), "saving", KEEP),
-        Column("From launches", lambda r, c, w: launches_part(r), None, 3),
+        Column("From launches", lambda r, c, w: launches_part(r), "launches", 3),
         Column("Sequence", lambda r, c, w: sequence(r, c), None, KEEP, left=True),
         Column("Stack", lambda r, c, w: stack(r), None, 4, left=True),
     ]
@@ -184,7 +185,7 @@ FIELDS: list[Field[SequenceRow]] = [
     Field("fused_saving_us", _saving_us, "what fusing it saves on the critical path of the window (null: unsolved)"),
     Field(
         "fused_saving_launches_us",
-        lambda r: r.launches_ns / 1000 if r.saving_ns is not None else None,
+        lambda r: r.launch_saving_ns / 1000 if r.launch_saving_ns is not None else None,
         "of that, what the launch calls fusing takes away buy (CPU time, not in device_total_us): the saving less "
         "its kernels' alone",
     ),
@@ -257,9 +258,9 @@ def kernels_part(r: SequenceRow) -> str:
 
 def launches_part(r: SequenceRow) -> str:
     """The From launches column: the part of the saving the launch calls taken away buy ('-' unsolved)."""
-    if r.saving_ns is None:
+    if r.launch_saving_ns is None:
         return "-"
-    return when(r.launches_ns) if r.launches_ns > 0 else "nothing"
+    return when(r.launch_saving_ns) if r.launch_saving_ns > 0 else "nothing"
 
 
 def passes_total(rows: list[SequenceRow]) -> list[str]:

@@ -6,7 +6,7 @@ from ..model.snapshot.frames import Namer
 from ..model.snapshot.history import ALIVE, BEFORE, BEFORE_ALIVE, Allocations
 from ..model.snapshot.report import FrameRow, label_of
 from ..model.snapshot.state import FREE, UNKNOWN, State
-from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short, plural
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_gutter, plural
 from .snapshot import pool_name, stream_name, when
 
 ORIGIN = {
@@ -78,13 +78,13 @@ def segment_lines(st: State, k: int, a: Allocations, namer: Namer, most: int = 2
         f"({fmt_memory(int(st.blk_size[free].sum()))}"
         + (f", largest {fmt_memory(int(st.blk_size[free].max()))})" if len(free) else ")"),
         "" if st.exact else "(rebuilt from the history: a freed block's size is its request rounded to 512 bytes)",
-        f"{'Offset':>7} {'Size':>6}  Held by",
+        f"{'Offset':>7} {'Size':>7}  Held by",
     ]
     for b in blocks[:most].tolist():
         alloc = int(st.blk_alloc[b])
         who = "free" if alloc == FREE else "(not in the history)" if alloc == UNKNOWN else label_of(a, alloc, namer)
-        offset, size = fmt_memory_short(int(st.blk_addr[b]) - start), fmt_memory_short(int(st.blk_size[b]))
-        out.append(f"{offset:>7} {size:>6}  {who}")
+        offset, size = fmt_memory_gutter(int(st.blk_addr[b]) - start), fmt_memory_gutter(int(st.blk_size[b]))
+        out.append(f"{offset:>7} {size:>7}  {who}")
     if len(blocks) > most:
         out.append(f"… {len(blocks) - most:,} more blocks")
     return out

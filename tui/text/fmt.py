@@ -28,21 +28,11 @@ def fmt_memory(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
-def fmt_memory_short(nbytes: float) -> str:
-    """Bytes in at most five characters, for a lane's gutter: 0B, 512K, 87.5M, 116M, 1.25G."""
-    value = float(nbytes)
-    for unit, scale in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if abs(value) >= scale:
-            value /= scale
-            text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
-            return f"{text}{unit}"
-    return f"{value:.0f}B"
-
-
 def fmt_memory_gutter(nbytes: float, digits: int = 3) -> str:
     """Bytes in a few characters with the binary unit named as the long form names it (KiB, MiB, GiB, TiB), for a
-    lane's gutter: 0B, 512KiB, 87.4MiB, 116MiB, 1.33GiB (7 characters at most below 1000 of a unit); digits=2 is
-    a character shorter (87MiB, 1.3GiB) where the lane's label needs it."""
+    gutter or a narrow column (the memory lanes', the allocator snapshot's views): 0B, 512KiB, 87.4MiB, 116MiB,
+    1.33GiB (7 characters at most below 1000 of a unit); digits=2 is a character shorter (87MiB, 1.3GiB) where the
+    lane's label needs it."""
     value = float(nbytes)
     for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if abs(value) >= scale:

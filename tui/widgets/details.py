@@ -20,6 +20,8 @@ from ..text.names import short_name, shorten, shorten_names
 from ..text.sanitize import visible_data
 
 MAX_ARG_CHARS = 160
+NOTHING = "Select an event (arrows, hjkl or a click)."
+LEGEND_TITLE = "Reading the timeline (said once: ? says it again, with every key)"
 NAME_WIDTH = 60  # a kernel's name in a list, cut at a word with … (f shows them in full)
 FULL_HINT = "Enter, then f: full names"
 
@@ -189,8 +191,19 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     ]
     full_names = False
 
+    def __init__(self, *, legend: str | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.legend = legend  # the first open's legend, said here until the first selection (under the lanes, not over)
+
     def compose(self):
-        yield Static(Text("Select an event (arrows, hjkl or a click).", style="dim"), id="details-body")
+        yield Static(self._nothing(), id="details-body")
+
+    def _nothing(self) -> Text:
+        """What the panel says with nothing selected: the legend first, the first time tracetui opens a trace."""
+        hint = Text(NOTHING, style="dim")
+        if not self.legend:
+            return hint
+        return Text.assemble((LEGEND_TITLE, "bold"), "\n", self.legend, "\n", hint)
 
     def show(
         self,
@@ -202,10 +215,10 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         self.details = details
         self._shown = (notes, memory, roofline)
         body = self.query_one("#details-body", Static)
+        if details:
+            self.legend = None  # read: the help has it
         body.update(
-            details_renderable(details, notes, memory, roofline, self.full_names)
-            if details
-            else Text("Select an event (arrows, hjkl or a click).", style="dim")
+            details_renderable(details, notes, memory, roofline, self.full_names) if details else self._nothing()
         )
         self.call_after_refresh(self._say_more)
 

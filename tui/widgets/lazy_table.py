@@ -37,10 +37,18 @@ class Source(Protocol):
 
 
 class TextColumns:
-    """A source over rows that are already text (the compare screen's tables)."""
+    """A source over rows that are already text (the compare screen's tables); widths: the columns' widths where
+    the maker knows better than the table's measure of its first rows (the help's keys, its sections' names aside)."""
 
-    def __init__(self, headers: Sequence[str], rows: Sequence[Sequence[str]], right_from: int = 1) -> None:
+    def __init__(
+        self,
+        headers: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        right_from: int = 1,
+        widths: Sequence[int] | None = None,
+    ) -> None:
         self.headers, self.rows, self.right_from = list(headers), rows, right_from
+        self.widths = list(widths) if widths is not None else None
 
     def __len__(self) -> int:
         return len(self.rows)

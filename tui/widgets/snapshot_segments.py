@@ -23,13 +23,14 @@ from ..model.snapshot.frames import Namer
 from ..model.snapshot.report import DeviceMemory, label_of
 from ..model.snapshot.state import END, FREE, State, state_at
 from ..tables.snapshot import stream_name
-from ..text.fmt import fmt_memory, fmt_memory_short
+from ..text.fmt import fmt_memory, fmt_memory_gutter
 from .failures import ReportsFailedWorkers
 from .paint import SELECTED, style
 from .snapshot_timeline import frame_color
 
 HEAD = 2  # the moment's line and the columns' header
 NARROW = 100  # below this many columns, the segment's columns are cut short
+SIZE = 7  # the most characters a size takes as fmt_memory_gutter writes it (97.9MiB, 1.33GiB)
 FREE_FG = Color.parse("#4b5563")
 UNKNOWN = Color.parse("#6b7280")
 BACKGROUND = Color.parse("#1c1f24")
@@ -137,9 +138,10 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
             return Strip([Segment(self.head()[:width].ljust(width), DIM)], width)
         if y == 1:
             if self.narrow:
-                cols = f" {'Segment':<9}{'Size':>6}   {'Free':>5} {'Max':>5}│"
+                cols = f" {'Segment':<9} {'Size':>{SIZE}}   {'Free':>{SIZE}} {'Max':>{SIZE}}│"
             else:
-                cols = f" {'Segment':<15}{'Size':>9} {'Stream':<11}{'Pool':<6}{'Free':>6} {'Largest':>7}│"
+                cols = f" {'Segment':<14} {'Size':>{SIZE}} {'Stream':<11}{'Pool':<6}"
+                cols += f"{'Free':>{SIZE}} {'Largest':>{SIZE}}│"
             return Strip([Segment((cols + " blocks: used by colour, free ·")[:width].ljust(width), DIM)], width)
         st = self.state
         k = self.top + y - HEAD
@@ -155,16 +157,14 @@ class SnapshotSegments(ReportsFailedWorkers, Widget, can_focus=True):
         mine = st.blocks_of(k)
         free = mine[st.free[mine]]
         largest = int(st.blk_size[free].max()) if len(free) else 0
-        size, free_b = fmt_memory_short(st.seg_size[k]), fmt_memory_short(st.blk_size[free].sum())
+        size, free_b, most = (fmt_memory_gutter(n) for n in (st.seg_size[k], st.blk_size[free].sum(), largest))
         if self.narrow:  # the address's last digits, the pool as a letter, no stream
             pool = "S" if st.seg_small[k] else "L"
-            text = (
-                f" …{int(st.seg_addr[k]) & 0xFFFFFFFF:08x}{size:>5} {pool} {free_b:>5} {fmt_memory_short(largest):>5}│"
-            )
+            text = f" …{int(st.seg_addr[k]) & 0xFFFFFFFF:08x} {size:>{SIZE}} {pool} {free_b:>{SIZE}} {most:>{SIZE}}│"
         else:
             text = (
-                f" {st.seg_addr[k]:#014x} {size:>8} {stream_name(int(st.seg_stream[k]))[:10]:<11}"
-                f"{'small' if st.seg_small[k] else 'large':<6}{free_b:>6} {fmt_memory_short(largest):>7}│"
+                f" {st.seg_addr[k]:#014x} {size:>{SIZE}} {stream_name(int(st.seg_stream[k]))[:10]:<11}"
+                f"{'small' if st.seg_small[k] else 'large':<6}{free_b:>{SIZE}} {most:>{SIZE}}│"
             )
         bar_w = max(width - len(text), 1)
         picked = k == self.row and self.has_focus

@@ -21,11 +21,11 @@ from ..model.snapshot.frames import BEFORE_HISTORY, Namer
 from ..model.snapshot.report import DeviceMemory, label_of
 from ..model.snapshot.timeline import EMPTY, Grid, Span, allocation_at, grid, span_cells
 from ..model.view.viewport import Viewport, fit, pan, resize, zoom
-from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_short
+from ..text.fmt import fmt_dur, fmt_memory, fmt_memory_gutter
 from .failures import ReportsFailedWorkers
 from .paint import MATCH, SELECTED, color_of, style, text_on
 
-GUTTER = 7  # the bytes scale
+GUTTER = 8  # the bytes scale: a size as fmt_memory_gutter writes it (7 characters at most), then the axis
 LOWER = " ▁▂▃▄▅▆▇█"
 BEFORE = Color.parse("#6b7280")  # allocations from before the history (no frames)
 BACKGROUND = Color.parse("#1c1f24")
@@ -257,11 +257,11 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         if g is None:
             return ""
         if r == h - 1:
-            return fmt_memory_short(g.scale)
+            return fmt_memory_gutter(g.scale)
         if r == 0:
-            return "0"
+            return fmt_memory_gutter(0)
         if r == h // 2 and h >= 6:
-            return fmt_memory_short(g.scale * (r + 0.5) / h)
+            return fmt_memory_gutter(g.scale * (r + 0.5) / h)
         return ""
 
     def _ruler(self, k: int) -> str:
@@ -290,8 +290,8 @@ class SnapshotTimeline(ReportsFailedWorkers, Widget, can_focus=True):
         if self.view is None:
             return
         at = self.view.time_at(self.cursor + 0.5)
-        self.view = zoom(self.view, at, factor)
-        self.cursor = int(self.view.col_of(at))
+        self.view = zoom(self.view, at, factor, self.cursor + 0.5)  # the cursor's column stays where it is
+        self.cursor = min(int(self.view.col_of(at)), self.chart_width - 1)
         self._changed()
 
     def action_pan(self, steps: int) -> None:

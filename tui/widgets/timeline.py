@@ -169,6 +169,7 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
         self._fitted = False
         self._whole: Viewport | None = None  # the view that shows the whole trace, at the last fit
         self._wanted: tuple[int, int] | None = None  # the span the user last chose: a resize keeps it
+        self._zoomed: tuple[Viewport, int, float] | None = None  # the last zoom's view, and the time it kept where
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
@@ -267,15 +268,27 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
     # ---- the view: layout, zoom, pan ------------------------------------------------------------------------
 
     def cursor_time(self) -> int:
+        """The time the keys zoom around and the value lanes read at: the selection's middle where it shows, else
+        the middle of the part of it that shows, else the view's middle."""
         if self.selected >= 0:
             start = int(self.analysis.trace.x.ts[self.selected])
             end = int(self.analysis.end[self.selected])
+            if self.view.t0 <= (start + end) // 2 <= self.view.t1:
+                return (start + end) // 2
             if self.view.visible(start, end):
                 return (max(start, self.view.t0) + min(end, self.view.t1)) // 2
         return (self.view.t0 + self.view.t1) // 2
 
     def action_zoom(self, factor: int) -> None:
-        self.view = zoom(self.view, self.cursor_time(), factor)
+        """w and s: the cursor's time kept at its column, the one the first of a run of presses found (each press
+        rounds the view to whole cells; finding the column again every press let the rounding add up)."""
+        at, last = self.cursor_time(), self._zoomed
+        col = last[2] if last is not None and last[:2] == (self.view, at) else self.view.col_of(at)
+        self._zoom(at, col, factor)
+
+    def _zoom(self, at: int, col: float, factor: int) -> None:
+        self.view = zoom(self.view, at, factor, col)
+        self._zoomed = (self.view, at, col)
         self._changed()
 
     def action_pan(self, steps: int) -> None:
@@ -340,11 +353,13 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
                 self._relayout()
 
     def _wheel_zoom(self, event, factor: int) -> None:
+        """The wheel zooms around the time under the pointer, as w and s do around the cursor's."""
         if event.x >= self.name_cols and not event.shift:
             event.stop()
             event.prevent_default()
-            self.view = zoom(self.view, self.view.time_at(event.x - self.name_cols), factor)
-            self._changed()
+            col, last = event.x - self.name_cols + 0.5, self._zoomed  # the middle of the pointer's cell
+            at = last[1] if last is not None and (last[0], last[2]) == (self.view, col) else self.view.time_at(col)
+            self._zoom(at, col, factor)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self._wheel_zoom(event, -1)

@@ -65,6 +65,11 @@ class SequenceRow:
     def saving_ns(self) -> int | None:
         return self.saving.saving_ns if isinstance(self.saving, Saving) else None
 
+    @property
+    def launch_saving_ns(self) -> int | None:
+        """Of the saving, what the launch calls gone buy (None where no saving was solved)."""
+        return self.launches_ns if self.saving_ns is not None else None
+
 
 def sequence_rows(a: Analysis, seqs: list[KernelSequence], min_length: int, top: int, sort: str) -> list[SequenceRow]:
     """The sequences of min_length activities or more, ranked by sort (SORTED; the most first, then by device
