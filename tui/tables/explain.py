@@ -25,7 +25,8 @@ COMPILE_WHAT = {
 
 # Each template is str.format text over a finding's figures. A duration prints as "1,234.5 us" by default
 # ({x:.0f} gives "10 us", {x:long} "6.6 ms" or "3.06 s"); a fraction as "30%"; a ratio as "2.5x"; a list
-# of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name).
+# of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name);
+# {step:in} says " in ProfilerStep#3" of a name, nothing of None.
 OWN_TEMPLATES = {
     "final-sync": "The final {call} ({dur}) is the profiler flushing at the end of the window: it waits for every "
     "queued kernel to finish so the GPU timeline is complete. It is not a cost of your code.",
@@ -52,7 +53,7 @@ OWN_TEMPLATES = {
     "overhead-one-gap": "Evidence: one gap of more than {gap_min:.0f} between kernels, {longest} (the kernel after it is "
     "marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches{launch_where} buys {per_launch_gpu} of GPU work but costs the step "
+    "overhead-launches": "Each of the {launches:,} launches{launch_step:in} buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
@@ -203,6 +204,8 @@ class Shown:
 
     def __format__(self, spec: str) -> str:
         f = self.figure
+        if spec == "in":  # where, after what it says of: " in ProfilerStep#3" (None: nowhere to name)
+            return f" in {visible(str(f))}" if f is not None else ""
         if spec == "size":  # bytes, as every size tracetui prints (KiB, MiB, GiB)
             return fmt_memory(int(f.value if isinstance(f, Quantity) else f))  # type: ignore[arg-type]
         if isinstance(f, list):  # names in prose: shown as data (a newline of theirs would split the line)

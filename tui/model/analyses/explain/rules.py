@@ -202,7 +202,7 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
         "launches": s.per_launch_count,  # the launches the figures are per (the typical step's), and where
-        "launch_where": s.per_launch_where,
+        "launch_step": s.launch_step,  # (None: the whole trace's)
         "per_launch_gpu": us(s.gpu_per_kernel_us),
         "per_launch_cpu": us(s.cpu_per_kernel_us),
         "call_cpu": us(s.typical_launch_us),
