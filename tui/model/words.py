@@ -11,3 +11,14 @@ def duration(us: float) -> str:
     if abs(us) >= 1000:
         return f"{us / 1000:,.2f} ms"
     return f"{us:,.1f} us"
+
+
+def duration_as(us: float, other: float) -> str:
+    """A duration in the unit it shares with a comparable one in the same sentence, the larger one's: 324.9 us
+    beside 118.4 us, never beside 0.12 ms. A figure that would read as zero there keeps its own (1.3 us of 6.30 ms)."""
+    larger = max(abs(us), abs(other))
+    scale, unit = (1e6, "s") if larger >= 1e6 else (1000, "ms") if larger >= 1000 else (1, "us")
+    if scale == 1:
+        return duration(us)
+    said = f"{us / scale:,.2f}"
+    return duration(us) if us and float(said.replace(",", "")) == 0 else f"{said} {unit}"
