@@ -13,7 +13,6 @@ from tui.model.analyses.results import Results
 from tui.tables import summary as S
 from tui.text.fmt import fmt_time
 
-H200 = SAMPLES / "cuda-h200"
 PER_LAUNCH = re.compile(
     r"; (?P<n>[\d,]+) launch(?:es)? in (?P<step>\S+): (?P<gpu>\S+) of GPU work per launch, "
     r"(?P<cpu>\S+) of the step's CPU work per launch$"
@@ -131,3 +130,66 @@ def test_a_cold_start_says_what_its_typical_step_is_in_the_unit_of_the_first(tmp
     note, figures, reading = cold_start(a)
     assert said in note and said in reading and figures["other_step"] is None, note
     assert not nested_parentheses(note) and not nested_parentheses(reading)
+
+
+UNIT_US = {"s": 1e6, "ms": 1000.0, "us": 1.0}
+DURATION = r"([\d,]+\.\d+) (s|ms|us)\b"
+
+
+def as_us(value: str, unit: str) -> float:
+    return float(value.replace(",", "")) * UNIT_US[unit]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cuda-h200/matmul_add_64_warm_eager.json.gz",  # saves 46.5 us of 73.4 us, with Before - After 46.6 us
+        "cuda-h200/matmul_add_4096_warm_eager.json.gz",  # costs 0.3 us more than 0.32 ms; the verdict's 324.9 us
+        "cuda-h200/attn_naive.json.gz",
+        "h100-bert-small.json.gz",
+        "a100-train-control.json.gz",
+    ],
+)
+def test_the_what_if_saving_is_before_minus_after_as_printed_in_one_unit(name, capsys, monkeypatch):
+    """GIVEN critical --what-if graphs WHEN it says what the change saves (or costs) THEN the figure is the Before
+    total less the After total as the tables print them, in the unit of the duration it is of (unless it would read
+    as zero there), and the path's length is said as the verdict below it says it: 0.32 ms was its 324.9 us."""
+    from tui.cli import main
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    assert main(["critical", str(SAMPLES / name), "--what-if", "graphs"]) == 0
+    out = capsys.readouterr().out
+    head, verdict = out.splitlines()[:2]
+    length = re.search(rf"into the trace\): {DURATION}$", head)
+    assert length and f"{length[1]} {length[2]}" in verdict, (head, verdict)
+    assert len({u for _, u in re.findall(DURATION, head)}) == 1, head  # where it starts, ends and how long: one unit
+    totals = re.findall(rf"^Total: {DURATION}$", out, re.M)
+    (before, after) = (as_us(*totals[0]), as_us(*totals[-1]))
+    effect = re.search(rf"(saves|costs) {DURATION}(?: more than| of) {DURATION}", out)
+    assert effect, out
+    _, by, by_unit, of, of_unit = effect.groups()
+    assert (of, of_unit) == totals[0]
+    last = 10 ** -len(of.split(".")[1]) * UNIT_US[of_unit]  # the totals' last digit
+    if by_unit == of_unit:  # in the totals' unit: their difference as printed
+        decimals = len(by.split(".")[1])
+        assert as_us(by, by_unit) == pytest.approx(abs(before - after), abs=0.5 * 10**-decimals * UNIT_US[by_unit])
+    else:  # a finer unit, where the totals' unit would leave it under two digits (2.0 us of 1.52 ms): as it is
+        assert as_us(by, by_unit) < 0.1 * UNIT_US[of_unit], effect[0]
+        assert as_us(by, by_unit) == pytest.approx(abs(before - after), abs=last)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        (73.35, 26.84, ("46.5 us", "73.3 us")),  # 73.3 - 26.8, as printed
+        (324.9, 325.2, ("0.3 us", "324.9 us")),
+        (1520.0, 912.3, ("0.61 ms", "1.52 ms")),  # 912.3 us is said beside 1.52 ms in its unit
+        (6300.0, 6298.7, ("1.3 us", "6.30 ms")),  # too small for ms: said as it is
+        (4430.0, 4397.3, ("32.7 us", "4.43 ms")),  # 0.03 ms would lose its digits
+        (2.5e6, 1.2e6, ("1.30 s", "2.50 s")),
+    ],
+)
+def test_a_saving_is_said_in_the_unit_of_what_it_is_of(before, after, said):
+    from tui.model.words import saving_said
+
+    assert saving_said(before, after) == said

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ...steps import SLOW_FACTOR, cold_first, is_slow, real_steps, typical
-from ...steps import Step
+from ...steps import SLOW_FACTOR, Step, cold_first, is_slow, real_steps, typical
 from ...words import duration, duration_as
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
