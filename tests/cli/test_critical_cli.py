@@ -74,19 +74,21 @@ def test_step_annotation_and_instance_choose_the_window(capsys, tmp_path):
 def test_text_shows_bars_the_top_of_the_path_and_advice_with_numbers(capsys, tmp_path):
     code, out, err = run(capsys, str(gpu_bound(tmp_path)))
     assert code == 0, err
-    assert out.startswith("Critical path of ProfilerStep#1 (0.0 us to 0.15 ms into the trace): 0.15 ms\n")
+    assert out.startswith("Critical path of ProfilerStep#1 (0.0 us to 155.0 us into the trace): 155.0 us\n")
     rows = {line.split("   ")[0]: line.split() for line in out.splitlines()}
-    assert rows["GPU compute"][-5:] == ["gpu_compute_bound", "0.14", "ms", "89.0%", "█████████████████████▍"]
+    assert rows["GPU compute"][-5:] == ["gpu_compute_bound", "138.0", "us", "89.0%", "█████████████████████▍"]
     assert rows["Launch delays"][-5:] == ["gpu_kernel_launch_overhead", "7.0", "us", "4.5%", "█▏"]
     assert rows["K3"] == ["K3", "kernel", "60.0", "us", "38.7%", "1", "GPU", "compute"]  # one call of K3
-    assert "* GPU compute is 89% of the path (0.14 ms): faster kernels shorten the step. Most of it: K3, K2, K1." in out
+    assert (
+        "* GPU compute is 89% of the path (138.0 us): faster kernels shorten the step. Most of it: K3, K2, K1." in out
+    )
 
 
 def test_markdown_and_what_if_in_text(capsys, tmp_path):
     code, out, _ = run(capsys, str(gpu_bound(tmp_path)), "--format", "md", "--what-if", "kernel:K3=2")
     assert code == 0
     assert "| Bound by | HTA class | Time | Share |  |" in out
-    assert "* K3 2× faster saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute" in out
+    assert "* K3 2× faster saves 30.0 us of 155.0 us (19%); the path still runs mostly through GPU compute" in out
 
 
 def test_what_if_json_gives_the_new_length_saving_and_breakdown(capsys, tmp_path):
@@ -95,7 +97,7 @@ def test_what_if_json_gives_the_new_length_saving_and_breakdown(capsys, tmp_path
     assert (w["specs"], w["matched"]) == (["kernel:K3=2", "kernel:K2=2"], [["K3"], ["K2"]])
     assert (w["length_us"], w["saving_us"], w["bound_by"]) == (105.0, 50.0, "gpu_compute_bound")
     assert sum(w["breakdown"].values()) == pytest.approx(w["length_us"])
-    assert w["sentence"].startswith("K3 2× faster and K2 2× faster saves 50.0 us of 0.15 ms (32%)")
+    assert w["sentence"].startswith("K3 2× faster and K2 2× faster saves 50.0 us of 155.0 us (32%)")
 
 
 @pytest.mark.parametrize(
@@ -174,8 +176,8 @@ def test_frames_are_their_ops_time_by_default_as_in_the_path_view(capsys, monkey
     assert "Python frames: each one's time is its op's (--python-frames lists them)" in out
     code, out, _ = run(capsys, str(BERT), "--python-frames")
     rows = _path_rows(out)
-    assert code == 0 and rows[0][:4] == ["aten::addmm", "op", "0.56 ms", "12.7%"]
-    assert ["torch/nn/modules/module.py(1743): _call_impl", "frame", "0.19 ms", "4.3%", "84", "CPU work"] in rows
+    assert code == 0 and rows[0][:4] == ["aten::addmm", "op", "562.6 us", "12.7%"]
+    assert ["torch/nn/modules/module.py(1743): _call_impl", "frame", "190.7 us", "4.3%", "84", "CPU work"] in rows
     assert "--python-frames lists them" not in out
 
 
@@ -215,7 +217,7 @@ def test_a_long_launch_wait_is_not_read_as_a_cpu_that_cannot_keep_up(capsys):
     """The vLLM piecewise replay (tests/data/vllm_piecewise, its README): the CPU launches from 2.2 ms on, but the
     first device activity, a copy, starts at 151 ms, 149 ms after its call, with launches queued behind it. That
     wait is half the path; the advice says the call was made and names it, never "the CPU cannot keep the GPU fed".
-    The B300 replay's one 0.98 ms graph-launch wait (the call itself uploading the graph) keeps the usual words."""
+    The B300 replay's one 980.2 us graph-launch wait (the call itself uploading the graph) keeps the usual words."""
     from pathlib import Path
 
     data = Path(__file__).parents[1] / "data"
@@ -226,20 +228,20 @@ def test_a_long_launch_wait_is_not_read_as_a_cpu_that_cannot_keep_up(capsys):
     assert "cannot keep the GPU fed" not in advice
     assert main(["critical", str(next((data / "b300-sglang").glob("*.json.gz")))]) == 0
     out = capsys.readouterr().out
-    assert "Kernels wait for their launch for 11% of the path (0.98 ms): the CPU cannot keep the GPU fed" in out
+    assert "Kernels wait for their launch for 11% of the path (980.2 us): the CPU cannot keep the GPU fed" in out
     # a long span's name is cut to fit the advice, its "(self: its Python)" kept whole, as the table's row reads
     assert "Most of it: aten::arange, execute_16_context_0(…) (self: its Python), cudaLaunchKernel." in out
 
 
 def test_a_ranks_cpu_in_collectives_is_not_called_a_wait_on_other_ranks(capsys):
     """On hta-2rank no rank waits for another (the job's line, from collectives matched across ranks), while rank 1's
-    own path spends 0.87 ms inside its NCCL calls (the `communication` class): its row says so, and the two do not
+    own path spends 866.0 us inside its NCCL calls (the `communication` class): its row says so, and the two do not
     read as a contradiction."""
     job = str(SAMPLES / "hta-2rank")
     code, out, err = run(capsys, job)
     assert code == 0, err
     assert "no rank waits for another on its path" in out
     [row] = [line.split() for line in out.splitlines() if line.startswith("CPU in collectives")]
-    assert row[3:6] == ["cpu_bound", "0.87", "ms"]  # HTA classes the CPU's side of a collective as CPU work
+    assert row[3:6] == ["cpu_bound", "866.0", "us"]  # HTA classes the CPU's side of a collective as CPU work
     d = doc(capsys, job)
     assert d["ranks"][1]["breakdown"]["communication"] == 866.0 and not any(d["job"]["held_us"].values())

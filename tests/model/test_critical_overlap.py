@@ -170,7 +170,7 @@ def test_a_spin_inside_an_op_is_a_hidden_wait_on_the_kernel_it_waited_for(tmp_pa
     said = notes(p)
     assert any(n.startswith("1 hidden wait (") for n in said)
     assert (
-        "hidden wait: dispatch(F) waits for routing_counts_kernel (GPU 0 stream 7), 0.68 ms of it on the path" in said
+        "hidden wait: dispatch(F) waits for routing_counts_kernel (GPU 0 stream 7), 680.0 us of it on the path" in said
     )
 
 
@@ -179,7 +179,7 @@ def test_graphs_on_a_step_that_replays_graphs_already_predicts_it_unchanged(tmp_
     w = what_if(a, find_window(a.trace), [parse_spec("graphs")], a.graph_owner)
     assert w.saving_ns == 0 and w.after.breakdown == w.before.breakdown
     assert ("already_replayed", 4) in w.caveats
-    assert sentence(w) == "CUDA graphs: already replayed: 4 graph launches; the step is predicted unchanged (0.26 ms)"
+    assert sentence(w) == "CUDA graphs: already replayed: 4 graph launches; the step is predicted unchanged (260.0 us)"
     assert whatif_notes(w)[0].startswith("already replayed: 4 graph launches in the region")
     # the queued replays' kernels wait for the ones before them: GPU time, not launch delays to take away
     assert w.before.breakdown["gpu_compute_bound"] == 240_000

@@ -88,7 +88,7 @@ def test_the_text_names_the_rank_that_bounds_the_step_and_shows_its_path(tmp_pat
     out = capsys.readouterr().out
     assert out.startswith("A job of 2 ranks, ProfilerStep#1 (collectives matched by order per process group)")
     assert (
-        "* Rank 1 bounds the job's step: the other ranks' paths wait 0.10 ms for it in their collectives; its own "
+        "* Rank 1 bounds the job's step: the other ranks' paths wait 100.0 us for it in their collectives; its own "
         "path runs mostly through the CPU (85%)"  # the synchronize's own 1 us tail is sync
     ) in out
     assert "Rank 1's path:\nCritical path of ProfilerStep#1" in out

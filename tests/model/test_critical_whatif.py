@@ -30,7 +30,7 @@ def test_a_faster_kernel_on_the_path_saves_what_it_loses(tmp_path):
     }
     assert sum(w.after.breakdown.values()) == w.after.length_ns
     assert w.matched == [["K3"]]
-    assert sentence(w) == "K3 2× faster saves 30.0 us of 0.15 ms (19%); the path still runs mostly through GPU compute"
+    assert sentence(w) == "K3 2× faster saves 30.0 us of 155.0 us (19%); the path still runs mostly through GPU compute"
 
 
 def test_kernels_gone_leave_their_launches_with_the_typical_launch_delay(tmp_path):
@@ -64,7 +64,7 @@ def test_a_synchronize_removed_lets_the_cpu_run_on(tmp_path):
     w = solved(sync_middle(tmp_path), "sync:StreamSync=0")
     assert (w.saving_ns, w.matched) == (82_000, [["cudaStreamSynchronize"]])
     assert sentence(w) == (
-        "without the waits of cudaStreamSynchronize saves 82.0 us of 0.20 ms (41%); "
+        "without the waits of cudaStreamSynchronize saves 82.0 us of 200.0 us (41%); "
         "the path still runs mostly through the CPU"
     )
 
@@ -74,7 +74,7 @@ def test_a_change_off_the_path_saves_nothing_and_a_slower_one_costs(tmp_path):
     assert solved(trace, "op:ProfilerStep=1").saving_ns == 0
     slower = solved(trace, "kernel:K1=0.5")
     assert slower.saving_ns == -80_000
-    assert sentence(slower).startswith("K1 2× slower costs 80.0 us more than 0.20 ms (40%)")
+    assert sentence(slower).startswith("K1 2× slower costs 80.0 us more than 200.0 us (40%)")
 
 
 def test_what_if_for_one_event_runs_in_the_step_that_holds_it(tmp_path):

@@ -17,6 +17,7 @@ from tui.model.analyses.critical.queue import launch_latency, name_latency, stre
 from tui.model.analyses.results import Results
 from tui.model.cats import Cat
 from tui.model.view.series import QUEUE_TOP
+from tui.model.words import saving_said
 from tui.reports.tables import kernels_document
 from tui.tables import critical as C
 from tui.tables import critical_path as P
@@ -92,7 +93,8 @@ async def test_x_says_what_2x_faster_saves_on_and_off_the_path():
         await until(pilot, lambda: "saves" in screen.critical_line.text, "the saving said")
         text = screen.critical_line.text
         assert text == C.event_saving(model, op in path_events(model.before))
-        assert f"saves {C.when(model.saving_ns)} of {C.when(model.before.length_ns)}" in text
+        by, of = saving_said(model.before.length_ns / 1000, model.after.length_ns / 1000)  # one unit, as printed
+        assert f"saves {by} of {of}" in text
         kernel = int(np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))[10])
         off = what_if_for_event(a, kernel, 2.0, a.graph_owner)
         assert off.saving_ns == 0 and kernel not in path_events(off.before)

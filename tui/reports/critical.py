@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..model.analyses.critical import Spec
 from ..model.analyses.results import Results
+from ..model.words import duration_as
 from ..tables import critical as C
 from ..tables import critical_path as P
 from ..text.fmt import plural
@@ -38,7 +39,8 @@ def render_critical(
 def render_path(a: Results, fmt: str, report, width: int | None, python_frames: bool = False) -> str:
     """One path: its bars, its top, advice, notes, and the what-if."""
     p = report.path
-    head = f"Critical path of {p.window} ({C.when(p.start_ns)} to {C.when(p.end_ns)} into the trace): {C.when(p.length_ns)}"
+    start, end, length = (duration_as(ns / 1000.0, p.end_ns / 1000.0) for ns in (p.start_ns, p.end_ns, p.length_ns))
+    head = f"Critical path of {p.window} ({start} to {end} into the trace): {length}"  # one unit, the end's
     if a.trace.job:
         head += f" (rank {p.rank})"
     groups, folded = C.shown_groups(a, p, python_frames)

@@ -30,6 +30,7 @@ from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import cpu_word, path_reason, verdict_words
 from ..model.steps import STEP_NAME
+from ..model.words import duration, saving_said
 from ..text.names import short_name, shorten_names
 from ..text.sanitize import visible
 
@@ -377,13 +378,9 @@ def verdict_line(results: Results, p: CriticalPath) -> str:
 
 
 def when(ns: float) -> str:
-    """A duration in words' units: 12.3 us, 0.31 ms, 2.18 ms, 1.23 s."""
-    us_ = ns / 1000.0
-    if abs(us_) < 100:
-        return f"{us_:.1f} us"
-    if abs(us_) < 1e6:
-        return f"{us_ / 1000:.2f} ms"
-    return f"{us_ / 1e6:.2f} s"
+    """A duration from nanoseconds, as every sentence says one (words.duration): 12.3 us, 324.9 us, 2.18 ms, 1.23 s.
+    (It said 324.9 us as "0.32 ms", beside the verdict's "324.9 us" for the same path.)"""
+    return duration(ns / 1000.0)
 
 
 def sentence(w: WhatIf) -> str:
@@ -401,10 +398,11 @@ def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after
         return f"CUDA graphs: {pairs[0][1][0]}; the step is predicted unchanged ({when(before)})"
     change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     share = f"{saving / before:.0%}" if before else "0%"
+    by, of = saving_said(before / 1000.0, after / 1000.0)  # Before - After as the tables print them, in one unit
     if saving > 0:
-        effect = f"saves {when(saving)} of {when(before)} ({share})"
+        effect = f"saves {by} of {of} ({share})"
     elif saving < 0:
-        effect = f"costs {when(-saving)} more than {when(before)} ({share.lstrip('-')})"
+        effect = f"costs {by} more than {of} ({share.lstrip('-')})"
     else:
         effect = f"saves nothing of {when(before)}: it is not on the path, or what replaces it is as long"
     through = THROUGH.get(new, new)

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from ..model.analyses.explain.uses import NEXT
-from ..model.words import duration
+from ..model.words import duration, duration_as
 from ..text.fmt import fmt_memory, plurals
 from ..text.sanitize import visible
 from .explain_copies import COPY_TEMPLATES
@@ -25,7 +25,9 @@ COMPILE_WHAT = {
 
 # Each template is str.format text over a finding's figures. A duration prints as "1,234.5 us" by default
 # ({x:.0f} gives "10 us", {x:long} "6.6 ms" or "3.06 s"); a fraction as "30%"; a ratio as "2.5x"; a list
-# of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name).
+# of quantities as "name (1.0 us), ...". Other figures print as Python formats them ({name:.80} cuts a name);
+# {step:in} says " in ProfilerStep#3" of a name, nothing of None; {cpu:~dur} a duration in dur's unit, where the
+# two are compared in one sentence (0.87 ms beside 1.09 ms, not 873.5 us).
 OWN_TEMPLATES = {
     "final-sync": "The final {call} ({dur}) is the profiler flushing at the end of the window: it waits for every "
     "queued kernel to finish so the GPU timeline is complete. It is not a cost of your code.",
@@ -37,14 +39,13 @@ OWN_TEMPLATES = {
     "GPU kernel, so it shows on the CPU lane with nothing below it on the GPU.",
     "bias-copy": "This device-to-device copy inside aten::addmm puts the bias into the output buffer; the GEMM that "
     "follows then adds the matrix product on top of it (beta = 1 in its epilogue).",
-    "cold-start": "{step} took {ratio} the typical step ({dur} against {typical}, the median of the other steps; until its CPU span ({cpu}) and its GPU "
-    "work ({gpu} busy) both ended): a cold start (first-call allocations, CUDA context and library "
-    "setup, autotuning, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
-    "--warmup) or skip more steps in the profiler schedule.",
-    "cold-start-cpu": "{step} took {ratio} the typical step ({dur} against {typical}, the median of the other "
-    "steps): a cold start (first-call allocations, library setup and "
-    "lazy initialization, and the profiler's own first-step cost). Warm up before profiling (tracetui profile "
-    "--warmup) or skip more steps in the profiler schedule.",
+    "cold-start": "{step} took {dur} until its CPU span ({cpu:~dur}) and its GPU work ({gpu:~dur} busy) both ended: "
+    "{ratio} the typical step, {_typical_said}. It is a cold start: first-call allocations, CUDA context and library "
+    "setup, autotuning, and the profiler's own first-step cost. Warm up before profiling (tracetui profile --warmup) "
+    "or skip more steps in the profiler schedule.",
+    "cold-start-cpu": "{step} took {dur}: {ratio} the typical step, {_typical_said}. It is a cold start: first-call "
+    "allocations, library setup and lazy initialization, and the profiler's own first-step cost. Warm up before "
+    "profiling (tracetui profile --warmup) or skip more steps in the profiler schedule.",
     "overhead-idle": "The GPU is idle {idle} of the window.",
     "overhead-path": "CPU work is {path_cpu} of the critical path of {window}: the GPU waits for the CPU.",
     "overhead-evidence": "Evidence: {gaps:,} gaps of more than {gap_min:.0f} between kernels add up to {gaps_total}; "
@@ -52,7 +53,7 @@ OWN_TEMPLATES = {
     "overhead-one-gap": "Evidence: one gap of more than {gap_min:.0f} between kernels, {longest} (the kernel after it is "
     "marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches{launch_where} buys {per_launch_gpu} of GPU work but costs the step "
+    "overhead-launches": "Each of the {launches:,} launches{launch_step:in} buys {per_launch_gpu} of GPU work but costs the step "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
@@ -196,13 +197,19 @@ def took(value: float) -> str:
 
 
 class Shown:
-    """One figure as a template prints it (its format spec read by unit)."""
+    """One figure as a template prints it (its format spec read by unit; the note's other figures for {x:~y})."""
 
-    def __init__(self, figure: Figure) -> None:
-        self.figure = figure
+    def __init__(self, figure: Figure, figures: dict[str, Figure] | None = None) -> None:
+        self.figure, self.figures = figure, figures or {}
 
     def __format__(self, spec: str) -> str:
         f = self.figure
+        if spec.startswith("~"):  # in the unit of a comparable figure of the same sentence: 0.87 ms beside 1.09 ms
+            like = self.figures[spec[1:]]
+            assert isinstance(f, Quantity) and isinstance(like, Quantity), spec
+            return duration_as(f.value, like.value)
+        if spec == "in":  # where, after what it says of: " in ProfilerStep#3" (None: nowhere to name)
+            return f" in {visible(str(f))}" if f is not None else ""
         if spec == "size":  # bytes, as every size tracetui prints (KiB, MiB, GiB)
             return fmt_memory(int(f.value if isinstance(f, Quantity) else f))  # type: ignore[arg-type]
         if isinstance(f, list):  # names in prose: shown as data (a newline of theirs would split the line)
@@ -222,7 +229,7 @@ class Shown:
 
 def note(f: Finding) -> str:
     """The finding's note: its templates filled with its figures, in order."""
-    shown = {k: Shown(v) for k, v in f.figures.items()}
+    shown = {k: Shown(v, f.figures) for k, v in f.figures.items()}
     return plurals(" ".join(TEMPLATES[t].format_map(shown) for t in f.templates))
 
 

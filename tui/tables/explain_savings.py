@@ -8,6 +8,7 @@ from typing import Any
 from ..model.analyses.critical import parse_spec
 from ..model.analyses.explain.findings import Finding, Saving
 from ..model.analyses.explain.savings import LITTLE
+from ..model.words import saving_said
 from .critical import TITLES, caveat_notes, said, us, when
 
 # the caveats a finding's what-if line repeats: what the prediction could not model, or counted that a warm step
@@ -56,9 +57,10 @@ def headline(f: Finding) -> str:
         return ""
     if s.saving_ns <= 0:
         return "saves nothing"
+    by, of = saving_said(s.length_ns / 1000.0, s.after_ns / 1000.0)  # in one unit, as the what-if's sentence
     if s.share < LITTLE:  # a figure still: it is ordered among the savings, by what it saves
-        return f"saves next to nothing ({when(s.saving_ns)} of {when(s.length_ns)})"
-    return f"saves {when(s.saving_ns)} of {when(s.length_ns)} ({s.share:.0%})"
+        return f"saves next to nothing ({by} of {of})"
+    return f"saves {by} of {of} ({s.share:.0%})"
 
 
 def biggest_saving(findings: list[Finding]) -> str | None:

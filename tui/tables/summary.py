@@ -229,7 +229,10 @@ def fields(s: Summary) -> dict[str, Any]:
         "cpu_short_op_share": s.cpu_short_op_share,
         "cpu_short_top": [{"name": n, "self_cpu_us": us} for n, us in s.cpu_short_top],
         "launches": s.launches,
-        "gpu_per_launch_us": s.gpu_per_launch_us,
+        # the per-launch figures as the text says them: per launch in launch_step (null: in the whole window)
+        "launch_step": s.launch_step,
+        "per_launch_count": s.per_launch_count,
+        "gpu_per_launch_us": s.gpu_per_kernel_us,
         "other_runtime_us": s.other_runtime_us,
         "other_runtime_calls": [{"name": c.name, "count": c.count, "cpu_us": c.cpu_us} for c in s.other_runtime],
         "kernels": s.kernels,
@@ -276,6 +279,13 @@ SQL_FIELDS: list[Field[dict[str, Any]]] = [
     ),
     Field("gpu_utilization", lambda d: d["gpu_utilization"], "gpu_busy_us over the window (0..1)"),
     Field("launches", lambda d: d["launches"], "the calls that put work on the device", "BIGINT"),
+    Field(
+        "launch_step",
+        lambda d: d["launch_step"],
+        "the step the per-launch figures are read in (the typical step; null: the whole trace)",
+        V,
+    ),
+    Field("per_launch_count", lambda d: d["per_launch_count"], "the launches in launch_step", "BIGINT"),
     Field(
         "cpu_per_kernel_us",
         lambda d: d["cpu_per_kernel_us"],

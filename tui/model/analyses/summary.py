@@ -144,8 +144,9 @@ class Summary:
         return sum(c.cpu_us for c in self.other_runtime)
 
     @property
-    def gpu_per_launch_us(self) -> float:
-        """GPU busy time per launch: what each launch buys (0 without launches)."""
+    def window_gpu_per_launch_us(self) -> float:
+        """GPU busy time per launch over the whole window (0 without launches): what a launch buys where no step's
+        path says it (gpu_per_kernel_us)."""
         return self.gpu_busy_us / self.launches if self.launches else 0.0
 
     @property
@@ -165,7 +166,7 @@ class Summary:
     def gpu_per_kernel_us(self) -> float:
         """The GPU work a launch buys: in the typical step when the path reads one, else over the window."""
         p = self.path
-        return p.device_us / p.launches if p.launches else self.gpu_per_launch_us
+        return p.device_us / p.launches if p.launches else self.window_gpu_per_launch_us
 
     @property
     def per_launch_count(self) -> int:
@@ -174,9 +175,14 @@ class Summary:
         return self.path.launches or self.launches
 
     @property
+    def launch_step(self) -> str | None:
+        """The step those launches ran in (the typical step, whose path the figures read), or None: the window's."""
+        return self.path.window if self.path.launches and self.path.event >= 0 else None
+
+    @property
     def per_launch_where(self) -> str:
         """Where those launches ran, as said after their count: " in ProfilerStep#3", or "" for the window's."""
-        return f" in {self.path.window}" if self.path.launches and self.path.event >= 0 else ""
+        return f" in {self.launch_step}" if self.launch_step else ""
 
     @property
     def no_cpu_per_launch(self) -> bool:

@@ -33,7 +33,7 @@ def us(value: float, label: str = "") -> Quantity:
 
 
 # A finding's figures: quantities, lists of them (one per op named), counts, or names (plain fields).
-Figure = Quantity | list[Quantity] | int | float | str
+Figure = Quantity | list[Quantity] | int | float | str | None
 
 
 @dataclass

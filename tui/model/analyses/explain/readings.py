@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...steps import SLOW_FACTOR, cold_first, is_slow, real_steps, typical
-from ...words import duration
+from ...steps import SLOW_FACTOR, Step, cold_first, is_slow, real_steps, typical
+from ...words import duration, duration_as
 from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
 from ..verdict import TITLE, path_where
 from .uses import Uses, next_words
@@ -262,22 +262,34 @@ def cold_start_reading(s: Summary) -> str | None:
         return None
     elapsed = [st.elapsed_us for st in steps]
     first, others = steps[0], typical(elapsed[1:])  # the one baseline of the cold-start rule, its ratio and its words
-    gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
+    took = f"{first.name} took {duration(first.elapsed_us)}"
+    took += "" if s.cpu_only else " until its CPU span and its GPU work both ended"
+    against = f"{first.elapsed_us / others:.1f}x the typical step, {typical_said(steps[1:], others, first.elapsed_us)}"
     if cold_first(elapsed) is not None:
         return (
-            f"{first.name} took {first.elapsed_us / others:.1f}x the typical step ({duration(first.elapsed_us)} vs "
-            f"{duration(others)}, the median of the others{gpu}): "
-            "a cold start (first-call allocations, library setup, autotuning). Warm up before profiling (--warmup)."
+            f"{took}: {against}; a cold start (first-call allocations, library setup, autotuning). Warm up before "
+            "profiling (--warmup)."
         )
     if is_slow(first.elapsed_us, others, WARMUP_FACTOR):
         return (
-            f"{first.name} took {first.elapsed_us / others:.1f}x the others ({duration(first.elapsed_us)} vs "
-            f"{duration(others)}, their median{gpu}): some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer "
-            "before profiling (--warmup) for steps that all look alike."
+            f"{took}: {against}; some warm-up left, short of a cold start ({SLOW_FACTOR:g}x). Warm up longer before "
+            "profiling (--warmup) for steps that all look alike."
         )
+    gpu = "" if s.cpu_only else ", until its CPU span and its GPU work both ended"
     return (
         f"Steps take about the same time ({duration(s.typical.us)} typical{gpu}): no cold start in the profiled window."
     )
+
+
+def typical_said(others: list[Step], us: float, beside: float) -> str:
+    """The typical step a first one is measured against, by what it is (in the unit of the figure beside it):
+    "ProfilerStep#3's 73.4 us" of one other step, "the mean of the other 2 steps (192.7 us)", "the median of the
+    other 4 steps (215.89 ms)"; never a median of one step."""
+    said = duration_as(us, beside)
+    if len(others) == 1:
+        return f"{others[0].name}'s {said}"
+    middle = "mean" if len(others) == 2 else "median"
+    return f"the {middle} of the other {len(others):,} steps ({said})"
 
 
 def fact_readings(s: Summary) -> dict[str, str]:

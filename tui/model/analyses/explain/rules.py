@@ -29,7 +29,7 @@ from .cpu import CPU_RULES
 from .findings import Figure, Finding, Quantity, Rule, us
 from .graphs import GRAPH_RULES
 from .queue import QUEUE_RULES
-from .readings import launches_cost_more
+from .readings import launches_cost_more, typical_said
 from .roofline import ROOFLINE_RULES
 from .savings import cpu_bound_path, with_savings
 from .uses import TRANSPOSE, fp32_left, next_figures, uses_of
@@ -162,14 +162,17 @@ def cold_start(a: Analysis, s: Summary) -> list[Finding]:
     ratio = cold_first(elapsed)
     if ratio is None:
         return []
-    first = steps[0]
+    first, others = steps[0], steps[1:]
     figures: dict[str, Figure] = {
         "step": first.name,
         "ratio": Quantity(ratio, "x"),
         "dur": us(first.elapsed_us),
-        "typical": us(typical(elapsed[1:])),
+        "typical": us(typical(elapsed[1:])),  # of the other steps: the one's, or their median (of two, the mean)
+        "others": len(others),
+        "other_step": others[0].name if len(others) == 1 else None,
         "cpu": us(first.dur_us),
         "gpu": us(first.device_us),
+        "_typical_said": typical_said(others, typical(elapsed[1:]), first.elapsed_us),
     }
     parts = ["cold-start-cpu" if s.cpu_only else "cold-start"]
     return [Finding("cold-start", "Cold first step", figures, [first.event] if first.event >= 0 else [], parts)]
@@ -202,7 +205,7 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "longest": us(gaps[longest[0]] / 1000 if len(big) else 0.0),
         "marked": len(longest),
         "launches": s.per_launch_count,  # the launches the figures are per (the typical step's), and where
-        "launch_where": s.per_launch_where,
+        "launch_step": s.launch_step,  # (None: the whole trace's)
         "per_launch_gpu": us(s.gpu_per_kernel_us),
         "per_launch_cpu": us(s.cpu_per_kernel_us),
         "call_cpu": us(s.typical_launch_us),

@@ -1,0 +1,195 @@
+"""The texts and their JSON say the same figures: summary's launch line, explain's launch step, the cold start
+against the other steps, and the what-if's saving as its Before and After print it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import SAMPLES
+
+from tui.model import load_trace
+from tui.model.analyses.results import Results
+from tui.tables import summary as S
+from tui.text.fmt import fmt_time
+
+PER_LAUNCH = re.compile(
+    r"; (?P<n>[\d,]+) launch(?:es)? in (?P<step>\S+): (?P<gpu>\S+) of GPU work per launch, "
+    r"(?P<cpu>\S+) of the step's CPU work per launch$"
+)
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Results]:
+    return {}
+
+
+def analysed(results: dict[str, Results], name: str) -> Results:
+    if name not in results:
+        results[name] = Results(load_trace(SAMPLES / name, use_cache=False))
+    return results[name]
+
+
+@pytest.mark.parametrize(
+    ("name", "window_launches"),
+    [("cuda-h200/matmul_add_64_warm_eager.json.gz", 4), ("a100-train-control.json.gz", 9450)],
+)
+def test_the_summary_json_carries_the_per_launch_figures_the_text_says(results, name, window_launches):
+    """GIVEN a capture of several steps, whose launch line gives the window's count (4 calls on the H200's
+    matmul_add_64) and then the typical step's figures (2 launches in ProfilerStep#3: 1.424us of GPU work each)
+    WHEN the summary is written as JSON THEN it names that step as data and carries the same count and figures; the
+    window's gpu_per_launch_us (1.416 us: 5.665 us over 4 launches) was beside the step's cpu_per_kernel_us."""
+    s = analysed(results, name).summary
+    text = dict((k, v) for k, _, v in S.lines(s))["cpu_launch_us"]
+    said = PER_LAUNCH.search(text)
+    assert said, text
+    assert text.startswith(f"{window_launches:,} calls that put work on the GPU")
+    doc = S.fields(s)
+    assert doc["launches"] == window_launches  # the window's calls, as the line starts
+    assert doc["launch_step"] == said["step"] and doc["per_launch_count"] == int(said["n"].replace(",", ""))
+    assert doc["per_launch_count"] < doc["launches"]  # the step's launches, not the window's
+    assert fmt_time(doc["gpu_per_launch_us"]) == said["gpu"]
+    assert fmt_time(doc["cpu_per_kernel_us"]) == said["cpu"]
+
+
+@pytest.mark.parametrize(
+    ("name", "step", "said"),
+    [
+        ("h100-bert-small.json.gz", "ProfilerStep#6", "Each of the 61 launches in ProfilerStep#6 buys 5.1 us"),
+        ("b300-moe-small.json.gz", None, "Launch calls are not the cost (each takes 5.1 us and buys 6.4 us"),
+    ],
+)
+def test_explain_json_names_the_launch_step_as_data(results, name, step, said):
+    """GIVEN the idle-GPU finding, whose note says where its launches ran ("in ProfilerStep#6", nothing without
+    steps) WHEN it is written as JSON THEN the step is a name (null: the whole trace), not the note's fragment
+    (launch_where was " in ProfilerStep#6"), and the note reads as before."""
+    from tui.tables.explain import fields, note
+
+    found = [f for f in analysed(results, name).findings if f.rule == "overhead-gaps"]
+    assert len(found) == 1 and said in note(found[0]), note(found[0])
+    figures = fields(found[0], [])["figures"]
+    assert figures["launch_step"] == step and "launch_where" not in figures
+    assert not any(isinstance(v, str) and v.startswith(" ") for v in figures.values())  # no sentence fragments
+
+
+def nested_parentheses(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth > 1:
+            return True
+    return False
+
+
+def cold_start(a: Results) -> tuple[str, dict, str]:
+    """The cold-start finding's note, its JSON figures and the overview's reading of the same step."""
+    from tui.model.analyses.explain.readings import cold_start_reading
+    from tui.tables.explain import fields, note
+
+    found = [f for f in a.findings if f.rule == "cold-start"]
+    assert len(found) == 1
+    return note(found[0]), fields(found[0], [])["figures"], cold_start_reading(a.summary) or ""
+
+
+def test_a_cold_start_against_one_other_step_names_that_step(results):
+    """GIVEN an H200 capture of two steps, the first cold WHEN explain and the overview measure it THEN they name
+    the one other step and its time ("the median of the other steps" was one step's), with no parentheses inside
+    parentheses, and the JSON names the step as data."""
+    a = analysed(results, "cuda-h200/matmul_add_4096_cold_eager.json.gz")
+    said, figures, reading = cold_start(a)
+    assert said.startswith(
+        "ProfilerStep#2 took 344.6 us until its CPU span (205.8 us) and its GPU work (198.4 us busy) both ended: "
+        "1.8x the typical step, ProfilerStep#3's 195.5 us. It is a cold start: "
+    ), said
+    assert "median" not in said and not nested_parentheses(said)
+    second = a.summary.steps[1]
+    assert (figures["others"], figures["other_step"]) == (1, second.name)
+    assert figures["typical"]["value"] == second.elapsed_us
+    assert "_typical_said" not in figures  # words, not data
+    assert "1.8x the typical step, ProfilerStep#3's 195.5 us; a cold start" in reading and "median" not in reading
+
+
+@pytest.mark.parametrize(
+    ("steps", "said"),
+    [
+        ((600, 100, 98), "6.1x the typical step, the mean of the other 2 steps (99.0 us)"),
+        ((600, 100, 102, 98), "6.0x the typical step, the median of the other 3 steps (100.0 us)"),
+        ((2400, 100, 102, 98), "24.0x the typical step, the median of the other 3 steps (0.10 ms)"),
+    ],
+)
+def test_a_cold_start_says_what_its_typical_step_is_in_the_unit_of_the_first(tmp_path, steps, said):
+    """GIVEN CPU steps whose first is cold WHEN explain measures it THEN the typical step is said as what it is
+    (the mean of two others, the median of more) in the unit the first step's time is said in."""
+    from conftest import X, write_trace
+
+    events, ts = [], 0.0
+    for n, dur in enumerate(steps, 1):
+        events += [X(f"ProfilerStep#{n}", ts, dur, cat="user_annotation"), X("aten::mm", ts + 1, dur - 2)]
+        ts += dur
+    a = Results(load_trace(write_trace(tmp_path / "cold.json", events), use_cache=False))
+    note, figures, reading = cold_start(a)
+    assert said in note and said in reading and figures["other_step"] is None, note
+    assert not nested_parentheses(note) and not nested_parentheses(reading)
+
+
+UNIT_US = {"s": 1e6, "ms": 1000.0, "us": 1.0}
+DURATION = r"([\d,]+\.\d+) (s|ms|us)\b"
+
+
+def as_us(value: str, unit: str) -> float:
+    return float(value.replace(",", "")) * UNIT_US[unit]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cuda-h200/matmul_add_64_warm_eager.json.gz",  # saves 46.5 us of 73.4 us, with Before - After 46.6 us
+        "cuda-h200/matmul_add_4096_warm_eager.json.gz",  # costs 0.3 us more than 0.32 ms; the verdict's 324.9 us
+        "cuda-h200/attn_naive.json.gz",
+        "h100-bert-small.json.gz",
+        "a100-train-control.json.gz",
+    ],
+)
+def test_the_what_if_saving_is_before_minus_after_as_printed_in_one_unit(name, capsys, monkeypatch):
+    """GIVEN critical --what-if graphs WHEN it says what the change saves (or costs) THEN the figure is the Before
+    total less the After total as the tables print them, in the unit of the duration it is of (unless it would read
+    as zero there), and the path's length is said as the verdict below it says it: 0.32 ms was its 324.9 us."""
+    from tui.cli import main
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    assert main(["critical", str(SAMPLES / name), "--what-if", "graphs"]) == 0
+    out = capsys.readouterr().out
+    head, verdict = out.splitlines()[:2]
+    length = re.search(rf"into the trace\): {DURATION}$", head)
+    assert length and f"{length[1]} {length[2]}" in verdict, (head, verdict)
+    assert len({u for _, u in re.findall(DURATION, head)}) == 1, head  # where it starts, ends and how long: one unit
+    totals = re.findall(rf"^Total: {DURATION}$", out, re.M)
+    (before, after) = (as_us(*totals[0]), as_us(*totals[-1]))
+    effect = re.search(rf"(saves|costs) {DURATION}(?: more than| of) {DURATION}", out)
+    assert effect, out
+    _, by, by_unit, of, of_unit = effect.groups()
+    assert (of, of_unit) == totals[0]
+    last = 10 ** -len(of.split(".")[1]) * UNIT_US[of_unit]  # the totals' last digit
+    if by_unit == of_unit:  # in the totals' unit: their difference as printed
+        decimals = len(by.split(".")[1])
+        assert as_us(by, by_unit) == pytest.approx(abs(before - after), abs=0.5 * 10**-decimals * UNIT_US[by_unit])
+    else:  # a finer unit, where the totals' unit would leave it under two digits (2.0 us of 1.52 ms): as it is
+        assert as_us(by, by_unit) < 0.1 * UNIT_US[of_unit], effect[0]
+        assert as_us(by, by_unit) == pytest.approx(abs(before - after), abs=last)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        (73.35, 26.84, ("46.5 us", "73.3 us")),  # 73.3 - 26.8, as printed
+        (324.9, 325.2, ("0.3 us", "324.9 us")),
+        (1520.0, 912.3, ("0.61 ms", "1.52 ms")),  # 912.3 us is said beside 1.52 ms in its unit
+        (6300.0, 6298.7, ("1.3 us", "6.30 ms")),  # too small for ms: said as it is
+        (4430.0, 4397.3, ("32.7 us", "4.43 ms")),  # 0.03 ms would lose its digits
+        (2.5e6, 1.2e6, ("1.30 s", "2.50 s")),
+    ],
+)
+def test_a_saving_is_said_in_the_unit_of_what_it_is_of(before, after, said):
+    from tui.model.words import saving_said
+
+    assert saving_said(before, after) == said
