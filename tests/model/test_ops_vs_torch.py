@@ -60,7 +60,9 @@ def torch_table(prof, by_shape: bool = False, python_frames: bool = False):
 
 
 def assert_same_table(a: Results, theirs, by_shape: bool = False, python_frames: bool = False) -> None:
-    """Same rows (name, side, shapes), same calls, each time within the file's rounding, memory to the byte."""
+    """Same rows (name, side, shapes), same calls, memory to the byte; each time torch's own float, bit for bit, in a
+    run with no device (the file's clock is torch's: averages and the footer too), else within the file's rounding
+    (CUDA times are converted between clocks before they are written)."""
     ours = a.op_table(by_shape, python_frames)
     spans = spans_per_row(a, ours)
     got = {(r.name, r.is_device, r.input_shapes): r for r in ours.rows}
@@ -68,14 +70,28 @@ def assert_same_table(a: Results, theirs, by_shape: bool = False, python_frames:
         (e.key, str(e.device_type) != "DeviceType.CPU", str(e.input_shapes) if by_shape else None): e for e in theirs
     }
     assert set(got) == set(want)
+    exact = not any(r.is_device for r in ours.rows)
     for key, e in want.items():
         r = got[key]
         assert r.count == e.count, key
         for mine, theirs_name in TIMES:
-            assert_close(getattr(r, mine), getattr(e, theirs_name), spans[key], (key, mine))
+            if exact:
+                assert getattr(r, mine) == getattr(e, theirs_name), (
+                    key,
+                    mine,
+                    getattr(r, mine),
+                    getattr(e, theirs_name),
+                )
+            else:
+                assert_close(getattr(r, mine), getattr(e, theirs_name), spans[key], (key, mine))
+        if exact:
+            assert (r.cpu_avg_us, r.device_avg_us) == (e.cpu_time, e.device_time), key
         for mine, theirs_name in MEMORY:
             assert getattr(r, mine) == getattr(e, theirs_name), (key, mine)
-    assert_close(ours.self_cpu_total_us, theirs.self_cpu_time_total, sum(spans.values()), "Self CPU time total")
+    if exact:
+        assert ours.self_cpu_total_us == theirs.self_cpu_time_total
+    else:
+        assert_close(ours.self_cpu_total_us, theirs.self_cpu_time_total, sum(spans.values()), "Self CPU time total")
 
 
 def _run(tmp_path, prof_kwargs: dict, step, steps: int = 5, name: str = "run.json"):

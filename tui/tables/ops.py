@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from ..model.analyses.ops import OpRow, OpsTable
+from ..model.analyses.ops import OpRow, OpsTable, footer_totals
 from ..text.fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
-from .base import KEEP, Column, Field, SortKey, UnknownSort
+from .base import KEEP, Column, Field, SortKey, UnknownSort, sort_rows
 
 NAME_WIDTH = 55  # torch's name column
 
@@ -57,6 +58,14 @@ def check_sort(key: str | None) -> str | None:
 def resolve_sort(key: str | None, t: OpsTable) -> str:
     """The sort key to use: the user's, else CUDA total with GPU work, CPU total without."""
     return check_sort(key) or default_sort(t)
+
+
+def sorted_table(t: OpsTable, key: str) -> tuple[OpsTable, list[OpRow]]:
+    """The rows sorted by key (one of SORTS), and the table with its footers added up in that order, as torch's
+    table() adds them: the order decides the last bit, and so a total on an exact half of its last digit."""
+    rows = sort_rows(t.rows, SORTS, key)
+    self_cpu, self_dev = footer_totals(rows)
+    return replace(t, self_cpu_total_us=self_cpu, self_device_total_us=self_dev), rows
 
 
 def _device_share(r: OpRow, t: OpsTable, viewer: bool) -> str:
