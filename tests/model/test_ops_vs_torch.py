@@ -330,3 +330,16 @@ def test_a_compiled_step_inside_the_window_on_cuda(tmp_path):
     prof, a = _run(tmp_path, {"cuda": True, "record_shapes": True, "schedule": sched}, _compiled_step("cuda"), steps=4)
     for by_shape in (False, True):
         assert_same_table(a, torch_table(prof, by_shape), by_shape)
+
+
+def test_a_time_is_printed_as_torch_prints_it():
+    """torch's _format_time: 3 decimals in us, ms or s by the value's size, and a negative one in us whatever its size
+    (torch compares without abs): an ops cell reads as torch's, -1234.500us where tracetui printed -1.234ms."""
+    from tui.model.analyses.ops import OpRow, OpsTable
+
+    row = OpRow("aten::mm", 1, 0.0, 0.0, 0.0, 0.0, False, False)
+    table = OpsTable([row], 0.0, 0.0)
+    for us in (0.0, 0.0005, 122.6105, 999.9996, 1000.0, 2268.5, 1234567.0, -0.5, -1234.5, -2e6):
+        row.self_cpu_us = us
+        cell = next(c for c in O.columns(table, grouped=False) if c.header == "Self CPU").text(row, table, O.NAME_WIDTH)
+        assert cell == torch.autograd.profiler_util._format_time(us), us
