@@ -65,6 +65,7 @@ class PrintedRow:
     name: str
     count: int
     times: dict[str, tuple[float, str]]  # column -> (us, unit printed)
+    cells: dict[str, str]  # column -> its text as printed, the name's too ("Name")
 
 
 def parse_time(text: str) -> tuple[float, str]:
@@ -94,5 +95,6 @@ def parse_table(text: str) -> tuple[list[PrintedRow], dict[str, tuple[float, str
         assert len(cells) == len(columns), line
         values = dict(zip(columns, cells, strict=True))
         times = {c: parse_time(v) for c, v in values.items() if not v.endswith("%") and c != "# of Calls"}
-        rows.append(PrintedRow(line[:name_width].strip(), int(values["# of Calls"]), times))
+        name = line[:name_width].strip()
+        rows.append(PrintedRow(name, int(values["# of Calls"]), times, {"Name": name, **values}))
     return rows, footers

@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import ROOT, SAMPLES
 
-from tui.model import settings
+from tui.model import errors, settings
 
 BERT = str(SAMPLES / "h100-bert-small.json.gz")
 BAD = {
@@ -18,12 +18,20 @@ BAD = {
     "TRACETUI_DECODE": "fast",
     "TRACETUI_DECODE_PROCS": "-2",
     "TRACETUI_RESULT_DELAY": "abc",
+    "TRACETUI_CACHE_MAX_GB": "lots",
+    "TRACETUI_COLUMNS": "wide",
+    "TRACETUI_SQL_TIMEOUT_S": "0",
+    "TRACETUI_SQL_MEMORY_GB": "-1",
 }
 SAID = [
     "tracetui: TRACETUI_THREADS=zero is not a positive whole number: ignored",
     "tracetui: TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads",
     "tracetui: TRACETUI_DECODE_PROCS=-2 is not a positive whole number: ignored",
     "tracetui: TRACETUI_RESULT_DELAY=abc is not a number of seconds: ignored",
+    "tracetui: TRACETUI_CACHE_MAX_GB=lots is not a number of GB: 20 GB",
+    "tracetui: TRACETUI_COLUMNS=wide is not a whole number of columns: the terminal's width",
+    "tracetui: TRACETUI_SQL_TIMEOUT_S=0 is not a positive number of seconds: 30 s",
+    "tracetui: TRACETUI_SQL_MEMORY_GB=-1 is not a positive number of GB: a quarter of the memory available",
 ]
 
 
@@ -54,6 +62,10 @@ def test_good_settings_are_said_nothing_of(tmp_path):
         "TRACETUI_DECODE": "Native",
         "TRACETUI_DECODE_PROCS": "1",
         "TRACETUI_RESULT_DELAY": "0",
+        "TRACETUI_CACHE_MAX_GB": "0.5",
+        "TRACETUI_COLUMNS": "0",
+        "TRACETUI_SQL_TIMEOUT_S": "5",
+        "TRACETUI_SQL_MEMORY_GB": "1",
     }
     assert _run(["summary", BERT], tmp_path, **good).stderr == ""
 
@@ -63,6 +75,83 @@ def test_every_setting_the_code_says_is_checked_at_start():
     said = re.compile(r'(?:count_setting\(|said_once\(f?)\s*"(TRACETUI_\w+)')
     names = {name for path in (ROOT / "tui").rglob("*.py") for name in said.findall(path.read_text())}
     assert names and names <= set(settings.SETTINGS)
+
+
+def test_settings_are_read_in_settings_py_alone():
+    """A TRACETUI_* value read anywhere else took a bad one without a word (TRACETUI_COLUMNS=wide, the cache's
+    TRACETUI_CACHE_MAX_GB=lots): each is read in settings.py, which says it. Folders are any text (no bad value)."""
+    read = re.compile(r'(?<!del )os\.environ(?:\.get\(|\[)\s*"(TRACETUI_\w+)"\s*[,)\]](?!\s*=[^=])')  # not set
+    home = ROOT / "tui" / "model" / "settings.py"
+    elsewhere = {
+        name: path.name
+        for path in (ROOT / "tui").rglob("*.py")
+        if path != home
+        for name in read.findall(path.read_text())
+    }
+    assert set(elsewhere) <= {"TRACETUI_CACHE_DIR", "TRACETUI_CONFIG_DIR"}, elsewhere
+
+
+BAD_MEANS = [  # a bad value, and the reader that then gives the default (what the line says is used instead)
+    ("TRACETUI_CACHE_MAX_GB", "nan", settings.cache_max_gb, 20.0),
+    ("TRACETUI_CACHE_MAX_GB", "-3", settings.cache_max_gb, 20.0),
+    ("TRACETUI_COLUMNS", "80x", settings.columns, None),
+    ("TRACETUI_COLUMNS", "-1", settings.columns, None),
+    ("TRACETUI_SQL_TIMEOUT_S", "inf", settings.sql_timeout_s, 30.0),
+    ("TRACETUI_SQL_MEMORY_GB", "0", settings.sql_memory_gb, None),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "read", "default"), BAD_MEANS)
+def test_a_bad_value_is_said_once_and_means_the_default(name, value, read, default, monkeypatch):
+    monkeypatch.setenv(name, value)
+    errors.said_once.cache_clear()
+    with pytest.warns(RuntimeWarning) as said:
+        assert read() == default
+        assert read() == default  # read again: said no more
+    assert [str(w.message) for w in said] == [
+        next(line for line in SAID if line.startswith(f"tracetui: {name}=")).replace(f"={BAD[name]} ", f"={value} ")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "read", "means"),
+    [
+        ("TRACETUI_CACHE_MAX_GB", "1.5", settings.cache_max_gb, 1.5),
+        ("TRACETUI_CACHE_MAX_GB", "0", settings.cache_max_gb, 0.0),
+        ("TRACETUI_COLUMNS", " 120 ", settings.columns, 120),
+        ("TRACETUI_COLUMNS", "0", settings.columns, 0),
+        ("TRACETUI_SQL_TIMEOUT_S", "2.5", settings.sql_timeout_s, 2.5),
+        ("TRACETUI_SQL_MEMORY_GB", "3", settings.sql_memory_gb, 3.0),
+    ],
+)
+def test_a_good_value_is_read(name, value, read, means, monkeypatch, recwarn):
+    monkeypatch.setenv(name, value)
+    assert read() == means and not recwarn.list
+
+
+def test_the_readers_take_the_default_a_bad_value_means(monkeypatch):
+    """The code that reads each one: the SQL session's limits, and the width tables are fitted to."""
+    from tui.reports.formats import terminal_width
+    from tui.sql.session import memory_setting, timeout_setting
+
+    monkeypatch.delenv("TRACETUI_SQL_MEMORY_GB", raising=False)
+    unset = memory_setting()
+    for name, value in (
+        ("TRACETUI_SQL_TIMEOUT_S", "soon"),
+        ("TRACETUI_SQL_MEMORY_GB", "much"),
+        ("TRACETUI_COLUMNS", "x"),
+    ):
+        monkeypatch.setenv(name, value)
+    with pytest.warns(RuntimeWarning):
+        assert (timeout_setting(), terminal_width()) == (30.0, None)  # not a terminal here: any width
+        assert abs(memory_setting() - unset) < 0.01 * unset  # a quarter of the memory available, read again
+
+
+def test_ops_with_a_bad_width_is_the_table_at_the_terminals_width_and_one_line(tmp_path):
+    """TRACETUI_COLUMNS=wide: said in one line, and the table as without it (no terminal: torch's layout)."""
+    done, plain = _run(["ops", BERT], tmp_path, TRACETUI_COLUMNS="wide"), _run(["ops", BERT], tmp_path)
+    assert done.returncode == plain.returncode == 0 and done.stdout == plain.stdout
+    assert done.stderr.splitlines() == [SAID[5]]
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf"])

@@ -60,7 +60,9 @@ def torch_table(prof, by_shape: bool = False, python_frames: bool = False):
 
 
 def assert_same_table(a: Results, theirs, by_shape: bool = False, python_frames: bool = False) -> None:
-    """Same rows (name, side, shapes), same calls, each time within the file's rounding, memory to the byte."""
+    """Same rows (name, side, shapes), same calls, memory to the byte; each time torch's own float, bit for bit, in a
+    run with no device (the file's clock is torch's: averages and the footer too), else within the file's rounding
+    (CUDA times are converted between clocks before they are written)."""
     ours = a.op_table(by_shape, python_frames)
     spans = spans_per_row(a, ours)
     got = {(r.name, r.is_device, r.input_shapes): r for r in ours.rows}
@@ -68,14 +70,28 @@ def assert_same_table(a: Results, theirs, by_shape: bool = False, python_frames:
         (e.key, str(e.device_type) != "DeviceType.CPU", str(e.input_shapes) if by_shape else None): e for e in theirs
     }
     assert set(got) == set(want)
+    exact = not any(r.is_device for r in ours.rows)
     for key, e in want.items():
         r = got[key]
         assert r.count == e.count, key
         for mine, theirs_name in TIMES:
-            assert_close(getattr(r, mine), getattr(e, theirs_name), spans[key], (key, mine))
+            if exact:
+                assert getattr(r, mine) == getattr(e, theirs_name), (
+                    key,
+                    mine,
+                    getattr(r, mine),
+                    getattr(e, theirs_name),
+                )
+            else:
+                assert_close(getattr(r, mine), getattr(e, theirs_name), spans[key], (key, mine))
+        if exact:
+            assert (r.cpu_avg_us, r.device_avg_us) == (e.cpu_time, e.device_time), key
         for mine, theirs_name in MEMORY:
             assert getattr(r, mine) == getattr(e, theirs_name), (key, mine)
-    assert_close(ours.self_cpu_total_us, theirs.self_cpu_time_total, sum(spans.values()), "Self CPU time total")
+    if exact:
+        assert ours.self_cpu_total_us == theirs.self_cpu_time_total
+    else:
+        assert_close(ours.self_cpu_total_us, theirs.self_cpu_time_total, sum(spans.values()), "Self CPU time total")
 
 
 def _run(tmp_path, prof_kwargs: dict, step, steps: int = 5, name: str = "run.json"):
@@ -314,3 +330,16 @@ def test_a_compiled_step_inside_the_window_on_cuda(tmp_path):
     prof, a = _run(tmp_path, {"cuda": True, "record_shapes": True, "schedule": sched}, _compiled_step("cuda"), steps=4)
     for by_shape in (False, True):
         assert_same_table(a, torch_table(prof, by_shape), by_shape)
+
+
+def test_a_time_is_printed_as_torch_prints_it():
+    """torch's _format_time: 3 decimals in us, ms or s by the value's size, and a negative one in us whatever its size
+    (torch compares without abs): an ops cell reads as torch's, -1234.500us where tracetui printed -1.234ms."""
+    from tui.model.analyses.ops import OpRow, OpsTable
+
+    row = OpRow("aten::mm", 1, 0.0, 0.0, 0.0, 0.0, False, False)
+    table = OpsTable([row], 0.0, 0.0)
+    for us in (0.0, 0.0005, 122.6105, 999.9996, 1000.0, 2268.5, 1234567.0, -0.5, -1234.5, -2e6):
+        row.self_cpu_us = us
+        cell = next(c for c in O.columns(table, grouped=False) if c.header == "Self CPU").text(row, table, O.NAME_WIDTH)
+        assert cell == torch.autograd.profiler_util._format_time(us), us

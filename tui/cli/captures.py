@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..model import settings
 from .options import BadUsage, tell
 
 PER_CAPTURE = ("summary", "ops", "kernels", "code", "memory", "explain", "roofline", "breakdown")
@@ -84,7 +85,7 @@ def _on_newest(command: Callable[[argparse.Namespace], int], args: argparse.Name
 def _width_kept(width: int | None) -> Iterator[None]:
     """The terminal's width, held for a command whose output is caught in a buffer: behind the redirect its stdout
     is no terminal, and its tables came out at full width (ops 219 columns in an 80-column terminal)."""
-    if width is None or "TRACETUI_COLUMNS" in os.environ:
+    if width is None or settings.columns() is not None:
         yield
         return
     os.environ["TRACETUI_COLUMNS"] = str(width)

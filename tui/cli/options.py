@@ -114,12 +114,12 @@ def trace_path(named: str) -> str:
 def tell(line: str, *, error: bool = False) -> None:
     """A line on stderr (`tracetui: note: ...`), wrapped at the terminal's width when stderr is one, or at
     TRACETUI_COLUMNS (for a note: an error stays one line in a log, for scripts), continued 4 spaces in."""
-    import os
     import shutil
     import textwrap
 
-    env = os.environ.get("TRACETUI_COLUMNS", "")
-    width = int(env) if env.isdigit() and not error else 0
+    from ..model import settings
+
+    width = 0 if error else settings.columns() or 0
     if sys.stderr.isatty():
         width = width or shutil.get_terminal_size().columns
     lines = textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) if width > 8 else [line]

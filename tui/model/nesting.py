@@ -239,22 +239,26 @@ def _end_to_end(s: np.ndarray, e: np.ndarray, t: np.ndarray, a: int, b: int):
     return [(a, b, s[a:b] + shift, e[a:b] + shift)]
 
 
-def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray | None, idx: np.ndarray) -> np.ndarray:
     """idx (sorted event indices) sorted by (track, start, -end), then index: one stable sort of a (track, start)
-    key, which runs in about linear time on events written in time order, then the few ties by their ends."""
+    key, which runs in about linear time on events written in time order, then the few ties by their ends.
+    track None: all on one, (start, -end, index), the order of torch's event list."""
     if not len(idx):
         return idx
-    whole = len(idx) == len(ts)  # every event (idx is sorted and unique): no gathers to pick them
-    by_track = _by_track(track if whole else track[idx])
-    if by_track is not None:
-        idx = by_track if whole else idx[by_track]
-    starts, tracks = ts[idx], track[idx]
-    t0, span = int(starts.min()), int(starts.max()) - int(starts.min())
-    if span >= 1 << _TS_BITS or int(tracks.max()) >= 1 << (62 - _TS_BITS):
-        return idx[np.lexsort((-end[idx], starts, tracks))]
-    key = tracks.astype(np.int64) << _TS_BITS
-    key |= starts - t0
-    del starts, tracks
+    if track is None:
+        key = ts[idx]
+    else:
+        whole = len(idx) == len(ts)  # every event (idx is sorted and unique): no gathers to pick them
+        by_track = _by_track(track if whole else track[idx])
+        if by_track is not None:
+            idx = by_track if whole else idx[by_track]
+        starts, tracks = ts[idx], track[idx]
+        t0, span = int(starts.min()), int(starts.max()) - int(starts.min())
+        if span >= 1 << _TS_BITS or int(tracks.max()) >= 1 << (62 - _TS_BITS):
+            return idx[np.lexsort((-end[idx], starts, tracks))]
+        key = tracks.astype(np.int64) << _TS_BITS
+        key |= starts - t0
+        del starts, tracks
     perm = np.argsort(key, kind="stable")
     order, key = idx[perm], key[perm]
     tie = np.flatnonzero(key[1:] == key[:-1])

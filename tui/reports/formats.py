@@ -7,7 +7,6 @@ import functools
 import io
 import json
 import math
-import os
 import re
 import shutil
 import sys
@@ -15,6 +14,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+from ..model import settings
 from ..tables.base import SEP, Column, Field, fit, fit_readable, kept_sorted
 from ..text.names import shorten
 from ..text.sanitize import cell_len, crop_cells, csv_cell, ljust_cells, rjust_cells, visible
@@ -154,8 +154,9 @@ PROSE_WIDTH = 100  # where prose and label lines wrap with no terminal to fit (a
 def terminal_width() -> int | None:
     """The columns to fit text tables in: TRACETUI_COLUMNS (0: no limit), else the terminal's when printing to
     one (None: any, torch's layout)."""
-    if os.environ.get("TRACETUI_COLUMNS", "").isdigit():
-        return int(os.environ["TRACETUI_COLUMNS"])
+    asked = settings.columns()
+    if asked is not None:
+        return asked
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 

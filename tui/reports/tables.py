@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 def ops_document(a: Results, sort: str | None, n: int, grouped: bool, python_frames: bool = False) -> dict:
     """What `tracetui ops --format json` prints, as data (python_frames: frames as rows, as torch 2.12-2.13)."""
     table = a.op_table(grouped, python_frames)
-    rows = limit(sort_rows(table.rows, O.SORTS, O.resolve_sort(sort, table)), n)
+    table, rows = O.sorted_table(table, O.resolve_sort(sort, table))
     fields = O.fields(grouped, table.has_memory)
-    return {"rows": [{f.key: f.value(r) for f in fields} for r in rows], **O.totals(table)}
+    return {"rows": [{f.key: f.value(r) for f in fields} for r in limit(rows, n)], **O.totals(table)}
 
 
 def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, python_frames: bool = False) -> str:
@@ -31,7 +31,8 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, py
         return to_json(ops_document(a, sort, n, grouped, python_frames))
     table = a.op_table(grouped, python_frames)
     key = O.resolve_sort(sort, table)
-    rows = limit(sort_rows(table.rows, O.SORTS, key), n)
+    table, rows = O.sorted_table(table, key)
+    rows = limit(rows, n)
     fields = O.fields(grouped, table.has_memory)
     if fmt == "csv":
         return to_csv(fields, rows)

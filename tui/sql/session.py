@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..model import settings
 from ..model.analyses.results import Results
 from ..model.errors import QueryError
 from ..model.query import tables as R
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     import duckdb
 
 READS = frozenset({"SELECT", "EXPLAIN", "PRAGMA"})  # the statements a locked session runs
-TIMEOUT_S = 30.0  # a query's time limit, where one is set (TRACETUI_SQL_TIMEOUT_S)
 MEMORY_SHARE = 0.25  # of the memory available, for a locked session's DuckDB (TRACETUI_SQL_MEMORY_GB)
 ALL_TABLES = re.compile(r"\b(information_schema|duckdb_\w+|show|describe|summarize|pragma)\b", re.IGNORECASE)
 
@@ -49,28 +49,19 @@ class Answer:
     rows: list[tuple]
 
 
-def setting(name: str, default: float) -> float:
-    """A positive number from the environment (TRACETUI_SQL_...), else the default."""
-    import math
-    import os
-
-    try:
-        value = float(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return value if math.isfinite(value) and value > 0 else default
-
-
 def timeout_setting() -> float:
-    """The time limit of a query, in seconds: TRACETUI_SQL_TIMEOUT_S, else TIMEOUT_S."""
-    return setting("TRACETUI_SQL_TIMEOUT_S", TIMEOUT_S)
+    """The time limit of a query, in seconds: TRACETUI_SQL_TIMEOUT_S, else 30 (settings.sql_timeout_s)."""
+    return settings.sql_timeout_s()
 
 
 def memory_setting() -> int:
     """A locked session's memory limit in bytes: TRACETUI_SQL_MEMORY_GB, else a share of the memory available."""
-    from ..model.load.guard import memory_available
+    gb = settings.sql_memory_gb()
+    if gb is None:
+        from ..model.load.guard import memory_available
 
-    return int(setting("TRACETUI_SQL_MEMORY_GB", MEMORY_SHARE * memory_available() / 1e9) * 1e9)
+        return int(MEMORY_SHARE * memory_available())
+    return int(gb * 1e9)
 
 
 class Session:

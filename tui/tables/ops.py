@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from ..model.analyses.ops import OpRow, OpsTable
-from ..text.fmt import compact_shapes, fmt_memory, fmt_share, fmt_time, truncate
-from .base import KEEP, Column, Field, SortKey, UnknownSort
+from ..model.analyses.ops import OpRow, OpsTable, footer_totals
+from ..text.fmt import compact_shapes, fmt_memory, fmt_share, torch_time, truncate
+from .base import KEEP, Column, Field, SortKey, UnknownSort, sort_rows
 
 NAME_WIDTH = 55  # torch's name column
 
@@ -59,6 +60,14 @@ def resolve_sort(key: str | None, t: OpsTable) -> str:
     return check_sort(key) or default_sort(t)
 
 
+def sorted_table(t: OpsTable, key: str) -> tuple[OpsTable, list[OpRow]]:
+    """The rows sorted by key (one of SORTS), and the table with its footers added up in that order, as torch's
+    table() adds them: the order decides the last bit, and so a total on an exact half of its last digit."""
+    rows = sort_rows(t.rows, SORTS, key)
+    self_cpu, self_dev = footer_totals(rows)
+    return replace(t, self_cpu_total_us=self_cpu, self_device_total_us=self_dev), rows
+
+
 def _device_share(r: OpRow, t: OpsTable, viewer: bool) -> str:
     """Self CUDA as a share of the Self CUDA total; in the viewer a GPU annotation row says span (its time is the
     span it covers, over kernels counted in their own rows, so torch's share can pass 100%)."""
@@ -79,10 +88,10 @@ def _name(r: OpRow, width: int, viewer: bool) -> str:
 def device_columns(viewer: bool = False) -> list[Column[OpRow, OpsTable]]:
     """torch's device columns; the viewer says span where torch's share of a GPU annotation row passes 100%."""
     return [
-        Column("Self CUDA", lambda r, t, w: fmt_time(r.self_device_us), "self_device", KEEP),
+        Column("Self CUDA", lambda r, t, w: torch_time(r.self_device_us), "self_device", KEEP),
         Column("Self CUDA %", lambda r, t, w: _device_share(r, t, viewer), "self_device", 2),
-        Column("CUDA total", lambda r, t, w: fmt_time(r.device_total_us), "device_total", KEEP),
-        Column("CUDA time avg", lambda r, t, w: fmt_time(r.device_avg_us), "device_avg", 2),
+        Column("CUDA total", lambda r, t, w: torch_time(r.device_total_us), "device_total", KEEP),
+        Column("CUDA time avg", lambda r, t, w: torch_time(r.device_avg_us), "device_avg", 2),
     ]
 
 
@@ -94,10 +103,10 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
     cols: list[Column[OpRow, OpsTable]] = [
         Column("Name", lambda r, t, w: _name(r, w, viewer), "name", KEEP, name=True, min_width=20, torch=True),
         Column("Self CPU %", lambda r, t, w: fmt_share(r.self_cpu_us, t.self_cpu_total_us), "self_cpu", 3),
-        Column("Self CPU", lambda r, t, w: fmt_time(r.self_cpu_us), "self_cpu", KEEP),
+        Column("Self CPU", lambda r, t, w: torch_time(r.self_cpu_us), "self_cpu", KEEP),
         Column("CPU total %", lambda r, t, w: fmt_share(r.cpu_total_us, t.self_cpu_total_us), "cpu_total", 3),
-        Column("CPU total", lambda r, t, w: fmt_time(r.cpu_total_us), "cpu_total", KEEP),
-        Column("CPU time avg", lambda r, t, w: fmt_time(r.cpu_avg_us), "cpu_avg", 2),
+        Column("CPU total", lambda r, t, w: torch_time(r.cpu_total_us), "cpu_total", KEEP),
+        Column("CPU time avg", lambda r, t, w: torch_time(r.cpu_avg_us), "cpu_avg", 2),
     ]
     if t.has_device:
         cols += device_columns(viewer)
@@ -171,9 +180,9 @@ def footers(t: OpsTable, viewer: bool = False) -> list[str]:
     """torch's footer lines, how device time was attributed when it is not torch's way, what a GPU annotation
     row's CUDA time is, and which of torch's tables this is for Python frames (the viewer's notes are short: its
     share column says span, and p shows or hides the frames)."""
-    lines = [f"Self CPU time total: {fmt_time(t.self_cpu_total_us)}"]
+    lines = [f"Self CPU time total: {torch_time(t.self_cpu_total_us)}"]
     if t.has_device:
-        lines.append(f"Self CUDA time total: {fmt_time(t.self_device_total_us)}")
+        lines.append(f"Self CUDA time total: {torch_time(t.self_device_total_us)}")
     if t.device_link != "External id":
         lines.append("(CUDA time per op via the launching call: this trace's GPU events do not name their op)")
     if t.spans:

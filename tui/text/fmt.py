@@ -14,6 +14,13 @@ def fmt_time(us: float) -> str:
     return f"{us:.3f}us"
 
 
+def torch_time(us: float) -> str:
+    """Exactly torch's _format_time, for the figures of its table: as fmt_time, but a negative time (a Self CPU torch
+    2.12-2.13 prints below zero) stays in us, as torch compares it with its units without abs (-1234.500us, where
+    fmt_time says -1.234ms)."""
+    return fmt_time(us) if us >= 0 else f"{us:.3f}us"
+
+
 def fmt_share(part: float, whole: float) -> str:
     """Like torch's _format_time_share."""
     return "NaN" if whole == 0 else f"{part * 100.0 / whole:.2f}%"

@@ -18,7 +18,11 @@ Followed from torch/autograd/profiler.py (_parse_kineto_results) and profiler_ut
   ones linked to no op too (a kernel left running from warm-up counts in its kernel's row);
 - rows are keyed by (name, host/device, user annotation[, input shapes]), in order of
   first appearance; the footers sum self CPU, and self device time of non-annotation
-  device rows.
+  device rows;
+- the times are torch's floats: each event's start and end in us from the profiler's start (ns / 1000), a
+  duration one less the other, and every sum added in torch's order (events by start, then longest first). A
+  figure on an exact half of its last printed digit (two calls of 245.221 us: 122.6105) prints as torch's float
+  lands, 122.610 there; from whole nanoseconds it printed 122.611 (torch_origin, torch_us).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import orjson
 
 from ..cats import GPU_CATS, Cat, of_cats
 from ..links import link
-from ..nesting import Nesting, children_total, nearest_kept, nest, subtree_sum
+from ..nesting import Nesting, children_total, levels, nearest_kept, nest, visiting_order
 from ..threads import side_by_side
 from ..trace import TraceColumns, keyed, rank_of_events
 from .op_events import OpEvents, op_events, torch_ends
@@ -136,17 +140,46 @@ def shape_label(raw: str) -> str:
         return raw
 
 
+def torch_origin(trace: TraceColumns) -> np.ndarray | np.int64:
+    """Where torch's clock starts (ns): each rank's profiler start, the span Kineto writes as `PyTorch Profiler (0)`
+    (cat Trace), else the rank's first event. One value for one rank, else one per event."""
+    x = trace.x
+    if not trace.n:
+        return np.int64(0)
+    ranks = np.array([t.rank for t in trace.tracks] or [0], np.int64)
+    rank_ids, of_track = np.unique(ranks, return_inverse=True)
+    profiler = x.cat == int(Cat.TRACE)
+    if len(rank_ids) == 1:
+        return np.int64(x.ts[profiler].min() if profiler.any() else x.ts.min())
+    rank = of_track[x.track]
+    none = np.iinfo(np.int64).max
+    first, started = np.full(len(rank_ids), none), np.full(len(rank_ids), none)
+    np.minimum.at(first, rank, x.ts)
+    np.minimum.at(started, rank[profiler], x.ts[profiler])
+    return np.where(started < none, started, first)[rank]
+
+
+def torch_us(trace: TraceColumns, idx: np.ndarray, end: np.ndarray, origin: np.ndarray | np.int64) -> np.ndarray:
+    """The durations (us) of events idx, ending at end (aligned with idx), as torch's FunctionEvent has them: its end
+    less its start, each made a float of us from the profiler's start (_parse_kineto_results: start_us = (start_ns -
+    trace_start_ns) / 1000), not (end - start) / 1000: the two can differ in the last bit, which decides the printed
+    digit of a figure on an exact half. origin: torch_origin's."""
+    at = origin[idx] if isinstance(origin, np.ndarray) else origin
+    return (end - at) / 1000.0 - (trace.x.ts[idx] - at) / 1000.0
+
+
 @dataclass
 class OpTimes:
-    """Per event of the table (host and device events, `order`), what key_averages sums (ns, bytes), after torch's
+    """Per event of the table (host and device events, `order`), what key_averages sums (us, bytes), after torch's
     filtering and dup removal.
 
-    Both the ops table and the ops table by input shape aggregate these; they are computed once.
+    Both the ops table and the ops table by input shape aggregate these; they are computed once. The times are in
+    us, as torch's floats (torch_us).
     """
 
     host: np.ndarray
     device: np.ndarray
-    order: np.ndarray  # the host and device events (by index); rows appear in order of (start, -end, index)
+    order: np.ndarray  # the host and device events in torch's order, (start, -end, index): rows appear in it
     names: np.ndarray  # the table name of every name id (ProfilerStep#N reads ProfilerStep*)
     cols: dict[str, np.ndarray]  # aligned with order
     device_link: str
@@ -178,15 +211,17 @@ def op_times(
     device = of_cats(x.cat, GPU_CATS) & name_ok
     end = torch_ends(trace, ev) if python_frames else x.ts + x.dur
     work = device & (x.cat != int(Cat.GPU_ANNOTATION))  # linked to no op by Kineto: never an op's device time
-    (parent, depth), kernels, memory = side_by_side(  # the sums by External id and time read no nesting
+    origin = torch_origin(trace)
+    (parent, depth), kernels, memory, order = side_by_side(  # the sums by External id and time read no nesting
         lambda: host_parent(trace, ev, end, shown),
-        lambda: _kernel_sums(trace, ev, work),
+        lambda: _kernel_sums(trace, ev, work, origin),
         lambda: memory_usage(trace, ev.host, end),
+        # the rows' events (the columns are theirs alone, not every event's) in torch's order: its sums add in it
+        lambda: visiting_order(x.ts, end, None, np.flatnonzero(ev.host | device)),
     )
     roots = np.flatnonzero(ev.host & (parent < 0))
-    kernels, device_link = _device_time(trace, work, kernels, parent, launcher)
-    order = np.flatnonzero(ev.host | device)  # the rows' events: the columns are theirs alone, not every event's
-    rows = _Rows(trace, ev, device, order, names, end, parent, depth)
+    kernels, device_link = _device_time(trace, work, origin, kernels, parent, launcher)
+    rows = _Rows(trace, ev, device, order, names, end, parent, depth, origin)
     cols, alive, parent = _times(rows, kernels[order])
     _memory_columns(cols, rows, [m[order] for m in memory], alive, parent)
     has_memory = bool(trace.flags.get("profile_memory")) or bool(len(memory_records(trace)))
@@ -201,12 +236,23 @@ def ops_table(trace: TraceColumns, times: OpTimes, group_by_shape: bool = False)
     end = trace.x.ts + trace.x.dur
     rows = _aggregate(trace, times.order, times.names, times.host, times.cols, group_by_shape)
     rows += _memory_row(trace, times.host_roots, end)
-    self_cpu = float(sum(r.self_cpu_us for r in rows))
-    self_dev = float(sum(r.self_device_us for r in rows if r.is_device and not r.is_annotation))
+    self_cpu, self_dev = footer_totals(rows)
     table = OpsTable(rows, self_cpu, self_dev, times.device_link, times.has_memory, times.python_frames)
     table.frame_events, table.open_events = times.frame_events, times.open_events
     table.torch = str((trace.ranks[0] if trace.ranks else {}).get("torch") or "")  # where the file names it
     return table
+
+
+def footer_totals(rows: list[OpRow]) -> tuple[float, float]:
+    """torch's two footers, Self CPU and Self CUDA time total, added up over the rows in the order given: torch's
+    table adds them in the order it prints them (its sort), which decides a total on an exact half (2268.5 us in
+    the rows' order of appearance prints 2.268ms, sorted by CUDA total 2.269ms, as torch printed it)."""
+    self_cpu = self_dev = 0.0
+    for r in rows:
+        self_cpu += r.self_cpu_us
+        if r.is_device and not r.is_annotation:
+            self_dev += r.self_device_us
+    return float(self_cpu), float(self_dev)
 
 
 def host_parent(
@@ -297,10 +343,9 @@ class _Rows:
     parent: np.ndarray  # position in order of the host parent (-1: none)
     depth: np.ndarray
     label: np.ndarray  # equal table names, equal labels
-    span: np.ndarray  # end - start, as torch reads the end (ns)
-    dur: np.ndarray  # as written
+    span: np.ndarray  # end - start, as torch reads the end (us, torch_us)
 
-    def __init__(self, trace: TraceColumns, ev: OpEvents, device, order, names, end, parent, depth) -> None:
+    def __init__(self, trace: TraceColumns, ev: OpEvents, device, order, names, end, parent, depth, origin) -> None:
         x = trace.x
         self.host, self.device, self.loose = ev.host[order], device[order], ev.loose[order]
         at = np.full(trace.n, -1, np.int64)
@@ -309,8 +354,7 @@ class _Rows:
         self.parent = np.where(up >= 0, at[np.maximum(up, 0)], -1)  # a host parent is a host event: in order
         self.depth = depth[order]
         self.label = np.unique(names, return_inverse=True)[1].astype(np.int32)[x.name[order]]
-        self.dur = x.dur[order]
-        self.span = end[order] - x.ts[order]
+        self.span = torch_us(trace, order, end[order], origin)  # a device event's is its duration as written
 
 
 def _memory_columns(cols: dict, rows: _Rows, memory, alive, parent) -> None:
@@ -324,13 +368,13 @@ def _memory_columns(cols: dict, rows: _Rows, memory, alive, parent) -> None:
     cols["self_dev_mem"] = np.where(rows.loose, 0, self_dev)
 
 
-def _device_time(trace: TraceColumns, work, kernels, parent, launcher) -> tuple[np.ndarray, str]:
-    """Each op's device time (ns, per event) and how it was linked: by External id (kernels, from _kernel_sums), else
-    by the op enclosing each kernel's launch call, for traces whose External ids name no op."""
+def _device_time(trace: TraceColumns, work, origin, kernels, parent, launcher) -> tuple[np.ndarray, str]:
+    """Each op's device time (us, per event) and how it was linked: by External id (kernels, from _kernel_sums),
+    else by the op enclosing each kernel's launch call, for traces whose External ids name no op."""
     if work.any() and launcher is None:
         launcher = link(trace).launcher
     if work.any() and not _external_ids_name_ops(trace, work, parent, launcher):
-        return _kernel_sums_by_launch(trace, work, parent, launcher), "launch call"
+        return _kernel_sums_by_launch(trace, work, origin, parent, launcher), "launch call"
     return kernels, "External id"
 
 
@@ -343,31 +387,43 @@ def _times(rows: _Rows, kernels: np.ndarray) -> tuple[dict[str, np.ndarray], np.
     kernels[rows.loose] = 0
     parent = rows.parent.copy()
     alive = _remove_dup_nodes(parent, rows.label, kernels, host)
-    dur = np.where(alive & host, rows.span, 0)
+    dur = np.where(alive & host, rows.span, 0.0)
     parent = np.where(alive, parent, -1)
-    dev_total = subtree_sum(parent, np.where(alive | ~host, kernels, 0), rows.depth)
+    dev_total, below = _device_totals(parent, np.where(alive | ~host, kernels, 0.0), rows.depth)
     cols = {
         "alive": alive,
         "loose": rows.loose,
-        "self_cpu": np.where(rows.loose, 0, dur - children_total(parent, dur)),
+        "self_cpu": np.where(rows.loose, 0.0, dur - children_total(parent, dur)),
         "cpu_total": dur,
-        "dev_total": np.where(host, dev_total, np.where(rows.device, rows.dur, 0)),
-        "self_dev": np.where(host, kernels, np.where(rows.device, rows.dur, 0)),
+        "dev_total": np.where(host, dev_total, np.where(rows.device, rows.span, 0.0)),
+        "self_dev": np.where(host, dev_total - below, np.where(rows.device, rows.span, 0.0)),
     }
     return cols, alive, parent
 
 
-def _kernel_sums(trace: TraceColumns, ev: OpEvents, device) -> np.ndarray:
-    """Device time of the events whose External id equals each frontend event's id (torch's, ev.ids)."""
+def _device_totals(parent: np.ndarray, own: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each host event's CUDA total as torch's FunctionEvent.device_time_total adds it, its own kernels' time plus
+    the sum of its children's (own + (c1 + c2 + ...), children in torch's order), and that sum of the children's.
+    Its self CUDA is the one less the other, as torch subtracts (not own: the float sums can differ in the last bit)."""
+    below = np.zeros(len(own))
+    for level in levels(depth)[:0:-1]:  # deepest first: a level's sums are whole before it is added up
+        level = level[parent[level] >= 0]  # a depth is the display's: a root of torch's tree can be deep in it
+        np.add.at(below, parent[level], own[level] + below[level])  # in position order: torch's order
+    return own + below, below
+
+
+def _kernel_sums(trace: TraceColumns, ev: OpEvents, device, origin) -> np.ndarray:
+    """Device time (us) of the events whose External id equals each frontend event's id (torch's, ev.ids), added
+    in the order of the file (torch's of its kernels)."""
     x, rank = trace.x, rank_of_events(trace)
     ids = keyed(rank, ev.ids)
     frontend = ev.host & (ids >= 0)
     dev = np.flatnonzero(device & (x.ext >= 0))
-    out = np.zeros(trace.n, np.int64)
+    out = np.zeros(trace.n)
     if not len(dev):
         return out
     keys, inverse = np.unique(keyed(rank, x.ext)[dev], return_inverse=True)
-    sums = np.bincount(inverse, weights=x.dur[dev]).astype(np.int64)
+    sums = np.bincount(inverse, weights=torch_us(trace, dev, x.ts[dev] + x.dur[dev], origin))
     fe = np.flatnonzero(frontend)
     pos = np.clip(np.searchsorted(keys, ids[fe]), 0, len(keys) - 1)
     hit = keys[pos] == ids[fe]
@@ -397,13 +453,14 @@ def _external_ids_name_ops(trace: TraceColumns, device, parent: np.ndarray, laun
     return hit.mean() >= 0.5
 
 
-def _kernel_sums_by_launch(trace: TraceColumns, device, parent: np.ndarray, launcher: np.ndarray) -> np.ndarray:
-    """Fallback: give each GPU event's time to the op enclosing the call that launched it."""
-    out = np.zeros(trace.n, np.int64)
+def _kernel_sums_by_launch(trace: TraceColumns, device, origin, parent: np.ndarray, launcher: np.ndarray) -> np.ndarray:
+    """Fallback: give each GPU event's time (us) to the op enclosing the call that launched it."""
+    x = trace.x
+    out = np.zeros(trace.n)
     dev = np.flatnonzero(device & (launcher >= 0))
     owner = parent[launcher[dev]]
-    ok = owner >= 0
-    np.add.at(out, owner[ok], trace.x.dur[dev[ok]])
+    dev, owner = dev[owner >= 0], owner[owner >= 0]
+    np.add.at(out, owner, torch_us(trace, dev, x.ts[dev] + x.dur[dev], origin))
     return out
 
 
@@ -497,8 +554,8 @@ def _shape_keys(trace: TraceColumns, idx, is_dev) -> np.ndarray:
 
 
 def _rows(keys: list[tuple], group, at, t, trace: TraceColumns | None) -> list[OpRow]:
-    def total(col):
-        return np.bincount(group, weights=t[col][at], minlength=len(keys)) / 1000.0
+    def total(col):  # the events in torch's order: each row's sum is torch's `+=`, to the last bit
+        return np.bincount(group, weights=t[col][at], minlength=len(keys))
 
     def total_bytes(col):
         return np.bincount(group, weights=t[col][at], minlength=len(keys)).astype(np.int64)

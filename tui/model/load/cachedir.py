@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..settings import cache_max_gb
+
 SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"  # the cache directory tag's, as its spec fixes it
 TAG = "CACHEDIR.TAG"
 TAG_TEXT = (
@@ -31,7 +33,6 @@ TAG_TEXT = (
 _TAG_TEMP = ".tracetui-tag-"  # a tag being written
 SUBFOLDER = "tracetui"  # where a folder that is not tracetui's is used
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
-KEEP_GB = 20.0  # and at most this much disk (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 LEFTOVER_AGE_S = 24 * 3600  # what a killed run left is removed once this old (a live writer's is younger)
 
 _HASH = r"(?:snap-)?[0-9a-f]{32}"
@@ -197,13 +198,13 @@ def _head_tail(path: Path, size: int) -> str:
 
 def prune(root: Path, keep: int | None = None) -> None:
     """Remove the oldest entries (and their unzipped sources) beyond the `keep` (default KEEP_ENTRIES) newest,
-    or beyond the disk budget (KEEP_GB, or TRACETUI_CACHE_MAX_GB); only tracetui's own, in its own folder."""
+    or beyond the disk budget (settings.cache_max_gb); only tracetui's own, in its own folder."""
     from .flight import remove_lock
 
     if not is_tagged(root):
         return
     keep = KEEP_ENTRIES if keep is None else keep
-    budget = _budget_bytes()
+    budget = cache_max_gb() * 1e9
     drop_leftovers(root)
     entries = sorted(_entries(root), key=_mtime, reverse=True)
     used = 0
@@ -277,13 +278,6 @@ def _quietly(fn) -> None:
         fn()
     except OSError:
         pass
-
-
-def _budget_bytes() -> float:
-    try:
-        return float(os.environ.get("TRACETUI_CACHE_MAX_GB", KEEP_GB)) * 1e9
-    except ValueError:
-        return KEEP_GB * 1e9
 
 
 def _size(entry: Path) -> int:
