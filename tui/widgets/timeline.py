@@ -223,7 +223,9 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
 
     @property
     def name_cols(self) -> int:
-        return gutter_for(self.scrollable_content_region.width)
+        """The lane names' width, by the widget's whole width: a scrollbar that comes with more lanes (or with the
+        first open's legend under them) does not narrow the names and cut a memory lane's device from its label."""
+        return gutter_for(self.outer_size.width)
 
     def on_resize(self, event: events.Resize) -> None:
         """A new width shows the same span of time: the whole trace if it was shown whole, else the same window."""
