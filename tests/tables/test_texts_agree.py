@@ -10,6 +10,7 @@ from conftest import SAMPLES
 
 from tui.model import load_trace
 from tui.model.analyses.results import Results
+from tui.model.analyses.summary import launch_phrase
 from tui.tables import summary as S
 from tui.text.fmt import fmt_time
 
@@ -193,3 +194,16 @@ def test_a_saving_is_said_in_the_unit_of_what_it_is_of(before, after, said):
     from tui.model.words import saving_said
 
     assert saving_said(before, after) == said
+
+
+def test_without_steps_the_cpu_work_per_launch_is_the_windows(results):
+    """GIVEN a capture with no profiler step (b300-moe-small: its critical path is the whole trace's) WHEN the summary
+    and explain say the CPU work per launch THEN it is the window's: they said "of the step's CPU work" of no step."""
+    a = analysed(results, "b300-moe-small.json.gz")
+    s = a.summary
+    assert s.launch_step is None
+    line = dict((k, v) for k, _, v in S.lines(s))["cpu_launch_us"]
+    assert line.endswith("of the window's CPU work per launch") and "step" not in line, line
+    assert "of the window's CPU work (the call itself" in launch_phrase(s), launch_phrase(s)
+    with_step = dict((k, v) for k, _, v in S.lines(analysed(results, "h100-bert-small.json.gz").summary))
+    assert with_step["cpu_launch_us"].endswith("of the step's CPU work per launch")

@@ -53,7 +53,7 @@ OWN_TEMPLATES = {
     "overhead-one-gap": "Evidence: one gap of more than {gap_min:.0f} between kernels, {longest} (the kernel after it is "
     "marked on the timeline).",
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
-    "overhead-launches": "Each of the {launches:,} launches{launch_step:in} buys {per_launch_gpu} of GPU work but costs the step "
+    "overhead-launches": "Each of the {launches:,} launches{launch_step:in} buys {per_launch_gpu} of GPU work but costs {launch_step:whose} "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_launch}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
@@ -210,6 +210,8 @@ class Shown:
             return duration_as(f.value, like.value)
         if spec == "in":  # where, after what it says of: " in ProfilerStep#3" (None: nowhere to name)
             return f" in {visible(str(f))}" if f is not None else ""
+        if spec == "whose":  # what a step's figure is of: "the step", or "the window" where no step is read (None)
+            return "the step" if f is not None else "the window"
         if spec == "size":  # bytes, as every size tracetui prints (KiB, MiB, GiB)
             return fmt_memory(int(f.value if isinstance(f, Quantity) else f))  # type: ignore[arg-type]
         if isinstance(f, list):  # names in prose: shown as data (a newline of theirs would split the line)

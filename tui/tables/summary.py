@@ -121,8 +121,8 @@ def launch_line(s: Summary) -> str:
         return f"{line}; {gpu}"
     where = f"{plural(s.per_launch_count, 'launch', 'launches')}{s.per_launch_where}: " if s.per_launch_where else ""
     if s.no_cpu_per_launch:
-        return f"{line}; {where}{gpu}, no CPU work on the step's critical path"
-    return f"{line}; {where}{gpu}, {fmt_time(s.cpu_per_kernel_us)} of the step's CPU work per launch"
+        return f"{line}; {where}{gpu}, no CPU work on {s.whose} critical path"
+    return f"{line}; {where}{gpu}, {fmt_time(s.cpu_per_kernel_us)} of {s.whose} CPU work per launch"
 
 
 def other_runtime_line(s: Summary, top: int = OTHER_RUNTIME_NAMED) -> str:

@@ -185,6 +185,11 @@ class Summary:
         return f" in {self.launch_step}" if self.launch_step else ""
 
     @property
+    def whose(self) -> str:
+        """Whose CPU work the per-launch figure divides: "the step's", or "the window's" where no step is read."""
+        return "the step's" if self.launch_step else "the window's"
+
+    @property
     def no_cpu_per_launch(self) -> bool:
         """The path reads launches but no CPU work is on it (under 0.05 us a launch, said as 0.0): the GPU's work sets
         the step, and a CPU cost per launch would read as a measured zero; said as none on the path instead."""
@@ -453,7 +458,8 @@ def copy_kinds(w: DeviceWork) -> str:
 
 def launch_phrase(s: Summary) -> str:
     """ "61 launches in ProfilerStep#5, each buying 5.1 us of GPU work for 72.3 us of the step's CPU work (the call
-    itself 5.5 us on average)": the count is of the launches the figures are per (the typical step's)."""
+    itself 5.5 us on average)": the count is of the launches the figures are per (the typical step's, else the
+    window's: "the window's CPU work")."""
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
     call, left = duration(s.typical_launch_us), left_out(s)
@@ -463,8 +469,8 @@ def launch_phrase(s: Summary) -> str:
     if not s.path.launches:
         return f"{launches} of GPU work for {call} of CPU on average{left}, median {duration(s.median_launch_us)}"
     if s.no_cpu_per_launch:
-        return f"{launches} of GPU work, with no CPU work on the step's critical path (the call itself {call} on average{left})"
-    per = f"{duration(s.cpu_per_kernel_us)} of the step's CPU work (the call itself {call} on average{left})"
+        return f"{launches} of GPU work, with no CPU work on {s.whose} critical path (the call itself {call} on average{left})"
+    per = f"{duration(s.cpu_per_kernel_us)} of {s.whose} CPU work (the call itself {call} on average{left})"
     return f"{launches} of GPU work for {per}"
 
 

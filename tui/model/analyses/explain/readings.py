@@ -312,7 +312,7 @@ def fact_readings(s: Summary) -> dict[str, str]:
         "cpu_launch_us": launches or "no call put work on the device",
         "kernels": "too little work per launch to hide its CPU cost"
         if launches_cost_more(s)
-        else "enough work per launch to hide the launch call, not the step's CPU work around it"
+        else f"enough work per launch to hide the launch call, not {s.whose} CPU work around it"
         if starved(s)
         else "enough work per launch to hide its CPU cost",
         "device_self_total_us": "kernel time summed over ops (overlapping streams count twice, unlike GPU busy)",
@@ -329,7 +329,7 @@ def starved(s: Summary) -> bool:
 def _keeps_up(s: Summary) -> str:
     """Whether the launch calls are the cost, in the words the overhead reading uses (one story in both places)."""
     if not launches_cost_more(s) and starved(s):
-        return "each call is cheap beside the GPU work it buys, but the step's CPU work around it is not"
+        return f"each call is cheap beside the GPU work it buys, but {s.whose} CPU work around it is not"
     if not launches_cost_more(s):
         return "the GPU has work to hide them"
     if around_launches(s):
