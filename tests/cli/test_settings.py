@@ -20,7 +20,7 @@ BAD = {
     "TRACETUI_RESULT_DELAY": "abc",
     "TRACETUI_CACHE_MAX_GB": "lots",
     "TRACETUI_COLUMNS": "wide",
-    "TRACETUI_SQL_TIMEOUT_S": "0",
+    "TRACETUI_SQL_TIMEOUT_S": "-1",
     "TRACETUI_SQL_MEMORY_GB": "-1",
 }
 SAID = [
@@ -30,7 +30,7 @@ SAID = [
     "tracetui: TRACETUI_RESULT_DELAY=abc is not a number of seconds: ignored",
     "tracetui: TRACETUI_CACHE_MAX_GB=lots is not a number of GB: 20 GB",
     "tracetui: TRACETUI_COLUMNS=wide is not a whole number of columns: the terminal's width",
-    "tracetui: TRACETUI_SQL_TIMEOUT_S=0 is not a positive number of seconds: 30 s",
+    "tracetui: TRACETUI_SQL_TIMEOUT_S=-1 is not a number of seconds, 0 or more (0: none): 30 s",
     "tracetui: TRACETUI_SQL_MEMORY_GB=-1 is not a positive number of GB: a quarter of the memory available",
 ]
 
@@ -121,6 +121,7 @@ def test_a_bad_value_is_said_once_and_means_the_default(name, value, read, defau
         ("TRACETUI_COLUMNS", " 120 ", settings.columns, 120),
         ("TRACETUI_COLUMNS", "0", settings.columns, 0),
         ("TRACETUI_SQL_TIMEOUT_S", "2.5", settings.sql_timeout_s, 2.5),
+        ("TRACETUI_SQL_TIMEOUT_S", "0", settings.sql_timeout_s, None),  # none, as `sql --timeout 0`
         ("TRACETUI_SQL_MEMORY_GB", "3", settings.sql_memory_gb, 3.0),
     ],
 )

@@ -61,11 +61,11 @@ def columns() -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def sql_timeout_s() -> float:
-    """TRACETUI_SQL_TIMEOUT_S: a query's time limit in seconds, where one is set (sql/session.py); SQL_TIMEOUT_S when
-    unset, or a bad value, said."""
-    limit = _number("TRACETUI_SQL_TIMEOUT_S", "a positive number of seconds", f"{SQL_TIMEOUT_S:g} s")
-    return limit or SQL_TIMEOUT_S
+def sql_timeout_s() -> float | None:
+    """TRACETUI_SQL_TIMEOUT_S: a query's time limit in seconds (sql/session.py), 0 for none (as `sql --timeout 0`,
+    None here); SQL_TIMEOUT_S when unset, or a bad value, said."""
+    limit = _number("TRACETUI_SQL_TIMEOUT_S", "a number of seconds, 0 or more (0: none)", f"{SQL_TIMEOUT_S:g} s", True)
+    return SQL_TIMEOUT_S if limit is None else limit or None
 
 
 def sql_memory_gb() -> float | None:

@@ -49,8 +49,9 @@ class Answer:
     rows: list[tuple]
 
 
-def timeout_setting() -> float:
-    """The time limit of a query, in seconds: TRACETUI_SQL_TIMEOUT_S, else 30 (settings.sql_timeout_s)."""
+def timeout_setting() -> float | None:
+    """The time limit of a query, in seconds: TRACETUI_SQL_TIMEOUT_S (0: none, None here), else 30
+    (settings.sql_timeout_s)."""
     return settings.sql_timeout_s()
 
 
