@@ -13,6 +13,11 @@ def duration(us: float) -> str:
     return f"{us:,.1f} us"
 
 
+def took(us: float) -> str:
+    """A long duration, as a launch outlier is told (a call far slower than the rest): 3.06 s, 6.6 ms."""
+    return f"{us / 1e6:,.2f} s" if us >= 1e6 else f"{us / 1000:,.1f} ms"
+
+
 def duration_as(us: float, other: float) -> str:
     """A duration in the unit it shares with a comparable one in the same sentence, the larger one's: 324.9 us
     beside 118.4 us, never beside 0.12 ms; 0.87 ms beside 1.09 ms. One under a tenth of that unit keeps its own,

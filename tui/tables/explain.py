@@ -6,7 +6,7 @@ from typing import Any
 
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
 from ..model.analyses.explain.uses import NEXT
-from ..model.words import duration, duration_as
+from ..model.words import duration, duration_as, took
 from ..text.fmt import fmt_memory, plurals
 from ..text.sanitize import visible
 from .explain_copies import COPY_TEMPLATES
@@ -189,11 +189,6 @@ TEMPLATES = (
 )
 TEMPLATES |= NEXT_TEMPLATES
 TEMPLATES |= COPY_TEMPLATES
-
-
-def took(value: float) -> str:
-    """A long duration in us, as a launch outlier is told: 3.06 s, 6.6 ms."""
-    return f"{value / 1e6:,.2f} s" if value >= 1e6 else f"{value / 1000:,.1f} ms"
 
 
 class Shown:

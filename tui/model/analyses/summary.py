@@ -15,7 +15,7 @@ from ..nesting import children_total
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
 from ..trace import TraceColumns, on_real_tracks
-from ..words import duration
+from ..words import duration, took
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
 from .graphs.replay import GraphStats, graph_note, graph_owner, graph_stats
@@ -571,11 +571,6 @@ def _missing_reason(s: Summary) -> str:
         "before the device buffers were flushed. Profile with activities=[ProfilerActivity.CPU, "
         "ProfilerActivity.CUDA], look for CUPTI errors in the run's log, and let the profiler stop normally"
     )
-
-
-def took(us: float) -> str:
-    """A long duration, as a launch outlier is told: 3.06 s, 6.6 ms."""
-    return f"{us / 1e6:,.2f} s" if us >= 1e6 else f"{us / 1000:,.1f} ms"
 
 
 def left_out(s: Summary) -> str:
