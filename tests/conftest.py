@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shlex
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -50,6 +51,25 @@ def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
 
         monkeypatch.setattr(tui.model.load.scanned, "NATIVE_MIN_BYTES", 0)
     return cache
+
+
+ISOLATED = ("TRACETUI_CACHE_DIR", "TRACETUI_CONFIG_DIR")  # the folders isolated_cache gives every test
+
+
+def isolated_env(**more: str) -> str:
+    """`env ...` for a command line a tmux pane runs: the test's own cache and config folders (isolated_cache's)
+    named on the line, since a tmux server runs its commands in the environment it started with, not the test's
+    (unnamed, the viewer wrote its legend's marker into the user's config folder); the runner's COLUMNS and LINES
+    unset (they would override the pane's size)."""
+    names = {k: os.environ[k] for k in ISOLATED} | more
+    return "env -u COLUMNS -u LINES " + " ".join(f"{k}={shlex.quote(v)}" for k, v in names.items())
+
+
+def tmux_server_env(home: Path) -> dict[str, str]:
+    """The environment of a tmux server started before the test (the user's own): none of the test's folders, and
+    a home of the test's, so that a command that did not name them writes where a test can look (not the user's)."""
+    env = {k: v for k, v in os.environ.items() if k not in ISOLATED}
+    return env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache")}
 
 
 def shared_traces() -> list[Path]:

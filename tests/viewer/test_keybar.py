@@ -85,11 +85,11 @@ async def test_the_bar_at_80x24_says_what_is_on_and_the_views_keys():
         assert text.startswith("m mark ") and "p frames hidden" in text and text.endswith("? more")
         await press_settled(pilot, "3")
         text = bar.text()
-        assert "ncstagud sort" in text and "⏎ Timeline" in text and text.endswith("? more")
+        assert "ncstagudrR sort" in text and "⏎ Timeline" in text and text.endswith("? more")
         await press_settled(pilot, "/", *"aten", "enter")
         assert bar.text().startswith("/ filter /aten/")
         await press_settled(pilot, "4")
-        assert "ncudmxl sort" in bar.text()
+        assert "ncudmxlDrR sort" in bar.text()
 
 
 async def test_help_lists_every_key_here_with_the_palette():
@@ -100,3 +100,20 @@ async def test_help_lists_every_key_here_with_the_palette():
         rows = {r[2]: r for _, rs in app.screen.sections for r in rs}
         assert rows["app.palette"][0] == "Ctrl+P" and "palette" in rows["app.palette"][1].lower()
         assert {"timeline.zoom_in", "timeline.pan_left_big", "timeline.next_match", "view.code"} <= set(rows)
+
+
+async def test_D_sorts_the_kernels_by_their_spread_and_shows_it_at_80_columns():
+    """GIVEN BERT's kernels at 80x24, where Std is left out WHEN D is pressed THEN the rows are ordered by their
+    standard deviation, the most first and the kernels that ran once (none) last, and Std is shown."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "4")
+        view = screen.query_one(KernelsView)
+        assert view.fitted is not None and "Std" not in view.fitted.headers
+        await press_settled(pilot, "D")
+        values = [r.std_us for r in view.shown]
+        known = [v for v in values if v is not None]
+        assert len(known) > 1 and None in values  # kernels that ran many times, and some that ran once
+        assert values == sorted(known, reverse=True) + [None] * (len(values) - len(known))
+        assert "Std" in view.fitted.headers and "sorted by standard deviation" in view.status()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -202,3 +203,51 @@ async def test_a_narrow_terminal_drops_the_roofline_columns_first():
         assert dropped.index("% of roof") < dropped.index("TFLOP/s")  # the rightmost among equals first
         assert all(priority[h] >= 4 for h in dropped[:first])  # only memory columns (5) and Self Mem (4) go earlier
         assert any(priority[h] < 4 for h in dropped[first + 1 :])  # 100 columns: torch's own go too, after them
+
+
+@pytest.mark.parametrize("view_key", ["3", "4"], ids=["ops", "kernels"])
+async def test_r_and_R_sort_by_the_roof_columns_and_show_them_at_80_columns(view_key):
+    """GIVEN BERT on its H100 at 80x24, where the TFLOP/s and % of roof columns are the first left out WHEN R, then
+    r, is pressed in the ops or kernels view THEN the rows are ordered by the row's achieved TFLOP/s, then by its %
+    of roof, the most first and the rows without modelled work last; the column sorted by is shown, the status says
+    so, and the key again turns the order round."""
+    from conftest import screen_text
+
+    from tui.app import TraceApp
+    from tui.widgets.rows_view import RowsView
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, view_key)
+        view: Any = screen.pane(screen.view_name).query_one(RowsView)  # OpsView or KernelsView: achieved_of
+        assert view.fitted is not None and "% of roof" not in view.fitted.headers  # no room for it unsorted
+        for key, attr, header, words in (
+            ("R", "tflops", "TFLOP/s", "achieved TFLOP/s"),
+            ("r", "pct_of_roof", "% of roof", "% of roof"),
+        ):
+            await press_settled(pilot, key)
+            values = [getattr(view.achieved_of(r), attr, None) for r in view.shown]
+            known = [v for v in values if v is not None]
+            assert known and values == sorted(known, reverse=True) + [None] * (len(values) - len(known))
+            assert header in view.fitted.headers and header in screen_text(app)
+            assert f"sorted by {words}" in view.status()
+        await press_settled(pilot, "r")
+        values = [v.pct_of_roof for r in view.shown if (v := view.achieved_of(r)) and v.pct_of_roof is not None]
+        assert values == sorted(values) and "% of roof, reversed" in view.status()
+
+
+async def test_a_trace_without_a_roofline_offers_no_roof_sort():
+    """A CPU-only trace without shapes has no roof columns: r and R are not offered, and pressing them sorts nothing."""
+    from tui.app import TraceApp
+    from tui.widgets.ops_view import OpsView
+
+    app = TraceApp([str(SAMPLES / "cpu-only-gloo.json.gz")], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "3")
+        view = screen.query_one(OpsView)
+        before = (view.sort_key, [r.name for r in view.shown])
+        assert view.check_action("sort", ("tflops",)) is False and view.check_action("sort", ("roof",)) is False
+        await press_settled(pilot, "R", "r")
+        assert (view.sort_key, [r.name for r in view.shown]) == before and "% of roof" not in view.status()

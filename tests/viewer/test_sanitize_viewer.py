@@ -154,7 +154,7 @@ def test_a_real_terminal_keeps_its_title_and_clipboard(tmp_path):
     import time
     import uuid
 
-    from conftest import ROOT
+    from conftest import ROOT, isolated_env
 
     socket, session = f"tracetui-safe-{uuid.uuid4().hex[:6]}", "s"
     path = hostile_trace(tmp_path, "b300-moe-small.json.gz", seed=3)
@@ -163,8 +163,8 @@ def test_a_real_terminal_keeps_its_title_and_clipboard(tmp_path):
         return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True).stdout
 
     def run(command: str) -> None:
-        env = f"env -u COLUMNS -u LINES TRACETUI_COLUMNS=0 TRACETUI_CACHE_DIR={tmp_path}"
-        line = f"cd {ROOT} && {env} {sys.executable} -m tui {command}; echo TRACETUI-EXIT=$?; sleep 60"
+        line = f"cd {ROOT} && {isolated_env(TRACETUI_COLUMNS='0')} {sys.executable} -m tui {command}; "
+        line += "echo TRACETUI-EXIT=$?; sleep 60"
         tmux("respawn-pane", "-k", "-t", session, line)
 
     def shown(text: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, SHARED, press_settled, until, wait_for_main
+from conftest import SAMPLES, SHARED, press_settled, screen_text, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.analyses.fusion import sequence_rows
@@ -82,3 +82,40 @@ async def test_the_saving_columns_sort_most_first_as_every_figure_does():
         await press_settled(pilot, "F")
         values = [r.launch_saving_ns for r in view.shown if r.launch_saving_ns is not None]
         assert values == sorted(values) and "sorted by saving from launches, reversed" in view.status()
+
+
+async def test_k_sorts_by_the_kernel_count_most_first_and_again_the_other_way():
+    """GIVEN a training step's 50 sequences, 3 to 43 kernels long (a100-train-control) WHEN k is pressed THEN the
+    rows are ordered by their Kernels column, the longest first, and the status says so; k again turns it round."""
+    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
+    async with app.run_test(size=(140, 36)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "9")
+        view = screen.query_one(SequencesView)
+        lengths = [r.length for r in view.shown]
+        assert lengths != sorted(lengths, reverse=True)  # the device sort does not already order them
+        await press_settled(pilot, "k")
+        assert [r.length for r in view.shown] == sorted(lengths, reverse=True)
+        assert "sorted by kernels in the sequence" in view.status()
+        await press_settled(pilot, "k")
+        assert [r.length for r in view.shown] == sorted(
+            lengths
+        ) and "kernels in the sequence, reversed" in view.status()
+
+
+async def test_at_80x24_the_sequence_column_stays_under_every_sort():
+    """GIVEN the sequences view at 80x24 WHEN each sort key is pressed THEN the Sequence column (what the table is
+    about) and the column sorted by are shown, the count or total giving way instead (sorted by Mean or From
+    launches, the sorted column made one more column never dropped, and the rightmost such, Sequence, gave way)."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "9")
+        view = screen.query_one(SequencesView)
+        headers = {c.sort: c.header for c in view.columns() if c.sort}
+        for binding, (key,) in view._sort_bindings():
+            await press_settled(pilot, binding.key)
+            assert view.sort_key == key and view.fitted is not None
+            shown = view.fitted.headers
+            assert "Sequence" in shown and headers[key] in shown and "Fused saves" in shown, (key, shown)
+            assert "Sequence" in screen_text(app)

@@ -204,6 +204,24 @@ async def test_at_80x24_same_named_lanes_keep_what_tells_them_apart():
         assert all(g.endswith(("tid 1074", "tid 3553", "tid 3554")) for g in gutters) and "…" not in "".join(gutters)
 
 
+@pytest.mark.parametrize("first", ["overview", "ops"])
+async def test_the_legend_waits_for_the_timeline_when_the_trace_opens_elsewhere(first):
+    """GIVEN tracetui's first trace opening on a view without the details panel (profile opens on the overview)
+    WHEN the user reaches the timeline THEN the legend is there, under the lanes; it is marked seen only then (it
+    was marked on load, and never shown)."""
+    from tui.app.keymap import SEEN, config_dir
+    from tui.screens.help import LEGEND
+
+    app = TraceApp([BERT], use_cache=False, initial_view=first)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        panel = screen.query_one(DetailsPanel)
+        assert screen.view_name == first and not panel.display and not (config_dir() / SEEN).exists()
+        await press_settled(pilot, "1")
+        said = " ".join(str(panel.query_one("#details-body").render()).split())
+        assert panel.display and LEGEND in said and (config_dir() / SEEN).exists()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
 async def test_the_first_opens_legend_sits_under_the_lanes_until_a_selection(size):
     """GIVEN tracetui opening its first trace WHEN the lanes are drawn THEN nothing covers them (at 80x24 the legend's

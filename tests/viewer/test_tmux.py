@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, isolated_env, tmux_server_env
+
+from tui.app.keymap import SEEN
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
@@ -18,8 +22,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None,
 SOCKET = f"tracetui-test-{uuid.uuid4().hex[:6]}"  # a server of our own, whatever else runs tmux
 
 
-def tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check)
+def tmux(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check, env=env)
 
 
 def _capture(session: str) -> str:
@@ -43,14 +47,13 @@ def _shown(screen: str) -> str:
 
 
 def test_open_zoom_help_quit_in_tmux(tmp_path):
+    """The viewer in a real terminal; its first open's legend marked seen in the test's config folder, never in the
+    user's, though the tmux server was started in the user's environment."""
     session = f"tracetui-{uuid.uuid4().hex[:8]}"
     trace = SAMPLES / "b300-moe-small.json.gz"
-    # COLUMNS/LINES from the test runner would override the terminal's real size
-    cmd = (
-        f"cd {ROOT} && env -u COLUMNS -u LINES TRACETUI_CACHE_DIR={tmp_path} {sys.executable} -m tui open {trace}; "
-        "echo EXIT=$?; sleep 30"
-    )
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd)
+    cmd = f"cd {ROOT} && {isolated_env()} {sys.executable} -m tui open {trace}; echo EXIT=$?; sleep 30"
+    home = tmp_path / "home"  # the user's home, as the server knows it
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd, env=tmux_server_env(home))
     try:
         screen = _wait_for(session, r"\S+ shown[\s\S]*GPU 0 stream 7")
         assert "GPU 0 stream 7" in screen and "python main thread" in screen
@@ -69,5 +72,7 @@ def test_open_zoom_help_quit_in_tmux(tmp_path):
         _wait_for(session, r"1 Timeline")
         tmux("send-keys", "-t", session, "q")
         _wait_for(session, r"EXIT=0")
+        assert (Path(os.environ["TRACETUI_CONFIG_DIR"]) / SEEN).is_file()  # the legend was shown, and marked here
+        assert not [p for p in home.rglob("*") if "tracetui" in p.name], "the viewer wrote into the user's folders"
     finally:
         tmux("kill-server", check=False)

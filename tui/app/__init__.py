@@ -21,7 +21,7 @@ from ..text.sanitize import visible
 from ..widgets.failures import ReportsFailedWorkers
 from ..widgets.plain import PlainNotifications
 from ..widgets.visible import VisibleText
-from .keymap import first_open
+from .keymap import legend_seen, mark_legend_seen
 
 if TYPE_CHECKING:
     from ..model.loading import Notice
@@ -248,7 +248,7 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         legend = None
-        if first_open():  # the legend, once: in the details panel under the lanes (a toast covered them at 80x24)
+        if not legend_seen():  # the legend, once: in the details panel under the lanes (a toast covered them at 80x24)
             from ..screens.help import LEGEND
 
             legend = LEGEND
@@ -264,6 +264,10 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
                 self.notify(notice.text, title="note", timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
+
+    def on_details_panel_legend_shown(self) -> None:
+        """The legend is on screen: marked seen now, not when the trace loaded (it may open on a view without it)."""
+        mark_legend_seen()
 
     def on_load_failed(self, message: LoadFailed) -> None:
         if self.home() is not None:  # a capture opened from the watch strip: say why, and go on watching

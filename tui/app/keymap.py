@@ -1,4 +1,4 @@
-"""The user's settings in the config directory: a keymap that remaps bindings by id, and a first-open marker.
+"""The user's settings in the config directory: a keymap that remaps bindings by id, and a marker of the legend seen.
 
 keymap.toml (in TRACETUI_CONFIG_DIR, else the user's config directory) maps binding ids to keys:
 
@@ -50,14 +50,22 @@ def load_keymap(known: set[str]) -> tuple[dict[str, str], str | None]:
     return keymap, problem
 
 
-def first_open() -> bool:
-    """True the first time tracetui opens a trace for this user (the legend is shown once)."""
+def legend_seen() -> bool:
+    """Whether this user has been shown the timeline's legend (it is shown once, the first time it can be seen); a
+    config folder that cannot be written counts as seen, so that the legend is not shown on every open."""
     marker = config_dir() / SEEN
     if marker.exists():
-        return False
+        return True
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
     except OSError:
-        return False
-    return True
+        return True
+    return not os.access(marker.parent, os.W_OK)
+
+
+def mark_legend_seen() -> None:
+    """The legend has been shown: later opens leave it to the help."""
+    try:
+        (config_dir() / SEEN).touch()
+    except OSError:
+        pass

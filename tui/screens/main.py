@@ -104,7 +104,11 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         with TabbedContent(initial=self.view_name):
             for spec in MAIN:
                 yield ViewPane(spec, self)
-        yield DetailsPanel(id="details", legend=self.legend)
+        panel = DetailsPanel(id="details", legend=self.legend)
+        panel.display = any(
+            spec.details for spec in MAIN if spec.name == self.view_name
+        )  # not a frame over the overview
+        yield panel
         yield SelectionLine(id="selection")
         yield PhaseBars(("link", "aggregate"), id="background")
         yield KeyBar()

@@ -45,6 +45,10 @@ SORT_LETTERS: dict[str, Meaning] = {
     "path_time": Meaning("o", "time on the path"),
     "fused_saving": Meaning("f", "fused saving"),
     "launch_saving": Meaning("F", "saving from launches"),  # the part of the fused saving the launch calls buy
+    "length": Meaning("k", "kernels in the sequence"),
+    "std": Meaning("D", "standard deviation"),  # the spread of the durations whose mean d sorts by
+    "pct_of_roof": Meaning("r", "% of roof"),
+    "tflops": Meaning("R", "achieved TFLOP/s"),  # the rate r's percentage is of its roof
 }
 
 
@@ -53,21 +57,28 @@ class SortKey:
     """Sort by a row attribute, descending unless reverse is False (names sort ascending).
 
     means: its entry in SORT_LETTERS (the letter that sorts by it in the viewer), or "" for none.
+    get: the value from elsewhere than the row (a figure the view looks up, as the roofline's), else None.
     """
 
     attr: str
     reverse: bool = True
     means: str = ""
+    get: Callable[[Any], Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.means and self.means not in SORT_LETTERS:
             raise ValueError(f"sort meaning {self.means!r} is not in SORT_LETTERS")
+
+    def value(self, row: Any) -> Any:
+        """The row's value to sort by (None: none, sorted last)."""
+        return self.get(row) if self.get is not None else getattr(row, self.attr)
 
 
 FOLD = "\x00"  # between a name and the folded text joined to it, until the name is cut to its width
 MIN_FOLDED = 8  # the least room for folded text before the whole name is cut instead
 MIN_FOLDED_NAME = 30  # a name with folded text is not cut shorter than this while columns can give way
 KEEP = 0  # the priority of a column never dropped to fit: the name, calls, self and total times
+PINNED = -1  # kept even where KEEP columns give way: the column the rows are sorted by, a table's point
 FULL = 10**6  # the name width that cuts nothing
 CONSTANT = 3  # columns of this priority or lower (a larger number) are left out when one value fills them
 SEP = 3  # spaces between columns (torch's); 2 when a table has to be squeezed
@@ -78,7 +89,8 @@ NO_LIMIT = "TRACETUI_COLUMNS=0 shows every column in full"
 class Column(Generic[R, C]):
     """A displayed column: its header, its text for a row, the sort key that orders by it, and how it fits.
 
-    priority: KEEP (0) is never dropped to fit; a larger number is dropped sooner. The name column
+    priority: KEEP (0) is never dropped to fit; a larger number is dropped sooner. Where the KEEP columns alone
+    do not fit, they give way (the rightmost first) to the PINNED (-1) ones, never dropped. The name column
     (name=True) is the one that shrinks, cut in the middle (tui.text.names.shorten_names), to min_width at least.
     """
 
@@ -130,8 +142,8 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     for a column marked torch). width 0: every column, names in full, or cut in the middle to name_width when it
     is given. Otherwise a low-priority column (CONSTANT or more) with one value on every row is left out
     (the footer says its value); then, while the name at its min_width does not fit, the gaps narrow to
-    two spaces and columns are dropped, the highest priority number (the rightmost among equals) first
-    and KEEP columns last of all. The name takes the room that is left.
+    two spaces and columns are dropped, the highest priority number (the rightmost among equals) first,
+    KEEP columns after every other and PINNED ones last of all. The name takes the room that is left.
     """
     cols = list(columns)
     if width is None:
@@ -180,7 +192,7 @@ def _drop(
             sep = SEP - 1
             continue
         victim = _victim(cols, keep)
-        if victim is None or (spare_kept and cols[victim].priority == KEEP):
+        if victim is None or (spare_kept and cols[victim].priority <= KEEP):
             break
         keep = [k for k in keep if k != victim]
         dropped.append(cols[victim].header)
@@ -345,22 +357,26 @@ def fit_readable(
     cols = kept_sorted(list(columns), sort)
     readable = [replace(c, min_width=room or name_room(width)) if c.name else c for c in cols]
     fitted = fit(readable, rows, context, width)
-    kept = {c.header for c in cols if c.priority == KEEP} - set(fitted.headers)
+    kept = {c.header for c in cols if c.priority <= KEEP} - set(fitted.headers)
     return fit(cols, rows, context, width) if kept else fitted
 
 
 def kept_sorted(columns: list[Column], sort: str | None) -> list[Column]:
-    """The columns with one the rows are sorted by made one never dropped to fit: one already kept when there is
-    one (Self CPU, not Self CPU % before it, which, kept, cost the table its # of Calls), else the first."""
+    """The columns with one the rows are sorted by pinned (never dropped to fit, not even for a KEEP column): one
+    already kept when there is one (Self CPU, not Self CPU % before it, which, kept, cost the table its # of Calls),
+    else the first. Made only KEEP, a sorted Mean was one KEEP column too many at 80 columns, and the rightmost KEEP
+    one, the sequences table's Sequence, gave way to it."""
     by = [k for k, c in enumerate(columns) if sort and c.sort == sort and not c.name]
-    k = next((k for k in by if columns[k].priority == KEEP), by[0] if by else None)
-    return columns if k is None else [*columns[:k], replace(columns[k], priority=KEEP), *columns[k + 1 :]]
+    k = next((k for k in by if columns[k].priority <= KEEP), by[0] if by else None)
+    if k is None:
+        return columns
+    return [*columns[:k], replace(columns[k], priority=min(columns[k].priority, PINNED)), *columns[k + 1 :]]
 
 
 def sort_rows(rows: Sequence, sorts: dict[str, SortKey], key: str) -> list:
     """Rows ordered by a sort key; rows without a value (None) go last."""
     spec = sorts[key]
-    return sorted(rows, key=lambda r: (getattr(r, spec.attr) is None, _sortable(getattr(r, spec.attr), spec.reverse)))
+    return sorted(rows, key=lambda r: (spec.value(r) is None, _sortable(spec.value(r), spec.reverse)))
 
 
 def _sortable(value: Any, reverse: bool) -> Any:

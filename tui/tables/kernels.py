@@ -19,7 +19,7 @@ SORTS = {
     "avg": SortKey("avg_us", means="device_avg"),
     "min": SortKey("min_us", means="min"),
     "max": SortKey("max_us", means="max"),
-    "std": SortKey("std_us"),
+    "std": SortKey("std_us", means="std"),
     "latency": SortKey("latency_median_us", means="latency"),
     "name": SortKey("name", False, "name"),
 }

@@ -1,5 +1,5 @@
 """The roofline's two columns (achieved TFLOP/s, % of roof) the viewer adds to the ops and kernels tables, dropped
-first to fit."""
+first to fit, and their sort keys (R, r)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model.analyses.roofline.achieved import Achieved
-from .base import Column
+from .base import Column, SortKey
 from .roofline import fmt_tflops
 
 PRIORITY = 4  # above every other column's: the first left out when the terminal is narrow
@@ -28,4 +28,24 @@ def roof_columns(lookup: Callable[[Any], Achieved | None]) -> list[Column]:
         found = lookup(row)
         return "-" if found is None else fmt_pct(found.pct_of_roof)
 
-    return [Column("TFLOP/s", tflops, None, priority=PRIORITY), Column("% of roof", pct, None, priority=PRIORITY)]
+    return [Column("TFLOP/s", tflops, "tflops", PRIORITY), Column("% of roof", pct, "roof", PRIORITY)]
+
+
+def roof_sorts(lookup: Callable[[Any], Achieved | None]) -> dict[str, SortKey]:
+    """The sort keys of those columns, their values looked up as the columns' are (rows without modelled work last)."""
+
+    def tflops(row: Any) -> float | None:
+        found = lookup(row)
+        return None if found is None else found.tflops
+
+    def pct(row: Any) -> float | None:
+        found = lookup(row)
+        return None if found is None else found.pct_of_roof
+
+    return {
+        "tflops": SortKey("tflops", means="tflops", get=tflops),
+        "roof": SortKey("pct_of_roof", means="pct_of_roof", get=pct),
+    }
+
+
+ROOF_SORTS = roof_sorts(lambda row: None)  # for a view's bindings, made before it has a roofline

@@ -14,7 +14,7 @@ from ..model.analyses.explain.savings import LITTLE
 from ..model.analyses.fusion import FUSIBLE, GRAPH, LONG, STEP, SequenceRow
 from ..text.fmt import fmt_time, plural, truncate
 from ..text.names import shorten, shorten_names
-from .base import KEEP, Column, Field, SortKey, name_room
+from .base import KEEP, PINNED, Column, Field, SortKey, name_room
 from .critical import when
 from .explain_savings import NO_SAVING, why
 
@@ -32,6 +32,7 @@ DEFAULT_TOP = 10
 SORTS = {  # the viewer's keys (the command ranks by device time, then takes --top)
     "device": SortKey("ranked_device_ns", means="device_total"),  # rows a fusion is plausible for first
     "count": SortKey("count", means="calls"),
+    "length": SortKey("length", means="length"),
     "mean": SortKey("mean_ns", means="device_avg"),
     "saving": SortKey("saving_ns", means="fused_saving"),
     "launches": SortKey("launch_saving_ns", means="launch_saving"),
@@ -146,17 +147,18 @@ def saving_words(r: SequenceRow) -> str:
 
 
 def columns() -> list[Column[SequenceRow, Cut]]:
-    """The op first (it shrinks), then the figures and the sequence (the point of the table: never dropped, cut to
-    its room); the stack, the mean and the kernel count give way first on a narrow screen."""
+    """The op first (it shrinks), then the figures and the sequence; what fusing it saves and the sequence are the
+    point of the table (pinned: the count and the total give way to a sorted Mean before they do at 80 columns).
+    The stack, the mean and the kernel count give way first on a narrow screen."""
     return [
         Column("Op", lambda r, c, w: truncate(r.op, w), priority=KEEP, name=True, min_width=20, tag=number),
         Column("Count", lambda r, c, w: f"{r.count:,}", "count", KEEP),
-        Column("Kernels", lambda r, c, w: f"{r.length:,}", None, 2),
+        Column("Kernels", lambda r, c, w: f"{r.length:,}", "length", 2),
         Column("Total", lambda r, c, w: fmt_time(r.device_ns / 1000), "device", KEEP),
         Column("Mean", lambda r, c, w: fmt_time(r.mean_ns / 1000), "mean", 3),
-        Column("Fused saves", lambda r, c, w: saved(r), "saving", KEEP),
+        Column("Fused saves", lambda r, c, w: saved(r), "saving", PINNED),
         Column("From launches", lambda r, c, w: launches_part(r), "launches", 3),
-        Column("Sequence", lambda r, c, w: sequence(r, c), None, KEEP, left=True),
+        Column("Sequence", lambda r, c, w: sequence(r, c), None, PINNED, left=True),
         Column("Stack", lambda r, c, w: stack(r), None, 4, left=True),
     ]
 

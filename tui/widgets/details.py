@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
 from ..model.analyses.details import Details, Launched
@@ -191,9 +192,19 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     ]
     full_names = False
 
+    class LegendShown(Message):
+        """The first open's legend is on screen (the app marks it seen: a view without this panel did not show it)."""
+
     def __init__(self, *, legend: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.legend = legend  # the first open's legend, said here until the first selection (under the lanes, not over)
+        self.legend_told = False  # LegendShown posted
+
+    def on_show(self) -> None:
+        """The panel is on screen (beside the timeline or the tree): the legend, while it is said, is seen."""
+        if self.legend and not self.legend_told:
+            self.legend_told = True
+            self.post_message(self.LegendShown())
 
     def compose(self):
         yield Static(self._nothing(), id="details-body")

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from ..model.analyses.results import Results
-from ..model.analyses.roofline.achieved import kernel_achieved
+from ..model.analyses.roofline.achieved import Achieved, kernel_achieved
 from ..tables import kernels as K
 from ..tables.base import Column
-from ..tables.roof_columns import roof_columns
+from ..tables.roof_columns import ROOF_SORTS, roof_columns, roof_sorts
 from .rows_view import RowsView, sort_bindings
 
 
 class KernelsView(RowsView):
     HELP_NAME = "Kernels table"
-    SORTS = K.SORTS
+    SORTS = K.SORTS | ROOF_SORTS  # the roofline's with a roofline (each view's own SORTS)
     DEFAULT_SORT = K.DEFAULT_SORT
     NAME_MAX = 70
-    BINDINGS = sort_bindings(K.SORTS, "kernels")
+    BINDINGS = sort_bindings(SORTS, "kernels")
 
     def __init__(self, analysis: Results, **kwargs) -> None:
         self.analysis = analysis
@@ -25,11 +25,15 @@ class KernelsView(RowsView):
         self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
         roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
         self.achieved = kernel_achieved(roof) if roof is not None and roof.rows else None
+        self.SORTS = K.SORTS | roof_sorts(self.achieved_of) if self.achieved else K.SORTS
 
     def columns(self) -> list[Column]:
         """The kernels table's columns; with a roofline, each kernel's achieved TFLOP/s and % of roof after them."""
-        achieved = self.achieved
-        return K.columns(self.footprint) + (roof_columns(lambda r: achieved.get(r.name)) if achieved else [])
+        return K.columns(self.footprint) + (roof_columns(self.achieved_of) if self.achieved else [])
+
+    def achieved_of(self, row) -> Achieved | None:
+        """A kernel's roofline figures (None: none of its launches ran modelled work)."""
+        return self.achieved.get(row.name) if self.achieved else None
 
     def context(self) -> K.Footprint:
         return self.footprint

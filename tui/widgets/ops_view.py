@@ -6,18 +6,18 @@ from textual.binding import Binding
 
 from ..model.analyses.ops import OpsTable
 from ..model.analyses.results import Results
-from ..model.analyses.roofline.achieved import op_achieved
+from ..model.analyses.roofline.achieved import Achieved, op_achieved
 from ..tables import ops as O
 from ..tables.base import Column
-from ..tables.roof_columns import roof_columns
+from ..tables.roof_columns import ROOF_SORTS, roof_columns, roof_sorts
 from .rows_view import RowsView, sort_bindings
 
 
 class OpsView(RowsView):
     HELP_NAME = "Ops table"
-    SORTS = O.VIEWER_SORTS  # device times count each kernel once, spans not work
+    SORTS = O.VIEWER_SORTS | ROOF_SORTS  # device times count each kernel once, spans not work; the roofline's
     BINDINGS = [
-        *sort_bindings(O.VIEWER_SORTS, "ops"),
+        *sort_bindings(SORTS, "ops"),
         Binding("b", "toggle_shapes", "Group by shape", id="ops.group_by_shape"),
     ]
 
@@ -30,6 +30,7 @@ class OpsView(RowsView):
         self.achieved = (
             (op_achieved(roof), op_achieved(roof, by_shape=True)) if roof is not None and roof.rows else None
         )
+        self.SORTS = O.VIEWER_SORTS | roof_sorts(self.achieved_of) if self.achieved else O.VIEWER_SORTS
         super().__init__(**kwargs)
 
     @property
@@ -47,12 +48,14 @@ class OpsView(RowsView):
 
     def _roof_columns(self) -> list[Column]:
         """Achieved TFLOP/s and % of roof per op (per op and shapes when grouped): only when the trace has a roofline."""
+        return roof_columns(self.achieved_of) if self.achieved is not None else []
+
+    def achieved_of(self, row) -> Achieved | None:
+        """A row's roofline figures: its op's, or its op's at its shapes when grouped (None: no modelled work)."""
         if self.achieved is None:
-            return []
+            return None
         by_name, by_shape = self.achieved
-        if self.by_shape:
-            return roof_columns(lambda r: by_shape.get((r.name, r.input_shapes)))
-        return roof_columns(lambda r: by_name.get(r.name))
+        return by_shape.get((row.name, row.input_shapes)) if self.by_shape else by_name.get(row.name)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "sort" and parameters and parameters[0] in ("self_device", "device_total", "device_avg"):

@@ -115,7 +115,7 @@ def sorted_order(rows: list, sorts: dict[str, SortKey], key: str, flip: bool = F
     spec = sorts[key]
 
     def order(k: int):
-        value = getattr(rows[k], spec.attr)
+        value = spec.value(rows[k])
         if value is None:
             return (True, 0)
         return (False, -value if spec.reverse and not isinstance(value, str) else value)
@@ -123,8 +123,8 @@ def sorted_order(rows: list, sorts: dict[str, SortKey], key: str, flip: bool = F
     ranked = sorted(range(len(rows)), key=order)
     if not flip:
         return ranked
-    valued = [k for k in ranked if getattr(rows[k], spec.attr) is not None]
-    return valued[::-1] + [k for k in ranked if getattr(rows[k], spec.attr) is None]
+    valued = [k for k in ranked if spec.value(rows[k]) is not None]
+    return valued[::-1] + [k for k in ranked if spec.value(rows[k]) is None]
 
 
 class RowsView(ReportsFailedWorkers, Vertical):
@@ -331,6 +331,8 @@ class RowsView(ReportsFailedWorkers, Vertical):
         self.screen.set_focus(box)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "sort" and parameters and parameters[0] not in self.SORTS:
+            return False  # a key this table has no column for here (the roofline's, on a trace without one)
         if action == "clear_filter":
             return self.pattern is not None or self.query_one(Input).display
         return True
