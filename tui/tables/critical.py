@@ -438,7 +438,7 @@ def _cost(before: float, after: float) -> str:
     return f"{by}: {after / scale:,.1f} {unit} instead of {before / scale:,.1f} {unit}"
 
 
-NO_CHANGE = {  # why a change saves nothing, from whether what it changes is on the path
+NO_CHANGE: dict[bool | None, str] = {  # why a change saves nothing, from whether what it changes is on the path
     False: ": what it changes is not on the critical path",
     True: ": what it changes is on the path, and another path as long takes its place",
 }

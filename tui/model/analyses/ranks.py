@@ -326,8 +326,8 @@ def _verdict(rows: list[RankRow], stragglers: list[int], comm_share: float, hidd
     more = f" (also {', '.join(str(s) for s in stragglers if s != worst.rank)})" if len(stragglers) > 1 else ""
     one = len(others) == 1  # two ranks: the other rank and its GPU, not "the others" and "their GPUs"
     if slower >= STRAGGLER_PCT:
-        median = "the other rank's" if one else "the median"
-        first, who = f"rank {worst.rank}'s steps are {slower:.0f}% slower than {median}{more}", "the other rank"
+        than = "the other rank's" if one else "the median"
+        first, who = f"rank {worst.rank}'s steps are {slower:.0f}% slower than {than}{more}", "the other rank"
         who += " waits" if one else "s wait"
     else:  # on the devices: the others' collectives wait for it, whether or not their steps do (the path says)
         pct = _pct(worst.compute_us, [o.compute_us for o in others])
