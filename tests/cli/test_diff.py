@@ -138,7 +138,7 @@ def test_cpu_only_pair_leaves_the_gpu_rows_out(capsys):
     assert "Wall time" in out and "Self CPU total" in out and "CPU B" in out and "aten::addmm  [only B]" in out
     for gpu in ("GPU busy", "Self CUDA", "GPU utilization", "Launch calls", "GPU A", "Launches A", "GPU kernels"):
         assert gpu not in out, gpu
-    assert out.rstrip().endswith("No GPU activity in either trace: both are CPU only.")
+    assert out.rstrip().endswith("No GPU activity in either trace: both ran on the CPU only.")
     assert main(["diff", str(EAGER), str(COMPILED), "--format", "json", "--no-cache"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["cpu_only"] is True and doc["kernels"] == []

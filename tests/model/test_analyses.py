@@ -81,7 +81,9 @@ def test_tiny_matmul_add_cpu_capture_is_told_its_ops_are_short():
     assert s.cpu_only and not s.device_records_missing and s.gpu_busy_us == 0
     assert s.verdict == "cpu-in-ops" and s.cpu_op_avg_us < 20
     reading = readings(s)[0]
-    assert reading.startswith("CPU only: no GPU activity in this trace.") and "fixed per-op costs" in reading
+    assert (
+        reading.startswith("No GPU activity in this trace: it ran on the CPU only.") and "fixed per-op costs" in reading
+    )
 
 
 def test_large_matmul_add_cpu_capture_spends_its_time_in_mm():
@@ -226,7 +228,8 @@ def test_overview_names_lost_device_records_and_cpu_only_runs(tmp_path):
     assert "Verdict: device-records-missing" in text and "Device records missing: the trace made 61 launches" in text
     assert "none recorded: the device records are missing" in text and "GPU busy" not in text
     text = _overview_text(SAMPLES / "cpu" / "mlp_fwd.json.gz")
-    assert "CPU only: no GPU activity in this trace." in text and "none: no GPU activity in this trace" in text
+    assert "No GPU activity in this trace: it ran on the CPU only." in text
+    assert "none. No GPU activity in this trace: it ran on the CPU only." in text
     assert "compute-bound" not in text and "GPU busy" not in text
 
 
@@ -234,7 +237,7 @@ def test_what_gpu_views_say_without_gpu_work(tmp_path):
     from tui.tables.summary import no_gpu_text
 
     cpu = Results(load_trace(SAMPLES / "cpu-only-gloo.json.gz")).summary
-    assert no_gpu_text(cpu) == "No GPU activity in this trace: it is CPU only."
+    assert no_gpu_text(cpu) == "No GPU activity in this trace: it ran on the CPU only."
     lost = Results(load_trace(lost_records(tmp_path))).summary
     assert no_gpu_text(lost) == "No GPU activity recorded: 61 launches, but the device records are missing."
     assert no_gpu_text(Results(load_trace(SAMPLES / "h100-bert-small.json.gz")).summary) is None

@@ -74,7 +74,19 @@ def test_a_change_off_the_path_saves_nothing_and_a_slower_one_costs(tmp_path):
     assert solved(trace, "op:ProfilerStep=1").saving_ns == 0
     slower = solved(trace, "kernel:K1=0.5")
     assert slower.saving_ns == -80_000
-    assert sentence(slower).startswith("K1 2× slower costs 80.0 us more than 200.0 us (40%)")
+    assert sentence(slower).startswith("K1 2× slower costs 80.0 us: 280.0 us instead of 200.0 us (+40%)")
+
+
+def test_a_change_that_saves_nothing_says_whether_it_is_on_the_path(tmp_path):
+    """The device synchronize's own CPU time is not what the step waits on (its wait for K3 is): faster, it saves
+    nothing, and the sentence says it is off the path rather than "off the path, or replaced by as long"."""
+    w = solved(gpu_bound(tmp_path), "op:cudaDeviceSynchronize=2")
+    assert (w.saving_ns, w.on_path) == (0, False)
+    assert sentence(w).startswith(
+        "cudaDeviceSynchronize (self time) 2× faster saves nothing of 155.0 us: what it changes is not on the "
+        "critical path;"
+    )
+    assert solved(gpu_bound(tmp_path), "kernel:K3=2").on_path  # K3 is on the path: it saves 30 us
 
 
 def test_what_if_for_one_event_runs_in_the_step_that_holds_it(tmp_path):

@@ -386,7 +386,7 @@ def test_a_cpu_capture_is_explained_as_its_verdict_reads(path):
     marked = s.cpu_short_top if f.parts[0] == "cpu-in-small-ops" else s.cpu_top_self  # the ops the fix is about
     assert {a.trace.name_of(e) for e in f.events} <= {name for name, _ in marked}
     text = note(f)
-    assert text.startswith("No GPU activity: the CPU is the whole story.") and f"{top} (" in text
+    assert text.startswith("No GPU activity in this trace: it ran on the CPU only.") and f"{top} (" in text
     if f.parts[0] == "cpu-in-small-ops":  # the short ops 2x faster (see the test below)
         assert f.saving is not None and f.saving.spec.startswith("op:^(?:aten::") and 0 < f.saving.saving_ns
     elif s.verdict == "cpu-in-ops":
@@ -482,25 +482,25 @@ def test_time_in_the_ops_still_says_the_time_between_them_when_it_is_a_fair_part
     assert (said in note(f)) == between and (said in cpu_reading(s)) == between
 
 
-def test_a_gpu_trace_cut_before_its_device_records_is_not_called_the_whole_story(tmp_path):
+def test_a_gpu_trace_cut_before_its_device_records_is_not_called_cpu_only(tmp_path):
     """The H100 BERT sample cut at 20 KB keeps 342 CPU ops and none of its GPU records or Python frames (torch writes
-    those after the ops): the CPU finding says what was read and that the rest may be lost, not "the CPU is the whole
-    story", and does not tell a run that recorded its frames to record them."""
+    those after the ops): the CPU finding says what was read and that the rest may be lost, not that the run was CPU
+    only, and does not tell a run that recorded its frames to record them."""
     cut = tmp_path / "cut.json.gz"
     cut.write_bytes((SAMPLES / "h100-bert-small.json.gz").read_bytes()[:20_000])
     a = Results(load_trace(cut))
     assert a.summary.cut_short and a.summary.cpu_only
     (f,) = [f for f in RULES_BY_ID["cpu-time"](a, a.summary)]
     said = note(f)
-    assert said.startswith("No GPU activity in the part of the file that was read: it is cut short")
-    assert "whole story" not in said and "If the run recorded its Python frames, they are in the lost part too" in said
+    assert said.startswith("No GPU activity in the part of the file that was read; the file is cut short")
+    assert "CPU only" not in said and "If the run recorded its Python frames, they are in the lost part too" in said
 
 
 def test_a_cpu_trace_with_its_python_frames_is_sent_to_the_code_table_not_told_to_record_them():
     a = Results(load_trace(SAMPLES / "cpu" / "attn_sdpa_math.json.gz"))
     (f,) = [f for f in RULES_BY_ID["cpu-time"](a, a.summary)]
     said = note(f)
-    assert said.startswith("No GPU activity: the CPU is the whole story.")
+    assert said.startswith("No GPU activity in this trace: it ran on the CPU only.")
     assert "tracetui code lists the Python between them per function" in said and "--with-stack" not in said
 
 

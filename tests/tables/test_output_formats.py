@@ -11,6 +11,7 @@ meant on GitHub, no empty table over a sentence, and no float noise in JSON or C
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
@@ -28,7 +29,7 @@ STACK = str(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")  # CPU only, with Python
 LINEAR = str(SAMPLES / "cpu" / "linear_fwd.json.gz")  # CPU only, with input shapes (roofline)
 GLOO = str(SAMPLES / "cpu-only-gloo.json.gz")  # CPU only, no GPU activity
 JOB = str(SAMPLES / "hta-2rank")  # a folder of two ranks
-NO_GPU = "No GPU activity in this trace."
+NO_GPU = "No GPU activity in this trace: it ran on the CPU only."
 
 # every command with --format md, on the traces where it has something to say
 MD_RUNS = {
@@ -202,6 +203,16 @@ def test_kernels_on_a_cpu_only_trace_prints_only_its_sentence(capsys, trace):
     assert json.loads(run(capsys, "kernels", trace, "--format", "json")) == {"rows": [], "gpu_time_us": 0}
     header = run(capsys, "kernels", trace, "--format", "csv")
     assert header.splitlines() == [",".join(f.key for f in kernels_table.FIELDS)]  # the header, no rows
+
+
+def test_kernels_on_a_gpu_trace_cut_before_its_gpu_records_says_they_may_be_lost(capsys, tmp_path):
+    """The BERT sample's first 300 KB hold CPU events only (torch writes the GPU records after them): kernels says the
+    file is cut short, as summary does, never that the run was CPU only."""
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes())[:300_000])
+    said = run(capsys, "kernels", str(cut))
+    assert said.startswith("No GPU activity in the part of the file that was read; the file is cut short")
+    assert "kernels may be in the lost part" in said and "CPU only" not in said
 
 
 @pytest.mark.parametrize(

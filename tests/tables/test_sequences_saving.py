@@ -26,7 +26,7 @@ def test_a_saving_larger_than_its_total_says_the_launch_calls_are_it(monkeypatch
     assert "From launches" in text.splitlines()[0]
     assert (
         "nn.Module: BertLayer saves 236.8 us, more than its Total (233.2 us): 236.8 us of it is the 44 launch calls "
-        "fusing takes away (CPU time, not in Total), its kernels twice as fast nothing more." in text
+        "fusing takes away (CPU time, not in Total), and its kernels twice as fast add nothing." in text
     )
     for r in sequences_document(a)["rows"]:  # every solved row: the launches' part is part of the saving
         if r["fused_saving_us"] is not None:

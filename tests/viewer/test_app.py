@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import numpy as np
 import pytest
 from conftest import SAMPLES, press_settled, until, wait_for_main
@@ -572,6 +574,19 @@ async def test_a_view_with_nothing_to_show_says_why():
         await pilot.press("6")
         await pilot.pause()
         assert "with_stack" in str(screen.query_one("ViewPane#code .pane-note").render())
+
+
+async def test_the_kernels_view_of_a_gpu_trace_cut_before_its_gpu_records_says_they_may_be_lost(tmp_path):
+    cut = tmp_path / "cut.json"  # the BERT sample's first 300 KB: CPU events only, the GPU's are written after them
+    cut.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes())[:300_000])
+    app = TraceApp([str(cut)], use_cache=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        said = str(screen.query_one("ViewPane#kernels .pane-note").render())
+        assert "No GPU activity in the part of the file that was read; the file is cut short" in said
+        assert "CPU only" not in said
 
 
 async def test_a_keymap_file_remaps_a_binding_and_help_shows_it(tmp_path, monkeypatch):

@@ -50,7 +50,7 @@ def render_diff(d: Diff, fmt: str, limit: int, labels: tuple[str, str]) -> str:
         table(fmt, D.ROW_COLUMNS, ops, None, D.NAME_WIDTH, [], width),
     ]
     if d.cpu_only:
-        return "\n\n".join([*parts, D.NO_GPU])
+        return "\n\n".join([*parts, "\n".join(D.no_gpu_lines(d))])
     parts += [
         "GPU kernels (total time), by size of change",
         table(fmt, D.ROW_COLUMNS, kernels, None, D.NAME_WIDTH, [D.MATCH_RULE], width),

@@ -51,6 +51,7 @@ def kernels_document(a: Results, sort: str | None, n: int) -> dict:
 
 def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     from ..tables import kernels as K
+    from ..tables import summary as S
 
     if fmt == "json":
         return to_json(kernels_document(a, sort, n))
@@ -58,8 +59,9 @@ def render_kernels(a: Results, fmt: str, sort: str | None, n: int) -> str:
     rows = limit(sort_rows(a.kernels, K.SORTS, key), n)
     if fmt == "csv":
         return to_csv(K.FIELDS, rows)
-    columns = K.columns()
-    return fitted(fmt, columns, rows, None, K.NAME_WIDTH, K.footers(a.kernels), terminal_width(), key)
+    none = "" if a.kernels else S.no_gpu_text(a.summary) or ""  # the summary only when there is no row to total
+    foot = K.footers(a.kernels, none)
+    return fitted(fmt, K.columns(), rows, None, K.NAME_WIDTH, foot, terminal_width(), key)
 
 
 @written_doc

@@ -30,7 +30,7 @@ from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import cpu_word, path_reason, verdict_words
 from ..model.steps import STEP_NAME
-from ..model.words import duration, saving_said
+from ..model.words import duration, duration_as, saving_said
 from ..text.names import short_name, shorten_names
 from ..text.sanitize import visible
 
@@ -385,12 +385,23 @@ def when(ns: float) -> str:
 
 def sentence(w: WhatIf) -> str:
     """sm90_xmma_gemm… 2× faster saves 0.31 ms of 2.18 ms (14%); the path then runs through the CPU"""
-    return said(w.specs, w.matched, w.before.length_ns, w.after.length_ns, w.before.bound_by, w.after.bound_by)
+    return said(
+        w.specs, w.matched, w.before.length_ns, w.after.length_ns, w.before.bound_by, w.after.bound_by, w.on_path
+    )
 
 
-def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after: int, old: str, new: str) -> str:
+def said(
+    specs: Sequence[Spec],
+    matched: Sequence[list[str]],
+    before: int,
+    after: int,
+    old: str,
+    new: str,
+    on_path: bool | None = None,
+) -> str:
     """The what-if sentence from its figures (ns, the classes bounding the path before and after): what the
-    critical report prints, and what each explain finding's saving says."""
+    critical report prints, and what each explain finding's saving says. on_path: whether what it changes lies on
+    the recorded path, which says why it saves nothing (None: the caller says why, as explain does)."""
     saving = before - after
     pairs = list(zip(specs, matched, strict=True))
     if saving == 0 and pairs and all(s.what == "graphs" and names[:1] and _already(names[0]) for s, names in pairs):
@@ -398,13 +409,13 @@ def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after
         return f"CUDA graphs: {pairs[0][1][0]}; the step is predicted unchanged ({when(before)})"
     change = " and ".join(_change(s, names) for s, names in zip(specs, matched, strict=True))
     share = f"{saving / before:.0%}" if before else "0%"
-    by, of = saving_said(before / 1000.0, after / 1000.0)  # Before - After as the tables print them, in one unit
     if saving > 0:
+        by, of = saving_said(before / 1000.0, after / 1000.0)  # Before - After as the tables print them, in one unit
         effect = f"saves {by} of {of} ({share})"
     elif saving < 0:
-        effect = f"costs {by} more than {of} ({share.lstrip('-')})"
+        effect = f"costs {_cost(before / 1000.0, after / 1000.0)} (+{share.lstrip('-')})"
     else:
-        effect = f"saves nothing of {when(before)}: it is not on the path, or what replaces it is as long"
+        effect = f"saves nothing of {when(before)}" + NO_CHANGE.get(on_path, "")
     through = THROUGH.get(new, new)
     if after <= 0:  # nothing else on the path: no class to run through
         return f"{change} {effect}; the window would take no time: nothing else is on its path"
@@ -414,6 +425,23 @@ def said(specs: Sequence[Spec], matched: Sequence[list[str]], before: int, after
         else f"the path still runs mostly through {through}"
     )
     return f"{change} {effect}; {tail}"
+
+
+def _cost(before: float, after: float) -> str:
+    """55.9 us: 463.0 us instead of 407.1 us, in one unit: the longer one's, or the cost's where it is finer (2.0 us:
+    1,522.3 us instead of 1,520.3 us, never 1.52 ms instead of 1.52 ms)."""
+    by, then = saving_said(after, before)  # After - Before, in the longer one's unit
+    if by.split()[1] == then.split()[1]:
+        return f"{by}: {then} instead of {duration_as(before, after)}"
+    unit = by.split()[1]
+    scale = {"us": 1.0, "ms": 1000.0}[unit]
+    return f"{by}: {after / scale:,.1f} {unit} instead of {before / scale:,.1f} {unit}"
+
+
+NO_CHANGE: dict[bool | None, str] = {  # why a change saves nothing, from whether what it changes is on the path
+    False: ": what it changes is not on the critical path",
+    True: ": what it changes is on the path, and another path as long takes its place",
+}
 
 
 def _already(name: str) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model.analyses.diff import Diff, DiffRow
+from ..model.analyses.no_gpu import no_gpu
 from ..model.analyses.summary import Summary
 from ..model.steps import Step
 from ..text.fmt import fmt_time, truncate
@@ -30,7 +31,17 @@ GPU_KEYS = {
     "graph_kernels",
 }
 GRAPH_KEYS = {"graph_launches", "graph_kernels"}  # shown only where either trace launches graphs
-NO_GPU = "No GPU activity in either trace: both are CPU only."
+NO_GPU = "No GPU activity in either trace: both ran on the CPU only."
+
+
+def no_gpu_lines(d: Diff) -> list[str]:
+    """What two traces without GPU activity say of the GPU: one line, or one per trace (A, B as the head names
+    them) when a file is cut short: its GPU records may be in the lost part."""
+    pair = (d.summary_a, d.summary_b)
+    if not any(s.cut_short for s in pair):
+        return [NO_GPU]
+    return [f"{side}: {no_gpu(s.cut_short)}." for side, s in zip("AB", pair, strict=True)]
+
 
 # key (as in summary's JSON), label, how the value reads, whether the change is shown as a percentage
 SUMMARY: list[tuple[str, str, Callable[[Any], str], bool]] = [

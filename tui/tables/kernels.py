@@ -131,9 +131,10 @@ FIELDS: list[Field[KernelRow]] = [
 ]
 
 
-def footers(rows: list[KernelRow]) -> list[str]:
+def footers(rows: list[KernelRow], none: str) -> list[str]:
+    """The totals under the rows; none (what the trace says of the GPU: summary.no_gpu_text) when there are none."""
     if not rows:
-        return ["No GPU activity in this trace."]
+        return [none]
     total = sum(r.total_us for r in rows)
     calls = plural(sum(r.count for r in rows), "call")
     return [f"GPU activity total: {fmt_time(total)} in {calls}", LATENCY_NOTE + "."]

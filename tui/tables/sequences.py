@@ -255,7 +255,7 @@ def footers(rows: list[SequenceRow], min_length: int, replays: tuple[int, int] =
 def kernels_part(r: SequenceRow) -> str:
     """What its kernels twice as fast add to the saving, in words."""
     part = (r.saving_ns or 0) - r.launches_ns
-    return f"its kernels twice as fast {when(part)}" if part > 0 else "its kernels twice as fast nothing more"
+    return f"its kernels twice as fast the other {when(part)}" if part > 0 else "its kernels twice as fast add nothing"
 
 
 def launches_part(r: SequenceRow) -> str:
@@ -274,6 +274,6 @@ def passes_total(rows: list[SequenceRow]) -> list[str]:
         out.append(
             f"{r.label or r.op} saves {when(r.saving_ns)}, more than its Total ({when(r.device_ns)}): "
             f"{when(r.launches_ns)} of it is the {plural(r.calls_gone, 'launch call')} fusing takes away (CPU time, "
-            f"not in Total), {kernels_part(r)}."
+            f"not in Total), and {kernels_part(r)}."
         )
     return out

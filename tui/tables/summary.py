@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.analyses.graphs.replay import GraphStats
 from ..model.analyses.host_collectives import HostCollectives
+from ..model.analyses.no_gpu import no_gpu
 from ..model.analyses.summary import Summary, outlier_note
 from ..model.steps import Step, TypicalStep
 from ..text.fmt import fmt_time, plural
@@ -140,7 +141,7 @@ def no_gpu_text(s: Summary) -> str | None:
         return (
             f"No GPU activity recorded: {plural(s.launches, 'launch', 'launches')}, but the device records are missing."
         )
-    return "No GPU activity in this trace: it is CPU only." if s.cpu_only else None
+    return no_gpu(s.cut_short) + "." if s.cpu_only else None
 
 
 def _share(part: float, whole: float) -> str:

@@ -125,16 +125,18 @@ def _no_shapes(screen) -> str | None:
 
 
 def _no_gpu(screen) -> str | None:
+    from ..model.analyses.no_gpu import no_gpu
+
     a: Results = screen.analysis
     if a.kernels:
         return None
-    missing = getattr(a.summary, "device_records_missing", False)
-    if missing:
+    s = a.summary
+    if s.device_records_missing:
         return (
             "This trace launched GPU work but recorded no device activity (the GPU records were lost): "
             "see the overview (5) for the likely causes and how to capture them."
         )
-    return "No GPU activity in this trace: it ran on the CPU only. The ops (3) and code (6) views show where the time went."
+    return no_gpu(s.cut_short) + ". The ops (3) and code (6) views show where the time went."
 
 
 def _no_frames(screen) -> str | None:

@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..model.analyses.explain.readings import fact_readings, readings
+from ..model.analyses.no_gpu import no_gpu
 from ..model.analyses.results import Results
 from ..model.steps import is_slow
 from ..tables import summary as S
@@ -190,8 +191,9 @@ def _top_ops(a: Results) -> Table:
 
 def _top_kernels(a: Results) -> Table | Text:
     if not a.kernels:
+        s = a.summary
         missing = "none recorded: the device records are missing (see the verdict)"
-        return Text(missing if a.summary.device_records_missing else "none: no GPU activity in this trace", style="dim")
+        return Text(missing if s.device_records_missing else f"none. {no_gpu(s.cut_short)}.", style="dim")
     t = Table.grid(padding=(0, 2))
     rows = a.kernels[:TOP]
     for r, name in zip(rows, shorten_names([visible(r.name) for r in rows], NAME_WIDTH), strict=True):

@@ -324,13 +324,18 @@ def _verdict(rows: list[RankRow], stragglers: list[int], comm_share: float, hidd
     slower = 100 * (worst.step_us - median) / median if median else 0.0
     waited = _waited_in(worst, others)
     more = f" (also {', '.join(str(s) for s in stragglers if s != worst.rank)})" if len(stragglers) > 1 else ""
+    one = len(others) == 1  # two ranks: the other rank and its GPU, not "the others" and "their GPUs"
     if slower >= STRAGGLER_PCT:
-        first, who = f"rank {worst.rank}'s steps are {slower:.0f}% slower than the median{more}", "the other ranks"
+        than = "the other rank's" if one else "the median"
+        first, who = f"rank {worst.rank}'s steps are {slower:.0f}% slower than {than}{more}", "the other rank"
+        who += " waits" if one else "s wait"
     else:  # on the devices: the others' collectives wait for it, whether or not their steps do (the path says)
         pct = _pct(worst.compute_us, [o.compute_us for o in others])
         steps = f"its steps {abs(slower):.1f}% {'longer' if slower >= 0 else 'shorter'}"
-        first, who = f"rank {worst.rank} computes {pct} longer on its GPU than the others{more} ({steps})", "their GPUs"
-    return f"{first}; {who} wait for it" + (f" in {waited}" if waited else "") + f"; {where}"
+        than = "the other rank" if one else "the others"
+        first = f"rank {worst.rank} computes {pct} longer on its GPU than {than}{more} ({steps})"
+        who = "its GPU waits" if one else "their GPUs wait"
+    return f"{first}; {who} for it" + (f" in {waited}" if waited else "") + f"; {where}"
 
 
 def _waited_in(worst: RankRow, others: list[RankRow]) -> str:

@@ -23,7 +23,7 @@ from ..kernel_select import Selector, SelectorError
 from ..kernel_select import parse as selector
 from .classes import Edge, Kind
 from .graph import Graph
-from .path import CriticalPath, graph, path_of
+from .path import CriticalPath, graph, path_of, walk
 from .replay import Replayed, replayed
 from .solve import solve
 from .unmatched import unmatched
@@ -142,13 +142,16 @@ class Spec:
 
 @dataclass
 class WhatIf:
-    """The path before and after the changes; matched: per spec, the distinct names it touched (the first few)."""
+    """The path before and after the changes; matched: per spec, the distinct names it touched (the first few);
+    on_path: whether the changes alter an edge of the recorded path (one that saves nothing is off it, or is on it
+    and a path as long takes its place)."""
 
     specs: list[Spec]
     before: CriticalPath
     after: CriticalPath
     matched: list[list[str]] = field(default_factory=list)
     caveats: list[tuple[str, int]] = field(default_factory=list)  # what the changes could not model, with a count
+    on_path: bool = True
 
     @property
     def saving_ns(self) -> int:
@@ -244,7 +247,15 @@ def what_if(
     one_time = {int(i) for r in replays for i in r.one_time.tolist()}
     on_path = sum(it.dur_ns for it in before.items if it.event in one_time)
     caveats += [("one_time_launches", on_path)] if on_path else []
-    return WhatIf(specs, before, path_of(a, g, times, bind), matched, caveats)
+    changed = (weight != g.dp_weight()) | ~alive
+    return WhatIf(specs, before, path_of(a, g, times, bind), matched, caveats, _on_path(g, changed))
+
+
+def _on_path(g: Graph, changed: np.ndarray) -> bool:
+    """Does a change alter an edge of the recorded path (one that lasts)? If not, it can save nothing."""
+    ks = np.asarray(walk(g, g.ts, g.bind)[0], np.int64)
+    lasting = ks[g.ts[g.e.dst[ks]] > np.maximum(g.ts[g.e.src[ks]], g.start)]
+    return bool(changed[lasting].any())
 
 
 def _replay_cost(r: Replayed) -> str:

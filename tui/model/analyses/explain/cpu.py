@@ -7,6 +7,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import Cat
+from ..no_gpu import no_gpu
 from ..summary import CPU_SHORT_OP_US, CPU_WORDS, Summary
 from .findings import Figure, Finding, Quantity, Rule, us
 from .readings import also_between, small_ops
@@ -50,12 +51,7 @@ def cpu_time(a: Analysis, s: Summary) -> list[Finding]:
 
 def _lead(s: Summary) -> str:
     """What the trace says of the GPU: nothing (a CPU run), or nothing in the part of a cut file that was read."""
-    if s.cut_short:  # torch writes the device records after the CPU ones: a GPU run's may be in the lost part
-        return (
-            "No GPU activity in the part of the file that was read: it is cut short, and torch writes the GPU "
-            "records after the CPU ones."
-        )
-    return "No GPU activity: the CPU is the whole story."
+    return no_gpu(s.cut_short) + "."
 
 
 def _python_hint(a: Analysis, s: Summary) -> str:

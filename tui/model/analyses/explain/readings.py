@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...steps import SLOW_FACTOR, Step, cold_first, is_slow, real_steps, typical
 from ...words import duration, duration_as
-from ..summary import CPU_SHORT_OP_US, CUT_SHORT, Summary, copy_kinds
+from ..no_gpu import no_gpu
+from ..summary import CPU_SHORT_OP_US, Summary, copy_kinds
 from ..verdict import TITLE, path_where
 from .uses import Uses, next_words
 
@@ -138,9 +139,7 @@ def _between_said(s: Summary) -> str:
 
 def cpu_reading(s: Summary) -> str:
     """CPU only: where the CPU time goes, inside the ops (the top ones named) or between them."""
-    head = "CPU only: no GPU activity in this trace. "
-    if s.cut_short:
-        head = f"No GPU activity in the part of the file that was read ({CUT_SHORT}). "
+    head = no_gpu(s.cut_short) + ". "
     if s.verdict == "cpu-only":
         return head + "It has no ops to judge."
     share = s.cpu_in_ops_us / s.wall_us if s.wall_us else 0.0
