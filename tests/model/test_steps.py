@@ -50,10 +50,33 @@ def test_work_queued_before_a_step_does_not_count_as_the_steps_own(tmp_path):
     a = Results(load_trace(matmul_add(tmp_path, LARGE, leftover_ns=2_500_000), use_cache=False))
     first = a.summary.steps[0]
     assert first.end_us - first.start_us == pytest.approx(4674.0)  # from 10 us: the warm-up's work, then its own
-    assert first.elapsed_us == pytest.approx(2183.0)  # from the leftover's end (2501 us) to its own end (4684 us)
+    # its CPU span (341 us), then its own kernels from the leftover's end (2501 us) to theirs (4684 us): the wait
+    # after its CPU span, for the warm-up's work alone, is not the step's
+    assert first.elapsed_us == pytest.approx(341.0 + 2183.0)
+    assert first.queued_us == pytest.approx(2491.0)  # the device ran the warm-up's work from its start (10 us)
     (tmp_path / "64").mkdir()
     small = Results(load_trace(matmul_add(tmp_path / "64", SMALL, leftover_ns=50_000), use_cache=False))
     assert small.summary.steps[0].elapsed_us == 90.0  # the CPU span, longer than its late kernels
+
+
+QWEN = SHARED / "tracelens-2025-07-h100-qwen1.5-0.5b" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+
+
+@pytest.mark.skipif(not QWEN.exists(), reason="the shared Qwen trace is not present here")
+def test_a_step_whose_cpu_span_waits_for_the_queue_ahead_counts_that_wait_as_its_path_does(capsys):
+    """GIVEN the Qwen H100 step, whose device still runs 14.2 ms of work launched before the profiler started while
+    its CPU span (47.15 ms, a synchronize in it waiting for that work) runs WHEN its elapsed time is read THEN it
+    runs from its start to the end of its device work (49.38 ms), as its critical path's window does, and the
+    summary says why its GPU busy (only what it launched) is smaller than the path's GPU compute."""
+    a = Results(load_trace(QWEN))
+    (st,) = a.summary.steps
+    assert st.dur_us == pytest.approx(47151.395)
+    assert st.elapsed_us == pytest.approx(st.end_us - st.start_us) == pytest.approx(49378.903)
+    assert st.queued_us == pytest.approx(14195.541)
+    assert a.summary.path.length_us == pytest.approx(st.elapsed_us, abs=1e-3)
+    assert "49.38 ms) is 88% GPU compute" in a.summary.reason and "elapsed)" not in a.summary.reason
+    assert main(["summary", str(QWEN)]) == 0
+    assert "Queued ahead: ProfilerStep#6 for its first 14.196ms" in capsys.readouterr().out
 
 
 def test_the_typical_step_and_the_cold_rule_read_the_step_as_the_user_waits(tmp_path):
@@ -97,7 +120,9 @@ def test_summary_json_and_text_show_the_gpu_work_beside_the_cpu_span(tmp_path, c
         "device_us": 2181.0,
         "end_us": 2202.0,
         "elapsed_us": 2193.0,
+        "queued_us": 0.0,
         "launches": 2,
+        "rank": 0,
     }
     assert main(["summary", str(path), "--no-cache"]) == 0
     out = capsys.readouterr().out
@@ -203,3 +228,21 @@ def test_every_step_is_kept_when_none_launched():
     """GIVEN a CPU-only capture (no step launches device work) THEN no step is left out as empty."""
     a = Results(load_trace(SAMPLES / "cpu" / "matmul_add_512_warm_eager.json.gz", use_cache=False))
     assert a.summary.steps and not a.summary.typical.empty
+
+
+def test_a_jobs_typical_step_is_its_first_ranks_and_its_json_rows_carry_their_rank(capsys):
+    """GIVEN the 2-rank HTA folder (rank 0: 607.31 and 622.93 ms; rank 1: 607.90 and 630.64 ms) WHEN the summary
+    reads its typical step THEN it is rank 0's, the step whose path the verdict reads (it was the mean of 607.90 ms,
+    rank 1's, and 622.93 ms, rank 0's, beside rank 0's path), and each JSON step row says its rank."""
+    a = Results(load_trace(SAMPLES / "hta-2rank"))
+    t = a.summary.typical
+    assert t.step is not None and t.step.rank == 0 and t.step is a.typical and t.of == 2
+    assert t.us == t.step.elapsed_us == pytest.approx(a.summary.path.length_us, abs=1e-3)
+    assert main(["summary", str(SAMPLES / "hta-2rank"), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["steps"]
+    assert sorted((r["rank"], r["name"]) for r in rows) == [
+        (0, "ProfilerStep#551"),
+        (0, "ProfilerStep#552"),
+        (1, "ProfilerStep#551"),
+        (1, "ProfilerStep#552"),
+    ]

@@ -145,7 +145,7 @@ QUOTED = [
     ("tracetui summary sample_traces/a100-train-control.json.gz", "one cudaLaunchKernel took 1.1 ms"),
     (
         "tracetui ranks sample_traces/hta-2rank",
-        "rank 1 computes 33% longer on its GPU than the other rank (its steps 0.7% longer); its GPU waits for it in "
+        "rank 1 computes 33% longer on its GPU than the other rank (its steps 0.1% longer); its GPU waits for it in "
         "ncclSendRecv",
     ),
 ]

@@ -113,14 +113,20 @@ def test_a_cold_start_against_one_other_step_names_that_step(results):
 @pytest.mark.parametrize(
     ("steps", "said"),
     [
-        ((600, 100, 98), "6.1x the typical step, the mean of the other 2 steps (99.0 us)"),
+        ((600, 100, 98), "6.1x the typical step, the faster of the other 2 steps (ProfilerStep#3, 98.0 us)"),
+        (
+            (200_000, 35_700, 8_600, 706, 429),  # the mean of the middle two, 4.65 ms, is a time no step took
+            "283.3x the typical step, the median of the other 4 steps (ProfilerStep#4, the lower of the middle two, "
+            "0.71 ms)",
+        ),
         ((600, 100, 102, 98), "6.0x the typical step, the median of the other 3 steps (100.0 us)"),
         ((2400, 100, 102, 98), "24.0x the typical step, the median of the other 3 steps (0.10 ms)"),
     ],
 )
 def test_a_cold_start_says_what_its_typical_step_is_in_the_unit_of_the_first(tmp_path, steps, said):
     """GIVEN CPU steps whose first is cold WHEN explain measures it THEN the typical step is said as what it is
-    (the mean of two others, the median of more) in the unit the first step's time is said in."""
+    (the faster of two others, the median of more: of an even count the lower middle step, named) in the unit the
+    first step's time is said in."""
     from conftest import X, write_trace
 
     events, ts = [], 0.0
@@ -217,3 +223,20 @@ def test_without_steps_the_cpu_work_per_launch_is_the_windows(results):
     assert "of the window's CPU work (the call itself" in launch_phrase(s), launch_phrase(s)
     with_step = dict((k, v) for k, _, v in S.lines(analysed(results, "h100-bert-small.json.gz").summary))
     assert with_step["cpu_launch_us"].endswith("of the step's CPU work per launch")
+
+
+def test_the_steps_launches_are_said_with_the_steps_own_call_cost():
+    """GIVEN the H200 64x64 warm capture: 4 launch calls in the window (28.8, 7.5, 7.6 and 5.9 us), 2 of them in
+    ProfilerStep#3 (7.6 and 5.9 us) WHEN the summary, explain and the overview speak of the step's launches THEN
+    the call's cost is those two's (6.7 us), not the window's (12.5 us); the window's line keeps the window's."""
+    from tui.model.analyses.explain.readings import launch_reading
+
+    a = Results(load_trace(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager.json.gz", use_cache=False))
+    s = a.summary
+    assert s.launch_step == "ProfilerStep#3" and s.per_launch_count == 2
+    assert s.call_us == pytest.approx((7.642 + 5.856) / 2) and s.call_median_us == s.call_us
+    assert s.typical_launch_us == pytest.approx((28.803 + 7.509 + 7.642 + 5.856) / 4)
+    assert "2 launches in ProfilerStep#3" in s.reason and "(the call itself 6.7 us on average)" in s.reason
+    assert "A launch call in ProfilerStep#3 takes 6.7 us of CPU (median 6.7 us)" in (launch_reading(s) or "")
+    overhead = next(f for f in a.findings if f.rule == "overhead-gaps")
+    assert overhead.figures["call_cpu"].value == overhead.figures["median_call"].value == pytest.approx(s.call_us)

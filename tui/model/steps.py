@@ -6,15 +6,21 @@ not a second step. Its device work is what was launched inside it: the kernels, 
 launching call starts within the step's CPU span, on any thread of its rank (the autograd thread's
 backward too); device_us is the union of their busy time, and the step ends when its CPU span and that
 work have both ended (end_us). elapsed_us is the step as the user waits for it: from its start until that
-end, or, when the previous step was not done yet at its start, from when it was; and its device work
-counts from when the device finished the work queued ahead of it (the warm-up's, before the first step).
-A CPU that runs ahead of the GPU does not make every later step count the whole queue in front of it, and
-the steps' elapsed times add up to the wall time they took. A step is slow when it takes at least
+end, or, when the previous step was not done yet at its start, from when it was. While its CPU span runs the
+time is the step's, even where the device is still finishing work queued before the step (launched before the
+profiler started, or by a warm-up outside any step): a synchronize inside the step waits for it, and the
+critical path of the step counts it (queued_us says how long it ran into the step). Only the stretch after its
+CPU span ended in which the step waited for that queue, with nothing of its own running, is left out, so a short
+first step behind a warm-up's queue is not called cold for it. A CPU that runs ahead of the GPU does not make
+every later step count the whole queue in front of it, and the steps' elapsed times add up to the wall time
+they took, less those stretches. A step is slow when it takes at least
 SLOW_FACTOR times the typical step (the median of the others, elapsed) and at least SLOW_MIN_EXCESS_US
 more: the first step, slow, is a cold start.
 
-The typical step is the median of the warm steps' elapsed times (of an even count, the mean of the middle two:
-of two steps, neither one). Its spread is how much the warm steps differ from one another: half the range of
+The typical step is the warm step whose elapsed time is their median; of an even count, the lower of the middle
+two: a step that ran, not their mean (of steps of 35.7 ms, 8.6 ms, 706 us and 429 us the mean of the middle two,
+4.65 ms, is a time no step took). It is the step whose critical path the verdict reads and the one a first step
+is measured against. Its spread is how much the warm steps differ from one another: half the range of
 their elapsed times (of 10 or more, from the 10th to the 90th percentile, so that one hitch does not widen it)
 as a share of the typical step, so "±12%" reads "the steps ran within 12% either side of it". A change between
 two captures smaller than the larger of their spreads is the runs' own noise (changes.py's within_spread).
@@ -23,7 +29,6 @@ two captures smaller than the larger of their spreads is the runs' own noise (ch
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,6 +56,8 @@ class Step:
     launches: int = 0  # the calls inside it that put work on the device
     event: int = -1
     elapsed_us: float = 0.0  # as the user waits for it: to end_us, from its start or the end of what ran before it
+    queued_us: float = 0.0  # how long into it the device still ran work queued before it (not its own)
+    rank: int = 0
 
 
 def step_events(trace: TraceColumns, rank: int | None = None) -> np.ndarray:
@@ -74,10 +81,11 @@ def steps(trace: TraceColumns, t0: int, rank: int | None = None, callers: np.nda
     for i, w in zip(events.tolist(), work, strict=True):
         r, start, dur = trace.tracks[int(x.track[i])].rank, int(x.ts[i]), int(x.dur[i])
         end, since = max(start + dur, w.last), max(start, prev_end.get(r, start))
-        waited = max(start + dur - since, w.last - max(since, w.ahead), 0)  # the queue ahead delays only the GPU
+        idle = max(w.ahead - max(start + dur, since), 0)  # its CPU span over, it waited on the queue ahead alone
+        waited, queued = max(end - since - idle, 0), max(min(w.ahead, end) - since, 0)
         prev_end[r] = max(end, prev_end.get(r, end))
-        us = [float(v) / 1000.0 for v in (dur, start - t0, w.busy, end - t0, waited)]
-        out.append(Step(trace.name_of(i), us[0], us[1], us[2], us[3], w.launches, i, us[4]))
+        us = [float(v) / 1000.0 for v in (dur, start - t0, w.busy, end - t0, waited, queued)]
+        out.append(Step(trace.name_of(i), us[0], us[1], us[2], us[3], w.launches, i, us[4], us[5], r))
     return sorted(out, key=lambda s: (number[s.name], s.start_us))
 
 
@@ -189,20 +197,20 @@ def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
     return int((np.maximum.reduceat(e, np.flatnonzero(new)) - s[new]).sum())
 
 
-def typical(durations: list[float]) -> float:
-    """The typical step of these durations: their median, of an even count the mean of the middle two, as
-    TypicalStep.us is (0 without steps). The cold-start rule measures a first step against it, and says this one
-    number beside its ratio."""
-    return float(statistics.median(durations)) if durations else 0.0
+def typical(durations: Sequence[float]) -> float:
+    """The typical step of these durations: their median, of an even count the lower of the middle two (a time a
+    step took), as TypicalStep.us is (0 without steps). The cold-start rule measures a first step against it, and
+    says this one number beside its ratio."""
+    return float(sorted(durations)[(len(durations) - 1) // 2]) if durations else 0.0
 
 
 @dataclass(frozen=True)
 class TypicalStep:
-    """The typical step: the median elapsed time of the warm steps (a first step the cold-start rule calls slow,
-    and the steps that compiled, left out; all of them when that leaves none; of an even count the mean of the
-    middle two), and step, the lower middle step (one that ran), whose critical path the verdict reads. Every view
-    that says "typical step" reads this one (summary, overview, steps, diff, watch, ranks, the verdict); 0 and None
-    without steps."""
+    """The typical step: step, the warm step of median elapsed time (a first step the cold-start rule calls slow,
+    and the steps that compiled, left out; all of them when that leaves none; of an even count the lower of the
+    middle two, a step that ran), and us, its elapsed time; the verdict reads its critical path. Every view that
+    says "typical step" reads this one (summary, overview, steps, diff, watch, ranks, the verdict, explain); 0 and
+    None without steps."""
 
     us: float
     of: int  # how many steps it is the median of
@@ -211,6 +219,8 @@ class TypicalStep:
     step: Step | None = None
     spread: float | None = None  # the warm steps' elapsed times' spread, a share of us (spread()); None under 2
     device_spread: float | None = None  # the same of their GPU busy time per step; None without device work
+    low_us: float = 0.0  # the range spread is half of: the fastest and slowest elapsed times (of 10 or more, the
+    high_us: float = 0.0  # 10th and 90th percentiles)
 
     @property
     def uncertain(self) -> bool:
@@ -227,8 +237,18 @@ def real_steps(steps: Sequence[Step]) -> list[Step]:
     return [st for st in steps if st.launches or st.device_us]
 
 
+def first_rank(steps: Sequence[Step]) -> list[Step]:
+    """The steps of the lowest rank that has any: a job's typical step is its first rank's, the rank whose critical
+    path the verdict reads (each rank's own is in its ranks row); a step of one rank's is never measured against
+    another's."""
+    low = min((st.rank for st in steps), default=0)
+    return [st for st in steps if st.rank == low]
+
+
 def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozenset()) -> TypicalStep:
-    """The typical step of these steps (see TypicalStep); skip: the events of the steps that compiled."""
+    """The typical step of these steps (see TypicalStep), of the first rank's (first_rank) in a job; skip: the
+    events of the steps that compiled."""
+    steps = first_rank(steps)
     if not steps:
         return TypicalStep(0.0, 0)
     real = real_steps(steps)
@@ -242,19 +262,29 @@ def typical_step(steps: Sequence[Step], skip: set[int] | frozenset[int] = frozen
     ranked = sorted(kept, key=lambda st: st.elapsed_us)
     step = ranked[(len(ranked) - 1) // 2]  # the lower middle step: a step that ran, whose critical path is read
     elapsed = [st.elapsed_us for st in kept]
-    us = float(statistics.median(elapsed))
+    us = step.elapsed_us  # typical(elapsed), the step's own time
     busy = [st.device_us for st in kept]
-    device = spread(busy, float(statistics.median(busy))) if any(busy) else None
-    return TypicalStep(us, len(kept), left, empty, step, spread(elapsed, us), device)
+    device = spread(busy, typical(busy)) if any(busy) else None
+    lo, hi = spread_range(elapsed)
+    return TypicalStep(us, len(kept), left, empty, step, spread(elapsed, us), device, lo, hi)
+
+
+def spread_range(values: Sequence[float]) -> tuple[float, float]:
+    """The range a spread is half of: the lowest and highest values (of TRIM_FROM or more, the 10th and 90th
+    percentiles, so that one hitch does not widen it); (0, 0) without values."""
+    if not len(values):
+        return 0.0, 0.0
+    lo, hi = np.percentile(values, [10, 90]) if len(values) >= TRIM_FROM else (min(values), max(values))
+    return float(lo), float(hi)
 
 
 def spread(values: Sequence[float], typical_value: float) -> float | None:
-    """How far either side of typical_value the values run, as a share of it: half their range (of TRIM_FROM or
-    more, from the 10th to the 90th percentile). None for fewer than two values or a typical value of 0."""
+    """How far either side of typical_value the values run, as a share of it: half their range (spread_range).
+    None for fewer than two values or a typical value of 0."""
     if len(values) < 2 or typical_value <= 0:
         return None
-    lo, hi = np.percentile(values, [10, 90]) if len(values) >= TRIM_FROM else (min(values), max(values))
-    return float(hi - lo) / 2 / typical_value
+    lo, hi = spread_range(values)
+    return (hi - lo) / 2 / typical_value
 
 
 def is_slow(dur_us: float, typical_us: float, factor: float = SLOW_FACTOR) -> bool:

@@ -38,5 +38,6 @@ def render_steps(a: Results, fmt: str) -> str:
     fitted = fit(columns, rows, None, None if fmt == "md" else width, 0)
     typical = [S.typical_note(a.summary.typical)] if len({r["rank"] for r in rows}) == 1 else []
     notes = typical + ([S.ELAPSED_NOTE] if device else [])
+    notes += [q] if device and (q := S.queued_note(a.summary.steps)) else []
     notes += [ORIGIN_NOTE] if {"Start", "Ended"} & set(fitted.headers) else []
     return grid(fmt, fitted.headers, fitted.cells, notes + fitted.footer(), width, fitted.lefts, fitted.sep)

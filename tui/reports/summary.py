@@ -48,5 +48,6 @@ def render_summary(a: Results, fmt: str) -> str:
         steps = [S.step_cells(st, not device) for st in shown]
         more = [f"… {hidden:,} more steps (the first 4 and the slowest are shown; --format json lists all)"]
         notes = (more if hidden else []) + [S.typical_note(s.typical)] + ([S.ELAPSED_NOTE] if device else [])
+        notes += [q] if device and (q := S.queued_note(shown)) else []
         out += "\n\n" + grid(fmt, S.step_heads(s), steps, notes, width)
     return out

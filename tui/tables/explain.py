@@ -55,7 +55,7 @@ OWN_TEMPLATES = {
     "overhead-no-gap": "No single gap stands out: the GPU idles in many short gaps between kernels.",
     "overhead-launches": "Each of the {launches:,} launches{launch_step:in} buys {per_launch_gpu} of GPU work but costs {launch_step:whose} "
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
-    "{median_launch}): the CPU cannot launch fast enough.",
+    "{median_call}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
     "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; while no GPU worked, the CPU ran "
     "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",

@@ -207,7 +207,8 @@ def fields(s: Summary) -> dict[str, Any]:
         "gpu_busy_us": s.gpu_busy_us,
         "gpu_utilization": s.gpu_utilization,
         "cpu_launch_us": s.cpu_launch_us,
-        "median_launch_us": s.median_launch_us,
+        "median_launch_us": s.median_launch_us,  # the window's launch calls: their median, their mean (outliers out)
+        "mean_launch_us": s.typical_launch_us,
         "launch_outliers": [{"name": o.name, "dur_us": o.dur_us} for o in s.launch_outliers],
         "cpu_while_gpu_idle": [{"name": n, "us": us} for n, us in s.cpu_while_idle],
         "device_self_total_us": s.device_self_total_us,
@@ -234,6 +235,9 @@ def fields(s: Summary) -> dict[str, Any]:
         "launch_step": s.launch_step,
         "per_launch_count": s.per_launch_count,
         "gpu_per_launch_us": s.gpu_per_kernel_us,
+        # launch_step's own launch calls (null without one): their mean (outliers left out) and median CPU time
+        "step_mean_launch_us": s.path.call_us if s.launch_step else None,
+        "step_median_launch_us": s.path.call_median_us if s.launch_step else None,
         "other_runtime_us": s.other_runtime_us,
         "other_runtime_calls": [{"name": c.name, "count": c.count, "cpu_us": c.cpu_us} for c in s.other_runtime],
         "kernels": s.kernels,
@@ -324,15 +328,18 @@ def typical_fields(t: TypicalStep) -> dict[str, Any] | None:
 
 
 def step_fields(st: Step) -> dict[str, Any]:
-    """A step as JSON: its CPU span (dur_us), the device work it launched (device_us, the union of busy time),
-    when both had ended (end_us, from the window's start) and how long the user waited for it (elapsed_us)."""
+    """A step as JSON: its rank, its CPU span (dur_us), the device work it launched (device_us, the union of busy
+    time), when both had ended (end_us, from the window's start), how long the user waited for it (elapsed_us) and
+    how long into it the device ran work queued before it (queued_us)."""
     return {
         "name": st.name,
+        "rank": st.rank,
         "dur_us": st.dur_us,
         "start_us": st.start_us,
         "device_us": st.device_us,
         "end_us": st.end_us,
         "elapsed_us": st.elapsed_us,
+        "queued_us": st.queued_us,
         "launches": st.launches,
     }
 
@@ -342,8 +349,26 @@ CPU_STEP_HEADS = ["Step", "Duration"]  # a CPU-only trace: its steps are their C
 ELAPSED_NOTE = (
     "GPU busy: the device work launched inside the step (overlapping work counted once). Elapsed: from the step's start, or the "
     "previous step's end while that one still ran, until its CPU span and its GPU work both ended (the steps' "
-    "elapsed times add up to the wall time they took)."
+    "elapsed times add up to the wall time they took, less any wait after a step's CPU span for device work queued "
+    "before it)."
 )
+QUEUED_MIN_SHARE = 0.005  # a step's device ran work queued before it for less than this share of it: not said
+
+
+def queued_note(steps: list[Step]) -> str:
+    """Queued ahead: ProfilerStep#6 for its first 15.08ms, the device ran work queued before the step...: what its
+    elapsed time and critical path count and its GPU busy does not. "" when no step waited so (over QUEUED_MIN_SHARE
+    of it)."""
+    held = [st for st in steps if st.queued_us > QUEUED_MIN_SHARE * max(st.elapsed_us, st.dur_us)]
+    if not held:
+        return ""
+    said = "; ".join(f"{st.name} for its first {fmt_time(st.queued_us)}" for st in held[:3])
+    more = f" and {plural(len(held) - 3, 'more step')}" if len(held) > 3 else ""
+    return (
+        f"Queued ahead: {said}{more}, the device ran work queued before the step (launched before the profiler "
+        "started, or outside any step). The step's critical path counts that wait (a synchronize in it waits for the "
+        "work), and so does its elapsed time while its CPU span ran; its GPU busy does not."
+    )
 
 
 def _time(key: str) -> Any:
@@ -377,8 +402,8 @@ TYPICAL_RULE = "the typical step is the median of the steps' elapsed times, a co
 
 def typical_note(t: TypicalStep) -> str:
     """Typical step: 76.763ms, the median elapsed time of 5 steps, which ran within ±3.1% of it (ProfilerStep#1 left
-    out: a cold start). Of two steps both are said (their mean alone hides how far apart they ran), and under three
-    the typical step is said to be uncertain."""
+    out: a cold start). Of an even count it is the lower of the middle two, named; of two steps the other's time is
+    said too, and under three the typical step is said to be uncertain."""
     if not t.of:
         return ""
     cold = [name for name in t.left_out if name not in t.empty]
@@ -388,9 +413,12 @@ def typical_note(t: TypicalStep) -> str:
     if t.of == 1:
         of = "the elapsed time of the one step left" if t.left_out else "the elapsed time of the one step"
     elif t.of == 2:
-        of = "the mean elapsed time of 2 steps"
+        of = f"the elapsed time of {t.step.name if t.step else 'the faster'}, the faster of 2 steps"
         if t.spread is not None:
-            aside.insert(0, f"{fmt_time(t.us * (1 - t.spread))} and {fmt_time(t.us * (1 + t.spread))}")
+            aside.insert(0, f"the other took {fmt_time(t.us * (1 + 2 * t.spread))}")
+    elif t.of % 2 == 0:  # the lower of the middle two: a step that ran (steps.typical_step)
+        step = f" ({t.step.name}, the lower of the middle two)" if t.step else ""
+        of = f"the median elapsed time of {plural(t.of, 'step')}{step}{spread_words(t)}"
     else:
         of = f"the median elapsed time of {plural(t.of, 'step')}{spread_words(t)}"
     aside_said = f" ({'; '.join(aside)})" if aside else ""
@@ -399,10 +427,14 @@ def typical_note(t: TypicalStep) -> str:
 
 
 def spread_words(t: TypicalStep) -> str:
-    """', which ran within ±12% of it' (the steps' elapsed times), with the GPU busy per step's when there is one."""
+    """', which ran within ±12% of it' (the steps' elapsed times), with the GPU busy per step's when there is one;
+    of steps more than twice apart either side, where a ± share reads as nonsense, their range: ', though they
+    ran from 429.000us to 35.700ms'."""
     if t.spread is None:
         return ""
     gpu = f" (GPU busy per step ±{pct(t.device_spread)})" if t.device_spread is not None else ""
+    if t.spread > 1:
+        return f", though they ran from {fmt_time(t.low_us)} to {fmt_time(t.high_us)}{gpu}"
     return f", which ran within ±{pct(t.spread)} of it{gpu}"
 
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .ranks import Alignment, Job, RankRow, job, rank_events, rank_row
     from .roofline.points import Roofline, roofline
     from .sequences import KernelSequence, kernel_sequences
-    from .summary import LaunchesAndSteps, Summary, launches_and_steps, summarize
+    from .summary import LaunchesAndSteps, Summary, launches_and_steps, step_calls, summarize
     from .verdict import judge
 
 __getattr__ = imports_on_use(globals())
@@ -114,18 +114,19 @@ class Results(Analysis):
 
     @computed("aggregate")
     def typical(self) -> Step | None:
-        """The typical step (steps.py): the median warm step, those that compiled left out; None without steps."""
-        first = min((t.rank for t in self.trace.tracks), default=0)
+        """The typical step (steps.py): the median warm step of the first rank, those that compiled left out; None
+        without steps."""
         steps = self.launches_and_steps[2]  # the summary's steps (summarize), ready before the ops table is
-        mine = [st for st in steps if st.event >= 0 and self.trace.track_of(st.event).rank == first]
-        return typical_step(mine, frozenset(self.compiling.steps)).step
+        return typical_step(steps, frozenset(self.compiling.steps)).step
 
     @stored(Blob(), phase="aggregate")
     def summary(self) -> Summary:
         """The summary with its verdict, read from the critical path of the typical step (verdict.py). The path
         needs the nesting and the steps, not the ops table: it is found beside the summary's figures."""
         busy, path = side_by_side(lambda: self.busy, self._critical_or_none)
-        return judge(replace(busy), path, self.compiling, self.typical)
+        launch = self.launches_and_steps[1]
+        calls = lambda step, facts: step_calls(self.trace, self.links.launcher, launch, step, facts)  # noqa: E731
+        return judge(replace(busy), path, self.compiling, self.typical, calls)
 
     def _critical_or_none(self) -> CriticalPath | None:
         try:

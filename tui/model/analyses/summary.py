@@ -85,6 +85,11 @@ class PathFacts:
     launches: int = 0
     cpu_us: float = 0.0
     device_us: float = 0.0  # the device work launched in the window (busy time: overlapping work counted once)
+    # the window's own launch calls (a step's: those that start inside it), as the summary's typical_launch_us and
+    # median_launch_us are the whole trace's: their mean (outliers and blocking copies left out), median, outliers
+    call_us: float = 0.0
+    call_median_us: float = 0.0
+    call_outliers: list[LaunchOutlier] = field(default_factory=list)
 
     @property
     def cpu_per_launch_us(self) -> float:
@@ -157,6 +162,22 @@ class Summary:
         return self.cpu_launch_typical_us / n if n > 0 else 0.0
 
     @property
+    def call_us(self) -> float:
+        """The CPU time a launch call takes on average where the per-launch figures are read: the typical step's
+        calls when the path reads one (launch_step), else the window's (typical_launch_us)."""
+        return self.path.call_us if self.launch_step else self.typical_launch_us
+
+    @property
+    def call_median_us(self) -> float:
+        """The median launch call where the per-launch figures are read (as call_us)."""
+        return self.path.call_median_us if self.launch_step else self.median_launch_us
+
+    @property
+    def call_outliers(self) -> list[LaunchOutlier]:
+        """The launch calls call_us leaves out: the step's (launch_step), else the window's."""
+        return self.path.call_outliers if self.launch_step else self.launch_outliers
+
+    @property
     def cpu_per_kernel_us(self) -> float:
         """The CPU time a kernel costs the step: the CPU work on the typical step's critical path per launch in it
         (the launch call's own time, typical_launch_us, when there is no path to read)."""
@@ -200,7 +221,7 @@ class Summary:
         """Does a launch call take more CPU time than the GPU work it buys? The one test of whether launching itself
         is the cost (else the CPU's other work is: cpu_per_kernel_us says how much CPU work a kernel costs the step
         in all)."""
-        return self.launches > 0 and self.typical_launch_us > self.gpu_per_kernel_us
+        return self.launches > 0 and self.call_us > self.gpu_per_kernel_us
 
     @property
     def typical(self) -> TypicalStep:
@@ -354,6 +375,28 @@ def _launch_stats(trace: TraceColumns, launch: np.ndarray, s: Summary) -> None:
     s.cpu_launch_typical_us = float(dur[~out].sum())
 
 
+def step_calls(trace: TraceColumns, launcher: np.ndarray, launch: np.ndarray, step: Step, p: PathFacts) -> None:
+    """The step's own launch calls' figures into p (call_us, call_median_us, call_outliers): the launch calls that
+    start inside its CPU span on its rank, as its device work counts them (steps.py), blocking copies left out, and
+    the outliers among them by the window's rule (slow_launches), in place."""
+    x = trace.x
+    i = step.event
+    lo, hi = int(x.ts[i]), int(x.ts[i] + x.dur[i])
+    track_rank = np.array([t.rank for t in trace.tracks] or [0])
+    calls = np.flatnonzero(launch)
+    calls = calls[(x.ts[calls] >= lo) & (x.ts[calls] <= hi) & (track_rank[x.track[calls]] == step.rank)]
+    mine = np.zeros(trace.n, bool)
+    mine[calls] = True
+    calls = calls[~blocking_copies(trace, launcher, mine)[calls]]
+    if not len(calls):
+        return
+    dur = x.dur[calls] / 1000.0
+    out = slow_launches(trace, calls)
+    p.call_us = float(dur[~out].mean()) if (~out).any() else 0.0
+    p.call_median_us = float(np.median(dur))
+    p.call_outliers = _named_calls(trace, calls[out])
+
+
 def _named_calls(trace: TraceColumns, calls: np.ndarray) -> list[LaunchOutlier]:
     """Calls by name and CPU time, the slowest first."""
     dur = trace.x.dur[calls] / 1000.0
@@ -462,7 +505,7 @@ def launch_phrase(s: Summary) -> str:
     window's: "the window's CPU work")."""
     if not s.launches:
         return "no launch recorded: the device work is linked to no CPU call"
-    call, left = duration(s.typical_launch_us), left_out(s)
+    call, left = duration(s.call_us), left_out(s.call_outliers)
     n = s.per_launch_count  # the launches the figures are per: the typical step's when the path reads one
     each = "buying" if n == 1 else "each buying"
     launches = f"{n:,} launch{'' if n == 1 else 'es'}{s.per_launch_where}, {each} {duration(s.gpu_per_kernel_us)}"
@@ -573,13 +616,13 @@ def _missing_reason(s: Summary) -> str:
     )
 
 
-def left_out(s: Summary) -> str:
+def left_out(outliers: list[LaunchOutlier]) -> str:
     """ ", leaving out the one hipLaunchKernel that took 6.5 ms" (", leaving out the 5 calls far slower than the
-    rest, up to a cudaLaunchKernel of 2.0 ms"): the outliers an average of the launch calls leaves
-    out (typical_launch_us), said beside it; "" without any."""
-    if not s.launch_outliers:
+    rest, up to a cudaLaunchKernel of 2.0 ms"): the outliers an average of launch calls leaves out (Summary's
+    call_outliers beside call_us), said beside it; "" without any."""
+    if not outliers:
         return ""
-    worst, n = s.launch_outliers[0], len(s.launch_outliers)
+    worst, n = outliers[0], len(outliers)
     if n == 1:
         return f", leaving out the one {worst.name} that took {took(worst.dur_us)}"
     return f", leaving out the {n:,} calls far slower than the rest, up to a {worst.name} of {took(worst.dur_us)}"

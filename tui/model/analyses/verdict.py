@@ -10,6 +10,8 @@ its own words for CPU work (cpu-in-ops, cpu-between-ops); a trace whose device r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..steps import Step
 from ..words import duration
 from .compiling import Compiling
@@ -95,14 +97,23 @@ def facts(path: CriticalPath, step: Step | None) -> PathFacts:
     return PathFacts(path.window, path.event, path.length_ns / 1000.0, breakdown, launches, cpu, device)
 
 
-def judge(s: Summary, path: CriticalPath | None, compiled: Compiling, step: Step | None) -> Summary:
-    """Give the summary its verdict from the path (the busy-share rule where there is no path), in place."""
+def judge(
+    s: Summary,
+    path: CriticalPath | None,
+    compiled: Compiling,
+    step: Step | None,
+    calls: Callable[[Step, PathFacts], None] | None = None,
+) -> Summary:
+    """Give the summary its verdict from the path (the busy-share rule where there is no path), in place; calls:
+    what fills in the step's own launch calls' figures (summary.step_calls), when the path reads a step."""
     s.compiling = compiled
     if s.device_records_missing or path is None or path.length_ns <= 0:
         return s
     s.path = facts(path, step)
     if path.event < 0:  # the whole trace: its launches and its device work
         s.path.launches, s.path.device_us = s.launches, s.gpu_busy_us
+    elif calls is not None and step is not None and s.launch_step:
+        calls(step, s.path)
     verdict, s.bound_by, s.bound_share = path_verdict(s.path.breakdown)
     if s.cpu_only and verdict == "overhead-bound":
         verdict = s.verdict if s.verdict in CPU_WORDS else verdict
@@ -123,22 +134,17 @@ def _numbers(s: Summary) -> str:
 
 def path_where(s: Summary) -> str:
     """ProfilerStep#6 (the typical step, 4.43 ms): the window the verdict reads, with the path's length. A step whose
-    elapsed time leaves out device work queued before it (an unrecorded warm-up step's tail) says what its window
-    holds beyond that elapsed time."""
+    elapsed time is shorter than its window (it began at the previous step's end, which was still running at its
+    start, or it waited after its CPU span for device work queued before it) says both."""
     p = s.path
     if p.event < 0:
         return f"{p.window} ({duration(p.length_us)})"
-    elapsed = s.typical.step.elapsed_us if s.typical.step else s.typical.us  # the path's own step (not a mean)
+    elapsed = s.typical.us  # the path's own step's (steps.typical_step: a step that ran)
     if elapsed > 0 and abs(p.length_us - elapsed) > max(0.005 * elapsed, 1.0):
         work = "work" if s.cpu_only else "device work"  # a CPU-only trace's step ends with its CPU's work
         return (
             f"{p.window} (the typical step: {duration(p.length_us)} from its start to the end of its {work}, "
             f"{duration(elapsed)} elapsed)"
-        )
-    if s.typical.us > 0 and abs(elapsed - s.typical.us) > max(0.005 * s.typical.us, 1.0):  # a mean of two middles
-        return (
-            f"{p.window} (the lower of the middle steps, {duration(p.length_us)}; the typical step, "
-            f"{duration(s.typical.us)}, is their mean)"
         )
     return f"{p.window} (the typical step, {duration(p.length_us)})"
 

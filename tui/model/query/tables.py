@@ -177,6 +177,7 @@ def steps(a: Results) -> Relation:
         "device_us": col(lambda s: s.device_us, np.float64),
         "end_us": col(lambda s: s.end_us, np.float64),
         "elapsed_us": col(lambda s: s.elapsed_us, np.float64),
+        "queued_us": col(lambda s: s.queued_us, np.float64),
         "launches": col(lambda s: s.launches, np.int64),
     }
     return Relation("steps", "one row per ProfilerStep#N (per rank in a job), in step order", cols, STEPS)
@@ -193,6 +194,7 @@ STEPS = {
     "device_us": "the union of the device busy time launched inside the step (as summary's steps)",
     "end_us": "when its CPU span and its device work had both ended (as summary's steps)",
     "elapsed_us": "the step as the user waits for it: to end_us, from its start or the end of the step before",
+    "queued_us": "how long into the step the device still ran work queued before it (not launched in it)",
     "launches": "the calls inside the step that put work on the device",
 }
 

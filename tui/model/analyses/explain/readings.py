@@ -185,7 +185,7 @@ def launches_cost_more(s: Summary) -> bool:
 def around_launches(s: Summary) -> bool:
     """Is the CPU work on the path per kernel launched far more than the launch call itself (AROUND_LAUNCH times)?
     Then the Python and dispatch around each launch are the cost, not the call."""
-    return bool(s.path.launches) and s.cpu_per_kernel_us >= AROUND_LAUNCH * max(s.typical_launch_us, 1e-9)
+    return bool(s.path.launches) and s.cpu_per_kernel_us >= AROUND_LAUNCH * max(s.call_us, 1e-9)
 
 
 def overhead_reading(s: Summary, uses: Uses | None = None) -> str:
@@ -227,8 +227,9 @@ def launch_reading(s: Summary) -> str | None:
     """The CPU cost of a kernel as the step pays it (the path's CPU work per launch), beside the launch call's own."""
     if s.cpu_only or s.device_records_missing or not s.launches:
         return None
-    call = f"A launch call takes {duration(s.typical_launch_us)} of CPU (median {duration(s.median_launch_us)})"
     p = s.path
+    where = f" in {s.launch_step}" if s.launch_step else ""  # the step's calls where its figures are read
+    call = f"A launch call{where} takes {duration(s.call_us)} of CPU (median {duration(s.call_median_us)})"
     if p.launches:
         step = f"the step {p.window}" if p.event >= 0 else "the trace"
         call += (
@@ -243,12 +244,13 @@ def launch_reading(s: Summary) -> str | None:
 
 
 def launch_outliers_reading(s: Summary) -> str:
-    if not s.launch_outliers:
+    """The calls the average launch call leaves out (the step's where its figures are read, as call_us)."""
+    if not s.call_outliers:
         return ""
-    worst = s.launch_outliers[0]
+    worst = s.call_outliers[0]
     return (
-        f" Left out: {len(s.launch_outliers)} outlier(s); the slowest, {worst.name}, took {duration(worst.dur_us)} against a "
-        f"median of {duration(s.median_launch_us)} (see explain)."
+        f" Left out: {len(s.call_outliers)} outlier(s); the slowest, {worst.name}, took {duration(worst.dur_us)} against a "
+        f"median of {duration(s.call_median_us)} (see explain)."
     )
 
 
@@ -282,13 +284,18 @@ def cold_start_reading(s: Summary) -> str | None:
 
 def typical_said(others: list[Step], us: float, beside: float) -> str:
     """The typical step a first one is measured against, by what it is (in the unit of the figure beside it):
-    "ProfilerStep#3's 73.4 us" of one other step, "the mean of the other 2 steps (192.7 us)", "the median of the
-    other 4 steps (215.89 ms)"; never a median of one step."""
+    "ProfilerStep#3's 73.4 us" of one other step, "the faster of the other 2 steps (ProfilerStep#3, 192.7 us)",
+    "the median of the other 4 steps (ProfilerStep#5, the lower of the middle two, 706.1 us)", "the median of the
+    other 5 steps (215.89 ms)": a step that ran (steps.typical); never a median of one step."""
     said = duration_as(us, beside)
     if len(others) == 1:
         return f"{others[0].name}'s {said}"
-    middle = "mean" if len(others) == 2 else "median"
-    return f"the {middle} of the other {len(others):,} steps ({said})"
+    named = next((f"{st.name}, " for st in others if st.elapsed_us == us), "")
+    if len(others) == 2:
+        return f"the faster of the other 2 steps ({named}{said})"
+    if len(others) % 2 == 0:
+        return f"the median of the other {len(others):,} steps ({named}the lower of the middle two, {said})"
+    return f"the median of the other {len(others):,} steps ({said})"
 
 
 def fact_readings(s: Summary) -> dict[str, str]:

@@ -167,7 +167,7 @@ def cold_start(a: Analysis, s: Summary) -> list[Finding]:
         "step": first.name,
         "ratio": Quantity(ratio, "x"),
         "dur": us(first.elapsed_us),
-        "typical": us(typical(elapsed[1:])),  # of the other steps: the one's, or their median (of two, the mean)
+        "typical": us(typical(elapsed[1:])),  # of the others: the one, or the median step (of two, the faster)
         "others": len(others),
         "other_step": others[0].name if len(others) == 1 else None,
         "cpu": us(first.dur_us),
@@ -208,8 +208,8 @@ def overhead_gaps(a: Analysis, s: Summary) -> list[Finding]:
         "launch_step": s.launch_step,  # (None: the whole trace's)
         "per_launch_gpu": us(s.gpu_per_kernel_us),
         "per_launch_cpu": us(s.cpu_per_kernel_us),
-        "call_cpu": us(s.typical_launch_us),
-        "median_launch": us(s.median_launch_us),
+        "call_cpu": us(s.call_us),  # the calls of those launches (the step's), as median_call
+        "median_call": us(s.call_median_us),
         "cpu_while_idle": [us(t, name) for name, t in s.cpu_while_idle],
     }
     if path is not None:
