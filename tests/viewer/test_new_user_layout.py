@@ -1,0 +1,58 @@
+"""What a new user hit in the viewer's layout (round 14, checked in tmux at 80x24 and 160x45): each asserted here."""
+
+from __future__ import annotations
+
+from conftest import SAMPLES, press_settled, until, wait_for_main
+
+from tui.app import TraceApp
+from tui.model.cats import Cat
+
+H200 = str(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager_stack.json.gz")  # lanes 366 us to 861 us
+
+
+def within(view, whole) -> bool:
+    return whole.t0 <= view.t0 and view.t1 <= whole.t1
+
+
+# ---- 1. zooming out stops at the whole trace, and the view stays inside it ---------------------------
+
+
+async def test_zoom_out_stops_at_the_whole_trace_and_never_shows_time_outside_it():
+    """Four presses of s on the whole 495 us of lanes showed 8.26ms, most of it before 0us."""
+    app = TraceApp([H200], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tl = (await wait_for_main(pilot)).timeline
+        whole = tl.view
+        lanes = tl.lanes.t_max - tl.lanes.t_min
+        assert whole.t0 <= tl.lanes.t_min and tl.lanes.t_max <= whole.t1
+        assert whole.t1 - whole.t0 <= lanes * 1.02 + 2 * whole.bucket  # the trace, a 1% margin each side, a cell
+        await press_settled(pilot, *"ssss")
+        assert tl.view == whole
+        a = tl.analysis
+        kernels = [int(i) for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL]
+        last = max(kernels, key=lambda i: int(a.end[i]))  # the last kernel, at the trace's end
+        tl.select(last)
+        await pilot.pause()
+        middle = (int(a.trace.x.ts[last]) + int(a.end[last])) // 2
+        views = [tl.view]
+        for _ in range(6):
+            await pilot.press("w")
+            assert within(tl.view, whole) and tl.view.t0 <= middle <= tl.view.t1
+            views.append(tl.view)
+        for back in views[-2::-1]:
+            await pilot.press("s")
+            assert tl.view == back  # s gives back the view before w, kept inside the trace on the way
+        await press_settled(pilot, "s")
+        assert tl.view == whole
+        await press_settled(pilot, "w", "w", *"DDDDDDDD")  # panned far right: stops at the end
+        assert within(tl.view, whole) and tl.view.t1 > whole.t1 - tl.view.bucket * tl.view.width // 8
+        await press_settled(pilot, *"AAAAAAAAAAAA")
+        assert within(tl.view, whole) and tl.view.t0 < whole.t0 + tl.view.bucket * tl.view.width // 8
+        tl.select(-1)
+        await press_settled(pilot, "0")
+        whole = tl.view  # (the details closed: another width)
+        await press_settled(pilot, "w", "w", *"DDDDDDDD")  # no selection: zoomed around the middle, at the end
+        panned = tl.view
+        assert panned.bucket == whole.bucket >> 2 and within(panned, whole)
+        await press_settled(pilot, "s")  # around the middle, a view as wide would end past the trace: moved back
+        assert tl.view.bucket == whole.bucket >> 1 and within(tl.view, whole) and tl.view.t1 >= panned.t1
