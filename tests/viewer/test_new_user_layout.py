@@ -56,3 +56,37 @@ async def test_zoom_out_stops_at_the_whole_trace_and_never_shows_time_outside_it
         assert panned.bucket == whole.bucket >> 2 and within(panned, whole)
         await press_settled(pilot, "s")  # around the middle, a view as wide would end past the trace: moved back
         assert tl.view.bucket == whole.bucket >> 1 and within(tl.view, whole) and tl.view.t1 >= panned.t1
+
+
+# ---- 3. the details panel has the rows the lanes leave --------------------------------------------------
+
+
+def test_the_details_panel_takes_the_rows_the_lanes_leave():
+    from tui.views.room import DETAILS_SHARE, MIN_LANES, share
+
+    few = share(45, 0, timeline=True, marked=False, searching=False, lanes_needed=15)
+    assert few.lanes == 15 and few.details == 45 - 2 - 1 - 2 - 15  # tabs, key bar, ruler: the rest is the panel's
+    many = share(45, 0, timeline=True, marked=False, searching=False, lanes_needed=200)
+    assert many.details == int(45 * DETAILS_SHARE)  # lanes past the screen: the panel keeps its share
+    tiny = share(24, 0, timeline=True, marked=False, searching=False, lanes_needed=2)
+    assert tiny.lanes >= MIN_LANES
+
+
+async def test_at_160x45_a_kernels_details_use_the_rows_under_a_few_lanes():
+    """A kernel selected on a trace of 15 lane rows: the panel kept to 18 rows ("↓ 11 more lines") while 7 of the
+    lanes' rows stayed blank (22 with the panel closed to a line)."""
+    app = TraceApp([H200], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        await until(pilot, lambda: {"queue"} <= {s.kind for s in tl.series}, "the launch queue lane")
+        a = tl.analysis
+        kernel = min((int(i) for i in a.nesting.order if a.trace.x.cat[i] == Cat.KERNEL), key=lambda i: a.trace.x.ts[i])
+        tl.select(kernel)
+        panel = screen.details
+        await until(pilot, lambda: getattr(panel, "details", None) is not None, "the kernel's details")
+        await pilot.pause()
+        assert panel.size.height > 18  # more than the 40% share
+        shown = tl.scrollable_content_region.height
+        assert shown >= len(tl.lines)  # every lane row still shows
+        assert panel.max_scroll_y == 0 or shown == len(tl.lines)  # no blank lane row while the panel hides lines

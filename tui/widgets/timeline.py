@@ -130,6 +130,9 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
     class SearchRequested(Message):
         pass
 
+    class LinesChanged(Message):
+        """The lanes take more or fewer rows: the details panel below has the rows they leave."""
+
     class CriticalRequested(Message):
         """b: the critical path of the step under the cursor (the selection's, else the view's middle), on a rank."""
 
@@ -219,6 +222,8 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
             if line.kind == "row" and line.depth == 0:
                 self._line_of_track[line.track] = k
         self.virtual_size = Size(self.scrollable_content_region.width or 80, len(self.lines))
+        if self.is_attached:
+            self.post_message(self.LinesChanged())
 
     @property
     def name_cols(self) -> int:
