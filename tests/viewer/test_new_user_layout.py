@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import SAMPLES, press_settled, until, wait_for_main
+from conftest import SAMPLES, press_settled, screen_text, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.model.cats import Cat
@@ -90,3 +90,28 @@ async def test_at_160x45_a_kernels_details_use_the_rows_under_a_few_lanes():
         shown = tl.scrollable_content_region.height
         assert shown >= len(tl.lines)  # every lane row still shows
         assert panel.max_scroll_y == 0 or shown == len(tl.lines)  # no blank lane row while the panel hides lines
+
+
+# ---- 5. the details' roofline line says the op's dtype, and the roof's where it differs -----------------
+
+
+async def test_a_bf16_add_reads_bf16_over_fp32_in_the_details_as_in_the_roofline_table():
+    """The details said "(memory-bound, fp32)" for an aten::add whose inputs are bf16 (its Input type: c10::BFloat16)."""
+    from tui.model.load.args import event_args
+    from tui.tables.roofline import dtype_text
+
+    app = TraceApp([H200], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        a = tl.analysis
+        add = next(int(i) for i in a.nesting.order if a.trace.name_of(int(i)) == "aten::add")
+        assert "c10::BFloat16" in str(event_args(a.trace, add).get("Input type"))
+        row = next(r for r in a.roofline.rows if r.name == "aten::add")
+        assert (row.dtype, row.roof_dtype) == ("bf16", "fp32") and dtype_text(row) == "bf16/fp32"
+        tl.select(add)
+        panel = screen.details
+        await until(pilot, lambda: getattr(panel, "details", None) is not None and panel.details.index == add, "add")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "(memory-bound, bf16/fp32)" in text and "(memory-bound, fp32)" not in text

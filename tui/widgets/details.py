@@ -15,7 +15,7 @@ from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
 from ..model.analyses.roofline.achieved import EventRoof
 from ..tables.explain import note as explain_note
-from ..tables.roofline import fmt_count, fmt_rate
+from ..tables.roofline import dtype_text, fmt_count, fmt_rate
 from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..text.names import short_name, shorten, shorten_names
 from ..text.sanitize import visible_data
@@ -121,7 +121,7 @@ def roofline_text(r: EventRoof) -> Text:
     """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
     a, row = r.achieved, r.row
     pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us, r.on_cpu)
-    bound = f" ({row.bound}-bound, {row.roof_dtype or row.dtype})" if row.bound else f" ({row.dtype})"
+    bound = f" ({row.bound}-bound, {dtype_text(row)})" if row.bound else f" ({dtype_text(row)})"  # the table's words
     whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
     return Text(
         f"{fmt_count(a.flops, 'FLOP')}, {fmt_count(a.bytes, 'B')}: {fmt_rate(a.tflops)} TFLOP/s, {pct}{bound}{whose}"
