@@ -115,3 +115,22 @@ async def test_a_bf16_add_reads_bf16_over_fp32_in_the_details_as_in_the_roofline
         await pilot.pause()
         text = " ".join(screen_text(app).split())
         assert "(memory-bound, bf16/fp32)" in text and "(memory-bound, fp32)" not in text
+
+
+# ---- 6. the key bar says what p does, in both states -------------------------------------------------
+
+
+async def test_the_key_bar_says_what_p_does_whether_frames_show_or_not():
+    """"p frames shown" read as an order ("press p: frames shown"); the bar says the key's action, as it does for
+    every other key, and the state still shows in it."""
+    from tui.widgets.keybar import KeyBar
+
+    app = TraceApp([H200], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        bar = screen.query_one(KeyBar)
+        await until(pilot, lambda: bar.text().startswith("p "), "the frames' entry")
+        assert not screen.hide_python and bar.text().startswith("p hide frames  ")
+        await press_settled(pilot, "p")
+        await until(pilot, lambda: screen.hide_python and bar.text().startswith("p show frames  "), "p show frames")
+        assert bar.shown[0].state  # still said as what is on

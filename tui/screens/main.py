@@ -314,10 +314,10 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     # ---- Python frames shown or hidden -------------------------------------------------------
 
     def keybar_state(self) -> list[tuple[str, str]]:
-        """Python frames hidden or shown, for the key bar (p changes it)."""
+        """Python frames hidden or shown, for the key bar, said as what p does ("p frames shown" read as an order)."""
         if not self.analysis.peek(Results.frame_levels):
             return []
-        return [("p", "frames hidden" if self.hide_python else "frames shown")]
+        return [("p", "show frames" if self.hide_python else "hide frames")]
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "python":  # one of the two p bindings at a time: the footer says the state
