@@ -121,7 +121,7 @@ async def test_a_bf16_add_reads_bf16_over_fp32_in_the_details_as_in_the_roofline
 
 
 async def test_the_key_bar_says_what_p_does_whether_frames_show_or_not():
-    """"p frames shown" read as an order ("press p: frames shown"); the bar says the key's action, as it does for
+    """ "p frames shown" read as an order ("press p: frames shown"); the bar says the key's action, as it does for
     every other key, and the state still shows in it."""
     from tui.widgets.keybar import KeyBar
 
@@ -134,3 +134,18 @@ async def test_the_key_bar_says_what_p_does_whether_frames_show_or_not():
         await press_settled(pilot, "p")
         await until(pilot, lambda: screen.hide_python and bar.text().startswith("p show frames  "), "p show frames")
         assert bar.shown[0].state  # still said as what is on
+
+
+# ---- 4. the load's notes sit in the details panel, not over the lanes -----------------------------------
+
+
+async def test_a_jobs_note_is_said_under_the_lanes_not_in_a_toast_over_them():
+    """At 80x24 the toast about a job of 2 ranks covered the lanes' lower right and cut the legend mid-line."""
+    app = TraceApp([str(SAMPLES / "hta-2rank")], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.pause()
+        assert not [n for n in app._notifications if "job of 2 ranks" in n.message]  # no toast
+        assert screen.details.display and screen.details.notes
+        text = " ".join(screen_text(app).split())
+        assert "note: sample_traces/hta-2rank is a job of 2 ranks" in text.replace(str(SAMPLES.parent) + "/", "")

@@ -18,7 +18,7 @@ from ..tables.explain import note as explain_note
 from ..tables.roofline import dtype_text, fmt_count, fmt_rate
 from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..text.names import short_name, shorten, shorten_names
-from ..text.sanitize import visible_data
+from ..text.sanitize import visible, visible_data
 
 MAX_ARG_CHARS = 160
 NOTHING = "Select an event (arrows, hjkl or a click)."
@@ -195,9 +195,10 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     class LegendShown(Message):
         """The first open's legend is on screen (the app marks it seen: a view without this panel did not show it)."""
 
-    def __init__(self, *, legend: str | None = None, **kwargs) -> None:
+    def __init__(self, *, legend: str | None = None, notes: list[tuple[str, str]] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.legend = legend  # the first open's legend, said here until the first selection (under the lanes, not over)
+        self.notes = notes or []  # what the load had to say, (level, text): here whenever nothing is selected
         self.legend_told = False  # LegendShown posted
 
     def on_show(self) -> None:
@@ -210,11 +211,17 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         yield Static(self._nothing(), id="details-body")
 
     def _nothing(self) -> Text:
-        """What the panel says with nothing selected: the legend first, the first time tracetui opens a trace."""
-        hint = Text(NOTHING, style="dim")
-        if not self.legend:
-            return hint
-        return Text.assemble((LEGEND_TITLE, "bold"), "\n", self.legend, "\n", hint)
+        """What the panel says with nothing selected: the load's notes (a toast covered the lanes and the legend at
+        80x24), then the legend, the first time tracetui opens a trace, then how to select."""
+        said = [
+            Text.assemble(
+                (f"{level}: ", "bold yellow" if level == "warning" else "bold"), visible(text)
+            )  # names a path
+            for level, text in self.notes
+        ]
+        if self.legend:
+            said.append(Text.assemble((LEGEND_TITLE, "bold"), "\n", self.legend))
+        return Text("\n").join([*said, Text(NOTHING, style="dim")])
 
     def show(
         self,
