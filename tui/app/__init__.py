@@ -252,7 +252,9 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
             from ..screens.help import LEGEND
 
             legend = LEGEND
-        notes = [(notice.level, notice.text) for notice in self.notices]  # salvaged, a graph capture refused, a job
+        notes: list[tuple[str, str]] = [
+            (notice.level, notice.text) for notice in self.notices
+        ]  # salvaged, a graph capture refused, a job
         main = MainScreen(
             message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view, legend, notes
         )
