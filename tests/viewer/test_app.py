@@ -47,7 +47,7 @@ async def test_zoom_keeps_the_cursor_time_in_place_and_pan_moves_by_an_eighth(ap
         await pilot.press("A")
         assert tl.view.t0 == zoomed.t0 + (zoomed.width // 8) * zoomed.bucket * (1 - 4)
         await pilot.press("s", "s")
-        assert tl.view.bucket == full.bucket * 2
+        assert tl.view == full  # out no further than the whole trace
         await pilot.press("0")
         assert tl.view == full
         assert tl.lanes.t_min >= full.t0 and tl.lanes.t_max <= full.t1

@@ -61,7 +61,7 @@ def test_the_tables_agree_and_the_kernels_sort_by_min():
 
 
 def test_the_bar_cuts_at_whole_entries_and_ends_with_more():
-    entries = [Entry(["p"], "frames hidden", True)] + [Entry([k], f"word {k}") for k in "abcdefghij"]
+    entries = [Entry(["p"], "show frames", True)] + [Entry([k], f"word {k}") for k in "abcdefghij"]
     for width in (30, 50, 78):
         shown = fitted(entries, width)
         assert shown[-1].text() == "? more" and shown[0].state
@@ -78,11 +78,11 @@ async def test_the_bar_at_80x24_says_what_is_on_and_the_views_keys():
         bar = screen.query_one(KeyBar)
         await pilot.pause()
         text = bar.text()
-        assert text.startswith("p frames hidden") and text.endswith("? more") and len(text) <= 78
+        assert text.startswith("p show frames") and text.endswith("? more") and len(text) <= 78
         assert "⏎ Details" in text and "←→↑↓ move" in text and "w/s zoom" in text
         await press_settled(pilot, "l", "m")
         text = bar.text()
-        assert text.startswith("m mark ") and "p frames hidden" in text and text.endswith("? more")
+        assert text.startswith("m mark ") and "p show frames" in text and text.endswith("? more")
         await press_settled(pilot, "3")
         text = bar.text()
         assert "ncstagudrR sort" in text and "⏎ Timeline" in text and text.endswith("? more")

@@ -252,16 +252,14 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
             from ..screens.help import LEGEND
 
             legend = LEGEND
+        notes: list[tuple[str, str]] = [
+            (notice.level, notice.text) for notice in self.notices
+        ]  # salvaged, a graph capture refused, a job
         main = MainScreen(
-            message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view, legend
+            message.analysis, message.lanes, self.paths[0], message.hide_python, self.initial_view, legend, notes
         )
         self.switch_screen(main)
         self.sub_title = visible(f"{self.paths[0]} · loaded in {message.seconds:.2f}s")  # a file name: data
-        for notice in self.notices:  # what the load has to say: salvaged, a graph capture refused, a job of ranks
-            if notice.level == "warning":
-                self.notify(notice.text, title="warning", severity="warning", timeout=10)
-            else:
-                self.notify(notice.text, title="note", timeout=10)
         if self.keymap_problem:
             self.notify(self.keymap_problem, title="keymap", severity="warning", timeout=8)
 

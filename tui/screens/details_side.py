@@ -53,6 +53,8 @@ class ShowsDetails(_Screen):
         def details(self) -> DetailsPanel: ...
         @property
         def range_panel(self) -> Any: ...
+        @property
+        def timeline(self) -> Timeline: ...
         def pane(self, name: str) -> ViewPane: ...
         def _close_search(self) -> None: ...
         def focus_view(self) -> None: ...
@@ -95,6 +97,7 @@ class ShowsDetails(_Screen):
             bool(self.range_panel.display),
             bool(self.query_one("#search", Input).display),
             self._status_rows(),
+            len(self.timeline.lines) if pane.id == "timeline" and self.query(Timeline) else 0,
         )
         if rows.range:
             self.range_panel.styles.height = rows.range
@@ -113,6 +116,10 @@ class ShowsDetails(_Screen):
         return 2 if lines and lines.first().display else 0
 
     def on_resize(self) -> None:
+        self.fit_panels()
+
+    def on_timeline_lines_changed(self, _message: Timeline.LinesChanged) -> None:
+        """More or fewer lane rows (value lanes computed, a lane collapsed, frames shown): the details' room changed."""
         self.fit_panels()
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:

@@ -78,9 +78,11 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         hide_python: bool = False,
         initial: str = "timeline",
         legend: str | None = None,
+        notes: list[tuple[str, str]] | None = None,
     ) -> None:
         super().__init__()
         self.legend = legend  # the first open's: said in the details panel, below the lanes, until a selection
+        self.notes = notes or []  # what the load had to say (level, text): in the details panel, else toasts
         self.analysis, self.lanes, self.title_text = analysis, lanes, title
         self.hide_python = hide_python
         self.view_name = initial  # the view shown, and where the focus goes (tui/views/showing.py)
@@ -108,6 +110,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         panel.display = any(
             spec.details for spec in MAIN if spec.name == self.view_name
         )  # not a frame over the overview
+        if panel.display:  # the notes under the lanes; on a view without the panel (profile's overview), toasts
+            panel.notes = self.notes
         yield panel
         yield SelectionLine(id="selection")
         yield PhaseBars(("link", "aggregate"), id="background")
@@ -118,6 +122,9 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.query_one("#search", Input).display = False
         self.range_panel.display = False
         self._show_details(-1)
+        if not self.details.notes:
+            for level, text in self.notes:
+                self.notify(text, title=level, severity="warning" if level == "warning" else "information", timeout=10)
         self.call_after_refresh(self.fit_panels)
         self.analyze(self.view_name)
         await self.settle_view(take_focus=True)
@@ -314,10 +321,10 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
     # ---- Python frames shown or hidden -------------------------------------------------------
 
     def keybar_state(self) -> list[tuple[str, str]]:
-        """Python frames hidden or shown, for the key bar (p changes it)."""
+        """Python frames hidden or shown, for the key bar, said as what p does ("p frames shown" read as an order)."""
         if not self.analysis.peek(Results.frame_levels):
             return []
-        return [("p", "frames hidden" if self.hide_python else "frames shown")]
+        return [("p", "show frames" if self.hide_python else "hide frames")]
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "python":  # one of the two p bindings at a time: the footer says the state

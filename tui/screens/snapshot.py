@@ -351,7 +351,7 @@ class SnapshotScreen(ReportsFailedWorkers, Screen):
         return True
 
     def keybar_state(self) -> list[tuple[str, str]]:
-        return [("c", "C++ frames shown")] if self.cpp else []
+        return [("c", "hide C++ frames")] if self.cpp else []  # what c does, as p's "hide frames"
 
 
 class _Cancelled(Exception):

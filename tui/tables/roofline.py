@@ -66,8 +66,9 @@ def fmt_tflops(value: float | None) -> str:
     return f"{fmt_rate(value * 1e6)} MFLOP/s"
 
 
-def _dtype(r: RooflineRow) -> str:
-    """The data's dtype, and the roof's when it differs (fp32 GEMMs that ran on TF32 tensor cores: fp32/tf32)."""
+def dtype_text(r: RooflineRow) -> str:
+    """The data's dtype, and the roof's when it differs (fp32 GEMMs that ran on TF32 tensor cores: fp32/tf32; a bf16
+    elementwise op, measured against the fp32 vector units: bf16/fp32)."""
     return r.dtype if r.roof_dtype in ("", r.dtype) else f"{r.dtype}/{r.roof_dtype}"
 
 
@@ -90,7 +91,7 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
         left=True,
         fold=lambda r: compact_shapes(r.input_shapes),
     ),
-    Column("Dtype", lambda r, t, w: _dtype(r), None, 3, left=True),
+    Column("Dtype", lambda r, t, w: dtype_text(r), None, 3, left=True),
     Column("Calls", lambda r, t, w: str(r.count), "count", 2),
     Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
     Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 2),

@@ -15,10 +15,10 @@ from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
 from ..model.analyses.roofline.achieved import EventRoof
 from ..tables.explain import note as explain_note
-from ..tables.roofline import fmt_count, fmt_rate
+from ..tables.roofline import dtype_text, fmt_count, fmt_rate
 from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
 from ..text.names import short_name, shorten, shorten_names
-from ..text.sanitize import visible_data
+from ..text.sanitize import visible, visible_data
 
 MAX_ARG_CHARS = 160
 NOTHING = "Select an event (arrows, hjkl or a click)."
@@ -121,7 +121,7 @@ def roofline_text(r: EventRoof) -> Text:
     """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
     a, row = r.achieved, r.row
     pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us, r.on_cpu)
-    bound = f" ({row.bound}-bound, {row.roof_dtype or row.dtype})" if row.bound else f" ({row.dtype})"
+    bound = f" ({row.bound}-bound, {dtype_text(row)})" if row.bound else f" ({dtype_text(row)})"  # the table's words
     whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
     return Text(
         f"{fmt_count(a.flops, 'FLOP')}, {fmt_count(a.bytes, 'B')}: {fmt_rate(a.tflops)} TFLOP/s, {pct}{bound}{whose}"
@@ -195,9 +195,10 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     class LegendShown(Message):
         """The first open's legend is on screen (the app marks it seen: a view without this panel did not show it)."""
 
-    def __init__(self, *, legend: str | None = None, **kwargs) -> None:
+    def __init__(self, *, legend: str | None = None, notes: list[tuple[str, str]] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.legend = legend  # the first open's legend, said here until the first selection (under the lanes, not over)
+        self.notes = notes or []  # what the load had to say, (level, text): here whenever nothing is selected
         self.legend_told = False  # LegendShown posted
 
     def on_show(self) -> None:
@@ -210,11 +211,17 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         yield Static(self._nothing(), id="details-body")
 
     def _nothing(self) -> Text:
-        """What the panel says with nothing selected: the legend first, the first time tracetui opens a trace."""
-        hint = Text(NOTHING, style="dim")
-        if not self.legend:
-            return hint
-        return Text.assemble((LEGEND_TITLE, "bold"), "\n", self.legend, "\n", hint)
+        """What the panel says with nothing selected: the load's notes (a toast covered the lanes and the legend at
+        80x24), then the legend, the first time tracetui opens a trace, then how to select."""
+        said = [
+            Text.assemble(
+                (f"{level}: ", "bold yellow" if level == "warning" else "bold"), visible(text)
+            )  # names a path
+            for level, text in self.notes
+        ]
+        if self.legend:
+            said.append(Text.assemble((LEGEND_TITLE, "bold"), "\n", self.legend))
+        return Text("\n").join([*said, Text(NOTHING, style="dim")])
 
     def show(
         self,

@@ -23,7 +23,7 @@ from ..model.view.series import (
     memory_series,
     queue_lanes,
 )
-from ..model.view.viewport import Viewport, fit, fit_whole, pan, resize, span_view, zoom
+from ..model.view.viewport import Viewport, fit, fit_whole, inside, pan, resize, span_view, zoom_within
 from ..text.fmt import fmt_dur
 from .timeline_draw import (  # noqa: F401 - the lane-name and legend helpers are the timeline's (ruler, tests)
     GUTTER,
@@ -130,6 +130,9 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
     class SearchRequested(Message):
         pass
 
+    class LinesChanged(Message):
+        """The lanes take more or fewer rows: the details panel below has the rows they leave."""
+
     class CriticalRequested(Message):
         """b: the critical path of the step under the cursor (the selection's, else the view's middle), on a rank."""
 
@@ -167,9 +170,8 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
         self.match_pos = -1
         self.mark: tuple[int, int] | None = None
         self._fitted = False
-        self._whole: Viewport | None = None  # the view that shows the whole trace, at the last fit
         self._wanted: tuple[int, int] | None = None  # the span the user last chose: a resize keeps it
-        self._zoomed: tuple[Viewport, int, float] | None = None  # the last zoom's view, and the time it kept where
+        self._zoomed: tuple[Viewport, int, float, int] | None = None  # last zoom's view, time, column, selection
         self._line_of_track: dict[int, int] = {}
         self._span_key: tuple[int, int] | None = None  # the selection whose graph replay _span brackets
         self._span: tuple[int, int, int] | None = None
@@ -220,6 +222,8 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
             if line.kind == "row" and line.depth == 0:
                 self._line_of_track[line.track] = k
         self.virtual_size = Size(self.scrollable_content_region.width or 80, len(self.lines))
+        if self.is_attached:
+            self.post_message(self.LinesChanged())
 
     @property
     def name_cols(self) -> int:
@@ -235,7 +239,7 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
             self._fitted = True
             self._fit_all()
         elif width != self.view.width:
-            whole = self.view == self._whole
+            whole = self.view == self.whole_view(self.view.width)
             span = self._wanted or (self.view.t0, self.view.t1)
             self.view = span_view(*span, width) if self.lanes.rows else resize(self.view, width)
             if whole:
@@ -245,7 +249,11 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
         self._changed()
 
     def _fit_all(self) -> None:
-        self.view = self._whole = fit_whole(self.lanes.t_min, self.lanes.t_max, self.cells_width)
+        self.view = self.whole_view(self.cells_width)
+
+    def whole_view(self, width: int) -> Viewport:
+        """The view of the whole trace at width cells: the furthest out the timeline zooms or pans."""
+        return fit_whole(self.lanes.t_min, self.lanes.t_max, width)
 
     # ---- theme -----------------------------------------------------------------------------
 
@@ -261,8 +269,13 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
             self._component_styles_changed()
 
     def _changed(self, resized: bool = False) -> None:
-        """The view moved: redrawn, the ruler told; unless by a resize, its span is the one a resize keeps."""
+        """The view moved: redrawn, the ruler told; unless by a resize, its span is the one a resize keeps.
+
+        Moved by a key, a jump or the wheel, it stays within the whole trace's view: no time before or after the
+        trace shows unless the whole trace does."""
         if not resized:
+            if self.lanes.rows:
+                self.view = inside(self.view, self.whole_view(self.view.width))
             self._wanted = (self.view.t0, self.view.t1)
         self.refresh()
         self.post_message(self.ViewChanged(self.view, self.mark, self.name_cols))
@@ -283,14 +296,19 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
 
     def action_zoom(self, factor: int) -> None:
         """w and s: the cursor's time kept at its column, the one the first of a run of presses found (each press
-        rounds the view to whole cells; finding the column again every press let the rounding add up)."""
-        at, last = self.cursor_time(), self._zoomed
-        col = last[2] if last is not None and last[:2] == (self.view, at) else self.view.col_of(at)
+        rounds the view to whole cells; finding the column again every press let the rounding add up). The time too:
+        a view held inside the trace has another middle, and s then went back to another view than the one before w."""
+        last = self._zoomed
+        if last is not None and (last[0], last[3]) == (self.view, self.selected):
+            at, col = last[1], last[2]
+        else:
+            at = self.cursor_time()
+            col = self.view.col_of(at)
         self._zoom(at, col, factor)
 
     def _zoom(self, at: int, col: float, factor: int) -> None:
-        self.view = zoom(self.view, at, factor, col)
-        self._zoomed = (self.view, at, col)
+        self.view = zoom_within(self.view, self.whole_view(self.view.width), at, factor, col)
+        self._zoomed = (self.view, at, col, self.selected)
         self._changed()
 
     def action_pan(self, steps: int) -> None:

@@ -45,12 +45,18 @@ def fit(start: int, end: int, width: int, margin: float = 0.05) -> Viewport:
 
 
 def fit_whole(start: int, end: int, width: int, margin: float = 0.01) -> Viewport:
-    """The whole of [start, end] from its start: the margin before it, the room the quantized bucket leaves over after
-    its end (centered, a short trace's ruler would start up to half a window before its first event: "-500us")."""
+    """The whole of [start, end] with a margin of 1% of it on both sides, from its start (centered, a short trace's
+    ruler began up to half a window before its first event: "-500us").
+
+    The bucket is the fewest whole ns per cell that show it, not quantized: a quantized one left up to a fifth of the
+    screen empty after the end, by an amount that changed with the width (a resize from 80 to 160 columns went from
+    516us to 557us shown). One cell more than the span: t0 rounds down to a whole bucket.
+    """
     width = max(width, 1)
     span = max(end - start, 1)
-    bucket = quantize(span * (1 + 2 * margin), width)
-    return _align(start - int(span * margin), bucket, width)
+    pad = int(span * margin)
+    bucket = min(max(-(-(span + 2 * pad) // max(width - 1, 1)), MIN_BUCKET), MAX_BUCKET)
+    return _align(start - pad, bucket, width)
 
 
 def zoom(v: Viewport, at: int, factor: int, col: float | None = None) -> Viewport:
@@ -59,13 +65,43 @@ def zoom(v: Viewport, at: int, factor: int, col: float | None = None) -> Viewpor
     (Rounded down, each press moved `at` up to a cell right: a selection slid 4 cells in 9 presses at 80 columns.)"""
     bucket = v.bucket << factor if factor > 0 else max(v.bucket >> -factor, 1)
     bucket = min(max(bucket, MIN_BUCKET), MAX_BUCKET)
-    col = v.col_of(at) if col is None else col
+    return _placed(at, v.col_of(at) if col is None else col, bucket, v.width)
+
+
+def _placed(at: int, col: float, bucket: int, width: int) -> Viewport:
+    """The view of bucket ns cells with time at at column col, to the nearest half cell, t0 a whole number of buckets."""
     whole, part = divmod(at, bucket)  # in integers: epoch nanoseconds are past a float's exact range
-    return Viewport((whole + round(part / bucket - col)) * bucket, bucket, max(v.width, 1))
+    return Viewport((whole + round(part / bucket - col)) * bucket, bucket, max(width, 1))
 
 
 def pan(v: Viewport, cells: int) -> Viewport:
     return replace(v, t0=v.t0 + cells * v.bucket)
+
+
+def zoom_within(v: Viewport, whole: Viewport, at: int, factor: int, col: float) -> Viewport:
+    """Zoom as zoom() does, within the trace that whole shows: out no further than whole, and never showing time
+    outside it unless showing it whole (four presses of s showed 8.26ms of a 516us trace, most of it before 0).
+
+    Zoom levels are whole's bucket halved (b >> n): out from a level goes to the level above rather than doubling,
+    so w then s gives back the view even where a halving dropped an odd ns (b >> 1 << 1 is not b)."""
+    if factor < 0:
+        return inside(zoom(v, at, factor, col), whole)
+    level = next((n for n in range(64) if whole.bucket >> n == v.bucket), None)
+    if (level is not None and level <= factor) or (v.bucket << factor) * v.width >= whole.t1 - whole.t0:
+        return whole
+    bucket = whole.bucket >> (level - factor) if level is not None else v.bucket << factor
+    return inside(_placed(at, col, bucket, v.width), whole)
+
+
+def inside(v: Viewport, whole: Viewport) -> Viewport:
+    """v moved by whole cells to lie within whole; whole itself where v is as wide or wider."""
+    if v.t1 - v.t0 >= whole.t1 - whole.t0:
+        return whole
+    if v.t0 < whole.t0:
+        return replace(v, t0=v.t0 + -(-(whole.t0 - v.t0) // v.bucket) * v.bucket)
+    if v.t1 > whole.t1:
+        return replace(v, t0=v.t0 - -(-(v.t1 - whole.t1) // v.bucket) * v.bucket)
+    return v
 
 
 def resize(v: Viewport, width: int) -> Viewport:
