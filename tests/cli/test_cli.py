@@ -199,6 +199,18 @@ def test_memory_columns_when_memory_was_profiled(capsys):
     assert "CPU Mem" not in out.splitlines()[0]
 
 
+def test_the_cpus_reserved_memory_reads_as_none_kept_not_zero(capsys):
+    """GIVEN the BERT capture, whose CPU [memory] samples write Total Reserved 0 (the CPU allocator caches nothing)
+    WHEN `memory` lists the devices THEN the CPU's Peak reserved is "-" with a line that says why, and the GPU's is
+    its caching allocator's figure; the JSON keeps the number torch wrote."""
+    _, out, _ = run(capsys, "memory", BERT)
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith(("cpu ", "cuda:0 "))}
+    assert rows["cpu"].split()[3] == "-" and rows["cuda:0"].split()[3:5] == ["116.00", "MiB"], rows
+    assert "the CPU's allocator keeps none (-)" in out
+    _, out, _ = run(capsys, "memory", BERT, "--format", "json")
+    assert json.loads(out)["devices"][0] | {"device": "cpu", "peak_reserved_bytes": 0} == json.loads(out)["devices"][0]
+
+
 def test_a_bug_while_rendering_exits_1_even_when_it_is_a_value_error(monkeypatch, capsys):
     import tui.reports
 

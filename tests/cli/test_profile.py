@@ -440,3 +440,15 @@ def test_after_profile_the_viewer_opens_on_the_overview(tmp_path, capsys, monkey
         ["profile", "matmul_add", "--size", "8", "--steps", "1", "--device", "cpu", "-o", str(tmp_path / "t.json")]
     )
     assert code == 0 and seen["args"].initial_view == "overview" and seen["args"].traces == [str(tmp_path / "t.json")]
+
+
+def test_the_steps_after_a_capture_are_said_in_one_unit_as_the_verdict_says_durations():
+    """GIVEN a capture whose steps last milliseconds (a100-train-control: 24-40 ms) WHEN `profile` lists them under
+    its verdict THEN in the verdict's unit, one for all: it wrote "ProfilerStep#2 39,642 us" beside "85.41 ms"."""
+    from conftest import SAMPLES
+
+    from tui.cli.profile import CaptureReader
+
+    lines = " ".join(CaptureReader(debug=False).verdict(SAMPLES / "a100-train-control.json.gz"))
+    steps = re.findall(r"ProfilerStep#\d+ ([\d.,]+) (us|ms|s)\b", lines.split("steps:", 1)[1])
+    assert len(steps) >= 3 and {unit for _, unit in steps} == {"ms"}, steps

@@ -240,3 +240,28 @@ def test_the_steps_launches_are_said_with_the_steps_own_call_cost():
     assert "A launch call in ProfilerStep#3 takes 6.7 us of CPU (median 6.7 us)" in (launch_reading(s) or "")
     overhead = next(f for f in a.findings if f.rule == "overhead-gaps")
     assert overhead.figures["call_cpu"].value == overhead.figures["median_call"].value == pytest.approx(s.call_us)
+
+
+def test_two_findings_of_one_op_against_its_roof_are_told_apart_by_their_shapes(results):
+    """GIVEN the H200's compiled MLP, whose two GEMM shapes of aten::mm each have a roofline finding WHEN explain
+    titles them THEN the titles differ by the shapes: both read "aten::mm against its roof"."""
+    titles = [
+        f.title for f in analysed(results, "cuda-h200/mlp_fwd_compiled.json.gz").findings if f.rule == "roofline-gemm"
+    ]
+    assert len(titles) == 2 and len(set(titles)) == 2, titles
+    assert all(t.startswith("aten::mm [[") and t.endswith("] against its roof") for t in titles), titles
+
+
+def test_a_count_of_one_shape_takes_a_verb_of_one(results):
+    """GIVEN b300-moe-small, where one GEMM shape runs below both roofs WHEN explain says so THEN the verb agrees
+    with the count: "1 GEMM shape ... runs far below", not "run"; of 2 or more, "run"."""
+    from tui.tables.explain import note
+
+    def said(name: str) -> str:
+        (found,) = [f for f in analysed(results, name).findings if f.rule == "roofline-tiny-gemm"]
+        return note(found)
+
+    assert re.search(
+        r"\b1 GEMM shape with M <= \d+ \([^)]*\) runs far below both roofs", said("b300-moe-small.json.gz")
+    )
+    assert re.search(r"\b\d+ GEMM shapes with M <= \d+ \([^)]*\) run far below", said("a100-train-control.json.gz"))

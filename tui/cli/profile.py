@@ -55,9 +55,11 @@ class CaptureReader:
 
     def verdict(self, trace: Path) -> list[str]:
         s = self._results(trace).summary  # type: ignore[attr-defined]
+        from ..model.words import duration_as
         from ..reports.formats import terminal_width, wrap
 
-        steps = ", ".join(f"{st.name} {st.dur_us:,.0f} us" for st in s.steps)
+        longest = max((st.dur_us for st in s.steps), default=0.0)  # every step in one unit, the verdict's own way
+        steps = ", ".join(f"{st.name} {duration_as(st.dur_us, longest)}" for st in s.steps)
         lines = [f"verdict: {s.verdict} ({s.reason})"] + ([f"steps: {steps}"] if steps else [])
         return wrap(lines, terminal_width(), "    ")  # the terminal's width, as the summary's prose
 

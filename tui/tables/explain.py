@@ -205,6 +205,9 @@ class Shown:
             return duration_as(f.value, like.value)
         if spec == "in":  # where, after what it says of: " in ProfilerStep#3" (None: nowhere to name)
             return f" in {visible(str(f))}" if f is not None else ""
+        if "|" in spec:  # a word that agrees with a count: {rows:runs|run} says runs of 1, run of any other
+            one, many = spec.split("|", 1)
+            return one if (f.value if isinstance(f, Quantity) else f) == 1 else many
         if spec == "whose":  # what a step's figure is of: "the step", or "the window" where no step is read (None)
             return "the step" if f is not None else "the window"
         if spec == "size":  # bytes, as every size tracetui prints (KiB, MiB, GiB)

@@ -14,22 +14,22 @@ ROOFLINE_TEMPLATES = {
     "its roof, yet it moves {gbps:,.0f} GB/s, {bw_pct:.3g}% of the {bw:,.0f} GB/s: far below both roofs, held back "
     "not by the bandwidth but by too little work per call to fill the GPU (latency). Bigger shapes (more rows per "
     "call) or fewer, batched calls raise it.",
-    "roofline-memory": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) are "
-    "memory-bound: they move {bytes:size} at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
+    "roofline-memory": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) "
+    "{rows:is|are} memory-bound: {rows:it moves|they move} {bytes:size} at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing almost "
     "no arithmetic per byte. Each reads its inputs from memory and writes its output back; fusing them "
     "(torch.compile, or a fused kernel) keeps the intermediates on chip and saves that traffic.",
     "roofline-memory-compiled": "{rows} elementwise, reduction and norm op shapes ({calls:,} calls, {time}: {ops}) "
-    "are memory-bound: they move {mb:,.1f} MB at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing "
+    "{rows:is|are} memory-bound: {rows:it moves|they move} {mb:,.1f} MB at {bw_pct:.3g}% of the {bw:,.0f} GB/s bandwidth on average, doing "
     "almost no arithmetic per byte. The run is compiled, yet these ran as eager ops, outside its compiled graphs "
     "(graph breaks, or code torch.compile does not wrap; torch._dynamo.explain lists the breaks): compiled too, "
     "they would be fused, their intermediates kept on chip.",
-    "roofline-fp32-gemm": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} {top_shapes:.60}) run at "
+    "roofline-fp32-gemm": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} {top_shapes:.60}) {rows:runs|run} at "
     "{tflops:.3g} against an fp32 roof of {fp32:.3g}; the {tc} tensor-core roof is {ratio} higher ({tc_peak:,.4g}).",
     "roofline-fp32-gemm-matrix": "{rows} fp32 GEMM shape(s) ({calls:,} calls, {time}; the most: {top} "
-    "{top_shapes:.60}) run at {tflops:.3g} on the matrix cores' fp32 rate ({fp32:.3g}); their {tc} rate is {ratio} "
+    "{top_shapes:.60}) {rows:runs|run} at {tflops:.3g} on the matrix cores' fp32 rate ({fp32:.3g}); their {tc} rate is {ratio} "
     "higher ({tc_peak:,.4g}).",
     "roofline-fp32-gemm-bf16": "Compute in bf16 (torch.autocast) to use it.",
-    "roofline-tiny-gemm": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) run far below both roofs (at "
+    "roofline-tiny-gemm": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) {rows:runs|run} far below both roofs (at "
     "most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%): too little work per "
     "call to fill the GPU, so launch overhead and latency bound them. Batch them (more rows per GEMM, fewer calls).",
     "roofline-tiny-gemm-graph": "A CUDA graph takes their launch overhead off the CPU.",

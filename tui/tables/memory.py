@@ -12,7 +12,13 @@ NO_MEMORY = "no memory events: capture with profile_memory=True (tracetui profil
 
 
 def _reserved(d: DeviceMemory) -> str:
-    return fmt_memory(d.peak_reserved_bytes) if d.peak_reserved_bytes >= 0 else "-"
+    """Reserved bytes: "-" where the trace writes none, or on the CPU, whose allocator keeps no cache (torch writes
+    Total Reserved 0 for it)."""
+    return "-" if d.peak_reserved_bytes < 0 or _no_cache(d) else fmt_memory(d.peak_reserved_bytes)
+
+
+def _no_cache(d: DeviceMemory) -> bool:
+    return d.device == "cpu" and d.peak_reserved_bytes == 0
 
 
 def peak_op(d: DeviceMemory) -> str:
@@ -88,6 +94,8 @@ def footers(devices: list[DeviceMemory]) -> list[str]:
         "At: from the trace's first event, as every time tracetui prints. Not freed: allocated in the window and not "
         "freed before it ends."
     ]
+    if any(_no_cache(d) for d in devices):
+        out.append("Peak reserved: the caching allocator's (CUDA, ROCm); the CPU's allocator keeps none (-).")
     if any(d.source != "Total Allocated" for d in devices):
         out.append(
             "This trace's [memory] events carry no Total Allocated: the curve is the running sum of Bytes from the window's start."

@@ -51,11 +51,13 @@ def gemm_roof(a: Analysis, s: Summary) -> list[Finding]:
     if r.device is None:
         return []
     total = sum(x.device_us for x in r.rows) or 1.0
-    rows = [x for x in r.rows if x.unit == "matrix" and x.peak_tflops and x.device_us >= MIN_SHARE * total]
-    return [_gemm_finding(a, r, x) for x in rows[:TOP_GEMMS]]
+    rows = [x for x in r.rows if x.unit == "matrix" and x.peak_tflops and x.device_us >= MIN_SHARE * total][:TOP_GEMMS]
+    names = [x.name for x in rows]
+    return [_gemm_finding(a, r, x, names.count(x.name) > 1) for x in rows]
 
 
-def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
+def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow, by_shape: bool = False) -> Finding:
+    """by_shape: another of the findings is of the same op, so the title names its input shapes too."""
     assert r.device is not None and x.peak_tflops is not None
     bw_pct = 100 * (x.gbps or 0.0) / r.device.peak_gbps if r.device.peak_gbps else 0.0
     figures: dict[str, Figure] = {
@@ -79,7 +81,8 @@ def _gemm_finding(a: Analysis, r: Roofline, x: RooflineRow) -> Finding:
     }
     parts = ["roofline-gemm", _bound_part(x, bw_pct)]
     marked, total = _marked(r, [x])
-    return Finding("roofline-gemm", f"{x.name} against its roof", figures, marked, parts, total)
+    title = f"{x.name} {x.input_shapes} against its roof" if by_shape else f"{x.name} against its roof"
+    return Finding("roofline-gemm", title, figures, marked, parts, total)
 
 
 def _bound_part(x: RooflineRow, bw_pct: float) -> str:
