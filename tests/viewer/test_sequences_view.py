@@ -3,6 +3,8 @@ search marks its matches."""
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED, press_settled, screen_text, until, wait_for_main
@@ -60,15 +62,21 @@ async def test_a_graphs_repeats_are_marked_one_stop_a_layer():
         assert len(screen.timeline.matches) == 48 and int(screen.timeline.match_mask.sum()) == 48 * 14
 
 
-async def test_the_saving_columns_sort_most_first_as_every_figure_does():
-    """GIVEN a training step whose sequences save different amounts (a100-train-control) WHEN f, then F, is pressed
-    in the sequences view THEN the rows are ordered by Fused saves, then by From launches, the most first and the
-    unsolved rows last, and the status says so; the same key again turns the order round."""
+@asynccontextmanager
+async def _training_sequences():
+    """The sequences view of a100-train-control at 140x36, as a user reaches it (key 9): (the pilot, the view)."""
     app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
     async with app.run_test(size=(140, 36)) as pilot:
         screen = await wait_for_main(pilot)
         await press_settled(pilot, "9")
-        view = screen.query_one(SequencesView)
+        yield pilot, screen.query_one(SequencesView)
+
+
+async def test_the_saving_columns_sort_most_first_as_every_figure_does():
+    """GIVEN a training step whose sequences save different amounts (a100-train-control) WHEN f, then F, is pressed
+    in the sequences view THEN the rows are ordered by Fused saves, then by From launches, the most first and the
+    unsolved rows last, and the status says so; the same key again turns the order round."""
+    async with _training_sequences() as (pilot, view):
         by_device = [r.ranked_device_ns for r in view.shown]
 
         def most_first(values: list) -> list:
@@ -87,11 +95,7 @@ async def test_the_saving_columns_sort_most_first_as_every_figure_does():
 async def test_k_sorts_by_the_kernel_count_most_first_and_again_the_other_way():
     """GIVEN a training step's 50 sequences, 3 to 43 kernels long (a100-train-control) WHEN k is pressed THEN the
     rows are ordered by their Kernels column, the longest first, and the status says so; k again turns it round."""
-    app = TraceApp([str(SAMPLES / "a100-train-control.json.gz")], use_cache=False)
-    async with app.run_test(size=(140, 36)) as pilot:
-        screen = await wait_for_main(pilot)
-        await press_settled(pilot, "9")
-        view = screen.query_one(SequencesView)
+    async with _training_sequences() as (pilot, view):
         lengths = [r.length for r in view.shown]
         assert lengths != sorted(lengths, reverse=True)  # the device sort does not already order them
         await press_settled(pilot, "k")
