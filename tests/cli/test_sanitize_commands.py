@@ -142,3 +142,18 @@ def test_samples_have_the_names_the_runs_poison():
     gpu = json.loads(__import__("gzip").decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
     cats = {e.get("cat") for e in gpu["traceEvents"]}
     assert {"kernel", "python_function", "cpu_op"} <= cats
+
+
+def test_a_name_in_the_summarys_why_line_is_escaped_as_every_table_escapes_it(tmp_path, monkeypatch):
+    """GIVEN a CPU trace whose busiest op is named with a CR LF WHEN summary writes its Why line (prose, wrapped) and
+    ops its table THEN both show the name as `\\x0d\\x0a`: the wrap turned the CR LF into two spaces, another name."""
+    from conftest import X, write_trace
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "200")
+    name = "aten::evil\r\nop"
+    trace = write_trace(tmp_path / "t.json", [X("ProfilerStep#1", 0, 1000), X(name, 10, 900), X("aten::add", 920, 50)])
+    shown = "aten::evil\\x0d\\x0aop"
+    summary, ops = run(["summary", str(trace)]), run(["ops", str(trace)])
+    why = summary.split("Why: ", 1)[1]
+    assert shown in why and "aten::evil  op" not in why, why
+    assert shown in ops

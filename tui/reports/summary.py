@@ -7,6 +7,7 @@ import textwrap
 from ..model.analyses.results import Results
 from ..tables import copies as CP
 from ..tables import summary as S
+from ..text.escape import visible
 from .formats import PROSE_WIDTH, grid, label_grid, terminal_width, titled, to_json, written_doc
 
 
@@ -36,7 +37,7 @@ def render_summary(a: Results, fmt: str) -> str:
         if fmt == "md"
         else label_grid(["Summary", ""], rows, PROSE_WIDTH if width is None else width)
     )
-    why = f"Why: {s.reason}"
+    why = f"Why: {visible(s.reason)}"  # a name's control characters escaped before wrapping, as every table shows them
     out += "\n\n" + why if fmt == "md" else "\n" + textwrap.fill(why, width or PROSE_WIDTH, subsequent_indent="     ")
     if a.trace.job:
         heads, rows = S.steps_per_rank(a.rank_rows)
