@@ -87,6 +87,10 @@ def test_a_change_that_saves_nothing_says_whether_it_is_on_the_path(tmp_path):
         "critical path;"
     )
     assert solved(gpu_bound(tmp_path), "kernel:K3=2").on_path  # K3 is on the path: it saves 30 us
+    # 1x faster changes nothing at all, on the path or off it: said so, not "not on the critical path"
+    assert sentence(solved(gpu_bound(tmp_path), "kernel:K3=1")).startswith(
+        "K3 1× faster saves nothing of 155.0 us: at 1× nothing changes;"
+    )
 
 
 def test_what_if_for_one_event_runs_in_the_step_that_holds_it(tmp_path):

@@ -415,7 +415,10 @@ def said(
     elif saving < 0:
         effect = f"costs {_cost(before / 1000.0, after / 1000.0)} (+{share.lstrip('-')})"
     else:
-        effect = f"saves nothing of {when(before)}" + NO_CHANGE.get(on_path, "")
+        same = all(sp.factor == 1 and sp.what != "graphs" for sp in specs)  # 1x faster: nothing changed at all
+        effect = f"saves nothing of {when(before)}" + (
+            ": at 1× nothing changes" if same else NO_CHANGE.get(on_path, "")
+        )
     through = THROUGH.get(new, new)
     if after <= 0:  # nothing else on the path: no class to run through
         return f"{change} {effect}; the window would take no time: nothing else is on its path"
