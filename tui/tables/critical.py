@@ -416,9 +416,7 @@ def said(
         effect = f"costs {_cost(before / 1000.0, after / 1000.0)} (+{share.lstrip('-')})"
     else:
         same = all(sp.factor == 1 and sp.what != "graphs" for sp in specs)  # 1x faster: nothing changed at all
-        effect = f"saves nothing of {when(before)}" + (
-            ": at 1× nothing changes" if same else NO_CHANGE.get(on_path, "")
-        )
+        effect = f"saves nothing of {when(before)}" + (AT_ONE if same else NO_CHANGE.get(on_path, ""))
     through = THROUGH.get(new, new)
     if after <= 0:  # nothing else on the path: no class to run through
         return f"{change} {effect}; the window would take no time: nothing else is on its path"
@@ -441,6 +439,7 @@ def _cost(before: float, after: float) -> str:
     return f"{by}: {after / scale:,.1f} {unit} instead of {before / scale:,.1f} {unit}"
 
 
+AT_ONE = ": at 1× nothing changes"  # a what-if at 1x, whatever it touches
 NO_CHANGE: dict[bool | None, str] = {  # why a change saves nothing, from whether what it changes is on the path
     False: ": what it changes is not on the critical path",
     True: ": what it changes is on the path, and another path as long takes its place",
