@@ -267,7 +267,10 @@ async def test_overview_says_the_verdict_in_words(app):
         # 72.3 us of CPU per kernel against a 5.5 us call: the work around each launch, not the call (launch=0 saves 8%)
         assert "The CPU work around each launch (Python, dispatch, the op's own code) is the cost" in flat
         # the figures once, in the launches' reading: the path's CPU per kernel beside the call's own
-        assert flat.count("comes to 72.3 us per kernel launched") == 1 and "A launch call in ProfilerStep#6 takes 5.5 us" in flat
+        assert (
+            flat.count("comes to 72.3 us per kernel launched") == 1
+            and "A launch call in ProfilerStep#6 takes 5.5 us" in flat
+        )
         assert "ProfilerStep#6 ████" in body
 
 
