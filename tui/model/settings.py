@@ -3,7 +3,8 @@
 Each setting is read here, by the code that uses it (threads.py, load/parts.py, load/scanned.py, load/cachedir.py,
 the command line's width, sql/session.py), and a bad value is said once per process (errors.said_once), with what
 is used instead. A command that reads none of them (a cached summary) left a typo unsaid: the command line calls
-check() first, which reads each one, so that a bad one is said at start and the readers say nothing more later. Cheap enough for every start: os, math and errors only.
+check() first, which reads each one, so that a bad one is said at start and the readers say nothing more later.
+Cheap enough for every start: os, math and errors only.
 """
 
 from __future__ import annotations

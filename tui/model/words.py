@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
+UNIT_US = {"s": 1e6, "ms": 1000.0, "us": 1.0}  # each unit a sentence says a duration in, in microseconds
+
 
 def duration(us: float) -> str:
     """A duration in microseconds as a sentence says it: 881.2 us, 4.43 ms, 1.74 s."""
-    if abs(us) >= 1e6:
-        return f"{us / 1e6:,.2f} s"
-    if abs(us) >= 1000:
-        return f"{us / 1000:,.2f} ms"
-    return f"{us:,.1f} us"
+    scale, unit = _unit(us)
+    return f"{us:,.1f} us" if scale == 1 else f"{us / scale:,.2f} {unit}"
 
 
 def took(us: float) -> str:
@@ -29,14 +28,15 @@ def duration_as(us: float, other: float) -> str:
 
 
 def _unit(us: float) -> tuple[float, str]:
-    return (1e6, "s") if abs(us) >= 1e6 else (1000.0, "ms") if abs(us) >= 1000 else (1.0, "us")
+    """The unit a duration of us is said in, and its scale: the largest it is one or more of."""
+    return next((scale, unit) for unit, scale in UNIT_US.items() if abs(us) >= scale or scale == 1)
 
 
 def said_us(us: float) -> float:
     """A duration as duration() prints it, back in microseconds (1524.9 -> 1520.0, 912.34 -> 912.3): what a reader
     takes from the text, so that a difference said beside two figures is their printed difference."""
     value, unit = duration(us).split()
-    return float(value.replace(",", "")) * {"s": 1e6, "ms": 1000.0, "us": 1.0}[unit]
+    return float(value.replace(",", "")) * UNIT_US[unit]
 
 
 def saving_said(before: float, after: float) -> tuple[str, str]:

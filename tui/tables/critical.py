@@ -30,7 +30,7 @@ from ..model.analyses.kernel_select import parse as selector
 from ..model.analyses.results import Results
 from ..model.analyses.verdict import cpu_word, path_reason, verdict_words
 from ..model.steps import STEP_NAME
-from ..model.words import duration, duration_as, saving_said
+from ..model.words import UNIT_US, duration, duration_as, saving_said
 from ..text.names import short_name, shorten_names
 from ..text.sanitize import visible
 
@@ -435,7 +435,7 @@ def _cost(before: float, after: float) -> str:
     if by.split()[1] == then.split()[1]:
         return f"{by}: {then} instead of {duration_as(before, after)}"
     unit = by.split()[1]
-    scale = {"us": 1.0, "ms": 1000.0}[unit]
+    scale = UNIT_US[unit]
     return f"{by}: {after / scale:,.1f} {unit} instead of {before / scale:,.1f} {unit}"
 
 

@@ -14,7 +14,7 @@ from ..links import link
 from ..nesting import children_total
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
-from ..trace import TraceColumns, on_real_tracks
+from ..trace import TraceColumns, on_real_tracks, rank_of_events, ranks_at
 from ..words import duration, took
 from .compiling import Compiling
 from .device_work import DeviceWork, device_work
@@ -382,9 +382,8 @@ def step_calls(trace: TraceColumns, launcher: np.ndarray, launch: np.ndarray, st
     x = trace.x
     i = step.event
     lo, hi = int(x.ts[i]), int(x.ts[i] + x.dur[i])
-    track_rank = np.array([t.rank for t in trace.tracks] or [0])
     calls = np.flatnonzero(launch)
-    calls = calls[(x.ts[calls] >= lo) & (x.ts[calls] <= hi) & (track_rank[x.track[calls]] == step.rank)]
+    calls = calls[(x.ts[calls] >= lo) & (x.ts[calls] <= hi) & (ranks_at(rank_of_events(trace), calls) == step.rank)]
     mine = np.zeros(trace.n, bool)
     mine[calls] = True
     calls = calls[~blocking_copies(trace, launcher, mine)[calls]]
