@@ -56,7 +56,7 @@ class RangePanel(LazyTable):
         self._refit()
 
     def _refit(self) -> None:
-        width = self.scrollable_content_region.width - 3  # the last gap and the scrollbar
+        width = self.scrollable_content_region.width - 1  # the last gap: the scrollbar's room is kept, shown or not
         if width < 20 or not self.rows:
             self.set_source(TextColumns([c.header for c in COLUMNS], [range_cells(r) for r in self.rows]))
             return
