@@ -9,6 +9,23 @@ from tui.model import nesting
 from tui.model.nesting import nest, subtree_sum
 
 
+@pytest.fixture(autouse=True)
+def numpy_passes(monkeypatch):
+    """numpy's passes unless a test asks for the walk (numba may be imported by an earlier test in this process)."""
+    monkeypatch.setattr(nesting, "_compiled", lambda: None)
+
+
+@pytest.fixture(params=["passes", "compiled"])
+def walk(request, monkeypatch):
+    """A rule's test, in numpy's passes and in the compiled walk (where numba is installed: the fast extra)."""
+    if request.param == "compiled":
+        compiled = pytest.importorskip("tui.model.nesting_compiled", reason="numba (the fast extra) is not installed")
+        monkeypatch.setattr(nesting, "_compiled", lambda: compiled.nest_track)
+    else:
+        monkeypatch.setattr(nesting, "_compiled", lambda: None)
+    return request.param
+
+
 def _nest(events):
     ts = np.array([e[0] for e in events], np.int64)
     end = np.array([e[0] + e[1] for e in events], np.int64)
@@ -16,40 +33,40 @@ def _nest(events):
     return nest(ts, end, track)
 
 
-def test_containment_makes_parents():
+def test_containment_makes_parents(walk):
     n = _nest([(0, 10), (1, 2), (3, 1)])
     assert n.parent.tolist() == [-1, 0, 0]
     assert n.row.tolist() == [0, 1, 1]
 
 
-def test_equal_start_the_longer_is_the_parent():
+def test_equal_start_the_longer_is_the_parent(walk):
     n = _nest([(0, 5), (0, 10)])
     assert n.parent.tolist() == [1, -1]
 
 
-def test_identical_intervals_nest_in_file_order():
+def test_identical_intervals_nest_in_file_order(walk):
     n = _nest([(0, 5), (0, 5)])
     assert n.parent.tolist() == [-1, 0]
 
 
-def test_zero_duration_never_contains_and_sits_inside_its_parent():
+def test_zero_duration_never_contains_and_sits_inside_its_parent(walk):
     n = _nest([(0, 10), (4, 0), (4, 2), (8, 0), (8, 1)])
     # at equal start the longer comes first, so a zero-duration event is the child
     assert n.parent.tolist() == [-1, 2, 0, 4, 0]
 
 
-def test_zero_duration_at_parent_end_is_not_a_child():
+def test_zero_duration_at_parent_end_is_not_a_child(walk):
     n = _nest([(0, 10), (10, 0)])
     assert n.parent.tolist() == [-1, -1]
 
 
-def test_partial_overlap_is_not_nested_but_gets_its_own_row():
+def test_partial_overlap_is_not_nested_but_gets_its_own_row(walk):
     n = _nest([(0, 10), (5, 10)])
     assert n.parent.tolist() == [-1, -1]
     assert n.row.tolist() == [0, 1]  # pushed to the next free row, not dropped
 
 
-def test_tracks_nest_independently():
+def test_tracks_nest_independently(walk):
     n = _nest([(0, 10, 0), (1, 2, 1)])
     assert n.parent.tolist() == [-1, -1]
 
@@ -154,8 +171,8 @@ def test_python_ids_found_by_guess_as_by_search():
 
     rng = np.random.default_rng(3)
     for distinct in (True, False):
-        ids = rng.permutation(10**9)[:500] if distinct else rng.integers(0, 300, 500)
-        holders = rng.permutation(10_000)[:500]
+        ids = rng.choice(10**9, 500, replace=False) if distinct else rng.integers(0, 300, 500)
+        holders = rng.choice(10_000, 500, replace=False)
         wanted = np.concatenate([rng.choice(ids, 300), [-1, 10**10, -1]])
         first: dict[int, int] = {}
         for i, h in zip(ids.tolist(), holders.tolist(), strict=True):

@@ -20,9 +20,10 @@ placed one by one; their subtrees follow them down.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 
@@ -281,7 +282,35 @@ def _by_track(tracks: np.ndarray) -> np.ndarray | None:
 
 def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per event in visiting order: parent (a position, -1 for roots), depth, display row, killer
-    (-1: none) and the end of its subtree (stack order is pre-order: a subtree is a run of positions)."""
+    (-1: none) and the end of its subtree (stack order is pre-order: a subtree is a run of positions).
+
+    Compiled (nesting_compiled.py) where numba is already imported, the compiled scan having read the trace; else
+    in passes of numpy (nest_track_passes): the same arrays either way."""
+    compiled = _compiled()
+    return compiled(s, e) if compiled is not None else nest_track_passes(s, e)
+
+
+def _compiled():
+    """The compiled nest_track where this process has imported numba already (its 0.3 s import paid), else None:
+    a trace msgspec read never imports numba for the nesting."""
+    if "numba" not in sys.modules:
+        return None
+    return _compiled_module()
+
+
+@cache
+def _compiled_module():
+    try:
+        from .nesting_compiled import nest_track as compiled
+    except Exception:  # noqa: BLE001 - numba built for another numpy, or broken: the passes nest it all
+        return None
+    return compiled
+
+
+def nest_track_passes(
+    s: np.ndarray, e: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """nest_track in passes of numpy: sorted searches and range maxima, no Python step per event."""
     n = len(s)
     if not n:
         empty = np.empty(0, np.int64)
