@@ -5,7 +5,7 @@ the command line's width, sql/session.py, the viewer's keymap), and a bad value 
 (_bad: `NAME=value is not <what it must be>: <what is used instead>`, the default with its value where it has one).
 A command that reads none of them (a cached summary) left a typo unsaid: the command line calls check() first,
 which reads each one, so that a bad one is said at start and the readers say nothing more later. Cheap enough for
-every start: os, math, re and errors only (platformdirs where a folder's default is said).
+every start: os, math, re, pathlib and errors only (platformdirs where a folder's default is said).
 """
 
 from __future__ import annotations
