@@ -46,6 +46,9 @@ def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
     tag(cache)  # tracetui's own (its config folder, made inside it first, would make it someone else's)
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
     monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(cache / "config"))  # no user keymap, a fresh first open
+    home = tmp_path_factory.mktemp("home")  # the defaults a bad folder setting falls back to: not the user's
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     if os.environ.get("TRACETUI_TEST_SCAN_ALL"):  # test_scan.py's rerun of other tests: the scan reads every size
         import tui.model.load.scanned
 

@@ -245,3 +245,29 @@ def test_a_ranks_cpu_in_collectives_is_not_called_a_wait_on_other_ranks(capsys):
     assert row[3:6] == ["cpu_bound", "866.0", "us"]  # HTA classes the CPU's side of a collective as CPU work
     d = doc(capsys, job)
     assert d["ranks"][1]["breakdown"]["communication"] == 866.0 and not any(d["job"]["held_us"].values())
+
+
+HEAD = re.compile(r"^Critical path of .* into the trace\): (?P<length>[\d.,]+ (?:s|ms|us))(?: \(rank \d+\))?$", re.M)
+
+
+@pytest.mark.parametrize(
+    "trace",
+    ["hta-2rank", "hta-2rank/sampled_rank-0.json.gz", "cpu/attn_sdpa_math.json.gz", "h100-bert-small.json.gz"],
+)
+def test_the_heads_length_is_the_tables_total_in_its_unit(capsys, trace):
+    """The head said the path's length in the unit of where it ends ("0.85 s to 1.46 s into the trace): 0.61 s")
+    above a table of ms whose Total said 607.90 ms; it says the Total's figure now, the same value."""
+    code, out, err = run(capsys, str(SAMPLES / trace))
+    assert code == 0, err
+    heads = [m.group("length") for m in HEAD.finditer(out)]
+    totals = re.findall(r"^Total: (.+)$", out, re.M)
+    assert heads and heads == totals[: len(heads)], out
+    if trace.endswith(".gz"):
+        from tui.model.words import UNIT_US
+
+        length_us = doc(capsys, str(SAMPLES / trace))["length_us"]
+        value, unit = heads[0].split()
+        digits = value.split(".")[1] if "." in value else ""
+        assert (
+            abs(float(value.replace(",", "")) * UNIT_US[unit] - length_us) <= 0.5 * 10 ** -len(digits) * UNIT_US[unit]
+        )

@@ -371,7 +371,7 @@ def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
 def test_what_cannot_be_done_is_said_once(monkeypatch):
     said_once.cache_clear()
     monkeypatch.setenv("TRACETUI_DECODE", "fast")
-    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is neither msgspec nor native: msgspec reads"):
+    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is not msgspec or native: the default, msgspec"):
         assert not scanned.wanted(scanned.NATIVE_MIN_BYTES)
     monkeypatch.setenv("TRACETUI_DECODE", "native")
     monkeypatch.setattr(scanned, "_scan_module", lambda: None)
@@ -390,4 +390,6 @@ def test_the_command_line_says_it_in_one_line(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0
-    assert done.stderr.splitlines() == ["tracetui: TRACETUI_DECODE=bogus is neither msgspec nor native: msgspec reads"]
+    assert done.stderr.splitlines() == [
+        "tracetui: TRACETUI_DECODE=bogus is not msgspec or native: the default, msgspec"
+    ]

@@ -225,10 +225,13 @@ def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
     said_once.cache_clear()
     default = max(1, min(os.cpu_count() or 1, 8))
     monkeypatch.setenv("TRACETUI_DECODE_PROCS", "abc")
-    with pytest.warns(RuntimeWarning, match=r"^tracetui: TRACETUI_DECODE_PROCS=abc is not a positive whole number"):
+    with pytest.warns(RuntimeWarning, match=r"^tracetui: TRACETUI_DECODE_PROCS=abc is not a whole number of processes"):
         assert worker_count(PARALLEL_MIN_BYTES) == default
     monkeypatch.setenv("TRACETUI_THREADS", "-3")
-    with pytest.warns(RuntimeWarning, match="TRACETUI_THREADS=-3 is not a positive whole number: ignored"):
+    with pytest.warns(
+        RuntimeWarning,
+        match=rf"TRACETUI_THREADS=-3 is not a whole number of threads, 1 or more: the default, {default} \(",
+    ):
         assert thread_count() == default
     monkeypatch.setenv("TRACETUI_DECODE_PROCS", "1")
     assert worker_count(PARALLEL_MIN_BYTES) == 1
@@ -236,5 +239,8 @@ def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
     monkeypatch.setenv("TRACETUI_DECODE_PROCS", "3")
     assert worker_count(1) == 3  # at any size
     monkeypatch.setenv("TRACETUI_DECODE_PROCS", "99999")  # was started, until the machine ran out of memory
-    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE_PROCS=99999 is more than this machine's 4 cores: 4"):
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"TRACETUI_DECODE_PROCS=99999 is not a whole number of processes from 1 to 4 \(this machine's cores\): 4, the most",
+    ):
         assert worker_count(1) == 4

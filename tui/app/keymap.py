@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..model import settings
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10, the default of Ubuntu 22.04 and many GPU images
@@ -25,12 +27,8 @@ SEEN = "seen-legend"
 
 
 def config_dir() -> Path:
-    env = os.environ.get("TRACETUI_CONFIG_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("tracetui"))
+    """TRACETUI_CONFIG_DIR (settings.py says a value that cannot be a folder), else the user's config folder."""
+    return settings.config_dir() or settings.user_folder("config")
 
 
 def load_keymap(known: set[str]) -> tuple[dict[str, str], str | None]:

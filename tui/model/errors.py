@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import warnings
 
 
@@ -25,18 +24,3 @@ def said_once(message: str) -> None:
     """Say something about a setting once per process, on stderr as Python says warnings (the command line shows
     tracetui's own as their line alone)."""
     warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=3)
-
-
-def count_setting(name: str, most: int | None = None) -> int | None:
-    """A positive whole number from the environment variable `name`, at most `most` (a larger one is said once and
-    cut to it); None: unset, or any other value, which is said once and ignored."""
-    asked = os.environ.get(name, "").strip()
-    if not asked:
-        return None
-    if not (asked.isdigit() and int(asked) > 0):
-        said_once(f"{name}={asked} is not a positive whole number: ignored")
-        return None
-    if most is not None and int(asked) > most:
-        said_once(f"{name}={asked} is more than this machine's {most} cores: {most}")
-        return most
-    return int(asked)

@@ -7,19 +7,16 @@ many threads (1: one pass after the other, in order, in the calling thread); the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .settings import threads as threads_setting
-
-MAX_THREADS = 8
+from . import settings
 
 
 def thread_count() -> int:
-    """Threads for side-by-side passes: TRACETUI_THREADS, else one per core up to MAX_THREADS."""
-    return threads_setting() or max(1, min(os.cpu_count() or 1, MAX_THREADS))
+    """Threads for side-by-side passes: TRACETUI_THREADS, else one per core up to settings.MAX_THREADS."""
+    return settings.threads()
 
 
 def side_by_side(*jobs: Callable[[], Any]) -> list[Any]:

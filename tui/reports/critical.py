@@ -39,8 +39,8 @@ def render_critical(
 def render_path(a: Results, fmt: str, report, width: int | None, python_frames: bool = False) -> str:
     """One path: its bars, its top, advice, notes, and the what-if."""
     p = report.path
-    start, end, length = (duration_as(ns / 1000.0, p.end_ns / 1000.0) for ns in (p.start_ns, p.end_ns, p.length_ns))
-    head = f"Critical path of {p.window} ({start} to {end} into the trace): {length}"  # one unit, the end's
+    start, end = (duration_as(ns / 1000.0, p.end_ns / 1000.0) for ns in (p.start_ns, p.end_ns))  # the end's unit
+    head = f"Critical path of {p.window} ({start} to {end} into the trace): {C.when(p.length_ns)}"  # as its Total
     if a.trace.job:
         head += f" (rank {p.rank})"
     groups, folded = C.shown_groups(a, p, python_frames)

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..settings import cache_max_gb
+from ..settings import cache_dir, cache_max_gb, user_folder
 
 SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"  # the cache directory tag's, as its spec fixes it
 TAG = "CACHEDIR.TAG"
@@ -44,17 +44,9 @@ UNZIPPED = ".tracetui-unzipped"  # the entries' unzipped sources (a .json.gz's b
 
 
 def cache_home() -> Path:
-    """The folder asked for: TRACETUI_CACHE_DIR, else the user's cache folder for tracetui."""
-    env = os.environ.get("TRACETUI_CACHE_DIR")
-    if env:
-        return Path(env)
-    return _platform_folder()
-
-
-def _platform_folder() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("tracetui"))
+    """The folder asked for: TRACETUI_CACHE_DIR (settings.py says a value that cannot be a folder), else the user's
+    cache folder for tracetui."""
+    return cache_dir() or user_folder("cache")
 
 
 def cache_root() -> Path:
@@ -79,7 +71,7 @@ def _may_take(folder: Path) -> bool:
             return True
         if not folder.is_dir():
             return False
-        return _empty(folder) or folder == _platform_folder() or is_tagged(folder)  # (see _empty)
+        return _empty(folder) or folder == user_folder("cache") or is_tagged(folder)  # (see _empty)
     except OSError:
         return False
 

@@ -75,7 +75,7 @@ def wanted(size: int) -> bool:
     scan = _scan_module()
     if scan is None:
         said_once(
-            "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: msgspec reads"
+            "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: the default, msgspec"
         )
         return False
     if _compiles_first(scan):
