@@ -82,12 +82,13 @@ def test_where_the_bar_is_cut_the_lower_keep_stays_and_the_order_holds():
 
 @pytest.mark.parametrize(
     "path, letters",
-    [(BERT, "ncstagudrR"), (str(SAMPLES / "a100-train-control.json.gz"), "ncstagudrR")],
+    [(BERT, "ncstagudrRSTGU"), (str(SAMPLES / "a100-train-control.json.gz"), "ncstagudrR")],
     ids=["memory", "no-memory"],
 )
 async def test_the_ops_bar_keeps_group_by_shape_at_80_columns(path, letters):
     """The ops view's own keys (its sort letters, b) stay at 80 columns; the keys every table shares give way,
-    e first (the line above the table says e shows every column whenever it left one out)."""
+    e first (the line above the table says e shows every column whenever it left one out). The memory columns'
+    letters (S T G U) only where the trace recorded memory."""
     app = TraceApp([path], use_cache=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_for_main(pilot)
@@ -114,11 +115,11 @@ async def test_the_bar_at_80x24_says_what_is_on_and_the_views_keys():
         assert text.startswith("m mark ") and "p show frames" in text and text.endswith("? more")
         await press_settled(pilot, "3")
         text = bar.text()
-        assert "ncstagudrR sort" in text and "⏎ Timeline" in text and text.endswith("? more")
+        assert "ncstagudrRSTGU sort" in text and "⏎ Timeline" in text and text.endswith("? more")
         await press_settled(pilot, "/", *"aten", "enter")
         assert bar.text().startswith("/ filter /aten/")
         await press_settled(pilot, "4")
-        assert "ncudmxlDrR sort" in bar.text()
+        assert "ncudmxlLDrREMO sort" in bar.text()
 
 
 async def test_help_lists_every_key_here_with_the_palette():
