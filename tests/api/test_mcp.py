@@ -349,7 +349,7 @@ async def test_bad_arguments_are_one_line_naming_the_argument_and_what_it_takes(
             "no tool named 'sumary'; the tools: allocations, breakdown, code, "
         )
         assert await failure(client, "kernels", trace=BERT, sort="fastest") == (
-            "unknown sort key 'fastest'; choose from total, count, avg, min, max, std, latency, name"
+            "unknown sort key 'fastest'; choose from total, count, avg, min, max, std, latency, latency_p95, name"
         )
         assert await failure(client, "diff", a=BERT, b=" ") == (
             "diff: b is empty; give the path of a .json or .json.gz trace, or of a folder of traces, as the server "

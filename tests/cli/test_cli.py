@@ -72,6 +72,39 @@ def test_ops_accepts_torch_sort_names(capsys):
     assert a == b
 
 
+@pytest.mark.parametrize(
+    "ours, torch, field",
+    [
+        ("self_cpu_memory", "self_cpu_memory_usage", "self_cpu_memory_bytes"),
+        ("cpu_memory", "cpu_memory_usage", "cpu_memory_bytes"),
+        ("self_device_memory", "self_cuda_memory_usage", "self_device_memory_bytes"),
+        ("device_memory", "device_memory_usage", "device_memory_bytes"),
+    ],
+)
+def test_ops_sort_by_memory_the_most_allocated_first(capsys, ours, torch, field):
+    """BERT recorded memory: each memory column sorts, the most allocated first, frees (negative) last; torch's
+    sort_by names say the same, and --help lists the key."""
+    _, out, _ = run(capsys, "ops", BERT, "--format", "json", "--sort", ours, "--limit", "0")
+    values = [r[field] for r in json.loads(out)["rows"]]
+    assert len(set(values)) > 1 and values == sorted(values, reverse=True)
+    assert run(capsys, "ops", BERT, "--format", "json", "--sort", torch, "--limit", "0")[1] == out
+    with pytest.raises(SystemExit):
+        main(["ops", "--help"])
+    assert ours in " ".join(capsys.readouterr().out.split())
+
+
+def test_kernels_sort_by_the_launch_latency_p95_without_one_last(capsys):
+    graphs = str(SAMPLES / "v100-cudagraph-test.json.gz")  # kernels replayed from graphs: no launch call
+    _, out, _ = run(capsys, "kernels", graphs, "--format", "json", "--sort", "latency_p95", "--limit", "0")
+    values = [r["launch_latency_p95_us"] for r in json.loads(out)["rows"]]
+    known = [v for v in values if v is not None]
+    assert len(set(known)) > 1 and None in values
+    assert values == sorted(known, reverse=True) + [None] * (len(values) - len(known))
+    with pytest.raises(SystemExit):
+        main(["kernels", "--help"])
+    assert "latency_p95" in capsys.readouterr().out
+
+
 def test_group_by_shape_adds_input_shapes(capsys):
     _, out, _ = run(capsys, "ops", CPU, "--group-by-shape", "--format", "json")
     rows = json.loads(out)["rows"]

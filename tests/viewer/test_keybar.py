@@ -71,6 +71,36 @@ def test_the_bar_cuts_at_whole_entries_and_ends_with_more():
     assert tiny[0].state and tiny[-1].text() == "? more"  # what is on stays, shortened
 
 
+def test_where_the_bar_is_cut_the_lower_keep_stays_and_the_order_holds():
+    shared = [Entry(["⏎"], "Timeline", keep=(0, 1, 0)), Entry(["e"], "Every column", keep=(0, 1, 3))]
+    own = [Entry(list("ncstu"), "sort", keep=(0, 0, 0)), Entry(["b"], "Group by shape", keep=(0, 0, 5))]
+    state = Entry(["p"], "show frames", True)
+    texts = [e.text() for e in fitted([state, *shared, *own], 64)]
+    assert texts == ["p show frames", "⏎ Timeline", "ncstu sort", "b Group by shape", "? more"]  # e gave way
+    assert [e.text() for e in fitted([state, *shared, *own], 40)] == ["p show frames", "ncstu sort", "? more"]
+
+
+@pytest.mark.parametrize(
+    "path, letters",
+    [(BERT, "ncstagudrRSTGU"), (str(SAMPLES / "a100-train-control.json.gz"), "ncstagudrR")],
+    ids=["memory", "no-memory"],
+)
+async def test_the_ops_bar_keeps_group_by_shape_at_80_columns(path, letters):
+    """The ops view's own keys (its sort letters, b) stay at 80 columns; the keys every table shares give way,
+    e first (the line above the table says e shows every column whenever it left one out). The memory columns'
+    letters (S T G U) only where the trace recorded memory."""
+    app = TraceApp([path], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "3")
+        text = screen.query_one(KeyBar).text()
+        assert "b Group by shape" in text and f"  {letters} sort  " in text and len(text) <= 78, text
+        assert "e Every column" not in text and text.index(" sort") < text.index("b Group by shape")
+        await press_settled(pilot, "b")
+        text = screen.query_one(KeyBar).text()
+        assert text.startswith("b by shape  ") and " sort  " in text, "what is on, first; b says it, not its key"
+
+
 async def test_the_bar_at_80x24_says_what_is_on_and_the_views_keys():
     app = TraceApp([BERT], use_cache=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -85,11 +115,11 @@ async def test_the_bar_at_80x24_says_what_is_on_and_the_views_keys():
         assert text.startswith("m mark ") and "p show frames" in text and text.endswith("? more")
         await press_settled(pilot, "3")
         text = bar.text()
-        assert "ncstagudrR sort" in text and "⏎ Timeline" in text and text.endswith("? more")
+        assert "ncstagudrRSTGU sort" in text and "⏎ Timeline" in text and text.endswith("? more")
         await press_settled(pilot, "/", *"aten", "enter")
         assert bar.text().startswith("/ filter /aten/")
         await press_settled(pilot, "4")
-        assert "ncudmxlDrR sort" in bar.text()
+        assert "ncudmxlLDrREMO sort" in bar.text()
 
 
 async def test_help_lists_every_key_here_with_the_palette():

@@ -42,6 +42,7 @@ SORT_LETTERS: dict[str, Meaning] = {
     "min": Meaning("m", "min"),
     "max": Meaning("x", "max"),
     "latency": Meaning("l", "launch latency"),
+    "latency_p95": Meaning("L", "launch latency p95"),  # the tail of the latency whose median l sorts by
     "path_time": Meaning("o", "time on the path"),
     "fused_saving": Meaning("f", "fused saving"),
     "launch_saving": Meaning("F", "saving from launches"),  # the part of the fused saving the launch calls buy
@@ -49,6 +50,15 @@ SORT_LETTERS: dict[str, Meaning] = {
     "std": Meaning("D", "standard deviation"),  # the spread of the durations whose mean d sorts by
     "pct_of_roof": Meaning("r", "% of roof"),
     "tflops": Meaning("R", "achieved TFLOP/s"),  # the rate r's percentage is of its roof
+    # Memory an op allocated (freed: negative): the capitals of the letters of the same times (s t g u).
+    "self_cpu_memory": Meaning("S", "self CPU memory"),
+    "cpu_memory": Meaning("T", "CPU memory"),
+    "self_device_memory": Meaning("G", "self device memory"),
+    "device_memory": Meaning("U", "device memory"),
+    # A kernel's launch footprint (its example's args).
+    "registers": Meaning("E", "registers per thread"),
+    "shared_memory": Meaning("M", "shared memory"),
+    "occupancy": Meaning("O", "estimated occupancy"),
 }
 
 

@@ -31,8 +31,8 @@ def path_columns(trace: TraceColumns) -> list[Column[PathItem, CriticalPath]]:
         Column("On the path", lambda r, p, w: _fit_name(r.name, w), name=True, priority=KEEP, min_width=20),
         Column("Kind", lambda r, p, w: kind_of(trace, r), priority=4, left=True),
         Column("At", lambda r, p, w: "+" + when(r.start_ns - p.start_ns), priority=2),
-        Column("Time", lambda r, p, w: when(r.dur_ns), priority=KEEP),
-        Column("Share", lambda r, p, w: _share(r.dur_ns, p), priority=1),
+        Column("Time", lambda r, p, w: when(r.dur_ns), sort="time", priority=KEEP),
+        Column("Share", lambda r, p, w: _share(r.dur_ns, p), sort="time", priority=1),
         Column("Bound by", lambda r, p, w: TITLES.get(r.bound_by, r.bound_by), priority=3, left=True),
     ]
 
@@ -45,7 +45,8 @@ def at_note(p: CriticalPath) -> str:
     return AT_NOTE.format(window=p.window, start=when(p.start_ns))
 
 
-# The path's groups sort by their time on the path (the default), their calls or their name.
+# The path's groups sort by their time on the path (the default; their Share of it too, the same order), their
+# calls or their name.
 GROUP_SORTS = {
     "time": SortKey("dur_ns", means="path_time"),
     "calls": SortKey("calls", means="calls"),
@@ -68,7 +69,7 @@ def group_columns() -> list[Column[PathGroup, CriticalPath]]:
         ),
         Column("Kind", lambda g, p, w: g.kind, priority=5, left=True),
         Column("Time", lambda g, p, w: when(g.dur_ns), sort="time", priority=KEEP),
-        Column("Share", lambda g, p, w: _share(g.dur_ns, p), priority=2),
+        Column("Share", lambda g, p, w: _share(g.dur_ns, p), sort="time", priority=2),  # the time's order
         Column("Calls", lambda g, p, w: f"{g.calls:,}", sort="calls", priority=4),
         Column("Bound by", lambda g, p, w: TITLES.get(g.bound_by, g.bound_by), priority=3, left=True),
     ]

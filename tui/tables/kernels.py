@@ -21,16 +21,18 @@ SORTS = {
     "max": SortKey("max_us", means="max"),
     "std": SortKey("std_us", means="std"),
     "latency": SortKey("latency_median_us", means="latency"),
+    "latency_p95": SortKey("latency_p95_us", means="latency_p95"),
     "name": SortKey("name", False, "name"),
 }
 DEFAULT_SORT = "total"
-# The footprint from one example kernel's args: (header, args key).
+OCCUPANCY = "est. achieved occupancy %"
+# The footprint from one example kernel's args: (header, args key, the viewer's sort key: "" for none).
 FOOTPRINT = (
-    ("Grid", "grid"),
-    ("Block", "block"),
-    ("Regs", "registers per thread"),
-    ("Shared mem", "shared memory"),
-    ("Occupancy %", "est. achieved occupancy %"),
+    ("Grid", "grid", ""),
+    ("Block", "block", ""),
+    ("Regs", "registers per thread", "registers"),
+    ("Shared mem", "shared memory", "shared_memory"),
+    ("Occupancy %", OCCUPANCY, "occupancy"),
 )
 
 
@@ -70,19 +72,44 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
         Column("Std", lambda r, c, w: "-" if r.std_us is None else fmt_time(r.std_us), "std", 3),
         Column("% GPU time", lambda r, c, w: f"{r.pct_gpu:.2f}%", "total", 1),
         Column("Launch→start median", lambda r, c, w: _latency(r.latency_median_us), "latency", 2),
-        Column("Launch→start p95", lambda r, c, w: _latency(r.latency_p95_us), priority=3),
+        Column("Launch→start p95", lambda r, c, w: _latency(r.latency_p95_us), "latency_p95", 3),
     ]
     if footprint is not None:
-        cols += [_footprint_column(header, key) for header, key in FOOTPRINT]
+        cols += [_footprint_column(header, key, sort) for header, key, sort in FOOTPRINT]
     return cols
 
 
-def _footprint_column(header: str, key: str) -> Column[KernelRow, Footprint | None]:
+def _footprint_column(header: str, key: str, sort: str) -> Column[KernelRow, Footprint | None]:
     def text(r: KernelRow, c: Footprint | None, w: int) -> str:
         value = fmt_number(c.arg(r.example, key)) if c else "-"
-        return "-" if key == "est. achieved occupancy %" and value == "0" else value  # 0: not estimated
+        return "-" if _unestimated(key, value) else value
 
-    return Column(header, text, priority=3)
+    return Column(header, text, sort or None, priority=3)
+
+
+def _unestimated(key: str, value: object) -> bool:
+    """An occupancy of 0: the profiler did not estimate it (a kernel cannot run at none)."""
+    return key == OCCUPANCY and value in ("0", 0.0)
+
+
+def footprint_sorts(footprint: Footprint | None) -> dict[str, SortKey]:
+    """The viewer's sort keys of the footprint's numbers (registers, shared memory, occupancy), read from the
+    example's args as the columns read them; a kernel whose args lack the figure sorts last."""
+
+    def figure(key: str) -> Callable[[KernelRow], float | None]:
+        def get(r: KernelRow) -> float | None:
+            try:
+                value = float(footprint.arg(r.example, key)) if footprint else None
+            except ValueError:  # "-": not in its args
+                return None
+            return None if _unestimated(key, value) else value
+
+        return get
+
+    return {sort: SortKey(sort, means=sort, get=figure(key)) for _, key, sort in FOOTPRINT if sort}
+
+
+FOOTPRINT_SORTS = footprint_sorts(None)  # for the view's bindings, made before it has the args
 
 
 V = "VARCHAR"

@@ -20,6 +20,11 @@ SORTS = {
     "device_avg": SortKey("device_avg_us", means="device_avg"),
     "count": SortKey("count", means="calls"),
     "name": SortKey("name", False, "name"),
+    # The memory columns (with profile_memory): bytes allocated, net; freed (negative) last.
+    "self_cpu_memory": SortKey("self_cpu_mem", means="self_cpu_memory"),
+    "cpu_memory": SortKey("cpu_mem", means="cpu_memory"),
+    "self_device_memory": SortKey("self_device_mem", means="self_device_memory"),
+    "device_memory": SortKey("device_mem", means="device_memory"),
 }
 VIEWER_SORTS = SORTS  # the viewer's columns hold torch's numbers too
 # torch's sort_by spellings, and cuda/gpu for device.
@@ -38,7 +43,25 @@ ALIASES = {
     "self_gpu": "self_device",
     "gpu_total": "device_total",
     "calls": "count",
+    "self_cpu_memory_usage": "self_cpu_memory",
+    "cpu_memory_usage": "cpu_memory",
+    "self_cuda_memory_usage": "self_device_memory",
+    "cuda_memory_usage": "device_memory",
+    "self_device_memory_usage": "self_device_memory",
+    "device_memory_usage": "device_memory",
 }
+
+
+def has_column(key: str, t: OpsTable) -> bool:
+    """Whether the table has a column to sort by key (the viewer offers only those keys; the command sorts by any,
+    as torch does): CUDA columns need device work, memory ones a trace that recorded memory (see columns)."""
+    if key in ("self_device", "device_total", "device_avg"):
+        return t.has_device
+    if key in ("self_cpu_memory", "cpu_memory"):
+        return t.has_memory
+    if key in ("self_device_memory", "device_memory"):
+        return t.has_memory and t.has_device_memory
+    return key in SORTS
 
 
 def default_sort(t: OpsTable) -> str:
@@ -112,13 +135,13 @@ def columns(t: OpsTable, grouped: bool, viewer: bool = False) -> list[Column[OpR
         cols += device_columns(viewer)
     if t.has_memory:
         cols += [
-            Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem), priority=5),
-            Column("Self CPU Mem", lambda r, t, w: fmt_memory(r.self_cpu_mem), priority=4),
+            Column("CPU Mem", lambda r, t, w: fmt_memory(r.cpu_mem), "cpu_memory", 5),
+            Column("Self CPU Mem", lambda r, t, w: fmt_memory(r.self_cpu_mem), "self_cpu_memory", 4),
         ]
         if t.has_device_memory:
             cols += [
-                Column("CUDA Mem", lambda r, t, w: fmt_memory(r.device_mem), priority=5),
-                Column("Self CUDA Mem", lambda r, t, w: fmt_memory(r.self_device_mem), priority=4),
+                Column("CUDA Mem", lambda r, t, w: fmt_memory(r.device_mem), "device_memory", 5),
+                Column("Self CUDA Mem", lambda r, t, w: fmt_memory(r.self_device_mem), "self_device_memory", 4),
             ]
     cols.append(Column("# of Calls", lambda r, t, w: str(r.count), "count", KEEP))
     if grouped:

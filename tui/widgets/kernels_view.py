@@ -12,7 +12,7 @@ from .rows_view import RowsView, sort_bindings
 
 class KernelsView(RowsView):
     HELP_NAME = "Kernels table"
-    SORTS = K.SORTS | ROOF_SORTS  # the roofline's with a roofline (each view's own SORTS)
+    SORTS = K.SORTS | K.FOOTPRINT_SORTS | ROOF_SORTS  # the footprint's; the roofline's with a roofline (each view's)
     DEFAULT_SORT = K.DEFAULT_SORT
     NAME_MAX = 70
     BINDINGS = sort_bindings(SORTS, "kernels")
@@ -25,7 +25,9 @@ class KernelsView(RowsView):
         self.footprint = K.Footprint(lambda event, key: prints.get(event, {}).get(key, "-"))
         roof = analysis.peek(Results.roofline)  # made in the background before this view (its needs)
         self.achieved = kernel_achieved(roof) if roof is not None and roof.rows else None
-        self.SORTS = K.SORTS | roof_sorts(self.achieved_of) if self.achieved else K.SORTS
+        self.SORTS = K.SORTS | K.footprint_sorts(self.footprint)
+        if self.achieved:
+            self.SORTS |= roof_sorts(self.achieved_of)
 
     def columns(self) -> list[Column]:
         """The kernels table's columns; with a roofline, each kernel's achieved TFLOP/s and % of roof after them."""

@@ -8,6 +8,9 @@ The line is cut at whole entries, never inside one, and always ends with `? more
 First the state, which every node of the focused chain may say (keybar_state: (key, words) pairs, the
 key that changes it first); then the shown bindings from the focused widget outwards, in their order
 (each class lists its keys most useful first), the keys of a Binding.Group as one entry (`w/s zoom`, `ncstu sort`).
+A node's base classes' keys are shown before its own, but where the line is cut a node's own keys stay first:
+a table's sort letters and the ops' `b Group by shape` are what that view is for, while Enter, `/` and `e`
+are every table's (the line above a table says `e shows every column` whenever it left one out).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class Entry:
     keys: list[str]
     words: str
     state: bool = False  # says what is on, rather than offering a key
+    keep: tuple = ()  # where the line is cut, the entries with the lower keep stay (the state always does)
 
     def text(self) -> str:
         return f"{self.key_text()} {self.words}"
@@ -49,30 +53,31 @@ def entries(screen, display) -> list[Entry]:
     taken = {k for e in state for k in e.keys} | {MORE[0]}
     keys: list[Entry] = []
     kinds: dict[str, Entry] = {}
-    for binding in ordered(screen):
+    for binding, keep in ordered(screen):
         shown = display(binding)
         if shown in taken:
             continue
         taken.add(shown)
         kind = binding.group.description if binding.group is not None else None
         if kind is None:
-            keys.append(Entry([shown], binding.description))
+            keys.append(Entry([shown], binding.description, keep=keep))
         elif kind in kinds:
             kinds[kind].keys.append(shown)
         else:
-            kinds[kind] = Entry([shown], kind)
+            kinds[kind] = Entry([shown], kind, keep=keep)
             keys.append(kinds[kind])
     return state + keys
 
 
-def ordered(screen) -> list:
-    """The shown, enabled bindings, each once: from the focused widget outwards, each node's in declared order.
+def ordered(screen) -> list[tuple]:
+    """The shown, enabled bindings, each once, with the rank that keeps it where the line is cut: from the focused
+    widget outwards, each node's in declared order (its base classes' first); kept, each node's own keys first.
 
     A key bound by a nearer node to a binding not shown (a table's Enter that selects the row for its view)
     does not hide the binding further out that says what the key does there.
     """
     app = screen.app
-    found: dict[object, tuple[int, int, object]] = {}
+    found: dict[object, tuple[tuple, tuple, object]] = {}
     shown_keys: set[str] = set()
     for depth, (node, bindings) in enumerate(screen._modal_binding_chain):
         for key, binding in bindings:
@@ -82,38 +87,48 @@ def ordered(screen) -> list:
             if not app._check_action_state(binding.action, node):  # disabled, or not offered here
                 continue
             shown_keys.add(key)
-            found[ident] = (depth, _rank(node, binding), binding)
-    return [b for _, _, b in sorted(found.values(), key=lambda t: t[:2])]
+            place = _declared(node, binding)
+            if place is None:  # declared by no class of the node: after its others, shown and kept
+                found[ident] = ((depth, 1, 0), (depth, LAST, 0), binding)
+            else:
+                up, k = place
+                found[ident] = ((depth, -up, k), (depth, up, k), binding)
+    return [(b, keep) for _, keep, b in sorted(found.values(), key=lambda t: t[0])]
 
 
-def _rank(node, binding) -> int:
-    """Where the binding is declared: a base class's keys before its subclass's, each in its BINDINGS order."""
-    mro = type(node).__mro__
-    for depth, cls in enumerate(mro):
+LAST = 10**6
+
+
+def _declared(node, binding) -> tuple[int, int] | None:
+    """Where the binding is declared: how far up the node's classes (0: its own class), and its place in that
+    class's BINDINGS (None: in no class's)."""
+    for up, cls in enumerate(type(node).__mro__):
         own = [b for b in cls.__dict__.get("BINDINGS", []) if hasattr(b, "action")]
         for k, b in enumerate(own):
             if b.action == binding.action and b.description == binding.description:
-                return (len(mro) - depth) * 1000 + k
-    return 10**6
+                return up, k
+    return None
 
 
 def fitted(all_entries: list[Entry], width: int) -> list[Entry]:
-    """The entries that fit in width, whole ones only, with `? more` always last."""
+    """The entries that fit in width, whole ones only, in their order, with `? more` always last: the state first,
+    then by their keep rank (ties in their order)."""
     more = Entry([MORE[0]], MORE[1])
     room = width - len(more.text())
-    out: list[Entry] = []
-    for e in all_entries:
+    kept: dict[int, Entry] = {}
+    for k in sorted(range(len(all_entries)), key=lambda k: (not all_entries[k].state, all_entries[k].keep, k)):
+        e = all_entries[k]
         need = len(e.text()) + len(SEP)
         if need <= room:
-            out.append(e)
+            kept[k] = e
             room -= need
         elif e.state:  # what is on is never left out: shorten its words instead
             words = e.words[: max(room - len(SEP) - len(e.key_text()) - 2, 1)] + "…"
-            out.append(Entry(e.keys, words, True))
+            kept[k] = Entry(e.keys, words, True)
             room = 0
-        else:  # in priority order: a key that does not fit is not passed over for a less useful one
+        else:  # in keep order: a key that does not fit is not passed over for a less useful one
             room = -1
-    return out + [more]
+    return [kept[k] for k in sorted(kept)] + [more]
 
 
 class KeyBar(Static):

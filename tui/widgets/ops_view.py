@@ -58,8 +58,8 @@ class OpsView(RowsView):
         return by_shape.get((row.name, row.input_shapes)) if self.by_shape else by_name.get(row.name)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action == "sort" and parameters and parameters[0] in ("self_device", "device_total", "device_avg"):
-            return self.analysis.ops.has_device  # a CPU-only trace has no CUDA columns to sort by
+        if action == "sort" and parameters and parameters[0] in O.SORTS:
+            return O.has_column(parameters[0], self.analysis.ops)  # CUDA on a CPU-only trace, memory not recorded: none
         return super().check_action(action, parameters)
 
     def context(self) -> OpsTable:

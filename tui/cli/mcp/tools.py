@@ -35,8 +35,9 @@ def tools(traces: Traces) -> list:
         python_frames: bool = False,
     ) -> dict[str, Any]:
         """torch's key_averages() table: per op, calls, self and total CPU time, self and total device time.
-        sort: self_cpu, cpu_total, cpu_avg, self_device, device_total, device_avg, count, name (default: device
-        total, or CPU total without GPU work). python_frames: Python frames as rows, as torch 2.12 and 2.13 print
+        sort: self_cpu, cpu_total, cpu_avg, self_device, device_total, device_avg, count, name, and with
+        profile_memory self_cpu_memory, cpu_memory, self_device_memory, device_memory (default: device total, or CPU
+        total without GPU work). python_frames: Python frames as rows, as torch 2.12 and 2.13 print
         them (default: torch's table up to 2.11, a frame's time in the self time of the op it ran under). As
         `tracetui ops`."""
         doc = traces.get(trace).ops(sort=sort, group_by_shape=group_by_shape, python_frames=python_frames)
@@ -44,7 +45,7 @@ def tools(traces: Traces) -> list:
 
     def kernels(trace: str, sort: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         """Per GPU kernel (and memcpy, memset) name: its role, count, total, average, min, max, % of GPU time and
-        launch latency. sort: total, count, avg, min, max, latency, name. As `tracetui kernels`."""
+        launch latency. sort: total, count, avg, min, max, std, latency, latency_p95, name. As `tracetui kernels`."""
         return page(traces.get(trace).kernels(sort=sort), "rows", limit, offset)
 
     def code(
