@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..model.analyses.critical.queue import LaunchQueues, StreamQueue
 from ..model.analyses.kernel_roles import runs_on
 from ..model.analyses.kernels import KernelRow
-from ..text.fmt import fmt_number, fmt_time, plural, truncate
+from ..text.fmt import fmt_memory, fmt_number, fmt_time, plural, truncate
 from ..text.names import shorten
 from .base import KEEP, Column, Field, SortKey, UnknownSort
 
@@ -26,12 +26,13 @@ SORTS = {
 }
 DEFAULT_SORT = "total"
 OCCUPANCY = "est. achieved occupancy %"
+SHARED = "shared memory"  # bytes per block
 # The footprint from one example kernel's args: (header, args key, the viewer's sort key: "" for none).
 FOOTPRINT = (
     ("Grid", "grid", ""),
     ("Block", "block", ""),
     ("Regs", "registers per thread", "registers"),
-    ("Shared mem", "shared memory", "shared_memory"),
+    ("Shared mem", SHARED, "shared_memory"),
     ("Occupancy %", OCCUPANCY, "occupancy"),
 )
 
@@ -82,6 +83,8 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
 def _footprint_column(header: str, key: str, sort: str) -> Column[KernelRow, Footprint | None]:
     def text(r: KernelRow, c: Footprint | None, w: int) -> str:
         value = fmt_number(c.arg(r.example, key)) if c else "-"
+        if key == SHARED and value.isdigit():
+            return fmt_memory(int(value))  # 231424 bytes read as 226.00 KiB, as the details panel says them
         return "-" if _unestimated(key, value) else value
 
     return Column(header, text, sort or None, priority=3)
