@@ -72,6 +72,11 @@ async def test_every_tool_answers_with_the_apis_figures(isolated_cache):
             tool.description and "trace" in tool.input_schema["properties"] or name in ("diff", "allocations")
             for name, tool in listed.items()
         )
+        from tui.tables import code, kernels, ops, roofline
+
+        for name, table in (("ops", ops), ("kernels", kernels), ("code", code), ("roofline", roofline)):
+            said = listed[name].description or ""
+            assert "{" not in said and all(key in said.split("sort: ")[1] for key in table.SORTS), (name, said)
         assert await call(client, "summary", trace=BERT) == t.summary()
         assert await call(client, "explain", trace=BERT) == t.explain()
         assert await call(client, "memory", trace=BERT) == t.memory()

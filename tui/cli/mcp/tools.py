@@ -35,9 +35,7 @@ def tools(traces: Traces) -> list:
         python_frames: bool = False,
     ) -> dict[str, Any]:
         """torch's key_averages() table: per op, calls, self and total CPU time, self and total device time.
-        sort: self_cpu, cpu_total, cpu_avg, self_device, device_total, device_avg, count, name, and with
-        profile_memory self_cpu_memory, cpu_memory, self_device_memory, device_memory (default: device total, or CPU
-        total without GPU work). python_frames: Python frames as rows, as torch 2.12 and 2.13 print
+        sort: {ops_sorts} (default: device total, or CPU total without GPU work). python_frames: Python frames as rows, as torch 2.12 and 2.13 print
         them (default: torch's table up to 2.11, a frame's time in the self time of the op it ran under). As
         `tracetui ops`."""
         doc = traces.get(trace).ops(sort=sort, group_by_shape=group_by_shape, python_frames=python_frames)
@@ -45,14 +43,14 @@ def tools(traces: Traces) -> list:
 
     def kernels(trace: str, sort: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         """Per GPU kernel (and memcpy, memset) name: its role, count, total, average, min, max, % of GPU time and
-        launch latency. sort: total, count, avg, min, max, std, latency, latency_p95, name. As `tracetui kernels`."""
+        launch latency. sort: {kernels_sorts}. As `tracetui kernels`."""
         return page(traces.get(trace).kernels(sort=sort), "rows", limit, offset)
 
     def code(
         trace: str, sort: str | None = None, limit: int = 50, offset: int = 0, all_frames: bool = False
     ) -> dict[str, Any]:
         """Time per source line and nn.Module of a with_stack trace, with the device time launched from beneath
-        it; library frames fold into your code's unless all_frames. As `tracetui code`."""
+        it; library frames fold into your code's unless all_frames. sort: {code_sorts}. As `tracetui code`."""
         return page(traces.get(trace).code(sort=sort, all_frames=all_frames), "rows", limit, offset)
 
     def memory(trace: str) -> dict[str, Any]:
@@ -69,7 +67,8 @@ def tools(traces: Traces) -> list:
         trace: str, sort: str | None = None, limit: int = 50, offset: int = 0, gpu: str | None = None
     ) -> dict[str, Any]:
         """Per (op, input shapes, dtype): FLOPs, bytes, achieved TFLOP/s and GB/s, the roof it sits under and the
-        % of it (needs record_shapes=True). gpu: another GPU's roofs (H100, MI300X, ...). As `tracetui roofline`."""
+        % of it (needs record_shapes=True). sort: {roofline_sorts}. gpu: another GPU's roofs (H100, MI300X, ...). As
+        `tracetui roofline`."""
         return page(traces.get(trace).roofline(sort=sort, gpu=gpu), "rows", limit, offset)
 
     def critical(
@@ -91,6 +90,8 @@ def tools(traces: Traces) -> list:
         return page(doc, "path", limit, offset) if "path" in doc else doc
 
     critical.__doc__ = (critical.__doc__ or "").replace("{specs}", grammar_examples())  # the what-if grammar's
+    for tool in (ops, kernels, code, roofline):  # the sort keys the tables take, from their one definition
+        tool.__doc__ = _with_sorts(tool.__doc__ or "")
 
     def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
         """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).
@@ -224,3 +225,20 @@ def sql_tool(traces: Traces):
         }
 
     return sql
+
+
+def _with_sorts(doc: str) -> str:
+    """A tool's docstring with its table's sort keys filled in (the memory ones of ops said as needing memory)."""
+    from ...tables import code, kernels, ops, roofline
+
+    def listed(keys) -> str:
+        return ", ".join(keys)
+
+    plain = [k for k in ops.SORTS if not k.endswith("_memory")]
+    memory = [k for k in ops.SORTS if k.endswith("_memory")]
+    return doc.format(
+        ops_sorts=f"{listed(plain)}, and with profile_memory {listed(memory)}",
+        kernels_sorts=listed(kernels.SORTS),
+        code_sorts=listed(code.SORTS),
+        roofline_sorts=listed(roofline.SORTS),
+    )
