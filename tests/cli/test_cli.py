@@ -450,3 +450,24 @@ def test_help_that_cannot_be_written_is_said_and_a_closed_pipe_is_quiet(argv, bu
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     assert (proc.wait(timeout=60), proc.stderr.read()) == (0, b"")
+
+
+@pytest.mark.parametrize(
+    ("trace", "key", "lacks"),
+    [
+        (
+            SAMPLES / "a100-train-control.json.gz",
+            "self_cpu_memory",
+            "recorded no memory (profile_memory=True records it)",
+        ),
+        (CPU, "self_device", "has no GPU work"),
+    ],
+)
+def test_ops_sorted_by_a_column_the_trace_lacks_says_why_the_order_is_its_own(capsys, trace, key, lacks):
+    """torch sorts by a column that is all 0 without a word; the table says the order is its own, and why."""
+    code, out, _ = run(capsys, "ops", str(trace), "--sort", key, "--limit", "3")
+    assert code == 0 and f"but this trace {lacks}: every row reads 0" in out
+    _, unsorted, _ = run(capsys, "ops", str(trace), "--limit", "3")
+    assert "every row reads 0" not in unsorted
+    _, recorded, _ = run(capsys, "ops", BERT, "--sort", key, "--limit", "3")  # BERT has memory and GPU work
+    assert "every row reads 0" not in recorded

@@ -37,7 +37,8 @@ def render_ops(a: Results, fmt: str, sort: str | None, n: int, grouped: bool, py
     if fmt == "csv":
         return to_csv(fields, rows)
     columns = O.columns(table, grouped)
-    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, O.footers(table), terminal_width(), key)
+    foot = O.footers(table) + O.unsorted_note(key, table)
+    return fitted(fmt, columns, rows, table, O.NAME_WIDTH, foot, terminal_width(), key)
 
 
 @written_doc

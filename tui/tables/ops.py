@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..model.analyses.ops import OpRow, OpsTable, footer_totals
 from ..text.fmt import compact_shapes, fmt_memory, fmt_share, torch_time, truncate
-from .base import KEEP, Column, Field, SortKey, UnknownSort, sort_rows
+from .base import KEEP, SORT_LETTERS, Column, Field, SortKey, UnknownSort, sort_rows
 
 NAME_WIDTH = 55  # torch's name column
 
@@ -62,6 +62,16 @@ def has_column(key: str, t: OpsTable) -> bool:
     if key in ("self_device_memory", "device_memory"):
         return t.has_memory and t.has_device_memory
     return key in SORTS
+
+
+def unsorted_note(key: str, t: OpsTable) -> list[str]:
+    """Why the rows keep their order where the sort's column is not in this trace (torch sorts by it all the same):
+    every row's value is 0."""
+    if has_column(key, t):
+        return []
+    lacks = "recorded no memory (profile_memory=True records it)" if key.endswith("_memory") else "has no GPU work"
+    words = SORT_LETTERS[SORTS[key].means].words
+    return [f"(sorted by {words}, but this trace {lacks}: every row reads 0, so the rows keep the table's own order)"]
 
 
 def default_sort(t: OpsTable) -> str:
