@@ -220,13 +220,7 @@ def test_a_folder_that_cannot_be_one_is_said_in_one_line_and_the_default_is_used
     config folder that was a file, nothing: no keymap, the legend never shown), and one with a control character
     was made, a CR from a settings file written on Windows and all. Each is one line now, with the default used."""
     env, work = _in_own_home(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", BERT],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env, name: value},
-    )
+    done = _summary_in(work, {**env, name: value})
     default = Path(env["HOME"]) / FOLDERS[name] / "tracetui"
     shown = value.replace("\r", "\\x0d").replace("\x1b", "\\x1b")
     line = f"tracetui: {name}={shown} is not {what.format(work=work)}: the default, {default}"
@@ -236,19 +230,24 @@ def test_a_folder_that_cannot_be_one_is_said_in_one_line_and_the_default_is_used
         assert cachedir.is_tagged(default) and any(cachedir.ENTRY.match(p.name) for p in default.iterdir())
 
 
+def _summary_in(work: Path, env: dict) -> subprocess.CompletedProcess:
+    """`tracetui summary` of BERT run from the folder work, with these settings added to the environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "tui", "summary", BERT],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
+
+
 @pytest.mark.parametrize("name", FOLDERS)
 @pytest.mark.parametrize("value", ["", "  ", "rel/folder", "~/mine"])
 def test_an_empty_relative_or_home_folder_works_in_silence(name, value, tmp_path):
     """Empty (or blank): the default, as an unset one. Relative: from the working folder (absolute in what is
     said of it). ~: the home, as a shell would have written it."""
     env, work = _in_own_home(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", BERT],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env, name: value},
-    )
+    done = _summary_in(work, {**env, name: value})
     assert done.returncode == 0 and done.stderr == "" and "Summary" in done.stdout
     if name == "TRACETUI_CACHE_DIR":
         home = Path(env["HOME"])
