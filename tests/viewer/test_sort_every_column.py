@@ -124,6 +124,8 @@ async def test_the_ops_sort_by_the_memory_they_allocated_and_freed():
                 ("U", "CUDA Mem", "device memory", False),
             ],
         )
+        assert "# of Calls" not in view.fitted.headers  # U pinned CUDA Mem: at 80 the calls gave way, and the line
+        assert "not shown to fit: # of Calls," in view.status()  # names them first, not among "and 9 more"
         await press_settled(pilot, "G", "G")
         assert view.reversed and shown(view, "Self CUDA Mem")[0].strip().startswith("-")  # the most freed first
         await press_settled(pilot, "b", "S")  # grouped by shape, the same keys

@@ -256,7 +256,7 @@ class RowsView(ReportsFailedWorkers, Vertical):
         if self.fitted is not None and self.fitted.constant:
             left += " · the same on every row: " + "; ".join(f"{h} {v or 'none'}" for h, v in self.fitted.constant)
         if self.fitted is not None and self.fitted.dropped:
-            dropped = self.fitted.dropped
+            dropped = self.fitted.dropped[::-1]  # the last left out first: calls or a total, where a sort pins one
             named = ", ".join(dropped) if len(dropped) <= 4 else f"{', '.join(dropped[:3])} and {len(dropped) - 3} more"
             left += f" · not shown to fit: {named} (e shows every column)"
         elif self.every_column:
