@@ -146,3 +146,16 @@ async def test_the_path_s_share_sorts_as_its_time():
         values = [number(c) for c in shown(view, "Share")]
         assert values != sorted(values, reverse=True)
         await sorts(pilot, view, [("o", "Share", "time on the path", False)])
+
+
+async def test_a_cpu_trace_offers_no_sort_by_a_roof_it_has_none_of():
+    """No peaks for a CPU: % of roof is "-" on every row, so r is not offered; TFLOP/s, measured, is (R)."""
+    app = TraceApp([str(SAMPLES / "cpu" / "linear_fwd.json.gz")], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await press_settled(pilot, "3")
+        view = screen.query_one(OpsView)
+        assert view.achieved is not None  # the roofline was made: its columns are there
+        assert not view.check_action("sort", ("roof",)) and view.check_action("sort", ("tflops",))
+        assert "r % of roof" not in view.status() and "R achieved TFLOP/s" in view.status()

@@ -60,6 +60,9 @@ class OpsView(RowsView):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "sort" and parameters and parameters[0] in O.SORTS:
             return O.has_column(parameters[0], self.analysis.ops)  # CUDA on a CPU-only trace, memory not recorded: none
+        if action == "sort" and parameters and parameters[0] in ROOF_SORTS:  # % of roof on a CPU-only trace: none
+            spec = self.SORTS.get(parameters[0])
+            return spec is not None and any(spec.value(r) is not None for r in self.source_rows())
         return super().check_action(action, parameters)
 
     def context(self) -> OpsTable:
