@@ -17,14 +17,16 @@ MAX_ROWS = 500
 
 
 def range_title(rows: list[RangeRow], span: tuple[int, int] | None) -> str:
-    """What the range is and what its rows add up to (self times: CPU over its threads, GPU over its streams)."""
+    """What the range is and what its rows add up to (self times: CPU over its threads, GPU over its streams), each
+    time the part inside the range (an op or a kernel cut by its edge counts what it spent inside)."""
     if not span:
         return ""
     cpu, gpu = sum(r.cpu_self_ns for r in rows), sum(r.gpu_self_ns for r in rows)
-    parts = [f"Marked range: {fmt_dur(span[1] - span[0])}", f"CPU self {fmt_dur(cpu)} (summed over threads)"]
+    parts = [f"Marked range: {fmt_dur(span[1] - span[0])}", f"CPU self {fmt_dur(cpu)}"]
     if gpu:
-        parts.append(f"GPU self {fmt_dur(gpu)} (summed over streams)")
-    return " · ".join(parts)
+        parts.append(f"GPU self {fmt_dur(gpu)}")
+    over = "threads and streams" if gpu else "threads"  # the figures first: a narrow border cuts the words
+    return " · ".join(parts) + f" (times inside it, summed over {over})"
 
 
 def range_cells(r: RangeRow) -> tuple[str, ...]:
