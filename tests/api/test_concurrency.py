@@ -135,7 +135,7 @@ def test_a_writer_that_outlasts_the_wait_is_not_waited_for_longer(tmp_path):
         assert held and len(waits) == 1  # nobody held it: no wait told
 
 
-def test_threads_making_a_fresh_cache_folder_at_once_all_get_to_use_it(tmp_path, monkeypatch):
+def test_threads_making_a_fresh_cache_folder_at_once_all_get_to_use_it(tmp_path, monkeypatch, recwarn):
     """GIVEN a cache folder not made yet (or made and tagged, its folders of locks and unzipped sources not yet)
     WHEN 8 threads open traces at once THEN every one may use it: the tag another wrote between one's look and
     its take is no stranger's file (each fresh folder was a one-in-eight chance of a lost cache before)."""
@@ -152,6 +152,8 @@ def test_threads_making_a_fresh_cache_folder_at_once_all_get_to_use_it(tmp_path,
         assert all(cachedir.is_tagged(f) for f in (root, root / cachedir.LOCKS, root / cachedir.UNZIPPED))
         assert not (root / cachedir.SUBFOLDER).exists()  # all took the one folder (none thought it a stranger's)
     assert refused == 0
+    # nor a file: the setting's check looked twice (is_dir, then exists) and another thread made the folder between
+    assert not [str(w.message) for w in recwarn if "is not a folder's path" in str(w.message)]
 
 
 # --- the cache: threads, then processes and threads ----------------------------------------------------------

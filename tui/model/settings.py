@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -190,12 +191,12 @@ def _not_a_folder(text: str, path: Path) -> str | None:
         return "a folder's path without control characters"
     for at in (path, *path.parents):
         try:
-            if at.is_dir():
-                return None
-            if at.exists():
-                return f"a folder's path ({at} is a file)"
+            mode = at.stat().st_mode  # one look: between is_dir() and exists() another opener may make the folder
+        except (FileNotFoundError, NotADirectoryError):  # not there, or a file above it: look up
+            continue
         except OSError:
             return None  # (cannot look: the cache or the keymap says what it cannot read or write)
+        return None if stat.S_ISDIR(mode) else f"a folder's path ({at} is a file)"
     return None
 
 
