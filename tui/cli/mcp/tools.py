@@ -90,8 +90,8 @@ def tools(traces: Traces) -> list:
         return page(doc, "path", limit, offset) if "path" in doc else doc
 
     critical.__doc__ = (critical.__doc__ or "").replace("{specs}", grammar_examples())  # the what-if grammar's
-    for tool in (ops, kernels, code, roofline):  # the sort keys the tables take, from their one definition
-        tool.__doc__ = _with_sorts(tool.__doc__ or "")
+    for sorted_tool in (ops, kernels, code, roofline):  # the sort keys the tables take, from their one definition
+        sorted_tool.__doc__ = _with_sorts(sorted_tool.__doc__ or "")
 
     def diff(a: str, b: str, limit: int = 20) -> dict[str, Any]:
         """Compare trace A with trace B: summaries, steps, and the limit ops and kernels that changed most (0: all).
