@@ -159,3 +159,17 @@ async def test_a_cpu_trace_offers_no_sort_by_a_roof_it_has_none_of():
         assert view.achieved is not None  # the roofline was made: its columns are there
         assert not view.check_action("sort", ("roof",)) and view.check_action("sort", ("tflops",))
         assert "r % of roof" not in view.status() and "R achieved TFLOP/s" in view.status()
+
+
+async def test_an_occupancy_of_none_made_is_said_under_the_kernels():
+    """BERT's GEMMs (cutlass, cuBLAS) carry an occupancy estimate of 0: "-" in the column, and the line says why."""
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "4", "O")  # sorted by it: shown
+        view = screen.query_one(KernelsView)
+        dashes = sum(c.strip() == "-" for c in shown(view, "Occupancy %"))
+        args = [view.footprint.arg(r.example, "est. achieved occupancy %") for r in view.rows]
+        zeros = sum(str(a) in ("0", "0.0") for a in args)
+        assert zeros and dashes >= zeros  # (a memcpy has no args at all: "-" too, and no estimate to explain)
+        assert f"Occupancy % -: the trace estimates 0% for {zeros} kernels, that is none made" in view.status()

@@ -27,13 +27,14 @@ SORTS = {
 DEFAULT_SORT = "total"
 OCCUPANCY = "est. achieved occupancy %"
 SHARED = "shared memory"  # bytes per block
+OCCUPANCY_HEADER = "Occupancy %"
 # The footprint from one example kernel's args: (header, args key, the viewer's sort key: "" for none).
 FOOTPRINT = (
     ("Grid", "grid", ""),
     ("Block", "block", ""),
     ("Regs", "registers per thread", "registers"),
     ("Shared mem", SHARED, "shared_memory"),
-    ("Occupancy %", OCCUPANCY, "occupancy"),
+    (OCCUPANCY_HEADER, OCCUPANCY, "occupancy"),
 )
 
 
@@ -93,6 +94,14 @@ def _footprint_column(header: str, key: str, sort: str) -> Column[KernelRow, Foo
 def _unestimated(key: str, value: object) -> bool:
     """An occupancy of 0: the profiler did not estimate it (a kernel cannot run at none)."""
     return key == OCCUPANCY and value in ("0", 0.0)
+
+
+def unestimated_note(rows: list[KernelRow], footprint: Footprint) -> list[str]:
+    """Why Occupancy % reads "-" for kernels whose args have one: the trace's estimate is 0, that is none made."""
+    count = sum(_unestimated(OCCUPANCY, fmt_number(footprint.arg(r.example, OCCUPANCY))) for r in rows)
+    if not count:
+        return []
+    return [f"{OCCUPANCY_HEADER} -: the trace estimates 0% for {plural(count, 'kernel')}, that is none made"]
 
 
 def footprint_sorts(footprint: Footprint | None) -> dict[str, SortKey]:

@@ -44,7 +44,10 @@ class KernelsView(RowsView):
         return self.analysis.kernels
 
     def status(self) -> str:
-        """The rows and sort keys, then each stream's launch queue and its latency outliers, named."""
-        if self.queues is None or not self.queues.streams:
-            return super().status()
-        return super().status() + "\n" + "\n".join(K.queue_footers(self.queues, self.analysis.trace.name_of))
+        """The rows and sort keys, why an occupancy reads "-", then each stream's launch queue and its latency
+        outliers, named."""
+        shown = self.fitted is not None and K.OCCUPANCY_HEADER in self.fitted.headers  # its "-" on screen
+        lines = [super().status(), *(K.unestimated_note(self.analysis.kernels, self.footprint) if shown else [])]
+        if self.queues is not None and self.queues.streams:
+            lines += K.queue_footers(self.queues, self.analysis.trace.name_of)
+        return "\n".join(lines)
