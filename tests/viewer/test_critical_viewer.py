@@ -167,6 +167,10 @@ async def test_enter_opens_a_groups_stretches_then_goes_to_the_event_and_esc_com
         assert (
             "aten::addmm: 138 stretches, in time order" in table.status() and "At: from the start of" in table.status()
         )
+        await press_settled(pilot, "o", "o")  # the longest, then the shortest first
+        assert table.reversed and table.shown[0].dur_ns == min(it.dur_ns for it in group.items)
+        await press_settled(pilot, "o")  # a third press: time order again
+        assert table.shown == group.items and "in time order" in table.status()
         await press_settled(pilot, "escape")
         assert table.group is None and table.current() is group  # back on that group
         await press_settled(pilot, "enter", "down", "down", "enter")
