@@ -295,11 +295,12 @@ def _compiled():
     a trace msgspec read never imports numba for the nesting."""
     if "numba" not in sys.modules:
         return None
-    return _compiled_module()
+    return compiled_walk()
 
 
 @cache
-def _compiled_module():
+def compiled_walk():
+    """nesting_compiled.nest_track (importing numba if it is not yet), or None where it does not import."""
     try:
         from .nesting_compiled import nest_track as compiled
     except Exception:  # noqa: BLE001 - numba built for another numpy, or broken: the passes nest it all

@@ -81,12 +81,18 @@ def columns(footprint: Footprint | None = None) -> list[Column[KernelRow, Footpr
     return cols
 
 
+def footprint_figure(key: str, value: object) -> str:
+    """A figure of a kernel's args as the table and the details panel say it: shared memory in bytes' units
+    (231424 reads 226.00 KiB), an occupancy estimate of 0 as "-" (none made), any other as fmt_number says it."""
+    text = fmt_number(value)
+    if key == SHARED and text.isdigit():
+        return fmt_memory(int(text))
+    return "-" if _unestimated(key, text) else text
+
+
 def _footprint_column(header: str, key: str, sort: str) -> Column[KernelRow, Footprint | None]:
     def text(r: KernelRow, c: Footprint | None, w: int) -> str:
-        value = fmt_number(c.arg(r.example, key)) if c else "-"
-        if key == SHARED and value.isdigit():
-            return fmt_memory(int(value))  # 231424 bytes read as 226.00 KiB, as the details panel says them
-        return "-" if _unestimated(key, value) else value
+        return footprint_figure(key, c.arg(r.example, key)) if c else "-"
 
     return Column(header, text, sort or None, priority=3)
 

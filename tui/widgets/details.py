@@ -15,8 +15,9 @@ from ..model.analyses.explain.rules import Finding
 from ..model.analyses.memory import MemoryAt
 from ..model.analyses.roofline.achieved import EventRoof
 from ..tables.explain import note as explain_note
+from ..tables.kernels import OCCUPANCY, SHARED, footprint_figure
 from ..tables.roofline import dtype_text, fmt_count, fmt_rate
-from ..text.fmt import fmt_dur, fmt_memory, fmt_number, plural
+from ..text.fmt import fmt_dur, fmt_memory, plural
 from ..text.names import short_name, shorten, shorten_names
 from ..text.sanitize import visible, visible_data
 
@@ -95,10 +96,10 @@ def no_roof(device_us: float, on_cpu: bool = False) -> str:
 
 FOOTPRINT_WORDS = {  # a kernel's launch args in words; an estimate of 0 means none was made, and is left out
     "registers per thread": "registers/thread",
-    "shared memory": "shared mem",
+    SHARED: "shared mem",
     "blocks per SM": "blocks/SM",
     "warps per SM": "warps/SM",
-    "est. achieved occupancy %": "occupancy (est.)",
+    OCCUPANCY: "occupancy (est.)",
 }
 
 
@@ -106,14 +107,12 @@ def footprint_text(footprint: dict[str, str]) -> str:
     """grid [1, 1, 1], block [128, 1, 1], registers/thread 32, shared mem 0 B, occupancy (est.) 50%"""
     out = []
     for key, value in footprint.items():
-        number = fmt_number(value)
-        if key == "est. achieved occupancy %":
-            if number in ("0", "-"):
+        figure = footprint_figure(key, value)
+        if key == OCCUPANCY:
+            if figure == "-":
                 continue
-            number += "%"
-        elif key == "shared memory" and number.isdigit():
-            number = fmt_memory(int(number))
-        out.append(f"{FOOTPRINT_WORDS.get(key, key)} {number}")
+            figure += "%"
+        out.append(f"{FOOTPRINT_WORDS.get(key, key)} {figure}")
     return ", ".join(out)
 
 

@@ -98,29 +98,29 @@ def prepare(compiling: Callable[[], None] | None = None) -> None:
 
 def _compiles_first(scan) -> bool:
     """Whether numba's cache lacks the compiled scan or nesting of this source (their first use then compiles)."""
+    from ..nesting import compiled_walk
+
+    compiled = [f for f in (scan.scan, compiled_walk()) if f is not None]
     try:  # numba's own index, a stale one read as empty
-        return not all(f._cache._cache_file._load_index() for f in (scan.scan, _compiled_nesting()))
+        return not all(f._cache._cache_file._load_index() for f in compiled)
     except Exception:  # noqa: BLE001 - numba's internals moved: say nothing rather than fail a load
         return False
-
-
-def _compiled_nesting():
-    """nesting.py's compiled nest_track (numba is imported by now: the scan imported it)."""
-    from ..nesting_compiled import nest_track
-
-    return nest_track
 
 
 def warm() -> None:
     """Compile the scan and the nesting (or load them from numba's cache) by reading a small chunk of every kind it
     reads (not counted in COUNTS: it is no chunk of a trace)."""
+    from ..nesting import compiled_walk
+
     counted = COUNTS.copy()
     try:
         plan = read(bytearray(_SAMPLE))
         if plan is None:
             raise RuntimeError("the compiled scan refused its own sample")
         add(Builder(), plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
-        _compiled_nesting()(np.arange(2), np.arange(2) + 1)  # which the analyses of a scanned trace take
+        walk = compiled_walk()  # the nesting the analyses of a scanned trace take
+        if walk is not None:
+            walk(np.arange(2), np.arange(2) + 1)
     finally:
         COUNTS.clear()
         COUNTS.update(counted)
