@@ -16,6 +16,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 from conftest import ROOT, SAMPLES, shared_traces
@@ -393,3 +394,75 @@ def test_the_command_line_says_it_in_one_line(tmp_path):
     assert done.stderr.splitlines() == [
         "tracetui: TRACETUI_DECODE=bogus is not msgspec or native: the default, msgspec"
     ]
+
+
+def _json_string_end(raw: bytes) -> tuple[int, bool]:
+    """The reference for _string: past the first unescaped quote after the opening one, and whether an escape came
+    before it; (-1, _) where msgspec refuses the string (a control byte, a bad escape, a lone surrogate, no end)."""
+    i, esc = 1, False
+    while i < len(raw) and raw[i] != 34:
+        if raw[i] == 92:
+            esc = True
+            i += 1
+        i += 1
+    if i >= len(raw):
+        return -1, esc
+    try:
+        msgspec.json.decode(raw[: i + 1], type=str)
+    except msgspec.DecodeError:
+        return -1, esc
+    return i + 1, esc
+
+
+def test_strings_read_eight_bytes_at_a_time_end_where_json_says():
+    """_string and _plain_key skip eight plain bytes at a time: the stop they find (a quote, an escape, a control
+    byte) is the first, wherever it falls in a word and however near the chunk's end, UTF-8 and bytes past 0x7f
+    included."""
+    from tui.model.load import scan
+
+    rng = np.random.default_rng(8)
+    pieces = [b"a", b"Z", b"~", b" ", b"\xc3\xa9", b"\x7f", b"\\n", b'\\"', b"\\\\", b"\\u00e9", b"\\ud83d\\ude00"]
+    pieces += [b"\\ud800", b"\\q", b"\x01", b"\x1f", b"\t", b"]", b"}"]
+    for _ in range(4000):
+        body = b"".join(rng.choice(pieces, rng.integers(0, 30), p=None).tolist())
+        raw = b'"' + body + (b'"' if rng.random() < 0.9 else b"") + b"x" * rng.integers(0, 10)
+        b = np.frombuffer(bytearray(raw), np.uint8)
+        end, esc = scan._string(b, 0, len(b))
+        want = _json_string_end(raw)
+        assert end == want[0] and (end < 0 or esc == want[1]), raw
+        if b"\\" not in body:  # a key's reader: the same end where there is no escape
+            assert scan._plain_key(b, 1, len(b)) == want[0], raw
+
+
+def test_the_word_hash_tells_spans_apart_and_spreads_them():
+    """Equal spans hash alike wherever they lie; names that differ in one digit hash apart, and their low bits
+    (the grouping table's slot) spread over the table rather than piling into a few slots."""
+    from tui.model.load import scan
+
+    names = [f"torch/utils/_pytree.py({k}): tree_iter".encode() for k in range(100, 1100)]
+    text = b"".join(b"?" + name for name in names) + b"???" + names[7]
+    b = np.frombuffer(bytearray(text), np.uint8)
+    starts = np.cumsum([1] + [len(n) + 1 for n in names[:-1]])
+    lengths = np.array([len(n) for n in names])
+    hashes = scan.span_hashes(b, starts, lengths)
+    assert len(set(hashes.tolist())) == len(names)
+    assert scan.span_hashes(b, np.array([len(text) - len(names[7])]), lengths[7:8])[0] == hashes[7]
+    assert scan.span_hashes(b, np.array([3]), np.array([0]))[0] == scan._FNV_BASIS  # a cleared row's value
+    assert np.bincount((hashes & np.uint64(1023)).astype(np.int64)).max() <= 6
+
+
+def test_spans_compared_eight_bytes_at_a_time_differ_where_one_byte_does():
+    """first_seen confirms a shared hash byte for byte, eight bytes a step: spans that differ in any one byte, of
+    any length, anywhere in a word and up to the chunk's last byte, stay apart; equal ones group."""
+    from tui.model.load import scan
+
+    rng = np.random.default_rng(9)
+    for length in range(1, 40):
+        base = rng.integers(97, 123, length).astype(np.uint8)
+        for at in range(length):
+            other = base.copy()
+            other[at] = 65
+            text = np.concatenate([base, other, base])  # the last span ends the chunk
+            starts, lengths = np.array([0, length, 2 * length]), np.full(3, length)
+            firsts, inverse = scan.first_seen(text, np.zeros(3, np.uint64), starts, lengths)
+            assert inverse.tolist() == [0, 1, 0], (length, at)

@@ -284,7 +284,8 @@ def read(data) -> Plan | None:
     groups = []
     for kind, idx in by_phase(code):
         at = np.arange(len(code)) if idx is None else idx  # copies: the rows are the thread's, reused for its next
-        group = _read_group(b, kind, ints[at], floats[at], hashes[at], ts[at], at)  # chunk before this one is added
+        rows = (a.take(at, axis=0) for a in (ints, floats, hashes))  # chunk before this one is added (take: about
+        group = _read_group(b, kind, *rows, ts[at], at)  # 3x as fast as [at] on rows of 35 ints)
         if group is None:
             COUNTS[f"a field of phase {kind} not read alike"] += 1
             return None
