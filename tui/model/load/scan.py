@@ -633,7 +633,10 @@ def _str_field(b, i, n, ints, hashes, row, col, hcol, stack):
     """A string field: (end, ok)."""
     if b[np.uint64(i)] != 34:
         return _value(b, i, n, stack), False
-    end, esc = _string(b, i, n)
+    end = _plain_key(b, i + 1, n)  # most strings hold no escape: read inline
+    esc = False
+    if end < 0:
+        end, esc = _string(b, i, n)
     if end < 0:
         return -1, False
     ints[row, col] = i + 1
@@ -686,7 +689,7 @@ def _event(b, i, n, ints, floats, hashes, row, bad, stack):
         if key == 0:  # ph: one letter
             if b[np.uint64(i)] != 34:
                 return -1, PHASE_UNREAD
-            end, _ = _string(b, i, n)
+            end = _plain_key(b, i + 1, n)
             if end != i + 3:
                 return -1, PHASE_UNREAD
             phase = _PHASE_OF[b[np.uint64(i + 1)]]
