@@ -30,7 +30,7 @@ from tui.model import load_trace
 from tui.model.analysis import Analysis
 if sys.argv[2] == "compiled":
     import numba  # noqa: F401 - as the compiled scan's process has
-    nesting.compiled_walk()(nesting.np.arange(2), nesting.np.arange(2) + 1)  # loaded from numba's cache
+    nesting.compiled_module().warm()  # loaded from numba's cache
 else:
     nesting._compiled = lambda: None
 a = Analysis(load_trace(sys.argv[1]))

@@ -20,7 +20,7 @@ def walk(request, monkeypatch):
     """A rule's test, in numpy's passes and in the compiled walk (where numba is installed: the fast extra)."""
     if request.param == "compiled":
         compiled = pytest.importorskip("tui.model.nesting_compiled", reason="numba (the fast extra) is not installed")
-        monkeypatch.setattr(nesting, "_compiled", lambda: compiled.nest_track)
+        monkeypatch.setattr(nesting, "_compiled", lambda: compiled)
     else:
         monkeypatch.setattr(nesting, "_compiled", lambda: None)
     return request.param

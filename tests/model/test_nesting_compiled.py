@@ -13,7 +13,7 @@ from conftest import SAMPLES, shared_traces
 
 import tui.model.nesting as nesting
 from tui.model import load_trace
-from tui.model.nesting import nest, nest_track_passes
+from tui.model.nesting import depth_of, nearest_kept_levels, nest, nest_track_passes
 
 compiled_module = pytest.importorskip("tui.model.nesting_compiled", reason="numba (the fast extra) is not installed")
 compiled = compiled_module.nest_track
@@ -66,7 +66,7 @@ def test_every_trace_nests_alike(path, monkeypatch):
     end, mask = x.ts + x.dur, x.dur >= 0
     monkeypatch.setattr(nesting, "_compiled", lambda: None)
     passes = nest(x.ts, end, x.track, mask)
-    monkeypatch.setattr(nesting, "_compiled", lambda: compiled)
+    monkeypatch.setattr(nesting, "_compiled", lambda: compiled_module)
     walked = nest(x.ts, end, x.track, mask)
     for f in fields(passes):
         assert np.array_equal(getattr(passes, f.name), getattr(walked, f.name)), f.name
@@ -83,6 +83,38 @@ def test_a_trace_msgspec_reads_never_imports_numba():
     assert out.stdout.strip() == "False"
 
 
-def test_numba_imported_takes_the_compiled_walk(monkeypatch):
+def test_numba_imported_takes_the_compiled_functions(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", sys.modules.get("numba") or __import__("numba"))
-    assert nesting._compiled() is compiled
+    assert nesting._compiled() is compiled_module
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_drawn_forests_find_the_same_nearest_kept_ancestor(seed):
+    """The compiled climb (each node's answer shared by every left-out node it climbed through) gives the level
+    passes' answer on drawn forests: any numbering, long runs of left-out ancestors, nothing or everything kept."""
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(0, 200))
+        label = rng.permutation(n)  # node k of a topological order is numbered label[k]
+        parent = np.full(n, -1, np.int32)
+        for k in range(1, n):
+            if rng.random() < 0.9:
+                parent[label[k]] = label[int(rng.integers(max(0, k - 5), k))]  # deep chains, mostly
+        keep = rng.random(n) < rng.choice([0.0, 0.1, 0.5, 1.0])
+        want = nearest_kept_levels(parent, keep, depth_of(parent))
+        got = compiled_module.nearest_kept(parent, keep)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_the_host_tree_of_every_sample_reads_alike_compiled(monkeypatch):
+    """The ops table's host tree (nearest_kept over the display nesting) on each sample, with numba's functions
+    and without: the same ops table, row for row."""
+    from tui.model.analyses.results import Results
+
+    for path in sorted(SAMPLES.rglob("*.json.gz")):
+        trace = load_trace(path)
+        monkeypatch.setattr(nesting, "_compiled", lambda: None)
+        passes = Results(trace).ops
+        monkeypatch.setattr(nesting, "_compiled", lambda: compiled_module)
+        walked = Results(trace).ops
+        assert passes == walked, path.name

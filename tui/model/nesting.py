@@ -287,25 +287,25 @@ def nest_track(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     Compiled (nesting_compiled.py) where numba is already imported, the compiled scan having read the trace; else
     in passes of numpy (nest_track_passes): the same arrays either way."""
     compiled = _compiled()
-    return compiled(s, e) if compiled is not None else nest_track_passes(s, e)
+    return compiled.nest_track(s, e) if compiled is not None else nest_track_passes(s, e)
 
 
 def _compiled():
-    """The compiled nest_track where this process has imported numba already (its 0.3 s import paid), else None:
-    a trace msgspec read never imports numba for the nesting."""
+    """nesting_compiled where this process has imported numba already (its 0.3 s import paid), else None: a trace
+    msgspec read never imports numba for the nesting."""
     if "numba" not in sys.modules:
         return None
-    return compiled_walk()
+    return compiled_module()
 
 
 @cache
-def compiled_walk():
-    """nesting_compiled.nest_track (importing numba if it is not yet), or None where it does not import."""
+def compiled_module():
+    """nesting_compiled (importing numba if it is not yet), or None where it does not import."""
     try:
-        from .nesting_compiled import nest_track as compiled
+        from . import nesting_compiled
     except Exception:  # noqa: BLE001 - numba built for another numpy, or broken: the passes nest it all
         return None
-    return compiled
+    return nesting_compiled
 
 
 def nest_track_passes(
@@ -634,7 +634,14 @@ def depth_of(parent: np.ndarray) -> np.ndarray:
 
 def nearest_kept(parent: np.ndarray, keep: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Each node's nearest ancestor among the kept ones (-1: none), level by level from the roots down (depth: one
-    more than the parent's): a node's is its parent when that is kept, else its parent's."""
+    more than the parent's): a node's is its parent when that is kept, else its parent's. Compiled where numba is
+    loaded (nesting_compiled.nearest_kept, no level sort), as nest_track is."""
+    compiled = _compiled()
+    return compiled.nearest_kept(parent, keep) if compiled is not None else nearest_kept_levels(parent, keep, depth)
+
+
+def nearest_kept_levels(parent: np.ndarray, keep: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """nearest_kept in passes of numpy, one per level."""
     out = np.full(len(parent), -1, parent.dtype)
     for nodes in levels(depth)[1:]:
         up = parent[nodes]

@@ -1,4 +1,5 @@
-"""nesting.nest_track compiled (numba): the rule walked once, as torch walks it, with no array per pass.
+"""nesting.nest_track and nesting.nearest_kept compiled (numba): the rule walked once, as torch walks it, with no
+array per pass.
 
 torch's EventList._populate_cpu_children (torch/autograd/profiler_util.py) keeps a stack of open events per
 thread, visited by (start, -end): while the top cannot hold the next event (it starts at or after the top's end,
@@ -70,3 +71,47 @@ def _grown(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     out = np.empty(2 * len(a), a.dtype)
     out[: len(a)] = a
     return out
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+def nearest_kept(parent: np.ndarray, keep: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """nesting.nearest_kept: each node's nearest kept ancestor (-1: none), found by climbing from each node to the
+    first kept ancestor or to one whose answer is known, which every node climbed through then shares (each
+    is left out, so its nearest kept ancestor is the same). Every node is climbed through once: no level sort."""
+    n = len(parent)
+    out = np.full(n, -2, parent.dtype)  # -2: not known yet
+    path = np.empty(64, np.int64)
+    for k in range(n):
+        if out[k] != -2:
+            continue
+        top = 0
+        j = k
+        while True:
+            p = parent[j]
+            if p < 0:
+                found = -1
+                break
+            if keep[p]:
+                found = p
+                break
+            if out[p] != -2:
+                found = out[p]
+                break
+            if top == len(path):
+                path = _grown(path)
+            path[top] = p
+            top += 1
+            j = p
+        out[k] = found
+        for m in range(top):
+            out[path[m]] = found
+    return out
+
+
+def warm() -> None:
+    """Compile each function here for the types the nesting passes them (or load it from numba's cache)."""
+    nest_track(np.arange(2), np.arange(2) + 1)
+    nearest_kept(np.array([-1, 0], np.int32), np.array([True, False]))
+
+
+COMPILED = (nest_track, nearest_kept)  # what warm() compiles: numba's cache holds each, or a first use compiles

@@ -98,9 +98,10 @@ def prepare(compiling: Callable[[], None] | None = None) -> None:
 
 def _compiles_first(scan) -> bool:
     """Whether numba's cache lacks the compiled scan or nesting of this source (their first use then compiles)."""
-    from ..nesting import compiled_walk
+    from ..nesting import compiled_module
 
-    compiled = [f for f in (scan.scan, compiled_walk()) if f is not None]
+    nesting = compiled_module()
+    compiled = [scan.scan, *(nesting.COMPILED if nesting is not None else ())]
     try:  # numba's own index, a stale one read as empty
         return not all(f._cache._cache_file._load_index() for f in compiled)
     except Exception:  # noqa: BLE001 - numba's internals moved: say nothing rather than fail a load
@@ -110,7 +111,7 @@ def _compiles_first(scan) -> bool:
 def warm() -> None:
     """Compile the scan and the nesting (or load them from numba's cache) by reading a small chunk of every kind it
     reads (not counted in COUNTS: it is no chunk of a trace)."""
-    from ..nesting import compiled_walk
+    from ..nesting import compiled_module
 
     counted = COUNTS.copy()
     try:
@@ -118,9 +119,9 @@ def warm() -> None:
         if plan is None:
             raise RuntimeError("the compiled scan refused its own sample")
         add(Builder(), plan, np.zeros(plan.count, np.int32), np.arange(plan.count, dtype=np.int32))
-        walk = compiled_walk()  # the nesting the analyses of a scanned trace take
-        if walk is not None:
-            walk(np.arange(2), np.arange(2) + 1)
+        nesting = compiled_module()  # the nesting the analyses of a scanned trace take
+        if nesting is not None:
+            nesting.warm()
     finally:
         COUNTS.clear()
         COUNTS.update(counted)
@@ -284,8 +285,8 @@ def read(data) -> Plan | None:
     groups = []
     for kind, idx in by_phase(code):
         at = np.arange(len(code)) if idx is None else idx  # copies: the rows are the thread's, reused for its next
-        rows = (a.take(at, axis=0) for a in (ints, floats, hashes))  # chunk before this one is added (take: about
-        group = _read_group(b, kind, *rows, ts[at], at)  # 3x as fast as [at] on rows of 35 ints)
+        rows, fl, hs = (a.take(at, axis=0) for a in (ints, floats, hashes))  # chunk before this one is added
+        group = _read_group(b, kind, rows, fl, hs, ts[at], at)  # (take: about 3x as fast as [at] on rows of 35 ints)
         if group is None:
             COUNTS[f"a field of phase {kind} not read alike"] += 1
             return None
