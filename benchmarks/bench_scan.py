@@ -1,89 +1,100 @@
-"""The compiled scan's kernel and its grouping, this checkout against an earlier commit, on chunks of a big trace.
+"""The compiled scan's kernel and its grouping, this checkout against an earlier commit's, in one process.
 
-Each round runs, in turn, one fresh process per side (the earlier commit from a git worktree): it cuts the first
-CHUNKS chunks of about 4 MB of events from TRACE, loads the scan from numba's cache (compiling it first, before
-the clock, where the cache lacks it), then times per chunk the best of REPS runs of `scan.scan` (the kernel) and
-of the grouping after it (`first_seen` of names and categories, `first_seen_tracks`). Both sides must read the
-same rows (a checksum of the ints and floats; the hashes may differ between commits, the groups may not). Prints
-MB/s per side and the ratio now / base per round. Needs numba (the fast extra).
-Run: python benchmarks/bench_scan.py TRACE [--base REV] [--chunks 40] [--rounds 3] [--reps 5]
+Loads the earlier commit's `tui/model/load/scan.py` (from git) beside this checkout's, cuts the first CHUNKS
+chunks of about 4 MB of events from TRACE, compiles or loads both from numba's cache before the clock, then for
+each chunk runs each side REPS times in turn (base, now, base, now...) and counts each side's best: the host's
+drift falls on both alike (separate processes a round apart measured 0.92-1.14x for the same pair on this shared
+host). Times the kernel (`scan`) and the grouping after it (`first_seen` of names and categories,
+`first_seen_tracks`). Both sides must read the same rows and groups (the hashes may differ between commits).
+Prints MB/s per side and the ratio now / base. Needs numba (the fast extra).
+Run: python benchmarks/bench_scan.py TRACE [--base REV] [--chunks 40] [--reps 7]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
+import importlib.util
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_views import worktree  # noqa: E402
 from benchmarks.probe import ROOT  # noqa: E402
-
-SIDE = r"""
-import json, sys, time
-import numpy as np
-from tui.model.load import scan
-
-path, count, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-data = open(path, "rb").read(count * 4_200_000 + (64 << 20))
-at = data.find(b"{", data.find(b"[", data.find(b'"traceEvents"')))
-chunks = []
-while len(chunks) < count:
-    end = data.find(b"},\n{", at + 4_000_000)
-    if end < 0:
-        break
-    chunks.append(np.frombuffer(bytearray(b"[" + data[at : end + 1] + b"]"), np.uint8))
-    at = end + 3
-room = max(len(c) for c in chunks) // 10 + 16
-ints, floats, hashes = np.empty((room, scan.INTS), np.int64), np.empty((room, 2)), np.empty((room, scan.HASHES), np.uint64)
-scan.scan(chunks[0], ints, floats, hashes)  # compiled or loaded before the clock
+from tui.model.load import scan as now  # noqa: E402
 
 
-def grouping(b, rows, h):
-    for col, hcol in ((scan.NAME, scan.H_NAME), (scan.CAT, scan.H_CAT)):
+def base_scan(rev: str, where: Path):
+    """scan.py as it was at rev, loaded beside this checkout's (its relative imports read this checkout's)."""
+    text = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:tui/model/load/scan.py"], check=True, capture_output=True
+    ).stdout
+    path = where / "scan_base.py"
+    path.write_bytes(text)
+    spec = importlib.util.spec_from_file_location("tui.model.load.scan_base", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "tui.model.load"
+    spec.loader.exec_module(module)
+    return module
+
+
+def chunks_of(trace: Path, count: int) -> list[np.ndarray]:
+    """The first `count` chunks of about 4 MB of events, each '[' + whole events + ']'."""
+    with open(trace, "rb") as f:
+        data = f.read(count * 4_200_000 + (64 << 20))
+    at = data.find(b"{", data.find(b"[", data.find(b'"traceEvents"')))
+    out = []
+    while len(out) < count:
+        end = data.find(b"},\n{", at + 4_000_000)
+        if end < 0:
+            break
+        out.append(np.frombuffer(bytearray(b"[" + data[at : end + 1] + b"]"), np.uint8))
+        at = end + 3
+    return out
+
+
+def grouping(scan, b, rows, h):
+    """The groups of names, categories and tracks (the first event of each, and each event's group)."""
+    out = [
         scan.first_seen(b, np.ascontiguousarray(h[:, hcol]), rows[:, col], rows[:, col + 1])
-    return scan.first_seen_tracks(b, rows, h)
+        for col, hcol in ((scan.NAME, scan.H_NAME), (scan.CAT, scan.H_CAT))
+    ]
+    return [*out, scan.first_seen_tracks(b, rows, h)]
 
 
-kernel = group = 0.0
-check = 0
-groups = 0
-for b in chunks:
-    best = best_group = float("inf")
-    for _ in range(reps):
+class Side:
+    def __init__(self, scan, room: int) -> None:
+        self.scan, self.kernel, self.group = scan, 0.0, 0.0
+        self.rows = (
+            np.empty((room, scan.INTS), np.int64),
+            np.empty((room, 2)),
+            np.empty((room, scan.HASHES), np.uint64),
+        )
+
+    def run(self, b: np.ndarray) -> tuple[float, float, tuple]:
+        """One read of a chunk: the kernel's and the grouping's seconds, and what they found."""
         t = time.perf_counter()
-        k, why = scan.scan(b, ints, floats, hashes)
-        best = min(best, time.perf_counter() - t)
-        assert not why, scan.REASONS[why]
-        rows, h = ints[:k].copy(), hashes[:k].copy()
+        k, why = self.scan.scan(b, *self.rows)
+        kernel = time.perf_counter() - t
+        assert not why, self.scan.REASONS[why]
+        ints, floats, hashes = (a[:k].copy() for a in self.rows)
         t = time.perf_counter()
-        firsts, _ = grouping(b, rows, h)
-        best_group = min(best_group, time.perf_counter() - t)
-    kernel += best
-    group += best_group
-    check = (check * 31 + int(rows.sum()) + int(np.nan_to_num(floats[:k]).sum() * 1000)) % (1 << 61)
-    groups += len(firsts)
-mb = sum(map(len, chunks)) / 1e6
-print(json.dumps({"mb": mb, "kernel": kernel, "group": group, "check": check, "groups": groups}))
-"""
+        groups = grouping(self.scan, b, ints, hashes)
+        return kernel, time.perf_counter() - t, (ints, floats, groups)
 
 
-def side(tree: Path, trace: Path, chunks: int, reps: int) -> dict:
-    env = {"PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1", "TRACETUI_DECODE": "native"}
-    out = subprocess.run(
-        [sys.executable, "-c", SIDE, str(trace), str(chunks), str(reps)],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=True,
+def same(a: tuple, b: tuple) -> bool:
+    ints, floats, groups = a
+    return (
+        np.array_equal(ints, b[0])
+        and np.array_equal(floats, b[1], equal_nan=True)
+        and all(np.array_equal(x, y) for g, h in zip(groups, b[2], strict=True) for x, y in zip(g, h, strict=True))
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -91,34 +102,28 @@ def main() -> None:
     opts.add_argument("trace", type=Path)
     opts.add_argument("--base", default="HEAD~1", help="the commit to compare with")
     opts.add_argument("--chunks", type=int, default=40)
-    opts.add_argument("--rounds", type=int, default=3)
-    opts.add_argument("--reps", type=int, default=5, help="runs per chunk, the best counted")
+    opts.add_argument("--reps", type=int, default=7, help="runs per chunk and side, the best counted")
     args = opts.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="tracetui-scan-"))
-    sides = {"base": worktree(args.base, scratch / "base"), "now": ROOT}
-    try:
-        got: dict[str, list[dict]] = {name: [] for name in sides}
-        for _ in range(args.rounds):
-            for name, tree in sides.items():
-                got[name].append(side(tree, args.trace, args.chunks, args.reps))
-    finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(sides["base"])], check=False)
-    report(got, args)
-
-
-def report(got: dict[str, list[dict]], args: argparse.Namespace) -> None:
-    base, now = got["base"], got["now"]
-    same = all(b["check"] == n["check"] and b["groups"] == n["groups"] for b, n in zip(base, now, strict=True))
-    mb = now[0]["mb"]
-    print(f"{args.trace.name}: {args.chunks} chunks, {mb:.0f} MB; best of {args.reps} per chunk; base = {args.base}")
-    print(f"  rows and groups alike on both sides: {'yes' if same else 'NO'}")
+    chunks = chunks_of(args.trace, args.chunks)
+    room = max(len(c) for c in chunks) // 10 + 16
+    with tempfile.TemporaryDirectory(prefix="tracetui-scan-") as scratch:
+        sides = {"base": Side(base_scan(args.base, Path(scratch)), room), "now": Side(now, room)}
+        alike = all(same(sides["base"].run(b)[2], sides["now"].run(b)[2]) for b in chunks)  # compiles both first
+        for b in chunks:
+            best = {name: [float("inf"), float("inf")] for name in sides}
+            for _ in range(args.reps):
+                for name, s in sides.items():
+                    kernel, group, _ = s.run(b)
+                    best[name] = [min(best[name][0], kernel), min(best[name][1], group)]
+            for name, s in sides.items():
+                s.kernel += best[name][0]
+                s.group += best[name][1]
+    mb = sum(map(len, chunks)) / 1e6
+    print(f"{args.trace.name}: {len(chunks)} chunks, {mb:.0f} MB; best of {args.reps} per chunk; base = {args.base}")
+    print(f"  rows and groups alike on both sides: {'yes' if alike else 'NO'}")
     for part in ("kernel", "group"):
-        ratios = [n[part] / b[part] for b, n in zip(base, now, strict=True)]
-        speed = {name: statistics.median(mb / r[part] for r in runs) for name, runs in got.items()}
-        print(
-            f"  {part:6s}  base {speed['base']:6.0f} MB/s  now {speed['now']:6.0f} MB/s  now/base time "
-            f"{statistics.median(ratios):.3f} (per round {', '.join(f'{r:.3f}' for r in ratios)})"
-        )
+        b, n = getattr(sides["base"], part), getattr(sides["now"], part)
+        print(f"  {part:6s}  base {mb / b:6.0f} MB/s  now {mb / n:6.0f} MB/s  now/base time {n / b:.3f}")
 
 
 if __name__ == "__main__":
