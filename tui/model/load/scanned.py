@@ -8,13 +8,11 @@ msgspec does not take, a hash shared by two different strings) is checked before
 refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
 
 `TRACETUI_DECODE=native` turns it on for a file of NATIVE_MIN_BYTES and more (numba compiles it the first time,
-about 20 s of one core, then loads it from numba's cache in 0.4 s per process); msgspec reads otherwise. It is not
-the default: a first use waits for the compile, and numba is an extra. On the 2-core machine it was measured on
-(benchmarks/RESULTS.md, round 13), a 1 GB first `summary` took 0.78x the time of round 12's scan (which took
-0.80-0.87x msgspec's), with 1.2x the file in peak memory against msgspec's 1.1x (numba's libraries, and the
-analyses' arrays on a heap the scan's threads left in pieces; round 14); below about 320 MB numba's start costs
-more than the scan saves (round 12), and its 125 MB of libraries put the peak past 1.5x the file, hence the
-threshold.
+20-80 s of one core: 20 s in round 13, 69-79 s on round 16's slower host; then it loads from numba's cache in 0.4 s
+per process); msgspec reads otherwise. It is not the default: a first use waits for the compile, and numba is an
+extra. On 2 cores (benchmarks/RESULTS.md, round 16) a 1 GB first `summary` took 0.54-0.60x msgspec's time, with
+1.1x the file in peak memory against msgspec's 1.06x; below about 320 MB numba's start costs more than the scan
+saves (round 12), and its 125 MB of libraries put the peak past 1.5x the file, hence the threshold.
 """
 
 from __future__ import annotations
@@ -83,7 +81,7 @@ def wanted(size: int) -> bool:
     return True
 
 
-COMPILE_NOTE = "compiling the native decoder with numba: about 20 s, once (TRACETUI_DECODE=native)"
+COMPILE_NOTE = "compiling the native decoder with numba, once: 20 s to over a minute (TRACETUI_DECODE=native)"
 
 
 def prepare(compiling: Callable[[], None] | None = None) -> None:
