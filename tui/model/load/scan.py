@@ -12,7 +12,8 @@ reads it; the tests compare the two on every sample and shared trace.
 Every byte is read at an unsigned index (b[np.uint64(i)]): numba then leaves out the check for a negative
 index that each signed one costs (9% of the scan's time; every index here is past a bound check already). A string's
 plain bytes are passed, hashed and compared eight at a time (one unaligned 8-byte read, _load8), where eight are left
-in the chunk: the scan's kernel takes 0.90x the time it took byte by byte (RESULTS.md, round 16).
+in the chunk: with value strings read inline as keys are, the kernel takes 0.81-0.83x the time it took byte by
+byte (RESULTS.md, round 16).
 
 Strings are kept as (start, length, has an escape) into the chunk's bytes, with a 64-bit hash to group equal
 ones; grouping compares every member with its group's first byte for byte (`first_seen`), so two strings that
@@ -147,7 +148,8 @@ _inline = nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy"
 
 
 def _load8_typed(typingctx, arr, idx):
-    """_load8(b, i): the 8 bytes at b[i:i+8] as one little-endian word, read wherever they lie (the caller checks i + 8 <= n)."""
+    """_load8(b, i): the 8 bytes at b[i:i+8] as one little-endian word, read wherever they lie (the caller checks
+    that i + 8 <= len(b))."""
     if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and isinstance(idx, types.Integer)):
         return None
 
