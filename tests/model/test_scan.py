@@ -466,3 +466,20 @@ def test_spans_compared_eight_bytes_at_a_time_differ_where_one_byte_does():
             starts, lengths = np.array([0, length, 2 * length]), np.full(3, length)
             firsts, inverse = scan.first_seen(text, np.zeros(3, np.uint64), starts, lengths)
             assert inverse.tolist() == [0, 1, 0], (length, at)
+
+
+def test_a_scan_numba_cannot_compile_is_said_once_and_msgspec_reads(monkeypatch):
+    """GIVEN TRACETUI_DECODE=native and a numba that fails to compile the scan (a helper round 16 tried failed so,
+    with an AssertionError from numba's lowering, and the command ended in "internal error") WHEN a trace loads THEN
+    one line says so, with the error's first line, and msgspec reads the trace: the same trace, no chunk scanned."""
+    path = SAMPLES / "h100-bert-small.json.gz"
+    slow, _ = _load(path, "msgspec", monkeypatch)
+
+    def broken() -> None:
+        raise AssertionError("array(int8, 1d, C)\nand pages more of numba's lowering")
+
+    monkeypatch.setattr(scanned, "warm", broken)
+    said_once.cache_clear()
+    with pytest.warns(RuntimeWarning, match=r"did not compile here \(AssertionError: array\(int8, 1d, C\)\): the defa"):
+        fast, counts = _load(path, "native", monkeypatch)
+    assert _differences(slow, fast) == [] and counts == {}

@@ -164,7 +164,7 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     merged = None
     scan = scanned.wanted(src.end - src.start)  # the compiled scan, in threads of this process: no workers
     if scan:
-        scanned.prepare((lambda: progress(COMPILING)) if progress else None)
+        scan = scanned.prepare((lambda: progress(COMPILING)) if progress else None)
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scan:
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)

@@ -84,14 +84,23 @@ def wanted(size: int) -> bool:
 COMPILE_NOTE = "compiling the native decoder with numba, once: 20 s to over a minute (TRACETUI_DECODE=native)"
 
 
-def prepare(compiling: Callable[[], None] | None = None) -> None:
+def prepare(compiling: Callable[[], None] | None = None) -> bool:
     """Before a scan: where numba's cache holds no compiled scan, call `compiling` (to say so where stderr is not
-    seen: the viewer) and compile it now, so the wait comes before the first chunk, not inside it."""
+    seen: the viewer); then compile it, or load it from numba's cache, now, so the wait comes before the first
+    chunk, not inside it. False, said once, where numba fails to compile or load it (a numba or LLVM this code was
+    not written for): msgspec then reads the file, as without numba."""
     scan = _scan_module()
-    if scan is not None and _compiles_first(scan):
-        if compiling:
-            compiling()
+    if scan is None:
+        return False
+    if _compiles_first(scan) and compiling:
+        compiling()
+    try:
         warm()
+    except Exception as exc:  # noqa: BLE001 - numba's compiler failed: the default path reads it all
+        why = (str(exc).strip().splitlines() or [""])[0][:160]  # numba's errors run to pages: their first line
+        said_once(f"the native decoder did not compile here ({type(exc).__name__}: {why}): the default, msgspec")
+        return False
+    return True
 
 
 def _compiles_first(scan) -> bool:
