@@ -31,7 +31,6 @@ from llvmlite import ir
 from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
 
 from . import schema
 
@@ -164,40 +163,6 @@ def _load8_typed(typingctx, arr, idx):
 
 
 _load8: Any = intrinsic(_load8_typed)
-
-
-def _unowned_typed(typingctx, arr):
-    """_unowned(a): a view of the array a with no owner (its meminfo NULL). numba counts an array's references
-    with an atomic add at each compiled call it is passed to (NRT_incref, NRT_decref): with every helper of the
-    scan counting b, the rows and the stack, those two took about a fifth of its samples (perf, RESULTS.md round
-    16). A view with no owner is not counted. Whoever takes the view keeps a alive (uses it after) while the view
-    is read, and no view is returned."""
-    if not isinstance(arr, types.Array):
-        return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        out = context.make_array(sig.return_type)(context, builder)
-        populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)
-        return out._getvalue()
-
-    return arr(arr), codegen
-
-
-_unowned: Any = intrinsic(_unowned_typed)
-
-
-def _kept_typed(typingctx, arrays):
-    """_kept(a) or _kept((a, b)): nothing, but a use of the arrays where it is called, so that numba frees none of
-    them before: put after the call that reads their _unowned views."""
-
-    def codegen(context, builder, sig, args):
-        return context.get_dummy_value()
-
-    return types.none(arrays), codegen
-
-
-_kept: Any = intrinsic(_kept_typed)
 _trailing_zeros: Any = trailing_zeros  # an intrinsic (LLVM's cttz) typed for numba alone
 _ONES = np.uint64(0x0101010101010101)
 _HIGHS = np.uint64(0x8080808080808080)
@@ -810,17 +775,10 @@ def _judge(phase, bad):
 @_jit
 def scan(b, ints, floats, hashes):
     """Scan a chunk ('[' events ']') into the rows: (events read, reason 0) or (-1, why not)."""
-    bad = np.zeros(_KEYS, np.int8)
-    stack = np.empty(MAX_DEPTH, np.uint8)
-    out = _scan(_unowned(b), _unowned(ints), _unowned(floats), _unowned(hashes), _unowned(bad), _unowned(stack))
-    _kept((bad, stack))
-    return out
-
-
-@_jit
-def _scan(b, ints, floats, hashes, bad, stack):
     n = len(b)
     room = ints.shape[0]
+    bad = np.zeros(_KEYS, np.int8)
+    stack = np.empty(MAX_DEPTH, np.uint8)
     i = _ws(b, 0, n)
     if i >= n or b[np.uint64(i)] != 91:
         return -1, BAD_JSON
@@ -933,10 +891,7 @@ def _grouped(b, keys, starts, lengths, rows, pairs):
 def first_seen(b, keys, starts, lengths):
     """Equal spans grouped in order of first appearance, by hash and then byte for byte (spans that share a hash
     are told apart): (the first event of each group, each event's group)."""
-    none = np.empty((0, INTS), np.int64)
-    out = _grouped(_unowned(b), _unowned(keys), _unowned(starts), _unowned(lengths), _unowned(none), False)
-    _kept(none)
-    return out
+    return _grouped(b, keys, starts, lengths, np.empty((0, INTS), np.int64), False)
 
 
 @_jit
@@ -959,9 +914,7 @@ def first_seen_tracks(b, rows, hashes):
         t = hashes[k, H_TID] if rows[k, TID_KIND] else np.uint64(rows[k, TID])
         keys[k] = (p * _FNV_PRIME) ^ (t + np.uint64(rows[k, PID_KIND] * 2 + rows[k, TID_KIND]))
     none = np.empty(0, np.int64)
-    out = _grouped(_unowned(b), _unowned(keys), _unowned(none), _unowned(none), _unowned(rows), True)
-    _kept((keys, none))
-    return out
+    return _grouped(b, keys, none, none, rows, True)
 
 
 @_jit
