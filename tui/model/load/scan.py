@@ -462,8 +462,9 @@ def _value(b, i, n, stack):
 
 @_inline
 def _plain_key(b, i, n):
-    """Past the closing quote of a key whose text starts at b[i], where it holds no escape and no control byte
-    (-1: it holds one, or does not close). Keys are most of a trace's strings, and none has an escape."""
+    """Past the closing quote of a string whose text starts at b[i], where it holds no escape and no control byte
+    (-1: it holds one, or does not close). Every key is read so, and a value string (a name, a category, the phase)
+    first so: most of a trace's strings hold no escape, and _string reads the few that do."""
     while i < n:
         if i + 8 <= n:
             k = _stop8(_load8(b, i))
