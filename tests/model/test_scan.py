@@ -311,6 +311,61 @@ def test_the_inlined_number_reads_random_numbers_as_the_whole_reader_does():
         assert scan._num(b, 0, len(b)) == scan._number(b, 0, len(b)), text
 
 
+@pytest.mark.parametrize("text", _NUMBERS)
+@pytest.mark.parametrize("tail", ["", ",", "}", "]", " ", "e"])
+def test_the_inlined_number_skip_ends_where_the_whole_skip_does(text, tail):
+    """_value passes numbers with _pass_number, which hands all but the common ones to _skip_number: both end
+    alike for any number text, valid or not, where it ends a chunk or something follows it."""
+    from tui.model.load import scan
+
+    b = np.frombuffer(bytearray((text + tail).encode()), np.uint8)
+    assert scan._pass_number(b, 0, len(b)) == scan._skip_number(b, 0, len(b)), text + tail
+
+
+def _drawn_json(rng, depth: int = 0) -> str:
+    """A random JSON value: containers to depth 4, strings with escapes, numbers of every form, random whitespace."""
+    ws = lambda: "".join(rng.choice([" ", "\n", "\t", "\r", ""], rng.integers(0, 3)).tolist())  # noqa: E731
+    kind = rng.integers(0, 6 if depth < 4 else 3)
+    if kind == 0:
+        return rng.choice(['"a"', '"a\\"b"', '"\\u00e9x"', '""', '"x\\\\y"', '"Input Dims"'])
+    if kind == 1:
+        return rng.choice(["0", "-0.5", "12.25", "1e5", "-3", "1419247334787.39", "2.5E-3", "7"])
+    if kind == 2:
+        return rng.choice(["true", "false", "null"])
+    items = [_drawn_json(rng, depth + 1) for _ in range(rng.integers(0, 4))]
+    if kind == 3:
+        return "[" + ws() + ("," + ws()).join(x + ws() for x in items) + "]"
+    keys = [rng.choice(['"k"', '"External id"', '"a\\nb"', '""']) for _ in items]
+    return (
+        "{" + ws() + ",".join(ws() + k + ws() + ":" + ws() + x + ws() for k, x in zip(keys, items, strict=True)) + "}"
+    )
+
+
+def test_a_value_ends_where_json_says_for_drawn_values():
+    """_value (strings and numbers read inline, escapes and odd numbers by the whole readers, the ',' or closing
+    byte after each value read at once) ends each drawn value where Python's json reader does, and fails exactly
+    where it fails: on drawn values, and on the same with one byte deleted, doubled or put in."""
+    from tui.model.load import scan
+
+    rng = np.random.default_rng(56)
+    stack = np.zeros(scan.MAX_DEPTH, np.uint8)
+    inserts = list(',:[]{}" 0a\\-.e')
+    for _ in range(6000):
+        text = "[" + _drawn_json(rng) + "]" if rng.random() < 0.5 else '{"x": ' + _drawn_json(rng) + "}"
+        if rng.random() < 0.6:  # one byte deleted, doubled, or put in, past the first
+            at = int(rng.integers(1, len(text)))
+            edit = rng.integers(0, 3)
+            put = text[at] if edit == 1 else str(rng.choice(inserts))
+            text = text[:at] + text[at + 1 :] if edit == 0 else text[:at] + put + text[at:]
+        text += str(rng.choice(["", ",", " ]", "}"]))
+        b = np.frombuffer(bytearray(text.encode()), np.uint8)
+        try:
+            _, want = json.JSONDecoder().raw_decode(text)
+        except json.JSONDecodeError:
+            want = -1
+        assert scan._value(b, 0, len(b), stack) == want, text
+
+
 def test_strings_that_share_a_hash_stay_apart():
     from tui.model.load import scan
 

@@ -368,6 +368,25 @@ def _skip_number(b, i, n):
     return i
 
 
+@_inline
+def _pass_number(b, i, n):
+    """_skip_number's common case, read where it is called: digits with no leading zero, maybe a point and digits,
+    then no exponent, before the chunk's end. Anything else is _skip_number's."""
+    j = i
+    while j < n and 48 <= b[np.uint64(j)] <= 57:
+        j += 1
+    if j == i or j >= n or (j - i > 1 and b[np.uint64(i)] == 48):
+        return _skip_number(b, i, n)
+    if b[np.uint64(j)] == 46:
+        k = j + 1
+        while k < n and 48 <= b[np.uint64(k)] <= 57:
+            k += 1
+        j = k if k > j + 1 else i  # no digit after the point: _skip_number says so
+    if j == i or j >= n or (b[np.uint64(j)] | 32) == 101:
+        return _skip_number(b, i, n)
+    return j
+
+
 _TRUE, _FALSE, _NULL = (np.frombuffer(word, np.uint8) for word in (b"true", b"false", b"null"))
 
 
@@ -394,70 +413,72 @@ def _literal(b, i, n):
     return -1, 0
 
 
-_VALUE, _AFTER, _KEY, _COLON, _FIRST_KEY, _FIRST_VALUE = range(6)
-
-
 @_jit
 def _value(b, i, n, stack):
     """Check and pass over any JSON value at b[i]: its end, or -1 (not strict JSON) / -2 (nested too deep).
-    One loop over the bytes with the grammar's state (what may come next) and a stack of open containers."""
+    A stack of open containers (1: an object); after each value, the ',' or the closing byte that may follow it is
+    read at once, and after a ',' in an object, the next key and its colon: no state is kept between tokens."""
     depth = 0
-    state = _VALUE
-    while i < n:
+    i = _ws(b, i, n)
+    while True:
+        if i < 0 or i >= n:  # a value at b[i] (i < 0: a key before it was not `"key" :`)
+            return -1
         c = b[np.uint64(i)]
-        if c == 32 or c == 10 or c == 13 or c == 9:
+        if c == 34:
+            i = _any_string(b, i, n)
+        elif c == 123 or c == 91:
+            if depth == MAX_DEPTH:
+                return -2
+            is_obj = c == 123
+            stack[depth] = is_obj
+            depth += 1
+            i = _ws(b, i + 1, n)
+            if i >= n:
+                return -1
+            c = b[np.uint64(i)]
+            if c != (125 if is_obj else 93):
+                if is_obj:
+                    i = _colon_after_key(b, i, n)
+                continue
+            depth -= 1  # {} or []
             i += 1
-            continue
-        if (state == _FIRST_VALUE and c == 93) or (state == _FIRST_KEY and c == 125):  # [] or {}
+        elif c == 45 or 48 <= c <= 57:
+            i = _pass_number(b, i, n)
+        else:
+            i, _ = _literal(b, i, n)
+        if i < 0 or depth == 0:
+            return i
+        while True:  # after a value: a ',' and the next member, or the closing byte of its container
+            i = _ws(b, i, n)
+            if i >= n:
+                return -1
+            c = b[np.uint64(i)]
+            is_obj = stack[depth - 1] == 1
+            if c == 44:
+                i = _ws(b, i + 1, n)
+                if is_obj:
+                    i = _colon_after_key(b, i, n)
+                break
+            if c != (125 if is_obj else 93):
+                return -1
             depth -= 1
             i += 1
             if depth == 0:
                 return i
-            state = _AFTER
-            continue
-        if state == _VALUE or state == _FIRST_VALUE:
-            if c == 34:
-                i, _ = _string(b, i, n)
-            elif c == 123 or c == 91:
-                if depth == MAX_DEPTH:
-                    return -2
-                stack[depth] = c == 123
-                depth += 1
-                i += 1
-                state = _FIRST_KEY if c == 123 else _FIRST_VALUE
-                continue
-            elif c == 45 or 48 <= c <= 57:
-                i = _skip_number(b, i, n)
-            else:
-                i, _ = _literal(b, i, n)
-            if i < 0 or depth == 0:
-                return i
-            state = _AFTER
-        elif state == _AFTER:
-            is_obj = stack[depth - 1] == 1
-            if c == 44:
-                state = _KEY if is_obj else _VALUE
-                i += 1
-            elif c == (125 if is_obj else 93):
-                depth -= 1
-                i += 1
-                if depth == 0:
-                    return i
-            else:
-                return -1
-        elif state == _COLON:
-            if c != 58:
-                return -1
-            state = _VALUE
-            i += 1
-        else:  # a key
-            if c != 34:
-                return -1
-            i, _ = _string(b, i, n)
-            if i < 0:
-                return -1
-            state = _COLON
-    return -1
+
+
+@_inline
+def _colon_after_key(b, i, n):
+    """A key at b[i] and its colon: the index of the value after them (-1: not `"key" :`)."""
+    if i >= n or b[np.uint64(i)] != 34:
+        return -1
+    i = _any_string(b, i, n)
+    if i < 0:
+        return -1
+    i = _ws(b, i, n)
+    if i >= n or b[np.uint64(i)] != 58:
+        return -1
+    return _ws(b, i + 1, n)
 
 
 @_inline
@@ -478,6 +499,15 @@ def _plain_key(b, i, n):
             return -1
         i += 1
     return -1
+
+
+@_inline
+def _any_string(b, i, n):
+    """b[i] is '"': past the string's closing quote (-1: not a valid string), read inline where it holds no escape."""
+    end = _plain_key(b, i + 1, n)
+    if end < 0:
+        end, _ = _string(b, i, n)
+    return end
 
 
 @_inline
