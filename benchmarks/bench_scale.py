@@ -57,7 +57,7 @@ marks = [("start", now())]
     + """
 from pathlib import Path
 from tui.model.analyses.results import Results
-from tui.model.load import cache, loader
+from tui.model.load import cache, parse
 from tui.model.load.locate import open_source
 from tui.model.load.parts import decode_parallel, decode_range, merge_parts, worker_count
 from tui.model.load.source import ChunkReader, split_chunks
@@ -86,7 +86,7 @@ else:
         merged = decode_range(read, chunks, last)
     marks.append(("decode", now()))
 marks.append(("merge", now()))
-trace = loader._assemble(path, src, merged, None)
+trace = parse._assemble(path, src, merged, None)
 marks.append(("tracks", now()))
 a = Results(trace)
 a.nesting
@@ -109,7 +109,7 @@ COMMAND = (
     ALLOCATORS
     + """
 import contextlib, io, sys, time
-import tui.model.load.loader as loader  # (main() would set the allocators after numpy's import here)
+import tui.model.load.parse as loader  # (main() would set the allocators after numpy's import here)
 from tui.model.load import parts
 decoded = []  # the decode ends as its last part arrives (parallel) or when the one process is done
 finish, decode_range = parts._Run.finish, loader.decode_range

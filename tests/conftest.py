@@ -135,7 +135,7 @@ async def wait_for_main(pilot, settled: bool = True):
 @pytest.fixture
 def force_workers(monkeypatch) -> list:
     """Decode in two worker processes even small files, in small chunks; returns the worker counts used."""
-    import tui.model.load.loader
+    import tui.model.load.parse
     import tui.model.load.parts
     import tui.model.load.source
 
@@ -143,13 +143,13 @@ def force_workers(monkeypatch) -> list:
     monkeypatch.setattr(tui.model.load.parts, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(tui.model.load.parts.os, "cpu_count", lambda: 2)
     calls: list = []
-    real = tui.model.load.loader.decode_parallel
+    real = tui.model.load.parse.decode_parallel
 
     def counted(*args):
         calls.append(args[2])
         return real(*args)
 
-    monkeypatch.setattr(tui.model.load.loader, "decode_parallel", counted)
+    monkeypatch.setattr(tui.model.load.parse, "decode_parallel", counted)
     return calls
 
 

@@ -21,7 +21,7 @@ from conftest import ROOT, SAMPLES, copy_sample
 
 import tracetui
 from tui.model import load_trace
-from tui.model.load import cache, loader
+from tui.model.load import cache, parse
 from tui.model.load.flight import SingleFlight, one_writer, remove_lock
 
 BERT = "h100-bert-small.json.gz"
@@ -165,8 +165,8 @@ def test_threads_opening_one_trace_parse_it_once_and_read_the_entry(tmp_path, is
     path = copy_sample(tmp_path, BERT)
     alone = load_trace(path, use_cache=False)
     parsed = []
-    parse = loader.parse_file
-    monkeypatch.setattr(loader, "parse_file", lambda *a, **k: parsed.append(1) or parse(*a, **k))
+    real_parse = parse.parse_file
+    monkeypatch.setattr(parse, "parse_file", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
     traces = together(THREADS, lambda k: load_trace(path))
     assert len(parsed) == 1
     assert sorted(t.report.from_cache for t in traces) == [False] + [True] * (THREADS - 1)  # type: ignore[attr-defined]

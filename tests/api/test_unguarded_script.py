@@ -13,7 +13,7 @@ from conftest import ROOT, SAMPLES
 SETUP = f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
-import tui.model.load.loader as loader, tui.model.load.parts as parts, tui.model.load.source as source
+import tui.model.load.parse as loader, tui.model.load.parts as parts, tui.model.load.source as source
 parts.PARALLEL_MIN_BYTES, source.CHUNK_BYTES = 0, 64 << 10  # a small trace decoded in workers, as a big one is
 decode = loader.decode_parallel
 def counted(*args, **kwargs):

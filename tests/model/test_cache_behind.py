@@ -14,7 +14,7 @@ from conftest import copy_sample, wait_for_main
 from tui.cli import main
 from tui.model import load_trace
 from tui.model.analyses.results import Results
-from tui.model.load import behind, cache, loader
+from tui.model.load import behind, cache, parse
 from tui.model.load.cache import EntryStore, entry_dir
 
 BERT = "h100-bert-small.json.gz"
@@ -68,8 +68,8 @@ def test_the_analyses_run_while_the_columns_are_written_and_read_back_what_they_
 def test_another_thread_opening_the_trace_waits_for_the_columns_and_reads_them(tmp_path, isolated_cache, monkeypatch):
     path = copy_sample(tmp_path, BERT)
     parsed: list[int] = []
-    parse = loader.parse_file
-    monkeypatch.setattr(loader, "parse_file", lambda *a, **k: parsed.append(1) or parse(*a, **k))
+    real_parse = parse.parse_file
+    monkeypatch.setattr(parse, "parse_file", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
     written = _slow_commit(monkeypatch, 0.5, [])
     with behind.written_behind():
         first = load_trace(path)
@@ -114,14 +114,14 @@ def test_a_library_load_writes_as_it_goes(tmp_path, isolated_cache, inside):
 def test_an_interrupt_leaves_no_traceback_and_no_unzipped_copy(tmp_path, isolated_cache, monkeypatch, capsys):
     """Ctrl-C while a gzip trace is read: exit 130, no traceback, and its copy unzipped into the cache is removed."""
     path = copy_sample(tmp_path, BERT)
-    parse = loader.parse_file
+    real_parse = parse.parse_file
 
     def interrupted(p, unzipped, progress=None):
-        parse(p, unzipped, progress)  # the copy is unzipped into the cache
+        real_parse(p, unzipped, progress)  # the copy is unzipped into the cache
         assert unzipped is not None and unzipped.exists()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(loader, "parse_file", interrupted)
+    monkeypatch.setattr(parse, "parse_file", interrupted)
     assert main(["summary", str(path)]) == 130
     assert capsys.readouterr().err == ""
     assert not list(isolated_cache.glob(".tracetui-unzipped/*.json")), "an unzipped copy was left without its entry"

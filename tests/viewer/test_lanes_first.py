@@ -127,7 +127,7 @@ async def test_a_load_whose_native_decoder_compiles_first_says_so_then_loads(tmp
     from textual.widgets import Label, ProgressBar
 
     from tui.model.load import scanned
-    from tui.model.load.loader import COMPILING
+    from tui.model.load.progress import COMPILING
     from tui.widgets.phases import SAID
 
     plain = tmp_path / "t.json"

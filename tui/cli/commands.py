@@ -256,18 +256,28 @@ def _internal_error(exc: BaseException, args: argparse.Namespace) -> int:
     return 1
 
 
+def _in_cache(path: str) -> bool:
+    """Whether the file's cache entry is there (then no worker starts, and the decode's modules are not imported)."""
+    from pathlib import Path
+
+    from ..model.load.cache import has_entry
+
+    return has_entry(Path(path))
+
+
 @contextmanager
 def _early_workers(args: argparse.Namespace) -> Iterator[None]:
     """A command that loads one big file not yet in the cache starts its decode's workers before its own imports
     (model/load/parts.py, start_workers); those no load took are stopped when it ends."""
     paths = getattr(args, "traces", None) or [getattr(args, "trace", None)]  # open: its one trace
     path = paths[0] if len(paths) == 1 else None
-    if args.command not in BIG_ARRAYS or not isinstance(path, str):
+    use_cache = not getattr(args, "no_cache", False)
+    if args.command not in BIG_ARRAYS or not isinstance(path, str) or (use_cache and _in_cache(path)):
         yield
         return
     from ..model.load.parts import drop_workers, start_workers
 
-    start_workers(path, use_cache=not getattr(args, "no_cache", False))
+    start_workers(path, use_cache=use_cache)
     try:
         yield
     finally:

@@ -7,7 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 
 from ..appkit.messages import PHASES
-from ..model.load.loader import COMPILING
+from ..model.load.progress import COMPILING
 
 WHAT = {
     "decode": "decode the JSON into columns",

@@ -13,13 +13,13 @@ import numpy as np
 
 from ..analysis import Analysis, computed, derived, stored
 from ..lazy import imports_on_use
-from ..load.args import event_args
 from ..steps import Step, typical_step
 from ..store import Blob
 from ..threads import side_by_side
 
 # The analyses are imported when first used (lazy.py): a cached command reads its values back and runs none of them.
 if TYPE_CHECKING:
+    from ..load.args import event_args
     from .breakdown import BreakdownReport, breakdown
     from .code import CodeTable, code_table, python_levels
     from .compiling import Compiling, compiling

@@ -24,8 +24,6 @@ import numpy as np
 
 from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, TraceColumns
-from .locate import NOT_JSON, cut_before_events, not_json
-from .merge import merge
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)  # as the loader reads a file's rank
@@ -191,6 +189,8 @@ def merge_ranks(path: str, traces: list[TraceColumns]) -> TraceColumns:
     traces = [_shifted(t, shifts[r]) for t, r in zip(traces, ranks, strict=True)]
     offsets = np.cumsum([0] + [len(t.tracks) for t in traces])
     track_maps = [np.arange(len(t.tracks), dtype=np.int32) + offsets[k] for k, t in enumerate(traces)]
+    from .merge import merge  # (a folder load's: not imported by a command that lists captures)
+
     merged = merge(traces, track_maps, [len(t.chunks) for t in traces])
     tracks = [
         replace(tr, id=tr.id + int(offsets[k]), rank=ranks[k], process=f"rank {ranks[k]} · {tr.process}")
@@ -257,6 +257,8 @@ def skipped_captures(folder: str | Path) -> list[tuple[Path, str]]:
     kind = folder_kind(p)
     if kind.kind != "captures":
         return []
+    from .locate import NOT_JSON
+
     return [(f, first_problem(f) or NOT_JSON) for f in kind.files if not _is_capture(f)]
 
 
@@ -295,6 +297,8 @@ def first_problem(path: Path) -> str | None:
     text = data.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not text and len(raw) < FIRST_BYTES:
         return EMPTY
+    from .locate import cut_before_events, not_json  # the loader's words (and its imports only where a file is read)
+
     if text and text[:1] not in (b"{", b"[") and b'"ph"' not in data:  # a head cut inside the events still has them
         return not_json(path, raw[:2] == b"\x1f\x8b")
     whole = len(raw) < FIRST_BYTES and len(data) < FIRST_BYTES  # the whole file (and all its JSON) is here
