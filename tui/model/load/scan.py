@@ -13,7 +13,9 @@ Every byte is read at an unsigned index (b[np.uint64(i)]): numba then leaves out
 index that each signed one costs (9% of the scan's time; every index here is past a bound check already). A string's
 plain bytes are passed, hashed and compared eight at a time (one unaligned 8-byte read, _load8), where eight are left
 in the chunk: with value strings read inline as keys are, the kernel takes 0.81-0.83x the time it took byte by
-byte (RESULTS.md, round 16).
+byte (RESULTS.md, round 16). A value the columns do not read is checked by _value, which reads the ',' or the
+closing byte after each value at once and keeps no grammar state between tokens: 1.5-1.8x as fast alone, 0.97x the
+kernel's time (round 17).
 
 Strings are kept as (start, length, has an escape) into the chunk's bytes, with a 64-bit hash to group equal
 ones; grouping compares every member with its group's first byte for byte (`first_seen`), so two strings that
@@ -485,7 +487,8 @@ def _colon_after_key(b, i, n):
 def _plain_key(b, i, n):
     """Past the closing quote of a string whose text starts at b[i], where it holds no escape and no control byte
     (-1: it holds one, or does not close). Every key is read so, and a value string (a name, a category, the phase)
-    first so: most of a trace's strings hold no escape, and _string reads the few that do."""
+    first so: most of a trace's strings hold no escape, and _string reads the few that do. (Its eight-byte skip is
+    _string's too: one inline helper for both made the kernel 1.125x as slow, RESULTS.md round 17.)"""
     while i < n:
         if i + 8 <= n:
             k = _stop8(_load8(b, i))
