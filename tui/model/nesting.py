@@ -28,6 +28,7 @@ from functools import cache, partial
 import numpy as np
 
 from .cats import Cat
+from .sets import distinct
 from .threads import side_by_side, thread_count
 from .trace import keyed, rank_of_events, ranks_at
 
@@ -190,7 +191,7 @@ def _pieces(s: np.ndarray, e: np.ndarray, tracks: np.ndarray) -> tuple[list[tupl
         cuts = [a, b]
         if len(free):
             targets = a + (b - a) * np.arange(1, want) // want
-            cuts += np.unique(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
+            cuts += distinct(free[np.clip(np.searchsorted(free, targets), 0, len(free) - 1)]).tolist()
         cuts = sorted(set(cuts))
         runs += list(zip(cuts[:-1], cuts[1:], strict=True))
     if bounds[-1] > start:
@@ -211,7 +212,7 @@ def _wrapped(s: np.ndarray, e: np.ndarray, a: int, b: int, want: int) -> _Wrappe
     least = int(open_at[inner].min())
     fit = inner[open_at[inner] == least]
     targets = (b - a) * (2 * np.arange(want) + 1) // (2 * want)
-    cuts = np.unique(fit[np.clip(np.searchsorted(fit, targets), 0, len(fit) - 1)])
+    cuts = distinct(fit[np.clip(np.searchsorted(fit, targets), 0, len(fit) - 1)])
     if len(cuts) < 2:
         return None
     first, last = int(cuts[0]), int(cuts[-1])
@@ -264,7 +265,7 @@ def visiting_order(ts: np.ndarray, end: np.ndarray, track: np.ndarray | None, id
     order, key = idx[perm], key[perm]
     tie = np.flatnonzero(key[1:] == key[:-1])
     if len(tie):
-        at = np.union1d(tie, tie + 1)  # every position of a tied group: the groups are runs
+        at = distinct(np.concatenate((tie, tie + 1)))  # every position of a tied group: the groups are runs
         order[at] = order[at][np.lexsort((-end[order[at]], key[at]))]
     return order
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cats import BUSY_CATS, Cat, of_cats
+from .sets import distinct
 from .trace import TraceColumns
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
@@ -126,7 +127,7 @@ def _device_work(trace: TraceColumns, events: np.ndarray, callers: np.ndarray) -
     heads = head[some]
     first, last = np.minimum.reduceat(starts, heads), np.maximum.reduceat(ends, heads)
     busy = _union_lengths(seg, starts, ends, len(events))
-    pairs = np.unique(seg.astype(np.int64) * trace.n + call[pos])  # distinct (step, launching call)
+    pairs = distinct(seg.astype(np.int64) * trace.n + call[pos])  # distinct (step, launching call)
     launches = np.bincount(pairs // trace.n, minlength=len(events))
     ahead = np.minimum(_Queue(trace, track_rank).ahead_of(step_rank[some], first), first)
     for i, end, queued in zip(some.tolist(), last.tolist(), ahead.tolist(), strict=True):
@@ -137,7 +138,7 @@ def _device_work(trace: TraceColumns, events: np.ndarray, callers: np.ndarray) -
 def _per_rank(rank: np.ndarray, ts: np.ndarray, want_rank: np.ndarray, want_ts: np.ndarray, side: str) -> np.ndarray:
     """Positions in (rank, ts)-sorted columns of each wanted (rank, time): searchsorted within its rank's run."""
     out = np.zeros(len(want_rank), np.int64)
-    for r in np.unique(want_rank).tolist():
+    for r in distinct(want_rank).tolist():
         lo, hi = np.searchsorted(rank, [r, r + 1])
         mine = want_rank == r
         out[mine] = lo + np.searchsorted(ts[lo:hi], want_ts[mine], side=side)  # type: ignore[call-overload]
@@ -154,7 +155,7 @@ class _Queue:
         order = np.lexsort((x.ts[dev], self.rank))
         dev, self.rank = dev[order], self.rank[order]
         self.ts, self.ran_until = x.ts[dev], x.ts[dev] + x.dur[dev]
-        for r in np.unique(self.rank).tolist():
+        for r in distinct(self.rank).tolist():
             lo, hi = np.searchsorted(self.rank, [r, r + 1])
             self.ran_until[lo:hi] = np.maximum.accumulate(self.ran_until[lo:hi])
 
@@ -174,7 +175,7 @@ def _union_lengths(seg: np.ndarray, starts: np.ndarray, ends: np.ndarray, count:
     low = int(starts.min())
     span = int(ends.max()) - low + 1
     if span * count >= 2**62:  # the segments cannot be laid end to end in 64 bits: one at a time
-        for g in np.unique(seg).tolist():
+        for g in distinct(seg).tolist():
             out[g] = _union_length(starts[seg == g], ends[seg == g])
         return out
     order = np.lexsort((starts, seg))

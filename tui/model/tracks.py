@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 
 from .cats import GPU_CATS, Cat, of_cats
+from .sets import distinct
 
 META_PIDS = {"Spans", "Traces", "", -1}
 TrackKind = Literal["cpu", "gpu", "meta"]
@@ -53,7 +54,7 @@ def build_tracks(keys: list, track_col: np.ndarray, cat_col: np.ndarray, meta: M
     gpu = np.zeros(len(keys), bool)
     if len(track_col):
         is_gpu = of_cats(cat_col, GPU_CATS)
-        gpu[np.unique(track_col[is_gpu])] = True
+        gpu[distinct(track_col[is_gpu])] = True
     meta_only = np.zeros(len(keys), bool)
     counts = np.bincount(track_col, minlength=len(keys)) if len(track_col) else np.zeros(len(keys), int)
     if len(track_col):

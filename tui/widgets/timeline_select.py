@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.analysis import Analysis
+from ..model.sets import distinct
 from ..model.view import navigate
 from ..model.view.viewport import frame, pan
 from .timeline_draw import LaneState, path_rows
@@ -130,7 +131,7 @@ class SelectsEvents(LaneState):
             a = self.analysis
             self.path_mask = np.zeros(a.trace.n, bool)
             self.path_mask[events] = True
-            self._path_rows = path_rows(a, np.unique(events))
+            self._path_rows = path_rows(a, distinct(events))
         self.refresh_bindings()
         self.refresh()
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, Cat, of_cats
+from ..sets import distinct
 from ..trace import keyed, rank_of_events, ranks_at
 
 FrameKind = Literal["user", "module", "library"]
@@ -190,7 +191,7 @@ def code_table(a: Analysis, fold: bool = True) -> CodeTable:
     gpu_total = float(x.dur[of_cats(x.cat, BUSY_CATS)].sum()) / 1000
     if not len(frames):
         return CodeTable([], FrameTree(), fold, 0.0, gpu_total, 0)
-    kinds = {n: frame_kind(a.trace.names[n]) for n in np.unique(x.name[frames]).tolist()}
+    kinds = {n: frame_kind(a.trace.names[n]) for n in distinct(x.name[frames]).tolist()}
     keep = np.array([not fold or kinds[n] != "library" for n in x.name[frames].tolist()])
     shown = frames[keep]
     up = _nearest_shown(a.nesting.parent, shown, a.trace.n)

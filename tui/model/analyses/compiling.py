@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import GPU_CATS, of_cats
+from ..sets import distinct
 from ..trace import TraceColumns
 
 # torch.compile compiling (Dynamo's and Inductor's spans; not the compiled code running: Torch-Compiled Region,
@@ -76,7 +77,7 @@ def _union_us(trace: TraceColumns, spans: np.ndarray) -> float:
     x = trace.x
     rank = np.array([t.rank for t in trace.tracks] or [0])[x.track[spans]]
     total = 0
-    for r in np.unique(rank).tolist():
+    for r in distinct(rank).tolist():
         mine = spans[rank == r]
         order = np.argsort(x.ts[mine], kind="stable")
         s, e = x.ts[mine][order], (x.ts[mine] + x.dur[mine])[order]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis import Analysis
+from ..sets import distinct
 from .critical import WhatIfError, WindowError
 from .critical.whatif import Spec, recorded, what_if
 from .explain.findings import Saving
@@ -124,7 +125,7 @@ def fusion_savings(a: Analysis, seqs: list[KernelSequence]) -> list[Solved]:
     except WindowError:
         return [(NO_WINDOW, "", 0, 0)] * len(seqs)
     g, before = base
-    present = np.unique(g.e.owner[g.e.owner >= 0])
+    present = distinct(g.e.owner[g.e.owner >= 0])
     out: list[Solved] = []
     for s in seqs:
         specs = _specs(a, s, present)
@@ -165,7 +166,7 @@ def _extra_calls(a: Analysis, s: KernelSequence, present: np.ndarray) -> np.ndar
     """The launch calls of the occurrences but each one's first: an occurrence's calls are a run of positions of its
     thread's nesting, from its root's."""
     pos, end = a.nesting.pos, a.nesting.span_end
-    calls = np.unique(a.links.launcher[np.asarray(s.activities, np.int64)])
+    calls = distinct(a.links.launcher[np.asarray(s.activities, np.int64)])
     calls = calls[np.argsort(pos[calls], kind="stable")]
     roots = np.asarray(s.occurrences, np.int64)
     firsts = np.searchsorted(pos[calls], pos[roots], "left")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cats import BUSY_CATS, Cat, of_cats
+from ..sets import distinct
 from ..trace import TraceColumns
 from .comm_names import COLLECTIVE_CALL
 from .kernel_roles import role
@@ -64,7 +65,7 @@ def host_collectives(trace: TraceColumns, parent: np.ndarray | None, launcher: n
 
 
 def _collective_kernels(trace: TraceColumns, busy: np.ndarray) -> bool:
-    kernels = np.unique(trace.x.name[busy & (trace.x.cat == int(Cat.KERNEL))])
+    kernels = distinct(trace.x.name[busy & (trace.x.cat == int(Cat.KERNEL))])
     return any(role(trace.names[int(n)]) == "collective" for n in kernels.tolist())
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import Cat
+from ..sets import distinct
 from ..steps import STEP_NAME
 from .code import frame_kind
 from .details import python_stack
@@ -253,7 +254,7 @@ def _module_kinds(a: Analysis) -> np.ndarray:
 
 def _module_label(a: Analysis, frames: np.ndarray) -> str:
     """The module of a row's allocations: its one instance (`Linear_3`), or its class and how many (`Linear ×26`)."""
-    ids = np.unique(a.trace.x.name[frames[frames >= 0]])
+    ids = distinct(a.trace.x.name[frames[frames >= 0]])
     names = sorted(a.trace.names[int(n)].removeprefix("nn.Module: ") for n in ids)
     if len(names) <= 1:
         return names[0] if names else ""

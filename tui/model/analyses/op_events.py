@@ -48,6 +48,7 @@ import numpy as np
 from ..cats import HOST_CATS, Cat, of_cats
 from ..load.args import args_of, chunk_events, event_args, read_event
 from ..nesting import nest
+from ..sets import distinct
 from ..steps import step_events
 from ..trace import TraceColumns
 from .comm_names import BACKEND_SPAN  # the profilingTitle of a c10d Work: an async RecordFunction
@@ -121,7 +122,7 @@ def torch_threads(trace: TraceColumns, ops: np.ndarray, detached: np.ndarray) ->
     if not detached.any():
         return thread
     ranks = np.array([t.rank for t in trace.tracks] or [0], np.int64)
-    for rank in np.unique(ranks[x.track[detached]]).tolist():
+    for rank in distinct(ranks[x.track[detached]]).tolist():
         main = post_thread(trace, ops, rank)
         if main >= 0:
             thread[detached & (ranks[x.track] == rank)] = main
@@ -160,7 +161,7 @@ def unfinished(trace: TraceColumns, host: np.ndarray) -> np.ndarray:
     end = trace.x.ts + trace.x.dur
     last = _window_end(trace, int(end[host].max()))
     ending = np.flatnonzero(host & (end == last))
-    for chunk in np.unique(trace.x.chunk[ending]).tolist():  # each chunk read once: thousands may end together
+    for chunk in distinct(trace.x.chunk[ending]).tolist():  # each chunk read once: thousands may end together
         texts = chunk_events(trace, chunk)
         for i in ending[trace.x.chunk[ending] == chunk].tolist():
             pos = int(trace.x.pos[i])

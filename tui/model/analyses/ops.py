@@ -36,6 +36,7 @@ import orjson
 from ..cats import GPU_CATS, Cat, of_cats
 from ..links import link
 from ..nesting import Nesting, children_total, levels, nearest_kept, nest, visiting_order
+from ..sets import distinct
 from ..threads import side_by_side
 from ..trace import TraceColumns, keyed, rank_of_events
 from .op_events import OpEvents, op_events, torch_ends
@@ -323,7 +324,7 @@ def _closed_by_left_out(x, host: np.ndarray, end: np.ndarray, shown: Nesting) ->
     hosts = shown.order[host[shown.order]]  # by (track, start)
     host_tracks = x.track[hosts]
     spoiled = []
-    for t in np.unique(x.track[victims]).tolist():
+    for t in distinct(x.track[victims]).tolist():
         lo, hi = np.searchsorted(host_tracks, [t, t + 1])
         starts = x.ts[hosts[lo:hi]]
         mine = x.track[victims] == t

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..sets import distinct
 from ..trace import TraceColumns
 from .critical.queue import FULL_LEVEL, FULL_MIN, StreamQueue, launch_latency, stream_queues
 from .graphs.replay import own_launches
@@ -76,7 +77,7 @@ def queue_rows(trace: TraceColumns, launcher: np.ndarray) -> list[QueueRow]:
     verdicts = {q.track: q for q in stream_queues(trace, launcher)}
     track = x.track[stats.activity]
     out = []
-    for t in np.unique(track).tolist():
+    for t in distinct(track).tolist():
         mine = track == t
         out.append(_row(trace, t, _samples(stats, mine, x.ts), stats, mine, verdicts.get(t)))
     out.sort(key=lambda r: -r.launches)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import GPU_CATS, Cat, of_cats
+from ..sets import distinct
 
 
 @dataclass
@@ -80,8 +81,8 @@ def range_totals(a: Analysis, rows: list[RangeRow], t0: int, t1: int, tracks: se
         t1 - t0,
         sum(r.cpu_self_ns for r in rows),
         sum(r.gpu_self_ns for r in rows),
-        len(np.unique(track[~gpu])),
-        len(np.unique(track[gpu])),
+        len(distinct(track[~gpu])),
+        len(distinct(track[gpu])),
     )
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..cats import BUSY_CATS, of_cats
+from ..sets import distinct
 from ..steps import Step, align_on_steps, step_starts, typical_step
 from ..steps import steps as step_list
 from ..words import duration
@@ -134,7 +135,7 @@ def _device_time(a: Analysis, own: np.ndarray) -> tuple[float, float, float, flo
     t, x = a.trace, a.trace.x
     busy_mask = own & of_cats(x.cat, BUSY_CATS)
     named = np.zeros(len(t.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
-    named[[n for n in np.unique(x.name[busy_mask]).tolist() if role(t.names[n]) == "collective"]] = True
+    named[[n for n in distinct(x.name[busy_mask]).tolist() if role(t.names[n]) == "collective"]] = True
     category = np.array([c.lower() == "collective_comm" for c in t.cat_names] or [False])
     is_comm = busy_mask & (named[x.name] | category[x.cat_str])
     (busy_ns, devices), (comm_ns, _), (compute_ns, _) = (

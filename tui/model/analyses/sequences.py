@@ -39,6 +39,7 @@ import numpy as np
 
 from ..cats import Cat
 from ..nesting import Nesting
+from ..sets import distinct
 from ..trace import TraceColumns, rank_of_events, ranks_at
 from .graphs.replay import graph_owner
 
@@ -169,7 +170,7 @@ def replayed(owner: np.ndarray) -> tuple[int, int]:
     """(graph launches that replayed something, the device activities they replayed), from each event's graph owner:
     activities no op launched, so no sequence is keyed by them."""
     mine = owner[owner >= 0]
-    return len(np.unique(mine)), len(mine)
+    return len(distinct(mine)), len(mine)
 
 
 def _thread_runs(
@@ -197,7 +198,7 @@ def _step_runs(trace: TraceColumns, launcher: np.ndarray, act: np.ndarray, steps
     act, call = act[order], call[order]
     act_rank, step_rank = np.asarray(ranks_at(rank, act)), np.asarray(ranks_at(rank, steps))
     lo, hi = np.zeros(len(steps), np.int64), np.zeros(len(steps), np.int64)
-    for r in np.unique(step_rank).tolist():  # one pass per rank
+    for r in distinct(step_rank).tolist():  # one pass per rank
         a, b = np.searchsorted(act_rank, r, "left"), np.searchsorted(act_rank, r, "right")
         mine = step_rank == r
         starts = x.ts[call[a:b]]

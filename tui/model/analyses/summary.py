@@ -12,6 +12,7 @@ import numpy as np
 from ..cats import BUSY_CATS, Cat, of_cats
 from ..links import link
 from ..nesting import children_total
+from ..sets import distinct
 from ..steps import Step, TypicalStep, steps, typical_step
 from ..threads import side_by_side
 from ..trace import TraceColumns, on_real_tracks, rank_of_events, ranks_at
@@ -350,10 +351,10 @@ def device_union(trace: TraceColumns, mask: np.ndarray) -> tuple[int, int]:
     sel = np.flatnonzero(mask)
     devs = dev_of_track[x.track[sel]]
     total = 0
-    for d in np.unique(devs):
+    for d in distinct(devs):
         mine = sel[devs == d]
         total += union_length(x.ts[mine], x.ts[mine] + x.dur[mine])
-    return total, len(np.unique(devs))
+    return total, len(distinct(devs))
 
 
 def _gpu_busy(trace: TraceColumns, busy_mask: np.ndarray) -> tuple[float, int]:
@@ -538,7 +539,7 @@ def _cpu_verdict(trace: TraceColumns, ops: OpsTable, s: Summary, parent: np.ndar
     op_mask = (x.cat == int(Cat.CPU_OP)) | ((x.cat == int(Cat.USER_ANNOTATION)) & leaf)
     op = np.flatnonzero(op_mask)
     s.cpu_in_ops_us = union_length(x.ts[op], x.ts[op] + x.dur[op]) / 1000.0
-    names = {trace.names[int(k)] for k in np.unique(x.name[op])}
+    names = {trace.names[int(k)] for k in distinct(x.name[op])}
     # a row's own time; an async region's (gloo:all_reduce, self CPU 0 in torch's table) is its span
     own = {r.name: r.cpu_total_us if r.is_async else r.self_cpu_us for r in ops.rows if not r.is_device}
     shown = [n for n in own if n in names and own[n] > 0]

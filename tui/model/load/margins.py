@@ -18,6 +18,7 @@ import numpy as np
 
 from ..cats import Cat
 from ..columns import Events
+from ..sets import distinct
 
 _ACTIVITIES = (int(Cat.KERNEL), int(Cat.MEMCPY), int(Cat.MEMSET))  # what CUPTI reports, and Kineto spans
 
@@ -29,7 +30,7 @@ def narrow_gpu_annotations(x: Events) -> None:
     if not len(ann):
         return
     work = np.flatnonzero(np.isin(x.cat, _ACTIVITIES))
-    for track in np.unique(x.track[ann]).tolist():
+    for track in distinct(x.track[ann]).tolist():
         mine = ann[x.track[ann] == track]
         on = work[x.track[work] == track]
         _narrow(x, mine, on[np.argsort(x.ts[on], kind="stable")])

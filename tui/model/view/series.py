@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..sets import distinct
 from ..trace import TraceColumns
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -118,7 +119,7 @@ def counter_series(trace: TraceColumns) -> list[Series]:
     inst = trace.inst
     sel = np.flatnonzero(inst.counter) if len(inst.ts) else np.zeros(0, np.int64)
     out = []
-    for name in np.unique(inst.name[sel]).tolist():
+    for name in distinct(inst.name[sel]).tolist():
         idx = sel[inst.name[sel] == name]
         idx = idx[np.argsort(inst.ts[idx], kind="stable")]
         out.append(Series(trace.names[name], "counter", inst.ts[idx], inst.value[idx]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import BUSY_CATS, Cat, of_cats
+from ...sets import distinct
 from ...steps import STEP_NAME, steps
 from ...trace import TraceColumns
 from ..kernel_roles import role
@@ -59,7 +60,7 @@ def activities(trace: TraceColumns, launcher: np.ndarray, owner: np.ndarray) -> 
     ev = np.flatnonzero(of_cats(x.cat, BUSY_CATS))
     ev = ev[np.argsort(x.ts[ev], kind="stable")]
     keys = [(t.rank, str(t.pid)) for t in trace.tracks]
-    devices = sorted({keys[t] for t in np.unique(x.track[ev]).tolist()})
+    devices = sorted({keys[t] for t in distinct(x.track[ev]).tolist()})
     index = {d: k for k, d in enumerate(devices)}
     of_track = np.array([index.get(k, -1) for k in keys] or [-1], np.int64)
     callers = device_callers(trace, launcher, owner)[ev]
@@ -72,7 +73,7 @@ def classes(trace: TraceColumns, ev: np.ndarray) -> np.ndarray:
     """COMPUTE, COMMUNICATION or COPIES of each device activity."""
     x = trace.x
     named = np.zeros(len(trace.names) + 1, bool)  # collective kernels, by the one classifier (kernel_roles.py)
-    named[[n for n in np.unique(x.name[ev]).tolist() if role(trace.names[n]) == "collective"]] = True
+    named[[n for n in distinct(x.name[ev]).tolist() if role(trace.names[n]) == "collective"]] = True
     category = np.array([c.lower() == "collective_comm" for c in trace.cat_names] or [False])
     collective = named[x.name[ev]] | category[x.cat_str[ev]]
     copy = x.cat[ev] != int(Cat.KERNEL)

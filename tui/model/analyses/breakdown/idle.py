@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...sets import distinct
 from .activity import Activities, Scope
 from .intervals import IntervalStats, interval_stats
 
@@ -68,7 +69,7 @@ def stream_idle(acts: Activities, scopes: list[Scope], lanes: list[str]) -> list
     out = []
     for sc in scopes:
         on = (acts.device == sc.device) & (acts.end > sc.start_ns) & (acts.ts < sc.end_ns)
-        for track in np.unique(acts.track[on]).tolist():
+        for track in distinct(acts.track[on]).tolist():
             out.append(_one(acts, sc, np.flatnonzero(on & (acts.track == track)), on, lanes))
     return out
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...sets import distinct
 from .activity import CLASSES, COMPUTE, Activities, Scope
 
 MASKS = 1 << len(CLASSES)
@@ -105,7 +106,7 @@ def stream_rows(acts: Activities, scopes: list[Scope], lanes: list[str]) -> list
     for sc in scopes:
         rank, device = acts.devices[sc.device]
         on = (acts.device == sc.device) & (acts.end > sc.start_ns) & (acts.ts < sc.end_ns)
-        for track in np.unique(acts.track[on]).tolist():
+        for track in distinct(acts.track[on]).tolist():
             mine = on & (acts.track == track)
             by = cut(acts.ts[mine], acts.end[mine], acts.cls[mine], sc.start_ns, sc.end_ns)
             out.append(Breakdown(rank, device, lanes[track], sc.start_ns, sc.end_ns, by))

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...cats import BUSY_CATS, of_cats
+from ...sets import distinct
 from ...trace import TraceColumns
 from .classes import CLASS_NAMES, KIND_NAMES, Bound, Kind, device_bound, device_kind
 
@@ -91,7 +92,7 @@ def _devices(trace: TraceColumns, rank: int, moved: Moved | None) -> dict[str, _
     ev, ts, end = moved
     pid = np.array([str(t.pid) if t.kind == "gpu" and t.rank == rank else "" for t in trace.tracks] or [""])
     of = pid[x.track[ev]]
-    out = {p: _Device(ev[of == p], ts[of == p], end[of == p]) for p in np.unique(of).tolist() if p}
+    out = {p: _Device(ev[of == p], ts[of == p], end[of == p]) for p in distinct(of).tolist() if p}
     if out:
         out[ANY] = _Device(ev[of != ""], ts[of != ""], end[of != ""])
     return out

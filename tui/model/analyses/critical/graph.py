@@ -17,6 +17,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat, of_cats
+from ...sets import distinct
 from .classes import LAUNCH_CALL, Bound, Edge, Kind
 from .edges import EdgeList, concat, edges, lookup
 from .hidden import hidden_waits
@@ -202,7 +203,7 @@ def _ends(s: Scope, ts: np.ndarray) -> np.ndarray:
 
 
 def _launch_calls(s: Scope) -> np.ndarray:
-    calls = np.unique(s.launcher[s.launcher >= 0])
+    calls = distinct(s.launcher[s.launcher >= 0])
     return calls[lookup(s.cpu.ev, s.cpu.ev, calls) >= 0]
 
 
@@ -216,7 +217,7 @@ def _caveats(s: Scope) -> list[Note]:
         launches = int((runtime & _launchy(s)).sum())
         caveats.append(("device_records_missing", launches) if launches else ("cpu_only", 0))
     if len(s.dev.ev) and (s.replayed_by >= 0).any():
-        caveats.append(("graph_replays", int(len(np.unique(s.replayed_by[s.replayed_by >= 0])))))
+        caveats.append(("graph_replays", int(len(distinct(s.replayed_by[s.replayed_by >= 0])))))
     unlinked = int((s.launcher < 0).sum())
     if len(s.dev.ev) and unlinked:
         caveats.append(("unlinked_device", unlinked))
@@ -226,6 +227,6 @@ def _caveats(s: Scope) -> list[Note]:
 def _launchy(s: Scope) -> np.ndarray:
     """Per CPU event of the window: is it a call that puts work on the device (by name)?"""
     names, ev_names = s.trace.names, s.trace.x.name[s.cpu.ev]
-    ids = np.unique(ev_names)
+    ids = distinct(ev_names)
     hit = ids[[bool(LAUNCH_CALL.search(names[int(k)])) for k in ids]] if len(ids) else ids
     return np.isin(ev_names, hit)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import Cat, of_cats
+from ...sets import distinct
 from ...steps import STEP_NAME
 from ...trace import TraceColumns
 from .path import CriticalPath, PathItem
@@ -160,7 +161,7 @@ def _enclosing(trace: TraceColumns, frameless: Analysis, stretches: list[PathIte
     e = s + np.array([it.dur_ns for it in stretches], np.int64)
     track = x.track[ev].astype(np.int64)
     k, lo = np.full(len(ev), -1, np.int64), np.zeros(len(ev), np.int64)
-    for t in np.unique(track).tolist():  # a few threads: each searched at once
+    for t in distinct(track).tolist():  # a few threads: each searched at once
         mine = track == t
         a, b = np.searchsorted(key_track, [t, t + 1])
         lo[mine] = a

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...sets import distinct
 from ...trace import TraceColumns
 from ..graphs.replay import own_launches
 
@@ -75,7 +76,7 @@ def queue_series(trace: TraceColumns, launcher: np.ndarray) -> list[QueueSeries]
     x = trace.x
     dev, lts = _launched(trace, launcher)
     out = []
-    for track in np.unique(x.track[dev]).tolist():
+    for track in distinct(x.track[dev]).tolist():
         mine = x.track[dev] == track
         out.append(_series(int(track), lts[mine], x.ts[dev[mine]]))
     return out

@@ -17,6 +17,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import Cat
 from ...load.args import event_args
+from ...sets import distinct
 from ...steps import STEP_NAME, step_starts
 from ..comm_names import COLLECTIVE_CALL
 from ..kernel_roles import role
@@ -132,7 +133,7 @@ def _collectives(a: Analysis, w: Window) -> dict[tuple, tuple[int, int, int]]:
     """The collective kernels launched in a rank's window, by match key: (seq, group, n) or (order, group, k)."""
     x = a.trace.x
     gpu = np.array([t.kind == "gpu" and t.rank == w.rank for t in a.trace.tracks] or [False])
-    names = np.unique(x.name[gpu[x.track] & (x.cat == int(Cat.KERNEL))])
+    names = distinct(x.name[gpu[x.track] & (x.cat == int(Cat.KERNEL))])
     comm = {int(k) for k in names if role(a.trace.names[int(k)]) == "collective"}
     ev = np.flatnonzero(gpu[x.track] & (x.cat == int(Cat.KERNEL)) & np.isin(x.name, list(comm)))
     launcher = a.links.launcher[ev]

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import Cat
+from ...sets import distinct
 from ..compiling import GRAPH as COMPILED_GRAPH
 from ..graphs.replay import GRAPH_LAUNCH
 from ..launches import blocking_copies, launch_calls, slow_launches
@@ -108,7 +109,7 @@ def _trees_call(a: Analysis, launches: np.ndarray) -> int:
 def regions(a: Analysis, g: Graph, pattern: str, event: int = -1) -> np.ndarray:
     """The CPU spans of the window the replay would take: the event, those named by pattern, or the default."""
     x, names = a.trace.x, a.trace.names
-    cpu = np.unique(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
+    cpu = distinct(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
     if event >= 0:
         return np.array([event], np.int64) if _under(a.nesting.time_parent, cpu, np.array([event])).any() else cpu[:0]
     if pattern:
@@ -159,10 +160,10 @@ def replayed(a: Analysis, g: Graph, pattern: str, event: int = -1) -> Replayed:
     weights[cpu] = 0.0
     first = _first_edges(g, spans)
     weights[first] = launch_cpu
-    calls = np.unique(e.owner[cpu])
+    calls = distinct(e.owner[cpu])
     launched = (e.rule == int(Edge.LAUNCH)) & np.isin(_launch_call(a, g), calls)
     weights[launched] = delay
-    mine_dev = np.unique(e.owner[launched])
+    mine_dev = distinct(e.owner[launched])
     stream = (e.rule == int(Edge.STREAM)) & np.isin(e.owner, mine_dev) & np.isin(g.event[e.src], mine_dev)
     weights[stream] = gap
     hit = np.flatnonzero(~np.isnan(weights))
@@ -188,7 +189,7 @@ def _replaying(a: Analysis, g: Graph, spans: np.ndarray) -> tuple[np.ndarray, in
     if not len(spans):
         return out, 0
     x, names = a.trace.x, a.trace.names
-    calls = np.unique(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
+    calls = distinct(g.e.owner[(g.e.rule == int(Edge.CPU)) & (g.e.owner >= 0)])
     calls = calls[x.cat[calls] == int(Cat.RUNTIME)]
     graph_ids = [k for k, n in enumerate(names) if GRAPH_LAUNCH.search(n)]
     launches = calls[np.isin(x.name[calls], graph_ids)] if graph_ids else calls[:0]

@@ -29,6 +29,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import Cat
 from ...load.args import event_args
+from ...sets import distinct
 from ...trace import TraceColumns
 from .classes import BLOCKING_COPY, EVENT_RECORD, STREAM_WAIT, SYNC_DEVICE, SYNC_EVENT, SYNC_STREAM, Bound, Edge, Kind
 from .edges import EdgeList, concat, edges, lookup
@@ -97,7 +98,7 @@ def _calls(s: Scope, *patterns) -> np.ndarray:
     """The window's runtime calls whose name matches one of the patterns (each name tested once)."""
     x, names = s.trace.x, s.trace.names
     ev = s.cpu.ev[x.cat[s.cpu.ev] == int(Cat.RUNTIME)]
-    ids = np.unique(x.name[ev])
+    ids = distinct(x.name[ev])
     hit = ids[[any(p.search(names[int(k)]) for p in patterns) for k in ids]] if len(ids) else ids
     return ev[np.isin(x.name[ev], hit)]
 
@@ -186,9 +187,9 @@ def _replay_waits(s: Scope) -> EdgeList:
     owner = s.replayed_by
     ts, end, track = s.dev_ts, s.dev_end, s.trace.x.track[s.dev.ev]
     src, dst = [], []
-    for rep in np.unique(owner[owner >= 0]).tolist():
+    for rep in distinct(owner[owner >= 0]).tolist():
         mine = np.flatnonzero(owner == rep)
-        if len(np.unique(track[mine])) < 2:
+        if len(distinct(track[mine])) < 2:
             continue
         mine = mine[np.argsort(end[mine], kind="stable")]
         for g in mine.tolist():

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import Cat
+from ...sets import distinct
 from ..kernel_roles import device_role
 from .classes import Edge
 from .graph import Graph
@@ -37,7 +38,7 @@ def unmatched(a: Analysis, g: Graph, spec: str, kernel: bool) -> str:
 def _kernels(a: Analysis, g: Graph) -> dict[tuple[str, str], float]:
     """The window's device activities summed by (short name, role), the most time first (ns)."""
     e, x = g.e, a.trace.x
-    own = np.unique(e.owner[(e.rule == int(Edge.DEVICE)) & (e.owner >= 0)])
+    own = distinct(e.owner[(e.rule == int(Edge.DEVICE)) & (e.owner >= 0)])
     names, inv = np.unique(x.name[own], return_inverse=True)
     times = np.bincount(inv, weights=x.dur[own].astype(np.float64), minlength=len(names))
     first = np.zeros(len(names), np.int64)

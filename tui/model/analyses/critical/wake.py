@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import Cat
+from ...sets import distinct
 from ...steps import STEP_NAME
 from .classes import COLLECTIVE_OP, ENGINE, Bound, Edge, Kind
 from .edges import EdgeList, edges
@@ -118,7 +119,7 @@ def _lanes(s: Scope, idle_owner: np.ndarray) -> dict[int, _Lane]:
     lane_o = cpu.lane[cpu.order]
     t_o = cpu.ts[cpu.order]
     out = {}
-    for lane in np.unique(lane_o).tolist():
+    for lane in distinct(lane_o).tolist():
         k = np.flatnonzero(lane_o == lane)
         t = t_o[k]
         step = np.where(idle_owner[k][:-1], 0, np.diff(t))
@@ -134,7 +135,7 @@ def _idle_stretches(s: Scope, idle_owner: np.ndarray) -> dict[int, tuple[np.ndar
     lane_o = cpu.lane[cpu.order]
     t_o = cpu.ts[cpu.order]
     out = {}
-    for lane in np.unique(lane_o).tolist():
+    for lane in distinct(lane_o).tolist():
         k = np.flatnonzero(lane_o == lane)
         gap = k[:-1][idle_owner[k[:-1]] & (np.diff(t_o[k]) > 0)]
         a = np.concatenate([[min(s.w0, int(t_o[k[0]]))], t_o[gap]])

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat
+from ...sets import distinct
 from ...steps import step_events
 from ..graphs.replay import graph_owner
 from ..kernel_roles import device_class
@@ -341,14 +342,14 @@ def _named(a: Analysis, owner: np.ndarray, pattern: str) -> np.ndarray:
 
 
 def _names(a: Analysis, owner: np.ndarray, most: int = 5) -> list[str]:
-    ids = np.unique(a.trace.x.name[owner[owner >= 0]])
+    ids = distinct(a.trace.x.name[owner[owner >= 0]])
     return [a.trace.names[int(k)] for k in ids[:most]]
 
 
 def _sync_edges(a: Analysis, g: Graph, pattern: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A synchronize removed: its waits gone and its own CPU time with them."""
     e = g.e
-    calls = np.unique(np.concatenate([e.owner[e.rule == int(Edge.SYNC)], e.owner[e.kind == int(Kind.SYNC)]]))
+    calls = distinct(np.concatenate([e.owner[e.rule == int(Edge.SYNC)], e.owner[e.kind == int(Kind.SYNC)]]))
     calls = calls[calls >= 0]
     parent = a.nesting.time_parent
     hit = _named(a, calls, pattern)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cats import GPU_CATS, Cat, of_cats
+from ...sets import distinct
 from ...steps import STEP_NAME, step_events
 from ...trace import TraceColumns
 from .classes import COLLECTIVE_OP, LAUNCH_CALL
@@ -83,7 +84,7 @@ def working_tracks(trace: TraceColumns, rank: int) -> np.ndarray:
     ops = of_cats(x.cat, (Cat.CPU_OP, Cat.RUNTIME)) | collective[x.name]  # gloo's threads: collectives
     for test in (runtime & launch_names[x.name], ops):
         doing = np.zeros(len(tracks), bool)
-        doing[np.unique(x.track[test])] = True
+        doing[distinct(x.track[test])] = True
         if (doing & cpu).any():
             return gpu | (doing & cpu)
     return mine

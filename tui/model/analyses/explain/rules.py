@@ -18,6 +18,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, GPU_CATS, Cat, of_cats
 from ...nesting import subtree_reduce
+from ...sets import distinct
 from ...steps import STEP_NAME, cold_first, real_steps, typical
 from ..kernel_roles import MATRIX, VECTOR, KernelClass, classify, role
 from ..launches import launch_calls
@@ -322,7 +323,7 @@ KERNEL_HINTS: list[tuple[str, Callable[[KernelClass], bool]]] = [
 
 def kernel_hints(a: Analysis, s: Summary) -> list[Finding]:
     gpu = np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))
-    used = np.unique(a.trace.x.name[gpu])
+    used = distinct(a.trace.x.name[gpu])
     classes = {int(n): classify(a.trace.names[int(n)]) for n in used.tolist()}
     out = []
     for rule_id, wanted in KERNEL_HINTS:
@@ -524,7 +525,7 @@ class NoteIndex:
     """The findings that mark any one event, found by binary search (no dict of every event noted)."""
 
     def __init__(self, findings: list[Finding]) -> None:
-        self.entries = [(np.unique(np.asarray(f.events, np.int64)), f) for f in findings if f.events]
+        self.entries = [(distinct(np.asarray(f.events, np.int64)), f) for f in findings if f.events]
 
     def notes(self, event: int) -> list[Finding]:
         """The findings that mark this event (tui/tables/explain.note() writes each one's note)."""

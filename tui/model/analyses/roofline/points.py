@@ -17,6 +17,7 @@ import numpy as np
 from ...analysis import Analysis
 from ...cats import BUSY_CATS, Cat, of_cats
 from ...load import args as lazy_args
+from ...sets import distinct
 from ...trace import TraceColumns
 from ..ops import shape_label
 from .flops import MODELS, WRAPPERS, OpArgs, Unmodelled, Work, model
@@ -253,7 +254,7 @@ def events_args(t: TraceColumns, events: np.ndarray) -> dict[int, dict]:
     """The args of many events, each chunk of the file read and split once."""
     out: dict[int, dict] = {}
     chunk_of = t.x.chunk[events]
-    for c in np.unique(chunk_of).tolist():
+    for c in distinct(chunk_of).tolist():
         items = lazy_args.chunk_events(t, c)
         for e in events[chunk_of == c].tolist():
             out[e] = _item_args(t, items, e)
@@ -339,14 +340,14 @@ def with_links(t: TraceColumns, rows: list[RooflineRow], shares: Attribution) ->
         return rows
     work, calls = work[copies], calls[copies]
     row = np.frombuffer(shares.call_row, np.int64)[calls]
-    kinds = {int(n): link_kind(t.names[int(n)]) for n in np.unique(t.x.name[work]).tolist()}
+    kinds = {int(n): link_kind(t.names[int(n)]) for n in distinct(t.x.name[work]).tolist()}
     kind = np.array([kinds[int(n)] for n in t.x.name[work].tolist()])
     out = list(rows)
     for k, r in enumerate(rows):
         for link in ("host", "peer"):
             hit = (row == k) & (kind == link)
             if 2 * int(t.x.dur[work[hit]].sum()) >= r.device_us * 1000 > 0:
-                out[k] = _link_row(t, r, link, work[hit], len(np.unique(calls[hit])))
+                out[k] = _link_row(t, r, link, work[hit], len(distinct(calls[hit])))
     return out
 
 
@@ -396,9 +397,9 @@ def _covered_and_op(t: TraceColumns, parent: np.ndarray, inside: np.ndarray, sta
 def _by_op(t: TraceColumns, op: np.ndarray, dur: np.ndarray) -> list[NotModelled]:
     names = np.where(op >= 0, t.x.name[np.maximum(op, 0)], -1)
     out = []
-    for name in np.unique(names).tolist():
+    for name in distinct(names).tolist():
         mask = names == name
-        calls = len(np.unique(op[mask])) if name >= 0 else int(mask.sum())
+        calls = len(distinct(op[mask])) if name >= 0 else int(mask.sum())
         label = t.names[name] if name >= 0 else "(no op)"
         out.append(NotModelled(label, calls, float(dur[mask].sum()) / 1000))
     return sorted(out, key=lambda n: -n.device_us)
