@@ -9,6 +9,7 @@ import numpy as np
 
 from ..analyses.results import Results
 from ..cats import GPU_CATS, Cat, of_cats
+from ..sets import distinct
 from ..trace import TraceColumns, keyed
 from .tables import NONE, Relation
 
@@ -94,7 +95,7 @@ def flows(a: Results) -> Relation:
         if len(starts)
         else np.full(len(ends), NONE)
     )
-    alone = np.setdiff1d(starts, head[head >= 0])  # starts no end names
+    alone = np.setdiff1d(distinct(starts), distinct(head[head >= 0]), assume_unique=True)  # starts no end names
     src = np.concatenate([head, alone]).astype(np.int64)
     dst = np.concatenate([ends, np.full(len(alone), NONE)]).astype(np.int64)
     one = np.where(src >= 0, src, dst)

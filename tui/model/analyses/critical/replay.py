@@ -180,7 +180,7 @@ def _one_time_launches(a: Analysis, calls: np.ndarray) -> np.ndarray:
     trace, launcher = a.trace, a.links.launcher
     launch = launch_calls(trace, launcher, a.graph_owner if hasattr(a, "graph_owner") else None)
     timed = np.flatnonzero(launch & ~blocking_copies(trace, launcher, launch))
-    return np.intersect1d(timed[slow_launches(trace, timed)], calls)
+    return np.intersect1d(distinct(timed[slow_launches(trace, timed)]), distinct(calls), assume_unique=True)
 
 
 def _replaying(a: Analysis, g: Graph, spans: np.ndarray) -> tuple[np.ndarray, int]:
