@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import msgspec
+
 from .. import limits
 from ..errors import TraceError
 from . import guard
@@ -253,7 +255,7 @@ def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int,
             cuts.append((begin, src.end))
             break
         reach = min(src.end, begin + chunk_bytes + limits.EVENT_BYTES)
-        m = EVENT_CUT.search(src.buf, begin + chunk_bytes, reach)
+        m = event_end(src.buf, begin, begin + chunk_bytes, reach)
         if m is not None:
             cuts.append((begin, m.start() + 1))
             begin = m.end()
@@ -263,6 +265,63 @@ def split_chunks(src: Source, chunk_bytes: int | None = None) -> list[tuple[int,
         else:
             begin = _skip_oversized(src, begin, begin + chunk_bytes, cuts)
     return cuts
+
+
+def event_end(buf, begin: int, probe: int, reach: int) -> re.Match | None:
+    """The first boundary from probe (before reach) that ends a whole event, where begin starts one.
+
+    A `}, {` also stands inside a value (an args array of objects, a string): cut there, two chunks would each
+    hold half an event, and both would be read as damaged. The first candidate is taken when the event before it
+    reads as a whole JSON object with a phase (the usual case: one small decode); else the events are walked from
+    begin, each candidate taken only where the text since the last boundary taken is exactly one JSON object (a
+    JSON object ends at the first `}` that balances its start, so no proper prefix of one is one). Where nothing
+    reads (a damaged stretch), the first candidate, as before: the chunk's salvage reads what it can.
+    """
+    m = EVENT_CUT.search(buf, probe, reach)
+    if m is None or _closes_an_event(buf, begin, m.start()):
+        return m
+    return _walked(buf, begin, probe, reach) or m
+
+
+_LOOK_BACK = (4 << 10, 64 << 10)  # how far back the quick check looks for the event's start
+_TRIES = 8  # the boundaries before it tried as that start, nearest first (a `}, {` inside the event is one)
+
+
+def _closes_an_event(buf, begin: int, close: int) -> bool:
+    """Does the '}' at close end an event with a phase that starts at one of the last boundaries before it?"""
+    for look in _LOOK_BACK:
+        lo = max(begin, close - look)
+        starts = [m.end() for m in EVENT_CUT.finditer(buf, lo, close)][-_TRIES:]
+        if lo == begin:
+            starts.insert(0, begin)
+        if not starts:
+            continue
+        for start in reversed(starts):
+            value = _decoded(buf, start, close + 1)
+            if isinstance(value, dict) and "ph" in value:
+                return True
+        if lo == begin:
+            return False
+    return False
+
+
+def _walked(buf, begin: int, probe: int, reach: int) -> re.Match | None:
+    """The first boundary from probe found by walking whole events from begin (None: none reads)."""
+    start = begin
+    for m in EVENT_CUT.finditer(buf, begin, reach):
+        if isinstance(_decoded(buf, start, m.start() + 1), dict):
+            if m.start() >= probe:
+                return m
+            start = m.end()
+    return None
+
+
+def _decoded(buf, start: int, end: int):
+    """buf[start:end] as one JSON value (None: it is not one)."""
+    try:
+        return msgspec.json.decode(bytes(buf[start:end]))
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _skip_oversized(src: Source, begin: int, probe: int, cuts: list[tuple[int, int]]) -> int:

@@ -1,0 +1,66 @@
+"""Chunks end between events, never inside one: a `}, {` inside an args value (an array of objects, a string) is no
+boundary (source.event_end). Before, a valid trace of more than one chunk whose args held one lost nearly every
+event: each cut there left two chunks of half events, both read as damaged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui.model.load import source
+from tui.model.load.args import event_args
+from tui.model.load.loader import load_trace
+
+
+def _event(k: int) -> dict:
+    args = {
+        "External id": k,
+        "Input Dims": [[2, 3], [3, 4]],
+        "extra": [{"a": 1}, {"b": [2, {"c": "}, {"}]}, {}],
+        "Concrete Inputs": ["x}, {y", '}, {"ph": "X"}'],
+    }
+    return {"ph": "X", "cat": "cpu_op", "name": f"op{k % 7}", "pid": 1, "tid": 1, "ts": 10 + k, "dur": 1, "args": args}
+
+
+def _trace(tmp_path: Path, events: int, indent: int | None) -> Path:
+    path = tmp_path / f"cuts-{indent}.json"
+    path.write_text(json.dumps({"traceEvents": [_event(k) for k in range(events)]}, indent=indent))
+    return path
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_boundary_inside_an_args_value_is_not_a_cut(tmp_path, monkeypatch, indent):
+    monkeypatch.setattr(source, "CHUNK_BYTES", 16 << 10)  # a hundred chunks, each cut near such an args value
+    path = _trace(tmp_path, 3000, indent)
+    before = path.read_bytes()
+    trace = load_trace(path, use_cache=False)
+    assert trace.n == 3000 and trace.report.warning() is None
+    assert len(trace.chunks) > 40
+    for i in (0, 1, 777, 1500, 2999):
+        k = int(trace.x.ts[i] - trace.x.ts[0]) // 1000  # the events are in time order, one a microsecond apart
+        assert event_args(trace, i) == _event(k)["args"]
+    assert path.read_bytes() == before
+
+
+def test_every_cut_is_where_a_whole_event_ends(tmp_path):
+    path = _trace(tmp_path, 400, None)
+    src = source.Source(path, path.read_bytes())
+    text = src.buf
+    src.start, src.end = text.index(b"[") + 1, text.rindex(b"]")
+    cuts = source.split_chunks(src, 2 << 10)
+    assert len(cuts) > 20
+    events = [json.loads(b"[" + bytes(text[s:e]).strip().rstrip(b",") + b"]") for s, e in cuts]
+    assert sum(map(len, events)) == 400 and all(e["ph"] == "X" for chunk in events for e in chunk)
+
+
+def test_a_damaged_stretch_still_cuts_at_the_first_boundary(tmp_path):
+    """Where no event reads whole (damage before the boundary), the first candidate is taken as before, and the
+    chunk's salvage says what it skipped."""
+    body = b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}, ' * 50
+    broken = b'{"ph":"X","name":"b" "pid":1}, '  # no comma between two members
+    buf = b"[" + body + broken + body + b'{"ph":"X","name":"c","pid":1,"tid":1,"ts":2,"dur":1}]'
+    probe = buf.index(broken) - 5
+    m = source.event_end(buf, 1, probe, len(buf))
+    assert m is not None and m.start() == buf.index(b"}, ", probe)
