@@ -99,6 +99,13 @@ def test_a_tail_cut_in_a_real_trace_says_how_many_events_were_kept(tmp_path):
     assert f"loaded the {t.report.events:,} events before the cut" in t.report.warning()
 
 
+def test_a_cut_after_the_first_event_counts_one_event(tmp_path):
+    path = tmp_path / "one.json"
+    path.write_text('{"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}, {"ph": "X", "na')
+    t = load_trace(path, use_cache=False)
+    assert "loaded the 1 event before the cut" in t.report.warning()
+
+
 def test_a_bad_event_in_a_real_trace_is_skipped_and_counted(tmp_path):
     text = _text(SAMPLES / "h100-bert-small.json.gz")
     at = text.index('"ph": "X"', len(text) // 2)

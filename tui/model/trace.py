@@ -66,7 +66,7 @@ class LoadReport:
         if self.truncated or self.gz_truncated:
             cut = "gzip stream" if self.gz_truncated else "JSON"
             parts.append(
-                f"the {cut} is truncated; loaded the {self.events:,} events before the cut"
+                f"the {cut} is truncated; loaded the {_count(self.events, 'event')} before the cut"
                 + (" and dropped the partial last one" if self.dropped_tail else "")
             )
         if self.skipped:

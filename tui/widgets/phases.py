@@ -17,7 +17,7 @@ WHAT = {
 }
 
 WAITING = "waiting for another tracetui to finish caching this trace"
-SAID = {COMPILING: "compiling the native decoder (numba, once: 20 s to over a minute)"}  # other waits than WAITING
+SAID = {COMPILING: "compiling the native decoder (numba, once: 20 s to a few minutes)"}  # other waits than WAITING
 
 
 class PhaseBars(Vertical):

@@ -81,7 +81,9 @@ def wanted(size: int) -> bool:
     return True
 
 
-COMPILE_NOTE = "compiling the native decoder with numba, once: 20 s to over a minute (TRACETUI_DECODE=native)"
+COMPILE_NOTE = (
+    "compiling the native decoder with numba, once: 20 s to a few minutes on a busy machine (TRACETUI_DECODE=native)"
+)
 
 
 def prepare(compiling: Callable[[], None] | None = None) -> bool:
