@@ -38,9 +38,9 @@ def test_version_and_sort_help(capsys):
         cli.main(["--version"])
     assert done.value.code == 0 and capsys.readouterr().out.startswith("tracetui ")
     ops = next(a for a in cli.build_parser("ops")._actions if a.dest == "command").choices["ops"]
-    assert "self_cpu" in ops.format_help()
+    assert "self_cpu" in ops.format_help()  # the sort keys are read when the help is shown
     everything = next(a for a in cli.build_parser("")._actions if a.dest == "command").choices
-    assert "see --help" in everything["ops"].format_help() and "summary" in everything
+    assert "self_cpu" in everything["ops"].format_help() and "summary" in everything
     summary_only = next(a for a in cli.build_parser("summary")._actions if a.dest == "command").choices
     assert list(summary_only) == ["summary"], "a command builds its own parser only"
     assert summary_only["summary"].format_help() == everything["summary"].format_help()

@@ -24,6 +24,7 @@ from tui.model.analyses.ranks import STRAGGLER_PCT, collective_name
 from tui.model.analyses.results import Results
 from tui.model.jobs import rank_summary, run_job
 from tui.model.load import cache, load_trace
+from tui.model.load.cachedir import has_entry
 
 TWO = SAMPLES / "hta-2rank"
 SKEW_US = 1000  # rank k's clock runs k * SKEW_US behind rank 0's
@@ -165,14 +166,13 @@ def test_the_pool_is_sized_by_cores_and_by_the_memory_one_rank_needs(job4, monke
 
 
 def test_a_folder_is_converted_side_by_side_then_read_from_the_cache(job4, isolated_cache):
-    from tui.model.load import cache
     from tui.model.load.loader import warm_cache
 
     files = sorted(job4.iterdir())
-    assert not any(cache.has_entry(f) for f in files)
+    assert not any(has_entry(f) for f in files)
     seen: list[float] = []
     assert warm_cache(files, seen.append) == 4  # a spawned pool of two converted the four ranks
-    assert all(cache.has_entry(f) for f in files) and seen[-1] == pytest.approx(0.9)
+    assert all(has_entry(f) for f in files) and seen[-1] == pytest.approx(0.9)
     assert warm_cache(files) == 0  # nothing left to convert
     merged = load_trace(job4)
     assert merged.report.from_cache is False and merged.job is not None and len(merged.ranks) == 4
@@ -386,7 +386,6 @@ async def test_viewer_opens_a_folder_as_a_job(job4):
 async def test_viewer_opens_a_cold_folder_through_the_cache(tmp_path):
     """The ranks are converted side by side (or one by one where no process can start) from inside the app."""
     from tui.app import TraceApp
-    from tui.model.load import cache
     from tui.screens.main import MainScreen
 
     folder = make_job(tmp_path / "cold", 3)
@@ -395,4 +394,4 @@ async def test_viewer_opens_a_cold_folder_through_the_cache(tmp_path):
         screen = await wait_for_main(pilot, settled=False)
         assert isinstance(screen, MainScreen) and screen.ranks == [0, 1, 2]
     assert app.load_error is None
-    assert all(cache.has_entry(f) for f in folder.iterdir())
+    assert all(has_entry(f) for f in folder.iterdir())

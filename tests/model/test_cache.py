@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLES, copy_sample
 
 from tui.model import load_trace
-from tui.model.load.cache import entry_dir
+from tui.model.load.cachedir import entry_dir
 
 
 def test_second_open_comes_from_the_cache_with_the_same_columns(tmp_path, isolated_cache):

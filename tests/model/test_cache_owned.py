@@ -12,7 +12,7 @@ from conftest import SAMPLES
 
 from tui.cli import main
 from tui.model.load import cachedir
-from tui.model.load.cache import entry_dir
+from tui.model.load.cachedir import entry_dir
 from tui.model.snapshot.cache import entry_of
 
 SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "snapshots" / "leak.pickle"

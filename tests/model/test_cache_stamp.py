@@ -10,7 +10,7 @@ from conftest import SAMPLES
 import tui.model.analysis as analysis
 from tui.model import code_id, code_stamp, load_trace
 from tui.model.analyses.results import Results
-from tui.model.load.cache import entry_dir
+from tui.model.load.cachedir import entry_dir
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from conftest import copy_sample
 from tui.model import load_trace
 from tui.model.analyses.results import Results
 from tui.model.load import cache
-from tui.model.load.cache import entry_dir
+from tui.model.load.cachedir import entry_dir
 
 
 def test_a_sound_entry_in_place_is_kept_with_what_another_process_added(tmp_path, isolated_cache):

@@ -17,11 +17,16 @@ import threading
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from ..model import settings
+from . import replay
 from .captures import run as run_command
 from .options import BadUsage, Command, tell
 from .output import guarded_streams, output_failure, plain_warnings
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 GROUPS = {  # command -> its group module in tui/cli, in the order --help lists them
     "open": "view",
@@ -140,11 +145,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
     """The command run; when its output could not be written (a full disk, a closed stdout), one line saying why."""
     try:
-        with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT, argv is None):
-            try:
-                return _run(build_parser(command), argv)
-            finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
-                sys.stdout.flush()  # the guard, so a buffered stdout's write error is said, not ignored at exit
+        try:
+            args = build_parser(command).parse_args(argv)  # --help and --version leave here, nothing heavy imported
+            record = replay.record_for(args)
+            if replay.play(record):  # the same report of the same cached trace: as printed last time
+                return 0
+            with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT, argv is None):
+                return _run(args, argv, record)
+        finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
+            sys.stdout.flush()  # the guard, so a buffered stdout's write error is said, not ignored at exit
     except BrokenPipeError:  # the reader is gone (| head): nothing more to say, as with any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -214,17 +223,19 @@ def _written_behind(on: bool) -> Iterator[None]:
         print(f"tracetui: warning: {problem}", file=sys.stderr)
 
 
-def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    args = parser.parse_args(argv)  # --help and --version leave here, before anything heavy is imported
+def _run(args: argparse.Namespace, argv: Sequence[str] | None, record: Path | None) -> int:
+    """The command run (its output kept in record, where given, when it succeeds); an error said in one line."""
     from profiler_runner.errors import ProfileError, UserCodeError
 
     from ..model.errors import QueryError, TraceError
     from ..tables.base import UnknownSort
 
     try:
-        with _early_workers(args):
+        with _early_workers(args), replay.recording(record) as writes:
             code = run_command(command_of(args.command).run, args)
         sys.stdout.flush()  # a full disk or a closed stdout is said here, not by Python at exit
+        if code == 0:
+            replay.keep(record, writes)
         return code
     except UserCodeError as exc:  # the user's code raised: their frames, exit 2 (1 stays for our own bugs)
         print(exc.report(), file=sys.stderr)
@@ -260,7 +271,7 @@ def _in_cache(path: str) -> bool:
     """Whether the file's cache entry is there (then no worker starts, and the decode's modules are not imported)."""
     from pathlib import Path
 
-    from ..model.load.cache import has_entry
+    from ..model.load.cachedir import has_entry
 
     return has_entry(Path(path))
 

@@ -7,6 +7,8 @@ import shutil
 import textwrap
 from typing import TYPE_CHECKING
 
+from .options import LATER
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -132,6 +134,12 @@ class Help(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         width = min(HELP_WIDTH, shutil.get_terminal_size((HELP_WIDTH, 24)).columns)
         super().__init__(prog, width=width, max_help_position=30)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        """An option's help, its {} filled in now where it has a LATER (options.table_opts: a table's sort keys)."""
+        text = super()._get_help_string(action)
+        later = getattr(action, LATER, None)
+        return text.format(later()) if text and later is not None else text
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         lines = []

@@ -70,9 +70,13 @@ def screenshot_opt(p: argparse.ArgumentParser) -> None:
     )
 
 
-def table_opts(p: argparse.ArgumentParser, sorts: str) -> None:
-    """--sort KEY and --limit N."""
-    p.add_argument("--sort", metavar="KEY", help=f"the column to sort by, largest first: {sorts}")
+LATER = "tracetui_later"  # an option's attribute: what fills its help's {}, called when the help is shown (Help)
+
+
+def table_opts(p: argparse.ArgumentParser, sorts: Callable[[], str]) -> None:
+    """--sort KEY (its keys read when --help shows them) and --limit N."""
+    sort = p.add_argument("--sort", metavar="KEY", help="the column to sort by, largest first: {}")
+    setattr(sort, LATER, sorts)
     p.add_argument("--limit", type=count, default=0, metavar="N", help="rows to print (0: all)")
 
 

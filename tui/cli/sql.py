@@ -352,7 +352,7 @@ def _readline(words: list[str]):
         import readline
     except ImportError:  # Windows without pyreadline
         return lambda: None
-    from ..model.load.cache import cache_root
+    from ..model.load.cachedir import cache_root
 
     path = cache_root() / "sql_history"
     try:

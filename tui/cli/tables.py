@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 
 from .options import (
     FORMATS,
@@ -24,16 +25,18 @@ from .options import (
 )
 
 TEXT_JSON_MD = ("text", "json", "md")
-SORTED = ("ops", "kernels", "code", "roofline")  # the commands whose --sort help lists their table's sort keys
 
 
-def _sorts(table: str, command: str | None) -> str:
-    """The sort keys of a table, for its --sort help; only the command run (or every one, for None) reads its
-    table's definition: a command starts without importing the others' tables."""
-    if command not in (None, table):
-        return "see --help"
-    keys = importlib.import_module(f"..tables.{table}", __package__).SORTS  # that table's module alone
-    return ", ".join(keys) + (" (or torch's names: cuda_time_total, ...)" if table == "ops" else "")
+def _sorts(table: str) -> Callable[[], str]:
+    """The sort keys of a table, for its --sort help, read when the help is shown (options.table_opts): the table's
+    module imports the model and numpy, which a command's start leaves alone (a report replayed from the cache,
+    replay.py, never imports them)."""
+
+    def keys() -> str:
+        names = importlib.import_module(f"..tables.{table}", __package__).SORTS  # that table's module alone
+        return ", ".join(names) + (" (or torch's names: cuda_time_total, ...)" if table == "ops" else "")
+
+    return keys
 
 
 def add_summary(sub, command: str | None) -> argparse.ArgumentParser:
@@ -46,7 +49,7 @@ def add_steps(sub, command: str | None) -> argparse.ArgumentParser:
 
 def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
     p = capture_opt(one_trace(sub, "ops", "print the key_averages() table"))
-    table_opts(p, _sorts("ops", command))
+    table_opts(p, _sorts("ops"))
     p.add_argument("--group-by-shape", action="store_true", help="one row per (name, input shapes)")
     p.add_argument(
         "--python-frames",
@@ -67,7 +70,7 @@ def add_ops(sub, command: str | None) -> argparse.ArgumentParser:
 
 def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
     p = capture_opt(one_trace(sub, "kernels", "print per-kernel GPU statistics"))
-    table_opts(p, _sorts("kernels", command))
+    table_opts(p, _sorts("kernels"))
     p.add_argument(
         "--queues",
         action="store_true",
@@ -94,7 +97,7 @@ def add_kernels(sub, command: str | None) -> argparse.ArgumentParser:
 def add_code(sub, command: str | None) -> argparse.ArgumentParser:
     text = "print time per function at its def line (Python frames), with the GPU time launched from it"
     p = capture_opt(one_trace(sub, "code", text))
-    table_opts(p, _sorts("code", command))
+    table_opts(p, _sorts("code"))
     p.add_argument("--all-frames", action="store_true", help="do not fold library frames into your code's")
     return p
 
@@ -113,7 +116,7 @@ def add_memory(sub, command: str | None) -> argparse.ArgumentParser:
 def add_roofline(sub, command: str | None) -> argparse.ArgumentParser:
     text = "print FLOPs, bytes and achieved TFLOP/s and GB/s per op against the GPU's roofs"
     p = capture_opt(one_trace(sub, "roofline", text))
-    table_opts(p, _sorts("roofline", command))
+    table_opts(p, _sorts("roofline"))
     p.add_argument(
         "--gpu",
         metavar="NAME",

@@ -91,8 +91,9 @@ def write(path: Path, trace: TraceColumns, lock: ExitStack) -> None:
     """Write the trace's entry behind: its store at once (Behind), its columns by the writer, which then closes
     lock (the entry's writing lock, held until the columns are in place)."""
     from . import cache
+    from .cachedir import cache_root, entry_dir
 
-    store = Behind(cache.entry_dir(path))
+    store = Behind(entry_dir(path))
     trace.store = store
 
     def columns() -> None:
@@ -101,7 +102,7 @@ def write(path: Path, trace: TraceColumns, lock: ExitStack) -> None:
         except OSError as exc:
             store.failed = True
             why = exc.strerror or str(exc) or type(exc).__name__
-            _WRITER.problems.append(f"{path}: its cache entry could not be written in {cache.cache_root()} ({why})")
+            _WRITER.problems.append(f"{path}: its cache entry could not be written in {cache_root()} ({why})")
         finally:
             lock.close()
 

@@ -16,7 +16,6 @@ format, a truncated or altered file, a changed trace) is ignored and rebuilt, ne
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -30,20 +29,13 @@ import numpy as np
 from ..columns import Events, Flows, Instants, Table
 from ..trace import LoadReport, TraceColumns
 from ..tracks import Track
-from .cachedir import cache_root, file_key, lock_file, own_tempdir, prune
+from .cachedir import FORMAT_VERSION, entry_dir, lock_file, own_tempdir, prune
 from .cachedir import ensure_root as ensure_root  # (the loader's)
 from .flight import one_writer, private_file, remove_lock, writer_tag
 
 TABLES: dict[str, type[Table]] = {"x": Events, "inst": Instants, "flow": Flows}
 
-FORMAT_VERSION = 17  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
 WAIT_FOR_WRITER_S = 300.0  # how long an opener waits for another writer of the same entry before writing its own
-
-
-def entry_dir(path: Path) -> Path:
-    """The cache entry for a file as it is now (its path, size, mtime and a hash of its head and tail)."""
-    key = f"{file_key(path)}|{FORMAT_VERSION}"
-    return cache_root() / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]  # any file name
 
 
 class EntryStore:
@@ -127,14 +119,6 @@ def writing(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[N
     finally:
         if not entry.exists():  # nothing was written (the file could not be read): no lock file is left for it
             remove_lock(lock)
-
-
-def has_entry(path: Path) -> bool:
-    """Is there an entry for the file as it is now (a cheap check: nothing is read)?"""
-    try:
-        return (entry_dir(path) / "meta.json").is_file()
-    except OSError:
-        return False
 
 
 def read_blob(path: Path, name: str) -> tuple[EntryStore, LoadReport] | None:

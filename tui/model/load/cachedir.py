@@ -15,6 +15,7 @@ taken empty and the user put files in it later either.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -156,6 +157,23 @@ def own_tempdir(prefix: str, parent: Path) -> Path:
     return tmp
 
 
+FORMAT_VERSION = 17  # bump when the columns' layout changes (a derived value's code is in its name: see code_id.py)
+
+
+def entry_dir(path: Path) -> Path:
+    """The cache entry for a file as it is now (its path, size, mtime and a hash of its head and tail)."""
+    key = f"{file_key(path)}|{FORMAT_VERSION}"
+    return cache_root() / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]  # any file name
+
+
+def has_entry(path: Path) -> bool:
+    """Is there an entry for the file as it is now (a cheap check: nothing is read)?"""
+    try:
+        return (entry_dir(path) / "meta.json").is_file()
+    except OSError:
+        return False
+
+
 HEAD_TAIL_BYTES = 64 << 10  # of a file's start and end, hashed into its key
 _KEYS: dict[tuple, str] = {}  # a file's key by its stat (the hash is read once while the file stays as it is)
 _KEYS_MAX = 4096
@@ -177,8 +195,6 @@ def file_key(path: Path) -> str:
 
 
 def _head_tail(path: Path, size: int) -> str:
-    import hashlib
-
     h = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as f:
         h.update(f.read(HEAD_TAIL_BYTES))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import TraceError
 from . import behind, cache
-from .cachedir import unzipped_file
+from .cachedir import cache_root, entry_dir, has_entry, unzipped_file
 from .pool import pool_size, spawn_pool
 from .progress import WAITING, Progress
 from .workers import quiet_spawns, running
@@ -39,7 +39,7 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
     with ExitStack() as lock:  # one writer per entry: the threads and processes opening it too wait here, then read it
         lock.enter_context(cache.writing(p, on_wait=(lambda: progress(WAITING)) if progress else None))
         hit = cache.read(p)
-        return hit if hit is not None else _parsed(p, cache.entry_dir(p), progress, lock)
+        return hit if hit is not None else _parsed(p, entry_dir(p), progress, lock)
 
 
 def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitStack | None = None) -> TraceColumns:
@@ -56,13 +56,13 @@ def _parsed(p: Path, entry: Path | None, progress: Progress | None, lock: ExitSt
         raise
     if unzipped is not None and trace.buffers:  # a gzip trace unzipped in memory: an entry could not read it back
         trace.report.cache_problem = (
-            f"the cache directory {cache.cache_root()} has no room for the unzipped trace; it was read in memory "
+            f"the cache directory {cache_root()} has no room for the unzipped trace; it was read in memory "
             "and nothing was cached"
         )
     elif lock is not None and behind.active():  # (a lock is held only for an entry that can be written)
         behind.write(p, trace, lock.pop_all())
     elif entry is None or not cache.write(p, trace):
-        trace.report.cache_problem = f"the cache directory {cache.cache_root()} cannot be written; nothing was cached"
+        trace.report.cache_problem = f"the cache directory {cache_root()} cannot be written; nothing was cached"
     return trace
 
 
@@ -109,7 +109,7 @@ def warm_cache(files: list[Path], progress: Progress | None = None) -> int:
     Nothing comes back from the pool but the entries on disk: a file that fails is left for the caller's
     own pass to report, and where no pool can start (a sandbox), the caller converts them one by one.
     """
-    cold = [f for f in files if not cache.has_entry(f)]
+    cold = [f for f in files if not has_entry(f)]
     processes = pool_size(cold)
     if len(cold) < 2 or processes < 2 or not cache.ensure_root():
         return 0

@@ -216,7 +216,7 @@ def start_workers(path: str, use_cache: bool = True) -> None:
     if workers < 1 or _SPARE or (not use_cache and path.endswith(".gz")):  # unzipped to memory: decoded here alone
         return
     if use_cache:
-        from .cache import has_entry
+        from .cachedir import has_entry
 
         if has_entry(Path(path)):
             return
@@ -280,7 +280,7 @@ def decode_parallel(
     """
     last = len(chunks) - 1 if last is None else last  # the chunk a cut file ends in (-1: the file is whole)
     jobs: list[Job] = [(chunks[k : k + JOB_CHUNKS], last, k) for k in range(0, len(chunks), JOB_CHUNKS)]
-    from .cache import cache_root
+    from .cachedir import cache_root
 
     folder = scratch_folder(cache_root())  # the spilled parts' files: the fold removes each once it is read
     try:

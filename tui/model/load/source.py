@@ -176,7 +176,7 @@ def _write_all(file: BinaryIO, data: bytes) -> None:
 def scratch_name() -> str:
     """A new scratch file for a trace unzipped without a cache entry, in a scratch folder (spill.py: the cache
     directory's, else the system's temporary one), which goes with the file."""
-    from .cache import cache_root
+    from .cachedir import cache_root
     from .spill import scratch_folder
 
     return str(Path(scratch_folder(cache_root())) / "unzipped.json")

@@ -39,6 +39,7 @@ from ...errors import TraceError
 from ...load.args import event_args
 from ...load.merge import merge
 from ...trace import TraceColumns
+from .beside import capture_path
 from .replay import (
     BEGIN_CAPTURE,
     EAGER_LAUNCH,
@@ -55,7 +56,6 @@ LAUNCH_MATCHED = 0.9  # a graph launch is matched when this share of its activit
 ACCEPT = 0.5  # a capture is refused when fewer than this share of the launches matched
 REPLAYED = " (replayed)"
 LAUNCH_CALL = re.compile(r"^(?:cuda|hip|cu)\w*Launch", re.IGNORECASE)  # a capture key that names no kernel
-CAPTURE_FOLDER = "capture_traces"
 
 
 class CaptureMismatch(TraceError):
@@ -69,12 +69,6 @@ class Capture:
     track: int
     launches: np.ndarray
     keys: list[str]
-
-
-def capture_path(replay: str | Path) -> Path | None:
-    """vLLM's capture_traces/ folder beside the replay, when there is one."""
-    folder = Path(replay).parent / CAPTURE_FOLDER
-    return folder if folder.is_dir() and not Path(replay).is_dir() else None
 
 
 def capture_file(path: str | Path) -> Path:
