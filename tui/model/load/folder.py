@@ -26,7 +26,9 @@ from ..steps import align_on_steps, step_starts
 from ..trace import LoadReport, TraceColumns
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
-RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)  # as the loader reads a file's rank
+RANK_IN_NAME = re.compile(
+    r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE
+)  # a file's rank, by its name (parse.py reads it too)
 HANDLER_NAME = re.compile(r"^(?P<worker>.+)\.(?P<stamp>\d{10,})\.pt\.trace\.json(?:\.gz)?$")
 _INFO = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*\})')
 _STEP = re.compile(rb'"name"\s*:\s*"ProfilerStep#(\d+)"')

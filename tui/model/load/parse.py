@@ -5,7 +5,6 @@ read back from the cache, so a cached open imports none of the decode."""
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
@@ -17,6 +16,7 @@ from ..trace import LoadReport, TraceColumns
 from ..tracks import build_tracks
 from . import scanned
 from .bounds import bound
+from .folder import RANK_IN_NAME
 from .locate import open_source
 from .margins import narrow_gpu_annotations
 from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, merge_parts, worker_count
@@ -25,7 +25,6 @@ from .source import ChunkReader, Source, split_chunks
 from .stream import watcher
 from .writer import torch_version
 
-_RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
 
 
@@ -141,7 +140,7 @@ def _rank(path: Path, info: dict | None) -> tuple[int, str]:
     """The rank of a file, and where it was read: distributedInfo, the file name (rank-N, rankN, workerN), or none (0)."""
     if info and isinstance(info.get("rank"), int) and 0 <= info["rank"] < MAX_RANK:
         return info["rank"], "distributedInfo"
-    m = _RANK_IN_NAME.search(path.name)
+    m = RANK_IN_NAME.search(path.name)
     return (
         (int(m.group(1)), "file name")
         if m and len(m.group(1)) < 6 and int(m.group(1)) < MAX_RANK
