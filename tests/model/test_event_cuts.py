@@ -64,3 +64,36 @@ def test_a_damaged_stretch_still_cuts_at_the_first_boundary(tmp_path):
     probe = buf.index(broken) - 5
     m = source.event_end(buf, 1, probe, len(buf))
     assert m is not None and m.start() == buf.index(b"}, ", probe)
+
+
+def _damaged(tmp_path: Path, events: int) -> Path:
+    """A trace of such events with one malformed event in the middle: the chunk is read by the salvage."""
+    texts = [json.dumps(_event(k)) for k in range(events)]
+    texts.insert(events // 2, '{"ph":"X","name":"b" "pid":1}')  # no comma between two members
+    path = tmp_path / "damaged.json"
+    path.write_text('{"traceEvents":[' + ", ".join(texts) + "]}")
+    return path
+
+
+def test_the_salvage_of_a_damaged_chunk_keeps_events_whose_args_hold_a_boundary(tmp_path):
+    """The salvage cuts at every `}, {` and joins back the pieces of an event cut inside (source.whole_events):
+    before, each such event was lost in pieces, and a piece that is an object of the args was read as an event."""
+    path = _damaged(tmp_path, 300)
+    before = path.read_bytes()
+    trace = load_trace(path, use_cache=False)
+    assert trace.n == 300 and "1 malformed" in (trace.report.warning() or "")
+    for i in (0, 149, 150, 299):
+        k = int(trace.x.ts[i] - trace.x.ts[0]) // 1000
+        assert event_args(trace, i) == _event(k)["args"]
+    assert path.read_bytes() == before
+
+
+def test_an_export_of_a_damaged_trace_writes_its_events_whole(tmp_path):
+    import tracetui
+
+    path = _damaged(tmp_path, 120)
+    tracetui.load(path).export(tmp_path / "out.json")
+    written = json.loads((tmp_path / "out.json").read_text())["traceEvents"]
+    ops = [e for e in written if e.get("cat") == "cpu_op"]
+    assert ops == [_event(k) for k in range(120)]
+    assert all("ph" in e for e in written)  # no object of an args value written as an event

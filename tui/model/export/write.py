@@ -22,7 +22,7 @@ import orjson
 from ..analyses.results import Results
 from ..errors import TraceError
 from ..load.locate import open_source
-from ..load.source import Source, split_events
+from ..load.source import Source, whole_events
 from .added import KINDS, Added, added_events
 
 
@@ -113,22 +113,23 @@ def _holds_events(src: Source) -> bool:
 def _rebuilt(src: Source, added: Added) -> tuple[list[bytes | memoryview], int]:
     """A new top-level object: the events that parse, the new ones, the metadata read from the file."""
     kept, left_out = [], 0
-    for start, end in split_events(src.buf, src.start, src.end):
-        text = bytes(src.buf[start:end]).strip().rstrip(b",").strip()
-        if not text:
-            continue
-        try:
-            ok = isinstance(msgspec.json.decode(text), dict)
-        except msgspec.DecodeError:
-            ok = False
-        if ok:
+    for start, end, text in whole_events(src.buf, src.start, src.end, _an_event):
+        if text is not None:
             kept.append(text)
-        else:
+        elif bytes(src.buf[start:end]).strip().rstrip(b",").strip():
             left_out += 1
     top = {k: v for k, v in msgspec.structs.asdict(src.top).items() if k != "traceEvents" and v is not None}
     rest = orjson.dumps(top)[1:-1]
     head = b'{"traceEvents":[\n' + b",\n".join(kept + added.texts) + b"\n]"
     return [head + (b"," + rest if rest else b"") + b"}\n"], left_out
+
+
+def _an_event(text: bytes) -> bytes | None:
+    """The text, where it is one JSON object."""
+    try:
+        return text if isinstance(msgspec.json.decode(text), dict) else None
+    except msgspec.DecodeError:
+        return None
 
 
 def _write(target: Path, pieces: Iterable[bytes | memoryview]) -> None:

@@ -31,7 +31,7 @@ from .schema import (
     Metadata,
     Unknown,
 )
-from .source import split_events
+from .source import whole_events
 
 _EVENTS = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
 _ONE = msgspec.json.Decoder(AnyEvent)
@@ -88,17 +88,16 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
     """Decode a damaged chunk one event at a time, repairing what can be repaired."""
     out = Decoded([])
     shift = start - 1  # data holds '[' before the chunk's first byte
-    spans = split_events(data, 1, len(data) - 1)
+    end = len(data) - 1
     failed = []
-    for i, (s, e) in enumerate(spans):
-        raw = bytes(data[s:e]).strip().rstrip(b",")
-        event, how = decode_one(raw)
-        if event is None:
-            if is_last and i == len(spans) - 1:
+    for s, e, read in whole_events(data, 1, end, _read_one):
+        if read is None:
+            if is_last and e == end:
                 out.dropped_tail = True
             else:
-                failed.append(raw)
+                failed.append(bytes(data[s:e]).strip().rstrip(b","))
             continue
+        event, how = read
         out.repaired += how == REPAIRED
         out.deep += how == CUT_DEEP
         out.spans.append((s + shift, e + shift, len(out.events)))
@@ -128,6 +127,11 @@ _PHASE_KEY = re.compile(rb'"ph"\s*:')
 
 
 REPAIRED, CUT_DEEP = "repaired", "cut deep"
+
+
+def _read_one(raw: bytes) -> tuple[Event, str] | None:
+    event, how = decode_one(raw)
+    return None if event is None else (event, how)
 
 
 def decode_one(raw: bytes) -> tuple[Event | None, str]:

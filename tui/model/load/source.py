@@ -8,9 +8,10 @@ import re
 import shutil
 import zlib
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import msgspec
 
@@ -349,7 +350,7 @@ _SCAN_WINDOW = 16 << 20
 
 
 def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int) -> list[tuple[int, int]]:
-    """Cut a byte range into single events (used only where a chunk failed to decode)."""
+    """Cut a byte range at every `}, {` (an event's end, or a boundary inside one: see whole_events)."""
     spans = []
     begin = start
     for m in EVENT_CUT.finditer(buf, start, end):
@@ -357,3 +358,68 @@ def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, en
         begin = m.end()
     spans.append((begin, end))
     return spans
+
+
+T = TypeVar("T")
+JOIN_MOST = 64  # pieces an event cut at `}, {` inside it is joined back from, at most
+JOIN_BYTES = 1 << 20  # and bytes
+
+
+def whole_events(
+    buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int, read: Callable[[bytes], T | None]
+) -> Iterator[tuple[int, int, T | None]]:
+    """A damaged byte range as its events, each (start, end, what read made of its text, None where nothing).
+
+    It is cut at every `}, {`; a piece that does not read and opens more than it closes is joined with the pieces
+    after it, one at a time, until the text reads (an event whose args hold an array of objects, or a string with
+    `}, {` in it: cut there, the pieces were each lost, and a piece that is an object of the args read as an
+    event). Where no join reads, the piece is what could not be read, and the next piece is tried alone."""
+    spans = split_events(buf, start, end)
+    i = 0
+    while i < len(spans):
+        s, e = spans[i]
+        text = _piece(buf, s, e)
+        value, last = read(text), i
+        if value is None and _opens_more(text):
+            for k in range(i + 1, min(len(spans), i + JOIN_MOST)):
+                if spans[k][1] - s > JOIN_BYTES:
+                    break
+                value = read(_piece(buf, s, spans[k][1]))
+                if value is not None:
+                    e, last = spans[k][1], k
+                    break
+        yield s, e, value
+        i = last + 1
+
+
+def _piece(buf, s: int, e: int) -> bytes:
+    return bytes(buf[s:e]).strip().rstrip(b",").strip()
+
+
+_CLOSE = {ord("{"): b"}", ord("["): b"]"}
+
+
+def _opens_more(text: bytes) -> bool:
+    """Is the text the start of a JSON object, cut inside it (what it leaves open, closed, reads)? Only then can the
+    pieces after it complete it; damage inside the text itself cannot be joined away."""
+    if not text.startswith(b"{"):
+        return False
+    open_: list[bytes] = []
+    in_string = escaped = False
+    for byte in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in _CLOSE:
+            open_.append(_CLOSE[byte])
+        elif byte in (0x7D, 0x5D) and (not open_ or open_.pop()[0] != byte):
+            return False
+    if not open_:
+        return False
+    closed = text + (b'"' if in_string else b"") + b"".join(reversed(open_))
+    try:
+        msgspec.json.decode(closed)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return True
