@@ -106,3 +106,27 @@ def test_analyses_of_shapes_stacks_and_memory_are_the_same_cold_and_cached(tmp_p
     warm = _recomputed(cached)
     for result in ("ops_by_shape", "roofline", "memory", "code", "code_all", "ops"):
         assert getattr(cold, result) == getattr(warm, result), result
+
+
+@pytest.mark.parametrize("bad_bytes", [b"\xff\xfe", b"ok"])
+def test_args_python_writes_but_orjson_refuses_are_read_and_stay_json(tmp_path, bad_bytes):
+    """NaN and Infinity (Python's json.dumps writes them), a lone surrogate and bad UTF-8 in one event's args: that
+    event's args read (a constant as its name), and its neighbours' too. Before, the event read as no args."""
+    args = [{"External id": k, "v": 1.5} for k in range(6)]
+    args[1]["v"], args[2]["v"], args[3]["s"] = float("nan"), float("-inf"), "\ud800x"
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": f"op{k}", "pid": 1, "tid": 1, "ts": 10 * k, "dur": 5, "args": a}
+        for k, a in enumerate(args)
+    ]
+    text = json.dumps({"traceEvents": events}).replace('"External id": 4', '"b": "BAD", "External id": 4')
+    path = tmp_path / "constants.json"
+    path.write_bytes(text.encode().replace(b"BAD", bad_bytes))  # (without bad bytes the chunk reads by column)
+    t = load_trace(path, use_cache=False)
+    read = [event_args(t, i) for i in range(t.n)]
+    assert [a["External id"] for a in read] == list(range(6))
+    assert read[1]["v"] == "NaN" and read[2]["v"] == "-Infinity" and read[3]["s"] == "\ud800x"
+    assert read[4]["b"] == bad_bytes.decode("utf-8", "replace") and read[5] == args[5]
+    json.dumps(read, allow_nan=False)  # plain JSON values
+    for key in ("v", "s", "b", "External id"):  # as the analyses read them, by column
+        column = arg_column(t, key)
+        assert [column.of(i) for i in range(t.n)] == [a.get(key) for a in read], key

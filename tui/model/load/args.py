@@ -7,6 +7,7 @@ shallow JSON values.
 
 from __future__ import annotations
 
+import json
 import mmap
 from functools import lru_cache
 
@@ -58,9 +59,35 @@ def read_event(raw: bytes) -> object:
     if raw.count(b"[") + raw.count(b"{") > NESTING:  # deep enough to need a look
         raw, _ = cut_deep(raw, NESTING, _DEEP)
     try:
+        return json_value(raw, repair=False)
+    except ValueError:  # (bad UTF-8 among them: the repairs fix it)
+        return None
+
+
+def json_value(raw: bytes, repair: bool = True) -> object:
+    """JSON text as values: orjson's reading, else the standard library's, which reads what orjson refuses (NaN
+    and Infinity, which Python's json writes, as their names, so values stay JSON; lone surrogates), else (repair)
+    with bad UTF-8 replaced. ValueError when none reads it."""
+    try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return None
+        pass
+    try:
+        return json.loads(raw, parse_constant=str)
+    except RecursionError as exc:
+        raise ValueError("nested too deep") from exc
+    except UnicodeDecodeError:
+        if not repair:
+            raise
+    return json.loads(raw.decode("utf-8", "replace"), parse_constant=str)
+
+
+def json_text(value: object) -> bytes:
+    """A value as JSON text (orjson's, else the standard library's, which escapes a lone surrogate)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, allow_nan=False).encode()
 
 
 def _bytes(trace: TraceColumns, src: int, start: int, end: int) -> bytes:
@@ -96,13 +123,13 @@ _chunk_items = lru_cache(maxsize=64)(_split)  # the details panel moves among a 
 
 
 def _decode(data: bytes, pos: int) -> object:
+    """Event pos of a chunk's text, repaired where it must be (bad UTF-8, control characters, stray backslashes);
+    a chunk that does not split into events is one event (the salvage's)."""
     try:
-        item = read_event(_chunk_items(data)[pos])
-    except (msgspec.DecodeError, ValueError):
-        item = None
-    if item is not None:
-        return item
-    for text in _repairs(data.strip().rstrip(b",")):
+        raw = _chunk_items(data)[pos]
+    except (msgspec.DecodeError, ValueError, IndexError):
+        raw = data.strip().rstrip(b",")
+    for text in _repairs(raw):
         item = read_event(text)
         if item is not None:
             return item

@@ -17,11 +17,10 @@ from urllib.parse import quote
 
 import msgspec
 import numpy as np
-import orjson
 
 from ..limits import ARGS_BYTES, NESTING
 from ..trace import TraceColumns
-from .args import NOT_READ, event_args, unchanged
+from .args import NOT_READ, event_args, json_text, json_value, unchanged
 from .guard import deepest
 from .source import ChunkReader
 
@@ -70,8 +69,8 @@ def _stored(trace: TraceColumns, key: str) -> ArgColumn | None:
         return None
     try:
         texts = msgspec.msgpack.decode(blob, type=list[bytes])
-        values = [orjson.loads(t) for t in texts]
-    except (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError):
+        values = [json_value(t) for t in texts]
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
         return None
     ids = arrays["ids"]
     if len(ids) and int(ids.max(initial=-1)) >= len(values):
@@ -93,7 +92,7 @@ def _decoded(trace: TraceColumns, key: str) -> ArgColumn:
     finally:
         for r in readers.values():
             r.close()
-    column = ArgColumn(key, ids, [orjson.loads(t) for t in texts])
+    column = ArgColumn(key, ids, [_value(t) for t in texts])
     if trace.store is not None:
         trace.store.put_arrays(_name(key), {"ids": ids})
         trace.store.put_blob(_name(key), msgspec.msgpack.encode(list(texts)))
@@ -112,6 +111,14 @@ def _chunk_ids(trace: TraceColumns, key: str, c: int, events: np.ndarray, texts:
     return np.array([-1 if t is None else texts.setdefault(t, len(texts)) for t in found], np.int32)
 
 
+def _value(text: bytes) -> object:
+    """An arg's text as the details panel reads it (args.json_value; None where nothing reads it)."""
+    try:
+        return json_value(text)
+    except ValueError:
+        return None
+
+
 def _within(text: bytes) -> bytes | None:
     """An arg's text, or None past the limits (ARGS_BYTES, or nested deeper than NESTING counting the event's
     object and its args): an analysis reads such an arg as absent."""
@@ -127,8 +134,8 @@ def _salvaged(trace: TraceColumns, i: int, key: str) -> bytes | None:
     if key not in args or args.get(NOT_READ) is not None:
         return None
     try:
-        return _within(orjson.dumps(args[key]))
-    except orjson.JSONEncodeError:  # past what orjson writes (254 levels): deeper than the limit anyway
+        return _within(json_text(args[key]))
+    except (ValueError, RecursionError):  # past what the writers write: deeper than the limit anyway
         return None
 
 
