@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED
 from matmul_add import LARGE, SMALL, matmul_add
@@ -246,3 +247,15 @@ def test_a_jobs_typical_step_is_its_first_ranks_and_its_json_rows_carry_their_ra
         (1, "ProfilerStep#551"),
         (1, "ProfilerStep#552"),
     ]
+
+
+def test_percentile_is_numpys_to_the_float():
+    """steps.percentile gives np.percentile's default to the last bit, on integers and floats, ties and spreads."""
+    from tui.model.steps import percentile
+
+    rng = np.random.default_rng(7)
+    for n in [1, 2, 3, 9, 10, 11, 57, 200]:
+        for values in (rng.integers(0, 10**9, n), rng.random(n) * 1e6, rng.integers(0, 3, n), rng.lognormal(8, 2, n)):
+            ordered = sorted(values.tolist())
+            for q in (0, 10, 25, 50, 90, 99.5, 100):
+                assert percentile(ordered, q) == float(np.percentile(values, q)), (n, q)

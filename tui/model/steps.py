@@ -28,6 +28,7 @@ two captures smaller than the larger of their spreads is the runs' own noise (ch
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -275,8 +276,21 @@ def spread_range(values: Sequence[float]) -> tuple[float, float]:
     percentiles, so that one hitch does not widen it); (0, 0) without values."""
     if not len(values):
         return 0.0, 0.0
-    lo, hi = np.percentile(values, [10, 90]) if len(values) >= TRIM_FROM else (min(values), max(values))
-    return float(lo), float(hi)
+    if len(values) < TRIM_FROM:
+        return float(min(values)), float(max(values))
+    ordered = sorted(values)
+    return percentile(ordered, 10), percentile(ordered, 90)
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-th percentile of sorted values, as numpy.percentile's default (linear) computes it, to the same float:
+    without numpy's call, which imports numpy.ma (through np.unique), 10-15 ms of a cached summary."""
+    at = (len(ordered) - 1) * (q / 100)
+    below = math.floor(at)
+    if below >= len(ordered) - 1:
+        return float(ordered[-1])
+    a, b, t = ordered[below], ordered[below + 1], at - below
+    return float(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)  # (numpy's _lerp, either side of 0.5)
 
 
 def spread(values: Sequence[float], typical_value: float) -> float | None:
