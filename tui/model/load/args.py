@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import re
 from functools import lru_cache
 
 import msgspec
@@ -17,10 +18,11 @@ import orjson
 from ..errors import TraceError
 from ..limits import ARGS_BYTES, NESTING, size_text
 from ..trace import TraceColumns
-from .decode import _repairs
 from .guard import cut_deep
 
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+_BAD_ESCAPE = re.compile(rb'\\(?!["\\/bfnrtu])')
+_CONTROL = re.compile(rb"[\x00-\x1f]")
 NOT_READ = "(args not read)"  # the one key of the args of an event past ARGS_BYTES
 _DEEP = f'"(nested deeper than {NESTING} levels: not read)"'.encode()
 
@@ -129,8 +131,17 @@ def _decode(data: bytes, pos: int) -> object:
         raw = _chunk_items(data)[pos]
     except (msgspec.DecodeError, ValueError, IndexError):
         raw = data.strip().rstrip(b",")
-    for text in _repairs(raw):
+    for text in repairs(raw):
         item = read_event(text)
         if item is not None:
             return item
     return {}
+
+
+def repairs(raw: bytes):
+    """The raw text, then with bad UTF-8, control characters and stray backslashes fixed."""
+    yield raw
+    fixed = raw.decode("utf-8", "replace").encode()
+    fixed = _CONTROL.sub(b" ", fixed)
+    yield fixed
+    yield _BAD_ESCAPE.sub(b"/", fixed)

@@ -13,6 +13,7 @@ import msgspec
 import orjson
 
 from ..limits import NESTING
+from .args import repairs
 from .bulk import BAD_INT
 from .guard import cut_deep, too_deep
 from .schema import (
@@ -35,8 +36,6 @@ from .source import whole_events
 
 _EVENTS = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
 _ONE = msgspec.json.Decoder(AnyEvent)
-_BAD_ESCAPE = re.compile(rb'\\(?!["\\/bfnrtu])')
-_CONTROL = re.compile(rb"[\x00-\x1f]")
 _ERRORS = (msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError, ValueError, TypeError, RecursionError)
 
 
@@ -149,7 +148,7 @@ def decode_one(raw: bytes) -> tuple[Event | None, str]:
 def _attempts(raw: bytes) -> tuple[Event | None, str, bool]:
     """The first reading of the text (or a repair of it) that decodes; else whether a decoder found it too deep."""
     deep = False
-    for attempt, text in enumerate(_repairs(raw)):
+    for attempt, text in enumerate(repairs(raw)):
         how = REPAIRED if attempt else ""
         try:
             return _ONE.decode(text), how, False
@@ -182,15 +181,6 @@ def _surrogates_escaped(value: object) -> object:
     if isinstance(value, list):
         return [_surrogates_escaped(v) for v in value]
     return value
-
-
-def _repairs(raw: bytes):
-    """The raw text, then with bad UTF-8, control characters and stray backslashes fixed."""
-    yield raw
-    fixed = raw.decode("utf-8", "replace").encode()
-    fixed = _CONTROL.sub(b" ", fixed)
-    yield fixed
-    yield _BAD_ESCAPE.sub(b"/", fixed)
 
 
 def _int(value: object) -> int | None:
