@@ -361,8 +361,7 @@ def split_events(buf: bytes | bytearray | memoryview | mmap.mmap, start: int, en
 
 
 T = TypeVar("T")
-JOIN_MOST = 64  # pieces an event cut at `}, {` inside it is joined back from, at most
-JOIN_BYTES = 1 << 20  # and bytes
+JOIN_BYTES = 1 << 20  # an event cut at `}, {` inside it is joined back from this many bytes at most
 
 
 def whole_events(
@@ -370,24 +369,27 @@ def whole_events(
 ) -> Iterator[tuple[int, int, T | None]]:
     """A damaged byte range as its events, each (start, end, what read made of its text, None where nothing).
 
-    It is cut at every `}, {`; a piece that does not read and opens more than it closes is joined with the pieces
-    after it, one at a time, until the text reads (an event whose args hold an array of objects, or a string with
-    `}, {` in it: cut there, the pieces were each lost, and a piece that is an object of the args read as an
-    event). Where no join reads, the piece is what could not be read, and the next piece is tried alone."""
+    It is cut at every `}, {`. A piece whose braces and brackets balance is read alone (nearly all of them); one
+    that does not is the start of an event cut inside (its args hold an array of objects, or a string with `}, {`
+    in it: cut there, each piece was lost, and an object of the args could read as an event of its own) when the
+    object it opens closes, strings minded, exactly where a later piece ends: that whole text is read. Otherwise
+    (damage) the piece is read alone, and the next piece is tried alone."""
     spans = split_events(buf, start, end)
+    piece_at = {e: k for k, (_, e) in enumerate(spans)}
     i = 0
     while i < len(spans):
         s, e = spans[i]
-        text = _piece(buf, s, e)
-        value, last = read(text), i
-        if value is None and _opens_more(text):
-            for k in range(i + 1, min(len(spans), i + JOIN_MOST)):
-                if spans[k][1] - s > JOIN_BYTES:
-                    break
-                value = read(_piece(buf, s, spans[k][1]))
+        text, last = _piece(buf, s, e), i
+        value = None
+        if not _balanced(text):
+            close = _object_end(buf, s, min(end, s + JOIN_BYTES)) or -1
+            k = piece_at.get(close, -1)
+            if k > i:
+                value = read(_piece(buf, s, close))
                 if value is not None:
-                    e, last = spans[k][1], k
-                    break
+                    e, last = close, k
+        if value is None:
+            value = read(text)
         yield s, e, value
         i = last + 1
 
@@ -396,30 +398,28 @@ def _piece(buf, s: int, e: int) -> bytes:
     return bytes(buf[s:e]).strip().rstrip(b",").strip()
 
 
-_CLOSE = {ord("{"): b"}", ord("["): b"]"}
+def _balanced(text: bytes) -> bool:
+    """As many { as } and [ as ] (strings not minded: a quick look that sends the others to _object_end)."""
+    return text.count(b"{") == text.count(b"}") and text.count(b"[") == text.count(b"]")
 
 
-def _opens_more(text: bytes) -> bool:
-    """Is the text the start of a JSON object, cut inside it (what it leaves open, closed, reads)? Only then can the
-    pieces after it complete it; damage inside the text itself cannot be joined away."""
-    if not text.startswith(b"{"):
-        return False
-    open_: list[bytes] = []
-    in_string = escaped = False
-    for byte in text:
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
-        elif byte == 0x22:
-            in_string = True
-        elif byte in _CLOSE:
-            open_.append(_CLOSE[byte])
-        elif byte in (0x7D, 0x5D) and (not open_ or open_.pop()[0] != byte):
-            return False
-    if not open_:
-        return False
-    closed = text + (b'"' if in_string else b"") + b"".join(reversed(open_))
-    try:
-        msgspec.json.decode(closed)
-    except (msgspec.DecodeError, RecursionError):
-        return False
-    return True
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)  # a whole string, or a bracket
+_OPEN = {ord("{"): ord("}"), ord("["): ord("]")}
+
+
+def _object_end(buf, s: int, limit: int) -> int | None:
+    """Just past the closing brace of the JSON object that starts at s (after blanks), strings minded; None where
+    none starts there, a bracket does not match, or it does not close before limit."""
+    wanted: list[int] = []
+    for m in _TOKEN.finditer(buf, s, limit):
+        byte = buf[m.start()]
+        if not wanted and (byte != ord("{") or bytes(buf[s : m.start()]).strip()):
+            return None  # no object starts at s
+        if byte in _OPEN:
+            wanted.append(_OPEN[byte])
+        elif byte != 0x22:
+            if not wanted or wanted.pop() != byte:
+                return None
+            if not wanted:
+                return m.end()
+    return None
