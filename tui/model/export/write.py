@@ -125,9 +125,10 @@ def _rebuilt(src: Source, added: Added) -> tuple[list[bytes | memoryview], int]:
 
 
 def _an_event(text: bytes) -> bytes | None:
-    """The text, where it is one JSON object."""
+    """The text, where it is one JSON object with a phase (not an object of a damaged event's args)."""
     try:
-        return text if isinstance(msgspec.json.decode(text), dict) else None
+        value = msgspec.json.decode(text)
+        return text if isinstance(value, dict) and "ph" in value else None
     except msgspec.DecodeError:
         return None
 
