@@ -93,8 +93,38 @@ def test_an_export_of_a_damaged_trace_writes_its_events_whole(tmp_path):
     import tracetui
 
     path = _damaged(tmp_path, 120)
-    tracetui.load(path).export(tmp_path / "out.json")
+    done = tracetui.load(path).export(tmp_path / "out.json")
+    assert done["left_out"] == 2 and done["notes"] == ["2 damaged events left out (not JSON)"]
     written = json.loads((tmp_path / "out.json").read_text())["traceEvents"]
     ops = [e for e in written if e.get("cat") == "cpu_op"]
     assert ops == [_event(k) for k in range(120)]
     assert all("ph" in e for e in written)  # no object of an args value written as an event
+
+
+def _kineto(tmp_path: Path, texts: list[str]) -> Path:
+    """Events as Kineto writes them (indented, a key after the array), one text each."""
+    path = tmp_path / "kineto.json"
+    body = ",\n  ".join(texts)
+    path.write_text('{\n  "schemaVersion": 1,\n  "traceEvents": [\n  ' + body + '\n  ],\n  "traceName": "x.json"\n}\n')
+    return path
+
+
+@pytest.mark.parametrize("at", [0, 100, 199])
+def test_one_damaged_event_is_one_skipped_wherever_it_is(tmp_path, at):
+    """A missing comma inside one event whose args hold a `}, {`, first, in the middle or last: the other 199 read
+    and "skipped 1" said (the last one: not a truncated file, its array closes and the keys after it read)."""
+    texts = [json.dumps(_event(k), indent=2) for k in range(200)]
+    texts[at] = texts[at].replace('"cat": "cpu_op",', '"cat": "cpu_op"')
+    path = _kineto(tmp_path, texts)
+    trace = load_trace(path, use_cache=False)
+    assert trace.n == 199 and trace.report.warning() == "skipped 1 malformed event"
+
+
+@pytest.mark.parametrize("args", [True, False])
+def test_events_written_without_a_comma_between_are_read_and_said(tmp_path, args):
+    texts = [json.dumps(_event(k) if args else {**_event(k), "args": {}}, indent=2) for k in range(200)]
+    texts[100] = texts[100] + "\n  " + texts.pop(101)  # no comma between 100 and 101
+    trace = load_trace(_kineto(tmp_path, texts), use_cache=False)
+    assert trace.n == 200 and trace.report.warning() == "read 1 event not followed by a comma"
+    if args:
+        assert [event_args(trace, i) for i in (100, 101)] == [_event(100)["args"], _event(101)["args"]]

@@ -24,6 +24,7 @@ class LoadReport:
     garbled: int = 0  # bytes of garbled stretches, each too long for one event (garbage written over several)
     garbled_events: int = 0  # the events those stretches held at least
     repaired: int = 0
+    unseparated: int = 0  # events written with no comma after them (another followed at once): read, and said
     dropped_tail: bool = False
     truncated: bool = False
     gz_truncated: bool = False
@@ -46,6 +47,7 @@ class LoadReport:
         self.garbled += other.garbled
         self.garbled_events += other.garbled_events
         self.repaired += other.repaired
+        self.unseparated += other.unseparated
         self.dropped_tail |= other.dropped_tail
         self.truncated |= other.truncated
         self.gz_truncated |= other.gz_truncated
@@ -86,6 +88,8 @@ class LoadReport:
         parts += [limit_phrase(limit, n) for limit, n in self.limits.items()]
         if self.repaired:
             parts.append(f"repaired {_count(self.repaired, 'event')} with bad characters")
+        if self.unseparated:
+            parts.append(f"read {_count(self.unseparated, 'event')} not followed by a comma")
         odd = self.unknown_phases
         if odd:
             listed = ", ".join(f"{n:,} '{ph}'" for ph, n in sorted(odd.items()))

@@ -66,7 +66,9 @@ def export(a: Results, out: str | os.PathLike[str], kinds: Sequence[str] = KINDS
     else:
         pieces, left_out = _rebuilt(src, added)
     _write(target, pieces)
-    notes = added.notes + ([f"{left_out:,} damaged events left out (they are not JSON)"] if left_out else [])
+    notes = added.notes + (
+        [f"{left_out:,} damaged event{'' if left_out == 1 else 's'} left out (not JSON)"] if left_out else []
+    )
     return Exported(str(target), added.counts, left_out, notes)
 
 
@@ -113,7 +115,7 @@ def _holds_events(src: Source) -> bool:
 def _rebuilt(src: Source, added: Added) -> tuple[list[bytes | memoryview], int]:
     """A new top-level object: the events that parse, the new ones, the metadata read from the file."""
     kept, left_out = [], 0
-    for start, end, text in whole_events(src.buf, src.start, src.end, _an_event):
+    for start, end, text, _ in whole_events(src.buf, src.start, src.end, _an_event):
         if text is not None:
             kept.append(text)
         elif bytes(src.buf[start:end]).strip().rstrip(b",").strip():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +31,7 @@ from .schema import (
     Metadata,
     Unknown,
 )
-from .source import whole_events
+from .source import PHASE_KEY, object_end, whole_events
 
 _EVENTS = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
 _ONE = msgspec.json.Decoder(AnyEvent)
@@ -49,6 +48,7 @@ class Decoded:
     garbled: int = 0  # bytes of stretches too long for one event that could not be read (several events lost)
     garbled_events: int = 0  # the events those stretches held at least (the "ph" keys left in them, one at least)
     repaired: int = 0
+    unseparated: int = 0  # objects followed by another with no comma between (each read in turn)
     deep: int = 0  # events whose JSON nested deeper than the decoders go: read with those values as null
     dropped_tail: bool = False
 
@@ -89,9 +89,10 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
     shift = start - 1  # data holds '[' before the chunk's first byte
     end = len(data) - 1
     failed = []
-    for s, e, read in whole_events(data, 1, end, _read_one):
+    for s, e, read, glued in whole_events(data, 1, end, _read_one):
+        out.unseparated += glued
         if read is None:
-            if is_last and e == end:
+            if is_last and e == end and object_end(data, s, end) is None:  # cut short, not malformed
                 out.dropped_tail = True
             else:
                 failed.append(bytes(data[s:e]).strip().rstrip(b","))
@@ -117,12 +118,9 @@ def _count_failed(out: Decoded, failed: list[bytes], read_bytes: int) -> None:
     for raw in failed:
         if len(raw) > GARBLED_BYTES and (not per_event or len(raw) > GARBLED_TIMES * per_event):
             out.garbled += len(raw)
-            out.garbled_events += max(1, len(_PHASE_KEY.findall(raw)))
+            out.garbled_events += max(1, len(PHASE_KEY.findall(raw)))
         else:
             out.skipped += 1
-
-
-_PHASE_KEY = re.compile(rb'"ph"\s*:')
 
 
 REPAIRED, CUT_DEEP = "repaired", "cut deep"

@@ -23,7 +23,7 @@ from ..limits import NESTING
 from .guard import cut_deep, last_nonblank
 from .head import salvage_head
 from .schema import PhaseOnly, TopLevel
-from .source import EVENT_CUT, GZIP_MAGIC, Source, inflate, map_file
+from .source import EVENT_CUT, GZIP_MAGIC, PHASE_KEY, Source, inflate, map_file, object_end
 
 PROBE_BYTES = 4 << 20  # how far back from the end the array's closing ']' is looked for
 _TOP = msgspec.json.Decoder(TopLevel)
@@ -166,7 +166,8 @@ def _closes_events(buf, start: int, close: int) -> bool | None:
     before = bytes(buf[max(start - 1, first - 64) : first]).rstrip()[-1:]
     if before not in (b",", b"["):
         return None
-    return True if is_event_text(bytes(buf[first : brace + 1])) else None
+    last = bytes(buf[first : brace + 1])
+    return True if is_event_text(last) or PHASE_KEY.search(last) else None  # (an event, or a damaged one)
 
 
 def _trailing_comma(buf, start: int, close: int) -> int:
@@ -298,43 +299,8 @@ def _is_event_at(buf, start: int) -> bool:
     """Does an event object start at `start` (its first ~64 KB decoding on their own)?"""
     if bytes(buf[start : start + 1]) != b"{":
         return False
-    close = _first_close(buf, start)
-    if close is None:
-        return False
-    return is_event_text(bytes(buf[start : close + 1]))
-
-
-def _first_close(buf, start: int, limit: int = 1 << 16) -> int | None:
-    """The '}' closing the object that opens at `start` (strings skipped), or None within `limit` bytes."""
-    text = bytes(buf[start : start + limit])
-    depth, k = 0, 0
-    while k < len(text):
-        ch = text[k]
-        if ch == 0x22:
-            k = _string_end(text, k)
-            if k < 0:
-                return None
-        elif ch in (0x7B, 0x5B):
-            depth += 1
-        elif ch in (0x7D, 0x5D):
-            depth -= 1
-            if depth == 0:
-                return start + k
-        k += 1
-    return None
-
-
-def _string_end(text: bytes, open_at: int) -> int:
-    """The position of the quote that closes the string opening at `open_at` (-1: none)."""
-    k = open_at + 1
-    while True:
-        k = text.find(b'"', k)
-        if k < 0:
-            return -1
-        slashes = k - len(text[:k].rstrip(b"\\"))
-        if slashes % 2 == 0:
-            return k
-        k += 1
+    end = object_end(buf, start, start + (1 << 16))
+    return end is not None and is_event_text(bytes(buf[start:end]))
 
 
 def _damaged_end(src: Source) -> int:

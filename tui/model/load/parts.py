@@ -134,6 +134,7 @@ def _add_decoded(
     report.garbled += decoded.garbled
     report.garbled_events += decoded.garbled_events
     report.repaired += decoded.repaired
+    report.unseparated += decoded.unseparated
     report.dropped_tail |= decoded.dropped_tail
     if decoded.deep:
         report.limits = {**report.limits, "nesting": report.limits.get("nesting", 0) + decoded.deep}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import mmap
 import os
 import re
@@ -25,6 +26,7 @@ CHUNK_BYTES = 4 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 # The boundary between two events: a closing brace, a comma, the next opening brace.
 EVENT_CUT = re.compile(rb"\}\s*,\s*(?=\{)")
+PHASE_KEY = re.compile(rb'"ph"\s*:')  # an event's phase key: in a damaged stretch, the events it held
 
 
 @dataclass
@@ -366,50 +368,78 @@ JOIN_BYTES = 1 << 20  # an event cut at `}, {` inside it is joined back from thi
 
 def whole_events(
     buf: bytes | bytearray | memoryview | mmap.mmap, start: int, end: int, read: Callable[[bytes], T | None]
-) -> Iterator[tuple[int, int, T | None]]:
-    """A damaged byte range as its events, each (start, end, what read made of its text, None where nothing).
+) -> Iterator[tuple[int, int, T | None, bool]]:
+    """A damaged byte range as its events, each (start, end, what read made of its text, None where nothing, and
+    whether another object followed it with no comma between).
 
-    It is cut at every `}, {`. A piece whose braces and brackets balance is read alone (nearly all of them); one
-    that does not is the start of an event cut inside (its args hold an array of objects, or a string with `}, {`
-    in it: cut there, each piece was lost, and an object of the args could read as an event of its own) when the
-    object it opens closes, strings minded, exactly where a later piece ends: that whole text is read. Otherwise
-    (damage) the piece is read alone, and the next piece is tried alone."""
+    It is cut at every `}, {`. A piece whose braces and brackets balance is read alone (nearly all of them). Where
+    that does not read, the JSON object the piece starts with is followed, strings minded (object_end):
+    - it ends where a later piece ends: the event was cut inside (its args hold an array of objects, or a string
+      with `}, {` in it: each piece was lost, and an object of the args could read as an event of its own), and
+      that whole text is one event, read, or one that does not read;
+    - it ends inside the piece and another object starts right after it: events written without a comma between
+      them, each read in turn;
+    - anything else is damage: the piece is what could not be read, and the next piece is tried alone."""
     spans = split_events(buf, start, end)
-    piece_at = {e: k for k, (_, e) in enumerate(spans)}
-    i = 0
-    while i < len(spans):
-        s, e = spans[i]
-        text, last = _piece(buf, s, e), i
-        value = None
-        if not _balanced(text):
-            close = _object_end(buf, s, min(end, s + JOIN_BYTES)) or -1
-            k = piece_at.get(close, -1)
-            if k > i:
-                value = read(_piece(buf, s, close))
-                if value is not None:
-                    e, last = close, k
-        if value is None:
-            value = read(text)
-        yield s, e, value
-        i = last + 1
+    ends = [_last_byte(buf, s, e) for s, e in spans]  # just past each piece's last byte that is not blank
+    k, s = 0, spans[0][0]
+    while k < len(spans):
+        e = spans[k][1]
+        text = _piece(buf, s, e)
+        balanced = _balanced(text)
+        value = read(text) if balanced else None
+        close = None if value is not None else object_end(buf, s, min(end, s + JOIN_BYTES))
+        at = len(spans) if close is None else bisect.bisect_left(ends, close, k)  # the piece the object ends in
+        glued = (
+            None if close is None or at == len(spans) or ends[at] == close else _object_start(buf, close, spans[at][1])
+        )
+        if value is not None:
+            yield s, e, value, False
+        elif close is not None and at < len(spans) and ends[at] == close:
+            whole = at > k or not balanced  # (else the text is the piece's, read already)
+            yield s, spans[at][1], read(_piece(buf, s, close)) if whole else None, False
+            k = at
+        elif close is not None and glued is not None:
+            yield s, close, read(_piece(buf, s, close)), True
+            k, s = at, glued  # the next object, in the piece the first one ended in
+            continue
+        else:
+            yield s, e, None if balanced else read(text), False
+        k += 1
+        s = spans[k][0] if k < len(spans) else e
 
 
 def _piece(buf, s: int, e: int) -> bytes:
     return bytes(buf[s:e]).strip().rstrip(b",").strip()
 
 
+def _last_byte(buf, s: int, e: int) -> int:
+    """Just past the piece's last byte that is not blank."""
+    while e > s and buf[e - 1] in _BLANK:
+        e -= 1
+    return e
+
+
+def _object_start(buf, at: int, e: int) -> int | None:
+    """Where an object starts after blanks from at, before e (None: something else is there, or nothing)."""
+    while at < e and buf[at] in _BLANK:
+        at += 1
+    return at if at < e and buf[at] == ord("{") else None
+
+
 def _balanced(text: bytes) -> bool:
-    """As many { as } and [ as ] (strings not minded: a quick look that sends the others to _object_end)."""
+    """As many { as } and [ as ] (strings not minded: a quick look that sends the others to object_end)."""
     return text.count(b"{") == text.count(b"}") and text.count(b"[") == text.count(b"]")
 
 
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)  # a whole string, or a bracket
 _OPEN = {ord("{"): ord("}"), ord("["): ord("]")}
+_BLANK = b" \t\r\n"
 
 
-def _object_end(buf, s: int, limit: int) -> int | None:
+def object_end(buf, s: int, limit: int) -> int | None:
     """Just past the closing brace of the JSON object that starts at s (after blanks), strings minded; None where
-    none starts there, a bracket does not match, or it does not close before limit."""
+    none starts there, a bracket does not match, or it does not close before limit (a text cut short)."""
     wanted: list[int] = []
     for m in _TOKEN.finditer(buf, s, limit):
         byte = buf[m.start()]
