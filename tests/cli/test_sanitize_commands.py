@@ -157,3 +157,23 @@ def test_a_name_in_the_summarys_why_line_is_escaped_as_every_table_escapes_it(tm
     why = summary.split("Why: ", 1)[1]
     assert shown in why and "aten::evil  op" not in why, why
     assert shown in ops
+
+
+@pytest.mark.parametrize("argv", [["summary"], ["ops", "--limit", "8"], ["kernels"]])
+def test_a_stdout_that_cannot_write_unicode_gets_ascii_rules_not_an_error(argv, tmp_path):
+    """PYTHONIOENCODING=ascii (or latin-1): the tables' rules as ASCII, anything else escaped, exit 0. It ended in
+    "internal error: UnicodeEncodeError" with exit 1, found by a fresh-eyes run."""
+    import os
+    import subprocess
+    import sys
+
+    from tui.cli.output import PLAIN
+
+    trace = str(SAMPLES / "h100-bert-small.json.gz")
+    env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path), "TRACETUI_COLUMNS": "100"}
+    cmd = [sys.executable, "-m", "tui", *argv, trace, "--no-cache"]
+    utf8 = subprocess.run(cmd, capture_output=True, env={**env, "PYTHONIOENCODING": "utf-8"}, check=True).stdout
+    ascii_ = subprocess.run(cmd, capture_output=True, env={**env, "PYTHONIOENCODING": "ascii"})
+    assert ascii_.returncode == 0, ascii_.stderr
+    expected = "".join(PLAIN.get(c) or c.encode("ascii", "backslashreplace").decode() for c in utf8.decode())
+    assert ascii_.stdout.decode("ascii") == expected and utf8.decode() != expected  # (the sample's tables have rules)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, copy_sample
+from conftest import SAMPLES, X, copy_sample, write_trace
 
 from tui.model import load_trace
 from tui.model.load.cachedir import entry_dir
@@ -37,6 +37,21 @@ def test_stale_entry_is_rebuilt_when_the_file_changes(tmp_path):
     load_trace(path)
     os.utime(path, ns=(1, 1))
     assert not load_trace(path).report.from_cache
+
+
+def test_an_edit_in_the_middle_with_the_mtime_put_back_is_read_again(tmp_path):
+    """Only the head and tail are hashed: the change time (any write moves it, `touch -r` cannot set it back) tells
+    an edit between them. A fresh-eyes run changed one digit of a dur and got the old GPU busy time."""
+    path = tmp_path / "t.json"
+    write_trace(path, [X(f"aten::op{k}", 10 * k, 5) for k in range(5000)])  # well past the 64 KB hashed at each end
+    assert load_trace(path).x.dur.sum() == 5 * 5000 * 1000  # (ns)
+    st = path.stat()
+    text = path.read_bytes()
+    middle = text.index(b'"dur": 5', len(text) // 2)
+    path.write_bytes(text[:middle] + b'"dur": 7' + text[middle + 8 :])  # the same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime
+    again = load_trace(path)
+    assert not again.report.from_cache and again.x.dur.sum() == (5 * 5000 + 2) * 1000
 
 
 def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path):

@@ -107,10 +107,44 @@ def guarded_streams(visible: bool = True) -> Iterator[None]:
         sys.stdout = Output(Visible(inner) if visible and before is not None else inner)
     if visible and not isinstance(before_err, Visible):
         sys.stderr = Visible(before_err)
+    strict = _escaping(before)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = before, before_err
+        if strict:
+            before.reconfigure(errors="strict")  # type: ignore[union-attr]
+
+
+PLAIN = {"─": "-", "━": "-", "│": "|", "┃": "|", "…": "...", "µ": "u", "×": "x", "–": "-", "—": "-", "≥": ">=",
+         "≤": "<=", "→": "->", "←": "<-", "·": ".", "•": "*", "█": "#", "▏": "|", "≈": "~"}  # fmt: skip
+_ERRORS = "tracetui-plain"
+
+
+def _plain(exc: UnicodeError) -> tuple[str, int]:
+    """What an encoding cannot write: the tables' rules and marks as ASCII, anything else as a backslash escape."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start : exc.end]
+    return "".join(PLAIN.get(c) or c.encode("ascii", "backslashreplace").decode() for c in text), exc.end
+
+
+def _escaping(stream: Any) -> bool:
+    """A stdout whose encoding cannot write every character (PYTHONIOENCODING=ascii, latin-1) writes the tables'
+    rules as ASCII and anything else it cannot as a backslash escape, rather than end the command with
+    UnicodeEncodeError. True when it was strict (set back after)."""
+    if getattr(stream, "errors", None) != "strict" or not hasattr(stream, "reconfigure"):
+        return False
+    if "utf" in str(getattr(stream, "encoding", "")).lower():
+        return False  # (writes every character but a lone surrogate, which Visible escapes)
+    import codecs
+
+    codecs.register_error(_ERRORS, _plain)
+    try:
+        stream.reconfigure(errors=_ERRORS)
+    except (ValueError, OSError, AttributeError):
+        return False
+    return True
 
 
 def output_failure() -> str | None:

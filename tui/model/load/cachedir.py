@@ -180,14 +180,16 @@ _KEYS_MAX = 4096
 
 
 def file_key(path: Path) -> str:
-    """What names a file's cache entry: its path, size, mtime and a hash of its head and tail, so content
-    replaced under the same size and mtime is not served from the old entry. (The hash is kept by the file's
-    full stat, whose change time any write moves.)"""
+    """What names a file's cache entry: its path, size, mtime, change time and a hash of its head and tail. Any
+    write moves the change time, which no tool sets back (`touch -r` and `cp -p` set the mtime): an edit in the
+    middle of a file with its mtime put back was served from the old entry when only the mtime was in the key.
+    The hash still tells content replaced under the same stat (a copy from another file system). (The hash is kept
+    by the file's full stat.)"""
     st = path.stat()
     stamp = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     key = _KEYS.get(stamp)
     if key is None:
-        key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{_head_tail(path, st.st_size)}"
+        key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}|{_head_tail(path, st.st_size)}"
         if len(_KEYS) >= _KEYS_MAX:
             _KEYS.clear()
         _KEYS[stamp] = key
