@@ -48,9 +48,15 @@ def tile_commands(tile: Path) -> dict[str, list[str]]:
 
 
 def replayed(commands: dict[str, list[str]]) -> dict[str, list[str]]:
-    """Each cached command again, asked a second time with the same options: its output written back from the
-    cache entry (tui/cli/replay.py; the same as "cached" on a side older than it)."""
-    return {name.replace(", cached", ", replayed"): argv for name, argv in commands.items() if ", cached" in name}
+    """Each cached command followed by itself again, asked a second time with the same options: its output
+    written back from the cache entry (tui/cli/replay.py; the same as "cached" on a side older than it). In
+    this order: a cached run forgets every kept output of its side's cache."""
+    both: dict[str, list[str]] = {}
+    for name, argv in commands.items():
+        both[name] = argv
+        if ", cached" in name:
+            both[name.replace(", cached", ", replayed")] = argv
+    return both
 
 
 def forget_replays(cache: Path) -> None:
@@ -84,7 +90,9 @@ def main() -> None:
     args = opts.parse_args()
     tiled = args.tile.is_file() and str(args.tile) not in ("", ".")
     COMMANDS.update(tile_commands(args.tile) if tiled else {})
-    COMMANDS.update(replayed(COMMANDS))  # after the cached ones: each round keeps their output first
+    both = replayed(COMMANDS)
+    COMMANDS.clear()
+    COMMANDS.update(both)
     scratch = Path(tempfile.mkdtemp(prefix="tracetui-start-"))
     sides = {rev: worktree(rev, scratch / rev) for rev in args.base} | {"now": ROOT}
     try:
@@ -99,8 +107,7 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)  # the caches: the tile's is 0.4 GB a side
     report(rounds, list(sides))
     if tiled:
-        tiles = tile_commands(args.tile)
-        report_tile(rounds, list(sides), tiles | replayed(tiles))
+        report_tile(rounds, list(sides), replayed(tile_commands(args.tile)))
 
 
 def report(rounds: list[dict[str, tuple[float, float]]], sides: list[str]) -> None:
