@@ -128,3 +128,21 @@ def test_events_written_without_a_comma_between_are_read_and_said(tmp_path, args
     assert trace.n == 200 and trace.report.warning() == "read 1 event not followed by a comma"
     if args:
         assert [event_args(trace, i) for i in (100, 101)] == [_event(100)["args"], _event(101)["args"]]
+
+
+def test_the_cutter_walks_a_damaged_stretch_without_decoding_it(tmp_path, monkeypatch):
+    """Where the quick check cannot vouch for a cut (a damaged event before it), the chunk's objects are walked by
+    their brackets: no decode past the quick check's tries. The walk decoded the text since the last boundary at
+    every candidate, all of it past a damaged event: quadratic, 13 minutes for 100,000 such events."""
+    monkeypatch.setattr(source, "CHUNK_BYTES", 16 << 10)
+    texts = [json.dumps(_event(k)) for k in range(3000)]
+    for k in range(20, 3000, 50):
+        texts[k] = texts[k].replace('"cat": "cpu_op",', '"cat": "cpu_op"')  # damaged inside, brackets whole
+    path = tmp_path / "walk.json"
+    path.write_text('{"traceEvents":[' + ", ".join(texts) + "]}")
+    decoded = []
+    real = source._decoded
+    monkeypatch.setattr(source, "_decoded", lambda *a: decoded.append(a) or real(*a))
+    trace = load_trace(path, use_cache=False)
+    assert trace.n == 3000 - 60 and trace.report.warning() == "skipped 60 malformed events"
+    assert len(decoded) <= source._TRIES * len(trace.chunks)  # the quick check's, at most, per cut
