@@ -6,7 +6,7 @@ every chunk is read by the salvage: "plain" without such args, "boundaries" with
 a fresh process (`load_trace(..., use_cache=False)`), in turn, --rounds times: the median wall time, the events
 loaded and what the load said it skipped. The join of pieces cut inside an event (source.whole_events) is what
 differs: on "plain" it costs what deciding to try no join costs; on "boundaries" the base loses the events.
-Run: python benchmarks/bench_salvage.py [--base REV] [--events 400000] [--every 2000] [--rounds 3]
+Run: python benchmarks/bench_salvage.py [--base REV] [--events 400000] [--every 2000] [--rounds 3] [--timeout 300]
 """
 
 from __future__ import annotations
@@ -66,12 +66,23 @@ def damaged(path: Path, events: int, every: int, boundaries: bool) -> Path:
     return path
 
 
+def probe(path: Path, env: dict, tree: Path, timeout: int) -> dict:
+    """One load in a fresh process: its seconds, events and warning (stopped after timeout seconds)."""
+    try:
+        done = run([sys.executable, "-c", PROBE, str(path)] if not timeout else
+                   ["timeout", str(timeout), sys.executable, "-c", PROBE, str(path)], env, cwd=tree)  # fmt: skip
+    except SystemExit:  # (probe.run's word for a process that failed: here, one stopped by timeout)
+        return {"s": float(timeout), "n": -1, "said": f"(stopped after {timeout} s)"}
+    return json.loads(done.out.strip().splitlines()[-1])
+
+
 def main() -> None:
     opts = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     opts.add_argument("--base", default="c0afc1c7", help="the commit to compare with")
     opts.add_argument("--events", type=int, default=400_000)
     opts.add_argument("--every", type=int, default=2_000, help="a malformed event every this many")
     opts.add_argument("--rounds", type=int, default=3)
+    opts.add_argument("--timeout", type=int, default=300, help="seconds a load may take before it is stopped")
     args = opts.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="tracetui-salvage-"))
     files = {
@@ -85,8 +96,7 @@ def main() -> None:
             for kind, path in files.items():
                 for side, tree in sides.items():
                     env = {**environment(scratch / "cache"), "PYTHONPATH": str(tree)}
-                    done = run([sys.executable, "-c", PROBE, str(path)], env, cwd=tree)
-                    got.setdefault((kind, side), []).append(json.loads(done.out.strip().splitlines()[-1]))
+                    got.setdefault((kind, side), []).append(probe(path, env, tree, args.timeout))
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(sides[args.base])], check=False)
         shutil.rmtree(scratch, ignore_errors=True)

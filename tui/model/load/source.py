@@ -385,25 +385,26 @@ def whole_events(
       them, each read in turn;
     - anything else is damage: the piece is what could not be read, and the next piece is tried alone."""
     spans = split_events(buf, start, end)
-    ends = [_last_byte(buf, s, e) for s, e in spans]  # just past each piece's last byte that is not blank
+    ends: list[int] = []  # each piece's end, listed once one does not read
     k, s = 0, spans[0][0]
     while k < len(spans):
         e = spans[k][1]
         text = _piece(buf, s, e)
         balanced = _balanced(text)
         value = read(text) if balanced else None
-        close = None if value is not None else object_end(buf, s, min(end, s + JOIN_BYTES))
-        at = len(spans) if close is None else bisect.bisect_left(ends, close, k)  # the piece the object ends in
-        glued = (
-            None if close is None or at == len(spans) or ends[at] == close else _object_start(buf, close, spans[at][1])
-        )
         if value is not None:
             yield s, e, value, False
-        elif close is not None and at < len(spans) and ends[at] == close:
+            k += 1
+            s = spans[k][0] if k < len(spans) else e
+            continue
+        close = object_end(buf, s, min(end, s + JOIN_BYTES))
+        ends = ends or [e for _, e in spans]
+        at = len(spans) if close is None else bisect.bisect_left(ends, close, k)  # the piece the object ends in
+        if close is not None and at < len(spans) and _last_byte(buf, *spans[at]) == close:  # ends with it
             whole = at > k or not balanced  # (else the text is the piece's, read already)
             yield s, spans[at][1], read(_piece(buf, s, close)) if whole else None, False
             k = at
-        elif close is not None and glued is not None:
+        elif close is not None and at < len(spans) and (glued := _object_start(buf, close, spans[at][1])):
             yield s, close, read(_piece(buf, s, close)), True
             k, s = at, glued  # the next object, in the piece the first one ended in
             continue
