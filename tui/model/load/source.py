@@ -433,8 +433,9 @@ def _object_start(buf, at: int, e: int) -> int | None:
 
 
 def _balanced(text: bytes) -> bool:
-    """As many { as } and [ as ] (strings not minded: a quick look that sends the others to object_end)."""
-    return text.count(b"{") == text.count(b"}") and text.count(b"[") == text.count(b"]")
+    """As many { as } (strings not minded: a quick look that sends the others to object_end; a piece of an event
+    cut inside leaves its own brace open)."""
+    return text.count(b"{") == text.count(b"}")
 
 
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)  # a whole string, or a bracket
