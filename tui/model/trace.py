@@ -74,8 +74,8 @@ class LoadReport:
         if self.skipped:
             parts.append(f"skipped {_count(self.skipped, 'malformed event')}")
         if self.garbled:
-            held = _count(self.garbled_events, "event")
-            parts.append(f"skipped {_kilobytes(self.garbled)} of garbled text holding at least {held}")
+            held = f" holding at least {_count(self.garbled_events, 'event')}" if self.garbled_events else ""
+            parts.append(f"skipped {_kilobytes(self.garbled)} of garbled text{held}")
         if self.untimed:
             parts.append(f"skipped {_count(self.untimed, 'event')} without a numeric start time (ts)")
         if self.bad_numbers:

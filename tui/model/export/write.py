@@ -59,6 +59,7 @@ def export(a: Results, out: str | os.PathLike[str], kinds: Sequence[str] = KINDS
         or trace.report.skipped
         or trace.report.garbled
         or trace.report.repaired
+        or trace.report.unseparated  # (copied as they are, two events without a comma are no JSON)
     )
     left_out = 0
     if whole:

@@ -46,7 +46,7 @@ class Decoded:
     spans: list[tuple[int, int, int]] = field(default_factory=list)  # (start, end, first event)
     skipped: int = 0  # malformed events of about the size of the chunk's others
     garbled: int = 0  # bytes of stretches too long for one event that could not be read (several events lost)
-    garbled_events: int = 0  # the events those stretches held at least (the "ph" keys left in them, one at least)
+    garbled_events: int = 0  # the events those stretches held at least (the "ph" keys left in them)
     repaired: int = 0
     unseparated: int = 0  # objects followed by another with no comma between (each read in turn)
     deep: int = 0  # events whose JSON nested deeper than the decoders go: read with those values as null
@@ -88,15 +88,21 @@ def _decode_each(data: bytearray | memoryview, start: int, is_last: bool) -> Dec
     out = Decoded([])
     shift = start - 1  # data holds '[' before the chunk's first byte
     end = len(data) - 1
-    failed = []
+    failed: list[bytes] = []
+    after_failed = False
     for s, e, read, glued in whole_events(data, 1, end, _read_one):
         out.unseparated += glued
         if read is None:
+            raw = bytes(data[s:e]).strip().rstrip(b",")
             if is_last and e == end and object_end(data, s, end) is None:  # cut short, not malformed
                 out.dropped_tail = True
+            elif after_failed and not PHASE_KEY.search(raw):  # a piece of the one before (an unclosed string
+                failed[-1] += raw  # put the cuts out of step): one malformed event, not one per piece
             else:
-                failed.append(bytes(data[s:e]).strip().rstrip(b","))
+                failed.append(raw)
+            after_failed = True
             continue
+        after_failed = False
         event, how = read
         out.repaired += how == REPAIRED
         out.deep += how == CUT_DEEP
@@ -112,13 +118,14 @@ GARBLED_TIMES = 4
 
 def _count_failed(out: Decoded, failed: list[bytes], read_bytes: int) -> None:
     """Count the stretches that could not be read: one malformed event each, or, when one is far longer than the
-    chunk's events (garbage written into or over several), its bytes and the events it held at least (how many
-    garbage replaced cannot be known)."""
+    chunk's events (garbage written into or over several), its bytes and the events it held at least: the phase
+    keys left in it (how many garbage replaced cannot be known; garbage written between events replaced none, and
+    the events on either side read)."""
     per_event = read_bytes / len(out.events) if out.events else 0
     for raw in failed:
         if len(raw) > GARBLED_BYTES and (not per_event or len(raw) > GARBLED_TIMES * per_event):
             out.garbled += len(raw)
-            out.garbled_events += max(1, len(PHASE_KEY.findall(raw)))
+            out.garbled_events += len(PHASE_KEY.findall(raw))
         else:
             out.skipped += 1
 

@@ -310,17 +310,25 @@ def _closes_an_event(buf, begin: int, close: int) -> bool:
 def _walked(buf, begin: int, probe: int, reach: int) -> re.Match | None:
     """The first boundary from probe that follows a whole object, walking the chunk's objects from begin by their
     brackets, strings minded (object_end): in time linear in the bytes walked, and past an event that is damaged
-    inside but whose brackets balance (the salvage reads what it can of it). None where the walk meets anything but
-    an object followed by `, {` (damage). It decoded the text since the last boundary at each candidate: past a
+    inside but whose brackets balance (the salvage reads what it can of it), and past garbage between objects (to
+    the next brace). None where the walk meets what is not an object (damage). It decoded the text since the last boundary at each candidate: past a
     damaged event none read, and each candidate decoded all the text since it, quadratic in the bytes to reach (a
     100,000-event file with a bad event every 2,000 and `}, {` in every event's args ran over 13 minutes)."""
     start = begin
     while True:
         close = object_end(buf, start, reach)
-        m = None if close is None else EVENT_CUT.match(buf, close - 1, reach)
-        if m is None or m.start() >= probe:
+        if close is None:
+            return None
+        m = EVENT_CUT.match(buf, close - 1, reach)
+        if m is None:  # garbage before the next object: walked past (the salvage says it)
+            brace = _BRACE.search(buf, close, reach)
+            if brace is None:
+                return None
+            start = brace.start()
+        elif m.start() >= probe:
             return m
-        start = m.end()
+        else:
+            start = m.end()
 
 
 def _decoded(buf, start: int, end: int):
@@ -382,7 +390,8 @@ def whole_events(
       with `}, {` in it: each piece was lost, and an object of the args could read as an event of its own), and
       that whole text is one event, read, or one that does not read;
     - it ends inside the piece and another object starts right after it: events written without a comma between
-      them, each read in turn;
+      them, each read in turn; or after something else (garbage, a stray bracket), which is what could not be
+      read, and the next object is read from its own start (a `}, {` in its strings cut no piece of it then);
     - anything else is damage: the piece is what could not be read, and the next piece is tried alone."""
     spans = split_events(buf, start, end)
     ends: list[int] = []  # each piece's end, listed once one does not read
@@ -407,6 +416,14 @@ def whole_events(
         elif close is not None and at < len(spans) and (glued := _object_start(buf, close, spans[at][1])):
             yield s, close, read(_piece(buf, s, close)), True
             k, s = at, glued  # the next object, in the piece the first one ended in
+            continue
+        elif close is not None and at < len(spans) and (brace := _BRACE.search(buf, close, spans[at][1])):
+            first = read(_piece(buf, s, close))  # then what stands before the next object: one stretch with it
+            if first is not None:  # when it does not read (an unclosed string ended it elsewhere)
+                yield s, close, first, False
+            if first is None or _piece(buf, close, brace.start()).strip(b", \t\r\n"):
+                yield (s if first is None else close), brace.start(), None, False
+            k, s = at, brace.start()  # (a `}, {` inside its string was the piece's cut: read from its start)
             continue
         else:
             yield s, e, None if balanced else read(text), False
@@ -440,6 +457,7 @@ def _balanced(text: bytes) -> bool:
 
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)  # a whole string, or a bracket
 _OPEN = {ord("{"): ord("}"), ord("["): ord("]")}
+_BRACE = re.compile(rb'\{(?=\s*")')  # where an object with a key starts: past garbage, the next event's
 _BLANK = b" \t\r\n"
 
 
