@@ -384,7 +384,7 @@ def whole_events(
     """A damaged byte range as its events, each (start, end, what read made of its text, None where nothing, and
     whether another object followed it with no comma between).
 
-    It is cut at every `}, {`. A piece whose braces and brackets balance is read alone (nearly all of them). Where
+    It is cut at every `}, {`. A piece whose braces balance is read alone (nearly all of them). Where
     that does not read, the JSON object the piece starts with is followed, strings minded (object_end):
     - it ends where a later piece ends: the event was cut inside (its args hold an array of objects, or a string
       with `}, {` in it: each piece was lost, and an object of the args could read as an event of its own), and
