@@ -78,8 +78,39 @@ def test_the_stamp_names_the_files_as_they_are(tmp_path, monkeypatch):
 
     before = fresh()
     assert fresh() == before
-    (pkg / "notes.txt").write_text("other text")
-    assert fresh() == before, "only .py files count"
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"bytecode")  # Python's (and numba's) caches
+    (pkg / "a.pyc").write_bytes(b"bytecode")
+    assert fresh() == before, "caches are no code"
     (pkg / "sub" / "b.py").write_text("y = 30\n")
-    assert fresh() != before
+    second = fresh()
+    assert second != before
+    (pkg / "notes.txt").write_text("other text")  # the data the code reads (the GPU table) counts as code
+    assert fresh() not in (before, second)
     code_stamp.stamp.cache_clear()
+
+
+def test_a_changed_gpu_table_makes_the_roofline_again(tmp_path, monkeypatch):
+    """A fresh-eyes run's case: the GPU table edited (a git pull on an editable install) left a cached trace's
+    roofline on the old H100 bandwidth. The table's text is part of the roofline's fingerprint; the stamp of the
+    package's files, data included, is what makes the fingerprint be walked again."""
+    from tui.model import samples
+    from tui.model.analyses.roofline import peaks
+
+    monkeypatch.setattr(code_id, "_FILES_NAME_THE_CODE", True)
+    dst = tmp_path / "h100-bert-small.json.gz"
+    shutil.copy(samples.sample("h100-bert-small").path, dst)
+    first = Results(load_trace(dst)).roofline
+    assert first.device is not None and first.device.name == "H100 SXM" and first.device.peak_gbps == 3350
+    edited = peaks.GPU_TABLE.replace("peak_gbps = 3350", "peak_gbps = 9999", 1)  # H100 SXM's, the first
+    assert edited.count("9999") == 1
+    monkeypatch.setattr(peaks, "GPU_TABLE", edited)
+    peaks.table.cache_clear()
+    monkeypatch.setattr(code_id, "_MEMO", {})  # a new process: fingerprints not yet walked
+    monkeypatch.setattr(code_id, "_PIECES", {})
+    monkeypatch.setattr(analysis, "stamp", lambda: "fedcba9876543210")  # what the edited file makes of the stamp
+    try:
+        again = Results(load_trace(dst)).roofline
+    finally:
+        peaks.table.cache_clear()
+    assert again.device is not None and again.device.peak_gbps == 9999

@@ -9,6 +9,7 @@ What is followed, from the derived function (and its codec's types), transitivel
   class (`self.ops`, `a.nesting`: the derived values and methods it reads, with their own dependencies);
   its defaults and closure cells; the names in its annotations.
 - a class: its base classes, its methods, properties and class attributes, its dataclass fields.
+- a function wrapped by functools (`@lru_cache`, `@cache`): the function it wraps.
 - a module-level value (a rule table, a threshold, a regex): a canonical text of it, and the functions and
   classes inside it.
 Code outside the package (numpy, the standard library) counts by its name only: the package version covers
@@ -149,9 +150,20 @@ def _cell(cell: types.CellType) -> Any:
 
 
 def _is_code(value: Any) -> bool:
-    """Something to follow rather than describe: a function, class, property, method or derived attribute."""
+    """Something to follow rather than describe: a function, class, property, method or derived attribute, or a
+    function wrapped by functools (lru_cache, cache: followed to the function it wraps)."""
     kinds = (types.FunctionType, type, property, staticmethod, classmethod, types.MethodType)
-    return isinstance(value, kinds) or _is_derived(value)
+    return isinstance(value, kinds) or _is_derived(value) or _wrapped(value) is not None
+
+
+def _wrapped(value: Any) -> types.FunctionType | None:
+    """The function a functools wrapper (an lru_cache) holds; None for anything else. Described by its type, as
+    another library's object, such a function was no code: roofline/peaks.py's cached table(), and the GPU table
+    it reads, were in no fingerprint."""
+    if isinstance(value, (types.FunctionType, type)):
+        return None
+    inner = getattr(value, "__wrapped__", None)
+    return inner if isinstance(inner, types.FunctionType) else None
 
 
 def _is_derived(value: Any) -> bool:
@@ -200,6 +212,8 @@ class _Walk:
             self.todo.extend(f for f in (obj.fget, obj.fset, obj.fdel) if f is not None)
         elif isinstance(obj, (staticmethod, classmethod, types.MethodType)):
             self.todo.append(obj.__func__)
+        elif (inner := _wrapped(obj)) is not None:
+            self.todo.append(inner)
         elif isinstance(obj, types.FunctionType):
             if _ours(obj) and not obj.__code__.co_filename.startswith(
                 "<"
