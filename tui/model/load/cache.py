@@ -144,8 +144,8 @@ def read(path: Path) -> TraceColumns | None:
             return None
         cols = {part: _read_table(entry, part, table, meta["columns"][part]) for part, table in TABLES.items()}
         chunks = np.load(entry / "chunks.npy")
-        if any(not Path(source).exists() for source in meta["sources"]):
-            return None
+        if not all(os.path.isabs(source) and Path(source).exists() for source in meta["sources"]):
+            return None  # (an older entry may name the file as its first load was given it: read the trace again)
         trace = _from_meta(str(path), meta, cols, chunks)
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -5,6 +5,7 @@ read back from the cache, so a cached open imports none of the decode."""
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
@@ -105,7 +106,8 @@ def _assemble(path: Path, src: Source, part: Part, unzipped: Path | None) -> Tra
     narrow_gpu_annotations(part.x)  # back to the spans torch timed (Kineto's writer widens them)
     rank, rank_from = _rank(path, top.distributedInfo)
     tracks = build_tracks(part.tracks, part.x.track, part.x.cat, part.meta, rank)
-    source = str(unzipped) if (src.gz and unzipped) else str(path)
+    # absolute: the args are read again from it by whoever opens the cache entry, from any working folder
+    source = os.path.abspath(unzipped if (src.gz and unzipped) else path)
     trace = TraceColumns(
         path=str(path),
         x=part.x,
