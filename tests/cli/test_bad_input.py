@@ -110,6 +110,9 @@ def test_a_folder_names_the_files_it_skipped_and_why(tmp_path, capsys):
     shutil.copy(MOE, folder / "good.json.gz")
     write(folder, "a.json", bytes(range(7, 250)) * 4)
     write(folder, "b.json", b"")
+    # listed newest first: a.json the newer (written one after the other, the two could fall in one clock tick, or not)
+    os.utime(folder / "b.json", ns=(10**18, 10**18))
+    os.utime(folder / "a.json", ns=(10**18 + 10**9, 10**18 + 10**9))
     assert main(["summary", str(folder)]) == 0
     out = capsys.readouterr().out
     head = " ".join(out.split("\n\n")[0].split())

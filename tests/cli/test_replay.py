@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import X, copy_sample, write_trace
+from conftest import SAMPLES, X, copy_sample, write_trace
 
 from tui.cli import commands, main, replay
 from tui.model.load.cachedir import entry_dir
@@ -151,3 +151,79 @@ def test_at_most_keep_records_and_never_another_file(tmp_path, capsys, opened, m
     before = len(opened)
     _run(["ops", str(trace), "--limit", "5"], capsys)  # the newest is kept
     assert len(opened) == before
+
+
+def test_a_relative_name_reads_its_own_file_from_any_folder(tmp_path, capsys, opened, monkeypatch):
+    """A fresh-eyes run's case: a trace first opened by a relative name kept that name as the file to read the args
+    from, so `explain` run from another folder holding a file of that name read that file's bytes (its roofline
+    findings lost, exit 0), and the record kept it so from every folder."""
+    import gzip
+
+    here, there = tmp_path / "exp1", tmp_path / "exp2"
+    here.mkdir(), there.mkdir()
+    (here / "trace.json").write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    (there / "trace.json").write_bytes(gzip.decompress((SAMPLES / "cpu" / "mlp_fwd.json.gz").read_bytes()))
+    monkeypatch.chdir(here)
+    truth = _run(["explain", "trace.json", "--no-cache"], capsys)
+    assert "against its roof" in truth[1]
+    _run(["explain", "trace.json"], capsys)  # the first load, by a relative name
+    monkeypatch.chdir(there)
+    runs = [_run(["explain", str(here / "trace.json")], capsys) for _ in range(2)]  # from the entry, then replayed
+    assert runs == [truth, truth] and len(opened) == 3  # the last replayed
+
+
+def test_an_entry_naming_its_file_relatively_is_read_again(tmp_path):
+    """Entries written before the fix name the file as first given: read as stale, the trace is decoded again."""
+    from tui.model import load_trace
+    from tui.model.load import cache
+
+    trace = copy_sample(tmp_path, "h100-bert-small.json.gz")
+    assert os.path.isabs(load_trace(trace).sources[0]) and cache.read(trace) is not None
+    meta = entry_dir(trace) / "meta.json"
+    data = json.loads(meta.read_text())
+    data["sources"] = [os.path.relpath(data["sources"][0])]
+    meta.write_text(json.dumps(data))
+    assert cache.read(trace) is None
+
+
+def test_a_sample_named_demo_is_never_kept_even_beside_a_file_of_that_name(tmp_path, capsys, opened, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    local = tmp_path / "demo:a100-triton-small"
+    local.write_bytes((SAMPLES / "cpu" / "mlp_fwd.json.gz").read_bytes())
+    _run(["summary", f"./{local.name}"], capsys)  # the local file's entry is there
+    for _ in range(3):
+        _run(["summary", "demo:a100-triton-small"], capsys)
+    assert _records(local) == [] and opened.count("summary") == 4
+
+
+def test_a_replay_folder_that_is_a_link_is_never_written_through(tmp_path, capsys, opened):
+    trace = copy_sample(tmp_path, "h100-bert-small.json.gz")
+    _run(["ops", str(trace)], capsys)
+    elsewhere = tmp_path / "someone-elses"
+    elsewhere.mkdir()
+    theirs = [elsewhere / f"{k:032x}.json" for k in range(20)]  # names a record could have
+    for path in theirs:
+        path.write_text("{}")
+    (entry_dir(trace) / replay.FOLDER).symlink_to(elsewhere, target_is_directory=True)
+    for limit in range(1, 4):
+        assert _run(["ops", str(trace), "--limit", str(limit)], capsys)[0] == 0
+    assert sorted(elsewhere.iterdir()) == theirs and all(p.read_text() == "{}" for p in theirs)
+
+
+def test_notes_fit_the_terminal_stderr_writes_to(monkeypatch):
+    """With stdout piped and stderr a terminal, notes were fitted to 80 columns (shutil asks stdout's terminal)."""
+    from tui.cli import output
+
+    class Terminal:
+        def isatty(self):
+            return True
+
+        def fileno(self):
+            return 2
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((50, 20)))
+    assert output.stream_columns(Terminal()) == 50
+    monkeypatch.setenv("COLUMNS", "120")
+    assert output.stream_columns(Terminal()) == 120
+    assert output.stream_columns(type("Pipe", (), {"isatty": lambda self: False})()) is None

@@ -106,26 +106,26 @@ def trace_path(named: str) -> str:
     """A trace as named on the command line, as a path on disk (demo:NAME: its shipped sample's); TraceError, naming
     it as the user did, when nothing is there. Commands that load through load() need not call it: the front door
     reads demo:NAME too."""
-    from ..model.errors import TraceError
+    from ..model.errors import TraceError, no_such_file
     from ..model.samples import resolve
 
     path = resolve(named)
     if not os.path.exists(path):
-        raise TraceError(named, "no such file")
+        raise TraceError(named, no_such_file(named))
     return path
 
 
 def tell(line: str, *, error: bool = False) -> None:
     """A line on stderr (`tracetui: note: ...`), wrapped at the terminal's width when stderr is one, or at
     TRACETUI_COLUMNS (for a note: an error stays one line in a log, for scripts), continued 4 spaces in."""
-    import shutil
     import textwrap
 
     from ..model import settings
+    from .output import stream_columns
 
     width = 0 if error else settings.columns() or 0
     if sys.stderr.isatty():
-        width = width or shutil.get_terminal_size().columns
+        width = width or stream_columns(sys.stderr) or 80
     lines = textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) if width > 8 else [line]
     print("\n".join(lines), file=sys.stderr, flush=True)
 

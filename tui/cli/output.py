@@ -80,6 +80,25 @@ class Output:
         return getattr(self._inner, name)
 
 
+def stream_columns(stream: Any) -> int | None:
+    """The width of the terminal a stream writes to (COLUMNS where it is set, as shutil reads it); None when the
+    stream is no terminal. Not shutil.get_terminal_size(), which asks stdout's terminal whichever stream writes:
+    with stdout piped, stderr's notes were fitted to 80 columns on a narrower terminal."""
+    try:
+        if not stream.isatty():
+            return None
+        fd = stream.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return os.get_terminal_size(fd).columns or None
+    except OSError:
+        return None
+
+
 def plain_warnings() -> None:
     """tracetui's own warnings (the model says what it cannot print as a RuntimeWarning "tracetui: ...") as that
     one line, without Python's file, line and source line; every other warning as Python shows it."""

@@ -50,7 +50,10 @@ def record_for(args: argparse.Namespace) -> Path | None:
 
     from ..model.analyses.graphs.beside import capture_path
     from ..model.load.cachedir import entry_dir
+    from ..model.samples import PREFIX
 
+    if str(args.trace).startswith(PREFIX):  # a shipped sample, even where a file of that name is here
+        return None
     trace = Path(args.trace)
     try:
         if not trace.is_file() or capture_path(trace) is not None:
@@ -92,12 +95,16 @@ def _mtime(path: str) -> int:
 
 
 def _terminal() -> list[Any]:
-    """What of the terminal the output depends on: each stream a terminal or not, its encoding, and the width."""
+    """What of the terminal the output depends on: each stream a terminal or not, its encoding, and the widths (the
+    reports fit stdout's terminal, as shutil sizes it; the notes stderr's)."""
     import shutil
 
-    ttys = [_isatty(s) for s in (sys.stdout, sys.stderr)]
+    from .output import stream_columns
+
+    streams = (sys.stdout, sys.stderr)
+    ttys = [_isatty(s) for s in streams]
     size = tuple(shutil.get_terminal_size()) if any(ttys) else None
-    return [ttys, [getattr(s, "encoding", None) for s in (sys.stdout, sys.stderr)], size]
+    return [ttys, [getattr(s, "encoding", None) for s in streams], size, [stream_columns(s) for s in streams]]
 
 
 def _isatty(stream: Any) -> bool:
@@ -173,6 +180,8 @@ def keep(record: Path | None, writes: list[tuple[str, str]]) -> None:
     tmp = None
     try:
         record.parent.mkdir(exist_ok=True)  # not its parents: an entry the cache dropped meanwhile stays dropped
+        if record.parent.is_symlink():  # the cache writes and prunes in its own folders only, never through a link
+            return
         fd, tmp = private_file(record)
         with os.fdopen(fd, "wb") as f:
             f.write(json.dumps({"version": VERSION, "writes": writes}).encode("utf-8", "surrogatepass"))

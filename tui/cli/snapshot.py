@@ -28,14 +28,14 @@ def memory_of_snapshot(args: argparse.Namespace) -> int:
 
 def memory_with_snapshot(args: argparse.Namespace, results, devices) -> int:
     """`memory TRACE --snapshot SNAPSHOT`: the trace's report, then its allocations by the snapshot's frames."""
-    from ..model.errors import TraceError
+    from ..model.errors import TraceError, no_such_file
     from ..model.snapshot.read import is_snapshot
     from ..reports.formats import to_json
     from ..reports.memory import memory_document, render_memory
     from ..reports.snapshot import join_document, render_join
 
     if not os.path.exists(args.snapshot):
-        raise TraceError(args.snapshot, "no such file")
+        raise TraceError(args.snapshot, no_such_file(args.snapshot))
     if not is_snapshot(args.snapshot):
         raise BadUsage(f"{args.snapshot}: not a memory snapshot (torch.cuda.memory._dump_snapshot writes one)")
     joined = _join(results, read(args.snapshot, not args.no_cache))

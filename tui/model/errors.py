@@ -15,6 +15,13 @@ class TraceError(Exception):
         self.problem = problem
 
 
+def no_such_file(named: object) -> str:
+    """What is said of a path with nothing there; of `-` too, what to do instead (the traces are read as files)."""
+    if str(named) == "-":
+        return "no such file (tracetui reads a trace from a file, not from standard input: save it to one first)"
+    return "no such file"
+
+
 class QueryError(ValueError):
     """A bad query (a regular expression, an id the trace does not have, a window, SQL DuckDB refuses): one line."""
 

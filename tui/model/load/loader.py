@@ -7,7 +7,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import TraceError
+from ..errors import TraceError, no_such_file
 from . import behind, cache
 from .cachedir import cache_root, entry_dir, has_entry, unzipped_file
 from .pool import pool_size, spawn_pool
@@ -26,7 +26,7 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
     if p.is_dir():
         return load_folder(p, use_cache, progress)
     if not p.exists():
-        raise TraceError(p, "no such file")
+        raise TraceError(p, no_such_file(p))
     if not p.is_file():
         raise TraceError(p, "not a regular file")
     if not use_cache:

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import TraceError
+from ..errors import TraceError, no_such_file
 
 Progress = Callable[[float], None]
 HOW_TO_RECORD = (
@@ -114,7 +114,7 @@ def read_plain(path: str | Path, progress: Progress | None = None) -> dict:
                     return _checked(p, _decode(p, g, size, progress))
             return _checked(p, _decode(p, f, size, progress))
     except FileNotFoundError:
-        raise TraceError(p, "no such file") from None
+        raise TraceError(p, no_such_file(p)) from None
     except IsADirectoryError:
         raise TraceError(p, "a folder, not a snapshot file") from None
     except (gzip.BadGzipFile, EOFError) as exc:
