@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 
 import pytest
 from conftest import SAMPLES, SHARED
@@ -97,6 +98,56 @@ def test_a_tail_cut_in_a_real_trace_says_how_many_events_were_kept(tmp_path):
     t = load_trace(path, use_cache=False)
     assert t.report.truncated
     assert f"loaded the {t.report.events:,} events before the cut" in t.report.warning()
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "just after the events' ]",
+        "after the comma",
+        "inside deviceProperties",
+        "after deviceProperties",
+        "inside the last key",
+    ],
+)
+def test_a_cut_after_the_events_keeps_every_event_and_the_keys_before_the_cut(tmp_path, where):
+    """A fresh-eyes run's case: the H100 sample (Kineto writes deviceProperties and baseTimeNanoseconds after the
+    events) cut after the events' closing bracket lost its last event, counted as "1 malformed event"."""
+    text = _text(SAMPLES / "h100-bert-small.json.gz")
+    whole = load_trace(SAMPLES / "h100-bert-small.json.gz", use_cache=False)
+    close = text.rindex("]", 0, text.index('"deviceProperties"'))
+    props = text.index('"deviceProperties"')
+    cut = {
+        "just after the events' ]": close + 1,
+        "after the comma": text.index(",", close) + 1,
+        "inside deviceProperties": props + 200,
+        "after deviceProperties": text.index('"cuda_runtime_version"', props),
+        "inside the last key": text.index('"baseTimeNanoseconds"', props) + 30,
+    }[where]
+    path = tmp_path / "cut.json"
+    path.write_text(text[:cut])
+    t = load_trace(path, use_cache=False)
+    assert t.report.truncated and t.n == whole.n and t.report.events == whole.report.events
+    assert t.report.skipped == 0 and t.report.garbled == 0, t.report.warning()
+    assert f"loaded the {t.report.events:,} events before the cut" in t.report.warning()
+    assert t.names == whole.names
+    if where in ("after deviceProperties", "inside the last key"):
+        assert t.devices == whole.devices  # read from the keys after the events
+    if where == "inside deviceProperties":
+        assert t.devices == [] and "the file is cut after its events: lost the GPU properties" in t.report.warning()
+
+
+def test_a_cut_inside_an_event_after_an_array_of_event_like_objects_loses_no_whole_event(tmp_path):
+    """The ']' that closes an arg holding objects with a "ph" key is no end of the events when events follow it."""
+    events = [
+        {"ph": "X", "name": f"op{k}", "pid": 1, "tid": 1, "ts": 10 * k, "dur": 5, "args": {"k": k}} for k in range(30)
+    ]
+    events[10]["args"]["inner"] = [{"ph": "X", "name": "not an event", "ts": 1}]
+    text = json.dumps({"traceEvents": events})
+    path = tmp_path / "cut.json"
+    path.write_text(text[: text.index('"op29"')])
+    t = load_trace(path, use_cache=False)
+    assert t.report.truncated and t.n == 29 and t.report.skipped == 0
 
 
 def test_a_cut_after_the_first_event_counts_one_event(tmp_path):

@@ -34,11 +34,11 @@ class Head:
     kept: list[str] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)
 
-    def phrase(self) -> str:
+    def phrase(self, damage: str = "the JSON before the events is damaged") -> str:
         """One phrase for the load report's warning."""
         kept = f"; kept {', '.join(self.kept)}" if self.kept else ""
         lost = ", ".join(self.lost) if self.lost else "whatever it held"
-        return f"the JSON before the events is damaged: lost {lost}{kept}"
+        return f"{damage}: lost {lost}{kept}"
 
 
 def salvage_head(text: bytes) -> Head:

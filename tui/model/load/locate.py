@@ -304,19 +304,33 @@ def _is_event_at(buf, start: int) -> bool:
 
 
 def _damaged_end(src: Source) -> int:
-    """The ']' that closes the events array (see _events_end), the rest decoding as the top-level object
-    (what it holds fills what the head did not say); else the file is cut (EOF)."""
+    """The ']' that closes the events array (see _events_end), the rest decoding as the top-level object (what it
+    holds fills what the head did not say). Where the rest does not decode but holds no event, the file is cut after
+    its events: they end at that ']', and the keys after it are read as far as they go (Kineto writes
+    deviceProperties and baseTimeNanoseconds there). Else the file is cut inside its events (EOF)."""
     end = _events_end(src, src.start)
     if end is not None:
+        rest = bytes(src.buf[end + 1 :])
         try:
-            tail = _TOP.decode(b'{"traceEvents":[]' + bytes(src.buf[end + 1 :]))
-        except _UNREADABLE:
-            tail = None
-        if tail is not None:
-            for name in tail.__struct_fields__:
-                if getattr(src.top, name) is None:
-                    setattr(src.top, name, getattr(tail, name))
-            src.top.traceEvents = msgspec.Raw()
+            _fill_missing(src.top, _TOP.decode(b'{"traceEvents":[]' + rest))
             return end
+        except _UNREADABLE:
+            pass
+        if not PHASE_KEY.search(rest):  # (a ']' inside a cut event's args is followed by the events after it)
+            src.truncated = True
+            after = salvage_head(rest)
+            _fill_missing(src.top, after.top)
+            if after.lost:
+                src.notes.append(after.phrase("the file is cut after its events"))
+            comma = _trailing_comma(src.buf, src.start, end)
+            return end if comma < 0 else comma
     src.truncated = True
     return len(src.buf)
+
+
+def _fill_missing(top: TopLevel, other: TopLevel) -> None:
+    """The top-level keys the head did not give, from what other holds."""
+    for name in other.__struct_fields__:
+        if getattr(top, name) is None:
+            setattr(top, name, getattr(other, name))
+    top.traceEvents = msgspec.Raw()
