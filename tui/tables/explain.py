@@ -57,8 +57,8 @@ OWN_TEMPLATES = {
     "{per_launch_cpu} of CPU work on its critical path (the launch call itself takes {call_cpu}, median "
     "{median_call}): the CPU cannot launch fast enough.",
     "overhead-cpu": "Launch calls are not the cost (each takes {call_cpu} and buys {per_launch_gpu} of GPU work), the "
-    "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; while no GPU worked, the CPU ran "
-    "{cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
+    "CPU's other work is: {per_launch_cpu} of it per launch on the critical path; across the profiled window, while no "
+    "GPU worked, the CPU ran {cpu_while_idle}. Speed that work up, move it off the critical path, or overlap it with GPU work.",
     "overhead-one-time": "Of that CPU work, {one_time} is {one_time_calls} launch call(s) far slower than the rest "
     '(see "Launch calls far slower than the rest": a kernel\'s first use, which a warm step does not pay, or a '
     "full launch queue).",

@@ -210,7 +210,7 @@ def overhead_reading(s: Summary, uses: Uses | None = None) -> str:
     busy = ", ".join(f"{name} {duration(us)}" for name, us in s.cpu_while_idle) or "code outside the profiled ops"
     return head + (
         "The launch calls are cheap (each buys more GPU work than its own CPU time); the CPU's other work holds the "
-        f"GPU up. While no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
+        f"GPU up. Across the profiled window, while no GPU worked, the CPU ran: {busy}. Speed that up, or overlap it with GPU work."
     )
 
 
