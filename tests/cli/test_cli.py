@@ -210,9 +210,12 @@ def test_explain_text_and_json(capsys):
 @pytest.mark.parametrize(
     ("argv", "text"),
     [
-        ([], "required: COMMAND"),
-        (["ops"], "required: TRACE"),
+        ([], "required: COMMAND (see tracetui --help)"),
+        (["ops"], "required: TRACE (see tracetui ops --help)"),
         (["ops", BERT, "--format", "xml"], "invalid choice: 'xml'"),
+        (["steps", BERT, "--limit", "2"], "unrecognized arguments: --limit 2 (see tracetui steps --help)"),
+        (["ops", BERT, "--bogus"], "unrecognized arguments: --bogus (see tracetui ops --help)"),
+        (["--bogus"], "(see tracetui --help)"),
     ],
 )
 def test_usage_errors_are_one_line(capsys, argv, text):

@@ -69,9 +69,20 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit 2 (the usage is in --help)."""
 
     def error(self, message: str):  # type: ignore[override]
-        where = f"tracetui {self.prog.split(' ', 1)[-1]} --help" if " " in self.prog else "tracetui --help"
+        self._fail(message, self.prog.split(" ", 1)[-1] if " " in self.prog else None)
+
+    def _fail(self, message: str, command: str | None):
+        where = f"tracetui {command} --help" if command else "tracetui --help"
         tell(f"tracetui: error: {message} (see {where})", error=True)  # one line in a log, wrapped in a terminal
         self.exit(2)
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """As argparse's, but words no command takes send to that command's help (argparse finds them after the
+        command's parser has run, and said `tracetui --help`)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._fail(f"unrecognized arguments: {' '.join(extras)}", getattr(parsed, "command", None))
+        return parsed
 
     def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
         """As argparse's, but help that cannot be written (a full disk, a closed stdout) is said, not swallowed."""
