@@ -266,3 +266,42 @@ def test_a_count_of_one_shape_takes_a_verb_of_one(results):
         r"\b1 GEMM shape with M <= \d+ \([^)]*\) runs far below both roofs", said("b300-moe-small.json.gz")
     )
     assert re.search(r"\b\d+ GEMM shapes with M <= \d+ \([^)]*\) run far below", said("a100-train-control.json.gz"))
+
+
+def _one_gemm_trace(path, kernel_us: float):
+    """An A100 run of one fp32 addmm of M = 8 (3 calls, 1 MFLOP each), its sgemm kernel kernel_us long (after a
+    fresh-eyes run's hand-written trace)."""
+    import json
+
+    device = {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85049802752, "computeMajor": 8,
+              "computeMinor": 0, "numSms": 108}  # fmt: skip
+    events = []
+    for k in range(3):
+        t, corr = 1000 * k, 100 + k
+        dims = {"Input Dims": [[256], [8, 256], [256, 256], [], []], "Input type": ["float"] * 3 + ["Scalar"] * 2}
+        events += [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": t, "dur": 50,
+             "args": {"External id": k + 1, **dims}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 10, "dur": 8,
+             "args": {"External id": k + 1, "correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_tn", "pid": 0, "tid": 7, "ts": t + 20,
+             "dur": kernel_us, "args": {"External id": k + 1, "device": 0, "stream": 7, "correlation": corr}},
+        ]  # fmt: skip
+    path.write_text(json.dumps({"deviceProperties": [device], "record_shapes": 1, "traceEvents": events}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kernel_us", "said"),
+    [(4.0, "launch overhead and latency bound them"), (200.0, "at 200.0 us a call, launching them is not the cost")],
+)
+def test_tiny_gemms_blame_their_launches_only_when_their_calls_are_short(tmp_path, kernel_us, said):
+    """A fresh-eyes run's case: a GEMM of M = 64 whose kernel ran 200 us was said to be bound by launch overhead
+    and latency, beside a launch call of 9 us; the CUDA-graph advice went with it."""
+    from tui.tables.explain import note
+
+    results = Results(load_trace(_one_gemm_trace(tmp_path / "gemm.json", kernel_us), use_cache=False))
+    (found,) = [f for f in results.findings if f.rule == "roofline-tiny-gemm"]
+    text = note(found)
+    assert said in text, text
+    assert ("CUDA graph" in text) == (kernel_us < 20), text

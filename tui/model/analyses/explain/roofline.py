@@ -21,6 +21,9 @@ FUSE_SHARE = 0.1  # ... when they take at least this share of the modelled devic
 NOT_FUSED = frozenset({"aten::copy_", "aten::copy"})  # copies are often host transfers: nothing to fuse
 TINY_M = 64
 FAR_BELOW = 10.0  # % of roof under which a GEMM is far below both roofs
+# A GEMM call whose kernels take longer than this on average is not bound by its launch (a launch call takes 5-10 us
+# of CPU and a kernel 2-5 us to start): far below its roofs, its few rows leave the GPU's SMs idle instead.
+SHORT_CALL_US = 20.0
 MAX_MARKED = 10_000
 
 
@@ -225,6 +228,11 @@ def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
         "m": TINY_M,
     }
     marked, total = _marked(r, rows)
+    calls_us = sum(x.device_us for x in rows) / max(sum(x.count for x in rows), 1)
+    if calls_us >= SHORT_CALL_US:  # long calls: their launches are not the cost, no word of them
+        figures["per_call"] = us(calls_us)
+        parts = ["roofline-tiny-gemm-long"]
+        return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, parts, total)]
     u = uses_of(a)  # graphs in use: capture these too (or, most of the work replayed, no word on graphs)
     graph = [] if u.graphed else ["roofline-tiny-gemm-graph-more" if u.graph_launches else "roofline-tiny-gemm-graph"]
     parts = ["roofline-tiny-gemm", *graph]
