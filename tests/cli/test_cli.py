@@ -129,6 +129,13 @@ def test_errors_are_one_line_exit_2(capsys, argv, tmp_path):
     assert err.startswith("tracetui: error: ") and err.count("\n") == 1
 
 
+def test_an_unknown_sort_key_names_torchs_spellings_too(capsys):
+    """The README says torch's sort_by names are taken; the error listed ours alone."""
+    code, _, err = run(capsys, "ops", BERT, "--sort", "bogus")
+    assert code == 2 and "choose from self_cpu, cpu_total" in err and "cuda_time_total" in err
+    assert run(capsys, "ops", BERT, "--sort", "cuda_time_total", "--limit", "1")[0] == 0
+
+
 def test_bad_trace_file_exit_2_no_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("this is not json")

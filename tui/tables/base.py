@@ -16,8 +16,8 @@ C = TypeVar("C")  # what a column may need besides its row (the table, for total
 class UnknownSort(ValueError):
     """A sort key the table does not have (the CLI reports it as bad usage)."""
 
-    def __init__(self, key: str, choices: list[str]) -> None:
-        super().__init__(f"unknown sort key {key!r}; choose from {', '.join(choices)}")
+    def __init__(self, key: str, choices: list[str], also: str = "") -> None:
+        super().__init__(f"unknown sort key {key!r}; choose from {', '.join(choices)}{also}")
 
 
 @dataclass(frozen=True)

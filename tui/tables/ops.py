@@ -84,7 +84,7 @@ def check_sort(key: str | None) -> str | None:
         return None
     ours = ALIASES.get(key, key)
     if ours not in SORTS:
-        raise UnknownSort(key, list(SORTS))
+        raise UnknownSort(key, list(SORTS), " (or torch's sort_by names: cuda_time_total, self_cpu_time_total...)")
     return ours
 
 
