@@ -30,12 +30,11 @@ ROOFLINE_TEMPLATES = {
     "higher ({tc_peak:,.4g}).",
     "roofline-fp32-gemm-bf16": "Compute in bf16 (torch.autocast) to use it.",
     "roofline-tiny-gemm": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) {rows:runs|run} far below both roofs (at "
-    "most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%): too little work per "
-    "call to fill the GPU, so launch overhead and latency bound them. Batch them (more rows per GEMM, fewer calls).",
-    "roofline-tiny-gemm-long": "{rows} GEMM shape(s) with M <= {m} ({calls:,} calls, {time}) {rows:runs|run} far below both "
-    "roofs (at most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%): too few rows per "
-    "call to keep the GPU's SMs busy; at {per_call} a call, launching them is not the cost. Batch them (more rows per "
-    "GEMM, fewer calls).",
+    "most {best:.3g}% of their roof; {example:.80} at {example_tflops:.3g}, {example_pct:.3g}%):",
+    "roofline-tiny-gemm-launch": "too little work per call to fill the GPU, so launch overhead and latency bound them.",
+    "roofline-tiny-gemm-long": "too few rows per call to keep the GPU's SMs busy; at {per_call} a call, launching them is "
+    "not the cost.",
+    "roofline-tiny-gemm-batch": "Batch them (more rows per GEMM, fewer calls).",
     "roofline-tiny-gemm-graph": "A CUDA graph takes their launch overhead off the CPU.",
     "roofline-tiny-gemm-graph-more": "The run replays part of its work from CUDA graphs already: capturing these "
     "GEMMs too takes their launch overhead off the CPU.",

@@ -231,11 +231,12 @@ def tiny_gemm(a: Analysis, s: Summary) -> list[Finding]:
     calls_us = sum(x.device_us for x in rows) / max(sum(x.count for x in rows), 1)
     if calls_us >= SHORT_CALL_US:  # long calls: their launches are not the cost, no word of them
         figures["per_call"] = us(calls_us)
-        parts = ["roofline-tiny-gemm-long"]
-        return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, parts, total)]
-    u = uses_of(a)  # graphs in use: capture these too (or, most of the work replayed, no word on graphs)
-    graph = [] if u.graphed else ["roofline-tiny-gemm-graph-more" if u.graph_launches else "roofline-tiny-gemm-graph"]
-    parts = ["roofline-tiny-gemm", *graph]
+        parts = ["roofline-tiny-gemm", "roofline-tiny-gemm-long", "roofline-tiny-gemm-batch"]
+    else:
+        u = uses_of(a)  # graphs in use: capture these too (or, most of the work replayed, no word on graphs)
+        graph = "roofline-tiny-gemm-graph-more" if u.graph_launches else "roofline-tiny-gemm-graph"
+        parts = ["roofline-tiny-gemm", "roofline-tiny-gemm-launch", "roofline-tiny-gemm-batch"]
+        parts += [] if u.graphed else [graph]
     return [Finding("roofline-tiny-gemm", "Tiny GEMMs far below both roofs", figures, marked, parts, total)]
 
 
