@@ -128,8 +128,7 @@ def _locate_fast(src: Source, pos: int) -> bool:
     except _UNREADABLE:
         return False
     src.top.traceEvents = msgspec.Raw()
-    comma = _trailing_comma(src.buf, start, end)
-    src.start, src.end = start, (end if comma < 0 else comma)  # the events without a trailing comma
+    src.start, src.end = start, _elements_end(src.buf, start, end)
     return True
 
 
@@ -177,10 +176,15 @@ def _trailing_comma(buf, start: int, close: int) -> int:
     return end if end >= start and bytes(buf[end : end + 1]) == b"," else -1
 
 
+def _elements_end(buf, start: int, close: int) -> int:
+    """Where the array's elements end: at its ']' (close), or at a trailing comma before it."""
+    comma = _trailing_comma(buf, start, close)
+    return close if comma < 0 else comma
+
+
 def _last_element_end(buf, start: int, close: int) -> int:
     """The last byte of the array's last element (before start: none), over a trailing comma after it."""
-    comma = _trailing_comma(buf, start, close)
-    return last_nonblank(buf, start, close if comma < 0 else comma)
+    return last_nonblank(buf, start, _elements_end(buf, start, close))
 
 
 def is_event_text(text: bytes) -> bool:
@@ -322,8 +326,7 @@ def _damaged_end(src: Source) -> int:
             _fill_missing(src.top, after.top)
             if after.lost:
                 src.notes.append(after.phrase("the file is cut after its events"))
-            comma = _trailing_comma(src.buf, src.start, end)
-            return end if comma < 0 else comma
+            return _elements_end(src.buf, src.start, end)
     src.truncated = True
     return len(src.buf)
 
