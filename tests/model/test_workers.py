@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLES
 
-from tui.model.load.workers import quiet_spawns, worker_pool
+from tui.model.load.workers import quiet_spawns, wind_down, worker_pool
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -214,6 +214,27 @@ def test_two_ctrl_c_while_the_ranks_run_end_the_command_and_its_workers():
             break
         time.sleep(0.05)
     assert not any(_alive(w) for w in workers)
+
+
+def test_a_wind_down_cut_short_leaves_no_manager_to_race_the_exit(monkeypatch):
+    """GIVEN a pool whose worker is busy WHEN the wait for it is cut by a second Ctrl-C THEN, by the time the
+    interrupt goes on up, the pool's manager thread has closed its wake-up pipe and ended. CI once printed
+    "OSError: [Errno 9] Bad file descriptor" at the exit of `ranks` after two Ctrl-C: Python 3.11's exit hook wrote
+    to that pipe while the manager thread closed it (test_two_ctrl_c... above caught it one run in many)."""
+    pool = worker_pool(1)
+    with quiet_spawns():
+        pool.submit(os.getpid).result(timeout=60)
+    pool.submit(time.sleep, 30)
+    manager = pool._executor_manager_thread
+    assert manager is not None and manager.is_alive()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pool, "shutdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        wind_down(pool)
+    assert not manager.is_alive()
 
 
 def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):

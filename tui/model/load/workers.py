@@ -62,7 +62,22 @@ def wind_down(pool: ProcessPoolExecutor) -> None:
     except BaseException:
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.terminate()
+        _await_manager(pool)
         raise
+
+
+def _await_manager(pool: ProcessPoolExecutor, timeout_s: float = 10.0) -> None:
+    """Wait for the pool's manager thread to see its workers gone and close its wake-up pipe. Python 3.11's exit
+    hook (concurrent/futures/process.py, _python_exit) writes to that pipe without the pool's lock; when the thread
+    closed it in between, the exit printed "OSError: [Errno 9] Bad file descriptor" with a traceback (3.12 locks it).
+    A further Ctrl-C stops the wait, not the exit."""
+    thread = getattr(pool, "_executor_manager_thread", None)
+    if thread is None:
+        return
+    try:
+        thread.join(timeout_s)
+    except KeyboardInterrupt:
+        pass
 
 
 @contextmanager
