@@ -237,6 +237,20 @@ def test_a_wind_down_cut_short_leaves_no_manager_to_race_the_exit(monkeypatch):
     assert not manager.is_alive()
 
 
+def test_workers_started_ahead_and_dropped_at_the_exit_leave_no_manager_either():
+    """The same race where a command ends before its load took the workers started ahead (an error, a Ctrl-C while
+    it imports): they are shut down without a wait, and the exit came next."""
+    from tui.model.load import parts
+
+    pool = worker_pool(1)
+    with quiet_spawns():
+        pool.submit(os.getpid).result(timeout=60)
+    manager = pool._executor_manager_thread
+    parts._SPARE.append((1, pool))
+    parts.drop_workers(exiting=True)
+    assert manager is not None and not manager.is_alive()
+
+
 def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
     """TRACETUI_DECODE_PROCS=abc (or -3, or 0) was ignored in silence, where TRACETUI_DECODE=nativ is said."""
     from tui.model.errors import said_once

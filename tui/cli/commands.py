@@ -303,4 +303,4 @@ def _early_workers(args: argparse.Namespace) -> Iterator[None]:
     try:
         yield
     finally:
-        drop_workers()
+        drop_workers(exiting=True)

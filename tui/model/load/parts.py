@@ -33,7 +33,7 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
-from .workers import quiet_spawns, wind_down, worker_pool
+from .workers import manager_of, quiet_spawns, settle, wind_down, worker_pool
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -238,10 +238,14 @@ def _ready() -> None:
     """In a worker started ahead: nothing to do (unpickling this call imported the decode's modules)."""
 
 
-def drop_workers() -> None:
-    """Stop the workers started ahead that no load took."""
+def drop_workers(*, exiting: bool = False) -> None:
+    """Stop the workers started ahead that no load took; exiting: the process ends next (see workers.settle)."""
     while _SPARE:
-        _SPARE.pop()[1].shutdown(wait=False, cancel_futures=True)
+        pool = _SPARE.pop()[1]
+        manager = manager_of(pool)
+        pool.shutdown(wait=False, cancel_futures=True)
+        if exiting:
+            settle(manager)
 
 
 def _spare_pool(processes: int) -> ProcessPoolExecutor | None:

@@ -57,25 +57,31 @@ def wind_down(pool: ProcessPoolExecutor) -> None:
     """Drop a pool's queued jobs and wait for its running ones (a cache entry being written is finished whole). A
     second Ctrl-C during the wait stops the workers at once: a wait so interrupted left them waiting for a job that
     never came, and this process waiting for them at its exit, for ever (`timeout -s INT` sends two)."""
+    manager = manager_of(pool)
     try:
         pool.shutdown(wait=True, cancel_futures=True)
     except BaseException:
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.terminate()
-        _await_manager(pool)
+        settle(manager)
         raise
 
 
-def _await_manager(pool: ProcessPoolExecutor, timeout_s: float = 10.0) -> None:
-    """Wait for the pool's manager thread to see its workers gone and close its wake-up pipe. Python 3.11's exit
-    hook (concurrent/futures/process.py, _python_exit) writes to that pipe without the pool's lock; when the thread
-    closed it in between, the exit printed "OSError: [Errno 9] Bad file descriptor" with a traceback (3.12 locks it).
-    A further Ctrl-C stops the wait, not the exit."""
-    thread = getattr(pool, "_executor_manager_thread", None)
-    if thread is None:
+def manager_of(pool: ProcessPoolExecutor) -> threading.Thread | None:
+    """The pool's manager thread (its shutdown forgets it: take it before)."""
+    return getattr(pool, "_executor_manager_thread", None)
+
+
+def settle(manager: threading.Thread | None, timeout_s: float = 10.0) -> None:
+    """For a pool shut down or its workers stopped, just before this process may exit: wait for the pool's manager
+    thread to see its workers gone and close its wake-up pipe. Python 3.11's exit hook (concurrent/futures/process.py,
+    _python_exit) writes to that pipe without the pool's lock; when the thread closed it in between, the exit printed
+    "OSError: [Errno 9] Bad file descriptor" with a traceback (3.12 locks it). The hook joins that thread anyway, so
+    the wait costs nothing; a further Ctrl-C stops it, not the exit."""
+    if manager is None:
         return
     try:
-        thread.join(timeout_s)
+        manager.join(timeout_s)
     except KeyboardInterrupt:
         pass
 
