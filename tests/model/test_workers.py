@@ -111,6 +111,31 @@ def test_a_command_ended_while_an_analysis_thread_runs_exits_at_once(how, code):
     assert done.returncode == code, done.stderr
 
 
+_CTRL_C_AT_EXIT = """
+import atexit, os, signal, sys, time
+from tui.cli import commands
+
+def a_command_stopped_by_ctrl_c(run, args):
+    raise KeyboardInterrupt
+
+def the_second_ctrl_c():  # lands while Python's exit hooks run (a pool's, joining its manager thread)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+
+atexit.register(the_second_ctrl_c)
+commands.run_command = a_command_stopped_by_ctrl_c
+sys.argv = ["tracetui", "summary", "any.json"]
+sys.exit(commands.main())
+"""
+
+
+def test_a_second_ctrl_c_during_the_exit_prints_nothing():
+    """Stopped by Ctrl-C, the command exits 130; a second Ctrl-C landing in the exit hooks printed "Exception ignored
+    in atexit callback" and a KeyboardInterrupt traceback (CI caught one such exit of `ranks`)."""
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_AT_EXIT], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stderr == "", done.stderr
+
+
 def test_side_by_side_ending_with_the_process_waits_for_no_other_job():
     """Ctrl-C (or a kill turned into SystemExit) in the calling thread's job: side_by_side raises at once, the other
     jobs neither waited for nor, when not started, run."""

@@ -143,14 +143,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     was = gc.isenabled()
     if command in ONE_SHOT:
         gc.disable()
+    code = 130
     try:
         with guarded_streams(visible=command not in RAW_OUTPUT):
-            return _said_output_failure(command, argv)
+            code = _said_output_failure(command, argv)
     except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
-        return 130
+        pass
     finally:
         if was:
             gc.enable()
+    if code == 130 and argv is None:
+        _deaf_to_ctrl_c()
+    return code
+
+
+def _deaf_to_ctrl_c() -> None:
+    """Stopped by Ctrl-C: another one (an impatient user, `timeout -s INT`'s second) must not land in Python's exit
+    hooks, which print it as "Exception ignored in atexit callback" with a traceback. Only where main() is the
+    program, as for _now_if_threads_run; SIGTERM and SIGKILL still end it."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
