@@ -193,7 +193,7 @@ async def test_endless_queries_are_stopped_and_other_calls_answer_meanwhile(isol
     memory (a cross join buffers its side until the memory limit, which follows the machine's free memory: on a
     busy machine it met that limit before the time limit)."""
     endless = "SELECT sum(range) FROM range(1e15::BIGINT)"
-    async with serve(isolated_cache, TRACETUI_SQL_TIMEOUT_S="8") as client:
+    async with serve(isolated_cache, TRACETUI_SQL_TIMEOUT_S="12") as client:
         want = await call(client, "summary", trace=BERT)  # the trace open, its summary known
         loop = asyncio.get_running_loop()
         began = loop.time()
@@ -211,8 +211,8 @@ async def test_endless_queries_are_stopped_and_other_calls_answer_meanwhile(isol
         answered = loop.time()
         texts = await asyncio.gather(*queries)
     assert answered < min(ended), f"the summary waited on the endless queries ({answered - began:.1f} s)"
-    assert all("stopped after 8 s, its time limit" in text for text in texts), texts
-    assert 8 <= max(ended) - began < 60
+    assert all("stopped after 12 s, its time limit" in text for text in texts), texts
+    assert 12 <= max(ended) - began < 60
 
 
 async def test_absurd_numbers_and_a_catastrophic_regex_answer(isolated_cache):

@@ -20,13 +20,17 @@ from tui.model.load.cache import EntryStore, entry_dir
 BERT = "h100-bert-small.json.gz"
 
 
-def _slow_commit(monkeypatch, seconds: float, calls: list) -> threading.Event:
-    """cache.commit that waits `seconds` first (a slow disk); set when it has written."""
+def _slow_commit(monkeypatch, seconds: float, calls: list, gate: threading.Event | None = None) -> threading.Event:
+    """cache.commit that waits `seconds` first (a slow disk), or until `gate` is set (at most 60 s); set when it has
+    written."""
     commit, written = cache.commit, threading.Event()
 
     def slow(path, trace):
         calls.append(threading.current_thread().name)
-        time.sleep(seconds)
+        if gate is None:
+            time.sleep(seconds)
+        else:
+            gate.wait(60)
         ok = commit(path, trace)
         written.set()
         return ok
@@ -52,14 +56,18 @@ def test_the_analyses_run_while_the_columns_are_written_and_read_back_what_they_
 ):
     path = copy_sample(tmp_path, BERT)
     calls: list[str] = []
-    written = _slow_commit(monkeypatch, 0.5, calls)
+    gate = threading.Event()  # the disk writes when the test says (a sleep raced a busy machine's summary)
+    written = _slow_commit(monkeypatch, 0, calls, gate)
     with behind.written_behind() as problems:
-        trace = load_trace(path)
-        assert isinstance(trace.store, behind.Behind) and not written.is_set(), "load_trace did not wait for the write"
-        results = Results(trace)
-        summary = results.summary  # computed and kept while the columns are still being written
-        assert not written.is_set(), "the summary waited for the columns' write"
-        assert Results(trace).summary == summary, "a value kept behind reads back from the queue"
+        try:
+            trace = load_trace(path)
+            assert isinstance(trace.store, behind.Behind) and not written.is_set(), "load_trace waited for the write"
+            results = Results(trace)
+            summary = results.summary  # computed and kept while the columns are still being written
+            assert not written.is_set(), "the summary waited for the columns' write"
+            assert Results(trace).summary == summary, "a value kept behind reads back from the queue"
+        finally:
+            gate.set()
     assert written.is_set() and problems == [] and calls == ["tracetui-cache-writer"]
     assert Results(load_trace(path)).summary == summary
     assert load_trace(path).report.from_cache

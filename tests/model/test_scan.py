@@ -419,7 +419,7 @@ def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=1500,
     )
     assert done.returncode == 0, done.stdout[-3000:]
 

@@ -26,18 +26,19 @@ def trace(tmp_path):
 
 def test_a_catastrophic_pattern_answers_at_once(trace):
     t = tracetui.load(trace)
+    t.events(name="aten", limit=0)  # the parse, the cache and the imports, outside the clock
     began = time.monotonic()
     rows = t.events(name=EVIL, limit=0)
     took = time.monotonic() - began
     assert sorted(r["name"] for r in rows) == ["AAAA", "a" * 40]  # case-insensitive, as before
-    assert took < 1.0, f"{took:.2f} s"
+    assert took < 10.0, f"{took:.2f} s"  # Python's re: 2**40 steps, days (a bound a busy machine never reaches)
 
 
 def test_python_re_would_not_have(trace):
     """What the bound is for: Python's re on a shorter victim already takes seconds (it grows 2x per a)."""
     began = time.monotonic()
-    assert re.compile(EVIL, re.IGNORECASE).search("a" * 22 + "b") is None
-    assert time.monotonic() - began > 0.1
+    assert re.compile(EVIL, re.IGNORECASE).search("a" * 24 + "b") is None
+    assert time.monotonic() - began > 0.1  # 0.8 s on the 2-core host: room for a CPU or an re 8x faster
 
 
 def test_the_viewers_search_and_filter_use_the_same_matcher(trace):
