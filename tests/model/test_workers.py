@@ -136,6 +136,32 @@ def test_a_second_ctrl_c_during_the_exit_prints_nothing():
     assert done.returncode == 130 and done.stderr == "", done.stderr
 
 
+_CTRL_C_IN_IMPORTS = """
+import sys
+
+class CtrlC:  # Ctrl-C lands while the command line's modules import (the first 50-100 ms of `tracetui`)
+    def find_spec(self, name, path=None, target=None):
+        if name == "tui.cli.commands":
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv[0] = sys.argv[1]
+from tui.cli import main
+"""
+
+
+@pytest.mark.parametrize(("program", "code"), [("/venv/bin/tracetui", 130), ("/home/me/notebook.py", -signal.SIGINT)])
+def test_ctrl_c_while_the_command_imports_is_an_exit_not_a_traceback(program, code):
+    """The `tracetui` program stopped before main() runs exits 130 quietly, as main() does (a fresh-eyes run sent
+    SIGINT 50 ms after the start: a KeyboardInterrupt traceback through argparse's import); a program of someone
+    else's importing tui.cli keeps its KeyboardInterrupt."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_IMPORTS, program], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == code
+    assert ("KeyboardInterrupt" in done.stderr) == (code != 130), done.stderr
+
+
 def test_side_by_side_ending_with_the_process_waits_for_no_other_job():
     """Ctrl-C (or a kill turned into SystemExit) in the calling thread's job: side_by_side raises at once, the other
     jobs neither waited for nor, when not started, run."""
