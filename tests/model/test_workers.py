@@ -162,6 +162,31 @@ def test_ctrl_c_while_the_command_imports_is_an_exit_not_a_traceback(program, co
     assert ("KeyboardInterrupt" in done.stderr) == (code != 130), done.stderr
 
 
+def test_a_ctrl_c_inside_a_compiled_function_is_a_stop_not_an_internal_error(monkeypatch, capsys):
+    """numba's dispatcher hands a Ctrl-C that lands inside it back as SystemError("... returned a result with an
+    exception set") from the KeyboardInterrupt: a fresh-eyes run's Ctrl-C during the nesting said "internal error",
+    exit 1. What numba raises is made here as CPython makes it (_Py_CheckFunctionResult: the pending exception its
+    cause)."""
+    from tui.cli import commands
+
+    def a_compiled_nesting_stopped(run, args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as stop:
+            raise SystemError("CPUDispatcher(<function nest_track>) returned a result with an exception set") from stop
+
+    monkeypatch.setattr(commands, "run_command", a_compiled_nesting_stopped)
+    assert commands.main(["summary", str(SAMPLES / "a100-train-control.json.gz")]) == 130
+    assert capsys.readouterr().err == ""
+
+    def a_bug(run, args):
+        raise SystemError("a bug of ours, no stop behind it")
+
+    monkeypatch.setattr(commands, "run_command", a_bug)
+    assert commands.main(["summary", str(SAMPLES / "a100-train-control.json.gz")]) == 1
+    assert "internal error: SystemError: a bug of ours" in capsys.readouterr().err
+
+
 def test_side_by_side_ending_with_the_process_waits_for_no_other_job():
     """Ctrl-C (or a kill turned into SystemExit) in the calling thread's job: side_by_side raises at once, the other
     jobs neither waited for nor, when not started, run."""

@@ -215,6 +215,31 @@ def _terminated_as_exit(on: bool, program: bool = False) -> Iterator[None]:
             signal.signal(s, handler)
 
 
+@contextmanager
+def _stops_unwrapped() -> Iterator[None]:
+    """A Ctrl-C (or SIGTERM's SystemExit) raised inside a compiled function comes out of it as a SystemError,
+    "returned a result with an exception set", the stop its cause (numba's dispatchers: a fresh-eyes run's Ctrl-C in
+    the nesting said "internal error", exit 1, 6 times in 84). The stop goes on up as itself."""
+    try:
+        yield
+    except Exception as exc:
+        stop = _stop_within(exc)
+        if stop is None:
+            raise
+        raise stop from None
+
+
+def _stop_within(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt or SystemExit that exc was raised from, if any (its causes and contexts followed)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
+
+
 def _now_if_threads_run(code: int) -> None:
     """Exit with code at once when tracetui's threads still run: the command's cleanup has run (the exception came
     up through it), and an analysis computing side by side in a thread would otherwise be waited for at exit, for as
@@ -254,7 +279,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None, record: Path | No
     from ..tables.base import UnknownSort
 
     try:
-        with _early_workers(args), replay.recording(record) as writes:
+        with _early_workers(args), replay.recording(record) as writes, _stops_unwrapped():
             code = run_command(command_of(args.command).run, args)
         sys.stdout.flush()  # a full disk or a closed stdout is said here, not by Python at exit
         if code == 0:
