@@ -29,7 +29,7 @@ import numpy as np
 from ..columns import Events, Flows, Instants, Table
 from ..trace import LoadReport, TraceColumns
 from ..tracks import Track
-from .cachedir import FORMAT_VERSION, entry_dir, lock_file, own_tempdir, prune
+from .cachedir import FORMAT_VERSION, drop_gone_writers, entry_dir, lock_file, own_tempdir, prune
 from .cachedir import ensure_root as ensure_root  # (the loader's)
 from .flight import one_writer, private_file, remove_lock, writer_tag
 
@@ -43,6 +43,7 @@ class EntryStore:
 
     def __init__(self, entry: Path) -> None:
         self.dir = entry / "derived"
+        self._swept = False  # the folder's leftovers of writers gone, removed before this store first writes
 
     def get_arrays(self, name: str) -> dict[str, np.ndarray] | None:
         try:
@@ -97,6 +98,9 @@ class EntryStore:
         """Write to a temporary file beside the target, then rename it into place; failures are not fatal."""
         try:
             self.dir.mkdir(exist_ok=True)
+            if not self._swept:
+                self._swept = True
+                drop_gone_writers(self.dir)
             fd, tmp = private_file(self.dir / filename)
             with os.fdopen(fd, "wb") as f:
                 write(f)

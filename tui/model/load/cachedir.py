@@ -35,6 +35,7 @@ _TAG_TEMP = ".tracetui-tag-"  # a tag being written
 SUBFOLDER = "tracetui"  # where a folder that is not tracetui's is used
 KEEP_ENTRIES = 1024  # the most recently written traces kept (a job of many ranks is one entry per rank)
 LEFTOVER_AGE_S = 24 * 3600  # what a killed run left is removed once this old (a live writer's is younger)
+GONE_WRITER_S = 300.0  # or once this old when its writer's process is gone from this machine (see writer_gone)
 
 _HASH = r"(?:snap-)?[0-9a-f]{32}"
 ENTRY = re.compile(rf"{_HASH}\Z")
@@ -249,7 +250,7 @@ def drop_leftovers(root: Path, older_s: float | None = None) -> None:
         return
     old = time.time() - (LEFTOVER_AGE_S if older_s is None else older_s)
     for left in _listing(root):
-        if TEMP_DIR.match(left.name) and _older(left, old) and left.is_dir():
+        if TEMP_DIR.match(left.name) and (_older(left, old) or writer_gone(left)) and left.is_dir():
             if is_tagged(left):
                 shutil.rmtree(left, ignore_errors=True)
             else:
@@ -257,7 +258,8 @@ def drop_leftovers(root: Path, older_s: float | None = None) -> None:
     if is_tagged(root / UNZIPPED):
         for left in _listing(root / UNZIPPED):
             entry = root / left.name.split(".")[0]
-            if left.name != TAG and _older(left, old) and not (ENTRY.match(entry.name) and entry.is_dir()):
+            stale = _older(left, old) or writer_gone(left)
+            if left.name != TAG and stale and not (ENTRY.match(entry.name) and entry.is_dir()):
                 _quietly(left.unlink)  # (a half-unzipped file's name starts with a dot: no entry has its name)
     if is_tagged(root / LOCKS):
         from .flight import remove_lock
@@ -266,6 +268,36 @@ def drop_leftovers(root: Path, older_s: float | None = None) -> None:
             entry = root / left.name.removesuffix(".lock")
             if left.name != TAG and _older(left, old) and not (ENTRY.match(entry.name) and entry.is_dir()):
                 remove_lock(left)
+
+
+_WRITER = re.compile(r"\.tmp-(\d+)\.\d+\.|.*\.(\d+)\.\d+\.[a-z0-9_]+\.part\Z")  # a writer's names (flight.py)
+
+
+def writer_gone(left: Path) -> bool:
+    """Is this a writer's temporary file or folder (its process in its name: flight.writer_tag) whose process has
+    ended on this machine, untouched for GONE_WRITER_S? Ctrl-C or kill while the columns were written left a
+    folder of up to the entry's size (226 MB from a 1 GB trace), kept a day. A cache shared by several machines
+    names processes of others: the age keeps a live writer's there (its folder changes with each file it adds)."""
+    found = _WRITER.match(left.name)
+    if found is None or not _older(left, time.time() - GONE_WRITER_S):
+        return False
+    pid = int(found.group(1) or found.group(2))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # another user's (alive), or no such number here
+        return False
+    return False
+
+
+def drop_gone_writers(folder: Path) -> None:
+    """Remove the temporary files in an entry's folder whose writers are gone (writer_gone)."""
+    for left in _listing(folder):
+        if left.name.endswith(".part") and writer_gone(left):
+            _quietly(left.unlink)
 
 
 def _listing(folder: Path) -> list[Path]:
