@@ -52,9 +52,13 @@ GROUPS = {  # command -> its group module in tui/cli, in the order --help lists 
 }
 # The headless reports: a trace (or two, or a folder of ranks) in, text, CSV, JSON or markdown out.
 REPORTS = {name for name, group in GROUPS.items() if group in ("tables", "breakdown")}
-# The commands that load, write and exit in one go: the cycle collector off, SIGTERM and SIGHUP exit as Ctrl-C does.
-# Not ranks (its workers' processes) nor sql (a prompt that may stay open).
+# The commands that load, write and exit in one go: the cycle collector off. Not ranks (its workers' processes) nor
+# sql (a prompt that may stay open).
 ONE_SHOT = (REPORTS - {"ranks"}) | {"export"}
+# Those where SIGTERM and SIGHUP exit as Ctrl-C does, their cleanup run: ranks too (killed outright, it left its
+# pool's semaphores to Python's resource tracker, which said so on stderr, and in /dev/shm when a closed terminal
+# ended the tracker with it).
+TERMINATED_AS_EXIT = ONE_SHOT | {"ranks"}
 BIG_ARRAYS = ONE_SHOT | {"open", "demo", "ranks"}  # commands whose loads tune the allocators first (heap.py)
 # commands whose output is not ours to show as text: the user's script's (a progress bar's \r stays), a protocol's
 RAW_OUTPUT = {"profile", "mcp"}
@@ -173,7 +177,7 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
             record = replay.record_for(args)
             if replay.play(record):  # the same report of the same cached trace: as printed last time
                 return 0
-            with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in ONE_SHOT, argv is None):
+            with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in TERMINATED_AS_EXIT, argv is None):
                 return _run(args, argv, record)
         finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
             sys.stdout.flush()  # the guard, so a buffered stdout's write error is said, not ignored at exit
