@@ -177,7 +177,10 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
             record = replay.record_for(args)
             if replay.play(record):  # the same report of the same cached trace: as printed last time
                 return 0
-            with _written_behind(command in BIG_ARRAYS), _terminated_as_exit(command in TERMINATED_AS_EXIT, argv is None):
+            with (
+                _written_behind(command in BIG_ARRAYS),
+                _terminated_as_exit(command in TERMINATED_AS_EXIT, argv is None),
+            ):
                 return _run(args, argv, record)
         finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
             sys.stdout.flush()  # the guard, so a buffered stdout's write error is said, not ignored at exit

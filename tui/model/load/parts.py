@@ -33,7 +33,7 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
-from .workers import manager_of, quiet_spawns, settle, wind_down, worker_pool
+from .workers import manager_of, quiet_spawns, settle, start_tracker, wind_down, worker_pool
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -170,11 +170,9 @@ def prepare_workers(paths: list[str]) -> None:
     Call it before a UI replaces sys.stderr: the tracker is started with stderr's descriptor,
     and a captured stderr has none, which makes every later worker start fail.
     """
-    from multiprocessing import resource_tracker
-
     size = sum(_size(Path(p)) for p in paths)
     if size >= PARALLEL_MIN_BYTES or any(Path(p).is_dir() for p in paths):
-        resource_tracker.ensure_running()
+        start_tracker()
 
 
 def _size(path: Path) -> int:

@@ -36,7 +36,27 @@ def worker_pool(processes: int, setup: Callable[[], None] | None = None) -> Proc
         _tell_unguarded()
         raise OSError("the main script is not guarded: a spawned worker would run it again")  # callers: one process
     context = multiprocessing.get_context("spawn")
+    start_tracker()
     return ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), setup))
+
+
+def start_tracker() -> None:
+    """Start multiprocessing's resource tracker (the pools' semaphores are its to remove if this process dies), deaf
+    to SIGHUP. It ignores SIGINT and SIGTERM, not SIGHUP: a closed terminal (SIGHUP to the whole group) ended it
+    with the command, which then started another and printed five "KeyError: '/mp-...'" tracebacks, or left the
+    semaphores in /dev/shm. Spawned with SIGHUP blocked, it keeps that mask (its own start unblocks only the two);
+    a SIGHUP to this thread meanwhile waits, not lost."""
+    from multiprocessing import resource_tracker
+
+    hup = getattr(signal, "SIGHUP", None)
+    if hup is None or not hasattr(signal, "pthread_sigmask"):
+        resource_tracker.ensure_running()
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {hup})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @contextmanager
