@@ -11,16 +11,14 @@ import argparse
 import gc
 import importlib
 import os
-import signal
 import sys
-import threading
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..model import settings
-from . import replay
+from . import replay, stops
 from .captures import run as run_command
 from .options import BadUsage, Command, tell
 from .output import guarded_streams, output_failure, plain_warnings
@@ -136,37 +134,43 @@ def _command(argv: Sequence[str] | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. A headless command over one or two traces runs with the cycle collector off (it makes
-    no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start)."""
+    no cycles worth collecting, and the collector walked the imports' objects 20 ms of a 0.3 s cached start). A
+    stop (Ctrl-C, SIGTERM, SIGHUP) ends it quietly with its exit code, wherever it lands (stops.py)."""
     command = _command(argv)
+    was = gc.isenabled()
+    code = 130
+    try:
+        with stops.watched():
+            try:
+                code = _prepared_run(command, argv)
+            except Exception as exc:  # a stop that came out as another exception (an import's, numba's)
+                stop = stops.as_stop(exc)
+                if stop is None:
+                    raise
+                code = stops.code_of(stop)
+    except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
+        pass
+    finally:
+        if was:
+            gc.enable()
+    if argv is None and (code == 130 or stops.received() is not None):
+        stops.now_if_threads_run(code)
+        stops.deaf_to_ctrl_c()
+    return code
+
+
+def _prepared_run(command: str | None, argv: Sequence[str] | None) -> int:
+    """The command run, this process tuned for it first (warnings, settings, allocators, the cycle collector)."""
     plain_warnings()
     settings.check()  # a bad setting is said now, whether or not the command reads it
     if command in BIG_ARRAYS:
         from ..process.heap import for_big_arrays
 
         for_big_arrays()
-    was = gc.isenabled()
     if command in ONE_SHOT:
         gc.disable()
-    code = 130
-    try:
-        with guarded_streams(visible=command not in RAW_OUTPUT):
-            code = _said_output_failure(command, argv)
-    except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
-        pass
-    finally:
-        if was:
-            gc.enable()
-    if code == 130 and argv is None:
-        _deaf_to_ctrl_c()
-    return code
-
-
-def _deaf_to_ctrl_c() -> None:
-    """Stopped by Ctrl-C: another one (an impatient user, `timeout -s INT`'s second) must not land in Python's exit
-    hooks, which print it as "Exception ignored in atexit callback" with a traceback. Only where main() is the
-    program, as for _now_if_threads_run; SIGTERM and SIGKILL still end it."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with guarded_streams(visible=command not in RAW_OUTPUT):
+        return _said_output_failure(command, argv)
 
 
 def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int:
@@ -179,7 +183,7 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
                 return 0
             with (
                 _written_behind(command in BIG_ARRAYS),
-                _terminated_as_exit(command in TERMINATED_AS_EXIT, argv is None),
+                stops.terminated_as_exit(command in TERMINATED_AS_EXIT, argv is None),
             ):
                 return _run(args, argv, record)
         finally:  # --help and --version leave by SystemExit, an error by its exit code: all flushed here, in
@@ -193,74 +197,6 @@ def _said_output_failure(command: str | None, argv: Sequence[str] | None) -> int
             raise
         tell(f"tracetui: error: cannot write the output: {failure}", error=True)
         return 2
-
-
-@contextmanager
-def _terminated_as_exit(on: bool, program: bool = False) -> Iterator[None]:
-    """A headless command ended by SIGTERM or SIGHUP (kill, a closed terminal) exits as Ctrl-C does, its cleanup run:
-    its decode's workers stopped, its scratch files removed (they outlived it). Exit 128 + the signal's number."""
-    if not on or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    ended: list[int] = []
-
-    def end(signum: int, frame: object) -> None:
-        ended.append(128 + signum)
-        raise SystemExit(128 + signum)
-
-    wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
-    before = {s: signal.signal(s, end) for s in wanted if signal.getsignal(s) == signal.SIG_DFL}  # (nohup's stays)
-    try:
-        yield
-    except SystemExit:
-        if ended and program:
-            _now_if_threads_run(ended[0])
-        raise
-    finally:
-        for s, handler in before.items():
-            signal.signal(s, handler)
-
-
-@contextmanager
-def _stops_unwrapped() -> Iterator[None]:
-    """A Ctrl-C (or SIGTERM's SystemExit) raised inside a compiled function comes out of it as a SystemError,
-    "returned a result with an exception set", the stop its cause (numba's dispatchers: a fresh-eyes run's Ctrl-C in
-    the nesting said "internal error", exit 1, 6 times in 84). The stop goes on up as itself."""
-    try:
-        yield
-    except Exception as exc:
-        stop = _stop_within(exc)
-        if stop is None:
-            raise
-        raise stop from None
-
-
-def _stop_within(exc: BaseException) -> BaseException | None:
-    """The KeyboardInterrupt or SystemExit that exc was raised from, if any (its causes and contexts followed)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return None
-
-
-def _now_if_threads_run(code: int) -> None:
-    """Exit with code at once when tracetui's threads still run: the command's cleanup has run (the exception came
-    up through it), and an analysis computing side by side in a thread would otherwise be waited for at exit, for as
-    long as it takes (a pathological trace's minutes, with the process deaf to kill). Only where main() is the
-    program (argv from sys.argv: the `tracetui` command), never in a process that called main() itself (a test
-    runner's threads are not ours to cut short)."""
-    ours = [t for t in threading.enumerate() if t.name.startswith("tracetui-") and t.is_alive()]
-    if ours:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
 
 
 @contextmanager
@@ -286,7 +222,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None, record: Path | No
     from ..tables.base import UnknownSort
 
     try:
-        with _early_workers(args), replay.recording(record) as writes, _stops_unwrapped():
+        with _early_workers(args), replay.recording(record) as writes:
             code = run_command(command_of(args.command).run, args)
         sys.stdout.flush()  # a full disk or a closed stdout is said here, not by Python at exit
         if code == 0:
@@ -300,13 +236,16 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None, record: Path | No
         return 2
     except KeyboardInterrupt:
         if argv is None:
-            _now_if_threads_run(130)
+            stops.now_if_threads_run(130)
         return 130
     except OSError as exc:
         if output_failure() is None and not isinstance(exc, BrokenPipeError):
             return _internal_error(exc, args)
         raise  # said by _said_output_failure, as for --help and --version; a reader gone (| head) is quiet
     except Exception as exc:  # noqa: BLE001 - the last resort of the CLI: one line unless --debug
+        stop = stops.as_stop(exc)
+        if stop is not None:  # a stop that came out as another exception: it goes on up as itself
+            raise stop from None
         return _internal_error(exc, args)
 
 
