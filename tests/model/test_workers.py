@@ -267,30 +267,6 @@ def test_ctrl_c_in_mains_own_first_steps_is_a_quiet_stop():
     assert done.returncode == 130 and done.stderr == "", done.stderr
 
 
-def test_a_kill_while_workers_spawn_waits_for_the_spawns():
-    """SIGTERM's handler (an exit) raised in the middle of a spawn left the child without what to run: it printed
-    "EOFError: Ran out of input" and a traceback. Within quiet_spawns the handler runs at the block's end, once."""
-    seen: list[int] = []
-
-    def exit_on_term(signum, frame):
-        seen.append(signum)
-        raise SystemExit(128 + signum)
-
-    before = signal.signal(signal.SIGTERM, exit_on_term)
-    try:
-        with pytest.raises(SystemExit) as ended:
-            with quiet_spawns():
-                os.kill(os.getpid(), signal.SIGTERM)
-                os.kill(os.getpid(), signal.SIGTERM)
-                for _ in range(10**6):  # a handler would run here
-                    pass
-                assert seen == []
-        assert ended.value.code == 128 + signal.SIGTERM and seen == [signal.SIGTERM]
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    assert signal.getsignal(signal.SIGTERM) is before
-
-
 def test_side_by_side_ending_with_the_process_waits_for_no_other_job():
     """Ctrl-C (or a kill turned into SystemExit) in the calling thread's job: side_by_side raises at once, the other
     jobs neither waited for nor, when not started, run."""

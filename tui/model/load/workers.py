@@ -61,30 +61,16 @@ def start_tracker() -> None:
 
 @contextmanager
 def quiet_spawns() -> Iterator[None]:
-    """Within this block, processes spawned from the main thread start with SIGINT ignored (see the module's doc),
-    and this process's own handlers of SIGTERM and SIGHUP wait for the block's end (_ENDING); elsewhere (a thread
-    cannot change signal handlers) a no-op."""
+    """Within this block, processes spawned from the main thread start with SIGINT ignored (see the module's doc);
+    elsewhere (a thread cannot change signal handlers) a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held: list[int] = []
-    before = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
-    for signum in _ENDING:
-        if callable(signal.getsignal(signum)):  # a handler of ours (SIGTERM's exit): held until the spawns are done
-            before[signum] = signal.signal(signum, lambda n, frame: held.append(n))
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
-        for signum in held[:1]:
-            signal.raise_signal(signum)
-
-
-# SIGTERM and SIGHUP, whose handler may end this process: raised in the middle of a spawn (after the child started,
-# before it was sent what to run), the exit left the child to print "EOFError: Ran out of input" with a traceback
-# (a fresh-eyes run: 2 of 40 kills of `ranks` 0.2 s after its start); within quiet_spawns they wait for its end.
-_ENDING = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+        signal.signal(signal.SIGINT, before)
 
 
 def wind_down(pool: ProcessPoolExecutor) -> None:
