@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLES
 
+from tui.model.load import workers
 from tui.model.load.workers import quiet_spawns, wind_down, worker_pool
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -441,3 +442,72 @@ def test_a_count_that_is_not_one_is_said_once_and_ignored(monkeypatch):
         match=r"TRACETUI_DECODE_PROCS=99999 is not a whole number of processes from 1 to 4 \(this machine's cores\): 4, the most",
     ):
         assert worker_count(1) == 4
+
+
+_HALF_SENT = """
+import os, sys, time
+from concurrent.futures.process import BrokenProcessPool
+from tui.model.load import workers
+
+def half_sent():
+    # as a worker killed while it writes a result bigger than the pipe holds: a whole header, part of the message
+    import gc, struct
+    from multiprocessing.queues import SimpleQueue
+    queue = next(o for o in gc.get_objects() if isinstance(o, SimpleQueue))
+    os.write(queue._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(1000))
+    os._exit(1)
+
+if __name__ == "__main__":
+    if sys.argv[1] == "unwatched":
+        workers.watch = lambda pool: None
+    pool = workers.worker_pool(1)
+    future = pool.submit(half_sent)
+    start = time.monotonic()
+    try:
+        future.result(timeout=30)
+    except BrokenProcessPool:
+        print("broken after", round(time.monotonic() - start, 1), flush=True)
+    workers.wind_down(pool)
+    print("wound down", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["watched", "unwatched"])
+def test_a_worker_gone_half_way_through_its_result_does_not_hang_the_pool(tmp_path, how):
+    # the pool's manager thread waits in recv for the rest of the message, for ever; a closed terminal did this to a
+    # first load (its SIGHUP to the group, a worker sending its part), and the command hung at its exit
+    script = tmp_path / "half_sent.py"
+    script.write_text(_HALF_SENT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        done = subprocess.run(
+            [sys.executable, str(script), how],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60 if how == "watched" else 15,
+        )
+    except subprocess.TimeoutExpired:
+        assert how == "unwatched", "the pool hung"
+        return
+    assert how == "watched", f"without the watch it should hang (the case is not reproduced): {done.stdout}"
+    assert done.returncode == 0, done.stderr
+    assert "broken after" in done.stdout and "wound down" in done.stdout
+    assert float(done.stdout.split("broken after")[1].split()[0]) < workers.STUCK_S + workers.FREE_S + 5
+
+
+def test_the_watch_holds_nothing_of_a_pool_once_it_is_shut_down():
+    # its queues' semaphores live as long as they do: a command that ends with os._exit (a stop while an analysis
+    # runs) while they lived left them to the resource tracker, "5 leaked semaphore objects" on stderr
+    import gc
+    import weakref
+
+    pool = worker_pool(1)
+    with quiet_spawns():
+        assert pool.submit(int, "7").result(timeout=120) == 7
+    results = weakref.ref(pool._result_queue)
+    pool.shutdown(wait=True)
+    del pool
+    gc.collect()
+    assert results() is None

@@ -15,6 +15,7 @@ import os
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 PARENT_CHECK_S = 0.5  # how often a worker looks for its parent
+STUCK_S = 2.0  # a worker gone this long while the pool's manager thread still runs: that thread is stuck (watch)
+FREE_S = 5.0  # how long watch feeds a stuck manager thread before it gives up
 
 
 def worker_pool(processes: int, setup: Callable[[], None] | None = None) -> ProcessPoolExecutor:
@@ -37,7 +40,66 @@ def worker_pool(processes: int, setup: Callable[[], None] | None = None) -> Proc
         raise OSError("the main script is not guarded: a spawned worker would run it again")  # callers: one process
     context = multiprocessing.get_context("spawn")
     start_tracker()
-    return ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), setup))
+    pool = ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), setup))
+    threading.Thread(target=watch, args=(pool,), daemon=True, name="pool-watch").start()
+    return pool
+
+
+def watch(pool: ProcessPoolExecutor) -> None:
+    """Free the pool's manager thread when a worker died in the middle of sending its result (a closed terminal's
+    SIGHUP to the whole group, the out-of-memory killer): that thread then waits for the rest of the message for
+    ever, in `recv`, where it sees no worker end, and this process waits for it (shutdown, the exit: a hang, 1 of
+    40 hang-ups of a 100 MB first load). Any other time the thread sees a worker end within milliseconds, marks the
+    pool broken and ends; so a worker gone STUCK_S while the thread runs means it is stuck, and bytes written to
+    the result pipe end the message it waits for: its unpickling fails, and it breaks the pool as it would have."""
+    owner: weakref.ref = weakref.ref(pool)
+    del pool  # nothing of the pool is held here between looks: its queues' semaphores go with it (a process
+    # that ends with os._exit while they live leaves them to the resource tracker, which says they leaked)
+    ran: weakref.ref | None = None
+    gone_at = None
+    while True:
+        time.sleep(STUCK_S / 8)
+        if ran is None:
+            held = owner()
+            manager = manager_of(held) if held is not None else None
+            if manager is None and (held is None or getattr(held, "_shutdown_thread", False)):
+                return  # no job was ever submitted
+            ran = weakref.ref(manager) if manager is not None else None
+            del held, manager
+            continue
+        manager = ran()
+        if manager is None or not manager.is_alive():
+            return
+        if gone_at is None and any(_ended(p) for p in list(getattr(manager, "processes", {}).values())):
+            gone_at = time.monotonic()
+        if gone_at is not None and time.monotonic() - gone_at > STUCK_S:
+            _feed(manager)
+            return
+        del manager
+
+
+def _ended(process) -> bool:
+    try:
+        return process.exitcode is not None
+    except ValueError:  # closed: ended
+        return True
+
+
+def _feed(manager: threading.Thread) -> None:
+    """Write zeros to the result pipe until the manager thread ends (FREE_S at most); never blocks."""
+    try:
+        fd = manager.result_queue._writer.fileno()  # type: ignore[attr-defined]
+        os.set_blocking(fd, False)
+    except (OSError, ValueError):
+        return
+    zeros, until = bytes(1 << 16), time.monotonic() + FREE_S
+    while manager.is_alive() and time.monotonic() < until:
+        try:
+            os.write(fd, zeros)
+        except BlockingIOError:
+            time.sleep(0.005)
+        except OSError:
+            return
 
 
 def start_tracker() -> None:
