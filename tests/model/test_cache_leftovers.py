@@ -90,3 +90,17 @@ def test_a_killed_writers_derived_part_goes_when_the_entry_is_next_written(tmp_p
     EntryStore(derived.parent).put_blob("probe@0", b"value")
     assert not gone.exists() and live.exists()
     assert (derived / "probe@0.msgpack").read_bytes() == b"value"
+
+
+def test_a_writers_names_say_its_process(tmp_path):
+    # the names the writers make (flight.py) and the names the sweep reads are one format: a change to one side
+    # alone would leave every killed writer's files for a day
+    from tui.model.load import flight
+    from tui.model.load.cachedir import own_tempdir
+
+    fd, name = flight.private_file(tmp_path / "ops.npy")
+    os.close(fd)
+    folder = own_tempdir(f".tmp-{flight.writer_tag()}.", tmp_path)
+    assert flight.writer_of(Path(name).name) == os.getpid()
+    assert flight.writer_of(Path(folder).name) == os.getpid()
+    assert flight.writer_of("ops.npy") is None and flight.writer_of(".tmp-old-abc") is None

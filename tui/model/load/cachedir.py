@@ -270,18 +270,16 @@ def drop_leftovers(root: Path, older_s: float | None = None) -> None:
                 remove_lock(left)
 
 
-_WRITER = re.compile(r"\.tmp-(\d+)\.\d+\.|.*\.(\d+)\.\d+\.[a-z0-9_]+\.part\Z")  # a writer's names (flight.py)
-
-
 def writer_gone(left: Path) -> bool:
     """Is this a writer's temporary file or folder (its process in its name: flight.writer_tag) whose process has
     ended on this machine, untouched for GONE_WRITER_S? Ctrl-C or kill while the columns were written left a
     folder of up to the entry's size (226 MB from a 1 GB trace), kept a day. A cache shared by several machines
     names processes of others: the age keeps a live writer's there (its folder changes with each file it adds)."""
-    found = _WRITER.match(left.name)
-    if found is None or not _older(left, time.time() - GONE_WRITER_S):
+    from .flight import writer_of
+
+    pid = writer_of(left.name)
+    if pid is None or not _older(left, time.time() - GONE_WRITER_S):
         return False
-    pid = int(found.group(1) or found.group(2))
     if pid == os.getpid():
         return False
     try:

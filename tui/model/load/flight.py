@@ -14,6 +14,7 @@ writer goes on anyway: the cache's writes are renames of whole files and tolerat
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 import time
@@ -193,6 +194,15 @@ def remove_lock(path: Path) -> bool:
 def writer_tag() -> str:
     """This writer among all: its process and its thread (a temporary name adds a random part)."""
     return f"{os.getpid()}.{threading.get_ident()}"
+
+
+_TAGGED = re.compile(r"\.tmp-(\d+)\.\d+\.|.*\.(\d+)\.\d+\.[a-z0-9_]+\.part\Z")  # cache.py's folders, private_file's
+
+
+def writer_of(name: str) -> int | None:
+    """The process named in a writer's temporary name (a cache folder `.tmp-TAG.`, a private_file), or None."""
+    found = _TAGGED.match(name)
+    return None if found is None else int(found.group(1) or found.group(2))
 
 
 def private_file(target: Path, suffix: str = ".part") -> tuple[int, str]:
