@@ -132,6 +132,7 @@ OWN_TEMPLATES = {
     "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
     "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
     "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores.",
+    "see/roofline-fp32-gemm": "What they cost and what to do: the finding '{_see}'.",
     "kernel-half-cuda-core": "bf16/fp16 GEMM or convolution on the CUDA cores (its name says sgemm, simt or gemv; its "
     "template arguments say bf16/fp16): the data is already half precision, yet the library picked a kernel without "
     "tensor cores. cuDNN and cuBLAS do for shapes their tensor-core kernels do not take: channel counts or "

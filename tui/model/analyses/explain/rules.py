@@ -518,7 +518,18 @@ RULES = [
 def explain(a: Analysis, summary: Summary) -> list[Finding]:
     """Every finding of every rule, with what its fix would buy, the biggest saving first (savings.py)."""
     uses_of(a)  # what the run uses, found here (a worker) for the rules and the overview's readings
-    return with_savings(a, [f for rule in RULES for f in rule.find(a, summary)])
+    return with_savings(a, advised_once([f for rule in RULES for f in rule.find(a, summary)]))
+
+
+def advised_once(findings: list[Finding]) -> list[Finding]:
+    """Where the roofline measured the fp32 GEMMs, the kernel-name hint about them says how to tell such kernels
+    and leaves the advice to that finding (both gave the same TF32/autocast advice, one under the other)."""
+    measured = next((f for f in findings if f.rule == "roofline-fp32-gemm"), None)
+    for f in findings:
+        if measured is not None and f.rule == "kernel-fp32-gemm":
+            f.parts = ["kernel-fp32-gemm", "see/roofline-fp32-gemm"]
+            f.figures = {"_see": measured.title}
+    return findings
 
 
 class NoteIndex:
