@@ -155,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
     if argv is None and (code == 130 or stops.received() is not None):
         stops.now_if_threads_run(code)
+    if argv is None:  # its work done or stopped, the program only exits now (Python's hooks: the pools' joins)
         stops.deaf_to_ctrl_c()
     return code
 
@@ -282,8 +283,8 @@ def _early_workers(args: argparse.Namespace) -> Iterator[None]:
         return
     from ..model.load.parts import drop_workers, start_workers
 
-    start_workers(path, use_cache=use_cache)
     try:
+        start_workers(path, use_cache=use_cache)
         yield
     finally:
         drop_workers(exiting=True)

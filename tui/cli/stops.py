@@ -111,8 +111,8 @@ def now_if_threads_run(code: int) -> None:
 
 
 def deaf_to_ctrl_c() -> None:
-    """Stopped: another Ctrl-C (an impatient user, `timeout -s INT`'s second) must not land in Python's exit hooks,
-    which print it as "Exception ignored in atexit callback" with a traceback. Only where main() is the program, as
-    for now_if_threads_run; SIGTERM and SIGKILL still end it."""
+    """Stopped or done: another Ctrl-C (an impatient user, `timeout -s INT`'s second) must not land in Python's exit
+    hooks, which print it as "Exception ignored in atexit callback" with a traceback. Only where main() is the
+    program, as for now_if_threads_run; SIGTERM and SIGKILL still end it."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -224,12 +224,15 @@ def start_workers(path: str, use_cache: bool = True) -> None:
         return
     try:
         pool = worker_pool(workers)
+    except (RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
+        return
+    _SPARE.append((workers, pool))  # first: a stop raised at the spawns' end (quiet_spawns) leaves it to drop_workers
+    try:  # (a pool left to the exit unshut hangs it: Python's exit hooks close its queues before it stops)
         with quiet_spawns():
             for _ in range(workers):  # each job starts a process (spawned pools start them as work comes)
                 pool.submit(_ready)
-    except (BrokenExecutor, RuntimeError, OSError):  # no processes here (a sandbox): the load finds that out itself
-        return
-    _SPARE.append((workers, pool))
+    except (BrokenExecutor, RuntimeError, OSError):
+        drop_workers()
 
 
 def _ready() -> None:

@@ -3,9 +3,10 @@
 A worker never handles Ctrl-C itself: the terminal sends SIGINT to the whole process group, and the parent's
 KeyboardInterrupt already stops the load (the queued jobs are dropped, the running ones waited for). A worker that
 took it too printed its own traceback ("Process SpawnProcess-1: ... KeyboardInterrupt") while it started or sat idle.
-A worker spawned from the main thread starts with SIGINT ignored (an ignored signal stays ignored across exec, and
-Python then installs no handler of its own); any worker ignores it from its initializer on. And a worker whose parent
-is gone (SIGKILL, the out-of-memory killer) exits, rather than keep the command's output open.
+A worker is spawned with the stops (SIGINT, SIGTERM, SIGHUP) blocked, a mask that survives the exec (quiet_spawns); its
+initializer ignores SIGINT, then unblocks them, so a Ctrl-C that reaches it before is dropped there and a kill then
+takes effect. And a worker whose parent is gone (SIGKILL, the out-of-memory killer) exits, rather than keep the
+command's output open.
 """
 
 from __future__ import annotations
@@ -121,32 +122,72 @@ def start_tracker() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+STOPS = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+
+
+@contextmanager
+def held_stops() -> Iterator[list[int]]:
+    """Within this block, the stops this (main) thread would raise (KeyboardInterrupt, our exits) are only recorded,
+    in the list it gives; the caller raises them when it can. Python 3.11's Thread.join, interrupted while the
+    thread runs, marks the thread ended (threading.py: _wait_for_tstate_lock releases the lock the running thread
+    holds, "bpo-45274"): a second Ctrl-C in the join of a pool's manager thread let the exit go on without it, close
+    the pool's queues, and then wait for a worker that would never get its stop, for ever (a fresh-eyes run: 1 of 8
+    double Ctrl-C at a first load's start). Elsewhere than the main thread nothing is raised there anyway."""
+    caught: list[int] = []
+    held = {}
+    if threading.current_thread() is threading.main_thread():
+        for stop in STOPS:
+            if callable(signal.getsignal(stop)):  # a Python handler (Ctrl-C's KeyboardInterrupt, the exits of ours)
+                held[stop] = signal.signal(stop, lambda signum, frame: caught.append(signum))
+    try:
+        yield caught
+    finally:
+        for stop, handler in held.items():
+            signal.signal(stop, handler)
+
+
+def raise_held(caught: list[int]) -> None:
+    """Raise the first stop held_stops recorded, as its handler does."""
+    for stop in caught[:1]:
+        signal.raise_signal(stop)
+
+
 @contextmanager
 def quiet_spawns() -> Iterator[None]:
-    """Within this block, processes spawned from the main thread start with SIGINT ignored (see the module's doc);
-    elsewhere (a thread cannot change signal handlers) a no-op."""
-    if threading.current_thread() is not threading.main_thread():
+    """Spawn processes within this block. They start with the stops blocked (see the module's doc), and this
+    thread's own handlers wait for the block's end (held_stops): a stop is raised again there, at once, not lost.
+    Before, the block ignored SIGINT (so that a worker started ignoring it), and a Ctrl-C in it was lost: the command
+    ran on to its end, exit 0 (3 of 50 aimed at a spawn); a SIGTERM's exit in the middle of a spawn left the child
+    printing "EOFError: Ran out of input" (2 of 40)."""
+    if not hasattr(signal, "pthread_sigmask"):  # (Windows: no masks, and workers there ignore SIGINT anyway)
         yield
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
+    with held_stops() as caught:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a stop pending on this thread is handled below)
+    raise_held(caught)
 
 
 def wind_down(pool: ProcessPoolExecutor) -> None:
     """Drop a pool's queued jobs and wait for its running ones (a cache entry being written is finished whole). A
-    second Ctrl-C during the wait stops the workers at once: a wait so interrupted left them waiting for a job that
-    never came, and this process waiting for them at its exit, for ever (`timeout -s INT` sends two)."""
+    stop during the wait (a second Ctrl-C) kills the workers, whose end the wait then sees, and is raised after it:
+    the wait is never cut short (held_stops says why), and a worker waiting for a job that never came is not left
+    behind either (`timeout -s INT` sends two)."""
     manager = manager_of(pool)
-    try:
-        pool.shutdown(wait=True, cancel_futures=True)
-    except BaseException:
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
-        settle(manager)
-        raise
+    processes = getattr(pool, "_processes", None) or {}  # (the manager's own dict: shutdown forgets it)
+    with held_stops() as caught:
+        pool.shutdown(wait=False, cancel_futures=True)
+        killed = False
+        while manager is not None and manager.is_alive():
+            if caught and not killed:
+                for process in list(processes.values()):
+                    process.kill()  # (SIGTERM waits in a worker still starting: quiet_spawns)
+                killed = True
+            manager.join(0.05)
+    raise_held(caught)
 
 
 def manager_of(pool: ProcessPoolExecutor) -> threading.Thread | None:
@@ -159,13 +200,11 @@ def settle(manager: threading.Thread | None, timeout_s: float = 10.0) -> None:
     thread to see its workers gone and close its wake-up pipe. Python 3.11's exit hook (concurrent/futures/process.py,
     _python_exit) writes to that pipe without the pool's lock; when the thread closed it in between, the exit printed
     "OSError: [Errno 9] Bad file descriptor" with a traceback (3.12 locks it). The hook joins that thread anyway, so
-    the wait costs nothing; a further Ctrl-C stops it, not the exit."""
+    the wait costs nothing. A stop meanwhile is dropped (this process is ending already), never cuts it short."""
     if manager is None:
         return
-    try:
+    with held_stops():
         manager.join(timeout_s)
-    except KeyboardInterrupt:
-        pass
 
 
 @contextmanager
@@ -258,6 +297,8 @@ def _worker_start(parent: int, setup: Callable[[], None] | None) -> None:
     """In a worker, first: Ctrl-C is the parent's to handle; exit when the parent is gone; then setup."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True, name="tracetui-parent-watch").start()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # spawned with them blocked (quiet_spawns)
     if setup is not None:
         setup()
 
