@@ -110,3 +110,31 @@ def test_every_finding_counts_the_events_its_note_counts(path):
         if f.rule == "overhead-gaps":
             assert f.count == f.figures["gaps"] >= len(f.events)
         assert len(f.events) <= f.count
+
+
+async def test_the_details_panels_more_lines_hint_follows_the_focus_and_its_room():
+    """A fresh-eyes run: the hint said "Enter, then ↓ to scroll" once Enter had moved into the panel, and its count
+    of lines below stayed that of the smaller panel (7, then 15 once in it)."""
+    from conftest import wait_for_main
+
+    from tui.app import TraceApp
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        import numpy as np
+
+        from tui.model.cats import Cat
+
+        a = screen.timeline.analysis
+        screen.timeline.select(int(np.flatnonzero(a.trace.x.cat == int(Cat.KERNEL))[0]))  # a long one: more below
+        panel = screen.query_one(DetailsPanel)
+        for _ in range(2):  # open the panel, then move into it (at this size the first Enter does both)
+            if not panel.has_focus_within:
+                await pilot.press("enter")
+                await pilot.pause()
+        await pilot.pause()
+        hidden = int(panel.max_scroll_y - panel.scroll_y)
+        title = str(panel.border_title or "")
+        assert panel.has_focus_within and hidden > 0 and "Enter, then" not in title
+        assert f"↓ {hidden} more lines: ↓ scrolls" in title

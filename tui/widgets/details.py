@@ -247,8 +247,19 @@ class DetailsPanel(VerticalScroll, can_focus=True):
 
     def _say_more(self) -> None:
         hidden = int(self.max_scroll_y - self.scroll_y)
-        self.border_title = f"↓ {hidden} more lines: Enter, then ↓ to scroll; Esc closes" if hidden > 0 else ""
+        how = "↓ scrolls" if self.has_focus_within else "Enter, then ↓ to scroll"  # (in it: Enter is said)
+        self.border_title = f"↓ {hidden} more lines: {how}; Esc closes" if hidden > 0 else ""
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         self._say_more()
+
+    def on_focus(self) -> None:
+        self.call_after_refresh(self._say_more)
+
+    def on_blur(self) -> None:
+        self.call_after_refresh(self._say_more)
+
+    def on_resize(self) -> None:
+        """Entered, the panel takes more room (views/room.py): fewer lines are left below."""
+        self.call_after_refresh(self._say_more)
