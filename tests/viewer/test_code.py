@@ -262,3 +262,25 @@ async def test_the_code_view_of_a_cpu_only_capture_opens_sorted_by_cpu_time():
         assert [c.header for c in table.columns()] == ["Function (file:def line)", "Calls", "Self CPU", "CPU total"]
         shown = [r.self_cpu_us for r in table.shown]
         assert shown == sorted(shown, reverse=True) and table.shown[0].label.startswith("capture (profiler_runner/")
+
+
+async def test_the_selection_stays_on_screen_when_p_shows_the_frames_above_it():
+    """A fresh-eyes run: `p` put the frames' rows above the selected op, pushing it below the lanes' visible rows
+    until the next move."""
+    from tui.app import TraceApp
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        tl = screen.timeline
+        a = tl.analysis
+        host = [int(i) for i in a.nesting.order if a.trace.x.cat[int(i)] != int(Cat.KERNEL)]
+        deepest = max(host, key=lambda i: int(a.nesting.row[i]))  # a kernel's own row: not moved by frames
+        tl.select(deepest)
+        await pilot.pause()
+        await press_settled(pilot, "p")
+        await pilot.pause()
+        assert not screen.hide_python and tl.selected == deepest
+        track = int(tl.analysis.trace.x.track[deepest])
+        line = tl._line_of_track.get(track, 0) + int(tl.analysis.nesting.row[deepest])
+        assert tl.scroll_offset.y <= line < tl.scroll_offset.y + tl.scrollable_content_region.height

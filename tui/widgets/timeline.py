@@ -194,6 +194,8 @@ class Timeline(DrawsLanes, SelectsEvents, GoesToRanks, ScrollView, can_focus=Tru
         while keep >= 0 and pos[keep] < 0:
             keep = int(parent[keep])
         self.selected = keep
+        if keep >= 0:  # its row moves with the frames' rows above it: keep it on screen (a fresh-eyes run)
+            self.call_after_refresh(self._reveal, keep)
         self.refresh()
         self.post_message(self.SelectionChanged(self.selected))
 
