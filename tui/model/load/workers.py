@@ -180,12 +180,14 @@ def wind_down(pool: ProcessPoolExecutor) -> None:
     processes = getattr(pool, "_processes", None) or {}  # (the manager's own dict: shutdown forgets it)
     with held_stops() as caught:
         pool.shutdown(wait=False, cancel_futures=True)
-        killed = False
+        killed_at = None
         while manager is not None and manager.is_alive():
-            if caught and not killed:
+            if caught and killed_at is None:
                 for process in list(processes.values()):
                     process.kill()  # (SIGTERM waits in a worker still starting: quiet_spawns)
-                killed = True
+                killed_at = time.monotonic()
+            if killed_at is not None and time.monotonic() - killed_at > STUCK_S + FREE_S:
+                break  # (watch frees a stuck thread within that: past it, the stop is not held any longer)
             manager.join(0.05)
     raise_held(caught)
 
