@@ -449,7 +449,9 @@ if __name__ == "__main__":
     pool = worker_pool(1)
     with quiet_spawns():
         worker = pool.submit(os.getpid).result(timeout=60)
-    pool.submit(time.sleep, 30)
+    busy = pool.submit(time.sleep, 30)
+    while not busy.running():  # handed to the worker (before, the wind-down could cancel it: nothing to wait for)
+        time.sleep(0.01)
     manager = pool._executor_manager_thread
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()  # the second Ctrl-C, during the wait
     start = time.monotonic()
@@ -592,3 +594,114 @@ def test_the_watch_holds_nothing_of_a_pool_once_it_is_shut_down():
     del pool
     gc.collect()
     assert results() is None
+
+
+_CTRL_C_IN_THE_CLEANUP = """
+import os, shutil, signal, sys
+
+import tui.model.load.parse as parse
+import tui.model.load.parts as parts
+import tui.model.load.source as source
+
+if __name__ == "__main__":
+    source.CHUNK_BYTES, parts.PARALLEL_MIN_BYTES = 64 << 10, 0  # (as the force_workers fixture)
+    parts.os.cpu_count = lambda: 2
+    real, decoded = shutil.rmtree, []
+
+    def cut(path, *args, **kwargs):  # Ctrl-C lands inside the removal of the decode's scratch folder
+        os.kill(os.getpid(), signal.SIGINT)
+        real(path, *args, **kwargs)
+
+    def counted(*args, **kwargs):
+        decoded.append("again")
+        return real_range(*args, **kwargs)
+
+    real_range, parse.decode_range = parse.decode_range, counted
+    shutil.rmtree = cut
+    from tui.model.load.loader import load_trace
+    try:
+        load_trace(sys.argv[1], use_cache=False)
+        print("not stopped", flush=True)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    left = [n for n in os.listdir(os.environ["TRACETUI_CACHE_DIR"]) if n.startswith(".parts-")]
+    print("decoded again" if decoded else "decoded once", "left", left, flush=True)
+"""
+
+
+def test_a_ctrl_c_in_the_decodes_cleanup_stops_the_load(tmp_path):
+    """A fresh-eyes run: a Ctrl-C inside shutil.rmtree (after it closed a descriptor, which its own cleanup then
+    closed again) came out as "OSError: Bad file descriptor", which the load took for "no worker processes here":
+    the Ctrl-C was lost, the file decoded again in one process, and the scratch folder left in the cache."""
+    import gzip
+
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    script = tmp_path / "ctrl_c_in_cleanup.py"
+    script.write_text(_CTRL_C_IN_THE_CLEANUP)
+    (tmp_path / "cache").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, str(script), str(trace)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["stopped", "decoded once left []"], done.stdout + done.stderr
+
+
+def test_a_stop_that_comes_out_as_an_oserror_is_not_taken_for_missing_workers(monkeypatch, force_workers, tmp_path):
+    # shutil.rmtree cut by Ctrl-C right after closing a descriptor closes it again: OSError(EBADF), the KeyboardInterrupt
+    # its context; the load took it for "no worker processes here" and decoded the whole file again, the stop lost
+    import gzip
+
+    import tui.model.load.parse as parse
+
+    def cut(*args):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise OSError(9, "Bad file descriptor")
+
+    monkeypatch.setattr(parse, "decode_parallel", cut)
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(gzip.decompress((SAMPLES / "h100-bert-small.json.gz").read_bytes()))
+    from tui.model.load.loader import load_trace
+
+    with pytest.raises(KeyboardInterrupt):
+        load_trace(trace, use_cache=False)
+
+
+_CTRL_C_IN_A_CALLBACK = """
+import os, signal, sys, time, weakref
+from tui.cli import commands
+
+class Thing:
+    pass
+
+def a_command(run, args):
+    thing = Thing()
+
+    def gone(ref):  # a weakref callback (importlib's module locks have one): Ctrl-C lands in it
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+
+    ref = weakref.ref(thing, gone)
+    del thing
+    for _ in range(300):  # the command's work goes on
+        time.sleep(0.01)
+    print("finished", flush=True)
+    return 0
+
+commands.run_command = a_command
+sys.argv = ["tracetui", "summary", "any.json"]
+sys.exit(commands.main())
+"""
+
+
+def test_a_ctrl_c_landing_in_a_callback_still_stops_the_command():
+    """A fresh-eyes run: a Ctrl-C that landed in importlib's module-lock callback printed "Exception ignored in:
+    <function _get_module_lock.<locals>.cb>" with a traceback, and the command ran on to its end, exit 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_A_CALLBACK], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130 and done.stderr == "" and "finished" not in done.stdout, done.stderr

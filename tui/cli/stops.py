@@ -10,6 +10,7 @@ tracebacks from each of those places.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -31,10 +32,24 @@ def watched() -> Iterator[None]:
         yield
         return
     before = signal.signal(signal.SIGINT, _ctrl_c)
+    hook, sys.unraisablehook = sys.unraisablehook, functools.partial(_unraisable, sys.unraisablehook)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+        sys.unraisablehook = hook
+
+
+def _unraisable(hook, unraisable) -> None:
+    """A stop raised where Python cannot raise it (a weakref callback, a __del__: importlib's module locks, numpy's
+    buffers) is printed as "Exception ignored in ..." with a traceback, and dropped: the command ran on to its end,
+    exit 0 (a fresh-eyes run, 1 of 150 Ctrl-C). It is sent again from outside, once it can land, and said nowhere."""
+    stop = unraisable.exc_value
+    if not isinstance(stop, (KeyboardInterrupt, SystemExit)) or not _RECEIVED:
+        hook(unraisable)
+        return
+    signum = signal.SIGINT if _RECEIVED[0] == 130 else _RECEIVED[0] - 128
+    threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
 
 
 def _ctrl_c(signum: int, frame: object) -> None:
@@ -52,14 +67,9 @@ def as_stop(exc: BaseException) -> BaseException | None:
     one in exc's chain of causes and contexts; None: exc is a failure of its own."""
     if _RECEIVED:
         return KeyboardInterrupt() if _RECEIVED[0] == 130 else SystemExit(_RECEIVED[0])
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen:
-        if isinstance(link, (KeyboardInterrupt, SystemExit)):
-            return link
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return None
+    from ..model.load.workers import stop_within
+
+    return stop_within(exc)
 
 
 def code_of(stop: BaseException) -> int:

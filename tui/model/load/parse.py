@@ -24,6 +24,7 @@ from .parts import Part, Partial, decode_parallel, decode_range, drop_workers, m
 from .progress import COMPILING, Progress
 from .source import ChunkReader, Source, split_chunks
 from .stream import watcher
+from .workers import stop_within
 from .writer import torch_version
 
 MAX_RANK = 1 << 15  # a rank is folded with an id into one int64 (trace.keyed): anything past this is no rank
@@ -53,7 +54,14 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scan:
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)
-        except (OSError, ValueError, BrokenExecutor):  # no worker processes here (sandbox, odd stdio): one process
+        except (
+            OSError,
+            ValueError,
+            BrokenExecutor,
+        ) as exc:  # no worker processes here (sandbox, odd stdio): one process
+            stop = stop_within(exc)
+            if stop is not None:  # not a failure of the workers: Ctrl-C landed in its cleanup (a fresh-eyes run:
+                raise stop from None  # it was lost, and the file decoded again in one process)
             merged = None
     if merged is None:
         drop_workers()  # any started ahead: this decode runs here alone

@@ -33,7 +33,16 @@ from .fold import Fold
 from .part import TABLES, Part
 from .source import ChunkReader
 from .spill import scratch_folder, spill
-from .workers import manager_of, quiet_spawns, settle, start_tracker, wind_down, worker_pool
+from .workers import (
+    held_stops,
+    manager_of,
+    quiet_spawns,
+    raise_held,
+    settle,
+    start_tracker,
+    wind_down,
+    worker_pool,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -301,7 +310,9 @@ def decode_parallel(
         pool.shutdown(wait=False)  # every job is done: the idle workers exit on their own (waiting took 20 ms)
         return run.fold.result()
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        with held_stops() as caught:  # (a Ctrl-C inside rmtree left the folder, and came out as EBADF)
+            shutil.rmtree(folder, ignore_errors=True)
+        raise_held(caught)
 
 
 class _Run:

@@ -146,6 +146,19 @@ def held_stops() -> Iterator[list[int]]:
             signal.signal(stop, handler)
 
 
+def stop_within(exc: BaseException) -> BaseException | None:
+    """A stop (KeyboardInterrupt, SystemExit) in exc's chain of contexts: raised inside cleanup code, it can come out
+    as another error (shutil.rmtree, cut by Ctrl-C after closing a descriptor, closes it again: EBADF)."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, (KeyboardInterrupt, SystemExit)):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
+
+
 def raise_held(caught: list[int]) -> None:
     """Raise the first stop held_stops recorded, as its handler does."""
     for stop in caught[:1]:
