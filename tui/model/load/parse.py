@@ -54,15 +54,11 @@ def _parse(path: Path, gunzip_to: Path | None, progress: Progress | None) -> Tra
     if workers > 1 and len(chunks) >= 2 * workers and on_disk is not None and not scan:
         try:
             merged = decode_parallel(on_disk, chunks, workers, progress, partial, last)
-        except (
-            OSError,
-            ValueError,
-            BrokenExecutor,
-        ) as exc:  # no worker processes here (sandbox, odd stdio): one process
+        except (OSError, ValueError, BrokenExecutor) as exc:  # no worker processes here (sandbox, odd stdio)
             stop = stop_within(exc)
             if stop is not None:  # not a failure of the workers: Ctrl-C landed in its cleanup (a fresh-eyes run:
                 raise stop from None  # it was lost, and the file decoded again in one process)
-            merged = None
+            merged = None  # decoded below, in this process
     if merged is None:
         drop_workers()  # any started ahead: this decode runs here alone
         step = (lambda done: progress(done / len(chunks))) if progress else None
