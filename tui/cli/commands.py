@@ -150,9 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 code = stops.code_of(stop)
     except KeyboardInterrupt:  # before the command ran (its imports), or while its last cache writes finish
         pass
+    except SystemExit:  # SIGTERM's or SIGHUP's exit (stops.terminated_as_exit); --help and --version go on up
+        if stops.received() is None:
+            raise
     finally:
         if was:
             gc.enable()
+    code = stops.received() or code  # the first stop's code, whatever came out after it (a second stop, a dropped one)
     if argv is None and (code == 130 or stops.received() is not None):
         stops.now_if_threads_run(code)
     if argv is None:  # its work done or stopped, the program only exits now (Python's hooks: the pools' joins)

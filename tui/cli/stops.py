@@ -10,6 +10,7 @@ tracebacks from each of those places.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import os
 import signal
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _RECEIVED: list[int] = []  # the exit codes of the stops received while the command runs (the first one counts)
+_WATCHING: list[bool] = [False]  # whether watched() holds SIGINT's handler now
 
 
 @contextmanager
@@ -33,9 +35,11 @@ def watched() -> Iterator[None]:
         return
     before = signal.signal(signal.SIGINT, _ctrl_c)
     hook, sys.unraisablehook = sys.unraisablehook, functools.partial(_unraisable, sys.unraisablehook)
+    _WATCHING[0] = True
     try:
         yield
     finally:
+        _WATCHING[0] = False
         signal.signal(signal.SIGINT, before)
         sys.unraisablehook = hook
 
@@ -43,13 +47,22 @@ def watched() -> Iterator[None]:
 def _unraisable(hook, unraisable) -> None:
     """A stop raised where Python cannot raise it (a weakref callback, a __del__: importlib's module locks, numpy's
     buffers) is printed as "Exception ignored in ..." with a traceback, and dropped: the command ran on to its end,
-    exit 0 (a fresh-eyes run, 1 of 150 Ctrl-C). It is sent again from outside, once it can land, and said nowhere."""
+    exit 0 (a fresh-eyes run, 1 of 150 Ctrl-C). It is raised again in the main thread once it can land, and said
+    nowhere; only while the command is still watched and its handler still ours: a signal sent again after
+    watched() had given SIGTERM back to the system killed the command outright (-15, a semaphore leaked)."""
     stop = unraisable.exc_value
     if not isinstance(stop, (KeyboardInterrupt, SystemExit)) or not _RECEIVED:
         hook(unraisable)
         return
     signum = signal.SIGINT if _RECEIVED[0] == 130 else _RECEIVED[0] - 128
-    threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
+    threading.Timer(0.01, _again, (signum,)).start()
+
+
+def _again(signum: int) -> None:
+    """Run the main thread's handler of signum there, as if it came again (nothing where the handler is the
+    system's or ignored: interrupt_main's rule), while the command is still watched."""
+    if _WATCHING[0]:
+        _thread.interrupt_main(signum)
 
 
 def _ctrl_c(signum: int, frame: object) -> None:
@@ -91,7 +104,9 @@ def terminated_as_exit(on: bool, program: bool = False) -> Iterator[None]:
         _RECEIVED.append(128 + signum)
         raise SystemExit(128 + signum)
 
-    wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    from ..model.load.workers import STOPS
+
+    wanted = [s for s in STOPS if s != signal.SIGINT]  # SIGTERM, SIGHUP: Ctrl-C is watched()'s
     before = {s: signal.signal(s, end) for s in wanted if signal.getsignal(s) == signal.SIG_DFL}  # (nohup's stays)
     try:
         yield

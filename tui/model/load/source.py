@@ -122,7 +122,8 @@ class _Sink:
         self.parts.append(data)
         if self.size > IN_MEMORY_BYTES and not self.no_disk:
             try:
-                self._to_file(Path(scratch_name()))
+                self.partial = scratch_name()  # discard() removes its folder from here on
+                self._to_file(self.partial)
             except OSError:
                 self._to_memory()
 
@@ -176,13 +177,13 @@ def _write_all(file: BinaryIO, data: bytes) -> None:
         done += file.write(view[done:]) or 0
 
 
-def scratch_name() -> str:
+def scratch_name() -> Path:
     """A new scratch file for a trace unzipped without a cache entry, in a scratch folder (spill.py: the cache
     directory's, else the system's temporary one), which goes with the file."""
     from .cachedir import cache_root
     from .spill import scratch_folder
 
-    return str(Path(scratch_folder(cache_root())) / "unzipped.json")
+    return Path(scratch_folder(cache_root())) / "unzipped.json"
 
 
 def map_file(path: Path) -> bytes | mmap.mmap:

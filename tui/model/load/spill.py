@@ -8,6 +8,7 @@ copy in between, nothing mapped) and removes the file.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,8 +63,20 @@ def spill(tables: dict[str, Table], folder: str) -> Spill:
 
 
 def scratch_folder(preferred: Path | None) -> str:
-    """A new folder for spilled parts: in `preferred` (the cache directory) when it can be written, else
-    in the system's temporary directory."""
+    """A new folder for spilled parts: in `preferred` (the cache directory) when it can be written, else in the
+    system's temporary directory. Made with the stops held: a stop that comes meanwhile removes it and is raised,
+    so no empty folder is left behind (a fresh-eyes run: 1 of 20 SIGTERM at a 100 MB load's 0.22 s)."""
+    from .workers import held_stops, raise_held
+
+    with held_stops() as caught:
+        folder = _new_scratch(preferred)
+    if caught:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise_held(caught)
+    return folder
+
+
+def _new_scratch(preferred: Path | None) -> str:
     if preferred is not None:
         try:
             from .cachedir import ensure_root, is_tagged, own_tempdir
