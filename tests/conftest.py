@@ -49,6 +49,9 @@ def isolated_cache(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("home")  # the defaults a bad folder setting falls back to: not the user's
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    from tui.model.load import native_warm
+
+    monkeypatch.setattr(native_warm, "_STARTED", [True])  # no test starts numba's compile behind unless it asks
     if os.environ.get("TRACETUI_TEST_SCAN_ALL"):  # test_scan.py's rerun of other tests: the scan reads every size
         import tui.model.load.scanned
 

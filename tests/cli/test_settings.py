@@ -29,7 +29,7 @@ CORES = os.cpu_count() or 1
 SAID = [  # each: the variable, the value, what it must be, and what is used instead (the default, with its value)
     f"tracetui: TRACETUI_THREADS=zero is not a whole number of threads, 1 or more: the default, {min(CORES, 8)} (one"
     " per core, up to 8)",
-    "tracetui: TRACETUI_DECODE=fast is not msgspec or native: the default, msgspec",
+    "tracetui: TRACETUI_DECODE=fast is not auto, msgspec or native: the default, auto",
     f"tracetui: TRACETUI_DECODE_PROCS=-2 is not a whole number of processes from 1 to {CORES} (this machine's cores):"
     " the default, one per core for a big trace, else 1",
     "tracetui: TRACETUI_RESULT_DELAY=abc is not a number of seconds, 0 or more: the default, 0 s",

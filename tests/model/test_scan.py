@@ -427,7 +427,7 @@ def test_the_salvage_and_hostile_tests_pass_on_the_scan(tmp_path):
 def test_what_cannot_be_done_is_said_once(monkeypatch):
     said_once.cache_clear()
     monkeypatch.setenv("TRACETUI_DECODE", "fast")
-    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is not msgspec or native: the default, msgspec"):
+    with pytest.warns(RuntimeWarning, match="TRACETUI_DECODE=fast is not auto, msgspec or native: the default, auto"):
         assert not scanned.wanted(scanned.NATIVE_MIN_BYTES)
     monkeypatch.setenv("TRACETUI_DECODE", "native")
     monkeypatch.setattr(scanned, "_scan_module", lambda: None)
@@ -447,7 +447,7 @@ def test_the_command_line_says_it_in_one_line(tmp_path):
     )
     assert done.returncode == 0
     assert done.stderr.splitlines() == [
-        "tracetui: TRACETUI_DECODE=bogus is not msgspec or native: the default, msgspec"
+        "tracetui: TRACETUI_DECODE=bogus is not auto, msgspec or native: the default, auto"
     ]
 
 
@@ -535,6 +535,8 @@ def test_a_scan_numba_cannot_compile_is_said_once_and_msgspec_reads(monkeypatch)
 
     monkeypatch.setattr(scanned, "warm", broken)
     said_once.cache_clear()
-    with pytest.warns(RuntimeWarning, match=r"did not compile here \(AssertionError: array\(int8, 1d, C\)\): the defa"):
+    with pytest.warns(
+        RuntimeWarning, match=r"did not compile here \(AssertionError: array\(int8, 1d, C\)\): msgspec re"
+    ):
         fast, counts = _load(path, "native", monkeypatch)
     assert _differences(slow, fast) == [] and counts == {}

@@ -54,11 +54,11 @@ def _unraisable(hook, unraisable) -> None:
     if not isinstance(stop, (KeyboardInterrupt, SystemExit)) or not _RECEIVED:
         hook(unraisable)
         return
-    signum = signal.SIGINT if _RECEIVED[0] == 130 else _RECEIVED[0] - 128
+    signum = signal.SIGINT if _RECEIVED[0] == 130 else signal.Signals(_RECEIVED[0] - 128)
     threading.Timer(0.01, _again, (signum,)).start()
 
 
-def _again(signum: int) -> None:
+def _again(signum: signal.Signals) -> None:
     """Run the main thread's handler of signum there, as if it came again (nothing where the handler is the
     system's or ignored: interrupt_main's rule), while the command is still watched."""
     if _WATCHING[0]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .errors import said_once
 
-DECODE_PATHS = ("msgspec", "native")
+DECODE_PATHS = ("auto", "msgspec", "native")
 MAX_THREADS = 8  # side-by-side passes take one thread per core up to this many, unless TRACETUI_THREADS says
 CACHE_MAX_GB = 20.0  # the disk the trace cache keeps at most (TRACETUI_CACHE_MAX_GB); the newest entry always stays
 SQL_TIMEOUT_S = 30.0  # a query's time limit, where one is set (TRACETUI_SQL_TIMEOUT_S)
@@ -42,12 +42,13 @@ def decode_procs() -> int | None:
 
 
 def decode_path() -> str:
-    """TRACETUI_DECODE: `native` (the compiled scan) or `msgspec`, the default, as load/scanned.py's mode() says it;
-    any other value is said and reads as msgspec."""
+    """TRACETUI_DECODE: `auto`, the default (the compiled scan where numba has compiled it, else msgspec), `native`
+    (the compiled scan, compiled first where it must be) or `msgspec`, as load/scanned.py's mode() says it; any other
+    value is said and reads as the default."""
     text = os.environ.get("TRACETUI_DECODE", "").strip()
     if text.lower() not in ("", *DECODE_PATHS):
-        _bad("TRACETUI_DECODE", text, " or ".join(DECODE_PATHS), "the default, msgspec")
-    return "native" if text.lower() == "native" else "msgspec"
+        _bad("TRACETUI_DECODE", text, ", ".join(DECODE_PATHS[:-1]) + f" or {DECODE_PATHS[-1]}", "the default, auto")
+    return text.lower() if text.lower() in DECODE_PATHS else "auto"
 
 
 def result_delay() -> float:

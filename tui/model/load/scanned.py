@@ -7,10 +7,11 @@ that can refuse a chunk (a number the scan does not read exactly, a string that 
 msgspec does not take, a hash shared by two different strings) is checked before the builder is touched, so a
 refused chunk goes down the msgspec path (decode.py) whole, as if the scan had not run.
 
-`TRACETUI_DECODE=native` turns it on for a file of NATIVE_MIN_BYTES and more (numba compiles it the first time,
-20-80 s of one core: 20 s in round 13, 69-79 s on round 16's slower host; then it loads from numba's cache in 0.4 s
-per process); msgspec reads otherwise. It is not the default: a first use waits for the compile, and numba is an
-extra. On 2 cores (benchmarks/RESULTS.md, round 16) a 1 GB first `summary` took 0.54-0.60x msgspec's time, with
+It reads a file of NATIVE_MIN_BYTES and more by default where numba is installed (the `fast` extra) and has
+compiled it: the first such file reads with msgspec and starts numba's compile in a process of its own
+(native_warm.py: 20-80 s of one core, niced; then it loads from numba's cache in about 0.3 s per process).
+`TRACETUI_DECODE=native` asks for it whatever numba's cache holds (its first use waits for the compile), `msgspec`
+never. On 2 cores (benchmarks/RESULTS.md, round 16) a 1 GB first `summary` took 0.54-0.60x msgspec's time, with
 1.1x the file in peak memory against msgspec's 1.06x; below about 320 MB numba's start costs more than the scan
 saves (round 12), and its 125 MB of libraries put the peak past 1.5x the file, hence the threshold.
 """
@@ -30,7 +31,7 @@ import numpy as np
 from .. import settings
 from ..errors import said_once
 from ..limits import DUR_NS, TIME_NS
-from . import schema
+from . import native_warm, schema
 from .build import Builder, _norm, ac2g, add_meta, by_phase, start_times
 from .bulk import to_ns
 
@@ -40,8 +41,9 @@ COUNTS: Tally = Tally()  # chunks scanned, and refused by reason, in this proces
 
 
 def mode() -> str:
-    """The decode path TRACETUI_DECODE asks for: `native` (the compiled scan, where numba is installed), or
-    `msgspec` (the default; any other value is said once, and reads as msgspec): settings.py reads it."""
+    """The decode path TRACETUI_DECODE asks for: `auto` (the default: the compiled scan where numba has compiled it,
+    see native_warm.py), `native` (the compiled scan, compiled first where it must be) or `msgspec`; any other value
+    is said once, and reads as the default: settings.py reads it."""
     return settings.decode_path()
 
 
@@ -59,24 +61,35 @@ NATIVE_MIN_BYTES = 320 << 20  # below this msgspec reads faster (numba costs a p
 
 
 def asked(size: int) -> bool:
-    """Whether the scan is asked for a file whose events are `size` bytes (TRACETUI_DECODE=native, and a file big
-    enough for it to pay, NATIVE_MIN_BYTES), numba neither imported nor asked about."""
-    return mode() == "native" and size >= NATIVE_MIN_BYTES
+    """Whether the scan is asked for a file whose events are `size` bytes: a file big enough for it to pay
+    (NATIVE_MIN_BYTES), and TRACETUI_DECODE=native, or the default where numba has compiled the scan (its mark in
+    the cache folder: numba is neither imported nor asked about)."""
+    if size < NATIVE_MIN_BYTES:
+        return False
+    how = mode()
+    return how == "native" or (how == "auto" and native_warm.ready())
 
 
 def wanted(size: int) -> bool:
     """Whether to scan the chunks of a file whose events are `size` bytes (asked, and numba here: numba is not even
     imported for a smaller file). Asked for where numba is missing, or before numba has compiled the scan, says
-    so."""
+    so; by default, a file big enough that finds numba installed but the scan not compiled reads with msgspec and
+    starts the compile behind (native_warm.py), said once."""
     if not asked(size):
+        if size >= NATIVE_MIN_BYTES and mode() == "auto":
+            _compile_behind()
         return False
     scan = _scan_module()
     if scan is None:
-        said_once(
-            "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: the default, msgspec"
-        )
+        if mode() == "native":
+            said_once(
+                "TRACETUI_DECODE=native needs numba (pip install 'tracetui[fast]'), which does not import here: msgspec"
+            )
         return False
     if _compiles_first(scan):
+        if mode() == "auto":  # the mark outlived numba's cache (cleared, another numba): compiled again, behind
+            _compile_behind()
+            return False
         said_once(COMPILE_NOTE)
     return True
 
@@ -84,13 +97,23 @@ def wanted(size: int) -> bool:
 COMPILE_NOTE = (
     "compiling the native decoder with numba, once: 20 s to a few minutes on a busy machine (TRACETUI_DECODE=native)"
 )
+BEHIND_NOTE = (
+    f"the native decoder (numba) is compiling in the background, once, for traces of {NATIVE_MIN_BYTES / 1e6:.0f} MB"
+    " and more (about 1.5x as fast on 2 cores); this one reads with msgspec (TRACETUI_DECODE=msgspec: never)"
+)
+
+
+def _compile_behind() -> None:
+    if native_warm.compile_behind():
+        said_once(BEHIND_NOTE)
 
 
 def prepare(compiling: Callable[[], None] | None = None) -> bool:
     """Before a scan: where numba's cache holds no compiled scan, call `compiling` (to say so where stderr is not
     seen: the viewer); then compile it, or load it from numba's cache, now, so the wait comes before the first
     chunk, not inside it. False, said once, where numba fails to compile or load it (a numba or LLVM this code was
-    not written for): msgspec then reads the file, as without numba."""
+    not written for): msgspec then reads the file, as without numba. Compiled, it is marked ready for the default
+    (native_warm.py)."""
     scan = _scan_module()
     if scan is None:
         return False
@@ -100,8 +123,9 @@ def prepare(compiling: Callable[[], None] | None = None) -> bool:
         warm()
     except Exception as exc:  # noqa: BLE001 - numba's compiler failed: the default path reads it all
         why = (str(exc).strip().splitlines() or [""])[0][:160]  # numba's errors run to pages: their first line
-        said_once(f"the native decoder did not compile here ({type(exc).__name__}: {why}): the default, msgspec")
+        said_once(f"the native decoder did not compile here ({type(exc).__name__}: {why}): msgspec reads")
         return False
+    native_warm.mark_ready()
     return True
 
 
