@@ -66,6 +66,21 @@ def test_a_killed_writers_half_entry_goes_at_the_next_write(tmp_path, isolated_c
     assert gone_new.is_dir() and live_old.is_dir() and mine.is_dir()
 
 
+def test_a_killed_decodes_parts_go_at_the_next_write(tmp_path, isolated_cache, capsys, live_pid):
+    """A decode killed while its workers spilled their parts left its `.parts-*` folder (one part per job, up to the
+    trace's columns) for a day: it carried no process id. It now does, and goes as a half entry does."""
+
+    def parts(pid: int) -> Path:
+        folder = cachedir.own_tempdir(f".parts-{pid}.140000.", isolated_cache)
+        (folder / "part-k3j_x9a1.bin").write_bytes(bytes(1000))
+        return _aged(folder, cachedir.GONE_WRITER_S + 60)
+
+    gone, live = parts(_ended_pid()), parts(live_pid)
+    _summary(tmp_path, "h100-bert-small.json.gz")
+    capsys.readouterr()
+    assert not gone.exists() and live.is_dir()
+
+
 def test_a_user_folder_named_as_a_writers_is_not_removed(tmp_path, isolated_cache, capsys):
     """Untagged, it is not tracetui's: an empty one goes (a writer killed before its tag), one with files stays."""
     users = isolated_cache / f".tmp-{_ended_pid()}.1.abcdefgh"
@@ -92,10 +107,10 @@ def test_a_killed_writers_derived_part_goes_when_the_entry_is_next_written(tmp_p
     assert (derived / "probe@0.msgpack").read_bytes() == b"value"
 
 
-def test_a_writers_names_say_its_process(tmp_path):
+def test_a_writers_names_say_its_process(tmp_path, isolated_cache):
     # the names the writers make (flight.py) and the names the sweep reads are one format: a change to one side
     # alone would leave every killed writer's files for a day
-    from tui.model.load import flight
+    from tui.model.load import flight, spill
     from tui.model.load.cachedir import own_tempdir
 
     fd, name = flight.private_file(tmp_path / "ops.npy")
@@ -103,4 +118,6 @@ def test_a_writers_names_say_its_process(tmp_path):
     folder = own_tempdir(f".tmp-{flight.writer_tag()}.", tmp_path)
     assert flight.writer_of(Path(name).name) == os.getpid()
     assert flight.writer_of(Path(folder).name) == os.getpid()
+    parts = Path(spill.scratch_folder(cachedir.cache_root()))
+    assert flight.writer_of(parts.name) == os.getpid() and cachedir.TEMP_DIR.match(parts.name)
     assert flight.writer_of("ops.npy") is None and flight.writer_of(".tmp-old-abc") is None

@@ -40,7 +40,7 @@ GONE_WRITER_S = 300.0  # or once this old when its writer's process is gone from
 _HASH = r"(?:snap-)?[0-9a-f]{32}"
 ENTRY = re.compile(rf"{_HASH}\Z")
 _RAND = r"[a-z0-9_]{8}"  # tempfile's random part
-TEMP_DIR = re.compile(rf"\.(?:tmp-(?:\d+\.\d+\.|old-|snap-)|parts-){_RAND}\Z")  # own_tempdir's names
+TEMP_DIR = re.compile(rf"\.(?:tmp-(?:\d+\.\d+\.|old-|snap-)|parts-(?:\d+\.\d+\.)?){_RAND}\Z")  # own_tempdir's names
 LOCKS = ".tracetui-locks"  # the entries' lock files (see flight.py), each named after its entry
 UNZIPPED = ".tracetui-unzipped"  # the entries' unzipped sources (a .json.gz's bytes), each named after its entry
 

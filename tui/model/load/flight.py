@@ -196,11 +196,12 @@ def writer_tag() -> str:
     return f"{os.getpid()}.{threading.get_ident()}"
 
 
-_TAGGED = re.compile(r"\.tmp-(\d+)\.\d+\.|.*\.(\d+)\.\d+\.[a-z0-9_]+\.part\Z")  # cache.py's folders, private_file's
+_TAGGED = re.compile(r"\.(?:tmp|parts)-(\d+)\.\d+\.|.*\.(\d+)\.\d+\.[a-z0-9_]+\.part\Z")  # folders, private files
 
 
 def writer_of(name: str) -> int | None:
-    """The process named in a writer's temporary name (a cache folder `.tmp-TAG.`, a private_file), or None."""
+    """The process named in a writer's temporary name (a cache folder `.tmp-TAG.`, a decode's `.parts-TAG.`, a
+    private_file), or None."""
     found = _TAGGED.match(name)
     return None if found is None else int(found.group(1) or found.group(2))
 

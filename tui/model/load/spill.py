@@ -80,9 +80,10 @@ def _new_scratch(preferred: Path | None) -> str:
     if preferred is not None:
         try:
             from .cachedir import ensure_root, is_tagged, own_tempdir
+            from .flight import writer_tag
 
-            if ensure_root() and is_tagged(preferred):  # only in tracetui's own folder
-                return str(own_tempdir(".parts-", preferred))
+            if ensure_root() and is_tagged(preferred):  # only in tracetui's own folder; its process in its name: a
+                return str(own_tempdir(f".parts-{writer_tag()}.", preferred))  # kill's leftover goes once it is gone
         except OSError:
             pass
     return tempfile.mkdtemp(prefix="tracetui-parts-")
