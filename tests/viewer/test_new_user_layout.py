@@ -149,3 +149,23 @@ async def test_a_jobs_note_is_said_under_the_lanes_not_in_a_toast_over_them():
         assert screen.details.display and screen.details.notes
         text = " ".join(screen_text(app).split())
         assert "note: sample_traces/hta-2rank is a job of 2 ranks" in text.replace(str(SAMPLES.parent) + "/", "")
+
+
+async def test_what_a_load_said_once_is_a_note_in_the_viewer(monkeypatch):
+    """The first big trace read by default where numba is installed starts numba's compile behind and says so in
+    one line on stderr, which the viewer hides: the viewer says it in the load's notes."""
+    from tui.model.errors import said_once
+    from tui.model.load import native_warm, scanned
+
+    monkeypatch.delenv("TRACETUI_DECODE", raising=False)
+    monkeypatch.setattr(scanned, "NATIVE_MIN_BYTES", 0)  # this small trace counts as big
+    monkeypatch.setattr(native_warm, "key", lambda: "a numba here")  # installed, its compile never marked
+    monkeypatch.setattr(native_warm.subprocess, "Popen", lambda *a, **k: None)  # started (not run here)
+    monkeypatch.setattr(native_warm, "_STARTED", [])
+    said_once.cache_clear()
+    app = TraceApp([H200], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.pause()
+        assert ("note", scanned.BEHIND_NOTE) in screen.details.notes
+        assert "the native decoder (numba) is compiling in the background" in " ".join(screen_text(app).split())

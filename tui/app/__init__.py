@@ -205,15 +205,17 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
 
     @work(thread=True, exclusive=True, group="load", description="Loading trace", exit_on_error=False)
     def load(self, path: str) -> None:
-        from ..model.loading import open_trace
+        from ..model.errors import SAID
+        from ..model.loading import Notice, open_trace
         from ..model.view.lanes import LaneIndex
 
         def job() -> TraceLoaded:
             start = time.perf_counter()
             progress = self._reporter("decode")
+            said = len(SAID)
             with lanes_first(self):  # the loading screen paints the lanes decoded so far
                 opened = open_trace(path, cache=self.use_cache, graph_capture=self.graph_capture, progress=progress)
-            self.notices = opened.notices
+            self.notices = opened.notices + [Notice("note", text) for text in SAID[said:]]  # (stderr is not seen)
             self.captures = captures_beside(opened.capture or path)
             analysis = opened.results
             nested = self._reporter("nest")

@@ -26,8 +26,12 @@ class QueryError(ValueError):
     """A bad query (a regular expression, an id the trace does not have, a window, SQL DuckDB refuses): one line."""
 
 
+SAID: list[str] = []  # what said_once said, in order (the viewer shows what a load said: stderr is not seen there)
+
+
 @functools.cache
 def said_once(message: str) -> None:
     """Say something about a setting once per process, on stderr as Python says warnings (the command line shows
     tracetui's own as their line alone)."""
+    SAID.append(message)
     warnings.warn(f"tracetui: {message}", RuntimeWarning, stacklevel=3)
