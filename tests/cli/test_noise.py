@@ -111,3 +111,18 @@ def test_watch_says_a_change_within_the_spread_is_no_change(capsys, monkeypatch)
     assert main(["watch", str(DATA / "noise" / "same"), "--once", "--format", "text"]) == 0
     out = capsys.readouterr().out
     assert out.count("within the runs' own spread of ±") == 2 and "% vs the previous)" not in out
+
+
+def test_many_commands_in_one_process_format_other_warnings_without_recursion(monkeypatch, capsys):
+    """Each command of a process wrapped warnings.formatwarning again: a test worker that had run a thousand
+    commands formatted any other warning a thousand calls deep, and died of RecursionError."""
+    import sys
+    import warnings
+
+    from tui.cli.output import plain_warnings
+
+    monkeypatch.setattr(warnings, "formatwarning", warnings.formatwarning)  # (put back after the test)
+    for _ in range(sys.getrecursionlimit() + 10):
+        plain_warnings()
+    assert warnings.formatwarning("tracetui: said", RuntimeWarning, "f.py", 1) == "tracetui: said\n"
+    assert "UserWarning: other" in warnings.formatwarning("other", UserWarning, "f.py", 1, "")

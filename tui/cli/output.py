@@ -101,8 +101,12 @@ def stream_columns(stream: Any) -> int | None:
 
 def plain_warnings() -> None:
     """tracetui's own warnings (the model says what it cannot print as a RuntimeWarning "tracetui: ...") as that
-    one line, without Python's file, line and source line; every other warning as Python shows it."""
+    one line, without Python's file, line and source line; every other warning as Python shows it. Once per
+    process: each command of a test run wrapped the one before, and a thousand commands in, formatting any other
+    warning went a thousand calls deep (RecursionError, a test worker lost)."""
     shown = warnings.formatwarning
+    if getattr(shown, "tracetui_one_line", False):
+        return
 
     def one_line(
         message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
@@ -110,6 +114,7 @@ def plain_warnings() -> None:
         text = str(message)
         return f"{text}\n" if text.startswith("tracetui: ") else shown(message, category, filename, lineno, line)
 
+    one_line.tracetui_one_line = True  # type: ignore[attr-defined]
     warnings.formatwarning = one_line
 
 
