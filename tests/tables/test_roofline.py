@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tui.model.analyses.roofline.flops import OpArgs, Unmodelled, model
 from tui.model.analyses.roofline.peaks import PeaksError, by_name, detect, peak, read_peaks, table
 from tui.model.analyses.roofline.points import with_device
 from tui.tables.explain import note
+from tui.tables.rates import FLOP_RATES, TINY, fmt_in, unit_for
 
 DATA = Path(__file__).parents[1] / "data"
 BF16 = "c10::BFloat16"
@@ -597,24 +599,65 @@ def test_a_peer_copy_crosses_nvlink_and_a_device_copy_stays_in_hbm(tmp_path):
             assert row.bound == "memory" and row.bytes == 8 * n
 
 
-def test_a_small_rate_is_written_in_gflops_or_mflops_with_its_unit(capsys, monkeypatch):
-    """GIVEN matmul_add 64 on the H200, whose aten::add does 8.2 kFLOP in 1.857 us WHEN the roofline table and the
-    viewer's TFLOP/s column write its rate THEN it reads "4.41 GFLOP/s", not "0.00441" TFLOP/s; a CPU op's 0.000632
-    TFLOP/s reads "632 MFLOP/s"; rates of 0.01 TFLOP/s and more stay in TFLOP/s, the JSON's tflops unchanged."""
-    from tui.model.analyses.roofline.achieved import Achieved
-    from tui.tables.roof_columns import roof_columns
+def _table(out: str) -> tuple[list[str], dict[str, list[str]]]:
+    """A roofline table's header and its rows by name (the first aten:: row of each name), split on 2+ spaces."""
+    lines = out.splitlines()
+    split = [re.split(r"\s{2,}", line.strip()) for line in lines if line.startswith(("Name", "aten::"))]
+    return split[0], {row[0]: row for row in reversed(split[1:])}
 
+
+def test_a_rate_column_reads_in_one_unit_its_largest_rate_chooses(capsys, monkeypatch):
+    """GIVEN matmul_add 64 on the H200, whose aten::mm runs at 0.275 TFLOP/s and aten::add at 0.00441 WHEN the roofline
+    table is printed THEN its rate column reads in GFLOP/s, named once in the header (it mixed "0.275" and
+    "4.41 GFLOP/s"): 275 and 4.41, plain numbers; BERT on its H100, whose addmm reach 107 TFLOP/s, reads in TFLOP/s
+    (its add: 0.0440); the JSON's tflops and the CSV's stay numbers in TFLOP/s."""
     monkeypatch.setenv("TRACETUI_COLUMNS", "0")
-    path = str(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager.json.gz")
-    assert main(["roofline", path]) == 0
-    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("aten::")}
-    assert "4.41 GFLOP/s" in rows["aten::add"] and "0.00441" not in rows["aten::add"]
-    assert " 0.275 " in rows["aten::mm"]  # over 0.01 TFLOP/s: as before
-    assert main(["roofline", path, "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    add = next(r for r in doc["rows"] if r["name"] == "aten::add")
+    small = str(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager.json.gz")
+    assert main(["roofline", small]) == 0
+    header, rows = _table(capsys.readouterr().out)
+    rate = header.index("GFLOP/s")
+    assert "TFLOP/s" not in header and (rows["aten::mm"][rate], rows["aten::add"][rate]) == ("275", "4.41")
+    assert main(["roofline", str(SAMPLES / "h100-bert-small.json.gz")]) == 0
+    header, rows = _table(capsys.readouterr().out)
+    assert "GFLOP/s" not in header and rows["aten::add"][header.index("TFLOP/s")] == "0.0440"
+    assert main(["roofline", small, "--format", "json"]) == 0
+    add = next(r for r in json.loads(capsys.readouterr().out)["rows"] if r["name"] == "aten::add")
     assert add["tflops"] == pytest.approx(0.00441, rel=0.01)
-    cpu_op = Achieved(flops=632e6 * 1e-3, bytes=0.0, device_us=1000.0)  # 632 MFLOP/s for a millisecond
-    assert cpu_op.tflops == pytest.approx(0.000632)
-    tflops = roof_columns(lambda r: cpu_op)[0]
-    assert tflops.header == "TFLOP/s" and tflops.text(None, None, 20) == "632 MFLOP/s"
+    assert main(["roofline", small, "--format", "csv"]) == 0
+    add_csv = next(r for r in csv.DictReader(capsys.readouterr().out.splitlines()) if r["name"] == "aten::add")
+    assert float(add_csv["tflops"]) == pytest.approx(add["tflops"])
+    assert float(add_csv["gbps"]) == pytest.approx(26.5, rel=0.01)
+
+
+def test_a_cpu_trace_reads_in_mflops_and_a_rate_too_small_for_its_column_is_not_a_zero(capsys, monkeypatch):
+    """GIVEN a CPU trace whose ops run at 0.129 to 242 MFLOP/s and 0.0000878 to 2.90 GB/s WHEN the roofline is printed
+    THEN the FLOP/s column is in MFLOP/s (0.129, 242) and the GB/s column, its largest rate over 1 GB/s, in GB/s, a
+    rate under a thousandth of it written <0.001, so that none reads as no traffic."""
+    monkeypatch.setenv("TRACETUI_COLUMNS", "0")
+    assert main(["roofline", str(DATA / "roofline-cpu-flops.json.gz")]) == 0
+    header, rows = _table(capsys.readouterr().out)
+    flops, gbps = header.index("MFLOP/s"), header.index("GB/s")
+    assert (rows["aten::mul"][flops], rows["aten::mul"][gbps]) == ("242", "2.90")
+    assert (rows["aten::mm"][flops], rows["aten::mm"][gbps]) == ("0.129", TINY)  # 5.1 kFLOP, 3.41 KiB in 39.7 ms
+    cells = [row[i] for row in rows.values() for i in (flops, gbps)]
+    assert all(c == TINY or float(c) > 0 for c in cells)
+
+
+def test_the_unit_is_the_largest_the_largest_rate_reads_1_or_more_in():
+    """The boundaries: 1 TFLOP/s reads in TFLOP/s, just under it in GFLOP/s, under 1 GFLOP/s in MFLOP/s; a column
+    with no rate keeps TFLOP/s; 3 significant figures; none is "-", a measured zero "0"."""
+    tera, giga, mega = FLOP_RATES
+    assert [unit_for(rates, FLOP_RATES) for rates in ([1.0, 0.5], [0.999, None], [0.0009], [None, 0.0])] == [
+        tera,
+        giga,
+        mega,
+        tera,
+    ]
+    assert [fmt_in(v, giga) for v in (0.999, 0.00441, 0.00000441, 0.0000000004, None, 0.0)] == [
+        "999",
+        "4.41",
+        "0.00441",
+        TINY,
+        "-",
+        "0",
+    ]

@@ -223,7 +223,7 @@ async def test_r_and_R_sort_by_the_roof_columns_and_show_them_at_80_columns(view
         view: Any = screen.pane(screen.view_name).query_one(RowsView)  # OpsView or KernelsView: achieved_of
         assert view.fitted is not None and "% of roof" not in view.fitted.headers  # no room for it unsorted
         for key, attr, header, words in (
-            ("R", "tflops", "TFLOP/s", "achieved TFLOP/s"),
+            ("R", "tflops", "TFLOP/s", "achieved FLOP/s"),
             ("r", "pct_of_roof", "% of roof", "% of roof"),
         ):
             await press_settled(pilot, key)
@@ -235,6 +235,35 @@ async def test_r_and_R_sort_by_the_roof_columns_and_show_them_at_80_columns(view
         await press_settled(pilot, "r")
         values = [v.pct_of_roof for r in view.shown if (v := view.achieved_of(r)) and v.pct_of_roof is not None]
         assert values == sorted(values) and "% of roof, reversed" in view.status()
+
+
+MI250 = SAMPLES / "mi250-rocm-train.json.gz"  # kernels at 0.0335 to 13.0 GFLOP/s
+
+
+async def test_the_kernels_rate_column_reads_in_one_unit_at_80_columns():
+    """GIVEN the MI250 training step, whose fastest kernel runs at 13.0 GFLOP/s and its slowest at 33.5 kFLOP/s, at 80x24
+    WHEN R sorts the kernels view by achieved FLOP/s THEN the column is GFLOP/s, named once in its header, every cell a
+    plain number (13.0, 0.0335; it mixed "0.0130" with "6.72 GFLOP/s" and "114 MFLOP/s", 12 cells wide), so the
+    kernels keep their calls, total and average beside their names; the status names the sort by its words."""
+    from conftest import screen_text
+
+    from tui.app import TraceApp
+    from tui.tables.rates import TINY
+    from tui.widgets.kernels_view import KernelsView
+
+    app = TraceApp([str(MI250)], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await press_settled(pilot, "4", "R")
+        view = screen.query_one(KernelsView)
+        fitted = view.fitted
+        assert fitted is not None and fitted.headers[1:] == ["# of Calls", "Total", "Avg", "GFLOP/s"]
+        rates = [fitted.cells[k][-1] for k in view.table_widget.order]  # as shown: the fastest first
+        assert [r for r in rates if r != "-"][:2] == ["13.0", "6.72"] and "0.0335" in rates
+        assert all(r in ("-", TINY) or float(r) > 0 for r in rates) and max(map(len, rates)) <= len("GFLOP/s")
+        lines = screen_text(app).splitlines()
+        assert any(line.rstrip().endswith("GFLOP/s") and line.startswith("Name") for line in lines)
+        assert "sorted by achieved FLOP/s" in view.status()
 
 
 async def test_a_trace_without_a_roofline_offers_no_roof_sort():

@@ -158,7 +158,7 @@ async def test_a_cpu_trace_offers_no_sort_by_a_roof_it_has_none_of():
         view = screen.query_one(OpsView)
         assert view.achieved is not None  # the roofline was made: its columns are there
         assert not view.check_action("sort", ("roof",)) and view.check_action("sort", ("tflops",))
-        assert "r % of roof" not in view.status() and "R achieved TFLOP/s" in view.status()
+        assert "r % of roof" not in view.status() and "R achieved FLOP/s" in view.status()
 
 
 async def test_an_occupancy_of_none_made_is_said_under_the_kernels():

@@ -49,7 +49,7 @@ SORT_LETTERS: dict[str, Meaning] = {
     "length": Meaning("k", "kernels in the sequence"),
     "std": Meaning("D", "standard deviation"),  # the spread of the durations whose mean d sorts by
     "pct_of_roof": Meaning("r", "% of roof"),
-    "tflops": Meaning("R", "achieved TFLOP/s"),  # the rate r's percentage is of its roof
+    "tflops": Meaning("R", "achieved FLOP/s"),  # the rate r's percentage is of its roof (its column: T-, G- or MFLOP/s)
     # Memory an op allocated (freed: negative): the capitals of the letters of the same times (s t g u).
     "self_cpu_memory": Meaning("S", "self CPU memory"),
     "cpu_memory": Meaning("T", "CPU memory"),
@@ -114,6 +114,11 @@ class Column(Generic[R, C]):
     tag: Callable[[R], str] | None = None  # the name column's mark after the name, never cut (`  [only A]`)
     fold: Callable[[R], str] | None = None  # with no room for it, this text joins the name (rows differing in it)
     torch: bool = False  # a name cut at its end as torch's table cuts it, with no width to fit (else in the middle)
+    # The header and cell text the rows shown give it, when the table is fitted (a rate column: the unit its rates
+    # read best in, tui.tables.rates); None: as it is.
+    made_for: Callable[[Sequence[R], C], tuple[str, Callable[[R, C, int], str]]] | None = field(
+        default=None, compare=False
+    )
 
 
 @dataclass
@@ -146,7 +151,8 @@ class Fitted:
 
 
 def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | None, name_width: int = 0) -> Fitted:
-    """The columns that fit in width, the name column cut in the middle to what is left.
+    """The columns that fit in width, the name column cut in the middle to what is left; a column made for its rows
+    (made_for: a rate column's unit) with the header and text these rows give it.
 
     width None: every column, names cut at name_width (torch's layout: in the middle, or at the end as torch does
     for a column marked torch). width 0: every column, names in full, or cut in the middle to name_width when it
@@ -155,7 +161,7 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     two spaces and columns are dropped, the highest priority number (the rightmost among equals) first,
     KEEP columns after every other and PINNED ones last of all. The name takes the room that is left.
     """
-    cols = list(columns)
+    cols = for_rows(columns, rows, context)
     if width is None:
         if any(c.name and c.torch for c in cols) or name_width <= 0:
             return _tagged(
@@ -182,6 +188,15 @@ def fit(columns: Sequence[Column], rows: Sequence, context: Any, width: int | No
     out = _fitted(kept, body, max(room, 1), dropped, [(cols[j].header, v) for j, v in constant], _spare(cols, rows))
     out.sep = sep
     return _tagged(out, rows)
+
+
+def for_rows(columns: Sequence[Column], rows: Sequence, context: Any) -> list[Column]:
+    """The columns with the headers and texts these rows give them (Column.made_for: a rate column's unit)."""
+    return [c if c.made_for is None else _made(c, *c.made_for(rows, context)) for c in columns]
+
+
+def _made(column: Column, header: str, text: Callable) -> Column:
+    return replace(column, header=header, text=text, made_for=None)
 
 
 def _text(column: Column, row: Any, context: Any, width: int) -> str:
@@ -364,7 +379,7 @@ def fit_readable(
     """The table fitted to width for reading, in the viewer and the text reports alike: the column the rows are
     sorted by is never dropped, and the name gets a third of the width (or room) before it is cut, unless that
     would cost a column that must stay (then it is cut shorter)."""
-    cols = kept_sorted(list(columns), sort)
+    cols = kept_sorted(for_rows(columns, rows, context), sort)
     readable = [replace(c, min_width=room or name_room(width)) if c.name else c for c in cols]
     fitted = fit(readable, rows, context, width)
     kept = {c.header for c in cols if c.priority <= KEEP} - set(fitted.headers)

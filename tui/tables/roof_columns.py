@@ -1,4 +1,4 @@
-"""The roofline's two columns (achieved TFLOP/s, % of roof) the viewer adds to the ops and kernels tables, dropped
+"""The roofline's two columns (achieved FLOP/s, % of roof) the viewer adds to the ops and kernels tables, dropped
 first to fit, and their sort keys (R, r)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model.analyses.roofline.achieved import Achieved
 from .base import Column, SortKey
-from .roofline import fmt_tflops
+from .rates import FLOP_RATES, rate_column
 
 PRIORITY = 4  # above every other column's: the first left out when the terminal is narrow
 
@@ -18,17 +18,18 @@ def fmt_pct(value: float | None) -> str:
 
 
 def roof_columns(lookup: Callable[[Any], Achieved | None]) -> list[Column]:
-    """TFLOP/s and % of roof of a table's row ('-' for rows without modelled work)."""
+    """Achieved FLOP/s, in the unit the table's rates read best in (TFLOP/s, GFLOP/s, MFLOP/s: tui.tables.rates), and
+    % of roof of a table's row ('-' for rows without modelled work)."""
 
-    def tflops(row: Any, context: Any, width: int) -> str:
+    def tflops(row: Any, context: Any) -> float | None:
         found = lookup(row)
-        return "-" if found is None else fmt_tflops(found.tflops)
+        return None if found is None else found.tflops
 
     def pct(row: Any, context: Any, width: int) -> str:
         found = lookup(row)
         return "-" if found is None else fmt_pct(found.pct_of_roof)
 
-    return [Column("TFLOP/s", tflops, "tflops", PRIORITY), Column("% of roof", pct, "roof", PRIORITY)]
+    return [rate_column(FLOP_RATES, tflops, "tflops", PRIORITY), Column("% of roof", pct, "roof", PRIORITY)]
 
 
 def roof_sorts(lookup: Callable[[Any], Achieved | None]) -> dict[str, SortKey]:

@@ -8,6 +8,7 @@ from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow
 from ..text.fmt import compact_shapes, fmt_memory, fmt_time, plural, truncate
 from ..text.sanitize import visible
 from .base import FULL, KEEP, Column, Field, SortKey, UnknownSort
+from .rates import BYTE_RATES, FLOP_RATES, fmt_rate, rate_column
 
 NAME_WIDTH = 60
 SORTS = {
@@ -43,29 +44,6 @@ def fmt_count(value: float, unit: str) -> str:
     return f"{value:.0f} {unit}"
 
 
-def fmt_rate(value: float | None, digits: int = 3) -> str:
-    """A rate to 3 significant figures (TFLOP/s, GB/s, FLOP/byte); '-' when there is none."""
-    if value is None:
-        return "-"
-    if value == 0:
-        return "0"
-    return f"{value:.{max(digits - 1 - int(f'{abs(value):e}'.split('e')[1]), 0)}f}"
-
-
-SMALL_TFLOPS = 0.01  # a rate under this many TFLOP/s is written in GFLOP/s (or MFLOP/s), its unit beside it
-
-
-def fmt_tflops(value: float | None) -> str:
-    """A TFLOP/s column's cell: TFLOP/s to 3 significant figures, or under SMALL_TFLOPS (a CPU's op, a tiny kernel)
-    the rate in GFLOP/s or MFLOP/s with its unit written, so that it reads: '6.32 GFLOP/s', '28.7 MFLOP/s' (it was
-    0.00632 and 0.0000287)."""
-    if value is None or value == 0 or value >= SMALL_TFLOPS:
-        return fmt_rate(value)
-    if value >= 1e-3:
-        return f"{fmt_rate(value * 1e3)} GFLOP/s"
-    return f"{fmt_rate(value * 1e6)} MFLOP/s"
-
-
 def dtype_text(r: RooflineRow) -> str:
     """The data's dtype, and the roof's when it differs (fp32 GEMMs that ran on TF32 tensor cores: fp32/tf32; a bf16
     elementwise op, measured against the fp32 vector units: bf16/fp32)."""
@@ -97,8 +75,8 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
     Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 2),
     Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 2),
     Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 3),
-    Column("TFLOP/s", lambda r, t, w: fmt_tflops(r.tflops), "tflops", KEEP),
-    Column("GB/s", lambda r, t, w: fmt_rate(r.gbps), "gbps", 3),
+    rate_column(FLOP_RATES, lambda r, t: r.tflops, "tflops", KEEP),  # in T-, G- or MFLOP/s, as its top rate reads
+    rate_column(BYTE_RATES, lambda r, t: r.gbps, "gbps", 3),
     Column("Bound", lambda r, t, w: _bound(r), None, KEEP, left=True),  # says which roof % of roof is of
     Column("% of roof", lambda r, t, w: _pct(r), "pct", KEEP),
 ]
