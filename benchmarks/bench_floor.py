@@ -14,8 +14,10 @@ first load's CPU seconds (its whole tree) over the floor are printed too: steadi
 share the cores, and 2x the floor in wall time needs them at 2 x cores at most.
 With `--decode msgspec native` the first load runs once per decode path in each round, alternating
 (TRACETUI_DECODE: the msgspec path with its worker processes, and the compiled scan in threads, numba's compile
-done before the rounds), and each path gets its own rows of ratios; `native-every-size` is the scan on a file of
-any size (as a user gets it, `native` leaves a file below scanned.NATIVE_MIN_BYTES to msgspec).
+done before the rounds), and each path gets its own rows of ratios; `auto` is the default as a user has it once
+numba's compile behind is done (native_warm.py's mark written in each round's fresh cache: the scan from
+scanned.NATIVE_MIN_BYTES up, msgspec below); `native-every-size` is the scan on a file of any size (as a user gets
+it, `native` leaves a file below scanned.NATIVE_MIN_BYTES to msgspec).
 Run: python benchmarks/bench_floor.py [--mb 1000 100] [--rounds 3] [--keep DIR] [--orjson-rounds N]
                                       [--decode auto|msgspec|native|native-every-size ...]
 """
@@ -86,6 +88,8 @@ def inner(code: str, path: Path, env: dict) -> float:
 def one_round(path: Path, cache: Path, with_orjson: bool, decodes: list[str]) -> Round:
     shutil.rmtree(cache, ignore_errors=True)  # "first" means it: no entry from an earlier round
     env = environment(cache)
+    if "auto" in decodes:  # the default as a user has it once numba's compile behind is done (its mark written)
+        python("from tui.model.load import native_warm\nnative_warm.mark_ready()", env)
     floor = inner(FLOOR, path, env)
     base = inner(ORJSON, path, env) if with_orjson else None
     firsts = {}
@@ -151,7 +155,7 @@ def main() -> None:
     opts.add_argument("--orjson-rounds", type=int, default=None, help="run orjson in the first N rounds only")
     opts.add_argument("--decode", nargs="+", default=["auto"], help="the decode paths to time (TRACETUI_DECODE)")
     args = opts.parse_args()
-    if {"native", EVERY_SIZE} & set(args.decode):  # numba's compile (once per install) is not the load's
+    if {"auto", "native", EVERY_SIZE} & set(args.decode):  # numba's compile (once per install) is not the load's
         python("from tui.model.load import scanned\nscanned.warm()", environment(Path(tempfile.gettempdir())))
     folder = args.keep or Path(tempfile.mkdtemp(prefix="tracetui-floor-"))
     folder.mkdir(parents=True, exist_ok=True)

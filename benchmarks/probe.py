@@ -79,6 +79,9 @@ def tracetui(*args: str, env: dict | None = None) -> Run:
 
 def environment(cache: Path) -> dict:
     """The probes' environment: their own cache, and bytecode written as on a user's machine (a sandbox that
-    sets PYTHONDONTWRITEBYTECODE would otherwise compile every module of tracetui on every start)."""
+    sets PYTHONDONTWRITEBYTECODE would otherwise compile every module of tracetui on every start). The decode path
+    is msgspec unless TRACETUI_DECODE is set: by default (auto) a big trace in a fresh cache would start numba's
+    compile in a process of its own beside the timed one (bench_floor.py's `--decode auto` marks it done first)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.setdefault("TRACETUI_DECODE", "msgspec")
     return {**env, "TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
