@@ -460,8 +460,14 @@ async def test_roofline_view_of_a_cpu_capture_says_why_there_are_no_roofs():
     async with Host().run_test(size=(200, 40)) as pilot:
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        assert "no roofs (a CPU capture)" in pilot.app.query_one("#cpu", RooflineView)._title()
-        assert "roofs of H100 SXM (3,350 GB/s)" in pilot.app.query_one("#gpu", RooflineView)._title()
+        on_cpu, on_gpu = pilot.app.query_one("#cpu", RooflineView), pilot.app.query_one("#gpu", RooflineView)
+        assert "no roofs (a CPU capture)" in on_cpu._title()
+        assert "roofs of H100 SXM (3,350 GB/s)" in on_gpu._title()
+        # the rate axis in the roofline table's unit (a fresh-eyes run: "2.05e-05 TFLOP/s" on a CPU capture)
+        assert on_cpu._title().startswith("GFLOP/s (log)") and on_gpu._title().startswith("TFLOP/s (log)")
+        assert " · 70.8 GFLOP/s · 3.34 GB/s · " in on_cpu._details()[1]
+        lines = [on_cpu.render_line(y).text for y in range(40)]
+        assert [t.split("┤")[0].strip() for t in lines if "┤" in t] == ["100", "10"]  # not 0.1 and 0.01 TFLOP/s
 
 
 def test_bf16_vector_work_is_measured_on_the_fp32_units_and_says_why(capsys):

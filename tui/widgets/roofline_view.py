@@ -1,4 +1,6 @@
-"""The roofline view: the ops on log-log axes (FLOP/byte against achieved TFLOP/s) under the GPU's roofs, in braille.
+"""The roofline view: the ops on log-log axes (FLOP/byte against achieved FLOP/s) under the GPU's roofs, in braille.
+The rate axis reads in the unit the tables use for the same rates (tui/tables/rates.py: TFLOP/s, GFLOP/s or MFLOP/s,
+as the largest of the ops' rates and the roofs reads).
 
 Attributes down: RooflineView(results) reads results.roofline, computing it in a worker when it is not ready (or
 takes a Roofline). Messages up: Enter posts RooflineView.Jump(name), for the screen to show the op's calls.
@@ -21,6 +23,7 @@ from ..appkit import pace
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.peaks import peak
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
+from ..tables.rates import BYTE_RATES, FLOP_RATES, Unit, fmt_in, unit_for
 from ..text.fmt import fmt_time, plural
 
 BLANK = Style(bgcolor="#15181c")
@@ -39,7 +42,8 @@ MOVE = Binding.Group("move")
 
 @dataclass(frozen=True)
 class Axes:
-    """Log-log axes: decades of intensity (x) and TFLOP/s (y) mapped onto a grid of braille dots."""
+    """Log-log axes: decades of intensity (x) and TFLOP/s (y, labelled in the view's unit) mapped onto a grid of
+    braille dots."""
 
     x0: float
     x1: float
@@ -72,6 +76,12 @@ def roofs(table: Roofline, rows: list[RooflineRow]) -> list[tuple[str, float]]:
     found = {(r.roof_unit or r.unit, r.roof_dtype or r.dtype) for r in rows}
     out = {f"{u} {t}": p for u, t in found if (p := peak(d, u, t))}
     return sorted(out.items(), key=lambda kv: -kv[1])
+
+
+def rate_unit(table: Roofline, rows: list[RooflineRow]) -> Unit:
+    """The unit the rate axis reads in: as the roofline table's FLOP/s column, from the largest of the rates and
+    roofs shown (a CPU capture's ops in GFLOP/s or MFLOP/s, not 2.05e-05 TFLOP/s)."""
+    return unit_for([r.tflops for r in rows] + [p for _, p in roofs(table, rows)], FLOP_RATES)
 
 
 def axes(table: Roofline, rows: list[RooflineRow], dots_w: int, dots_h: int) -> Axes:
@@ -131,6 +141,7 @@ class RooflineView(Widget, can_focus=True):
         self.results = results
         self.table: Roofline | None = results if isinstance(results, Roofline) else None
         self.rows: list[RooflineRow] = []
+        self.unit = FLOP_RATES[0]
         self.selected = 0
         self._lines: list[Strip] = []
 
@@ -150,6 +161,7 @@ class RooflineView(Widget, can_focus=True):
     def set_table(self, table: Roofline) -> None:
         """Show another roofline (another device's roofs, another trace)."""
         self.table, self.rows, self.selected = table, points(table), 0
+        self.unit = rate_unit(table, self.rows)
         ranked = sorted(self.rows, key=lambda r: -r.device_us)
         self.selected = self.rows.index(ranked[0]) if ranked else 0
         self._redraw()
@@ -238,7 +250,7 @@ class RooflineView(Widget, can_focus=True):
         for name, top in roofs(self.table, self.rows):
             unit, dtype = name.split()
             assert self.table.device is not None
-            text = f"{dtype} {roof_words(self.table.device, unit, dtype)} {top:,.4g} TFLOP/s"
+            text = f"{dtype} {roof_words(self.table.device, unit, dtype)} {top / self.unit.scale:,.4g} {self.unit.name}"
             cy = min(ax.dot(10**ax.x1, top)[1] // 4 + 1, plot_h - 1)
             if cy not in out and len(text) < plot_w:
                 out[cy] = (plot_w - len(text), text)
@@ -247,7 +259,7 @@ class RooflineView(Widget, can_focus=True):
     def _plot_line(
         self, canvas: Canvas, ax: Axes, cy: int, sel: tuple[int, int], width: int, label: tuple[int, str] | None
     ) -> Strip:
-        tick = _y_label(ax, cy, canvas.height)
+        tick = _y_label(ax, cy, canvas.height, self.unit)
         segments = [Segment(f"{tick:>{LEFT - 1}}┤" if tick else " " * (LEFT - 1) + "│", AXIS)]
         for cx in range(canvas.width):
             if (cx, cy) == sel:
@@ -266,7 +278,7 @@ class RooflineView(Widget, can_focus=True):
         d = self.table.device
         unknown = "no roofs (a CPU capture)" if self.table.on_cpu else "no roofs (GPU unknown)"
         roofs_of = f"roofs of {d.name} ({d.peak_gbps:,.0f} GB/s)" if d and d.peak_gbps else unknown
-        said = f"TFLOP/s (log) · {plural(len(self.rows), 'op')} · {roofs_of}"
+        said = f"{self.unit.name} (log) · {plural(len(self.rows), 'op')} · {roofs_of}"
         keys = " · ←→ intensity ↑↓ device time, Enter: timeline"
         return said + keys if len(said + keys) <= width else said
 
@@ -288,18 +300,23 @@ class RooflineView(Widget, can_focus=True):
         where = f"{r.bound}-bound, {r.pct_of_roof:.1f}% of roof" if r.pct_of_roof is not None else "no roof"
         return [
             f"{r.name} {r.input_shapes} {r.roof_dtype or r.dtype}",
-            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · {r.tflops or 0:.3g} TFLOP/s · "
-            f"{r.gbps or 0:.3g} GB/s · {r.intensity or 0:.3g} FLOP/byte",
+            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · {_rate(r.tflops, self.unit)} · "
+            f"{_rate(r.gbps, unit_for([r.gbps], BYTE_RATES))} · {r.intensity or 0:.3g} FLOP/byte",
         ]
 
 
-def _y_label(ax: Axes, cy: int, height: int) -> str:
-    """The decade whose line falls in this row of cells ('' for rows between decades)."""
+def _y_label(ax: Axes, cy: int, height: int, unit: Unit) -> str:
+    """The decade whose line falls in this row of cells, in unit ('' for rows between decades)."""
+    shift = round(math.log10(unit.scale))  # the axes are in TFLOP/s: 1 TFLOP/s is 10**3 GFLOP/s
     for decade in range(int(ax.y0), int(ax.y1) + 1):
         row = round((1 - (decade - ax.y0) / (ax.y1 - ax.y0)) * (height - 1))
         if row == cy:
-            return _decade(decade)
+            return _decade(decade - shift)
     return ""
+
+
+def _rate(value: float | None, unit: Unit) -> str:
+    return f"{fmt_in(value or 0.0, unit)} {unit.name}"
 
 
 def _decade(d: int) -> str:
