@@ -284,3 +284,19 @@ async def test_the_selection_stays_on_screen_when_p_shows_the_frames_above_it():
         track = int(tl.analysis.trace.x.track[deepest])
         line = tl._line_of_track.get(track, 0) + int(tl.analysis.nesting.row[deepest])
         assert tl.scroll_offset.y <= line < tl.scroll_offset.y + tl.scrollable_content_region.height
+
+
+async def test_the_icicle_status_of_a_cpu_capture_says_cpu_time_at_80_columns_too():
+    """A fresh-eyes run: the status said "of cpu time" at 80 columns and "of CPU time" on a wider terminal."""
+    from tui.app import TraceApp
+    from tui.widgets.icicle import IcicleView
+
+    app = TraceApp([str(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")], use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.press("6")
+        await until(pilot, lambda: bool(screen.query(IcicleView)), "the icicle")
+        await pilot.press("i", "down", "enter")
+        await pilot.pause()
+        text = str(screen.query_one("#icicle-status").render())
+        assert "CPU time" in text and "cpu time" not in text
