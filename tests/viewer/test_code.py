@@ -171,12 +171,12 @@ async def test_the_code_view_shows_the_table_and_the_icicle_zooms():
         assert "a shows them" in table.status() and "--all-frames" not in table.status()
 
 
-async def test_the_icicle_status_fits_80_columns_whole():
-    """At 80 columns the selected frame's line takes the longest wording that fits, never one cut mid-sentence."""
+async def _icicle_status_at_80(trace) -> tuple[str, int]:
+    """The code view's icicle status at 80x24 with a frame below the root selected: its text and width."""
     from tui.app import TraceApp
     from tui.widgets.icicle import IcicleView
 
-    app = TraceApp([str(BERT)], use_cache=False)
+    app = TraceApp([str(trace)], use_cache=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_for_main(pilot)
         await pilot.press("6")
@@ -184,9 +184,14 @@ async def test_the_icicle_status_fits_80_columns_whole():
         await pilot.press("i", "down", "enter")
         await pilot.pause()
         status = screen.query_one("#icicle-status")
-        text = str(status.render())
-        assert "\n" not in text and len(text) <= status.size.width and "device time" in text
-        assert text.endswith(("(v)", "%)")) and "launched from beneath it" not in text  # the shorter wording
+        return str(status.render()), status.size.width
+
+
+async def test_the_icicle_status_fits_80_columns_whole():
+    """At 80 columns the selected frame's line takes the longest wording that fits, never one cut mid-sentence."""
+    text, width = await _icicle_status_at_80(BERT)
+    assert "\n" not in text and len(text) <= width and "device time" in text
+    assert text.endswith(("(v)", "%)")) and "launched from beneath it" not in text  # the shorter wording
 
 
 async def test_the_code_view_on_a_trace_without_frames_says_how_to_get_them():
@@ -288,15 +293,5 @@ async def test_the_selection_stays_on_screen_when_p_shows_the_frames_above_it():
 
 async def test_the_icicle_status_of_a_cpu_capture_says_cpu_time_at_80_columns_too():
     """A fresh-eyes run: the status said "of cpu time" at 80 columns and "of CPU time" on a wider terminal."""
-    from tui.app import TraceApp
-    from tui.widgets.icicle import IcicleView
-
-    app = TraceApp([str(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")], use_cache=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await wait_for_main(pilot)
-        await pilot.press("6")
-        await until(pilot, lambda: bool(screen.query(IcicleView)), "the icicle")
-        await pilot.press("i", "down", "enter")
-        await pilot.pause()
-        text = str(screen.query_one("#icicle-status").render())
-        assert "CPU time" in text and "cpu time" not in text
+    text, _ = await _icicle_status_at_80(SAMPLES / "cpu" / "attn_sdpa_math.json.gz")
+    assert "CPU time" in text and "cpu time" not in text
