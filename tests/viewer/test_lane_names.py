@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, X, write_trace
+from conftest import SAMPLES, X, screen_text, wait_for_main, write_trace
 
 from tui.model import load_trace
 from tui.model.analyses.results import Results
@@ -118,3 +118,21 @@ def test_package_of_a_frame():
     assert package_of("/usr/lib/python3/site-packages/torch/nn/modules/module.py(1501): _call_impl") == "torch"
     assert package_of("threading.py(1032): _bootstrap") == ""  # the standard library's bootstrap says nothing
     assert package_of("<string>(1): <module>") == "" and package_of("aten::mm") == ""
+
+
+def test_lane_names_get_room_on_a_wide_terminal():
+    """A fresh-eyes run: at 160 columns "python main thread ·…" was cut in a 24-cell gutter beside a 136-cell axis."""
+    from tui.widgets.timeline import gutter_for
+
+    assert [gutter_for(w) for w in (80, 110, 120, 139, 140, 160, 200, 300)] == [16, 24, 24, 24, 28, 32, 32, 32]
+    assert gutter_for(160) - 1 >= len("python main thread · tid 2005")
+
+
+async def test_the_main_threads_lane_name_is_whole_at_160_columns():
+    from tui.app import TraceApp
+
+    app = TraceApp([str(SAMPLES / "cuda-h200" / "matmul_add_64_warm_eager_stack.json.gz")], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_main(pilot)
+        await pilot.pause()
+        assert "python main thread · tid 2005│" in screen_text(app)

@@ -22,11 +22,16 @@ from ..text.fmt import fmt_memory, fmt_memory_gutter
 from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 from .paint import paint_row
 
-GUTTER = 24  # lane names; narrower on small terminals (see gutter_for)
+GUTTER = 24  # lane names; narrower on small terminals, wider on wide ones (see gutter_for)
+# From WIDE columns up: a fifth of the width, up to WIDE_GUTTER ("python main thread · tid 2005" whole).
+WIDE, WIDE_GUTTER = 140, 32
 
 
 def gutter_for(width: int) -> int:
-    """Lane-name column width: 24 from 110 columns up, down to 14 on narrow terminals."""
+    """Lane-name column width: 24 from 110 columns up, down to 14 on narrow terminals; from 140 columns up a fifth of
+    the width, up to 32 (a fresh-eyes run: "python main thread ·…" cut at 160 columns, the time axis wide enough)."""
+    if width >= WIDE:
+        return min(WIDE_GUTTER, width // 5)
     return GUTTER if width >= 110 else max(14, min(GUTTER, width // 5))
 
 
