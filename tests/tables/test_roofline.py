@@ -667,3 +667,16 @@ def test_the_unit_is_the_largest_the_largest_rate_reads_1_or_more_in():
         "-",
         "0",
     ]
+
+
+@pytest.mark.parametrize("fmt", ["text", "md"])
+def test_a_cpu_captures_roofline_names_its_time_cpu_time(fmt):
+    """A fresh-eyes run: on a CPU capture the column headed "Device" held the ops' CPU time (only the footer said so);
+    the JSON keeps device_us, the field's name for either."""
+    from tui.reports.roofline import render_roofline
+
+    cpu = render_roofline(results(SAMPLES / "cpu" / "linear_fwd.json.gz").roofline, fmt, None, 10)
+    gpu = render_roofline(results(SAMPLES / "h100-bert-small.json.gz").roofline, fmt, None, 10)
+    head = lambda text: next(line for line in text.splitlines() if "Name" in line)  # noqa: E731
+    assert "CPU time" in head(cpu) and "Device" not in head(cpu)
+    assert "Device" in head(gpu) and "CPU time" not in head(gpu)

@@ -44,6 +44,11 @@ def fmt_count(value: float, unit: str) -> str:
     return f"{value:.0f} {unit}"
 
 
+def _time(r: RooflineRow, t: Roofline, width: int) -> str:
+    """An op's time: the device time it launched, or on a CPU capture its CPU time (the column then says so)."""
+    return fmt_time(r.device_us)
+
+
 def dtype_text(r: RooflineRow) -> str:
     """The data's dtype, and the roof's when it differs (fp32 GEMMs that ran on TF32 tensor cores: fp32/tf32; a bf16
     elementwise op, measured against the fp32 vector units: bf16/fp32)."""
@@ -71,7 +76,7 @@ COLUMNS: list[Column[RooflineRow, Roofline]] = [
     ),
     Column("Dtype", lambda r, t, w: dtype_text(r), None, 3, left=True),
     Column("Calls", lambda r, t, w: str(r.count), "count", 2),
-    Column("Device", lambda r, t, w: fmt_time(r.device_us), "device", KEEP),
+    Column("Device", _time, "device", KEEP, made_for=lambda rows, t: ("CPU time" if t.on_cpu else "Device", _time)),
     Column("FLOPs", lambda r, t, w: fmt_count(r.flops, "FLOP"), "flops", 2),
     Column("Bytes", lambda r, t, w: fmt_count(r.bytes, "B"), "bytes", 2),
     Column("FLOP/B", lambda r, t, w: fmt_rate(r.intensity), "intensity", 3),
