@@ -132,6 +132,7 @@ def test_an_op_of_a_cpu_capture_says_it_has_no_roofs_as_a_cpu_capture_not_that_i
     roof = roofline_at(results.roofline, call)
     assert roof is not None and roof.on_cpu and roof.achieved.device_us > 0  # CPU time, rated
     assert "no % of roof: a CPU capture (the roofs are a GPU's)" in roofline_text(roof).plain
+    assert " GFLOP/s, " in roofline_text(roof).plain  # one rate in the unit it reads best in (was "0.0x TFLOP/s")
 
 
 @pytest.mark.parametrize(

@@ -53,6 +53,12 @@ def fmt_in(value: float | None, unit: Unit) -> str:
     return TINY if scaled < LEAST else fmt_rate(scaled)
 
 
+def rate_text(value: float | None, units: Sequence[Unit], unit: Unit | None = None) -> str:
+    """One rate with its unit, as prose writes it: in `unit`, else the unit it reads best in alone ('266 GFLOP/s')."""
+    unit = unit or unit_for([value], units)
+    return f"{fmt_in(value or 0.0, unit)} {unit.name}"
+
+
 def rate_column(
     units: Sequence[Unit], rate: Callable[[Any, Any], float | None], sort: str | None, priority: int
 ) -> Column:

@@ -16,7 +16,8 @@ from ..model.analyses.memory import MemoryAt
 from ..model.analyses.roofline.achieved import EventRoof
 from ..tables.explain import note as explain_note
 from ..tables.kernels import OCCUPANCY, SHARED, footprint_figure
-from ..tables.roofline import dtype_text, fmt_count, fmt_rate
+from ..tables.rates import FLOP_RATES, rate_text
+from ..tables.roofline import dtype_text, fmt_count
 from ..text.fmt import fmt_dur, fmt_memory, plural
 from ..text.names import short_name, shorten, shorten_names
 from ..text.sanitize import visible, visible_data
@@ -117,13 +118,14 @@ def footprint_text(footprint: dict[str, str]) -> str:
 
 
 def roofline_text(r: EventRoof) -> Text:
-    """FLOPs, bytes, achieved TFLOP/s and % of roof of an op call, or a kernel's share of its call's work."""
+    """FLOPs, bytes, achieved FLOP/s (in the unit it reads best in) and % of roof of an op call, or a kernel's share
+    of its call's work."""
     a, row = r.achieved, r.row
     pct = f"{a.pct_of_roof:.1f}% of roof" if a.pct_of_roof is not None else no_roof(a.device_us, r.on_cpu)
     bound = f" ({row.bound}-bound, {dtype_text(row)})" if row.bound else f" ({dtype_text(row)})"  # the table's words
     whose = f"; {100 * r.share:.0f}% of the device time of the {row.name} call that launched it" if r.launched else ""
     return Text(
-        f"{fmt_count(a.flops, 'FLOP')}, {fmt_count(a.bytes, 'B')}: {fmt_rate(a.tflops)} TFLOP/s, {pct}{bound}{whose}"
+        f"{fmt_count(a.flops, 'FLOP')}, {fmt_count(a.bytes, 'B')}: {rate_text(a.tflops, FLOP_RATES)}, {pct}{bound}{whose}"
     )
 
 

@@ -23,7 +23,7 @@ from ..appkit import pace
 from ..model.analyses.results import Results
 from ..model.analyses.roofline.peaks import peak
 from ..model.analyses.roofline.points import NO_SHAPES, Roofline, RooflineRow, roof_words
-from ..tables.rates import BYTE_RATES, FLOP_RATES, Unit, fmt_in, unit_for
+from ..tables.rates import BYTE_RATES, FLOP_RATES, Unit, rate_text, unit_for
 from ..text.fmt import fmt_time, plural
 
 BLANK = Style(bgcolor="#15181c")
@@ -300,8 +300,9 @@ class RooflineView(Widget, can_focus=True):
         where = f"{r.bound}-bound, {r.pct_of_roof:.1f}% of roof" if r.pct_of_roof is not None else "no roof"
         return [
             f"{r.name} {r.input_shapes} {r.roof_dtype or r.dtype}",
-            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · {_rate(r.tflops, self.unit)} · "
-            f"{_rate(r.gbps, unit_for([r.gbps], BYTE_RATES))} · {r.intensity or 0:.3g} FLOP/byte",
+            f"{where} · {plural(r.count, 'call')} · {fmt_time(r.device_us)} · "
+            f"{rate_text(r.tflops, FLOP_RATES, self.unit)} · {rate_text(r.gbps, BYTE_RATES)} · "
+            f"{r.intensity or 0:.3g} FLOP/byte",
         ]
 
 
@@ -313,10 +314,6 @@ def _y_label(ax: Axes, cy: int, height: int, unit: Unit) -> str:
         if row == cy:
             return _decade(decade - shift)
     return ""
-
-
-def _rate(value: float | None, unit: Unit) -> str:
-    return f"{fmt_in(value or 0.0, unit)} {unit.name}"
 
 
 def _decade(d: int) -> str:
