@@ -114,8 +114,9 @@ class Column(Generic[R, C]):
     tag: Callable[[R], str] | None = None  # the name column's mark after the name, never cut (`  [only A]`)
     fold: Callable[[R], str] | None = None  # with no room for it, this text joins the name (rows differing in it)
     torch: bool = False  # a name cut at its end as torch's table cuts it, with no width to fit (else in the middle)
-    # The header and cell text the rows shown give it, when the table is fitted (a rate column: the unit its rates
-    # read best in, tui.tables.rates); None: as it is.
+    # The header and cell text the rows shown and the context give it, when the table is fitted (a rate column: the
+    # unit its rates read best in, tui.tables.rates; the roofline's time column: "CPU time" on a CPU capture); None:
+    # as it is.
     made_for: Callable[[Sequence[R], C], tuple[str, Callable[[R, C, int], str]]] | None = field(
         default=None, compare=False
     )
