@@ -67,7 +67,7 @@ EPILOGS = {
         "tracetui explain trace.json",
     ),
     "roofline": (
-        "per op: FLOPs and bytes from the recorded shapes, achieved TFLOP/s and GB/s against the GPU's roofs",
+        "per op: FLOPs and bytes from the recorded shapes, achieved FLOP/s and GB/s against the GPU's roofs",
         "the roofs of the trace's GPU (deviceProperties; --gpu or --peaks to choose), every row, --format text",
         "tracetui roofline trace.json --limit 20",
     ),

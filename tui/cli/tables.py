@@ -114,7 +114,7 @@ def add_memory(sub, command: str | None) -> argparse.ArgumentParser:
 
 
 def add_roofline(sub, command: str | None) -> argparse.ArgumentParser:
-    text = "print FLOPs, bytes and achieved TFLOP/s and GB/s per op against the GPU's roofs"
+    text = "print FLOPs, bytes and achieved FLOP/s and GB/s per op against the GPU's roofs"
     p = capture_opt(one_trace(sub, "roofline", text))
     table_opts(p, _sorts("roofline"))
     p.add_argument(

@@ -1,4 +1,4 @@
-"""The roofline table: per (op, input shapes, dtype), FLOPs, bytes, achieved TFLOP/s and GB/s, the bound and % of roof."""
+"""The roofline table: per (op, input shapes, dtype), FLOPs, bytes, achieved FLOP/s and GB/s, the bound and % of roof."""
 
 from __future__ import annotations
 

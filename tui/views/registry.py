@@ -212,7 +212,7 @@ MAIN: tuple[ViewSpec, ...] = (
         "roofline",
         "7",
         "Roofline",
-        "how fast each op runs against the GPU's limits (achieved TFLOP/s by FLOP per byte)",
+        "how fast each op runs against the GPU's limits (achieved FLOP/s by FLOP per byte)",
         _roofline,
         needs=(Results.roofline,),
         focus="RooflineView",

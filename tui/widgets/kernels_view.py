@@ -30,7 +30,7 @@ class KernelsView(RowsView):
             self.SORTS |= roof_sorts(self.achieved_of)
 
     def columns(self) -> list[Column]:
-        """The kernels table's columns; with a roofline, each kernel's achieved TFLOP/s and % of roof after them."""
+        """The kernels table's columns; with a roofline, each kernel's achieved FLOP/s and % of roof after them."""
         return K.columns(self.footprint) + (roof_columns(self.achieved_of) if self.achieved else [])
 
     def achieved_of(self, row) -> Achieved | None:
