@@ -161,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         stops.now_if_threads_run(code)
     if argv is None:  # its work done or stopped, the program only exits now (Python's hooks: the pools' joins)
         stops.deaf_to_ctrl_c()
+    if argv is None and command in ONE_SHOT and stops.received() is None:
+        from ..process.leave import at_once
+
+        at_once(code)  # its output written: no teardown after it (leave.py)
     return code
 
 
