@@ -11,6 +11,10 @@ temporary folder made by a run killed before it was tagged); the files beside th
 their unzipped sources) live in tagged folders of their own (LOCKS, UNZIPPED). A file or folder of anyone
 else's in the cache folder is never counted and never removed, whatever its name: not when the folder was
 taken empty and the user put files in it later either.
+
+A load that keeps out of the cache (use_cache=False, --no-cache) runs in kept_out(): ensure_root, the one door to
+making anything here, says no to it, so not even the folder is made; the load's scratch goes to a private temporary
+folder (spill.py) and no compile of the native decoder starts behind it (native_warm.py).
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..settings import cache_dir, cache_max_gb, user_folder
@@ -85,10 +92,26 @@ def _empty(folder: Path) -> bool:
     return all(p.name.startswith(_TAG_TEMP) for p in folder.iterdir())
 
 
+_KEPT_OUT: ContextVar[bool] = ContextVar("tracetui_kept_out", default=False)
+
+
+@contextmanager
+def kept_out() -> Iterator[None]:
+    """Make nothing in the cache folder while the block runs (in this thread: a context variable, so a load beside
+    it that uses the cache is not kept out): ensure_root says no."""
+    token = _KEPT_OUT.set(True)
+    try:
+        yield
+    finally:
+        _KEPT_OUT.reset(token)
+
+
 def ensure_root() -> bool:
     """Create the cache folder and its folders of locks and unzipped sources, tagged; False when it cannot be
-    written, or is not tracetui's to use (a folder already there by the name of the subfolder, holding someone
-    else's files)."""
+    written, is not tracetui's to use (a folder already there by the name of the subfolder, holding someone
+    else's files), or what runs here keeps out of it (kept_out: nothing is made then)."""
+    if _KEPT_OUT.get():
+        return False
     root = cache_root()
     try:
         for folder in (root, root / LOCKS, root / UNZIPPED):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import TraceError, no_such_file
 from . import behind, cache
-from .cachedir import cache_root, entry_dir, has_entry, unzipped_file
+from .cachedir import cache_root, entry_dir, has_entry, kept_out, unzipped_file
 from .pool import pool_size, spawn_pool
 from .progress import WAITING, Progress
 from .workers import quiet_spawns, running
@@ -21,7 +21,8 @@ TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 
 
 def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | None = None) -> TraceColumns:
-    """Load a .json, .json.gz or a folder of traces (one rank per file)."""
+    """Load a .json, .json.gz or a folder of traces (one rank per file); use_cache=False: no cache entry is read or
+    written, and nothing is made in the cache folder (cachedir.kept_out)."""
     p = Path(path)
     if p.is_dir():
         return load_folder(p, use_cache, progress)
@@ -30,7 +31,8 @@ def load_trace(path: str | Path, use_cache: bool = True, progress: Progress | No
     if not p.is_file():
         raise TraceError(p, "not a regular file")
     if not use_cache:
-        return _parse_file(p, None, progress)
+        with kept_out():  # nothing made in the cache folder: scratch in a temporary folder, no compile behind
+            return _parse_file(p, None, progress)
     hit = cache.read(p)
     if hit is not None:
         return hit

@@ -55,7 +55,8 @@ def key() -> str | None:
 
 
 def writable_root() -> Path | None:
-    """tracetui's cache folder, where MARK and LOCK live (None: there is none that can be written)."""
+    """tracetui's cache folder, where MARK and LOCK live (None: there is none that can be written, or the load
+    running here keeps out of it: cachedir.kept_out)."""
     from .cachedir import cache_root, ensure_root
 
     try:
@@ -80,11 +81,9 @@ def ready() -> bool:
 
 
 def compile_behind() -> bool:
-    """Start the compile in a process of its own, unless numba is missing, a compile for this key failed, or this
-    process started one already; True: one was started (the caller says so)."""
-    k = key()
-    folder = writable_root() if k is not None else None
-    if folder is None or _STARTED or _said(folder) in (f"ready {k}", f"failed {k}") or _locked(folder):
+    """Start the compile in a process of its own where one is due (compile_due); True: one was started (the caller
+    says so)."""
+    if compile_due() is None:
         return False
     _STARTED.append(True)
     try:
@@ -99,6 +98,19 @@ def compile_behind() -> bool:
     except OSError:
         return False
     return True
+
+
+def compile_due() -> Path | None:
+    """The cache folder a compile started now would mark (MARK), where one is due: numba is installed, this process
+    started none, none for this key failed or runs, and the cache folder may be written (not by a load that keeps out
+    of it, --no-cache: writable_root); else None."""
+    k = key()
+    if k is None or _STARTED:
+        return None
+    folder = writable_root()
+    if folder is None or _said(folder) in (f"ready {k}", f"failed {k}") or _locked(folder):
+        return None
+    return folder
 
 
 def _locked(root: Path) -> bool:

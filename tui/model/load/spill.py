@@ -63,9 +63,10 @@ def spill(tables: dict[str, Table], folder: str) -> Spill:
 
 
 def scratch_folder(preferred: Path | None) -> str:
-    """A new folder for spilled parts: in `preferred` (the cache directory) when it can be written, else in the
-    system's temporary directory. Made with the stops held: a stop that comes meanwhile removes it and is raised,
-    so no empty folder is left behind (a fresh-eyes run: 1 of 20 SIGTERM at a 100 MB load's 0.22 s)."""
+    """A new folder for spilled parts: in `preferred` (the cache directory) when it can be written and the load
+    does not keep out of it (cachedir.kept_out), else a private one in the system's temporary directory, its process
+    and thread in its name too. Made with the stops held: a stop that comes meanwhile removes it and is raised, so no
+    empty folder is left behind (a fresh-eyes run: 1 of 20 SIGTERM at a 100 MB load's 0.22 s)."""
     from .workers import held_stops, raise_held
 
     with held_stops() as caught:
@@ -77,13 +78,14 @@ def scratch_folder(preferred: Path | None) -> str:
 
 
 def _new_scratch(preferred: Path | None) -> str:
+    from .flight import writer_tag
+
     if preferred is not None:
         try:
             from .cachedir import ensure_root, is_tagged, own_tempdir
-            from .flight import writer_tag
 
             if ensure_root() and is_tagged(preferred):  # only in tracetui's own folder; its process in its name: a
                 return str(own_tempdir(f".parts-{writer_tag()}.", preferred))  # kill's leftover goes once it is gone
         except OSError:
             pass
-    return tempfile.mkdtemp(prefix="tracetui-parts-")
+    return tempfile.mkdtemp(prefix=f"tracetui-parts-{writer_tag()}.")
