@@ -530,3 +530,41 @@ def test_the_idle_gaps_finding_says_its_cpu_work_holds_the_one_time_launch():
     assert f"Of that CPU work, {duration(slow[0].dur_us)} is 1 launch call far slower than the rest" in said
     b = Results(load_trace(SAMPLES / "h100-bert-small.json.gz"))
     assert not any("overhead-one-time" in g.parts for g in b.findings)  # no outlier, nothing to say
+
+
+def test_every_rule_says_what_its_heading_counts():
+    """A finding's heading counts its events as what they are (calls, kernels, copies, gaps ...): each rule is
+    listed, none left to the bare "events" ("56 events e.g. aten::mm" read as 56 calls of aten::mm)."""
+    from tui.model.analyses.explain.rules import KERNEL_HINTS
+    from tui.tables.explain import COUNTED
+
+    ids = {r.id for r in RULES} - {"kernel-names"} | {rule for rule, _ in KERNEL_HINTS}
+    assert set(COUNTED) == ids
+
+
+def test_a_headings_count_names_what_it_counts(monkeypatch):
+    """The CPU sample's heading counted "15 events e.g. aten::mm", which were the calls of the three ops its note
+    names: it says so, and names them."""
+    from tui.reports.explain import render_explain
+
+    monkeypatch.setenv("TRACETUI_COLUMNS", "100")
+    a = Results(load_trace(SAMPLES / "cpu" / "mlp_fwd.json.gz"))
+    (f,) = [f for f in a.findings if f.rule == "cpu-time"]
+    names = [name for name, _ in a.summary.cpu_top_self]
+    calls = sum(a.trace.name_of(i) in names for i in range(a.trace.n))
+    assert names == ["aten::mm", "aten::gelu", "aten::mul"] and f.count == calls == 15
+    said = render_explain(a, "text")
+    assert "* CPU time in the ops' own work (15 calls of aten::mm, aten::gelu, aten::mul)" in said
+    assert "* Cold first step (1 step: ProfilerStep#2)" in said and "e.g." not in said
+
+
+def test_a_count_of_gaps_names_the_kernel_after_the_longest_and_a_cut_list_says_there_may_be_more():
+    from tui.tables.explain import counted
+
+    gaps = Finding("overhead-gaps", "GPU idle", {}, [3, 4], total=1089)
+    assert counted(gaps, ["Memcpy HtoD", "attn_fwd"]) == "1,089 gaps, the longest before Memcpy HtoD"
+    assert counted(Finding("overhead-gaps", "GPU idle", {}, [3]), ["attn_fwd"]) == "1 gap, before attn_fwd"
+    assert (
+        counted(Finding("final-sync", "Final", {}, [7]), ["cudaDeviceSynchronize"]) == "1 call of cudaDeviceSynchronize"
+    )
+    assert counted(Finding("slow-copies", "Slow", {}, [1, 2]), ["Memcpy HtoD", "…"]) == "2 copies of Memcpy HtoD, …"

@@ -178,7 +178,7 @@ def test_kernels_and_explain_markdown_columns(capsys):
     assert cells(out[0])[:6] == ["Name", "Kind", "Role", "Runs on", "# of Calls", "Total"]
     assert cells(out[1]) == ["---"] * 4 + ["---:"] * 9
     out = run(capsys, "explain", MLP, "--format", "md").split("\n")
-    assert out[:2] == ["| Pattern | Events | Fixing it | What it means |", "|---|---:|---|---|"]
+    assert out[:2] == ["| Pattern | Count | Fixing it | What it means |", "|---|---:|---|---|"]
     summary = run(capsys, "summary", MLP, "--format", "md").split("\n")
     assert summary[:2] == ["| Summary |  |", "|---|---|"]  # label and value, both words
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model.analyses.explain.findings import Finding
 from ..model.analyses.results import Results
-from ..tables.explain import fields, note
+from ..tables.explain import counted, fields, note
 from ..tables.explain_savings import headline, what_if_line
 from ..text.names import shorten
 from .formats import grid, terminal_width, to_json, wrap_prose, written_doc
 
-EXAMPLE_WIDTH = 70  # an example event's name, cut at a word with …
+EXAMPLE_WIDTH = 70  # the names of a finding's events in its heading, together (the first cut at a word with …)
+NAMED = 3  # of them at most
 
 
 @written_doc
@@ -25,14 +28,12 @@ def render_explain(a: Results, fmt: str) -> str:
     if not findings:
         return "No explain rule fired on this trace."
     if fmt == "md":
-        rows = [[f.title, str(f.count) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
-        return grid("md", ["Pattern", "Events", "Fixing it", "What it means"], rows, [], left=[True, False, True, True])
+        rows = [[f.title, counted(f, []) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
+        return grid("md", ["Pattern", "Count", "Fixing it", "What it means"], rows, [], left=[True, False, True, True])
     out = []
     width = terminal_width()
     for f in findings:
-        name = a.trace.name_of(f.events[0]) if f.events else ""
-        example = f" e.g. {name if width == 0 else shorten(name, EXAMPLE_WIDTH)}" if f.events else ""  # 0: whole
-        count = f" ({f.count:,} event{'s' if f.count != 1 else ''}{example})" if f.events else ""
+        count = f" ({counted(f, _names(a, f, width))})" if f.events else ""
         saves = f" — {headline(f)}" if f.saving is not None else ""
         out.append(f"* {f.title}{count}{saves}\n  " + "\n  ".join(p for p in (note(f), what_if_line(f)) if p))
     return "\n".join(wrap_prose(out, width))
@@ -40,3 +41,19 @@ def render_explain(a: Results, fmt: str) -> str:
 
 def _text(f: Finding) -> str:
     return " ".join(p for p in (note(f), what_if_line(f)) if p)
+
+
+def _names(a: Results, f: Finding, width: int | None) -> list[str]:
+    """The names of the finding's events, each once, in the order marked, NAMED at most: the first always (cut to
+    EXAMPLE_WIDTH; whole at width 0, no limit), the others while all fit in EXAMPLE_WIDTH; then "…" where more are
+    left out, or may be (the events marked are some of those counted)."""
+    ids = a.trace.x.name[np.asarray(f.events, np.int64)]
+    _, first = np.unique(ids, return_index=True)
+    order = np.sort(first)
+    names = [a.trace.names[int(ids[k])] for k in order[: NAMED + 1]]
+    shown = [names[0] if width == 0 else shorten(names[0], EXAMPLE_WIDTH)]
+    for name in names[1:NAMED]:
+        if len(", ".join([*shown, name])) > EXAMPLE_WIDTH:
+            break
+        shown.append(name)
+    return shown + ["…"] if len(order) > len(shown) or f.count > len(f.events) else shown

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analyses.explain.findings import Figure, Finding, Quantity
+from ..model.analyses.explain.rules import KERNEL_HINTS
 from ..model.analyses.explain.uses import NEXT
 from ..model.words import duration, duration_as, took
-from ..text.fmt import fmt_memory, plurals
+from ..text.fmt import fmt_memory, plural, plurals
 from ..text.sanitize import visible
 from .explain_copies import COPY_TEMPLATES
 from .explain_graphs import GRAPH_TEMPLATES
@@ -190,6 +191,47 @@ TEMPLATES = (
 )
 TEMPLATES |= NEXT_TEMPLATES
 TEMPLATES |= COPY_TEMPLATES
+
+
+# What each rule's events are, as a finding's heading counts them: "(15 calls of aten::mm, aten::gelu)".
+COUNTED = {
+    **dict.fromkeys(
+        ["cpu-time", "metadata-op", "graph-input-copies", "collective-no-kernel", "cpu-waits", "final-sync"], "call"
+    ),
+    **dict.fromkeys(["roofline-gemm", "roofline-memory", "roofline-fp32-gemm", "roofline-tiny-gemm"], "call"),
+    **dict.fromkeys(["slow-launch", "occupancy-query", "records-missing", "graph-launches"], "call"),
+    "graph-capture-in-window": "call",  # (the calls that begin a capture)
+    **dict.fromkeys([rule for rule, _ in KERNEL_HINTS], "kernel"),
+    **dict.fromkeys(["graph-uncredited", "launch-queue"], "activity"),  # (kernels, copies and sets alike)
+    **dict.fromkeys(["slow-copies", "bias-copy"], "copy"),
+    **dict.fromkeys(["compiling", "compile-runtime", "setup-gap", "activity-buffer"], "span"),
+    "sync-records": "record",
+    "cold-start": "step",
+    "overhead-gaps": "gap",  # (the kernels after the longest gaps are marked: the note says so)
+}
+_NOUNS = {  # a noun: its plural, and what leads from the count to the events' names ("": none named)
+    "call": ("calls", " of "),
+    "copy": ("copies", " of "),
+    "span": ("spans", " of "),
+    "record": ("records", " of "),
+    "kernel": ("kernels", ": "),
+    "activity": ("activities", ": "),
+    "step": ("steps", ": "),
+    "event": ("events", ": "),
+    "gap": ("gaps", ""),  # (the kernel after the longest is named: counted)
+}
+
+
+def counted(f: Finding, names: list[str]) -> str:
+    """What a finding's heading says of its events: how many, what they are (COUNTED), and the names given (those
+    of the events, as many as the heading has room for): "15 calls of aten::mm, aten::gelu", "1 step: ProfilerStep#2",
+    "1,089 gaps, the longest before Kernel2<…>(…)" (a gap's events are the kernels after the longest, longest first)."""
+    noun = COUNTED.get(f.rule, "event")
+    many, lead = _NOUNS[noun]
+    said = plural(f.count, noun, many)
+    if noun == "gap" and names:
+        return f"{said}, {'the longest ' if f.count > 1 else ''}before {names[0]}"
+    return f"{said}{lead}{', '.join(names)}" if names else said
 
 
 class Shown:
