@@ -151,9 +151,10 @@ async def test_a_jobs_note_is_said_under_the_lanes_not_in_a_toast_over_them():
         assert "note: sample_traces/hta-2rank is a job of 2 ranks" in text.replace(str(SAMPLES.parent) + "/", "")
 
 
-async def test_what_a_load_said_once_is_a_note_in_the_viewer(monkeypatch):
+async def test_what_a_load_said_once_is_a_note_in_the_viewer(monkeypatch, tmp_path):
     """The first big trace read by default where numba is installed starts numba's compile behind and says so in
-    one line on stderr, which the viewer hides: the viewer says it in the load's notes."""
+    one line on stderr, which the viewer hides: the viewer says it in the load's notes. (With the cache: a load
+    that keeps out of it, --no-cache, starts no compile, cachedir.kept_out.)"""
     from tui.model.errors import said_once
     from tui.model.load import native_warm, scanned
 
@@ -162,8 +163,9 @@ async def test_what_a_load_said_once_is_a_note_in_the_viewer(monkeypatch):
     monkeypatch.setattr(native_warm, "key", lambda: "a numba here")  # installed, its compile never marked
     monkeypatch.setattr(native_warm.subprocess, "Popen", lambda *a, **k: None)  # started (not run here)
     monkeypatch.setattr(native_warm, "_STARTED", [])
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path))
     said_once.cache_clear()
-    app = TraceApp([H200], use_cache=False)
+    app = TraceApp([H200])
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_main(pilot)
         await pilot.pause()
