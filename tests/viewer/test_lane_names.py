@@ -14,6 +14,8 @@ from tui.model.analyses.results import Results
 from tui.model.tracks import lane_titles
 from tui.model.view.lanes import LaneIndex, layout_lines
 from tui.model.view.series import memory_series, series_label
+from tui.text.sanitize import cell_len
+from tui.widgets.timeline import gutter_for
 
 BERT = SAMPLES / "h100-bert-small.json.gz"
 
@@ -136,3 +138,53 @@ async def test_the_main_threads_lane_name_is_whole_at_160_columns():
         await wait_for_main(pilot)
         await pilot.pause()
         assert "python main thread · tid 2005│" in screen_text(app)
+
+
+def test_a_lane_subtitle_keeps_its_thread_id_whole_and_drops_the_filler_words_first():
+    """A fresh-eyes run: at 160 columns "python main thread · tid 200…" lost the id's last digits in the 32-cell
+    gutter; the words every CPU lane says (python, thread) and then the middle of the thread's name give way first."""
+    from tui.widgets.timeline_draw import subtitle_text
+
+    label = "python main thread · tid 20051"
+    rooms = {w: gutter_for(w) - 3 for w in (80, 120, 160)}  # less the │ and the subtitle's indent
+    assert subtitle_text(label, rooms[160]) == "main thread · tid 20051"
+    assert subtitle_text(label, rooms[120]) == "main · tid 20051"
+    assert subtitle_text(label, rooms[80]) == "tid 20051"
+    assert subtitle_text("python main thread · tid 2005", rooms[160]) == "python main thread · tid 2005"  # fits: whole
+    assert subtitle_text("pt_dataloader_worker_3 · tid 20051", rooms[120]) == "pt_d…er_3 · tid 20051"
+    assert subtitle_text("autograd thread (1234567)", rooms[120]) == "autograd (1234567)"
+    assert subtitle_text("thread 0 (python3)", 13) == "thread 0 (py…"  # no id to keep: cut at its end
+    for room in range(1, 40):
+        for name in (label, "pt_dataloader_worker_3 · tid 20051", "数据加载线程 · tid 20051"):
+            shown = subtitle_text(name, room)
+            assert cell_len(shown) <= room, (name, room, shown)
+            assert "20051" in shown or room < len("tid 20051"), (name, room, shown)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35), (160, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_main_threads_five_digit_id_is_whole_in_the_gutter(size):
+    """BERT's main thread is tid 19392: its lane's subtitle ends in the whole id at every width."""
+    from tui.app import TraceApp
+    from tui.widgets.timeline import Timeline
+
+    app = TraceApp([str(BERT)], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        await pilot.pause()
+        g = screen.query_one(Timeline).name_cols
+        subtitles = [line[:g] for line in screen_text(app).splitlines() if re.match(r"^  (\S.* )?tid 19392 *│", line)]
+        assert len(subtitles) == 1, screen_text(app)
+        words = {80: "  tid 19392", 120: "  main · tid 19392", 160: "  main thread · tid 19392"}[size[0]]
+        assert subtitles[0] == words.ljust(g - 1) + "│"
+
+
+async def test_a_python_main_thread_with_a_five_digit_id_keeps_it_at_160_columns(tmp_path):
+    from tui.app import TraceApp
+
+    events = [X("aten::linear", 0, 10, pid=20051, tid=20051), X("aten::mm", 2, 5, pid=20051, tid=20051)]
+    path = write_trace(tmp_path / "t.json", events)  # two rows: the thread's name is said beside the second
+    app = TraceApp([str(path)], use_cache=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_main(pilot)
+        await pilot.pause()
+        assert re.search(r"^  main thread · tid 20051 +│", screen_text(app), re.M), screen_text(app)

@@ -56,7 +56,7 @@ def test_open_zoom_help_quit_in_tmux(tmp_path):
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "35", cmd, env=tmux_server_env(home))
     try:
         screen = _wait_for(session, r"\S+ shown[\s\S]*GPU 0 stream 7")
-        assert "GPU 0 stream 7" in screen and "python main thread" in screen
+        assert "GPU 0 stream 7" in screen and re.search(r"CPU main thread[\s\S]* main thread · tid 238│", screen)
         before = _shown(screen)
         tmux("send-keys", "-t", session, "w", "w")
         deadline = time.time() + 60

@@ -4,9 +4,11 @@ every part of the timeline shares (LaneState)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -23,8 +25,10 @@ from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals, wider on wide ones (see gutter_for)
-# From WIDE columns up: a fifth of the width, up to WIDE_GUTTER ("python main thread · tid 2005" whole).
+# From WIDE columns up: a fifth of the width, up to WIDE_GUTTER ("python main thread · tid 2005" whole; a longer
+# thread id keeps it whole by the thread's name giving way, see subtitle_text).
 WIDE, WIDE_GUTTER = 140, 32
+SUBTITLE_INDENT = "  "  # a lane's subtitle under its title
 
 
 def gutter_for(width: int) -> int:
@@ -69,6 +73,46 @@ def header_text(label: str, width: int) -> str:
 
 
 BRACKET = Style(bold=True, color="#ffd866", bgcolor="#15181c")  # a graph replay's extent on its GPU lane
+
+
+_THREAD_ID = re.compile(r"^(?P<name>.+?)(?: · tid (?P<tid>\S+)| \((?P<own>\d+)\))$")  # `… · tid 19392`, `… (4242)`
+NAME_LEAST = 6  # a thread's name cut in its middle keeps this many cells at least (`pt_…_0`), else its id alone shows
+FILLER_WORDS = ("python", "thread")  # what a thread's name says of every CPU lane (its title says CPU already)
+
+
+def subtitle_text(label: str, room: int) -> str:
+    """A CPU lane's subtitle within room cells, its thread id whole (it tells the lane's thread apart): the label,
+    then its name without `python `, then without the words python and thread (`main · tid 20051`), then that cut
+    in its middle (`pt_…ker_3 · tid 20051`), then the id alone (`tid 20051`); a label without an id is cut at its
+    end. A fresh-eyes run: "python main thread · tid 200…" at 160 columns, the id's last digits lost."""
+    m = _THREAD_ID.match(label)
+    if cell_len(label) <= room or m is None:
+        return crop_cells(label, room)
+    name, tid = m.group("name"), m.group("tid") or m.group("own")
+    tail = f" · tid {tid}" if m.group("tid") else f" ({tid})"
+    plain = " ".join(w for w in name.split(" ") if w not in FILLER_WORDS) or name
+    for form in (name.removeprefix("python "), plain):
+        if cell_len(form + tail) <= room:
+            return form + tail
+    left = room - cell_len(tail)
+    if left >= NAME_LEAST:
+        return middle_cut(plain, left) + tail
+    return crop_cells(f"tid {tid}", room)
+
+
+def middle_cut(text: str, width: int) -> str:
+    """Text within width cells, cut in its middle: its start and its end, `…` between."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    end_cells = (width - 1) // 2
+    end = ""
+    for ch in reversed(text):
+        if cell_len(ch + end) > end_cells:
+            break
+        end = ch + end
+    return set_cell_size(text, width - 1 - cell_len(end)) + "…" + end
 
 
 def short_label(label: str, cols: int) -> str:
@@ -176,8 +220,9 @@ class DrawsLanes(LaneState):
             label = short_label(visible(line.label), self.name_cols)  # a thread's or process's name: data
             room = self.name_cols - 2 - len(arrow)
             text = arrow + next((form for form in title_forms(label) if len(form) <= room), label)
-        elif line.depth == 1 and line.label:  # the lane's subtitle: a CPU lane's thread name
-            text = "  " + visible(line.label)
+        elif line.depth == 1 and line.label:  # the lane's subtitle: a CPU lane's thread name, its id kept whole
+            room = self.name_cols - 1 - len(SUBTITLE_INDENT)
+            text = SUBTITLE_INDENT + subtitle_text(visible(line.label), room)
         g = self.name_cols
         text = text if cell_len(text) < g - 1 else crop_cells(text, g - 1)  # cut by cells: the gutter stays in line
         return Segment(ljust_cells(text, g - 1) + "│", self._component("gutter"))
