@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLES, press_settled, until, wait_for_main
+from conftest import SAMPLES, press_settled, screen_text, until, wait_for_main
 
 from tui.app import TraceApp
 from tui.views.room import MIN_DETAILS, MIN_LANES, share
@@ -250,3 +250,49 @@ async def test_the_first_opens_legend_sits_under_the_lanes_until_a_selection(siz
     async with again.run_test(size=size) as pilot:
         screen = await wait_for_main(pilot)
         assert "A bar is an event" not in str(screen.query_one(DetailsPanel).query_one("#details-body").render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35), (160, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_details_panel_stays_with_the_view_that_opened_it(size):
+    """A fresh-eyes run at 80x24: the details panel opened on the timeline stayed open over the tree (about the
+    timeline's event) until Esc. The panel is the view's that opened it: the tree fills the screen, a line names
+    its node; Enter there opens the tree's own, about its node; the timeline's is still open, about its event."""
+    from tui.widgets.tree_view import CallTreeView
+
+    app = TraceApp([BERT], use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_main(pilot)
+        line = screen.query_one(SelectionLine)
+        await press_settled(pilot, "l", "enter")  # an event; Enter: its details (into the panel when open)
+        event = screen.timeline.selected
+        assert event >= 0 and screen.details.display and screen.details.details.index == event
+        rows = [row.split("│")[-1].strip() for row in screen_text(app).splitlines()]
+        where = next(row for row in rows if row.startswith("where "))  # the timeline's event's, in its panel
+
+        await press_settled(pilot, "2")
+        tree = screen.query_one(CallTreeView)
+        await until(pilot, lambda: screen.focused is tree, "the focus in the tree")
+        assert not screen.details.display and line.display  # not carried over: one line instead
+        assert where not in screen_text(app)
+        assert tree.region.bottom == line.region.y  # the tree down to the line: nothing over it
+
+        await press_settled(pilot, "down")
+        node = tree.cursor_node
+        assert node is not None and node.data is not None and not screen.details.display
+        opened = node.is_expanded
+        await press_settled(pilot, "enter")  # the tree's own panel, about its node
+        assert screen.details.display and screen.details.details.index == int(node.data.events[0])
+        assert screen.focused is tree and node.is_expanded == opened  # Enter opened the panel, not the node
+        await press_settled(pilot, "space")  # Space opens or closes the node
+        assert node.is_expanded != opened and screen.focused is tree
+        await press_settled(pilot, "escape")  # Esc closes the tree's
+        assert not screen.details.display and line.display and screen.focused is tree
+
+        await press_settled(pilot, "1")  # the timeline's panel as it was left: open, about its event
+        assert screen.details.display and screen.details.details.index == event and not line.display
+        assert where in screen_text(app)
+        await press_settled(pilot, "escape")
+        assert not screen.details.display and line.display
+        await press_settled(pilot, "2")
+        await until(pilot, lambda: screen.focused is tree, "the focus in the tree")
+        assert not screen.details.display  # the tree's stays closed, as Esc left it

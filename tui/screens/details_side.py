@@ -4,6 +4,12 @@ Mixed into the main screen. The panel shows everything about the selected event 
 launch links are ready, its basics before), from its top whenever the event changes. Its rows are shared
 with the lanes by room.share: the lanes keep six rows at least; with too little room the panel is a line
 naming the selection, and Enter opens the details over the lanes (DetailsOverlay).
+
+The panel is the view's that opened it (details_open: the views it is open in), never carried to another: the
+timeline's is open from the start (the legend, the load's notes, then the selection), the tree's once Enter
+asks for it there; Esc closes the panel of the view shown. Shown again, a view's panel is about its own
+selection (the timeline's event, the tree's node). A fresh-eyes run at 80x24: the panel opened on the timeline
+stayed over the tree, about the timeline's event, until Esc.
 """
 
 from __future__ import annotations
@@ -20,13 +26,14 @@ from ..model.analyses.roofline.achieved import roofline_at
 from ..views.planner import DETAILS
 from ..views.room import share
 from ..widgets.phases import PhaseBars
-from ..widgets.selection_line import SelectionLine
+from ..widgets.selection_line import NOTHING, NOTHING_IN_TREE, SelectionLine
 from ..widgets.timeline import Timeline
 
 if TYPE_CHECKING:
     from ..model.analysis import Analysis
     from ..model.view.lanes import LaneIndex
     from ..widgets.details import DetailsPanel
+    from ..widgets.tree_view import CallTreeView
     from ..widgets.view_pane import ViewPane
 
     _Screen = Screen
@@ -35,15 +42,16 @@ else:
 
 
 class ShowsDetails(_Screen):
-    """The main screen's details panel and selection line (it sets details_wanted, shown_details, details_event)."""
+    """The main screen's details panel and selection line (it sets details_open, shown_details, details_event)."""
 
-    details_wanted: bool
+    details_open: set[str]
     shown_details: tuple
     details_event: int
     analysis: Results
     origin: int
     lanes: LaneIndex
     view_name: str
+    selected: int
 
     if TYPE_CHECKING:
 
@@ -66,7 +74,12 @@ class ShowsDetails(_Screen):
         if event != self.details_event:
             self.details_event = event
             self.details.scroll_home(animate=False)
-        self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles)
+        self._say_selection(event)
+
+    def _say_selection(self, event: int) -> None:
+        """The selection line names the event, or says how the view shown picks one."""
+        nothing = NOTHING_IN_TREE if self.view_name == "tree" else NOTHING
+        self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles, nothing)
 
     def _details_of(self, event: int) -> tuple:
         """What the details panel shows of an event: all of it once the links are ready, its basics before."""
@@ -102,7 +115,7 @@ class ShowsDetails(_Screen):
         if rows.range:
             self.range_panel.styles.height = rows.range
         panel = self.details
-        panel.display = pane.spec.details and self.details_wanted and rows.details > 0
+        panel.display = pane.spec.details and pane.id in self.details_open and rows.details > 0
         if panel.display:
             panel.styles.max_height = rows.details
         self.query_one(SelectionLine).display = pane.spec.details and not panel.display
@@ -123,13 +136,20 @@ class ShowsDetails(_Screen):
         self.fit_panels()
 
     def on_timeline_details_requested(self, message: Timeline.DetailsRequested) -> None:
-        """Enter: open the details panel at its top (over the timeline when there is no room below it), or (open
-        already) move into it to scroll."""
+        self._details_requested("timeline")
+
+    def on_call_tree_view_details_requested(self, message: CallTreeView.DetailsRequested) -> None:
+        message.stop()
+        self._details_requested("tree")
+
+    def _details_requested(self, view: str) -> None:
+        """Enter in a view: open its details panel at its top (over the view when there is no room below it), or
+        (open already) move into it to scroll."""
         panel = self.details
         if panel.display:
             self.set_focus(panel)
             return
-        self.details_wanted = True
+        self.details_open.add(view)
         self.fit_panels()
         panel.scroll_home(animate=False)
         if not panel.display:
@@ -137,11 +157,27 @@ class ShowsDetails(_Screen):
 
             self.app.push_screen(DetailsOverlay(self.shown_details))
 
+    def show_views_details(self, pane: ViewPane, revealing: bool = False) -> None:
+        """A view shown: the details panel, and the selection line, about that view's own selection (the
+        timeline's event, the tree's node), not the one another view showed last. revealing: the tree is moving
+        to the timeline's selection (its node is said once it is there)."""
+        if not pane.spec.details:
+            return
+        event = self.selected  # the timeline's
+        if pane.id == "tree" and not revealing:
+            trees = pane.query("CallTreeView") if pane.showing else None
+            data = getattr(getattr(trees.first() if trees else None, "cursor_node", None), "data", None)
+            event = int(data.events[0]) if data is not None and len(data.events) else -1
+        if event != self.details_event:
+            self._show_details(event)
+        else:
+            self._say_selection(event)  # its words for nothing selected are the view's
+
     def action_close_details(self) -> None:
         if self.query_one("#search", Input).has_focus:
             self._close_search()
             return
-        self.details_wanted = False
+        self.details_open.discard(self.view_name)
         self.fit_panels()
         self.focus_view()
 

@@ -91,7 +91,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
         self.cache_told: set[str] = set()  # cache writes that failed, said once each
-        self.details_wanted = True  # the user has not closed the details panel
+        # the views whose details panel is open (details_side.py): the timeline's from the start, and the first view's
+        self.details_open = {"timeline"} | {s.name for s in MAIN if s.name == initial and s.details}
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.pending_search: str | None = None  # run once the nesting with frames is ready
@@ -209,8 +210,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         await self._panes_changed()
 
     async def on_analysis_ready(self, message: AnalysisReady) -> None:
-        if message.result in DETAILS + (Results.notes, Results.links) and self.selected >= 0:
-            self._show_details(self.selected)
+        if message.result in DETAILS + (Results.notes, Results.links) and self.details_event >= 0:
+            self._show_details(self.details_event)  # more of what it says (the tree's node's, or the timeline's)
         if message.result is Results.links:  # ] and [ offered, or not, once the links are known
             self.timeline.refresh_bindings()
         if message.result is Results.critical:  # the overview's verdict gains the path's breakdown
@@ -232,14 +233,17 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         await super().show_view(name)
 
     def view_settled(self, pane: ViewPane) -> None:
-        """The details panel beside the views that have it; the tree, once made, at the selection."""
+        """The details panel beside the views that have it (about their own selection, open where they opened it);
+        the tree, once made, at the selection."""
         from ..widgets.tree_view import CallTreeView
 
-        self.fit_panels()
+        revealing = False  # the tree moves to the selection: its node follows in the details (on its highlight)
         if pane.id == "tree" and self.reveal_pending and pane.showing:
             self.reveal_pending = False
             if self.selected >= 0:
-                pane.query_one(CallTreeView).reveal(self.selected)
+                revealing = pane.query_one(CallTreeView).reveal(self.selected)
+        self.show_views_details(pane, revealing)
+        self.fit_panels()
 
     def focus_view(self) -> None:
         """The focus back in the view shown (from the details panel or the search box)."""

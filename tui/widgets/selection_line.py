@@ -16,6 +16,7 @@ from ..text.names import short_name, shorten
 from ..text.sanitize import cell_len, crop_cells, visible
 
 NOTHING = "Nothing selected: ← → (h l) or a click selects an event"
+NOTHING_IN_TREE = "Nothing selected: ↑ ↓ or a click picks a node (Enter: its details)"  # the tree, before its cursor
 
 
 def selection_text(analysis, event: int, origin: int, width: int = 200, titles: dict | None = None) -> str:
@@ -44,11 +45,12 @@ class SelectionLine(Static):
         self.text = NOTHING
         self.shown: tuple | None = None
 
-    def show(self, analysis, event: int, origin: int, titles: dict | None = None) -> None:
-        self.shown = (analysis, event, origin, titles)
+    def show(self, analysis, event: int, origin: int, titles: dict | None = None, nothing: str = NOTHING) -> None:
+        """nothing: what the line says with no event (how the view shown picks one)."""
+        self.shown = (analysis, event, origin, titles, nothing)
         width = (self.size.width or self.app.size.width) - 2 - 2  # the padding, the ▸
         hint = "  (Enter: details)" if event >= 0 and width >= 90 else ""
-        self.text = selection_text(analysis, event, origin, width - len(hint), titles)
+        self.text = selection_text(analysis, event, origin, width - len(hint), titles) if event >= 0 else nothing
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▸ ", style="bold")
         line.append(self.text)

@@ -52,6 +52,8 @@ class CallTreeView(Tree[Node]):
     HELP_NAME = "Call tree"
 
     BINDINGS = [
+        Binding("enter", "details", "Details", id="tree.details"),  # as on the timeline (Textual's: open the node)
+        Binding("space", "toggle_node", "Open or close", id="tree.toggle"),  # Textual's key, said
         Binding("m", "toggle_merge", "Merge same-name siblings", id="tree.merge"),
         Binding("t", "show", "Show on timeline", id="tree.show"),
     ]
@@ -61,6 +63,9 @@ class CallTreeView(Tree[Node]):
         def __init__(self, event: int) -> None:
             super().__init__()
             self.event = event
+
+    class DetailsRequested(Message):
+        """Enter: the details panel opened beside the tree (the panel is each view's own: screens/details_side.py)."""
 
     def __init__(self, calltree: CallTree, **kwargs) -> None:
         super().__init__("trace", **kwargs)
@@ -119,6 +124,12 @@ class CallTreeView(Tree[Node]):
     def action_toggle_merge(self) -> None:
         self.calltree.merge = not self.calltree.merge
         self._fill_roots()
+
+    def action_details(self) -> None:
+        """Enter: the node's details, as Enter on the timeline (the panel opened, or moved into when open); Space
+        or a click opens or closes the node."""
+        if self.cursor_node is not None and self.cursor_node.data is not None:
+            self.post_message(self.DetailsRequested())
 
     def action_show(self) -> None:
         node = self.cursor_node
