@@ -13,6 +13,7 @@ from ..model.analyses.no_gpu import no_gpu
 from ..model.analyses.results import Results
 from ..model.steps import is_slow
 from ..tables import summary as S
+from ..tables.explain import counted
 from ..tables.explain import note as explain_note
 from ..tables.explain_savings import biggest_saving, headline, what_if_line
 from ..tables.summary import has_device_steps, shown_steps, typical_note
@@ -170,7 +171,7 @@ def _findings(a: Results) -> Table | Text:
     t.add_column(no_wrap=True, style="#e5c07b")
     t.add_column()
     for f in a.findings:  # the biggest saving first (explain/savings.py)
-        where = f" ({f.count:,} events)" if f.count > 1 else ""
+        where = f" ({counted(f, [])})" if f.count > 1 else ""  # "15 calls", "1,089 gaps": as explain heads it
         saves = f" — {headline(f)}" if f.saving is not None else ""
         text = Text(visible(f.title + where + saves), style="bold").append("  " + visible(explain_note(f)), style="")
         if f.saving is not None:
