@@ -54,6 +54,22 @@ def crop_cells(text: str, width: int) -> str:
     return set_cell_size(text, width - 1) + ELLIPSIS
 
 
+def middle_cut(text: str, width: int) -> str:
+    """Text within width cells, cut in its middle: its start and its end, `…` between (crop_cells keeps the start;
+    text/name_forms.py cuts names by characters, without rich)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    end_cells = (width - 1) // 2
+    end = ""
+    for ch in reversed(text):
+        if cell_len(ch + end) > end_cells:
+            break
+        end = ch + end
+    return set_cell_size(text, width - 1 - cell_len(end)) + ELLIPSIS + end
+
+
 # OWASP's advice for CSV injection: a cell a spreadsheet would read as a formula starts with `'`.
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?%?")

@@ -8,7 +8,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -21,7 +20,7 @@ from ..model.view.lanes import LaneIndex, Line, lane_cells
 from ..model.view.series import Series, cell_values, series_label, sparkline, value_at
 from ..model.view.viewport import Viewport
 from ..text.fmt import fmt_memory, fmt_memory_gutter
-from ..text.sanitize import cell_len, crop_cells, ljust_cells, visible
+from ..text.sanitize import cell_len, crop_cells, ljust_cells, middle_cut, visible
 from .paint import paint_row
 
 GUTTER = 24  # lane names; narrower on small terminals, wider on wide ones (see gutter_for)
@@ -98,21 +97,6 @@ def subtitle_text(label: str, room: int) -> str:
     if left >= NAME_LEAST:
         return middle_cut(plain, left) + tail
     return crop_cells(f"tid {tid}", room)
-
-
-def middle_cut(text: str, width: int) -> str:
-    """Text within width cells, cut in its middle: its start and its end, `…` between."""
-    if cell_len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    end_cells = (width - 1) // 2
-    end = ""
-    for ch in reversed(text):
-        if cell_len(ch + end) > end_cells:
-            break
-        end = ch + end
-    return set_cell_size(text, width - 1 - cell_len(end)) + "…" + end
 
 
 def short_label(label: str, cols: int) -> str:
