@@ -206,12 +206,16 @@ def test_workloads_lists_one_line_each(capsys):
 
 def test_explain_text_and_json(capsys):
     code, out, _ = run(capsys, "explain", str(SAMPLES / "b300-moe-small.json.gz"))
-    assert code == 0 and "* Profiler buffer request (1 event" in out and "profiler flushing" in out
+    assert (
+        code == 0
+        and "* Profiler buffer request (1 span of Activity Buffer Request)" in out
+        and "profiler flushing" in out
+    )
     _, out, _ = run(capsys, "explain", str(SAMPLES / "b300-moe-small.json.gz"), "--format", "json")
     rules = {f["rule"] for f in json.loads(out)["findings"]}
     assert {"final-sync", "activity-buffer", "metadata-op"} <= rules
     _, out, _ = run(capsys, "explain", str(SAMPLES / "cpu-only-gloo.json.gz"))
-    assert out.strip() == "No explain rule fired on this trace."
+    assert out.startswith("No explain rule fired on this trace. The summary's verdict is communication-bound: ")
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ def render_explain(a: Results, fmt: str) -> str:
     if fmt == "json":
         return to_json(explain_document(a))
     if not findings:
-        return "No explain rule fired on this trace."
+        return "\n".join(wrap_prose([_none_fired(a)], terminal_width()))
     if fmt == "md":
         rows = [[f.title, counted(f, []) if f.events else "-", headline(f) or "-", _text(f)] for f in findings]
         return grid("md", ["Pattern", "Count", "Fixing it", "What it means"], rows, [], left=[True, False, True, True])
@@ -37,6 +37,16 @@ def render_explain(a: Results, fmt: str) -> str:
         saves = f" — {headline(f)}" if f.saving is not None else ""
         out.append(f"* {f.title}{count}{saves}\n  " + "\n  ".join(p for p in (note(f), what_if_line(f)) if p))
     return "\n".join(wrap_prose(out, width))
+
+
+def _none_fired(a: Results) -> str:
+    """No rule fired: said, with the summary's verdict where it has one (a CPU run bound by gloo's collectives had
+    a verdict and a reason in `summary`, and nothing here)."""
+    said = "No explain rule fired on this trace."
+    s = a.summary
+    if not s.verdict or not s.reason:
+        return said
+    return f"{said} The summary's verdict is {s.verdict}: {s.reason.rstrip('.')}. `tracetui critical` shows its path."
 
 
 def _text(f: Finding) -> str:

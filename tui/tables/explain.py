@@ -129,8 +129,9 @@ OWN_TEMPLATES = {
     "cpu-wait-advice": "Reading a GPU value on the CPU (.item(), .cpu(), .tolist(), printing a tensor, an if on a "
     "tensor) or an explicit torch.cuda.synchronize() forces this wait. Keep values on the GPU, read them once per "
     "step or less, or copy them with .to('cpu', non_blocking=True) into pinned memory and read them later.",
-    "setup-gap": "The gap between this annotation's start and its first aten op is one-time setup (first-call Python "
-    "and framework work: lazy initialization, caches, tracing or compile guards). Later calls do not pay it.",
+    "setup-gap": "{span} ran {gap} from its start to its first aten op, {gap_share} of its {span_dur}{longest}: "
+    "one-time setup (first-call Python and framework work: lazy initialization, caches, tracing or compile guards). "
+    "Later calls do not pay it.",
     "kernel-fp32-gemm": "fp32 GEMM or convolution on the CUDA cores (its name says so: sgemm, ffma, simt, scudnn, "
     "gemv; or an AMD Tensile kernel without an MFMA instruction): no tensor cores.",
     "see/roofline-fp32-gemm": "What they cost and what to do: the finding '{_see}'.",

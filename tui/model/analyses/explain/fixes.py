@@ -164,15 +164,16 @@ def _factor(x: float) -> str:
 
 
 def _cpu_top(a: Analysis, f: Finding) -> Fix:
-    """CPU only, time in the ops: the op with the most self time twice as fast; small ops: the short ops with the most
-    own time twice as fast, their fixed costs halved (time between the ops: no op to speed up, a note)."""
+    """CPU only, time in the ops: the op with the most time on the typical step's critical path (where the saving is
+    solved) twice as fast, else the one with the most self time in the window; small ops: the short ops with the
+    most own time twice as fast, their fixed costs halved (time between the ops: no op to speed up, a note)."""
     if "cpu-between-ops" in f.parts:
         return "", NOTE
     short = f.figures.get("short_top")
     if "cpu-in-small-ops" in f.parts:
         names = {q.label for q in short} if isinstance(short, list) else set()
         return (_exact("op", names, 2), "") if names else ("", NOTE)
-    top = str(f.figures.get("top_op", ""))
+    top = str(f.figures.get("path_op") or f.figures.get("top_op", ""))
     return (_exact("op", {top}, 2), "") if top else ("", NOTE)
 
 

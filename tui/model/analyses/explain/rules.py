@@ -276,8 +276,22 @@ def setup_gap(a: Analysis, s: Summary) -> list[Finding]:
         name = a.trace.name_of(i)
         if not name.startswith("ProfilerStep#"):
             gaps.setdefault(name, []).append((i, int(first_op[i] - x.ts[i])))
-    hits = [i for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])]
-    return [Finding("setup-gap", "Setup before the first op", {}, hits)] if hits else []
+    hits = [
+        (i, gap) for found in gaps.values() for i, gap in found if _is_setup(a, i, gap, [g for j, g in found if j != i])
+    ]
+    if not hits:
+        return []
+    hits.sort(key=lambda hit: -hit[1])  # the longest gap first: the one its note sizes
+    longest, gap = hits[0]
+    dur = int(x.dur[longest])
+    figures: dict[str, Figure] = {
+        "gap": us(gap / 1000),
+        "span": a.trace.name_of(longest),
+        "span_dur": us(dur / 1000),
+        "gap_share": Quantity(gap / dur if dur else 0.0, "fraction"),
+        "longest": " (the longest of them)" if len(hits) > 1 else "",
+    }
+    return [Finding("setup-gap", "Setup before the first op", figures, [i for i, _ in hits])]
 
 
 def _is_setup(a: Analysis, i: int, gap: int, others: list[int]) -> bool:
