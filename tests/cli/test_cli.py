@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SAMPLES
+from conftest import ROOT, SAMPLES
 
 from tui.cli import main
 
@@ -485,3 +485,15 @@ def test_ops_sorted_by_a_column_the_trace_lacks_says_why_the_order_is_its_own(ca
     assert "every row reads 0" not in unsorted
     _, recorded, _ = run(capsys, "ops", BERT, "--sort", key, "--limit", "3")  # BERT has memory and GPU work
     assert "every row reads 0" not in recorded
+
+
+def test_a_summary_without_steps_says_how_a_capture_records_them(capsys):
+    """A capture without a schedule records no ProfilerStep#N (torch sets record_steps only with one): the summary
+    says so where its steps' table would be (tests/data/mlp-cpu: the same loop without and with a schedule)."""
+    from tui.tables.summary import NO_STEPS
+
+    mlp = ROOT / "tests" / "data" / "mlp-cpu"
+    code, out, _ = run(capsys, "summary", str(mlp / "mlp.json.gz"), "--no-cache")
+    assert code == 0 and out.rstrip().endswith(NO_STEPS)
+    _, out, _ = run(capsys, "summary", str(mlp / "mlp_steps.json.gz"), "--no-cache")
+    assert NO_STEPS not in out and "ProfilerStep#3" in out

@@ -13,7 +13,6 @@ from ..tables import summary as S
 from ..tables.base import Field, fit
 from .formats import grid, terminal_width, to_csv, to_json, wrap
 
-NO_STEPS = "no ProfilerStep#N in this trace (a profiler schedule with prof.step() records them)"
 ORIGIN_NOTE = "Start and Ended count from the trace's first event, as every time tracetui prints."
 
 
@@ -32,7 +31,7 @@ def render_steps(a: Results, fmt: str) -> str:
         return to_csv([Field(k, itemgetter(k)) for k in rel.columns], rows)
     width = terminal_width()
     if not rows:
-        return "\n".join(wrap([NO_STEPS], width))
+        return "\n".join(wrap([S.NO_STEPS], width))
     device = S.has_device_steps(a.summary)
     columns = S.steps_columns(rows, len({r["rank"] for r in rows}) > 1, device)
     fitted = fit(columns, rows, None, None if fmt == "md" else width, 0)

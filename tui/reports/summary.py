@@ -8,7 +8,7 @@ from ..model.analyses.results import Results
 from ..tables import copies as CP
 from ..tables import summary as S
 from ..text.escape import visible
-from .formats import PROSE_WIDTH, grid, label_grid, terminal_width, titled, to_json, written_doc
+from .formats import PROSE_WIDTH, grid, label_grid, terminal_width, titled, to_json, wrap, written_doc
 
 
 @written_doc
@@ -51,4 +51,6 @@ def render_summary(a: Results, fmt: str) -> str:
         notes = (more if hidden else []) + [S.typical_note(s.typical)] + ([S.ELAPSED_NOTE] if device else [])
         notes += [q] if device and (q := S.queued_note(shown)) else []
         out += "\n\n" + grid(fmt, S.step_heads(s), steps, notes, width)
+    else:  # a capture without a schedule (a fresh-eyes run's first trace: "no steps", and nothing said why)
+        out += "\n\n" + "\n".join(wrap([S.NO_STEPS], width))
     return out

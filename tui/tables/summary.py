@@ -13,6 +13,8 @@ from ..model.steps import Step, TypicalStep
 from ..text.fmt import fmt_time, plural
 from .base import KEEP, Column, Field
 
+NO_STEPS = "no ProfilerStep#N in this trace (a profiler schedule with prof.step() records them)"
+
 if TYPE_CHECKING:  # a job's rows only: a summary of one file never imports the ranks' analysis
     from ..model.analyses.ranks import RankRow
 
