@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, cast
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ..appkit import pace
@@ -90,6 +91,18 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
     HELP_NAME = "Everywhere"
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding(  # how people leave a terminal program (over SSH above all); Textual's ctrl+c only said "press q"
+            "ctrl+c",
+            "quit_unless_typing",
+            "Quit",
+            show=False,
+            priority=True,  # over a modal screen too (the help), whose bindings end the chain; check_action yields
+            tooltip="Quit, as q does (in a text box Ctrl+C copies the selected text)",
+            id="app.quit_ctrl_c",
+        ),
+        Binding(  # in a text box with nothing selected: what to do
+            "ctrl+c", "help_quit", "How to quit from a text box", show=False, system=True, id="app.ctrl_c_in_text"
+        ),
         Binding("question_mark", "help", "Help: keys and legend", key_display="?", id="app.help"),
         Binding(
             "ctrl+p",
@@ -307,6 +320,21 @@ class TraceApp(VisibleText, PlainNotifications, ReportsFailedWorkers, App):
             self.back_home()
         else:
             self.exit()
+
+    async def action_quit_unless_typing(self) -> None:
+        """Ctrl+C: what q does, on every screen. A text box with the focus keeps Ctrl+C, and so does text selected
+        with the mouse (check_action): Textual copies the selection; in a text box with nothing selected the key
+        falls to help_quit, which says how to leave."""
+        await self.action_quit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit_unless_typing":  # the search box, a table's filter, the palette's
+            return not isinstance(self.focused, Input) and not self.screen.get_selected_text()
+        return super().check_action(action, parameters)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C in a text box with nothing selected (Textual's hint would say "press q", which types a q there)."""
+        self.notify("Esc leaves the text box, then Ctrl+C or q quits", title="Ctrl+C here copies the selected text")
 
     def action_help(self) -> None:
         from ..screens.help import HelpScreen, help_sections

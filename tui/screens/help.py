@@ -44,6 +44,7 @@ KEY_WORDS = {
     "left_square_bracket": "[",
     "right_square_bracket": "]",
     "ctrl+p": "Ctrl+P",
+    "ctrl+c": "Ctrl+C",
     "tab": "Tab",
     "shift+tab": "Shift+Tab",
 }

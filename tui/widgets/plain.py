@@ -23,10 +23,3 @@ class PlainNotifications:
     ) -> None:
         text, title = visible_lines(message), visible(title)
         super().notify(text, title=title, severity=severity, timeout=timeout, markup=False)  # type: ignore[misc]
-
-    def action_help_quit(self) -> None:
-        """Textual's hint on ctrl+c that it no longer quits, in plain text: its own is markup ("Press [b]q[/b] ..."),
-        which a plain notification showed as it is written."""
-        keys = [key for key, active in self.active_bindings.items() if active.binding.action in ("quit", "app.quit")]  # type: ignore[attr-defined]
-        if keys:
-            self.notify(f"Press {' or '.join(sorted(keys, key=len))} to quit the app", title="Do you want to quit?")
