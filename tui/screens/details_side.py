@@ -32,7 +32,7 @@ from ..widgets.timeline import Timeline
 if TYPE_CHECKING:
     from ..model.analysis import Analysis
     from ..model.view.lanes import LaneIndex
-    from ..widgets.details import DetailsPanel
+    from ..widgets.details import DetailsPanel, Merged
     from ..widgets.tree_view import CallTreeView
     from ..widgets.view_pane import ViewPane
 
@@ -47,6 +47,7 @@ class ShowsDetails(_Screen):
     details_open: set[str]
     shown_details: tuple
     details_event: int
+    details_merged: Merged | None
     analysis: Results
     origin: int
     lanes: LaneIndex
@@ -67,12 +68,13 @@ class ShowsDetails(_Screen):
         def _close_search(self) -> None: ...
         def focus_view(self) -> None: ...
 
-    def _show_details(self, event: int) -> None:
-        """The event in the details panel (from its top when it is another event) and in the selection line."""
-        self.shown_details = self._details_of(event)
+    def _show_details(self, event: int, merged: Merged | None = None) -> None:
+        """The event in the details panel (from its top when it is another event) and in the selection line.
+        merged: the tree row the event is the first of, when the row stands for more than one (the panel says so)."""
+        self.shown_details = self._details_of(event, merged)
         self.details.show(*self.shown_details)
-        if event != self.details_event:
-            self.details_event = event
+        if (event, merged) != (self.details_event, self.details_merged):
+            self.details_event, self.details_merged = event, merged
             self.details.scroll_home(animate=False)
         self._say_selection(event)
 
@@ -81,13 +83,14 @@ class ShowsDetails(_Screen):
         nothing = NOTHING_IN_TREE if self.view_name == "tree" else NOTHING
         self.query_one(SelectionLine).show(self.structure, event, self.origin, self.lanes.titles, nothing)
 
-    def _details_of(self, event: int) -> tuple:
-        """What the details panel shows of an event: all of it once the links are ready, its basics before."""
+    def _details_of(self, event: int, merged: Merged | None = None) -> tuple:
+        """What the details panel shows of an event (DetailsPanel.show's arguments): all of it once the links are
+        ready, its basics before."""
         a = self.structure
         if event < 0:
             return (None,)
         if not (all(a.ready(r) for r in DETAILS) and self.analysis.ready(Results.links)):
-            return (brief(a, event, self.origin), None)
+            return (brief(a, event, self.origin), None, None, None, merged)
         notes = self.analysis.peek(Results.notes)
         full = self.analysis if self.analysis.ready(Results.nesting) else None  # the code stack: frames nested
         details = describe(a, event, self.origin, frames=full)
@@ -95,7 +98,7 @@ class ShowsDetails(_Screen):
         memory = memory_at(self.analysis, curves, int(a.trace.x.ts[event])) if curves else None
         roof = self.analysis.peek(Results.roofline)  # two binary searches: cheap on the UI thread
         at = roofline_at(roof, event) if roof is not None else None
-        return (details, notes.notes(event) if notes is not None else None, memory, at)
+        return (details, notes.notes(event) if notes is not None else None, memory, at, merged)
 
     def fit_panels(self) -> None:
         """Share the rows (room.py): the timeline keeps six lane rows; the details panel, or one line, below."""
@@ -163,13 +166,18 @@ class ShowsDetails(_Screen):
         to the timeline's selection (its node is said once it is there)."""
         if not pane.spec.details:
             return
-        event = self.selected  # the timeline's
+        event, merged = self.selected, None  # the timeline's
         if pane.id == "tree" and not revealing:
-            trees = pane.query("CallTreeView") if pane.showing else None
-            data = getattr(getattr(trees.first() if trees else None, "cursor_node", None), "data", None)
-            event = int(data.events[0]) if data is not None and len(data.events) else -1
-        if event != self.details_event:
-            self._show_details(event)
+            from ..widgets.tree_view import CallTreeView
+
+            trees = pane.query(CallTreeView) if pane.showing else None
+            tree = trees.first() if trees else None
+            data = tree.cursor_node.data if tree is not None and tree.cursor_node is not None else None
+            event = -1
+            if tree is not None and data is not None and len(data.events):
+                event, merged = tree.first_event(data), tree.merged(data)
+        if (event, merged) != (self.details_event, self.details_merged):
+            self._show_details(event, merged)
         else:
             self._say_selection(event)  # its words for nothing selected are the view's
 

@@ -95,6 +95,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.details_open = {"timeline"} | {s.name for s in MAIN if s.name == initial and s.details}
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
+        self.details_merged = None  # the tree row it is the first event of, when the row stands for more than one
         self.pending_search: str | None = None  # run once the nesting with frames is ready
         self.marked_path = None  # the critical path b marked last (critical_side.py)
 
@@ -211,7 +212,8 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
 
     async def on_analysis_ready(self, message: AnalysisReady) -> None:
         if message.result in DETAILS + (Results.notes, Results.links) and self.details_event >= 0:
-            self._show_details(self.details_event)  # more of what it says (the tree's node's, or the timeline's)
+            # more of what it says (the tree's row's, or the timeline's)
+            self._show_details(self.details_event, self.details_merged)
         if message.result is Results.links:  # ] and [ offered, or not, once the links are known
             self.timeline.refresh_bindings()
         if message.result is Results.critical:  # the overview's verdict gains the path's breakdown
@@ -448,10 +450,12 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.refresh_bindings()
 
     def on_tree_node_highlighted(self, event) -> None:
-        """The tree's cursor: its node's first event in the details panel."""
-        node = getattr(event.node, "data", None)
-        if node is not None and len(node.events):
-            self._show_details(int(node.events[0]))
+        """The tree's cursor: its node's first event in the details panel, under what a merged row stands for."""
+        from ..widgets.tree_view import CallTreeView
+
+        node, tree = getattr(event.node, "data", None), event.control
+        if node is not None and len(node.events) and isinstance(tree, CallTreeView):
+            self._show_details(tree.first_event(node), tree.merged(node))
 
     async def on_call_tree_view_show(self, message: CallTreeView.Show) -> None:
         await self.show_view("timeline")

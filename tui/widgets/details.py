@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -27,6 +29,35 @@ NOTHING = "Select an event (arrows, hjkl or a click)."
 LEGEND_TITLE = "Reading the timeline (said once: ? says it again, with every key)"
 NAME_WIDTH = 60  # a kernel's name in a list, cut at a word with … (f shows them in full)
 FULL_HINT = "Enter, then f: full names"
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What a tree row stands for when it is more than one event (same-name calls merged, a run of steps, a
+    thread's outermost events): the panel says so above the one event it details, the first of them."""
+
+    count: int
+    what: str  # "calls", "steps", ...
+    total_ns: int
+    self_ns: int
+    gpu_ns: int
+    shortest_ns: int
+    longest_ns: int
+
+
+def merged_text(m: Merged) -> Text:
+    """`26 calls: total 1.16ms · self 178us · GPU 198us, 12.1us to 65.4us each; below, the first of them`: the
+    row's figures (as the tree shows them), how long they ran, and which one the rows below are about."""
+    gpu = f" · GPU {fmt_dur(m.gpu_ns)}" if m.gpu_ns else ""
+    spread = (
+        fmt_dur(m.longest_ns)
+        if m.shortest_ns == m.longest_ns
+        else f"{fmt_dur(m.shortest_ns)} to {fmt_dur(m.longest_ns)}"
+    )
+    return Text.assemble(
+        (f"{m.count:,} {m.what}", "bold"),
+        f": total {fmt_dur(m.total_ns)} · self {fmt_dur(m.self_ns)}{gpu}, {spread} each; below, the first of them",
+    )
 
 
 def memory_text(memory: list[MemoryAt]) -> Text:
@@ -135,12 +166,16 @@ def details_renderable(
     memory: list[MemoryAt] | None = None,
     roofline: EventRoof | None = None,
     full: bool = False,
+    merged: Merged | None = None,
 ) -> Group:
+    """merged: the tree row the event is the first of (the panel beside the tree); None for a single event."""
     d, notes, memory, roofline = visible_data((d, notes, memory, roofline))  # names, args, frames: data, shown
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold #9aa3ad", no_wrap=True)
     grid.add_column(overflow="fold")  # a long name wraps over lines, never ends in …
     grid.add_row("name", Text(d.name if full else short_name(d.name), style="bold"))
+    if merged is not None:
+        grid.add_row("tree row", merged_text(merged))
     grid.add_row("where", Text(f"{d.category} on {d.track}"))
     own = "self: computing …" if d.self_ns is None else f"self {fmt_dur(d.self_ns)}"
     grid.add_row("time", Text(f"starts {fmt_dur(d.start_ns)} into the trace, lasts {fmt_dur(d.dur_ns)} ({own})"))
@@ -230,14 +265,18 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         notes: list[Finding] | None = None,
         memory: list | None = None,
         roofline: EventRoof | None = None,
+        merged: Merged | None = None,
     ) -> None:
+        """merged: the tree row that details is the first event of, when the row stands for more than one."""
         self.details = details
-        self._shown = (notes, memory, roofline)
+        self._shown = (notes, memory, roofline, merged)
         body = self.query_one("#details-body", Static)
         if details:
             self.legend = None  # read: the help has it
         body.update(
-            details_renderable(details, notes, memory, roofline, self.full_names) if details else self._nothing()
+            details_renderable(details, notes, memory, roofline, self.full_names, merged)
+            if details
+            else self._nothing()
         )
         self.call_after_refresh(self._say_more)
 

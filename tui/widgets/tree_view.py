@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -14,6 +15,7 @@ from ..model.analyses.calltree import CallTree, Node
 from ..text.fmt import fmt_dur
 from ..text.names import shorten
 from ..text.sanitize import cell_len, crop_cells, visible
+from .details import Merged
 
 KIND_STYLE = {
     "steps": "bold #e5c07b",
@@ -25,6 +27,7 @@ KIND_STYLE = {
 }
 
 
+ROW_STANDS_FOR = {"steps": "steps", "thread": "outermost events", "gpu": "runs"}  # else "calls" (ops, runtime)
 MIN_NAME = 16  # cells a name keeps before the figures give way (the count, the GPU time, then the self time)
 
 
@@ -134,7 +137,21 @@ class CallTreeView(Tree[Node]):
     def action_show(self) -> None:
         node = self.cursor_node
         if node is not None and node.data is not None:
-            self.post_message(self.Show(int(node.data.events[0])))
+            self.post_message(self.Show(self.first_event(node.data)))
+
+    def first_event(self, n: Node) -> int:
+        """The event a row's details and t are about: its only one, or the first of those it stands for (in time)."""
+        if n.count == 1:
+            return int(n.events[0])
+        return int(n.events[int(np.argmin(self.calltree.a.trace.x.ts[n.events]))])
+
+    def merged(self, n: Node) -> Merged | None:
+        """What the row stands for when it is more than one event (its details show the first): None for one."""
+        if n.count <= 1:
+            return None
+        dur = self.calltree.a.trace.x.dur[n.events]
+        what = ROW_STANDS_FOR.get(n.kind, "calls")
+        return Merged(n.count, what, n.total_ns, n.self_ns, n.gpu_ns, int(dur.min()), int(dur.max()))
 
     def reveal(self, event: int) -> bool:
         """Expand the path from a root down to the node holding event, and move there."""
