@@ -91,8 +91,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         self.selected = -1
         self.failures: dict[str, tuple[str, object]] = {}  # result name -> (one line, log path)
         self.cache_told: set[str] = set()  # cache writes that failed, said once each
-        # the views whose details panel is open (details_side.py): the timeline's from the start, and the first view's
-        self.details_open = {"timeline"} | {s.name for s in MAIN if s.name == initial and s.details}
+        self.details_open = {"timeline"} | {s.name for s in MAIN if s.name == initial and s.details}  # details_side.py
         self.shown_details: tuple = (None,)  # what the details panel shows (DetailsPanel.show's arguments)
         self.details_event = -1  # the event they are about: another one starts the panel at its top
         self.details_merged = None  # the tree row it is the first event of, when the row stands for more than one
@@ -211,8 +210,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         await self._panes_changed()
 
     async def on_analysis_ready(self, message: AnalysisReady) -> None:
-        if message.result in DETAILS + (Results.notes, Results.links) and self.details_event >= 0:
-            # more of what it says (the tree's row's, or the timeline's)
+        if message.result in DETAILS + (Results.notes, Results.links) and self.details_event >= 0:  # more to say
             self._show_details(self.details_event, self.details_merged)
         if message.result is Results.links:  # ] and [ offered, or not, once the links are known
             self.timeline.refresh_bindings()
@@ -235,8 +233,7 @@ class MainScreen(ShowsDetails, ShowsCritical, ShowsViews, ReportsFailedWorkers, 
         await super().show_view(name)
 
     def view_settled(self, pane: ViewPane) -> None:
-        """The details panel beside the views that have it (about their own selection, open where they opened it);
-        the tree, once made, at the selection."""
+        """Each view's own details panel beside it (details_side.py); the tree, once made, at the selection."""
         from ..widgets.tree_view import CallTreeView
 
         revealing = False  # the tree moves to the selection: its node follows in the details (on its highlight)
